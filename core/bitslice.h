@@ -1,0 +1,76 @@
+/*
+ * bitslice.h: the public API of the cores.
+ *
+ * A block cipher is a descriptor (bs_block_cipher) with a key schedule and an encrypt function
+ * that takes any number of blocks and runs them through the bitsliced core, `lanes` at a time.
+ * Modes (core/modes/) run over any descriptor. Every function here is constant-time in the
+ * key and the data; only lengths and counts (public) decide branches.
+ */
+#ifndef BITSLICE_H
+#define BITSLICE_H
+
+#include "bs_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Errors: every failure in core/ is one of these; bs_strerror() says it in words. */
+typedef enum bs_err {
+    BS_OK = 0,
+    BS_ERR_KEY_LENGTH = -1,   /* key length does not match the cipher */
+    BS_ERR_IV_LENGTH = -2,    /* IV/nonce length not allowed */
+    BS_ERR_TAG_LENGTH = -3,   /* tag length not allowed */
+    BS_ERR_DATA_LIMIT = -4,   /* the configured or absolute data limit per key/IV is reached */
+    BS_ERR_COUNTER_WRAP = -5, /* the counter would wrap */
+    BS_ERR_STATE = -6,        /* call out of order (e.g. AAD after data, no key) */
+    BS_ERR_AUTH = -7,         /* tag mismatch */
+    BS_ERR_ARG = -8,          /* other invalid argument */
+} bs_err;
+
+const char *bs_strerror(int err);
+
+/* The largest key schedule any core needs, in bytes (checked by each core at compile time). */
+#define BS_KS_MAX 4096
+/* The largest block, in bytes. */
+#define BS_BLOCK_MAX 32
+/* The most blocks any core processes in one bitsliced pass. */
+#define BS_LANES_MAX 64
+
+typedef struct bs_key_schedule {
+    BS_ALIGN(64) uint64_t w[BS_KS_MAX / 8];
+} bs_key_schedule;
+
+typedef struct bs_block_cipher {
+    const char *name;   /* as in spec/vectors.txt: "PRESENT-80", "GIFT-128", "RIJNDAEL-256" */
+    const char *impl;   /* implementation strategy, e.g. "bs64" */
+    unsigned key_len;   /* bytes */
+    unsigned block_len; /* bytes */
+    unsigned lanes;     /* blocks per bitsliced pass; encrypt() is fastest for multiples */
+    /* Expands key (key_len bytes) into ks. Constant-time. */
+    void (*set_key)(bs_key_schedule *ks, const uint8_t *key);
+    /* ECB-encrypts nblocks blocks; in and out may be equal, need no alignment. */
+    void (*encrypt)(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in, size_t nblocks);
+} bs_block_cipher;
+
+extern const bs_block_cipher bs_present80_bs64;
+extern const bs_block_cipher bs_present128_bs64;
+extern const bs_block_cipher bs_gift64_bs64;
+extern const bs_block_cipher bs_gift128_bs64;
+extern const bs_block_cipher bs_rijndael256_bs64;
+
+/* Every compiled-in cipher, NULL-terminated. */
+extern const bs_block_cipher *const bs_block_ciphers[];
+/* Looks a cipher up by name (case-insensitive); NULL if absent. */
+const bs_block_cipher *bs_block_cipher_by_name(const char *name);
+
+/* Overwrites n bytes in a way the compiler may not remove. */
+void bs_wipe(void *p, size_t n);
+/* Constant-time comparison of n bytes: 0 if equal, -1 otherwise. */
+int bs_ct_memcmp(const void *a, const void *b, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

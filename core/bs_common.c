@@ -1,0 +1,82 @@
+#include "bitslice.h"
+
+const char *bs_strerror(int err)
+{
+    switch (err) {
+    case BS_OK:
+        return "success";
+    case BS_ERR_KEY_LENGTH:
+        return "wrong key length";
+    case BS_ERR_IV_LENGTH:
+        return "IV length not allowed";
+    case BS_ERR_TAG_LENGTH:
+        return "tag length not allowed (16..32 bytes, step 4)";
+    case BS_ERR_DATA_LIMIT:
+        return "data limit for this key and IV reached";
+    case BS_ERR_COUNTER_WRAP:
+        return "counter would wrap";
+    case BS_ERR_STATE:
+        return "operation not allowed in this state";
+    case BS_ERR_AUTH:
+        return "authentication failed: tag mismatch";
+    case BS_ERR_ARG:
+        return "invalid argument";
+    default:
+        return "unknown error";
+    }
+}
+
+const bs_block_cipher *const bs_block_ciphers[] = {
+#ifdef BS_HAVE_PRESENT
+    &bs_present80_bs64,
+    &bs_present128_bs64,
+#endif
+#ifdef BS_HAVE_GIFT
+    &bs_gift64_bs64,
+    &bs_gift128_bs64,
+#endif
+#ifdef BS_HAVE_RIJNDAEL256
+    &bs_rijndael256_bs64,
+#endif
+    NULL,
+};
+
+static int ascii_tolower(int c)
+{
+    return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
+}
+
+const bs_block_cipher *bs_block_cipher_by_name(const char *name)
+{
+    for (size_t i = 0; bs_block_ciphers[i] != NULL; i++) {
+        const char *a = bs_block_ciphers[i]->name, *b = name;
+        while (*a && ascii_tolower(*a) == ascii_tolower(*b)) {
+            a++;
+            b++;
+        }
+        if (*a == 0 && *b == 0)
+            return bs_block_ciphers[i];
+    }
+    return NULL;
+}
+
+void bs_wipe(void *p, size_t n)
+{
+    volatile uint8_t *v = (volatile uint8_t *)p;
+    while (n--)
+        *v++ = 0;
+#if defined(__GNUC__) || defined(__clang__)
+    __asm__ __volatile__("" : : "r"(p) : "memory");
+#endif
+}
+
+int bs_ct_memcmp(const void *a, const void *b, size_t n)
+{
+    const volatile uint8_t *x = (const volatile uint8_t *)a;
+    const volatile uint8_t *y = (const volatile uint8_t *)b;
+    uint32_t d = 0;
+    for (size_t i = 0; i < n; i++)
+        d |= (uint32_t)(x[i] ^ y[i]);
+    /* d in 0..255: (d - 1) >> 31 is 1 exactly when d == 0. */
+    return (int)((d - 1) >> 31) - 1;
+}

@@ -1,0 +1,103 @@
+/*
+ * bs_common.h: what every core header needs, in the common subset of C11 and C++ so that
+ * nvcc can include it.
+ *
+ * Rules for everything under core/:
+ *   - only <stdint.h>, <stddef.h>, <string.h>; no malloc, no I/O, no globals that hold state;
+ *   - no branch, memory index or variable-time instruction that depends on a key or data bit;
+ *   - functions meant for the GPU as well as the host are declared BS_FN.
+ */
+#ifndef BS_COMMON_H
+#define BS_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__CUDACC__)
+#define BS_FN __host__ __device__ static inline
+#else
+#define BS_FN static inline
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define BS_ALIGN(n) __attribute__((aligned(n)))
+#else
+#define BS_ALIGN(n)
+#endif
+
+BS_FN uint64_t bs_load_be64(const uint8_t *p)
+{
+    return ((uint64_t)p[0] << 56) | ((uint64_t)p[1] << 48) | ((uint64_t)p[2] << 40) |
+           ((uint64_t)p[3] << 32) | ((uint64_t)p[4] << 24) | ((uint64_t)p[5] << 16) |
+           ((uint64_t)p[6] << 8) | (uint64_t)p[7];
+}
+
+BS_FN void bs_store_be64(uint8_t *p, uint64_t v)
+{
+    p[0] = (uint8_t)(v >> 56);
+    p[1] = (uint8_t)(v >> 48);
+    p[2] = (uint8_t)(v >> 40);
+    p[3] = (uint8_t)(v >> 32);
+    p[4] = (uint8_t)(v >> 24);
+    p[5] = (uint8_t)(v >> 16);
+    p[6] = (uint8_t)(v >> 8);
+    p[7] = (uint8_t)v;
+}
+
+BS_FN uint32_t bs_load_be32(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
+}
+
+BS_FN void bs_store_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+BS_FN uint32_t bs_load_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+BS_FN void bs_store_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+BS_FN uint64_t bs_load_le64(const uint8_t *p)
+{
+    return (uint64_t)bs_load_le32(p) | ((uint64_t)bs_load_le32(p + 4) << 32);
+}
+
+BS_FN void bs_store_le64(uint8_t *p, uint64_t v)
+{
+    bs_store_le32(p, (uint32_t)v);
+    bs_store_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+/*
+ * SWAPMOVE (the bit-permutation primitive of bitsliced packing): exchanges the bits of *a
+ * selected by mask m with the bits of *b selected by (m << n).
+ */
+BS_FN void bs_swapmove64(uint64_t *a, uint64_t *b, uint64_t m, unsigned n)
+{
+    uint64_t t = ((*b >> n) ^ *a) & m;
+    *a ^= t;
+    *b ^= t << n;
+}
+
+BS_FN void bs_swapmove32(uint32_t *a, uint32_t *b, uint32_t m, unsigned n)
+{
+    uint32_t t = ((*b >> n) ^ *a) & m;
+    *a ^= t;
+    *b ^= t << n;
+}
+
+#endif

@@ -1,0 +1,152 @@
+#include "ctr.h"
+
+void bs_ctr_add(uint8_t *counter, size_t len, uint64_t n)
+{
+    /* Public data only: the counter is not secret in CTR. */
+    uint64_t carry = n;
+    for (size_t i = len; i-- > 0 && carry != 0;) {
+        uint64_t sum = (uint64_t)counter[i] + (carry & 0xff);
+        counter[i] = (uint8_t)sum;
+        carry = (carry >> 8) + (sum >> 8);
+    }
+}
+
+uint64_t bs_ctr_blocks_before_wrap(const uint8_t *counter, size_t len)
+{
+    for (size_t i = 0; i + 8 < len; i++)
+        if (counter[i] != 0xff)
+            return UINT64_MAX;
+    uint64_t low = bs_load_be64(counter + len - 8);
+    /* 2^64 - low; low == 0 means 2^64, capped. */
+    return low == 0 ? UINT64_MAX : (uint64_t)0 - low;
+}
+
+size_t bs_ctr_iv_len(const bs_block_cipher *cipher)
+{
+    return cipher->block_len == 32 ? 16 : cipher->block_len;
+}
+
+static uint64_t absolute_limit(const bs_block_cipher *cipher)
+{
+    return cipher->block_len == 8 ? BS_CTR_LIMIT64_DEFAULT : UINT64_MAX;
+}
+
+int bs_ctr_set_key(bs_ctr_ctx *ctx, const bs_block_cipher *cipher, const uint8_t *key,
+                   size_t key_len)
+{
+    if (cipher == NULL || key == NULL)
+        return BS_ERR_ARG;
+    if (key_len != cipher->key_len)
+        return BS_ERR_KEY_LENGTH;
+    ctx->cipher = cipher;
+    cipher->set_key(&ctx->ks, key);
+    bs_wipe(ctx->stream, sizeof ctx->stream);
+    ctx->num = 0;
+    ctx->blocks_used = 0;
+    ctx->block_limit = absolute_limit(cipher);
+    ctx->wrap_left = bs_ctr_blocks_before_wrap(ctx->counter, cipher->block_len);
+    ctx->keyed = 1;
+    return BS_OK;
+}
+
+int bs_ctr_set_iv(bs_ctr_ctx *ctx, const uint8_t *iv, size_t iv_len)
+{
+    if (ctx->cipher == NULL)
+        return BS_ERR_STATE;
+    if (iv == NULL || iv_len != bs_ctr_iv_len(ctx->cipher))
+        return BS_ERR_IV_LENGTH;
+    memset(ctx->counter, 0, sizeof ctx->counter);
+    memcpy(ctx->counter, iv, iv_len);
+    bs_wipe(ctx->stream, sizeof ctx->stream);
+    ctx->num = 0;
+    ctx->wrap_left = bs_ctr_blocks_before_wrap(ctx->counter, ctx->cipher->block_len);
+    return BS_OK;
+}
+
+void bs_ctr_set_block_limit(bs_ctr_ctx *ctx, uint64_t max_blocks)
+{
+    uint64_t abs = ctx->cipher != NULL ? absolute_limit(ctx->cipher) : BS_CTR_LIMIT64_DEFAULT;
+    ctx->block_limit = max_blocks < abs ? max_blocks : abs;
+}
+
+void bs_ctr_keystream(const bs_block_cipher *cipher, const bs_key_schedule *ks,
+                      const uint8_t *counter, uint64_t nblocks, uint8_t *out)
+{
+    const size_t bl = cipher->block_len;
+    uint8_t ctr[BS_BLOCK_MAX];
+    memcpy(ctr, counter, bl);
+    while (nblocks > 0) {
+        size_t n = nblocks < BS_LANES_MAX ? (size_t)nblocks : BS_LANES_MAX;
+        for (size_t i = 0; i < n; i++) {
+            memcpy(out + i * bl, ctr, bl);
+            bs_ctr_add(ctr, bl, 1);
+        }
+        cipher->encrypt(ks, out, out, n);
+        out += n * bl;
+        nblocks -= n;
+    }
+}
+
+static void xor_bytes(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = in[i] ^ ks[i];
+}
+
+int bs_ctr_crypt(bs_ctr_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
+{
+    if (!ctx->keyed)
+        return BS_ERR_STATE;
+    if (len == 0)
+        return BS_OK;
+    if (out == NULL || in == NULL)
+        return BS_ERR_ARG;
+    const size_t bl = ctx->cipher->block_len;
+
+    /* Check the whole request first, so that a refused request changes nothing. */
+    size_t pending = ctx->num ? bl - ctx->num : 0;
+    if (len > pending) {
+        uint64_t need = (uint64_t)((len - pending) / bl) + (((len - pending) % bl) != 0);
+        if (need > ctx->wrap_left)
+            return BS_ERR_COUNTER_WRAP;
+        if (need > ctx->block_limit - ctx->blocks_used)
+            return BS_ERR_DATA_LIMIT;
+    }
+
+    size_t take = pending < len ? pending : len;
+    xor_bytes(out, in, ctx->stream + ctx->num, take);
+    ctx->num = (unsigned)((ctx->num + take) % bl);
+    out += take;
+    in += take;
+    len -= take;
+
+    uint8_t buf[BS_LANES_MAX * BS_BLOCK_MAX];
+    while (len >= bl) {
+        size_t n = len / bl < ctx->cipher->lanes ? len / bl : ctx->cipher->lanes;
+        if (n > BS_LANES_MAX)
+            n = BS_LANES_MAX;
+        bs_ctr_keystream(ctx->cipher, &ctx->ks, ctx->counter, n, buf);
+        bs_ctr_add(ctx->counter, bl, n);
+        ctx->blocks_used += n;
+        ctx->wrap_left -= n;
+        xor_bytes(out, in, buf, n * bl);
+        out += n * bl;
+        in += n * bl;
+        len -= n * bl;
+    }
+    if (len > 0) {
+        bs_ctr_keystream(ctx->cipher, &ctx->ks, ctx->counter, 1, ctx->stream);
+        bs_ctr_add(ctx->counter, bl, 1);
+        ctx->blocks_used += 1;
+        ctx->wrap_left -= 1;
+        xor_bytes(out, in, ctx->stream, len);
+        ctx->num = (unsigned)len;
+    }
+    bs_wipe(buf, sizeof buf);
+    return BS_OK;
+}
+
+void bs_ctr_clear(bs_ctr_ctx *ctx)
+{
+    bs_wipe(ctx, sizeof *ctx);
+}

@@ -1,0 +1,71 @@
+/*
+ * gcm256.h: RIJNDAEL-256-GCM (spec/rijndael256-gcm.md): SP 800-38D with a 256-bit block,
+ * CTR over the Rijndael-256 core plus GHASH-256 over GF(2^256) / (x^256 + x^10 + x^5 + x^2 + 1).
+ *
+ * Incremental: set_key, set_iv (any length >= 1), aad* , encrypt*|decrypt*, then tag or verify.
+ * GHASH is chosen once at set_key from bs_ghash256_impls (portable constant-time by default).
+ */
+#ifndef BS_GCM256_H
+#define BS_GCM256_H
+
+#include "../bitslice.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Limits of spec/algorithms.md. */
+#define BS_GCM256_MAX_BLOCKS (((uint64_t)1 << 32) - 2)
+#define BS_GCM256_TAG_MIN 16
+#define BS_GCM256_TAG_MAX 32
+
+/*
+ * A GHASH-256 implementation: init turns H (32 bytes) into its own key form (at most 1 KiB);
+ * mul_blocks absorbs nblocks 32-byte blocks into the accumulator y (32 bytes, GCM byte order):
+ * y = (y ^ X_i) * H for each block.
+ */
+typedef struct bs_ghash256_impl {
+    const char *name;
+    int constant_time; /* 0 for a table-based variant, which must be opt-in */
+    void (*init)(uint64_t hkey[128], const uint8_t h[32]);
+    void (*mul_blocks)(const uint64_t hkey[128], uint8_t y[32], const uint8_t *blocks,
+                       size_t nblocks);
+} bs_ghash256_impl;
+
+/* The portable constant-time implementation. */
+extern const bs_ghash256_impl bs_ghash256_ctmul64;
+
+typedef struct bs_gcm256_ctx {
+    const bs_block_cipher *cipher;
+    const bs_ghash256_impl *ghash;
+    bs_key_schedule ks;
+    BS_ALIGN(32) uint64_t hkey[128];
+    uint8_t j0[32];
+    uint8_t y[32];       /* GHASH accumulator */
+    uint8_t counter[32]; /* next counter block */
+    uint8_t stream[32];  /* keystream of the current partial block */
+    uint8_t ghbuf[32];   /* GHASH input waiting for a full block */
+    unsigned ghbuf_len;
+    unsigned num; /* bytes of stream[] used */
+    uint64_t aad_len, data_len;
+    int state; /* see gcm256.c */
+} bs_gcm256_ctx;
+
+int bs_gcm256_set_key(bs_gcm256_ctx *ctx, const uint8_t *key, size_t key_len);
+/* Uses impl for GHASH (NULL: the default, constant-time). Call after set_key. */
+void bs_gcm256_set_ghash(bs_gcm256_ctx *ctx, const bs_ghash256_impl *impl);
+int bs_gcm256_set_iv(bs_gcm256_ctx *ctx, const uint8_t *iv, size_t iv_len);
+int bs_gcm256_aad(bs_gcm256_ctx *ctx, const uint8_t *aad, size_t len);
+int bs_gcm256_encrypt(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len);
+int bs_gcm256_decrypt(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len);
+/* Finishes and writes the first tag_len bytes of the tag (16..32, step 4). */
+int bs_gcm256_tag(bs_gcm256_ctx *ctx, uint8_t *tag, size_t tag_len);
+/* Finishes and compares in constant time: BS_OK or BS_ERR_AUTH. */
+int bs_gcm256_verify(bs_gcm256_ctx *ctx, const uint8_t *tag, size_t tag_len);
+void bs_gcm256_clear(bs_gcm256_ctx *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

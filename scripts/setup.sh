@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package bitslice needs (idempotent; run as root or through sudo).
+set -euo pipefail
+packages=(
+  # build
+  meson ninja-build pkg-config gcc g++ clang llvm lld python3
+  # libraries
+  libssl-dev openssl libuv1-dev libcmocka-dev
+  # tests
+  valgrind util-linux procps xxd
+  # embedded: cross toolchains, C library, QEMU
+  gcc-arm-none-eabi picolibc-arm-none-eabi gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
+  qemu-system-arm qemu-system-misc binutils-arm-none-eabi
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+echo "setup: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

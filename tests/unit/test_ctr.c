@@ -1,0 +1,200 @@
+/*
+ * CTR over every core: one-shot output equals the reference, any split of the stream gives the
+ * same bytes, and limits and counter wrap are errors that change nothing.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bitslice.h"
+#include "modes/ctr.h"
+#include "ref/ref.h"
+#include "testutil.h"
+
+#define MAXLEN 5000
+
+static void keyed(bs_ctr_ctx *ctx, const bs_block_cipher *c, uint8_t *key, uint8_t *iv)
+{
+    memset(ctx, 0, sizeof *ctx);
+    bs_test_fill(key, c->key_len);
+    bs_test_fill(iv, bs_ctr_iv_len(c));
+    assert_int_equal(bs_ctr_set_key(ctx, c, key, c->key_len), BS_OK);
+    assert_int_equal(bs_ctr_set_iv(ctx, iv, bs_ctr_iv_len(c)), BS_OK);
+}
+
+static void test_oneshot_and_split(void **state)
+{
+    (void)state;
+    static uint8_t in[MAXLEN], one[MAXLEN], split[MAXLEN], ref[MAXLEN];
+    for (size_t k = 0; bs_block_ciphers[k] != NULL; k++) {
+        const bs_block_cipher *c = bs_block_ciphers[k];
+        for (int iter = 0; iter < 60; iter++) {
+            uint8_t key[32], iv[32];
+            bs_ctr_ctx ctx;
+            size_t len = iter < 20 ? (size_t)iter : bs_test_below(MAXLEN);
+            keyed(&ctx, c, key, iv);
+            bs_test_fill(in, len);
+            assert_int_equal(bs_ctr_crypt(&ctx, one, in, len), BS_OK);
+            bs_ref_ctr(c->name, key, iv, in, ref, len);
+            if (memcmp(one, ref, len) != 0)
+                fail_msg("%s CTR one-shot differs from the reference at length %zu", c->name, len);
+
+            /* the same stream in random pieces, including empty ones */
+            assert_int_equal(bs_ctr_set_iv(&ctx, iv, bs_ctr_iv_len(c)), BS_OK);
+            size_t off = 0;
+            while (off < len) {
+                size_t piece = bs_test_below(4) == 0 ? bs_test_below(3 * c->block_len + 1)
+                                                     : bs_test_below((uint32_t)(len - off + 1));
+                if (piece > len - off)
+                    piece = len - off;
+                assert_int_equal(bs_ctr_crypt(&ctx, split + off, in + off, piece), BS_OK);
+                off += piece;
+            }
+            if (memcmp(one, split, len) != 0)
+                fail_msg("%s CTR split stream differs at length %zu", c->name, len);
+
+            /* in place */
+            memcpy(split, in, len);
+            assert_int_equal(bs_ctr_set_iv(&ctx, iv, bs_ctr_iv_len(c)), BS_OK);
+            assert_int_equal(bs_ctr_crypt(&ctx, split, split, len), BS_OK);
+            assert_memory_equal(one, split, len);
+            bs_ctr_clear(&ctx);
+        }
+    }
+}
+
+static void test_bad_lengths(void **state)
+{
+    (void)state;
+    uint8_t key[40] = {0}, iv[40] = {0};
+    for (size_t k = 0; bs_block_ciphers[k] != NULL; k++) {
+        const bs_block_cipher *c = bs_block_ciphers[k];
+        bs_ctr_ctx ctx;
+        memset(&ctx, 0, sizeof ctx);
+        assert_int_equal(bs_ctr_set_key(&ctx, c, key, c->key_len + 1), BS_ERR_KEY_LENGTH);
+        assert_int_equal(bs_ctr_set_key(&ctx, c, key, c->key_len - 1), BS_ERR_KEY_LENGTH);
+        uint8_t b[4] = {0};
+        assert_int_equal(bs_ctr_crypt(&ctx, b, b, 4), BS_ERR_STATE);
+        assert_int_equal(bs_ctr_set_key(&ctx, c, key, c->key_len), BS_OK);
+        assert_int_equal(bs_ctr_set_iv(&ctx, iv, bs_ctr_iv_len(c) + 1), BS_ERR_IV_LENGTH);
+        assert_int_equal(bs_ctr_set_iv(&ctx, iv, bs_ctr_iv_len(c) - 1), BS_ERR_IV_LENGTH);
+    }
+}
+
+static void test_counter_wrap(void **state)
+{
+    (void)state;
+    for (size_t k = 0; bs_block_ciphers[k] != NULL; k++) {
+        const bs_block_cipher *c = bs_block_ciphers[k];
+        uint8_t key[32] = {0}, iv[32], buf[4 * BS_BLOCK_MAX] = {0}, ref[4 * BS_BLOCK_MAX];
+        size_t bl = c->block_len, il = bs_ctr_iv_len(c);
+        bs_ctr_ctx ctx;
+        memset(&ctx, 0, sizeof ctx);
+        memset(iv, 0xff, sizeof iv);
+        assert_int_equal(bs_ctr_set_key(&ctx, c, key, c->key_len), BS_OK);
+        if (bl == 32) {
+            /* IV || 0^16 counts 2^128 blocks before it wraps: no test can reach that. */
+            assert_int_equal(bs_ctr_set_iv(&ctx, iv, il), BS_OK);
+            assert_int_equal(bs_ctr_crypt(&ctx, buf, buf, sizeof buf), BS_OK);
+            continue;
+        }
+        /* two blocks before the wrap: 2 blocks pass, the third fails and changes nothing */
+        iv[il - 1] = 0xfe;
+        assert_int_equal(bs_ctr_set_iv(&ctx, iv, il), BS_OK);
+        assert_int_equal(bs_ctr_crypt(&ctx, buf, buf, bl + 3), BS_OK);
+        uint8_t zeros[4 * BS_BLOCK_MAX] = {0};
+        bs_ref_ctr(c->name, key, iv, zeros, ref, 2 * bl);
+        assert_memory_equal(buf, ref, bl + 3);
+        uint8_t before[4 * BS_BLOCK_MAX];
+        memcpy(before, buf, sizeof buf);
+        assert_int_equal(bs_ctr_crypt(&ctx, buf, buf, bl), BS_ERR_COUNTER_WRAP);
+        assert_memory_equal(buf, before, sizeof buf);
+        /* what is left of the second block is still served */
+        assert_int_equal(bs_ctr_crypt(&ctx, buf + bl + 3, buf + bl + 3, bl - 3), BS_OK);
+        assert_memory_equal(buf, ref, 2 * bl);
+        assert_int_equal(bs_ctr_crypt(&ctx, buf, buf, 1), BS_ERR_COUNTER_WRAP);
+        /* a new IV starts over */
+        assert_int_equal(bs_ctr_set_iv(&ctx, key, il), BS_OK);
+        assert_int_equal(bs_ctr_crypt(&ctx, buf, buf, 1), BS_OK);
+    }
+}
+
+static void test_data_limit(void **state)
+{
+    (void)state;
+    for (size_t k = 0; bs_block_ciphers[k] != NULL; k++) {
+        const bs_block_cipher *c = bs_block_ciphers[k];
+        uint8_t key[32] = {0}, iv[32] = {0}, buf[10 * BS_BLOCK_MAX] = {0};
+        size_t bl = c->block_len;
+        bs_ctr_ctx ctx;
+        memset(&ctx, 0, sizeof ctx);
+        assert_int_equal(bs_ctr_set_key(&ctx, c, key, c->key_len), BS_OK);
+        assert_int_equal(bs_ctr_set_iv(&ctx, iv, bs_ctr_iv_len(c)), BS_OK);
+        if (bl == 8)
+            assert_int_equal(ctx.block_limit, (uint64_t)1 << 32);
+        bs_ctr_set_block_limit(&ctx, 5);
+        assert_int_equal(bs_ctr_crypt(&ctx, buf, buf, 4 * bl + 1), BS_OK);
+        assert_int_equal(bs_ctr_crypt(&ctx, buf, buf, bl), BS_ERR_DATA_LIMIT);
+        assert_int_equal(bs_ctr_crypt(&ctx, buf, buf, bl - 1), BS_OK);
+        /* the limit is per key: a new IV does not reset it, a new key does */
+        assert_int_equal(bs_ctr_set_iv(&ctx, iv, bs_ctr_iv_len(c)), BS_OK);
+        assert_int_equal(bs_ctr_crypt(&ctx, buf, buf, 1), BS_ERR_DATA_LIMIT);
+        assert_int_equal(bs_ctr_set_key(&ctx, c, key, c->key_len), BS_OK);
+        assert_int_equal(bs_ctr_crypt(&ctx, buf, buf, 1), BS_OK);
+        /* a limit cannot be raised above the absolute one */
+        bs_ctr_set_block_limit(&ctx, UINT64_MAX);
+        assert_int_equal(ctx.block_limit, bl == 8 ? (uint64_t)1 << 32 : UINT64_MAX);
+    }
+}
+
+static void test_counter_arithmetic(void **state)
+{
+    (void)state;
+    uint8_t c[16];
+    memset(c, 0, 16);
+    c[7] = 0xff;
+    c[15] = 0xff;
+    bs_ctr_add(c, 16, 1);
+    assert_int_equal(c[15], 0);
+    assert_int_equal(c[14], 1);
+    assert_int_equal(c[7], 0xff);
+    memset(c, 0xff, 16);
+    assert_true(bs_ctr_blocks_before_wrap(c, 16) == 1);
+    bs_ctr_add(c, 16, 1);
+    for (int i = 0; i < 16; i++)
+        assert_int_equal(c[i], 0);
+    assert_true(bs_ctr_blocks_before_wrap(c, 16) == UINT64_MAX);
+    memset(c, 0xff, 8);
+    assert_true(bs_ctr_blocks_before_wrap(c, 8) == 1);
+    memset(c, 0, 8);
+    c[0] = 0xff;
+    c[1] = 0xff;
+    c[2] = 0xff;
+    c[3] = 0xff;
+    assert_true(bs_ctr_blocks_before_wrap(c, 8) == (uint64_t)1 << 32);
+    bs_ctr_add(c, 8, 0x123456789abull);
+    /* ff ff ff ff 00 00 00 00 + 0x123456789ab wraps modulo 2^64 */
+    assert_int_equal(c[7], 0xab);
+    assert_int_equal(c[4], 0x45);
+    assert_int_equal(c[3], 0x22);
+    assert_int_equal(c[2], 0x01);
+    assert_int_equal(c[0], 0x00);
+}
+
+int main(void)
+{
+    bs_test_seed();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_counter_arithmetic),
+        cmocka_unit_test(test_oneshot_and_split),
+        cmocka_unit_test(test_bad_lengths),
+        cmocka_unit_test(test_counter_wrap),
+        cmocka_unit_test(test_data_limit),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,147 @@
+/*
+ * Published known answers (tests/kat/block.kat, ctr.kat) through every fast core, the CTR
+ * mode and the byte-wise references.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bitslice.h"
+#include "kat.h"
+#include "modes/ctr.h"
+#include "ref/ref.h"
+#include "testutil.h"
+
+static const char *const expected[] = {"PRESENT-80", "PRESENT-128", "GIFT-64", "GIFT-128",
+                                       "RIJNDAEL-256"};
+
+static void test_all_ciphers_present(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
+        if (bs_block_cipher_by_name(expected[i]) == NULL)
+            fail_msg("cipher %s is not compiled in", expected[i]);
+        assert_non_null(bs_ref_by_name(expected[i]));
+    }
+}
+
+static void test_block_kat(void **state)
+{
+    (void)state;
+    bs_kat_reader r;
+    bs_kat k;
+    int rc, count = 0;
+    assert_int_equal(bs_kat_open(&r, bs_kat_path("block.kat")), 0);
+    while ((rc = bs_kat_next(&r, &k)) == 1) {
+        const char *name = bs_kat_text(&k, "Cipher");
+        const char *iters = bs_kat_text(&k, "Iterations");
+        size_t kl, pl, cl;
+        const uint8_t *key = bs_kat_bytes(&k, "Key", &kl);
+        const uint8_t *pt = bs_kat_bytes(&k, "Plaintext", &pl);
+        const uint8_t *ct = bs_kat_bytes(&k, "Ciphertext", &cl);
+        assert_non_null(name);
+        assert_non_null(key);
+        assert_non_null(pt);
+        assert_non_null(ct);
+        const bs_block_cipher *c = bs_block_cipher_by_name(name);
+        bs_ref_encrypt_fn ref = bs_ref_by_name(name);
+        if (c == NULL || ref == NULL)
+            fail_msg("%s:%d: no core for %s", k.file, k.line, name);
+        assert_int_equal(kl, c->key_len);
+        assert_int_equal(pl, c->block_len);
+        assert_int_equal(cl, c->block_len);
+        long n = iters ? strtol(iters, NULL, 10) : 1;
+
+        uint8_t fast[BS_BLOCK_MAX], slow[BS_BLOCK_MAX];
+        bs_key_schedule ks;
+        c->set_key(&ks, key);
+        memcpy(fast, pt, pl);
+        memcpy(slow, pt, pl);
+        for (long i = 0; i < n; i++) {
+            c->encrypt(&ks, fast, fast, 1);
+            ref(key, slow, slow);
+        }
+        if (memcmp(fast, ct, cl) != 0) {
+            bs_test_hexdump("expected", ct, cl);
+            bs_test_hexdump("fast core", fast, cl);
+            fail_msg("%s:%d: %s (%s) differs from the known answer", k.file, k.line, name,
+                     c->impl);
+        }
+        if (memcmp(slow, ct, cl) != 0)
+            fail_msg("%s:%d: reference %s differs from the known answer", k.file, k.line, name);
+
+        /* The same block in every lane of a full pass must give the same answer. */
+        if (n == 1) {
+            uint8_t many[BS_LANES_MAX * BS_BLOCK_MAX];
+            for (unsigned i = 0; i < c->lanes; i++)
+                memcpy(many + i * pl, pt, pl);
+            c->encrypt(&ks, many, many, c->lanes);
+            for (unsigned i = 0; i < c->lanes; i++)
+                if (memcmp(many + i * pl, ct, cl) != 0)
+                    fail_msg("%s:%d: lane %u of %s differs", k.file, k.line, i, name);
+        }
+        bs_kat_free(&k);
+        count++;
+    }
+    assert_int_equal(rc, 0);
+    bs_kat_close(&r);
+    assert_true(count >= 21);
+}
+
+static void test_ctr_kat(void **state)
+{
+    (void)state;
+    bs_kat_reader r;
+    bs_kat k;
+    int rc, count = 0;
+    assert_int_equal(bs_kat_open(&r, bs_kat_path("ctr.kat")), 0);
+    while ((rc = bs_kat_next(&r, &k)) == 1) {
+        char name[64];
+        const char *full = bs_kat_text(&k, "Cipher");
+        size_t kl, il, pl, cl;
+        const uint8_t *key = bs_kat_bytes(&k, "Key", &kl);
+        const uint8_t *iv = bs_kat_bytes(&k, "IV", &il);
+        const uint8_t *pt = bs_kat_bytes(&k, "Plaintext", &pl);
+        const uint8_t *ct = bs_kat_bytes(&k, "Ciphertext", &cl);
+        assert_non_null(full);
+        assert_true(strlen(full) > 4 && strlen(full) < sizeof name);
+        strcpy(name, full);
+        assert_string_equal(name + strlen(name) - 4, "-CTR");
+        name[strlen(name) - 4] = 0;
+        const bs_block_cipher *c = bs_block_cipher_by_name(name);
+        if (c == NULL)
+            fail_msg("%s:%d: no core for %s", k.file, k.line, name);
+        assert_int_equal(pl, cl);
+
+        uint8_t out[256], ref_out[256];
+        bs_ctr_ctx ctx;
+        memset(&ctx, 0, sizeof ctx);
+        assert_int_equal(bs_ctr_set_key(&ctx, c, key, kl), BS_OK);
+        assert_int_equal(bs_ctr_set_iv(&ctx, iv, il), BS_OK);
+        assert_int_equal(bs_ctr_crypt(&ctx, out, pt, pl), BS_OK);
+        assert_memory_equal(out, ct, cl);
+        bs_ref_ctr(name, key, iv, pt, ref_out, pl);
+        assert_memory_equal(ref_out, ct, cl);
+        bs_ctr_clear(&ctx);
+        bs_kat_free(&k);
+        count++;
+    }
+    assert_int_equal(rc, 0);
+    bs_kat_close(&r);
+    assert_true(count >= 16);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_all_ciphers_present),
+        cmocka_unit_test(test_block_kat),
+        cmocka_unit_test(test_ctr_kat),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
