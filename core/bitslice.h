@@ -30,8 +30,11 @@ typedef enum bs_err {
 
 const char *bs_strerror(int err);
 
-/* The largest key schedule any core needs, in bytes (checked by each core at compile time). */
-#define BS_KS_MAX 4096
+/*
+ * The largest key schedule any core needs, in bytes (each core checks at compile time). Host
+ * cores may store round keys pre-expanded to all-zero/all-one lane masks, hence the size.
+ */
+#define BS_KS_MAX 32768
 /* The largest block, in bytes. */
 #define BS_BLOCK_MAX 32
 /* The most blocks any core processes in one bitsliced pass. */
@@ -59,9 +62,12 @@ extern const bs_block_cipher bs_gift64_bs64;
 extern const bs_block_cipher bs_gift128_bs64;
 extern const bs_block_cipher bs_rijndael256_bs64;
 
-/* Every compiled-in cipher, NULL-terminated. */
+/*
+ * Every compiled-in implementation, NULL-terminated. Several may share a name (the host's
+ * 64-lane cores and the 32-bit MCU variants); the preferred one for the build comes first.
+ */
 extern const bs_block_cipher *const bs_block_ciphers[];
-/* Looks a cipher up by name (case-insensitive); NULL if absent. */
+/* The preferred implementation of a cipher (case-insensitive name); NULL if absent. */
 const bs_block_cipher *bs_block_cipher_by_name(const char *name);
 
 /* Overwrites n bytes in a way the compiler may not remove. */

@@ -26,7 +26,15 @@ const char *bs_strerror(int err)
     }
 }
 
+#ifdef BS_HAVE_MCU
+/* core/mcu/mcu.h declares the MCU variants and BS_MCU_CIPHER_LIST ("&a, &b, ..."). */
+#include "mcu/mcu.h"
+#endif
+
 const bs_block_cipher *const bs_block_ciphers[] = {
+#if defined(BS_HAVE_MCU) && defined(BS_PREFER_MCU)
+    BS_MCU_CIPHER_LIST
+#endif
 #ifdef BS_HAVE_PRESENT
     &bs_present80_bs64,
     &bs_present128_bs64,
@@ -37,6 +45,9 @@ const bs_block_cipher *const bs_block_ciphers[] = {
 #endif
 #ifdef BS_HAVE_RIJNDAEL256
     &bs_rijndael256_bs64,
+#endif
+#if defined(BS_HAVE_MCU) && !defined(BS_PREFER_MCU)
+    BS_MCU_CIPHER_LIST
 #endif
     NULL,
 };

@@ -67,7 +67,7 @@ static void test_random_vs_reference(void **state)
             check_one(c, 1 + bs_test_below(MAX_BLOCKS), (int)bs_test_below(2));
         ciphers++;
     }
-    assert_int_equal(ciphers, 5);
+    assert_true(ciphers >= 5);
 }
 
 static void test_zero_blocks(void **state)
