@@ -3,7 +3,8 @@
  * CTR over the Rijndael-256 core plus GHASH-256 over GF(2^256) / (x^256 + x^10 + x^5 + x^2 + 1).
  *
  * Incremental: set_key, set_iv (any length >= 1), aad* , encrypt*|decrypt*, then tag or verify.
- * GHASH is chosen once at set_key from bs_ghash256_impls (portable constant-time by default).
+ * GHASH is chosen once at set_key: PCLMULQDQ when the CPU has it, else the portable
+ * constant-time ctmul64; both are constant-time and bit-exact. A refused call changes nothing.
  */
 #ifndef BS_GCM256_H
 #define BS_GCM256_H
@@ -19,27 +20,34 @@ extern "C" {
 #define BS_GCM256_TAG_MIN 16
 #define BS_GCM256_TAG_MAX 32
 
+/* Room for any implementation's key form (2304 bytes: ctmul64 keeps H^1..H^4). */
+#define BS_GHASH256_HKEY_WORDS 288
+
 /*
- * A GHASH-256 implementation: init turns H (32 bytes) into its own key form (at most 1 KiB);
+ * A GHASH-256 implementation: init turns H (32 bytes) into its own key form;
  * mul_blocks absorbs nblocks 32-byte blocks into the accumulator y (32 bytes, GCM byte order):
  * y = (y ^ X_i) * H for each block.
  */
 typedef struct bs_ghash256_impl {
     const char *name;
     int constant_time; /* 0 for a table-based variant, which must be opt-in */
-    void (*init)(uint64_t hkey[128], const uint8_t h[32]);
-    void (*mul_blocks)(const uint64_t hkey[128], uint8_t y[32], const uint8_t *blocks,
-                       size_t nblocks);
+    void (*init)(uint64_t hkey[BS_GHASH256_HKEY_WORDS], const uint8_t h[32]);
+    void (*mul_blocks)(const uint64_t hkey[BS_GHASH256_HKEY_WORDS], uint8_t y[32],
+                       const uint8_t *blocks, size_t nblocks);
 } bs_ghash256_impl;
 
 /* The portable constant-time implementation. */
 extern const bs_ghash256_impl bs_ghash256_ctmul64;
+/* The PCLMULQDQ implementation, or NULL when the build or the CPU lacks it. */
+const bs_ghash256_impl *bs_ghash256_pclmul(void);
+/* What set_key picks: bs_ghash256_pclmul() when not NULL, else &bs_ghash256_ctmul64. */
+const bs_ghash256_impl *bs_ghash256_default(void);
 
 typedef struct bs_gcm256_ctx {
     const bs_block_cipher *cipher;
     const bs_ghash256_impl *ghash;
     bs_key_schedule ks;
-    BS_ALIGN(32) uint64_t hkey[128];
+    BS_ALIGN(32) uint64_t hkey[BS_GHASH256_HKEY_WORDS];
     uint8_t j0[32];
     uint8_t y[32];       /* GHASH accumulator */
     uint8_t counter[32]; /* next counter block */
@@ -52,7 +60,10 @@ typedef struct bs_gcm256_ctx {
 } bs_gcm256_ctx;
 
 int bs_gcm256_set_key(bs_gcm256_ctx *ctx, const uint8_t *key, size_t key_len);
-/* Uses impl for GHASH (NULL: the default, constant-time). Call after set_key. */
+/*
+ * Uses impl for GHASH (NULL: bs_ghash256_default()). Call after set_key; a message under way
+ * is dropped (set the IV again).
+ */
 void bs_gcm256_set_ghash(bs_gcm256_ctx *ctx, const bs_ghash256_impl *impl);
 int bs_gcm256_set_iv(bs_gcm256_ctx *ctx, const uint8_t *iv, size_t iv_len);
 int bs_gcm256_aad(bs_gcm256_ctx *ctx, const uint8_t *aad, size_t len);

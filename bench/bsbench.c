@@ -1,0 +1,448 @@
+/*
+ * bsbench: throughput of every compiled-in core in CTR mode, RIJNDAEL-256-GCM and GHASH-256 on
+ * one core, beside OpenSSL's AES-256-CTR and AES-256-GCM through EVP in the same run.
+ *
+ * Each (mode, size) cell is the median of several runs; a run repeats one operation on a buffer
+ * of that size for at least a minimum time. CTR operations continue one stream (as `openssl
+ * speed` does); a GCM operation is a whole message: set IV, 16 bytes of AAD, the data, the tag.
+ * MB/s counts data bytes only, MB = 10^6 bytes. Cycles are TSC ticks on x86 (the nominal
+ * frequency, not the core clock under turbo); elsewhere the column is ns/B.
+ *
+ * Usage: bsbench [--quick] [--filter TEXT] [--sizes 64,16K,1M] [--runs N]
+ */
+#include "bitslice.h"
+#include "modes/ctr.h"
+#ifdef BS_BENCH_HAVE_GCM256
+#include "modes/gcm256.h"
+#endif
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define BENCH_HAVE_TSC 1
+#else
+#define BENCH_HAVE_TSC 0
+#endif
+
+enum kind { K_CTR, K_GCM, K_GHASH, K_OSSL_CTR, K_OSSL_GCM };
+
+typedef struct row {
+    char label[48];
+    char impl[24];
+    enum kind kind;
+    const bs_block_cipher *cipher; /* K_CTR */
+    const void *ghash;             /* K_GCM, K_GHASH: a bs_ghash256_impl */
+    int ref;                       /* index of the OpenSSL row for the ratio, or -1 */
+    int selected;
+    double mbps[16]; /* per size, for the ratio */
+} row;
+
+typedef struct state {
+    row *r;
+    bs_ctr_ctx ctr;
+#ifdef BS_BENCH_HAVE_GCM256
+    bs_gcm256_ctx gcm;
+    BS_ALIGN(64) uint64_t hkey[BS_GHASH256_HKEY_WORDS];
+#endif
+    uint8_t y[32];
+    uint8_t iv[32];
+    EVP_CIPHER_CTX *evp;
+} state;
+
+static const uint8_t bench_key[32] = {
+    0x60, 0x3d, 0xeb, 0x10, 0x15, 0xca, 0x71, 0xbe, 0x2b, 0x73, 0xae, 0xf0, 0x85, 0x7d, 0x77, 0x81,
+    0x1f, 0x35, 0x2c, 0x07, 0x3b, 0x61, 0x08, 0xd7, 0x2d, 0x98, 0x10, 0xa3, 0x09, 0x14, 0xdf, 0xf4};
+static const uint8_t bench_aad[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+
+static void die(const char *what, const char *why)
+{
+    fprintf(stderr, "bsbench: %s: %s\n", what, why);
+    exit(1);
+}
+
+static void check(const char *what, int rc)
+{
+    if (rc != BS_OK)
+        die(what, bs_strerror(rc));
+}
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static uint64_t ticks(void)
+{
+#if BENCH_HAVE_TSC
+    return __rdtsc();
+#else
+    return 0;
+#endif
+}
+
+/* Fresh key and IV before each run (untimed), so that no run meets a data limit. */
+static void prepare(state *s)
+{
+    const row *r = s->r;
+    memset(s->iv, 0, sizeof s->iv);
+    switch (r->kind) {
+    case K_CTR:
+        check("ctr set_key", bs_ctr_set_key(&s->ctr, r->cipher, bench_key, r->cipher->key_len));
+        check("ctr set_iv", bs_ctr_set_iv(&s->ctr, s->iv, bs_ctr_iv_len(r->cipher)));
+        break;
+#ifdef BS_BENCH_HAVE_GCM256
+    case K_GCM:
+        check("gcm set_key", bs_gcm256_set_key(&s->gcm, bench_key, 32));
+        bs_gcm256_set_ghash(&s->gcm, (const bs_ghash256_impl *)r->ghash);
+        break;
+    case K_GHASH:
+        ((const bs_ghash256_impl *)r->ghash)->init(s->hkey, bench_key);
+        memset(s->y, 0, sizeof s->y);
+        break;
+#else
+    case K_GCM:
+    case K_GHASH:
+        break;
+#endif
+    case K_OSSL_CTR:
+        if (!EVP_EncryptInit_ex(s->evp, EVP_aes_256_ctr(), NULL, bench_key, s->iv))
+            die("EVP", "AES-256-CTR init failed");
+        break;
+    case K_OSSL_GCM:
+        if (!EVP_EncryptInit_ex(s->evp, EVP_aes_256_gcm(), NULL, bench_key, NULL))
+            die("EVP", "AES-256-GCM init failed");
+        break;
+    }
+}
+
+/* One operation on len bytes of buf, in place. */
+static void operate(state *s, uint8_t *buf, size_t len)
+{
+    int outl;
+    uint8_t tag[32];
+    switch (s->r->kind) {
+    case K_CTR:
+        check("ctr crypt", bs_ctr_crypt(&s->ctr, buf, buf, len));
+        break;
+#ifdef BS_BENCH_HAVE_GCM256
+    case K_GCM:
+        bs_ctr_add(s->iv, 28, 1);
+        check("gcm set_iv", bs_gcm256_set_iv(&s->gcm, s->iv, 28));
+        check("gcm aad", bs_gcm256_aad(&s->gcm, bench_aad, sizeof bench_aad));
+        check("gcm encrypt", bs_gcm256_encrypt(&s->gcm, buf, buf, len));
+        check("gcm tag", bs_gcm256_tag(&s->gcm, tag, 32));
+        buf[0] ^= tag[0];
+        break;
+    case K_GHASH:
+        ((const bs_ghash256_impl *)s->r->ghash)->mul_blocks(s->hkey, s->y, buf, len / 32);
+        buf[0] ^= s->y[0];
+        break;
+#else
+    case K_GCM:
+    case K_GHASH:
+        (void)tag;
+        break;
+#endif
+    case K_OSSL_CTR:
+        if (!EVP_EncryptUpdate(s->evp, buf, &outl, buf, (int)len))
+            die("EVP", "AES-256-CTR update failed");
+        break;
+    case K_OSSL_GCM:
+        bs_ctr_add(s->iv, 12, 1);
+        if (!EVP_EncryptInit_ex(s->evp, NULL, NULL, NULL, s->iv) ||
+            !EVP_EncryptUpdate(s->evp, NULL, &outl, bench_aad, sizeof bench_aad) ||
+            !EVP_EncryptUpdate(s->evp, buf, &outl, buf, (int)len) ||
+            !EVP_EncryptFinal_ex(s->evp, buf + len, &outl) ||
+            !EVP_CIPHER_CTX_ctrl(s->evp, EVP_CTRL_AEAD_GET_TAG, 16, tag))
+            die("EVP", "AES-256-GCM message failed");
+        buf[0] ^= tag[0];
+        break;
+    }
+}
+
+typedef struct sample {
+    double ns;
+    double ticks;
+} sample;
+
+static int by_ns(const void *a, const void *b)
+{
+    double x = ((const sample *)a)->ns, y = ((const sample *)b)->ns;
+    return (x > y) - (x < y);
+}
+
+static double total_ns, total_ticks; /* for the TSC frequency in the footer */
+
+/* The median (by time) of `runs` runs of at least min_ns each, per byte. */
+static sample measure(state *s, uint8_t *buf, size_t len, int runs, double min_ns)
+{
+    /* Calibration (also the warm-up): double the count until one batch takes min_ns / 4. */
+    uint64_t iters = 1;
+    for (;;) {
+        prepare(s);
+        double t0 = now_ns();
+        for (uint64_t i = 0; i < iters; i++)
+            operate(s, buf, len);
+        double dt = now_ns() - t0;
+        if (dt >= min_ns / 4) {
+            iters = (uint64_t)((double)iters * min_ns / dt) + 1;
+            break;
+        }
+        iters *= 2;
+    }
+    sample smp[64];
+    for (int r = 0; r < runs; r++) {
+        prepare(s);
+        double t0 = now_ns();
+        uint64_t c0 = ticks();
+        for (uint64_t i = 0; i < iters; i++)
+            operate(s, buf, len);
+        uint64_t c1 = ticks();
+        double t1 = now_ns();
+        smp[r].ns = (t1 - t0) / ((double)iters * (double)len);
+        smp[r].ticks = (double)(c1 - c0) / ((double)iters * (double)len);
+        total_ns += t1 - t0;
+        total_ticks += (double)(c1 - c0);
+    }
+    qsort(smp, (size_t)runs, sizeof smp[0], by_ns);
+    return smp[runs / 2];
+}
+
+static size_t parse_size(const char *p, char **end)
+{
+    size_t v = strtoul(p, end, 10);
+    if (**end == 'K' || **end == 'k') {
+        v <<= 10;
+        (*end)++;
+    } else if (**end == 'M' || **end == 'm') {
+        v <<= 20;
+        (*end)++;
+    }
+    return v;
+}
+
+static void size_label(char *out, size_t n, size_t v)
+{
+    if (v >= (1u << 20) && v % (1u << 20) == 0)
+        snprintf(out, n, "%zu MiB", v >> 20);
+    else if (v >= 1024 && v % 1024 == 0)
+        snprintf(out, n, "%zu KiB", v >> 10);
+    else
+        snprintf(out, n, "%zu B", v);
+}
+
+static int matches(const char *label, const char *filter)
+{
+    if (filter == NULL)
+        return 1;
+    size_t n = strlen(filter);
+    for (const char *p = label; *p; p++)
+        if (strncasecmp(p, filter, n) == 0)
+            return 1;
+    return 0;
+}
+
+static void pin_to_current_cpu(char *where, size_t n)
+{
+    snprintf(where, n, "not pinned");
+#ifdef __linux__
+    int cpu = sched_getcpu();
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (cpu >= 0) {
+        CPU_SET(cpu, &set);
+        if (sched_setaffinity(0, sizeof set, &set) == 0)
+            snprintf(where, n, "pinned to CPU %d", cpu);
+    }
+#endif
+}
+
+static void cpu_model(char *out, size_t n)
+{
+    snprintf(out, n, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f == NULL)
+        return;
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && colon != NULL) {
+            colon += 2;
+            colon[strcspn(colon, "\n")] = 0;
+            snprintf(out, n, "%s", colon);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static row *add_row(row *rows, int *nrows, const char *label, const char *impl, enum kind kind,
+                    int ref)
+{
+    row *r = &rows[(*nrows)++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->label, sizeof r->label, "%s", label);
+    snprintf(r->impl, sizeof r->impl, "%s", impl);
+    r->kind = kind;
+    r->ref = ref;
+    return r;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: bsbench [--quick] [--filter TEXT] [--sizes 64,16K,1M] [--runs N]\n"
+                    "  --quick    7 runs of at least 5 ms per cell instead of 9 of 50 ms\n"
+                    "  --filter   only rows whose name contains TEXT (case-insensitive); the\n"
+                    "             OpenSSL rows they are compared with run too\n"
+                    "  --sizes    buffer sizes, suffixes K and M (default 64,16K,1M)\n"
+                    "  --runs     runs per cell (median), 3..63\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    size_t sizes[16] = {64, 16 << 10, 1 << 20};
+    int nsizes = 3, runs = 9;
+    double min_ns = 50e6;
+    const char *filter = NULL;
+
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            runs = 7;
+            min_ns = 5e6;
+        } else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) {
+            filter = argv[++i];
+        } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
+            runs = atoi(argv[++i]);
+            if (runs < 3 || runs > 63)
+                usage();
+        } else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
+            char *p = argv[++i], *end;
+            nsizes = 0;
+            while (*p && nsizes < 16) {
+                sizes[nsizes] = parse_size(p, &end);
+                if (end == p || sizes[nsizes] == 0 || sizes[nsizes] > (256u << 20))
+                    usage();
+                nsizes++;
+                p = *end == ',' ? end + 1 : end;
+                if (*end != ',' && *end != 0)
+                    usage();
+            }
+        } else {
+            usage();
+        }
+    }
+
+    /* The rows: OpenSSL first (the ratios need them), then every core's CTR, GCM, GHASH. */
+    static row rows[64];
+    int nrows = 0;
+    add_row(rows, &nrows, "AES-256-CTR", "OpenSSL", K_OSSL_CTR, -1);
+    add_row(rows, &nrows, "AES-256-GCM", "OpenSSL", K_OSSL_GCM, -1);
+    for (size_t i = 0; bs_block_ciphers[i] != NULL && nrows < 48; i++) {
+        char label[48];
+        snprintf(label, sizeof label, "%s-CTR", bs_block_ciphers[i]->name);
+        add_row(rows, &nrows, label, bs_block_ciphers[i]->impl, K_CTR, 0)->cipher =
+            bs_block_ciphers[i];
+    }
+#ifdef BS_BENCH_HAVE_GCM256
+    /* GCM with each GHASH: the default one (PCLMULQDQ where the CPU has it) and the portable. */
+    const bs_ghash256_impl *ghashes[2] = {bs_ghash256_default(), NULL};
+    if (ghashes[0] != &bs_ghash256_ctmul64)
+        ghashes[1] = &bs_ghash256_ctmul64;
+    static bs_gcm256_ctx probe;
+    check("gcm set_key", bs_gcm256_set_key(&probe, bench_key, 32));
+    for (int g = 0; g < 2 && ghashes[g] != NULL; g++) {
+        char impl[24];
+        snprintf(impl, sizeof impl, "%s+%s", probe.cipher->impl, ghashes[g]->name);
+        add_row(rows, &nrows, "RIJNDAEL-256-GCM", impl, K_GCM, 1)->ghash = ghashes[g];
+    }
+    for (int g = 0; g < 2 && ghashes[g] != NULL; g++)
+        add_row(rows, &nrows, "GHASH-256", ghashes[g]->name, K_GHASH, -1)->ghash = ghashes[g];
+#endif
+    for (int i = 0; i < nrows; i++)
+        if (matches(rows[i].label, filter)) {
+            rows[i].selected = 1;
+            if (rows[i].ref >= 0)
+                rows[rows[i].ref].selected = 1;
+        }
+
+    size_t max = 0;
+    for (int i = 0; i < nsizes; i++)
+        max = sizes[i] > max ? sizes[i] : max;
+    uint8_t *buf = (uint8_t *)aligned_alloc(64, (max + 64 + 63) / 64 * 64);
+    state *s = (state *)aligned_alloc(64, (sizeof(state) + 63) / 64 * 64);
+    if (buf == NULL || s == NULL)
+        die("memory", "allocation failed");
+    memset(s, 0, sizeof *s);
+    for (size_t i = 0; i < max + 64; i++)
+        buf[i] = (uint8_t)(i * 131 + 7);
+    s->evp = EVP_CIPHER_CTX_new();
+    if (s->evp == NULL)
+        die("EVP", "EVP_CIPHER_CTX_new failed");
+
+    char pin[64], model[128];
+    pin_to_current_cpu(pin, sizeof pin);
+    cpu_model(model, sizeof model);
+    printf("bsbench: %s, one thread %s; %s\n", model, pin, OpenSSL_version(OPENSSL_VERSION));
+    printf("median of %d runs of >= %.0f ms per cell; MB = 10^6 data bytes; GCM = IV + 16 B AAD "
+           "+ data + tag per message\n",
+           runs, min_ns / 1e6);
+#if BENCH_HAVE_TSC
+    printf("c/B: TSC cycles per byte, at the TSC's nominal frequency (not the core clock)\n");
+    const char *unit = "c/B";
+#else
+    printf("ns/B: no cycle counter on this architecture\n");
+    const char *unit = "ns/B";
+#endif
+    printf("\n%-18s %-13s %8s %10s %8s  %s\n", "mode", "impl", "size", "MB/s", unit, "vs OpenSSL");
+
+    for (int i = 0; i < nrows; i++) {
+        row *r = &rows[i];
+        if (!r->selected)
+            continue;
+        s->r = r;
+        for (int z = 0; z < nsizes; z++) {
+            size_t len = sizes[z];
+            if (r->kind == K_GHASH)
+                len -= len % 32;
+            char sz[32], ratio[96] = "-";
+            size_label(sz, sizeof sz, sizes[z]);
+            if (len == 0) {
+                printf("%-18s %-13s %8s %10s %8s  %s\n", r->label, r->impl, sz, "-", "-", "-");
+                continue;
+            }
+            sample m = measure(s, buf, len, runs, min_ns);
+            r->mbps[z] = 1e3 / m.ns;
+            if (r->ref >= 0 && rows[r->ref].mbps[z] > 0)
+                snprintf(ratio, sizeof ratio, "%.3fx %s", r->mbps[z] / rows[r->ref].mbps[z],
+                         rows[r->ref].label);
+            printf("%-18s %-13s %8s %10.1f %8.2f  %s\n", r->label, r->impl, sz, r->mbps[z],
+                   BENCH_HAVE_TSC ? m.ticks : m.ns, ratio);
+            fflush(stdout);
+        }
+    }
+#if BENCH_HAVE_TSC
+    if (total_ns > 0)
+        printf("\nTSC frequency measured over the runs: %.3f GHz\n", total_ticks / total_ns);
+#endif
+
+    EVP_CIPHER_CTX_free(s->evp);
+#ifdef BS_BENCH_HAVE_GCM256
+    bs_gcm256_clear(&s->gcm);
+#endif
+    bs_ctr_clear(&s->ctr);
+    free(s);
+    free(buf);
+    return 0;
+}

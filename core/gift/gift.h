@@ -1,0 +1,298 @@
+/*
+ * gift.h: bitsliced GIFT-64 and GIFT-128 (Banik, Pandey, Peyrin, Sasaki, Sim, Todo, "GIFT: A Small
+ * Present", CHES 2017), in the bit order of spec/algorithms.md (block = big-endian integer, bit 0
+ * its least significant bit; key = k7 || ... || k0 as 16-bit words, k7 first). Not the GIFT-COFB
+ * "bitsliced order".
+ *
+ * Layout. A bitsliced state is an array of words W (uint64_t on the host: 64 lanes; uint32_t on
+ * the GPU: 32 lanes per thread). Word s[i] holds bit i of the block in every lane: bit L of s[i]
+ * is bit i of the block in lane L. GIFT-64 uses s[0..63], GIFT-128 s[0..127]. Nibble n of the
+ * cipher is s[4n] (its least significant bit) .. s[4n+3].
+ *
+ *   bs_gift_transpose64(x): x[L] = the block of lane L as an integer (GIFT-64; or the low or
+ *   high 64 bits of a GIFT-128 block) <-> x[i] = bit i of every lane. An involution.
+ *
+ * Rounds. The permutation never moves a bit within its nibble: bit j of nibble n goes to bit j
+ * of nibble BS_GIFT64_PN(n, j) (BS_GIFT128_PN). A round therefore reads nibble n from src and
+ * stores the four S-box outputs straight into their permuted words of dst (the permutation is
+ * index renaming, at no cost); the round key is XORed on the way. src and dst must not overlap.
+ *
+ * Round-key masks (one word per keyed bit, all lanes; all-zero/all-one for a shared key, or any
+ * lane pattern for per-lane keys):
+ *   GIFT-64,  BS_GIFT64_RK_WORDS = 38 per round:  m[n] = ~V bit n (the S-box's final NOT on
+ *     output bit 0 is folded in here, since V lands on bit 0), m[16+n] = U bit n (bit 1),
+ *     m[32+i] = round-constant bit c_i (bit 3 of nibble i, i < 6).
+ *   GIFT-128, BS_GIFT128_RK_WORDS = 70 per round: m[n] = V bit n (bit 1), m[32+n] = U bit n
+ *     (bit 2), m[64+i] = c_i (bit 3 of nibble i, i < 6).
+ * The constant 1 on bit 63 (127) is a NOT in the round itself.
+ *
+ * Everything here is constant time: no table, no branch or index that depends on key or data.
+ */
+#ifndef BS_GIFT_H
+#define BS_GIFT_H
+
+#include "../bs_common.h"
+
+#ifndef BS_GIFT_RESTRICT
+#if defined(__cplusplus)
+#define BS_GIFT_RESTRICT __restrict__
+#else
+#define BS_GIFT_RESTRICT restrict
+#endif
+#endif
+
+#define BS_GIFT64_ROUNDS 28
+#define BS_GIFT128_ROUNDS 40
+#define BS_GIFT64_RK_WORDS 38
+#define BS_GIFT128_RK_WORDS 70
+
+/*
+ * P64(4n + j) = 4 floor(n / 4) + 16 ((3 (n mod 4) + j) mod 4) + j, so nibble n's bit j goes to
+ * nibble floor(n / 4) + 4 ((3 (n mod 4) + j) mod 4); P128 likewise with 8 for 4.
+ */
+#define BS_GIFT64_PN(n, j) (((n) >> 2) + 4 * ((3 * ((n)&3) + (j)) & 3))
+#define BS_GIFT128_PN(n, j) (((n) >> 2) + 8 * ((3 * ((n)&3) + (j)) & 3))
+
+/* Round-constant LFSR: (c5..c0) <- (c4..c0, c5 ^ c4 ^ 1), from 0; the first round uses 0x01. */
+BS_FN unsigned bs_gift_rc_next(unsigned c)
+{
+    return ((c << 1) & 0x3e) | (((c >> 5) ^ (c >> 4) ^ 1) & 1);
+}
+
+/* Key state k[j] = k_j of the specification; key bytes are k7 first, big-endian words. */
+BS_FN void bs_gift_key_load(uint16_t k[8], const uint8_t key[16])
+{
+    for (unsigned j = 0; j < 8; j++)
+        k[7 - j] = (uint16_t)((key[2 * j] << 8) | key[2 * j + 1]);
+}
+
+/* k7 || ... || k0 <- (k1 >>> 2) || (k0 >>> 12) || k7 || ... || k2 */
+BS_FN void bs_gift_key_update(uint16_t k[8])
+{
+    uint16_t k0 = k[0], k1 = k[1];
+    for (unsigned j = 0; j < 6; j++)
+        k[j] = k[j + 2];
+    k[6] = (uint16_t)((k0 >> 12) | (k0 << 4));
+    k[7] = (uint16_t)((k1 >> 2) | (k1 << 14));
+}
+
+/*
+ * Compact key schedules. GIFT-64: rk[r] = U << 16 | V with U = k1, V = k0 of round r.
+ * GIFT-128: rk[2r] = U = k5 || k4, rk[2r + 1] = V = k1 || k0. rc[r] = round constant of round r.
+ */
+BS_FN void bs_gift64_key_schedule(const uint8_t key[16], uint32_t rk[BS_GIFT64_ROUNDS],
+                                  uint8_t rc[BS_GIFT64_ROUNDS])
+{
+    uint16_t k[8];
+    unsigned c = 0;
+    bs_gift_key_load(k, key);
+    for (unsigned r = 0; r < BS_GIFT64_ROUNDS; r++) {
+        rk[r] = ((uint32_t)k[1] << 16) | k[0];
+        c = bs_gift_rc_next(c);
+        rc[r] = (uint8_t)c;
+        bs_gift_key_update(k);
+    }
+    for (unsigned j = 0; j < 8; j++)
+        k[j] = 0;
+}
+
+BS_FN void bs_gift128_key_schedule(const uint8_t key[16], uint32_t rk[2 * BS_GIFT128_ROUNDS],
+                                   uint8_t rc[BS_GIFT128_ROUNDS])
+{
+    uint16_t k[8];
+    unsigned c = 0;
+    bs_gift_key_load(k, key);
+    for (unsigned r = 0; r < BS_GIFT128_ROUNDS; r++) {
+        rk[2 * r] = ((uint32_t)k[5] << 16) | k[4];
+        rk[2 * r + 1] = ((uint32_t)k[1] << 16) | k[0];
+        c = bs_gift_rc_next(c);
+        rc[r] = (uint8_t)c;
+        bs_gift_key_update(k);
+    }
+    for (unsigned j = 0; j < 8; j++)
+        k[j] = 0;
+}
+
+/* One SWAPMOVE stage of a bit-matrix transpose: exchanges the d x d off-diagonal blocks. */
+BS_FN void bs_gift_tstage32(uint32_t *x, unsigned n, unsigned d, uint32_t m)
+{
+    for (unsigned i = 0; i < n; i += 2 * d)
+        for (unsigned j = i; j < i + d; j++)
+            bs_swapmove32(&x[j + d], &x[j], m, d);
+}
+
+/*
+ * The 64x64 transpose in two halves of three stages, each on 8 words that stay in registers:
+ * stages 32, 16, 8 on the words {j, j + 8, ..., j + 56} (bs_gift_ortho8_hi), stages 4, 2, 1 on
+ * {8g, ..., 8g + 7} (bs_gift_ortho8_lo). The stages commute, so either half may come first.
+ */
+BS_FN void bs_gift_ortho8_hi(uint64_t w[8])
+{
+    for (unsigned k = 0; k < 4; k++)
+        bs_swapmove64(&w[k + 4], &w[k], 0x00000000ffffffffull, 32);
+    for (unsigned k = 0; k < 8; k += (k & 1) ? 3 : 1)
+        bs_swapmove64(&w[k + 2], &w[k], 0x0000ffff0000ffffull, 16);
+    for (unsigned k = 0; k < 8; k += 2)
+        bs_swapmove64(&w[k + 1], &w[k], 0x00ff00ff00ff00ffull, 8);
+}
+
+BS_FN void bs_gift_ortho8_lo(uint64_t w[8])
+{
+    for (unsigned k = 0; k < 4; k++)
+        bs_swapmove64(&w[k + 4], &w[k], 0x0f0f0f0f0f0f0f0full, 4);
+    for (unsigned k = 0; k < 8; k += (k & 1) ? 3 : 1)
+        bs_swapmove64(&w[k + 2], &w[k], 0x3333333333333333ull, 2);
+    for (unsigned k = 0; k < 8; k += 2)
+        bs_swapmove64(&w[k + 1], &w[k], 0x5555555555555555ull, 1);
+}
+
+/* 64x64 bit-matrix transpose (6 stages of 32 SWAPMOVEs): x[L] bit i <-> x[i] bit L. */
+BS_FN void bs_gift_transpose64(uint64_t x[64])
+{
+    uint64_t w[8];
+    for (unsigned j = 0; j < 8; j++) {
+        for (unsigned k = 0; k < 8; k++)
+            w[k] = x[j + 8 * k];
+        bs_gift_ortho8_hi(w);
+        for (unsigned k = 0; k < 8; k++)
+            x[j + 8 * k] = w[k];
+    }
+    for (unsigned g = 0; g < 8; g++) {
+        for (unsigned k = 0; k < 8; k++)
+            w[k] = x[8 * g + k];
+        bs_gift_ortho8_lo(w);
+        for (unsigned k = 0; k < 8; k++)
+            x[8 * g + k] = w[k];
+    }
+}
+
+/* 32x32 transpose for 32-lane words: x[L] bit i <-> x[i] bit L. */
+BS_FN void bs_gift_transpose32(uint32_t x[32])
+{
+    bs_gift_tstage32(x, 32, 16, 0x0000ffffu);
+    bs_gift_tstage32(x, 32, 8, 0x00ff00ffu);
+    bs_gift_tstage32(x, 32, 4, 0x0f0f0f0fu);
+    bs_gift_tstage32(x, 32, 2, 0x33333333u);
+    bs_gift_tstage32(x, 32, 1, 0x55555555u);
+}
+
+/*
+ * BS_GIFT_DEFINE(W, SFX) defines, for word type W (one bit per lane):
+ *
+ *   bs_gift_sbox_nn_SFX(&y0, &y1, &y2, &y3, x0, x1, x2, x3): the GIFT S-box on bits x0 (LSB)
+ *     .. x3, except that y0 comes out complemented (10 ops: 3 AND, 1 OR, 6 XOR; the
+ *     designers' circuit without its NOT). Each line is a 3-input function (x ^ (a & b),
+ *     x ^ (a | b), x ^ y), i.e. one LOP3 on the GPU.
+ *   bs_gift_sbox_SFX: the complete S-box (11 ops).
+ *   bs_gift64_expand_SFX(m, rk, rc): the 38 masks of one GIFT-64 round (layout above).
+ *   bs_gift128_expand_SFX(m, u, v, rc): the 70 masks of one GIFT-128 round.
+ *   bs_gift64_round_SFX(dst, src, m): SubCells, PermBits, AddRoundKey and the constant.
+ *   bs_gift128_round_SFX(dst, src, m): likewise.
+ *
+ * Verified S-box circuit: S = 1a4c6f392db7508e (designers' bitsliced form, CHES 2017 app.).
+ */
+#define BS_GIFT_DEFINE(W, SFX)                                                                     \
+    BS_FN void bs_gift_sbox_nn_##SFX(W *y0, W *y1, W *y2, W *y3, W x0, W x1, W x2, W x3)          \
+    {                                                                                              \
+        x1 ^= x0 & x2;                                                                             \
+        x0 ^= x1 & x3;                                                                             \
+        x2 ^= x0 | x1;                                                                             \
+        x3 ^= x2;                                                                                  \
+        x1 ^= x3;                                                                                  \
+        x2 ^= x0 & x1;                                                                             \
+        *y0 = x3;                                                                                  \
+        *y1 = x1;                                                                                  \
+        *y2 = x2;                                                                                  \
+        *y3 = x0;                                                                                  \
+    }                                                                                              \
+                                                                                                   \
+    BS_FN void bs_gift_sbox_##SFX(W *y0, W *y1, W *y2, W *y3, W x0, W x1, W x2, W x3)             \
+    {                                                                                              \
+        bs_gift_sbox_nn_##SFX(y0, y1, y2, y3, x0, x1, x2, x3);                                     \
+        *y0 = ~*y0;                                                                                \
+    }                                                                                              \
+                                                                                                   \
+    BS_FN W bs_gift_mask_##SFX(uint32_t v, unsigned i)                                             \
+    {                                                                                              \
+        return (W)0 - (W)((v >> i) & 1);                                                           \
+    }                                                                                              \
+                                                                                                   \
+    BS_FN void bs_gift64_expand_##SFX(W *m, uint32_t rk, unsigned rc)                              \
+    {                                                                                              \
+        for (unsigned n = 0; n < 16; n++) {                                                        \
+            m[n] = ~bs_gift_mask_##SFX(rk, n);                                                     \
+            m[16 + n] = bs_gift_mask_##SFX(rk, 16 + n);                                            \
+        }                                                                                          \
+        for (unsigned i = 0; i < 6; i++)                                                           \
+            m[32 + i] = bs_gift_mask_##SFX(rc, i);                                                 \
+    }                                                                                              \
+                                                                                                   \
+    BS_FN void bs_gift128_expand_##SFX(W *m, uint32_t u, uint32_t v, unsigned rc)                  \
+    {                                                                                              \
+        for (unsigned n = 0; n < 32; n++) {                                                        \
+            m[n] = bs_gift_mask_##SFX(v, n);                                                       \
+            m[32 + n] = bs_gift_mask_##SFX(u, n);                                                  \
+        }                                                                                          \
+        for (unsigned i = 0; i < 6; i++)                                                           \
+            m[64 + i] = bs_gift_mask_##SFX(rc, i);                                                 \
+    }                                                                                              \
+                                                                                                   \
+    BS_FN void bs_gift64_nibble_##SFX(W *BS_GIFT_RESTRICT d, const W *BS_GIFT_RESTRICT s,          \
+                                      const W *BS_GIFT_RESTRICT m, unsigned n)                     \
+    {                                                                                              \
+        W y0, y1, y2, y3;                                                                          \
+        bs_gift_sbox_nn_##SFX(&y0, &y1, &y2, &y3, s[4 * n], s[4 * n + 1], s[4 * n + 2],            \
+                              s[4 * n + 3]);                                                       \
+        d[4 * BS_GIFT64_PN(n, 0)] = y0 ^ m[BS_GIFT64_PN(n, 0)];                                    \
+        d[4 * BS_GIFT64_PN(n, 1) + 1] = y1 ^ m[16 + BS_GIFT64_PN(n, 1)];                           \
+        d[4 * BS_GIFT64_PN(n, 2) + 2] = y2;                                                        \
+        d[4 * BS_GIFT64_PN(n, 3) + 3] = y3;                                                        \
+    }                                                                                              \
+                                                                                                   \
+    BS_FN void bs_gift64_round_##SFX(W *BS_GIFT_RESTRICT d, const W *BS_GIFT_RESTRICT s,           \
+                                     const W *BS_GIFT_RESTRICT m)                                  \
+    {                                                                                              \
+        BS_GIFT_REPEAT16(bs_gift64_nibble_##SFX, d, s, m, 0);                                      \
+        for (unsigned i = 0; i < 6; i++)                                                           \
+            d[4 * i + 3] ^= m[32 + i];                                                             \
+        d[63] = ~d[63];                                                                            \
+    }                                                                                              \
+                                                                                                   \
+    BS_FN void bs_gift128_nibble_##SFX(W *BS_GIFT_RESTRICT d, const W *BS_GIFT_RESTRICT s,         \
+                                       const W *BS_GIFT_RESTRICT m, unsigned n)                    \
+    {                                                                                              \
+        W y0, y1, y2, y3;                                                                          \
+        bs_gift_sbox_##SFX(&y0, &y1, &y2, &y3, s[4 * n], s[4 * n + 1], s[4 * n + 2],               \
+                           s[4 * n + 3]);                                                          \
+        d[4 * BS_GIFT128_PN(n, 0)] = y0;                                                           \
+        d[4 * BS_GIFT128_PN(n, 1) + 1] = y1 ^ m[BS_GIFT128_PN(n, 1)];                              \
+        d[4 * BS_GIFT128_PN(n, 2) + 2] = y2 ^ m[32 + BS_GIFT128_PN(n, 2)];                         \
+        d[4 * BS_GIFT128_PN(n, 3) + 3] = y3;                                                       \
+    }                                                                                              \
+                                                                                                   \
+    BS_FN void bs_gift128_round_##SFX(W *BS_GIFT_RESTRICT d, const W *BS_GIFT_RESTRICT s,          \
+                                      const W *BS_GIFT_RESTRICT m)                                 \
+    {                                                                                              \
+        BS_GIFT_REPEAT16(bs_gift128_nibble_##SFX, d, s, m, 0);                                     \
+        BS_GIFT_REPEAT16(bs_gift128_nibble_##SFX, d, s, m, 16);                                    \
+        for (unsigned i = 0; i < 6; i++)                                                           \
+            d[4 * i + 3] ^= m[64 + i];                                                             \
+        d[127] = ~d[127];                                                                          \
+    }
+
+/* f(d, s, m, base + 0) ... f(d, s, m, base + 15), written out so every index is a constant. */
+#define BS_GIFT_REPEAT4(f, d, s, m, b)                                                             \
+    f(d, s, m, (b) + 0);                                                                           \
+    f(d, s, m, (b) + 1);                                                                           \
+    f(d, s, m, (b) + 2);                                                                           \
+    f(d, s, m, (b) + 3)
+#define BS_GIFT_REPEAT16(f, d, s, m, b)                                                            \
+    BS_GIFT_REPEAT4(f, d, s, m, (b) + 0);                                                          \
+    BS_GIFT_REPEAT4(f, d, s, m, (b) + 4);                                                          \
+    BS_GIFT_REPEAT4(f, d, s, m, (b) + 8);                                                          \
+    BS_GIFT_REPEAT4(f, d, s, m, (b) + 12)
+
+BS_GIFT_DEFINE(uint64_t, u64)
+BS_GIFT_DEFINE(uint32_t, u32)
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * mcu.h: the cores shaped for 32-bit microcontrollers (one or two blocks in flight, 32-bit
+ * registers), beside the portable 64-lane cores. Plain C everywhere, with inline assembly only
+ * where a Thumb-2 instruction says it better (and a C equivalent elsewhere), so the host tests
+ * and the valgrind taint suite run the same code.
+ *
+ * An application normally goes through the registry (bs_block_cipher_by_name in bitslice.h),
+ * which on a bare-metal build returns these variants first (BS_PREFER_MCU).
+ */
+#ifndef BS_MCU_H
+#define BS_MCU_H
+
+#include "../bitslice.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+extern const bs_block_cipher bs_rijndael256_m4;
+
+/*
+ * Rijndael-256's components on one packed block (q: eight 32-bit slices, layout in
+ * rijndael256_m4.c), exported for the per-component benchmark. rk: 8 * 15 words, from the
+ * key schedule.
+ */
+void bs_r256m4_pack(uint32_t q[8], const uint8_t *in);
+void bs_r256m4_unpack(uint8_t *out, uint32_t q[8]);
+void bs_r256m4_subbytes(uint32_t q[8]);
+void bs_r256m4_shiftrows(uint32_t q[8]);
+void bs_r256m4_mixcolumns(uint32_t q[8]);
+void bs_r256m4_addroundkey(uint32_t q[8], const uint32_t rk[8]);
+void bs_r256m4_encrypt_block(const uint32_t *rk, uint8_t *out, const uint8_t *in);
+
+/*
+ * Registry entries (bs_common.c splices this list into bs_block_ciphers). A variant is listed
+ * only with its cipher's folder, whose reference the tests need.
+ */
+#ifdef BS_HAVE_RIJNDAEL256
+#define BS_MCU_LIST_R256 &bs_rijndael256_m4,
+#else
+#define BS_MCU_LIST_R256
+#endif
+
+#define BS_MCU_CIPHER_LIST BS_MCU_LIST_R256
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

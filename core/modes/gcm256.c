@@ -1,0 +1,264 @@
+/*
+ * gcm256.c: RIJNDAEL-256-GCM, incremental (spec/rijndael256-gcm.md, limits of
+ * spec/algorithms.md). CTR with inc32 over the preferred Rijndael-256 core, GHASH-256 through
+ * the implementation chosen at set_key. A refused call changes nothing.
+ */
+#include "gcm256.h"
+
+#define BL 32
+
+/* ctx->state */
+enum {
+    ST_NONE = 0, /* no key */
+    ST_KEYED,    /* key set; needs an IV (also after tag/verify) */
+    ST_AAD,      /* IV set; AAD may follow */
+    ST_ENC,      /* encrypting */
+    ST_DEC,      /* decrypting */
+};
+
+/* AAD below 2^61 bytes (spec/algorithms.md). */
+#define AAD_MAX (((uint64_t)1 << 61) - 1)
+#define DATA_MAX (BS_GCM256_MAX_BLOCKS * BL)
+
+static void inc32(uint8_t *cb) {
+    bs_store_be32(cb + BL - 4, bs_load_be32(cb + BL - 4) + 1);
+}
+
+static void ghash_absorb(bs_gcm256_ctx *ctx, const uint8_t *p, size_t len) {
+    if (ctx->ghbuf_len > 0) {
+        size_t take = BL - ctx->ghbuf_len < len ? BL - ctx->ghbuf_len : len;
+        memcpy(ctx->ghbuf + ctx->ghbuf_len, p, take);
+        ctx->ghbuf_len += (unsigned)take;
+        p += take;
+        len -= take;
+        if (ctx->ghbuf_len < BL)
+            return;
+        ctx->ghash->mul_blocks(ctx->hkey, ctx->y, ctx->ghbuf, 1);
+        ctx->ghbuf_len = 0;
+    }
+    if (len >= BL) {
+        ctx->ghash->mul_blocks(ctx->hkey, ctx->y, p, len / BL);
+        p += len - len % BL;
+        len %= BL;
+    }
+    memcpy(ctx->ghbuf, p, len);
+    ctx->ghbuf_len = (unsigned)len;
+}
+
+/* Zero-pads a pending partial block into GHASH. */
+static void ghash_pad(bs_gcm256_ctx *ctx) {
+    if (ctx->ghbuf_len > 0) {
+        memset(ctx->ghbuf + ctx->ghbuf_len, 0, BL - ctx->ghbuf_len);
+        ctx->ghash->mul_blocks(ctx->hkey, ctx->y, ctx->ghbuf, 1);
+        ctx->ghbuf_len = 0;
+    }
+    bs_wipe(ctx->ghbuf, BL);
+}
+
+static void ghash_lengths(bs_gcm256_ctx *ctx, uint64_t a_bytes, uint64_t c_bytes) {
+    uint8_t lens[BL] = {0};
+    bs_store_be64(lens + 8, a_bytes << 3);
+    bs_store_be64(lens + 24, c_bytes << 3);
+    ctx->ghash->mul_blocks(ctx->hkey, ctx->y, lens, 1);
+}
+
+static void ghash_key(bs_gcm256_ctx *ctx) {
+    uint8_t h[BL] = {0};
+    ctx->cipher->encrypt(&ctx->ks, h, h, 1);
+    ctx->ghash->init(ctx->hkey, h);
+    bs_wipe(h, sizeof h);
+}
+
+int bs_gcm256_set_key(bs_gcm256_ctx *ctx, const uint8_t *key, size_t key_len) {
+    const bs_block_cipher *c = bs_block_cipher_by_name("RIJNDAEL-256");
+    if (ctx == NULL || key == NULL)
+        return BS_ERR_ARG;
+    if (c == NULL || c->block_len != BL)
+        return BS_ERR_STATE;
+    if (key_len != c->key_len)
+        return BS_ERR_KEY_LENGTH;
+    bs_gcm256_clear(ctx);
+    ctx->cipher = c;
+    ctx->ghash = bs_ghash256_default();
+    c->set_key(&ctx->ks, key);
+    ghash_key(ctx);
+    ctx->state = ST_KEYED;
+    return BS_OK;
+}
+
+void bs_gcm256_set_ghash(bs_gcm256_ctx *ctx, const bs_ghash256_impl *impl) {
+    if (ctx->state == ST_NONE)
+        return;
+    ctx->ghash = impl != NULL ? impl : bs_ghash256_default();
+    ghash_key(ctx);
+    /* The accumulator of a message under way is lost: start over with a new IV. */
+    ctx->state = ST_KEYED;
+}
+
+int bs_gcm256_set_iv(bs_gcm256_ctx *ctx, const uint8_t *iv, size_t iv_len) {
+    if (ctx->state == ST_NONE)
+        return BS_ERR_STATE;
+    if (iv == NULL || iv_len == 0 || (uint64_t)iv_len > (UINT64_MAX >> 3))
+        return BS_ERR_IV_LENGTH;
+    memset(ctx->y, 0, BL);
+    ctx->ghbuf_len = 0;
+    if (iv_len == 28) {
+        memcpy(ctx->j0, iv, 28);
+        bs_store_be32(ctx->j0 + 28, 1);
+    } else {
+        ghash_absorb(ctx, iv, iv_len);
+        ghash_pad(ctx);
+        ghash_lengths(ctx, 0, (uint64_t)iv_len);
+        memcpy(ctx->j0, ctx->y, BL);
+        memset(ctx->y, 0, BL);
+    }
+    memcpy(ctx->counter, ctx->j0, BL);
+    inc32(ctx->counter);
+    bs_wipe(ctx->stream, BL);
+    ctx->num = 0;
+    ctx->aad_len = 0;
+    ctx->data_len = 0;
+    ctx->state = ST_AAD;
+    return BS_OK;
+}
+
+int bs_gcm256_aad(bs_gcm256_ctx *ctx, const uint8_t *aad, size_t len) {
+    if (ctx->state != ST_AAD)
+        return BS_ERR_STATE;
+    if (len == 0)
+        return BS_OK;
+    if (aad == NULL)
+        return BS_ERR_ARG;
+    if ((uint64_t)len > AAD_MAX - ctx->aad_len)
+        return BS_ERR_DATA_LIMIT;
+    ghash_absorb(ctx, aad, len);
+    ctx->aad_len += len;
+    return BS_OK;
+}
+
+static void xor_bytes(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        out[i] = in[i] ^ ks[i];
+}
+
+/* Keystream for n blocks from ctx->counter, into buf; advances the counter. */
+static void keystream(bs_gcm256_ctx *ctx, uint8_t *buf, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        memcpy(buf + i * BL, ctx->counter, BL);
+        inc32(ctx->counter);
+    }
+    ctx->cipher->encrypt(&ctx->ks, buf, buf, n);
+}
+
+static int gcm_crypt(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len, int st) {
+    if (ctx->state != ST_AAD && ctx->state != st)
+        return BS_ERR_STATE;
+    if (len == 0)
+        return BS_OK;
+    if (out == NULL || in == NULL)
+        return BS_ERR_ARG;
+    if ((uint64_t)len > DATA_MAX - ctx->data_len)
+        return BS_ERR_DATA_LIMIT;
+    if (ctx->state == ST_AAD) {
+        ghash_pad(ctx);
+        ctx->state = st;
+    }
+    const int dec = st == ST_DEC;
+    ctx->data_len += len;
+
+    if (ctx->num > 0) {
+        size_t take = BL - ctx->num < len ? BL - ctx->num : len;
+        if (dec)
+            ghash_absorb(ctx, in, take);
+        xor_bytes(out, in, ctx->stream + ctx->num, take);
+        if (!dec)
+            ghash_absorb(ctx, out, take);
+        ctx->num = (unsigned)((ctx->num + take) % BL);
+        out += take;
+        in += take;
+        len -= take;
+    }
+
+    const size_t lanes = ctx->cipher->lanes < BS_LANES_MAX ? ctx->cipher->lanes : BS_LANES_MAX;
+    BS_ALIGN(32) uint8_t buf[BS_LANES_MAX * BL];
+    while (len >= BL) {
+        size_t n = len / BL < lanes ? len / BL : lanes;
+        keystream(ctx, buf, n);
+        if (dec)
+            ghash_absorb(ctx, in, n * BL);
+        xor_bytes(out, in, buf, n * BL);
+        if (!dec)
+            ghash_absorb(ctx, out, n * BL);
+        out += n * BL;
+        in += n * BL;
+        len -= n * BL;
+    }
+    bs_wipe(buf, sizeof buf);
+    if (len > 0) {
+        keystream(ctx, ctx->stream, 1);
+        if (dec)
+            ghash_absorb(ctx, in, len);
+        xor_bytes(out, in, ctx->stream, len);
+        if (!dec)
+            ghash_absorb(ctx, out, len);
+        ctx->num = (unsigned)len;
+    }
+    return BS_OK;
+}
+
+int bs_gcm256_encrypt(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len) {
+    return gcm_crypt(ctx, out, in, len, ST_ENC);
+}
+
+int bs_gcm256_decrypt(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len) {
+    return gcm_crypt(ctx, out, in, len, ST_DEC);
+}
+
+static int tag_len_ok(size_t tag_len) {
+    return tag_len >= BS_GCM256_TAG_MIN && tag_len <= BS_GCM256_TAG_MAX && tag_len % 4 == 0;
+}
+
+/* T = E_K(J0) ^ GHASH(...); leaves the context keyed, waiting for an IV. */
+static void finish(bs_gcm256_ctx *ctx, uint8_t full[BL]) {
+    ghash_pad(ctx);
+    ghash_lengths(ctx, ctx->aad_len, ctx->data_len);
+    ctx->cipher->encrypt(&ctx->ks, full, ctx->j0, 1);
+    for (int i = 0; i < BL; i++)
+        full[i] ^= ctx->y[i];
+    bs_wipe(ctx->y, BL);
+    bs_wipe(ctx->stream, BL);
+    ctx->num = 0;
+    ctx->state = ST_KEYED;
+}
+
+int bs_gcm256_tag(bs_gcm256_ctx *ctx, uint8_t *tag, size_t tag_len) {
+    if (ctx->state < ST_AAD)
+        return BS_ERR_STATE;
+    if (!tag_len_ok(tag_len))
+        return BS_ERR_TAG_LENGTH;
+    if (tag == NULL)
+        return BS_ERR_ARG;
+    uint8_t full[BL];
+    finish(ctx, full);
+    memcpy(tag, full, tag_len);
+    bs_wipe(full, sizeof full);
+    return BS_OK;
+}
+
+int bs_gcm256_verify(bs_gcm256_ctx *ctx, const uint8_t *tag, size_t tag_len) {
+    if (ctx->state < ST_AAD)
+        return BS_ERR_STATE;
+    if (!tag_len_ok(tag_len))
+        return BS_ERR_TAG_LENGTH;
+    if (tag == NULL)
+        return BS_ERR_ARG;
+    uint8_t full[BL];
+    finish(ctx, full);
+    int diff = bs_ct_memcmp(full, tag, tag_len);
+    bs_wipe(full, sizeof full);
+    return diff == 0 ? BS_OK : BS_ERR_AUTH;
+}
+
+void bs_gcm256_clear(bs_gcm256_ctx *ctx) {
+    bs_wipe(ctx, sizeof *ctx);
+}

@@ -1,0 +1,288 @@
+/*
+ * present.h: bitsliced PRESENT (Bogdanov et al., CHES 2007), shared by the host cores, the CUDA
+ * kernels and the MCU builds. C/C++ common subset; every function is BS_FN.
+ *
+ * Bitsliced state: 64 words x[0..63] of a word type T (uint64_t on the host: 64 lanes; uint32_t
+ * on the GPU and on 32-bit MCUs: 32 lanes). Lane l (bit l of every word) is block l of the batch.
+ * A block is the big-endian integer of its 8 bytes and bit i is 2^i (spec/algorithms.md), so after
+ * packing, bit l of x[i] is bit i of block l: x[0] holds the least significant bits, x[63] the
+ * most significant ones. Packing is a 64x64 (host) or two 32x32 (32-lane) bit-matrix transposes.
+ *
+ * pLayer as renaming. Write a bit index as three base-4 digits, i = 16 d2 + 4 d1 + d0. The
+ * pLayer P(i) = 16 i mod 63 (P(63) = 63) is then the digit rotation (d2, d1, d0) -> (d0, d2, d1),
+ * a left rotation of the 6-bit index by 4, and P^3 = id. The words never move: after r rounds,
+ * logical bit i lives in word BS_PRESENT_POS(r mod 3, i) = rotl6(i, 2 (r mod 3)). S-box j of a
+ * round reads and writes the words holding logical bits 4j+3 .. 4j, so only the word indices of
+ * the S-box layer and of the round keys depend on r mod 3. After the 31 rounds (31 mod 3 = 1),
+ * logical bit i of the ciphertext is in word BS_PRESENT_POS(1, i).
+ *
+ * Round keys: 32 round keys K1..K32 (64-bit integers, from the constant-time schedules below)
+ * are expanded to lane masks, rk[64 r + BS_PRESENT_POS(r mod 3, i)] = all ones if bit i of K(r+1)
+ * is set. The S-box used in the rounds (bs_present_sbox_n_*) returns output bits 3 and 2
+ * complemented; after the pLayer these land exactly on bits 63..32, so the expansion complements
+ * bits 63..32 of K2..K32 to cancel them (a free NOT, one gate less where AND-NOT exists).
+ */
+#ifndef BS_PRESENT_H
+#define BS_PRESENT_H
+
+#include "../bs_common.h"
+
+#define BS_PRESENT_ROUNDS 31
+/* Round keys, including the final whitening key K32. */
+#define BS_PRESENT_ROUND_KEYS 32
+
+/* Word holding logical state bit i (0..63) after r rounds, phase = r mod 3. */
+#define BS_PRESENT_POS(phase, i) ((((i) << (2 * (phase))) | ((i) >> (6 - 2 * (phase)))) & 63)
+
+/* Bits 63..32 of K2..K32 that cancel the two complemented S-box outputs of the previous round. */
+#define BS_PRESENT_KEY_NOT 0xffffffff00000000ULL
+
+/*
+ * The PRESENT S-box S = C56B90AD3EF84712 as a 14-gate circuit (the 14-gate form found by
+ * Courtois, Hulme and Mourouzis; checked exhaustively by the tests through every core).
+ * x3 is the most significant input bit, y3 the most significant output bit. Written for T.
+ */
+#define BS_PRESENT_SBOX_BODY(T)                                                                    \
+    T t1 = x1 ^ x2;                                                                                \
+    T t3 = x3 ^ (x2 & t1);                                                                         \
+    T y0 = x0 ^ t3;                                                                                \
+    T t5 = t1 ^ y0;                                                                                \
+    T t6 = (t1 & t3) ^ x2;                                                                         \
+    T y1 = t5 ^ (x0 | t6);                                                                         \
+    T u = t6 ^ x0
+
+/* S-box j of a round in phase ph, on the words of logical bits 4j+3 .. 4j. */
+#define BS_PRESENT_SB(SFX, x, k, ph, j)                                                            \
+    bs_present_sbox_key_##SFX(x, k, BS_PRESENT_POS(ph, 4 * (j) + 3),                               \
+                              BS_PRESENT_POS(ph, 4 * (j) + 2), BS_PRESENT_POS(ph, 4 * (j) + 1),    \
+                              BS_PRESENT_POS(ph, 4 * (j)))
+
+/* The 16 S-boxes of a round, unrolled so that every word index is a constant. */
+#define BS_PRESENT_SBOX_LAYER(SFX, x, k, ph)                                                       \
+    BS_PRESENT_SB(SFX, x, k, ph, 0);                                                               \
+    BS_PRESENT_SB(SFX, x, k, ph, 1);                                                               \
+    BS_PRESENT_SB(SFX, x, k, ph, 2);                                                               \
+    BS_PRESENT_SB(SFX, x, k, ph, 3);                                                               \
+    BS_PRESENT_SB(SFX, x, k, ph, 4);                                                               \
+    BS_PRESENT_SB(SFX, x, k, ph, 5);                                                               \
+    BS_PRESENT_SB(SFX, x, k, ph, 6);                                                               \
+    BS_PRESENT_SB(SFX, x, k, ph, 7);                                                               \
+    BS_PRESENT_SB(SFX, x, k, ph, 8);                                                               \
+    BS_PRESENT_SB(SFX, x, k, ph, 9);                                                               \
+    BS_PRESENT_SB(SFX, x, k, ph, 10);                                                              \
+    BS_PRESENT_SB(SFX, x, k, ph, 11);                                                              \
+    BS_PRESENT_SB(SFX, x, k, ph, 12);                                                              \
+    BS_PRESENT_SB(SFX, x, k, ph, 13);                                                              \
+    BS_PRESENT_SB(SFX, x, k, ph, 14);                                                              \
+    BS_PRESENT_SB(SFX, x, k, ph, 15)
+
+/*
+ * Defines, for word type T and name suffix SFX:
+ *   bs_present_sbox_SFX(&x3, &x2, &x1, &x0)     the exact S-box, in place;
+ *   bs_present_sbox_n_SFX(&x3, &x2, &x1, &x0)   the same with outputs 3 and 2 complemented (13
+ *                                               gates when AND-NOT is one instruction);
+ *   bs_present_roundP_SFX(x, rk), P = 0, 1, 2   AddRoundKey + sBoxLayer in phase P (the pLayer
+ *                                               is the move to phase P + 1 mod 3);
+ *   bs_present_rounds_SFX(x, rk)                all 31 rounds and the final key;
+ *   bs_present_expand_keys_SFX(rk, K)           K[0..31] -> 32 * 64 lane masks of type T.
+ */
+#define BS_PRESENT_DEFINE(T, SFX)                                                                  \
+    BS_FN void bs_present_sbox_##SFX(T *p3, T *p2, T *p1, T *p0)                                   \
+    {                                                                                              \
+        T x3 = *p3, x2 = *p2, x1 = *p1, x0 = *p0;                                                  \
+        BS_PRESENT_SBOX_BODY(T);                                                                   \
+        T v = ~u;                                                                                  \
+        *p3 = y1 ^ v;                                                                              \
+        *p2 = t3 ^ (v | t5);                                                                       \
+        *p1 = y1;                                                                                  \
+        *p0 = y0;                                                                                  \
+    }                                                                                              \
+                                                                                                   \
+    BS_FN void bs_present_sbox_n_##SFX(T *p3, T *p2, T *p1, T *p0)                                 \
+    {                                                                                              \
+        T x3 = *p3, x2 = *p2, x1 = *p1, x0 = *p0;                                                  \
+        BS_PRESENT_SBOX_BODY(T);                                                                   \
+        *p3 = y1 ^ u;                                                                              \
+        *p2 = t3 ^ (u & ~t5);                                                                      \
+        *p1 = y1;                                                                                  \
+        *p0 = y0;                                                                                  \
+    }                                                                                              \
+                                                                                                   \
+    /* S-box on words a > b > c > d (its input bits 3..0), after adding their key words. */       \
+    BS_FN void bs_present_sbox_key_##SFX(T *x, const T *k, unsigned a, unsigned b, unsigned c,     \
+                                         unsigned d)                                               \
+    {                                                                                              \
+        T x3 = x[a] ^ k[a], x2 = x[b] ^ k[b], x1 = x[c] ^ k[c], x0 = x[d] ^ k[d];                  \
+        bs_present_sbox_n_##SFX(&x3, &x2, &x1, &x0);                                               \
+        x[a] = x3;                                                                                 \
+        x[b] = x2;                                                                                 \
+        x[c] = x1;                                                                                 \
+        x[d] = x0;                                                                                 \
+    }                                                                                              \
+                                                                                                   \
+    /* One round in each phase: AddRoundKey and sBoxLayer; the pLayer is the phase change. */    \
+    BS_FN void bs_present_round0_##SFX(T *x, const T *k)                                           \
+    {                                                                                              \
+        BS_PRESENT_SBOX_LAYER(SFX, x, k, 0);                                                       \
+    }                                                                                              \
+    /* n S-boxes whose input words are a + i > b + i > c + i > d + i, i < n (SIMD-friendly). */ \
+    BS_FN void bs_present_sbox_run_##SFX(T *x, const T *k, unsigned a, unsigned b, unsigned c,     \
+                                         unsigned d, unsigned n)                                   \
+    {                                                                                              \
+        for (unsigned i = 0; i < n; i++)                                                           \
+            bs_present_sbox_key_##SFX(x, k, a + i, b + i, c + i, d + i);                           \
+    }                                                                                              \
+    /* Phase 1: S-box 4 jh + jl reads words 16 jl + 4 b + jh, contiguous in jh. */              \
+    BS_FN void bs_present_round1_##SFX(T *x, const T *k)                                           \
+    {                                                                                              \
+        bs_present_sbox_run_##SFX(x, k, 12, 8, 4, 0, 4);                                           \
+        bs_present_sbox_run_##SFX(x, k, 28, 24, 20, 16, 4);                                       \
+        bs_present_sbox_run_##SFX(x, k, 44, 40, 36, 32, 4);                                        \
+        bs_present_sbox_run_##SFX(x, k, 60, 56, 52, 48, 4);                                        \
+    }                                                                                              \
+    /* Phase 2: S-box j reads words 16 b + j, contiguous in j. */                                 \
+    BS_FN void bs_present_round2_##SFX(T *x, const T *k)                                           \
+    {                                                                                              \
+        bs_present_sbox_run_##SFX(x, k, 48, 32, 16, 0, 16);                                        \
+    }                                                                                              \
+                                                                                                   \
+    BS_FN void bs_present_rounds_##SFX(T *x, const T *rk)                                          \
+    {                                                                                              \
+        for (unsigned r = 0; r < 30; r += 3) {                                                     \
+            bs_present_round0_##SFX(x, rk + 64 * r);                                               \
+            bs_present_round1_##SFX(x, rk + 64 * (r + 1));                                         \
+            bs_present_round2_##SFX(x, rk + 64 * (r + 2));                                         \
+        }                                                                                          \
+        bs_present_round0_##SFX(x, rk + 64 * 30);                                                  \
+        for (unsigned i = 0; i < 64; i++)                                                          \
+            x[i] ^= rk[64 * 31 + i];                                                               \
+    }                                                                                              \
+                                                                                                   \
+    BS_FN void bs_present_expand_keys_##SFX(T *rk, const uint64_t *K)                              \
+    {                                                                                              \
+        for (unsigned r = 0; r < BS_PRESENT_ROUND_KEYS; r++) {                                     \
+            uint64_t kr = K[r] ^ (r != 0 ? BS_PRESENT_KEY_NOT : 0);                                \
+            for (unsigned i = 0; i < 64; i++)                                                      \
+                rk[64 * r + BS_PRESENT_POS(r % 3, i)] = (T)0 - (T)((kr >> i) & 1);                 \
+        }                                                                                          \
+    }
+
+BS_PRESENT_DEFINE(uint64_t, u64)
+BS_PRESENT_DEFINE(uint32_t, u32)
+
+/* The S-box on the low nibble of v, constant-time (the circuit on single bits). */
+BS_FN uint64_t bs_present_sbox_nibble(uint64_t v)
+{
+    uint64_t x3 = v >> 3, x2 = v >> 2, x1 = v >> 1, x0 = v;
+    bs_present_sbox_u64(&x3, &x2, &x1, &x0);
+    return ((x3 & 1) << 3) | ((x2 & 1) << 2) | ((x1 & 1) << 1) | (x0 & 1);
+}
+
+/*
+ * PRESENT-80 key schedule (paper, section 3): the 80-bit register k79..k0 is hi (k79..k64, 16
+ * bits) and lo (k63..k0). K(i) = k79..k16; then rotate left by 61, S-box on k79..k76,
+ * k19..k15 ^= i. key: 10 bytes, k79 first.
+ */
+BS_FN void bs_present80_round_keys(uint64_t *K, const uint8_t *key)
+{
+    uint64_t hi = ((uint64_t)key[0] << 8) | key[1];
+    uint64_t lo = bs_load_be64(key + 2);
+    for (unsigned i = 1; i <= BS_PRESENT_ROUND_KEYS; i++) {
+        K[i - 1] = (hi << 48) | (lo >> 16);
+        /* rotate left by 61 = rotate right by 19 over 80 bits */
+        uint64_t nlo = (lo >> 19) | (hi << 45) | (lo << 61);
+        hi = (lo >> 3) & 0xffff;
+        lo = nlo;
+        hi = (hi & 0x0fff) | (bs_present_sbox_nibble(hi >> 12) << 12);
+        lo ^= (uint64_t)i << 15;
+    }
+}
+
+/*
+ * PRESENT-128 key schedule (paper, appendix II): register k127..k0 = hi, lo. K(i) = hi; then
+ * rotate left by 61, S-box on k127..k124 and k123..k120, k66..k62 ^= i. key: 16 bytes, k127 first.
+ */
+BS_FN void bs_present128_round_keys(uint64_t *K, const uint8_t *key)
+{
+    uint64_t hi = bs_load_be64(key);
+    uint64_t lo = bs_load_be64(key + 8);
+    for (unsigned i = 1; i <= BS_PRESENT_ROUND_KEYS; i++) {
+        K[i - 1] = hi;
+        uint64_t nhi = (hi << 61) | (lo >> 3);
+        lo = (lo << 61) | (hi >> 3);
+        hi = nhi;
+        hi = (hi & 0x00ffffffffffffffULL) | (bs_present_sbox_nibble(hi >> 60) << 60) |
+             (bs_present_sbox_nibble(hi >> 56) << 56);
+        hi ^= (uint64_t)i >> 2;
+        lo ^= (uint64_t)(i & 3) << 62;
+    }
+}
+
+/*
+ * In-place transpose of a 64x64 bit matrix (word = row, bit = column): bit l of v[i] and bit i
+ * of v[l] trade places. Stage j swaps index bit j between row and column with SWAPMOVE: for rows
+ * k with bit j clear, the columns of row k with bit j set trade with those of row k + j with it
+ * clear. The stages commute.
+ */
+BS_FN void bs_present_transpose64_stage(uint64_t *v, unsigned j, uint64_t m)
+{
+    for (unsigned k0 = 0; k0 < 64; k0 += 2 * j)
+        for (unsigned k = k0; k < k0 + j; k++)
+            bs_swapmove64(&v[k + j], &v[k], m, j);
+}
+
+BS_FN void bs_present_transpose64(uint64_t *v)
+{
+    bs_present_transpose64_stage(v, 32, 0x00000000ffffffffULL);
+    bs_present_transpose64_stage(v, 16, 0x0000ffff0000ffffULL);
+    bs_present_transpose64_stage(v, 8, 0x00ff00ff00ff00ffULL);
+    bs_present_transpose64_stage(v, 4, 0x0f0f0f0f0f0f0f0fULL);
+    bs_present_transpose64_stage(v, 2, 0x3333333333333333ULL);
+    bs_present_transpose64_stage(v, 1, 0x5555555555555555ULL);
+}
+
+/* The same for a 32x32 matrix of 32-bit words. */
+BS_FN void bs_present_transpose32_stage(uint32_t *v, unsigned j, uint32_t m)
+{
+    for (unsigned k0 = 0; k0 < 32; k0 += 2 * j)
+        for (unsigned k = k0; k < k0 + j; k++)
+            bs_swapmove32(&v[k + j], &v[k], m, j);
+}
+
+BS_FN void bs_present_transpose32(uint32_t *v)
+{
+    bs_present_transpose32_stage(v, 16, 0x0000ffffu);
+    bs_present_transpose32_stage(v, 8, 0x00ff00ffu);
+    bs_present_transpose32_stage(v, 4, 0x0f0f0f0fu);
+    bs_present_transpose32_stage(v, 2, 0x33333333u);
+    bs_present_transpose32_stage(v, 1, 0x55555555u);
+}
+
+/*
+ * 32-lane packing: x[i] bit l = bit i of blk[l] (l < 32), blk[] being blocks as integers.
+ * Unpacking takes x after the rounds (logical bit i in word BS_PRESENT_POS(1, i)).
+ */
+BS_FN void bs_present_pack_u32(uint32_t *x, const uint64_t *blk)
+{
+    for (unsigned l = 0; l < 32; l++) {
+        x[l] = (uint32_t)blk[l];
+        x[32 + l] = (uint32_t)(blk[l] >> 32);
+    }
+    bs_present_transpose32(x);
+    bs_present_transpose32(x + 32);
+}
+
+BS_FN void bs_present_unpack_u32(uint64_t *blk, const uint32_t *x)
+{
+    uint32_t lo[32], hi[32];
+    for (unsigned i = 0; i < 32; i++) {
+        lo[i] = x[BS_PRESENT_POS(1, i)];
+        hi[i] = x[BS_PRESENT_POS(1, 32 + i)];
+    }
+    bs_present_transpose32(lo);
+    bs_present_transpose32(hi);
+    for (unsigned l = 0; l < 32; l++)
+        blk[l] = ((uint64_t)hi[l] << 32) | lo[l];
+}
+
+#endif

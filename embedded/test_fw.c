@@ -1,0 +1,341 @@
+/*
+ * test_fw.c: the bare-metal test runner. Runs, on the target, the known-answer files of the
+ * host tests (converted to C data at build time by kat2c) through every block-cipher
+ * implementation compiled into this firmware, CTR with split streams, the RIJNDAEL-256-GCM
+ * vectors when GCM-256 is built, and a random cross-check of every implementation against the
+ * byte-wise reference linked into the same image. main's return value is the exit status QEMU
+ * reports (semihosting): 0 when everything passed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitslice.h"
+#include "kat_data.h"
+#include "modes/ctr.h"
+#include "ref/ref.h"
+#ifdef BSEMB_HAVE_GCM256
+#include "modes/gcm256.h"
+#endif
+
+static unsigned failures, checks;
+
+static void fail(const char *file, int line, const char *what)
+{
+    printf("FAIL %s:%d: %s\n", file, line, what);
+    failures++;
+}
+
+static void check_eq(const void *got, const void *want, size_t n, const char *file, int line,
+                     const char *what)
+{
+    checks++;
+    if (memcmp(got, want, n) != 0)
+        fail(file, line, what);
+}
+
+/* xorshift32 with a fixed seed: the run is reproducible, and no entropy source is needed. */
+static uint32_t rng_state = 0x9e3779b9u;
+
+static uint32_t rng(void)
+{
+    uint32_t x = rng_state;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return rng_state = x;
+}
+
+static void rng_fill(uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)(rng() >> 24);
+}
+
+/* Big enough for every key schedule; static, since targets have small stacks. */
+static bs_key_schedule ks;
+static bs_ctr_ctx ctr_a, ctr_b;
+static uint8_t buf_in[BS_LANES_MAX * BS_BLOCK_MAX * 3 + 64];
+static uint8_t buf_out[sizeof buf_in], buf_ref[sizeof buf_in], buf_tmp[sizeof buf_in];
+static unsigned kat_hits[64];
+
+static size_t registry_size(void)
+{
+    size_t n = 0;
+    while (bs_block_ciphers[n] != NULL)
+        n++;
+    return n;
+}
+
+static void block_kats(const bsemb_kat *kats, size_t count)
+{
+    for (size_t s = 0; s < count; s++) {
+        const bsemb_kat *k = &kats[s];
+        const char *name = bsemb_kat_text(k, "Cipher");
+        const char *iters = bsemb_kat_text(k, "Iterations");
+        size_t kl = 0, pl = 0, cl = 0;
+        const uint8_t *key = bsemb_kat_bytes(k, "Key", &kl);
+        const uint8_t *pt = bsemb_kat_bytes(k, "Plaintext", &pl);
+        const uint8_t *ct = bsemb_kat_bytes(k, "Ciphertext", &cl);
+        if (name == NULL || key == NULL || pt == NULL || ct == NULL) {
+            fail(k->file, k->line, "incomplete stanza");
+            continue;
+        }
+        long n = iters ? strtol(iters, NULL, 10) : 1;
+        bs_ref_encrypt_fn ref = bs_ref_by_name(name);
+        if (ref != NULL) {
+            uint8_t slow[BS_BLOCK_MAX];
+            memcpy(slow, pt, pl);
+            for (long i = 0; i < n; i++)
+                ref(key, slow, slow);
+            check_eq(slow, ct, cl, k->file, k->line, "reference differs from the known answer");
+        }
+        for (size_t ci = 0; bs_block_ciphers[ci] != NULL; ci++) {
+            const bs_block_cipher *c = bs_block_ciphers[ci];
+            if (strcmp(c->name, name) != 0)
+                continue;
+            if (kl != c->key_len || pl != c->block_len || cl != c->block_len) {
+                fail(k->file, k->line, "key or block length does not match the core");
+                continue;
+            }
+            uint8_t fast[BS_BLOCK_MAX];
+            c->set_key(&ks, key);
+            memcpy(fast, pt, pl);
+            for (long i = 0; i < n; i++)
+                c->encrypt(&ks, fast, fast, 1);
+            checks++;
+            if (memcmp(fast, ct, cl) != 0) {
+                printf("  %s (%s)\n", c->name, c->impl);
+                fail(k->file, k->line, "core differs from the known answer");
+            }
+            if (n == 1) {
+                /* the same block in every lane of a full pass, and one more */
+                size_t nb = c->lanes + 1;
+                for (size_t i = 0; i < nb; i++)
+                    memcpy(buf_in + i * pl, pt, pl);
+                c->encrypt(&ks, buf_out, buf_in, nb);
+                for (size_t i = 0; i < nb; i++)
+                    check_eq(buf_out + i * pl, ct, cl, k->file, k->line, "a lane differs");
+            }
+            if (ci < sizeof kat_hits / sizeof kat_hits[0])
+                kat_hits[ci]++;
+        }
+    }
+}
+
+static void ctr_kats(void)
+{
+    for (size_t s = 0; s < bsemb_kat_ctr_count; s++) {
+        const bsemb_kat *k = &bsemb_kat_ctr[s];
+        const char *full = bsemb_kat_text(k, "Cipher");
+        size_t kl = 0, il = 0, pl = 0, cl = 0;
+        const uint8_t *key = bsemb_kat_bytes(k, "Key", &kl);
+        const uint8_t *iv = bsemb_kat_bytes(k, "IV", &il);
+        const uint8_t *pt = bsemb_kat_bytes(k, "Plaintext", &pl);
+        const uint8_t *ct = bsemb_kat_bytes(k, "Ciphertext", &cl);
+        char name[64];
+        if (full == NULL || key == NULL || iv == NULL || pt == NULL || ct == NULL || pl != cl ||
+            strlen(full) <= 4 || strlen(full) >= sizeof name || pl > sizeof buf_out) {
+            fail(k->file, k->line, "malformed CTR stanza");
+            continue;
+        }
+        strcpy(name, full);
+        name[strlen(name) - 4] = 0;
+        for (size_t ci = 0; bs_block_ciphers[ci] != NULL; ci++) {
+            const bs_block_cipher *c = bs_block_ciphers[ci];
+            if (strcmp(c->name, name) != 0)
+                continue;
+            checks++;
+            if (bs_ctr_set_key(&ctr_a, c, key, kl) != BS_OK ||
+                bs_ctr_set_iv(&ctr_a, iv, il) != BS_OK ||
+                bs_ctr_crypt(&ctr_a, buf_out, pt, pl) != BS_OK) {
+                fail(k->file, k->line, "CTR call failed");
+                continue;
+            }
+            check_eq(buf_out, ct, cl, k->file, k->line, "CTR differs from the known answer");
+            /* the same stream one byte at a time */
+            bs_ctr_set_key(&ctr_a, c, key, kl);
+            bs_ctr_set_iv(&ctr_a, iv, il);
+            for (size_t i = 0; i < pl; i++)
+                bs_ctr_crypt(&ctr_a, buf_out + i, pt + i, 1);
+            check_eq(buf_out, ct, cl, k->file, k->line, "byte-wise CTR differs");
+        }
+    }
+}
+
+/* A long stream in one call, in random pieces, and through the reference must agree. */
+static void ctr_split(const bs_block_cipher *c)
+{
+    uint8_t key[32], iv[BS_BLOCK_MAX];
+    size_t bl = c->block_len, il = bs_ctr_iv_len(c);
+    size_t len = 2 * c->lanes * bl + bl / 2 + 3;
+    if (len > sizeof buf_in)
+        len = sizeof buf_in;
+    rng_fill(key, c->key_len);
+    rng_fill(iv, il);
+    iv[il - 1] = 0xfe; /* the counter carries into the next byte within the stream */
+    rng_fill(buf_in, len);
+    bs_ctr_set_key(&ctr_a, c, key, c->key_len);
+    bs_ctr_set_iv(&ctr_a, iv, il);
+    bs_ctr_crypt(&ctr_a, buf_out, buf_in, len);
+    bs_ctr_set_key(&ctr_b, c, key, c->key_len);
+    bs_ctr_set_iv(&ctr_b, iv, il);
+    for (size_t off = 0; off < len;) {
+        size_t piece = rng() % (2 * bl + 2);
+        if (piece > len - off)
+            piece = len - off;
+        if (bs_ctr_crypt(&ctr_b, buf_tmp + off, buf_in + off, piece) != BS_OK) {
+            fail(c->name, 0, "split CTR call failed");
+            return;
+        }
+        off += piece;
+    }
+    check_eq(buf_tmp, buf_out, len, c->name, 0, "split CTR stream differs from one call");
+    if (bs_ref_by_name(c->name) != NULL) {
+        bs_ref_ctr(c->name, key, iv, buf_in, buf_ref, len);
+        check_eq(buf_out, buf_ref, len, c->name, 0, "CTR differs from the reference");
+    }
+}
+
+static void random_vs_reference(const bs_block_cipher *c, unsigned rounds)
+{
+    bs_ref_encrypt_fn ref = bs_ref_by_name(c->name);
+    size_t bl = c->block_len, maxb = sizeof buf_in / bl;
+    if (ref == NULL) {
+        fail(c->name, 0, "no reference for this core");
+        return;
+    }
+    for (unsigned r = 0; r < rounds; r++) {
+        uint8_t key[32], expect[BS_BLOCK_MAX];
+        size_t nb = r < c->lanes + 1 ? r + 1 : 1 + rng() % (2 * c->lanes + 1);
+        if (nb > maxb)
+            nb = maxb;
+        int in_place = (int)(rng() & 1);
+        rng_fill(key, c->key_len);
+        rng_fill(buf_in, nb * bl);
+        memcpy(buf_tmp, buf_in, nb * bl);
+        c->set_key(&ks, key);
+        uint8_t *out = in_place ? buf_in : buf_out;
+        c->encrypt(&ks, out, buf_in, nb);
+        for (size_t i = 0; i < nb; i++) {
+            ref(key, buf_tmp + i * bl, expect);
+            checks++;
+            if (memcmp(out + i * bl, expect, bl) != 0) {
+                printf("  %s (%s): block %u of %u\n", c->name, c->impl, (unsigned)i,
+                       (unsigned)nb);
+                fail(c->name, 0, "core differs from the reference on random input");
+                return;
+            }
+        }
+    }
+}
+
+#ifdef BSEMB_HAVE_GCM256
+static bs_gcm256_ctx gcm;
+
+static void gcm_kats(void)
+{
+    unsigned n = 0;
+    for (size_t s = 0; s < bsemb_kat_gcm_count; s++) {
+        const bsemb_kat *k = &bsemb_kat_gcm[s];
+        const char *name = bsemb_kat_text(k, "Cipher");
+        if (name != NULL && strcmp(name, "GF256-MUL") == 0) {
+            size_t xl = 0, yl = 0, zl = 0;
+            const uint8_t *x = bsemb_kat_bytes(k, "X", &xl), *y = bsemb_kat_bytes(k, "Y", &yl);
+            const uint8_t *z = bsemb_kat_bytes(k, "Product", &zl);
+            static uint64_t hkey[128];
+            uint8_t acc[32] = {0};
+            if (x == NULL || y == NULL || z == NULL || xl != 32 || yl != 32 || zl != 32) {
+                fail(k->file, k->line, "malformed GF256-MUL stanza");
+                continue;
+            }
+            /* (0 ^ X) * H with H = Y */
+            bs_ghash256_ctmul64.init(hkey, y);
+            bs_ghash256_ctmul64.mul_blocks(hkey, acc, x, 1);
+            check_eq(acc, z, 32, k->file, k->line, "GHASH-256 product differs");
+            n++;
+            continue;
+        }
+        if (name == NULL || strcmp(name, "RIJNDAEL-256-GCM") != 0)
+            continue;
+        size_t kl = 0, il = 0, al = 0, pl = 0, cl = 0, tl = 0;
+        const uint8_t *key = bsemb_kat_bytes(k, "Key", &kl), *iv = bsemb_kat_bytes(k, "IV", &il);
+        const uint8_t *aad = bsemb_kat_bytes(k, "AAD", &al);
+        const uint8_t *pt = bsemb_kat_bytes(k, "Plaintext", &pl);
+        const uint8_t *ct = bsemb_kat_bytes(k, "Ciphertext", &cl);
+        const uint8_t *tag = bsemb_kat_bytes(k, "Tag", &tl);
+        const char *result = bsemb_kat_text(k, "Result");
+        int must_fail = result != NULL && strcmp(result, "TAG_MISMATCH") == 0;
+        if (key == NULL || iv == NULL || aad == NULL || pt == NULL || ct == NULL || tag == NULL ||
+            pl != cl || pl > sizeof buf_out) {
+            fail(k->file, k->line, "malformed GCM stanza");
+            continue;
+        }
+        uint8_t got[32];
+        if (!must_fail) {
+            int rc = bs_gcm256_set_key(&gcm, key, kl);
+            rc |= bs_gcm256_set_iv(&gcm, iv, il);
+            rc |= bs_gcm256_aad(&gcm, aad, al);
+            rc |= bs_gcm256_encrypt(&gcm, buf_out, pt, pl);
+            rc |= bs_gcm256_tag(&gcm, got, tl);
+            checks++;
+            if (rc != BS_OK)
+                fail(k->file, k->line, "GCM encryption call failed");
+            check_eq(buf_out, ct, cl, k->file, k->line, "GCM ciphertext differs");
+            check_eq(got, tag, tl, k->file, k->line, "GCM tag differs");
+        }
+        /* decryption in two pieces, AAD in two pieces */
+        int rc = bs_gcm256_set_key(&gcm, key, kl);
+        rc |= bs_gcm256_set_iv(&gcm, iv, il);
+        rc |= bs_gcm256_aad(&gcm, aad, al / 2);
+        rc |= bs_gcm256_aad(&gcm, aad + al / 2, al - al / 2);
+        rc |= bs_gcm256_decrypt(&gcm, buf_out, ct, cl / 3);
+        rc |= bs_gcm256_decrypt(&gcm, buf_out + cl / 3, ct + cl / 3, cl - cl / 3);
+        checks++;
+        if (rc != BS_OK)
+            fail(k->file, k->line, "GCM decryption call failed");
+        int vrc = bs_gcm256_verify(&gcm, tag, tl);
+        checks++;
+        if (must_fail ? vrc != BS_ERR_AUTH : vrc != BS_OK)
+            fail(k->file, k->line, must_fail ? "a wrong tag was accepted" : "tag refused");
+        if (!must_fail)
+            check_eq(buf_out, pt, pl, k->file, k->line, "GCM decryption differs");
+        bs_gcm256_clear(&gcm);
+        n++;
+    }
+    if (n < 8)
+        fail("rijndael256-gcm.kat", 0, "too few GCM stanzas ran");
+    printf("GCM-256: %u stanzas\n", n);
+}
+#endif
+
+int main(void)
+{
+    size_t nimpl = registry_size();
+    printf("bitslice firmware tests: %u implementations\n", (unsigned)nimpl);
+    if (nimpl == 0 || nimpl > sizeof kat_hits / sizeof kat_hits[0]) {
+        printf("FAIL: unexpected number of implementations\n");
+        return 1;
+    }
+    block_kats(bsemb_kat_block, bsemb_kat_block_count);
+    block_kats(bsemb_kat_gcm, bsemb_kat_gcm_count); /* its RIJNDAEL-256 intermediates */
+    for (size_t i = 0; i < nimpl; i++) {
+        const bs_block_cipher *c = bs_block_ciphers[i];
+        printf("%-13s %-6s %2u lanes: %u known answers\n", c->name, c->impl, c->lanes,
+               kat_hits[i]);
+        if (kat_hits[i] == 0)
+            fail(c->name, 0, "no known answer for this implementation");
+    }
+    ctr_kats();
+    for (size_t i = 0; i < nimpl; i++) {
+        ctr_split(bs_block_ciphers[i]);
+        random_vs_reference(bs_block_ciphers[i], 2 * bs_block_ciphers[i]->lanes + 40);
+    }
+#ifdef BSEMB_HAVE_GCM256
+    gcm_kats();
+#else
+    printf("GCM-256: not in this build\n");
+#endif
+    printf("%u checks, %u failures: %s\n", checks, failures, failures ? "FAIL" : "PASS");
+    return failures ? 1 : 0;
+}

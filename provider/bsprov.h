@@ -1,0 +1,174 @@
+/*
+ * bsprov.h: what the provider's files share: the provider context, the error path, and the
+ * descriptor every algorithm file fills in for the generic glue.
+ */
+#ifndef BSPROV_H
+#define BSPROV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <openssl/core.h>
+#include <openssl/core_dispatch.h>
+#include <openssl/evp.h>
+
+#include "bitslice.h"
+
+/* Provider config key and context parameter: the block limit of 64-bit-block ciphers. */
+#define BSPROV_PARAM_LIMIT64_BLOCKS "limit64-blocks"
+/* Config keys read and kept for the daemon client (service/); nothing uses them yet. */
+#define BSPROV_CONF_DAEMON_SOCKET "daemon-socket"
+#define BSPROV_CONF_OFFLOAD_THRESHOLD "offload-threshold"
+
+typedef struct bsprov_ctx {
+    const OSSL_CORE_HANDLE *handle;
+    uint64_t limit64_blocks;    /* from the config; at most BS_CTR_LIMIT64_DEFAULT */
+    char *daemon_socket;        /* NULL when not configured */
+    uint64_t offload_threshold; /* bytes; 0 when not configured */
+    OSSL_ALGORITHM *ciphers;    /* the algorithms whose cores are compiled in */
+    char buildinfo[512];
+    /*
+     * A refused config value. OpenSSL 3.0 drops errors raised while a provider starts, so the
+     * provider starts with status 0 and every new context fails with this message instead.
+     */
+    char config_error[256];
+} bsprov_ctx;
+
+/* Reason codes of the provider's error library (texts in prov.c). */
+enum {
+    BSPROV_R_KEY_LENGTH = 1,
+    BSPROV_R_IV_LENGTH,
+    BSPROV_R_TAG_LENGTH,
+    BSPROV_R_DATA_LIMIT,
+    BSPROV_R_COUNTER_WRAP,
+    BSPROV_R_STATE,
+    BSPROV_R_AUTH,
+    BSPROV_R_ARG,
+    BSPROV_R_CONFIG,
+    BSPROV_R_BUFFER,
+    BSPROV_R_ALLOC,
+};
+
+/* Raises an error in the provider's library; fmt gives the full sentence. */
+void bsprov_raise(const bsprov_ctx *prov, int reason, const char *file, int line, const char *func,
+                  const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+#define BSPROV_RAISE(prov, reason, ...)                                                            \
+    bsprov_raise((prov), (reason), __FILE__, __LINE__, __func__, __VA_ARGS__)
+/* 1 if the provider may create contexts; otherwise raises the config error. */
+int bsprov_usable(const bsprov_ctx *prov);
+/* The reason code for a core error. */
+int bsprov_reason_of(int bs_err);
+
+/* What an algorithm file tells the glue. */
+typedef struct bsprov_cipher_info {
+    const char *name;  /* canonical name, used in error messages */
+    const char *names; /* OSSL_ALGORITHM names: canonical first, then aliases */
+    const char *core;  /* bs_block_cipher_by_name() name */
+    unsigned mode;     /* EVP_CIPH_CTR_MODE or EVP_CIPH_GCM_MODE */
+    size_t key_len;
+    size_t iv_len; /* default IV length */
+} bsprov_cipher_info;
+
+typedef struct bsprov_algorithm {
+    const bsprov_cipher_info *info;
+    const OSSL_DISPATCH *dispatch;
+} bsprov_algorithm;
+
+/* Generic glue shared by every cipher (ciphercommon.c). */
+int bsprov_cipher_get_params(const bsprov_cipher_info *info, OSSL_PARAM params[]);
+OSSL_FUNC_cipher_gettable_params_fn bsprov_cipher_gettable_params;
+
+/* Generic CTR glue (ciphercommon.c). */
+void *bsprov_ctr_newctx(void *provctx, const bsprov_cipher_info *info);
+const OSSL_PARAM *bsprov_ctr_settable_ctx_params(const bsprov_cipher_info *info);
+OSSL_FUNC_cipher_freectx_fn bsprov_ctr_freectx;
+OSSL_FUNC_cipher_dupctx_fn bsprov_ctr_dupctx;
+OSSL_FUNC_cipher_encrypt_init_fn bsprov_ctr_einit;
+OSSL_FUNC_cipher_decrypt_init_fn bsprov_ctr_dinit;
+OSSL_FUNC_cipher_update_fn bsprov_ctr_update;
+OSSL_FUNC_cipher_final_fn bsprov_ctr_final;
+OSSL_FUNC_cipher_cipher_fn bsprov_ctr_cipher;
+OSSL_FUNC_cipher_get_ctx_params_fn bsprov_ctr_get_ctx_params;
+OSSL_FUNC_cipher_set_ctx_params_fn bsprov_ctr_set_ctx_params;
+OSSL_FUNC_cipher_gettable_ctx_params_fn bsprov_ctr_gettable_ctx_params;
+
+/* Generic GCM glue (ciphercommon_gcm.c). */
+void *bsprov_gcm_newctx(void *provctx, const bsprov_cipher_info *info);
+OSSL_FUNC_cipher_freectx_fn bsprov_gcm_freectx;
+OSSL_FUNC_cipher_dupctx_fn bsprov_gcm_dupctx;
+OSSL_FUNC_cipher_encrypt_init_fn bsprov_gcm_einit;
+OSSL_FUNC_cipher_decrypt_init_fn bsprov_gcm_dinit;
+OSSL_FUNC_cipher_update_fn bsprov_gcm_update;
+OSSL_FUNC_cipher_final_fn bsprov_gcm_final;
+OSSL_FUNC_cipher_cipher_fn bsprov_gcm_cipher;
+OSSL_FUNC_cipher_get_ctx_params_fn bsprov_gcm_get_ctx_params;
+OSSL_FUNC_cipher_set_ctx_params_fn bsprov_gcm_set_ctx_params;
+OSSL_FUNC_cipher_gettable_ctx_params_fn bsprov_gcm_gettable_ctx_params;
+OSSL_FUNC_cipher_settable_ctx_params_fn bsprov_gcm_settable_ctx_params;
+
+#define BSPROV_FN(id, fn) {OSSL_FUNC_CIPHER_##id, (void (*)(void))(fn)}
+
+/*
+ * Defines `const bsprov_algorithm sym`: the generic functions of its kind (ctr or gcm) plus the
+ * wrappers that must know the algorithm. OpenSSL 3.0 passes no provctx to get_params and may
+ * pass no context to settable_ctx_params (the CTR list differs for 64-bit blocks).
+ */
+#define BSPROV_ALGORITHM_COMMON(sym, kind, mode_, canon, names_, core_, key_len_, iv_len_)         \
+    static const bsprov_cipher_info sym##_info = {canon, names_, core_, mode_, key_len_, iv_len_}; \
+    static void *sym##_newctx(void *provctx)                                                       \
+    {                                                                                              \
+        return bsprov_##kind##_newctx(provctx, &sym##_info);                                       \
+    }                                                                                              \
+    static int sym##_get_params(OSSL_PARAM params[])                                               \
+    {                                                                                              \
+        return bsprov_cipher_get_params(&sym##_info, params);                                      \
+    }
+
+#define BSPROV_GENERIC_FUNCTIONS(kind)                                                             \
+    BSPROV_FN(FREECTX, bsprov_##kind##_freectx), BSPROV_FN(DUPCTX, bsprov_##kind##_dupctx),        \
+        BSPROV_FN(ENCRYPT_INIT, bsprov_##kind##_einit),                                            \
+        BSPROV_FN(DECRYPT_INIT, bsprov_##kind##_dinit),                                            \
+        BSPROV_FN(UPDATE, bsprov_##kind##_update), BSPROV_FN(FINAL, bsprov_##kind##_final),        \
+        BSPROV_FN(CIPHER, bsprov_##kind##_cipher),                                                 \
+        BSPROV_FN(GET_CTX_PARAMS, bsprov_##kind##_get_ctx_params),                                 \
+        BSPROV_FN(SET_CTX_PARAMS, bsprov_##kind##_set_ctx_params),                                 \
+        BSPROV_FN(GETTABLE_CTX_PARAMS, bsprov_##kind##_gettable_ctx_params),                       \
+        BSPROV_FN(GETTABLE_PARAMS, bsprov_cipher_gettable_params)
+
+#define BSPROV_CTR_ALGORITHM(sym, canon, names_, core_, key_len_, iv_len_)                         \
+    BSPROV_ALGORITHM_COMMON(sym, ctr, EVP_CIPH_CTR_MODE, canon, names_, core_, key_len_, iv_len_)  \
+    static const OSSL_PARAM *sym##_settable(void *cctx, void *provctx)                             \
+    {                                                                                              \
+        (void)cctx;                                                                                \
+        (void)provctx;                                                                             \
+        return bsprov_ctr_settable_ctx_params(&sym##_info);                                        \
+    }                                                                                              \
+    static const OSSL_DISPATCH sym##_dispatch[] = {                                                \
+        BSPROV_FN(NEWCTX, sym##_newctx),                                                           \
+        BSPROV_FN(GET_PARAMS, sym##_get_params),                                                   \
+        BSPROV_FN(SETTABLE_CTX_PARAMS, sym##_settable),                                            \
+        BSPROV_GENERIC_FUNCTIONS(ctr),                                                             \
+        {0, NULL},                                                                                 \
+    };                                                                                             \
+    const bsprov_algorithm sym = {&sym##_info, sym##_dispatch}
+
+#define BSPROV_GCM_ALGORITHM(sym, canon, names_, core_, key_len_, iv_len_)                         \
+    BSPROV_ALGORITHM_COMMON(sym, gcm, EVP_CIPH_GCM_MODE, canon, names_, core_, key_len_, iv_len_)  \
+    static const OSSL_DISPATCH sym##_dispatch[] = {                                                \
+        BSPROV_FN(NEWCTX, sym##_newctx),                                                           \
+        BSPROV_FN(GET_PARAMS, sym##_get_params),                                                   \
+        BSPROV_FN(SETTABLE_CTX_PARAMS, bsprov_gcm_settable_ctx_params),                            \
+        BSPROV_GENERIC_FUNCTIONS(gcm),                                                             \
+        {0, NULL},                                                                                 \
+    };                                                                                             \
+    const bsprov_algorithm sym = {&sym##_info, sym##_dispatch}
+
+extern const bsprov_algorithm bsprov_present80_ctr, bsprov_present128_ctr;
+extern const bsprov_algorithm bsprov_gift64_ctr, bsprov_gift128_ctr;
+extern const bsprov_algorithm bsprov_rijndael256_ctr, bsprov_rijndael256_gcm;
+
+#endif

@@ -1,0 +1,420 @@
+/*
+ * ciphercommon.c: the generic glue of every CTR cipher (params, init, streaming update,
+ * dup), written once over the bsprov_ctr_backend seam, plus the algorithm params all
+ * ciphers share.
+ */
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/params.h>
+
+#include "backend.h"
+#include "bsprov.h"
+#include "modes/ctr.h"
+
+typedef struct bsprov_ctr_cctx {
+    const bsprov_ctx *prov;
+    const bsprov_cipher_info *info;
+    const bs_block_cipher *core;
+    const bsprov_ctr_backend *be;
+    void *bctx;
+    uint8_t iv[16];
+    uint64_t limit; /* blocks per key */
+    unsigned padding;
+    int enc, key_set, iv_set;
+} bsprov_ctr_cctx;
+
+/* ---- algorithm params, shared with GCM ---- */
+
+static const OSSL_PARAM cipher_known_gettable_params[] = {
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, NULL),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, NULL),
+    OSSL_PARAM_END,
+};
+
+const OSSL_PARAM *bsprov_cipher_gettable_params(void *provctx)
+{
+    (void)provctx;
+    return cipher_known_gettable_params;
+}
+
+int bsprov_cipher_get_params(const bsprov_cipher_info *info, OSSL_PARAM params[])
+{
+    const int aead = info->mode == EVP_CIPH_GCM_MODE;
+    OSSL_PARAM *p;
+
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL &&
+        !OSSL_PARAM_set_uint(p, info->mode))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, info->key_len))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, info->iv_len))
+        return 0;
+    /* Both modes are stream modes to EVP: any length in, the same length out. */
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, 1))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD)) != NULL &&
+        !OSSL_PARAM_set_int(p, aead))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CUSTOM_IV)) != NULL &&
+        !OSSL_PARAM_set_int(p, aead))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CTS)) != NULL && !OSSL_PARAM_set_int(p, 0))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK)) != NULL &&
+        !OSSL_PARAM_set_int(p, 0))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY)) != NULL &&
+        !OSSL_PARAM_set_int(p, 0))
+        return 0;
+    return 1;
+}
+
+/* ---- CTR ---- */
+
+static int is_block64(const bsprov_ctr_cctx *ctx)
+{
+    return ctx->core->block_len == 8;
+}
+
+/* Reports a core error in words, with the algorithm's name and what can be done. */
+static int ctr_fail(const bsprov_ctr_cctx *ctx, int rc)
+{
+    const char *name = ctx->info->name;
+    switch (rc) {
+    case BS_ERR_DATA_LIMIT:
+        BSPROV_RAISE(ctx->prov, BSPROV_R_DATA_LIMIT,
+                     "%s: data limit reached: at most %llu blocks of %u bytes per key (" BSPROV_PARAM_LIMIT64_BLOCKS
+                     "); use a new key",
+                     name, (unsigned long long)ctx->limit, ctx->core->block_len);
+        break;
+    case BS_ERR_COUNTER_WRAP:
+        BSPROV_RAISE(ctx->prov, BSPROV_R_COUNTER_WRAP,
+                     "%s: the counter would wrap; use a new IV", name);
+        break;
+    default:
+        BSPROV_RAISE(ctx->prov, bsprov_reason_of(rc), "%s: %s", name, bs_strerror(rc));
+        break;
+    }
+    return 0;
+}
+
+void *bsprov_ctr_newctx(void *provctx, const bsprov_cipher_info *info)
+{
+    const bsprov_ctx *prov = (const bsprov_ctx *)provctx;
+    const bs_block_cipher *core = bs_block_cipher_by_name(info->core);
+    bsprov_ctr_cctx *ctx;
+
+    if (!bsprov_usable(prov))
+        return NULL;
+
+    if (core == NULL) {
+        BSPROV_RAISE(prov, BSPROV_R_ARG, "%s: core %s is not compiled in", info->name, info->core);
+        return NULL;
+    }
+    if ((ctx = OPENSSL_zalloc(sizeof *ctx)) == NULL)
+        return NULL;
+    ctx->prov = prov;
+    ctx->info = info;
+    ctx->core = core;
+    ctx->be = bsprov_ctr_backend_for(prov, core);
+    ctx->limit = core->block_len == 8 ? prov->limit64_blocks : UINT64_MAX;
+    if ((ctx->bctx = ctx->be->newctx(core, prov)) == NULL) {
+        BSPROV_RAISE(prov, BSPROV_R_ALLOC, "%s: out of memory", info->name);
+        OPENSSL_free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+void bsprov_ctr_freectx(void *vctx)
+{
+    bsprov_ctr_cctx *ctx = (bsprov_ctr_cctx *)vctx;
+    if (ctx == NULL)
+        return;
+    ctx->be->free(ctx->bctx);
+    OPENSSL_clear_free(ctx, sizeof *ctx);
+}
+
+void *bsprov_ctr_dupctx(void *vctx)
+{
+    const bsprov_ctr_cctx *src = (const bsprov_ctr_cctx *)vctx;
+    bsprov_ctr_cctx *ctx = OPENSSL_malloc(sizeof *ctx);
+    if (ctx == NULL)
+        return NULL;
+    *ctx = *src;
+    if ((ctx->bctx = src->be->dup(src->bctx)) == NULL) {
+        OPENSSL_clear_free(ctx, sizeof *ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+static int ctr_init(bsprov_ctr_cctx *ctx, int enc, const unsigned char *key, size_t keylen,
+                    const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
+{
+    const bsprov_cipher_info *info = ctx->info;
+    int rc;
+
+    ctx->enc = enc;
+    if (key != NULL) {
+        if (keylen != info->key_len) {
+            BSPROV_RAISE(ctx->prov, BSPROV_R_KEY_LENGTH,
+                         "%s: key length %zu not allowed (%zu)", info->name, keylen,
+                         info->key_len);
+            return 0;
+        }
+        if ((rc = ctx->be->set_key(ctx->bctx, key, keylen, ctx->limit)) != BS_OK)
+            return ctr_fail(ctx, rc);
+        ctx->key_set = 1;
+    }
+    if (iv != NULL) {
+        if (ivlen != info->iv_len) {
+            BSPROV_RAISE(ctx->prov, BSPROV_R_IV_LENGTH, "%s: IV length %zu not allowed (%zu)",
+                         info->name, ivlen, info->iv_len);
+            return 0;
+        }
+        memcpy(ctx->iv, iv, ivlen);
+        ctx->iv_set = 1;
+    }
+    /* Every init restarts the stream at the last IV given. */
+    if (ctx->key_set && ctx->iv_set &&
+        (rc = ctx->be->set_iv(ctx->bctx, ctx->iv, info->iv_len)) != BS_OK)
+        return ctr_fail(ctx, rc);
+    return bsprov_ctr_set_ctx_params(ctx, params);
+}
+
+int bsprov_ctr_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
+                     size_t ivlen, const OSSL_PARAM params[])
+{
+    return ctr_init((bsprov_ctr_cctx *)vctx, 1, key, keylen, iv, ivlen, params);
+}
+
+int bsprov_ctr_dinit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
+                     size_t ivlen, const OSSL_PARAM params[])
+{
+    return ctr_init((bsprov_ctr_cctx *)vctx, 0, key, keylen, iv, ivlen, params);
+}
+
+static int ctr_ready(const bsprov_ctr_cctx *ctx)
+{
+    if (!ctx->key_set) {
+        BSPROV_RAISE(ctx->prov, BSPROV_R_STATE, "%s: no key set", ctx->info->name);
+        return 0;
+    }
+    if (!ctx->iv_set) {
+        BSPROV_RAISE(ctx->prov, BSPROV_R_STATE, "%s: no IV set", ctx->info->name);
+        return 0;
+    }
+    return 1;
+}
+
+int bsprov_ctr_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                      const unsigned char *in, size_t inl)
+{
+    bsprov_ctr_cctx *ctx = (bsprov_ctr_cctx *)vctx;
+    int rc;
+
+    if (!ctr_ready(ctx))
+        return 0;
+    if (inl == 0) {
+        *outl = 0;
+        return 1;
+    }
+    if (outsize < inl || out == NULL || in == NULL) {
+        BSPROV_RAISE(ctx->prov, BSPROV_R_BUFFER, "%s: output buffer of %zu bytes for %zu bytes",
+                     ctx->info->name, out == NULL ? 0 : outsize, inl);
+        return 0;
+    }
+    if ((rc = ctx->be->crypt(ctx->bctx, out, in, inl)) != BS_OK)
+        return ctr_fail(ctx, rc);
+    *outl = inl;
+    return 1;
+}
+
+int bsprov_ctr_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+{
+    (void)out;
+    (void)outsize;
+    if (!ctr_ready((bsprov_ctr_cctx *)vctx))
+        return 0;
+    *outl = 0;
+    return 1;
+}
+
+int bsprov_ctr_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                      const unsigned char *in, size_t inl)
+{
+    return bsprov_ctr_update(vctx, out, outl, outsize, in, inl);
+}
+
+static const OSSL_PARAM ctr_known_gettable_ctx_params[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
+    OSSL_PARAM_uint64(BSPROV_PARAM_LIMIT64_BLOCKS, NULL),
+    OSSL_PARAM_END,
+};
+
+const OSSL_PARAM *bsprov_ctr_gettable_ctx_params(void *cctx, void *provctx)
+{
+    (void)cctx;
+    (void)provctx;
+    return ctr_known_gettable_ctx_params;
+}
+
+static const OSSL_PARAM ctr_known_settable_ctx_params[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
+    OSSL_PARAM_END,
+};
+
+static const OSSL_PARAM ctr64_known_settable_ctx_params[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
+    OSSL_PARAM_uint64(BSPROV_PARAM_LIMIT64_BLOCKS, NULL),
+    OSSL_PARAM_END,
+};
+
+const OSSL_PARAM *bsprov_ctr_settable_ctx_params(const bsprov_cipher_info *info)
+{
+    const bs_block_cipher *core = bs_block_cipher_by_name(info->core);
+    return core != NULL && core->block_len == 8 ? ctr64_known_settable_ctx_params
+                                                : ctr_known_settable_ctx_params;
+}
+
+/* Sets an octet_string or octet_ptr param, as OpenSSL's ciphers do for IVs. */
+static int set_octets(OSSL_PARAM *p, const void *data, size_t len)
+{
+    if (p->data_type == OSSL_PARAM_OCTET_PTR)
+        return OSSL_PARAM_set_octet_ptr(p, data, len);
+    return OSSL_PARAM_set_octet_string(p, data, len);
+}
+
+int bsprov_ctr_get_ctx_params(void *vctx, OSSL_PARAM params[])
+{
+    bsprov_ctr_cctx *ctx = (bsprov_ctr_cctx *)vctx;
+    const char *name = ctx->info->name;
+    OSSL_PARAM *p;
+
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, ctx->info->key_len))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, ctx->info->iv_len))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) != NULL &&
+        !OSSL_PARAM_set_uint(p, ctx->padding))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, BSPROV_PARAM_LIMIT64_BLOCKS)) != NULL &&
+        !OSSL_PARAM_set_uint64(p, ctx->limit))
+        return 0;
+
+    OSSL_PARAM *pnum = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM);
+    OSSL_PARAM *piv = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV);
+    OSSL_PARAM *pupd = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV);
+    if (pnum == NULL && piv == NULL && pupd == NULL)
+        return 1;
+
+    /* Before key and IV, the position is the start of the (possibly unset) IV. */
+    uint8_t counter[BS_BLOCK_MAX] = {0};
+    unsigned num = 0;
+    const size_t bl = ctx->core->block_len;
+    if (ctx->key_set && ctx->iv_set)
+        ctx->be->get_position(ctx->bctx, counter, &num);
+    else
+        memcpy(counter, ctx->iv, ctx->info->iv_len);
+
+    if (pnum != NULL && !OSSL_PARAM_set_uint(pnum, num))
+        return 0;
+    if (piv != NULL && !set_octets(piv, ctx->iv, ctx->info->iv_len)) {
+        BSPROV_RAISE(ctx->prov, BSPROV_R_BUFFER, "%s: the IV is %zu bytes", name,
+                     ctx->info->iv_len);
+        return 0;
+    }
+    /* For Rijndael-256 the next counter block is 32 bytes (IV || block count). */
+    if (pupd != NULL && !OSSL_PARAM_set_octet_string(pupd, counter, bl)) {
+        BSPROV_RAISE(ctx->prov, BSPROV_R_BUFFER,
+                     "%s: updated-iv is the %zu-byte counter block; buffer of %zu bytes", name,
+                     bl, pupd->data_size);
+        return 0;
+    }
+    return 1;
+}
+
+int bsprov_ctr_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+{
+    bsprov_ctr_cctx *ctx = (bsprov_ctr_cctx *)vctx;
+    const bsprov_cipher_info *info = ctx->info;
+    const OSSL_PARAM *p;
+    int rc;
+
+    if (params == NULL)
+        return 1;
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL) {
+        size_t v;
+        if (!OSSL_PARAM_get_size_t(p, &v) || v != info->key_len) {
+            BSPROV_RAISE(ctx->prov, BSPROV_R_KEY_LENGTH, "%s: key length %zu not allowed (%zu)",
+                         info->name, OSSL_PARAM_get_size_t(p, &v) ? v : 0, info->key_len);
+            return 0;
+        }
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL) {
+        size_t v;
+        if (!OSSL_PARAM_get_size_t(p, &v) || v != info->iv_len) {
+            BSPROV_RAISE(ctx->prov, BSPROV_R_IV_LENGTH, "%s: IV length %zu not allowed (%zu)",
+                         info->name, OSSL_PARAM_get_size_t(p, &v) ? v : 0, info->iv_len);
+            return 0;
+        }
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL &&
+        !OSSL_PARAM_get_uint(p, &ctx->padding)) {
+        BSPROV_RAISE(ctx->prov, BSPROV_R_ARG, "%s: padding must be an unsigned integer",
+                     info->name);
+        return 0;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, BSPROV_PARAM_LIMIT64_BLOCKS)) != NULL &&
+        is_block64(ctx)) {
+        uint64_t v;
+        if (!OSSL_PARAM_get_uint64(p, &v) || v == 0 || v > ctx->prov->limit64_blocks) {
+            BSPROV_RAISE(ctx->prov, BSPROV_R_ARG,
+                         "%s: " BSPROV_PARAM_LIMIT64_BLOCKS " must be 1..%llu (the provider's limit)",
+                         info->name, (unsigned long long)ctx->prov->limit64_blocks);
+            return 0;
+        }
+        ctx->limit = v;
+        if (ctx->key_set && (rc = ctx->be->set_block_limit(ctx->bctx, v)) != BS_OK)
+            return ctr_fail(ctx, rc);
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM)) != NULL) {
+        unsigned v;
+        if (!OSSL_PARAM_get_uint(p, &v) || v >= ctx->core->block_len) {
+            BSPROV_RAISE(ctx->prov, BSPROV_R_ARG, "%s: num must be below the block length %u",
+                         info->name, ctx->core->block_len);
+            return 0;
+        }
+        if (!ctr_ready(ctx))
+            return 0;
+        if ((rc = ctx->be->set_num(ctx->bctx, v)) != BS_OK)
+            return ctr_fail(ctx, rc);
+    }
+    return 1;
+}

@@ -1,0 +1,413 @@
+/*
+ * ciphercommon_gcm.c: the generic AEAD glue (OpenSSL's GCM state machine: IV length, AAD, data,
+ * final, tag) over the bsprov_gcm_backend seam.
+ */
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/params.h>
+
+#include "backend.h"
+#include "bsprov.h"
+#include "modes/gcm256.h"
+
+#define GCM_IV_MAX 256
+
+typedef struct bsprov_gcm_cctx {
+    const bsprov_ctx *prov;
+    const bsprov_cipher_info *info;
+    const bsprov_gcm_backend *be;
+    void *bctx;
+    uint8_t iv[GCM_IV_MAX];
+    size_t iv_len;
+    uint8_t tag[BS_GCM256_TAG_MAX]; /* encryption: the tag after final; decryption: expected */
+    size_t tag_len;                 /* requested (encryption) or given (decryption) */
+    int enc;
+    int key_set;
+    int iv_pending; /* an IV was given that no message has used yet */
+    int active;     /* a message is started */
+    int data_seen;  /* data was processed: no more AAD */
+    int finished;   /* final was called: the IV is spent */
+    int tag_set;    /* decryption: the expected tag is set */
+} bsprov_gcm_cctx;
+
+static int tag_len_ok(size_t n)
+{
+    return n >= BS_GCM256_TAG_MIN && n <= BS_GCM256_TAG_MAX && n % 4 == 0;
+}
+
+static int tag_len_error(const bsprov_gcm_cctx *ctx, size_t n)
+{
+    BSPROV_RAISE(ctx->prov, BSPROV_R_TAG_LENGTH, "%s: tag length %zu not allowed (%d..%d, step 4)",
+                 ctx->info->name, n, BS_GCM256_TAG_MIN, BS_GCM256_TAG_MAX);
+    return 0;
+}
+
+static int gcm_fail(const bsprov_gcm_cctx *ctx, int rc)
+{
+    const char *name = ctx->info->name;
+    switch (rc) {
+    case BS_ERR_DATA_LIMIT:
+        BSPROV_RAISE(ctx->prov, BSPROV_R_DATA_LIMIT,
+                     "%s: data limit reached: at most 2^32 - 2 blocks of plaintext and 2^61 - 1 "
+                     "bytes of AAD per key and IV",
+                     name);
+        break;
+    case BS_ERR_AUTH:
+        BSPROV_RAISE(ctx->prov, BSPROV_R_AUTH, "%s: tag mismatch: authentication failed", name);
+        break;
+    default:
+        BSPROV_RAISE(ctx->prov, bsprov_reason_of(rc), "%s: %s", name, bs_strerror(rc));
+        break;
+    }
+    return 0;
+}
+
+void *bsprov_gcm_newctx(void *provctx, const bsprov_cipher_info *info)
+{
+    const bsprov_ctx *prov = (const bsprov_ctx *)provctx;
+    bsprov_gcm_cctx *ctx;
+
+    if (!bsprov_usable(prov) || (ctx = OPENSSL_zalloc(sizeof *ctx)) == NULL)
+        return NULL;
+    ctx->prov = prov;
+    ctx->info = info;
+    ctx->be = bsprov_gcm_backend_for(prov);
+    ctx->iv_len = info->iv_len;
+    ctx->tag_len = BS_GCM256_TAG_MAX;
+    if ((ctx->bctx = ctx->be->newctx(prov)) == NULL) {
+        BSPROV_RAISE(prov, BSPROV_R_ALLOC, "%s: out of memory", info->name);
+        OPENSSL_free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+void bsprov_gcm_freectx(void *vctx)
+{
+    bsprov_gcm_cctx *ctx = (bsprov_gcm_cctx *)vctx;
+    if (ctx == NULL)
+        return;
+    ctx->be->free(ctx->bctx);
+    OPENSSL_clear_free(ctx, sizeof *ctx);
+}
+
+void *bsprov_gcm_dupctx(void *vctx)
+{
+    const bsprov_gcm_cctx *src = (const bsprov_gcm_cctx *)vctx;
+    bsprov_gcm_cctx *ctx = OPENSSL_malloc(sizeof *ctx);
+    if (ctx == NULL)
+        return NULL;
+    *ctx = *src;
+    if ((ctx->bctx = src->be->dup(src->bctx)) == NULL) {
+        OPENSSL_clear_free(ctx, sizeof *ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+/* A message starts when both a key and an unused IV are known. */
+static int gcm_start(bsprov_gcm_cctx *ctx)
+{
+    int rc;
+    if (!ctx->key_set || !ctx->iv_pending)
+        return 1;
+    if ((rc = ctx->be->set_iv(ctx->bctx, ctx->iv, ctx->iv_len)) != BS_OK)
+        return gcm_fail(ctx, rc);
+    ctx->iv_pending = 0;
+    ctx->active = 1;
+    ctx->data_seen = 0;
+    ctx->finished = 0;
+    if (ctx->enc)
+        OPENSSL_cleanse(ctx->tag, sizeof ctx->tag);
+    return 1;
+}
+
+static int gcm_init(bsprov_gcm_cctx *ctx, int enc, const unsigned char *key, size_t keylen,
+                    const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
+{
+    const bsprov_cipher_info *info = ctx->info;
+    int rc;
+
+    ctx->enc = enc;
+    if (iv != NULL) {
+        if (ivlen == 0 || ivlen > GCM_IV_MAX) {
+            BSPROV_RAISE(ctx->prov, BSPROV_R_IV_LENGTH, "%s: IV length %zu not allowed (1..%d)",
+                         info->name, ivlen, GCM_IV_MAX);
+            return 0;
+        }
+        memcpy(ctx->iv, iv, ivlen);
+        ctx->iv_len = ivlen;
+        ctx->iv_pending = 1;
+        ctx->active = 0;
+    }
+    if (key != NULL) {
+        if (keylen != info->key_len) {
+            BSPROV_RAISE(ctx->prov, BSPROV_R_KEY_LENGTH, "%s: key length %zu not allowed (%zu)",
+                         info->name, keylen, info->key_len);
+            return 0;
+        }
+        if ((rc = ctx->be->set_key(ctx->bctx, key, keylen)) != BS_OK)
+            return gcm_fail(ctx, rc);
+        ctx->key_set = 1;
+        /* A new key needs the IV again: the core's message state went with the old key. */
+        if (ctx->active) {
+            ctx->active = 0;
+            ctx->iv_pending = 1;
+        }
+    }
+    if (!gcm_start(ctx))
+        return 0;
+    return bsprov_gcm_set_ctx_params(ctx, params);
+}
+
+int bsprov_gcm_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
+                     size_t ivlen, const OSSL_PARAM params[])
+{
+    return gcm_init((bsprov_gcm_cctx *)vctx, 1, key, keylen, iv, ivlen, params);
+}
+
+int bsprov_gcm_dinit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
+                     size_t ivlen, const OSSL_PARAM params[])
+{
+    return gcm_init((bsprov_gcm_cctx *)vctx, 0, key, keylen, iv, ivlen, params);
+}
+
+static int gcm_ready(const bsprov_gcm_cctx *ctx)
+{
+    const char *name = ctx->info->name;
+    if (!ctx->key_set) {
+        BSPROV_RAISE(ctx->prov, BSPROV_R_STATE, "%s: no key set", name);
+        return 0;
+    }
+    if (ctx->finished) {
+        BSPROV_RAISE(ctx->prov, BSPROV_R_STATE,
+                     "%s: this IV is spent (final was called); initialise with a new IV", name);
+        return 0;
+    }
+    if (!ctx->active) {
+        BSPROV_RAISE(ctx->prov, BSPROV_R_STATE, "%s: no IV set", name);
+        return 0;
+    }
+    return 1;
+}
+
+int bsprov_gcm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                      const unsigned char *in, size_t inl)
+{
+    bsprov_gcm_cctx *ctx = (bsprov_gcm_cctx *)vctx;
+    int rc;
+
+    if (!gcm_ready(ctx))
+        return 0;
+    if (inl == 0) {
+        *outl = 0;
+        return 1;
+    }
+    if (in == NULL) {
+        BSPROV_RAISE(ctx->prov, BSPROV_R_ARG, "%s: no input", ctx->info->name);
+        return 0;
+    }
+    if (out == NULL) { /* EVP passes AAD with a NULL output */
+        if (ctx->data_seen) {
+            BSPROV_RAISE(ctx->prov, BSPROV_R_STATE,
+                         "%s: AAD after data is not allowed (give all AAD first)",
+                         ctx->info->name);
+            return 0;
+        }
+        if ((rc = ctx->be->aad(ctx->bctx, in, inl)) != BS_OK)
+            return gcm_fail(ctx, rc);
+        *outl = inl;
+        return 1;
+    }
+    if (outsize < inl) {
+        BSPROV_RAISE(ctx->prov, BSPROV_R_BUFFER, "%s: output buffer of %zu bytes for %zu bytes",
+                     ctx->info->name, outsize, inl);
+        return 0;
+    }
+    rc = ctx->enc ? ctx->be->encrypt(ctx->bctx, out, in, inl)
+                  : ctx->be->decrypt(ctx->bctx, out, in, inl);
+    if (rc != BS_OK)
+        return gcm_fail(ctx, rc);
+    ctx->data_seen = 1;
+    *outl = inl;
+    return 1;
+}
+
+int bsprov_gcm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+{
+    bsprov_gcm_cctx *ctx = (bsprov_gcm_cctx *)vctx;
+    int rc;
+
+    (void)out;
+    (void)outsize;
+    if (!gcm_ready(ctx))
+        return 0;
+    if (ctx->enc) {
+        rc = ctx->be->tag(ctx->bctx, ctx->tag, BS_GCM256_TAG_MAX);
+    } else {
+        if (!ctx->tag_set) {
+            BSPROV_RAISE(ctx->prov, BSPROV_R_STATE,
+                         "%s: no tag set: set the expected tag (AEAD_TAG) before "
+                         "EVP_DecryptFinal_ex",
+                         ctx->info->name);
+            return 0;
+        }
+        rc = ctx->be->verify(ctx->bctx, ctx->tag, ctx->tag_len);
+        ctx->tag_set = 0;
+    }
+    ctx->finished = 1;
+    ctx->active = 0;
+    if (rc != BS_OK)
+        return gcm_fail(ctx, rc);
+    *outl = 0;
+    return 1;
+}
+
+/* EVP_Cipher(): NULL input finishes, NULL output is AAD, as in OpenSSL's GCM. */
+int bsprov_gcm_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                      const unsigned char *in, size_t inl)
+{
+    if (in == NULL)
+        return bsprov_gcm_final(vctx, out, outl, outsize);
+    return bsprov_gcm_update(vctx, out, outl, outsize, in, inl);
+}
+
+static const OSSL_PARAM gcm_known_gettable_ctx_params[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_END,
+};
+
+const OSSL_PARAM *bsprov_gcm_gettable_ctx_params(void *cctx, void *provctx)
+{
+    (void)cctx;
+    (void)provctx;
+    return gcm_known_gettable_ctx_params;
+}
+
+static const OSSL_PARAM gcm_known_settable_ctx_params[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_END,
+};
+
+const OSSL_PARAM *bsprov_gcm_settable_ctx_params(void *cctx, void *provctx)
+{
+    (void)cctx;
+    (void)provctx;
+    return gcm_known_settable_ctx_params;
+}
+
+int bsprov_gcm_get_ctx_params(void *vctx, OSSL_PARAM params[])
+{
+    bsprov_gcm_cctx *ctx = (bsprov_gcm_cctx *)vctx;
+    const char *name = ctx->info->name;
+    OSSL_PARAM *p;
+
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, ctx->info->key_len))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, ctx->iv_len))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL &&
+        !OSSL_PARAM_set_size_t(p, ctx->tag_len))
+        return 0;
+    /* GCM never changes its IV: updated-iv is the IV, as in OpenSSL's GCM. */
+    const char *ivnames[2] = {OSSL_CIPHER_PARAM_IV, OSSL_CIPHER_PARAM_UPDATED_IV};
+    for (int i = 0; i < 2; i++) {
+        if ((p = OSSL_PARAM_locate(params, ivnames[i])) == NULL)
+            continue;
+        int ok = p->data_type == OSSL_PARAM_OCTET_PTR
+                     ? OSSL_PARAM_set_octet_ptr(p, ctx->iv, ctx->iv_len)
+                     : OSSL_PARAM_set_octet_string(p, ctx->iv, ctx->iv_len);
+        if (!ok) {
+            BSPROV_RAISE(ctx->prov, BSPROV_R_BUFFER, "%s: the IV is %zu bytes; buffer of %zu",
+                         name, ctx->iv_len, p->data_size);
+            return 0;
+        }
+    }
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
+        /* As in OpenSSL, the caller's buffer size is the tag length it asks for. */
+        size_t n = p->data_size;
+        if (!ctx->enc) {
+            BSPROV_RAISE(ctx->prov, BSPROV_R_STATE,
+                         "%s: the tag can only be read after encryption", name);
+            return 0;
+        }
+        if (!ctx->finished) {
+            BSPROV_RAISE(ctx->prov, BSPROV_R_STATE,
+                         "%s: tag requested before final (call EVP_EncryptFinal_ex first)", name);
+            return 0;
+        }
+        if (!tag_len_ok(n))
+            return tag_len_error(ctx, n);
+        if (!OSSL_PARAM_set_octet_string(p, ctx->tag, n))
+            return 0;
+    }
+    return 1;
+}
+
+int bsprov_gcm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+{
+    bsprov_gcm_cctx *ctx = (bsprov_gcm_cctx *)vctx;
+    const char *name = ctx->info->name;
+    const OSSL_PARAM *p;
+    size_t v;
+
+    if (params == NULL)
+        return 1;
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL) {
+        if (!OSSL_PARAM_get_size_t(p, &v) || v != ctx->info->key_len) {
+            BSPROV_RAISE(ctx->prov, BSPROV_R_KEY_LENGTH, "%s: key length %zu not allowed (%zu)",
+                         name, OSSL_PARAM_get_size_t(p, &v) ? v : 0, ctx->info->key_len);
+            return 0;
+        }
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN)) != NULL) {
+        if (!OSSL_PARAM_get_size_t(p, &v) || v == 0 || v > GCM_IV_MAX) {
+            BSPROV_RAISE(ctx->prov, BSPROV_R_IV_LENGTH, "%s: IV length %zu not allowed (1..%d)",
+                         name, OSSL_PARAM_get_size_t(p, &v) ? v : 0, GCM_IV_MAX);
+            return 0;
+        }
+        if (v != ctx->iv_len) {
+            ctx->iv_len = v;
+            ctx->iv_pending = 0;
+            ctx->active = 0;
+        }
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL) {
+        if (!OSSL_PARAM_get_size_t(p, &v))
+            return tag_len_error(ctx, 0);
+        if (!tag_len_ok(v))
+            return tag_len_error(ctx, v);
+        ctx->tag_len = v;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
+        if (p->data_type != OSSL_PARAM_OCTET_STRING) {
+            BSPROV_RAISE(ctx->prov, BSPROV_R_ARG, "%s: the tag must be an octet string", name);
+            return 0;
+        }
+        if (!tag_len_ok(p->data_size))
+            return tag_len_error(ctx, p->data_size);
+        if (p->data != NULL) {
+            if (ctx->enc) {
+                BSPROV_RAISE(ctx->prov, BSPROV_R_STATE,
+                             "%s: the expected tag can only be set for decryption", name);
+                return 0;
+            }
+            memcpy(ctx->tag, p->data, p->data_size);
+            ctx->tag_set = 1;
+        }
+        ctx->tag_len = p->data_size;
+    }
+    return 1;
+}

@@ -1,0 +1,285 @@
+/*
+ * prov.c: the provider's entry point: core functions, config keys, provider params, the
+ * algorithm table (only ciphers whose cores are compiled in) and the error library.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/params.h>
+
+#include "bsprov.h"
+#include "modes/ctr.h"
+
+#ifndef BSPROV_VERSION
+#define BSPROV_VERSION "unknown"
+#endif
+
+/* One libcrypto per process: its core functions are the same for every provider instance. */
+static OSSL_FUNC_core_get_params_fn *c_get_params;
+static OSSL_FUNC_core_new_error_fn *c_new_error;
+static OSSL_FUNC_core_set_error_debug_fn *c_set_error_debug;
+static OSSL_FUNC_core_vset_error_fn *c_vset_error;
+
+static const OSSL_ITEM reason_strings[] = {
+    {BSPROV_R_KEY_LENGTH, "wrong key length"},
+    {BSPROV_R_IV_LENGTH, "IV length not allowed"},
+    {BSPROV_R_TAG_LENGTH, "tag length not allowed"},
+    {BSPROV_R_DATA_LIMIT, "data limit reached"},
+    {BSPROV_R_COUNTER_WRAP, "counter would wrap"},
+    {BSPROV_R_STATE, "operation not allowed in this state"},
+    {BSPROV_R_AUTH, "authentication failed"},
+    {BSPROV_R_ARG, "invalid argument"},
+    {BSPROV_R_CONFIG, "invalid configuration"},
+    {BSPROV_R_BUFFER, "buffer too small"},
+    {BSPROV_R_ALLOC, "out of memory"},
+    {0, NULL},
+};
+
+void bsprov_raise(const bsprov_ctx *prov, int reason, const char *file, int line, const char *func,
+                  const char *fmt, ...)
+{
+    va_list ap;
+    if (prov == NULL || c_new_error == NULL || c_vset_error == NULL)
+        return;
+    c_new_error(prov->handle);
+    if (c_set_error_debug != NULL)
+        c_set_error_debug(prov->handle, file, line, func);
+    va_start(ap, fmt);
+    c_vset_error(prov->handle, (uint32_t)reason, fmt, ap);
+    va_end(ap);
+}
+
+int bsprov_usable(const bsprov_ctx *prov)
+{
+    if (prov->config_error[0] == 0)
+        return 1;
+    BSPROV_RAISE(prov, BSPROV_R_CONFIG, "%s", prov->config_error);
+    return 0;
+}
+
+int bsprov_reason_of(int err)
+{
+    switch (err) {
+    case BS_ERR_KEY_LENGTH:
+        return BSPROV_R_KEY_LENGTH;
+    case BS_ERR_IV_LENGTH:
+        return BSPROV_R_IV_LENGTH;
+    case BS_ERR_TAG_LENGTH:
+        return BSPROV_R_TAG_LENGTH;
+    case BS_ERR_DATA_LIMIT:
+        return BSPROV_R_DATA_LIMIT;
+    case BS_ERR_COUNTER_WRAP:
+        return BSPROV_R_COUNTER_WRAP;
+    case BS_ERR_STATE:
+        return BSPROV_R_STATE;
+    case BS_ERR_AUTH:
+        return BSPROV_R_AUTH;
+    default:
+        return BSPROV_R_ARG;
+    }
+}
+
+static const bsprov_algorithm *const all_ciphers[] = {
+#ifdef BSPROV_HAVE_GCM256
+    &bsprov_rijndael256_gcm,
+#endif
+    &bsprov_rijndael256_ctr, &bsprov_gift128_ctr, &bsprov_gift64_ctr, &bsprov_present128_ctr,
+    &bsprov_present80_ctr,
+};
+#define N_CIPHERS (sizeof all_ciphers / sizeof all_ciphers[0])
+
+/* ---- provider params ---- */
+
+static void make_buildinfo(bsprov_ctx *prov)
+{
+    char *buildinfo = prov->buildinfo;
+    const size_t cap = sizeof prov->buildinfo;
+    size_t n = (size_t)snprintf(buildinfo, cap, "bitslice %s; cores:", BSPROV_VERSION);
+    for (size_t i = 0; bs_block_ciphers[i] != NULL && n < cap; i++)
+        n += (size_t)snprintf(buildinfo + n, cap - n, " %s/%s",
+                              bs_block_ciphers[i]->name, bs_block_ciphers[i]->impl);
+    if (n < cap)
+        snprintf(buildinfo + n, cap - n, "; backend: in-process; compiler: %s",
+#ifdef __VERSION__
+                 __VERSION__
+#else
+                 "unknown"
+#endif
+        );
+}
+
+static const OSSL_PARAM prov_gettable_params[] = {
+    OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, NULL, 0),
+    OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, NULL, 0),
+    OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, NULL, 0),
+    OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, NULL),
+    OSSL_PARAM_END,
+};
+
+static const OSSL_PARAM *prov_gettable(void *provctx)
+{
+    (void)provctx;
+    return prov_gettable_params;
+}
+
+static int prov_get_params(void *provctx, OSSL_PARAM params[])
+{
+    const bsprov_ctx *prov = (const bsprov_ctx *)provctx;
+    OSSL_PARAM *p;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) != NULL &&
+        !OSSL_PARAM_set_utf8_ptr(p, "bitslice: constant-time bitsliced ciphers"))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_VERSION)) != NULL &&
+        !OSSL_PARAM_set_utf8_ptr(p, BSPROV_VERSION))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO)) != NULL &&
+        !OSSL_PARAM_set_utf8_ptr(p, prov->buildinfo))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != NULL &&
+        !OSSL_PARAM_set_int(p, prov->config_error[0] == 0))
+        return 0;
+    return 1;
+}
+
+static const OSSL_ALGORITHM *prov_query(void *provctx, int operation_id, int *no_cache)
+{
+    *no_cache = 0;
+    return operation_id == OSSL_OP_CIPHER ? ((bsprov_ctx *)provctx)->ciphers : NULL;
+}
+
+static const OSSL_ITEM *prov_reason_strings(void *provctx)
+{
+    (void)provctx;
+    return reason_strings;
+}
+
+static void prov_teardown(void *provctx)
+{
+    bsprov_ctx *prov = (bsprov_ctx *)provctx;
+    if (prov == NULL)
+        return;
+    OPENSSL_free(prov->ciphers);
+    OPENSSL_free(prov->daemon_socket);
+    OPENSSL_free(prov);
+}
+
+static const OSSL_DISPATCH prov_dispatch[] = {
+    {OSSL_FUNC_PROVIDER_TEARDOWN, (void (*)(void))prov_teardown},
+    {OSSL_FUNC_PROVIDER_GETTABLE_PARAMS, (void (*)(void))prov_gettable},
+    {OSSL_FUNC_PROVIDER_GET_PARAMS, (void (*)(void))prov_get_params},
+    {OSSL_FUNC_PROVIDER_QUERY_OPERATION, (void (*)(void))prov_query},
+    {OSSL_FUNC_PROVIDER_GET_REASON_STRINGS, (void (*)(void))prov_reason_strings},
+    {0, NULL},
+};
+
+/* ---- config ---- */
+
+/* A decimal (or 0x-hex) unsigned number that fits in 64 bits, nothing else. */
+static int parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    if (s == NULL || *s < '0' || *s > '9')
+        return 0;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno != 0 || *end != '\0')
+        return 0;
+    *out = (uint64_t)v;
+    return 1;
+}
+
+static int read_config(bsprov_ctx *prov)
+{
+    char *limit = NULL, *sock = NULL, *threshold = NULL;
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_utf8_ptr(BSPROV_PARAM_LIMIT64_BLOCKS, &limit, 0),
+        OSSL_PARAM_utf8_ptr(BSPROV_CONF_DAEMON_SOCKET, &sock, 0),
+        OSSL_PARAM_utf8_ptr(BSPROV_CONF_OFFLOAD_THRESHOLD, &threshold, 0),
+        OSSL_PARAM_END,
+    };
+
+    prov->limit64_blocks = BS_CTR_LIMIT64_DEFAULT;
+    if (c_get_params == NULL || !c_get_params(prov->handle, params))
+        return 1;
+    if (limit != NULL) {
+        uint64_t v;
+        if (!parse_u64(limit, &v) || v == 0 || v > BS_CTR_LIMIT64_DEFAULT)
+            snprintf(prov->config_error, sizeof prov->config_error,
+                     "bitslice: config " BSPROV_PARAM_LIMIT64_BLOCKS
+                     " = '%.64s' not allowed (1..%llu blocks); the provider is disabled",
+                     limit, (unsigned long long)BS_CTR_LIMIT64_DEFAULT);
+        else
+            prov->limit64_blocks = v;
+    }
+    if (threshold != NULL && !parse_u64(threshold, &prov->offload_threshold))
+        snprintf(prov->config_error, sizeof prov->config_error,
+                 "bitslice: config " BSPROV_CONF_OFFLOAD_THRESHOLD
+                 " = '%.64s' is not a byte count; the provider is disabled",
+                 threshold);
+    if (sock != NULL && (prov->daemon_socket = OPENSSL_strdup(sock)) == NULL)
+        return 0;
+    return 1;
+}
+
+static int build_cipher_table(bsprov_ctx *prov)
+{
+    size_t n = 0;
+    prov->ciphers = OPENSSL_zalloc((N_CIPHERS + 1) * sizeof *prov->ciphers);
+    if (prov->ciphers == NULL)
+        return 0;
+    for (size_t i = 0; i < N_CIPHERS; i++) {
+        const bsprov_cipher_info *info = all_ciphers[i]->info;
+        if (bs_block_cipher_by_name(info->core) == NULL)
+            continue;
+        prov->ciphers[n].algorithm_names = info->names;
+        prov->ciphers[n].property_definition = "provider=bitslice";
+        prov->ciphers[n].implementation = all_ciphers[i]->dispatch;
+        prov->ciphers[n].algorithm_description = info->name;
+        n++;
+    }
+    return 1;
+}
+
+/* The module's only exported symbol (provider.map; everything else is hidden). */
+__attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HANDLE *handle,
+                                                              const OSSL_DISPATCH *in,
+                                                              const OSSL_DISPATCH **out,
+                                                              void **provctx)
+{
+    for (; in->function_id != 0; in++) {
+        switch (in->function_id) {
+        case OSSL_FUNC_CORE_GET_PARAMS:
+            c_get_params = OSSL_FUNC_core_get_params(in);
+            break;
+        case OSSL_FUNC_CORE_NEW_ERROR:
+            c_new_error = OSSL_FUNC_core_new_error(in);
+            break;
+        case OSSL_FUNC_CORE_SET_ERROR_DEBUG:
+            c_set_error_debug = OSSL_FUNC_core_set_error_debug(in);
+            break;
+        case OSSL_FUNC_CORE_VSET_ERROR:
+            c_vset_error = OSSL_FUNC_core_vset_error(in);
+            break;
+        default:
+            break;
+        }
+    }
+
+    bsprov_ctx *prov = OPENSSL_zalloc(sizeof *prov);
+    if (prov == NULL)
+        return 0;
+    prov->handle = handle;
+    if (!read_config(prov) || !build_cipher_table(prov)) {
+        prov_teardown(prov);
+        return 0;
+    }
+    make_buildinfo(prov);
+    *out = prov_dispatch;
+    *provctx = prov;
+    return 1;
+}

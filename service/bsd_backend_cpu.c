@@ -1,0 +1,138 @@
+/*
+ * The CPU backend: each batch is cut into one slice per worker thread, by block ranges across
+ * the batch's jobs, and the slices run on libuv's thread pool (sized to the worker count).
+ */
+#include "bsd_backend.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "modes/ctr.h"
+
+typedef struct cpu_backend {
+    unsigned threads;
+} cpu_backend;
+
+typedef struct cpu_slice {
+    uv_work_t work;
+    bsd_batch *batch;
+    uint64_t first, last; /* block range [first, last) over the concatenated jobs */
+} cpu_slice;
+
+typedef struct cpu_batch {
+    unsigned pending;
+    unsigned nslices;
+    cpu_slice slices[];
+} cpu_batch;
+
+static void slice_work(uv_work_t *w)
+{
+    cpu_slice *s = (cpu_slice *)w->data;
+    bsd_batch *b = s->batch;
+    uint64_t base = 0;
+    for (size_t j = 0; j < b->njobs && base < s->last; j++) {
+        bsd_job *job = b->jobs[j];
+        uint64_t js = base, je = base + job->nblocks;
+        base = je;
+        uint64_t lo = js > s->first ? js : s->first;
+        uint64_t hi = je < s->last ? je : s->last;
+        if (lo >= hi)
+            continue;
+        uint8_t ctr[BS_BLOCK_MAX];
+        const size_t bl = job->cipher->block_len;
+        memcpy(ctr, job->counter, bl);
+        bs_ctr_add(ctr, bl, lo - js);
+        bs_ctr_keystream(job->cipher, job->ks, ctr, hi - lo, job->dst + (lo - js) * bl);
+    }
+}
+
+static void slice_after(uv_work_t *w, int status)
+{
+    cpu_slice *s = (cpu_slice *)w->data;
+    bsd_batch *b = s->batch;
+    cpu_batch *cb = (cpu_batch *)b->backend_data;
+    (void)status; /* uv_cancel is never called, so every slice ran */
+    if (--cb->pending == 0) {
+        b->backend_data = NULL;
+        free(cb);
+        b->done(b, 0);
+    }
+}
+
+static int cpu_submit(bsd_backend *be, bsd_batch *b)
+{
+    cpu_backend *cpu = (cpu_backend *)be->priv;
+    /* Slices of at least 256 blocks: smaller ones cost more in hand-offs than they save. */
+    uint64_t n = b->nblocks / 256;
+    unsigned nslices = n < 1 ? 1 : (n < cpu->threads ? (unsigned)n : cpu->threads);
+    cpu_batch *cb = (cpu_batch *)calloc(1, sizeof *cb + nslices * sizeof(cpu_slice));
+    if (cb == NULL)
+        return -ENOMEM;
+    cb->nslices = nslices;
+    cb->pending = nslices;
+    b->backend_data = cb;
+    uint64_t per = (b->nblocks + nslices - 1) / nslices;
+    /* Whole bitsliced passes per slice: round up to the widest lane count. */
+    per = (per + BS_LANES_MAX - 1) / BS_LANES_MAX * BS_LANES_MAX;
+    for (unsigned i = 0; i < nslices; i++) {
+        cpu_slice *s = &cb->slices[i];
+        s->batch = b;
+        s->first = (uint64_t)i * per;
+        s->last = s->first + per < b->nblocks ? s->first + per : b->nblocks;
+        s->work.data = s;
+    }
+    for (unsigned i = 0; i < nslices; i++) {
+        /* uv_queue_work fails only for a NULL callback: a failure here is a bug, and carrying
+         * on would answer a job with keystream that was never written. */
+        if (uv_queue_work(be->loop, &cb->slices[i].work, slice_work, slice_after) != 0)
+            abort();
+    }
+    return 0;
+}
+
+static void cpu_describe(bsd_backend *be, char *out, size_t len)
+{
+    cpu_backend *cpu = (cpu_backend *)be->priv;
+    snprintf(out, len, "device=cpu threads=%u", cpu->threads);
+}
+
+static void cpu_destroy(bsd_backend *be)
+{
+    free(be->priv);
+    free(be);
+}
+
+static const bsd_backend_ops cpu_ops = {
+    "cpu",
+    cpu_submit,
+    cpu_describe,
+    cpu_destroy,
+};
+
+bsd_backend *bsd_backend_cpu_create(uv_loop_t *loop, unsigned threads)
+{
+    if (threads == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = n > 0 ? (unsigned)n : 1;
+    }
+    if (threads > 128)
+        threads = 128;
+    /* libuv reads this once, when the pool first starts. */
+    char v[16];
+    snprintf(v, sizeof v, "%u", threads);
+    setenv("UV_THREADPOOL_SIZE", v, 1);
+    bsd_backend *be = (bsd_backend *)calloc(1, sizeof *be);
+    cpu_backend *cpu = (cpu_backend *)calloc(1, sizeof *cpu);
+    if (be == NULL || cpu == NULL) {
+        free(be);
+        free(cpu);
+        return NULL;
+    }
+    cpu->threads = threads;
+    be->ops = &cpu_ops;
+    be->loop = loop;
+    be->priv = cpu;
+    return be;
+}

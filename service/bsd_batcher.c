@@ -1,0 +1,207 @@
+/*
+ * The batcher: KEYSTREAM jobs wait per cipher until their group reaches batch_max_bytes or
+ * batch_max_requests, or its oldest job has waited batch_deadline_us. A ready group goes to the
+ * backend when fewer than max_inflight_batches are running; otherwise it keeps growing until a
+ * batch completes, which is what makes batches large under load. The deadline runs on a timerfd
+ * because libuv's timers have millisecond resolution.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "bsd_daemon.h"
+#include "bsd_log.h"
+
+static void try_flush(bsd_batcher *b);
+
+static int group_ready(const bsd_batcher *b, const bsd_pending *p, uint64_t now)
+{
+    const bsd_config *c = &b->d->cfg;
+    if (p->njobs == 0)
+        return 0;
+    return b->flush_all || p->bytes >= c->batch_max_bytes || p->njobs >= c->batch_max_requests ||
+           now >= p->first_ns + (uint64_t)c->batch_deadline_us * 1000;
+}
+
+static void arm_timer(bsd_batcher *b, uint64_t when_ns)
+{
+    struct itimerspec its;
+    memset(&its, 0, sizeof its);
+    if (when_ns != 0) {
+        its.it_value.tv_sec = (time_t)(when_ns / 1000000000u);
+        its.it_value.tv_nsec = (long)(when_ns % 1000000000u);
+    }
+    if (timerfd_settime(b->timerfd, TFD_TIMER_ABSTIME, &its, NULL) != 0)
+        BSD_ERR("timerfd", "errno=%d", errno);
+    b->armed_ns = when_ns;
+}
+
+/* Arms the timer for the earliest deadline among groups that are not ready yet. */
+static void rearm(bsd_batcher *b, uint64_t now)
+{
+    uint64_t next = 0;
+    for (int i = 0; i < BSD_MAX_CIPHERS; i++) {
+        bsd_pending *p = &b->pend[i];
+        if (p->njobs == 0 || group_ready(b, p, now))
+            continue;
+        uint64_t t = p->first_ns + (uint64_t)b->d->cfg.batch_deadline_us * 1000;
+        if (next == 0 || t < next)
+            next = t;
+    }
+    if (next != b->armed_ns)
+        arm_timer(b, next);
+}
+
+static void batch_done(bsd_batch *batch, int status)
+{
+    bsd_batcher *b = (bsd_batcher *)batch->owner;
+    b->inflight_batches--;
+    if (status != 0)
+        BSD_ERR("batch", "status=%d jobs=%zu", status, batch->njobs);
+    for (size_t i = 0; i < batch->njobs; i++)
+        bsd_server_job_done(batch->jobs[i]);
+    free(batch->jobs);
+    free(batch);
+    try_flush(b);
+    bsd_daemon_maybe_finish(b->d);
+}
+
+static void flush_group(bsd_batcher *b, bsd_pending *p)
+{
+    bsd_batch *batch = (bsd_batch *)calloc(1, sizeof *batch);
+    bsd_job **jobs = (bsd_job **)malloc(p->njobs * sizeof *jobs);
+    if (batch == NULL || jobs == NULL) {
+        free(batch);
+        free(jobs);
+        BSD_ERR("batch", "reason=out_of_memory");
+        return; /* retried on the next completion or deadline */
+    }
+    size_t n = 0;
+    for (bsd_job *j = p->head; j != NULL; j = j->next)
+        jobs[n++] = j;
+    batch->cipher = p->cipher;
+    batch->jobs = jobs;
+    batch->njobs = n;
+    batch->nblocks = p->nblocks;
+    batch->done = batch_done;
+    batch->owner = b;
+    int r = b->d->backend->ops->submit(b->d->backend, batch);
+    if (r != 0) {
+        BSD_ERR("batch", "reason=submit status=%d", r);
+        free(jobs);
+        free(batch);
+        return;
+    }
+    b->inflight_batches++;
+    bsd_stats_batch(&b->d->stats, n);
+    BSD_DEBUG("batch", "cipher=%s jobs=%zu blocks=%llu", p->cipher->name, n,
+              (unsigned long long)p->nblocks);
+    p->head = p->tail = NULL;
+    p->njobs = 0;
+    p->nblocks = p->bytes = 0;
+    p->first_ns = 0;
+}
+
+static void try_flush(bsd_batcher *b)
+{
+    uint64_t now = bsd_now_ns();
+    while (b->inflight_batches < b->d->cfg.max_inflight_batches) {
+        /* The ready group whose oldest job has waited longest goes first. */
+        bsd_pending *best = NULL;
+        for (int i = 0; i < BSD_MAX_CIPHERS; i++) {
+            bsd_pending *p = &b->pend[i];
+            if (group_ready(b, p, now) && (best == NULL || p->first_ns < best->first_ns))
+                best = p;
+        }
+        if (best == NULL)
+            break;
+        size_t before = best->njobs;
+        flush_group(b, best);
+        if (best->njobs == before)
+            break; /* could not submit: try again later */
+    }
+    rearm(b, now);
+}
+
+static void on_timer(uv_poll_t *h, int status, int events)
+{
+    bsd_batcher *b = (bsd_batcher *)h->data;
+    uint64_t expirations;
+    (void)status;
+    (void)events;
+    while (read(b->timerfd, &expirations, sizeof expirations) > 0) {
+    }
+    b->armed_ns = 0;
+    try_flush(b);
+}
+
+int bsd_batcher_init(bsd_batcher *b, bsd_daemon *d)
+{
+    memset(b, 0, sizeof *b);
+    b->d = d;
+    b->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (b->timerfd < 0)
+        return -errno;
+    int r = uv_poll_init(d->loop, &b->timer_poll, b->timerfd);
+    if (r != 0)
+        return r;
+    b->timer_poll.data = b;
+    return uv_poll_start(&b->timer_poll, UV_READABLE, on_timer);
+}
+
+int bsd_batcher_add(bsd_batcher *b, bsd_job *job)
+{
+    bsd_pending *p = NULL;
+    for (int i = 0; i < BSD_MAX_CIPHERS && p == NULL; i++)
+        if (b->pend[i].cipher == job->cipher)
+            p = &b->pend[i];
+    for (int i = 0; i < BSD_MAX_CIPHERS && p == NULL; i++)
+        if (b->pend[i].cipher == NULL) {
+            p = &b->pend[i];
+            p->cipher = job->cipher;
+        }
+    if (p == NULL)
+        return -1;
+    job->next = NULL;
+    if (p->tail != NULL)
+        p->tail->next = job;
+    else {
+        p->head = job;
+        p->first_ns = job->enqueued_ns;
+    }
+    p->tail = job;
+    p->njobs++;
+    p->nblocks += job->nblocks;
+    p->bytes += job->nblocks * job->cipher->block_len;
+    try_flush(b);
+    return 0;
+}
+
+void bsd_batcher_flush_all(bsd_batcher *b)
+{
+    b->flush_all = 1;
+    try_flush(b);
+}
+
+size_t bsd_batcher_queued_jobs(const bsd_batcher *b)
+{
+    size_t n = 0;
+    for (int i = 0; i < BSD_MAX_CIPHERS; i++)
+        n += b->pend[i].njobs;
+    return n;
+}
+
+static void on_timer_closed(uv_handle_t *h)
+{
+    bsd_batcher *b = (bsd_batcher *)h->data;
+    close(b->timerfd);
+    b->timerfd = -1;
+}
+
+void bsd_batcher_close(bsd_batcher *b)
+{
+    uv_poll_stop(&b->timer_poll);
+    uv_close((uv_handle_t *)&b->timer_poll, on_timer_closed);
+}

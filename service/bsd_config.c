@@ -1,0 +1,226 @@
+#include "bsd_config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void bsd_default_socket_path(char *out, size_t outlen)
+{
+    const char *rt = getenv("XDG_RUNTIME_DIR");
+    if (rt != NULL && rt[0] == '/')
+        snprintf(out, outlen, "%s/bitslice/bitsliced.sock", rt);
+    else
+        snprintf(out, outlen, "/run/bitslice/bitsliced.sock");
+}
+
+void bsd_config_defaults(bsd_config *c)
+{
+    memset(c, 0, sizeof *c);
+    bsd_default_socket_path(c->socket_path, sizeof c->socket_path);
+    snprintf(c->backend, sizeof c->backend, "cpu");
+    c->threads = 0;
+    c->max_clients = 256;
+    c->max_sessions_per_client = 16;
+    c->max_sessions_total = 96;
+    c->max_request_bytes = (uint64_t)64 << 20;
+    c->max_queued_bytes = (uint64_t)256 << 20;
+    c->max_shm_bytes = (uint64_t)1 << 30;
+    c->max_inflight_jobs = 4096;
+    c->max_inflight_batches = 2;
+    c->read_timeout_ms = 5000;
+    c->batch_deadline_us = 200;
+    c->batch_max_bytes = (uint64_t)32 << 20;
+    c->batch_max_requests = 256;
+    c->drain_timeout_ms = 5000;
+    c->memlock = BSD_MEMLOCK_TRY;
+}
+
+/* Unsigned integer with an optional K/M/G (binary) suffix, within [lo, hi]. */
+static int parse_u64(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!isdigit((unsigned char)v[0]))
+        return -1;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno != 0)
+        return -1;
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30;
+    if (shift != 0)
+        end++;
+    if (*end != 0)
+        return -1;
+    if (shift != 0 && x > (UINT64_MAX >> shift))
+        return -1;
+    x <<= shift;
+    if (x < lo || x > hi)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+static int parse_id_list(const char *v, unsigned *ids, size_t *n)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", v);
+    *n = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ", ", &save); t != NULL;
+         t = strtok_r(NULL, ", ", &save)) {
+        uint64_t x;
+        if (*n == BSD_MAX_ALLOW || parse_u64(t, 0, 0xfffffffeu, &x) != 0)
+            return -1;
+        ids[(*n)++] = (unsigned)x;
+    }
+    return 0;
+}
+
+int bsd_config_set(bsd_config *c, const char *key, const char *v, char *err, size_t errlen)
+{
+    uint64_t x = 0;
+    struct {
+        const char *name;
+        uint64_t lo, hi;
+        int is64;
+        void *field;
+    } nums[] = {
+        {"threads", 0, 256, 0, &c->threads},
+        {"max_clients", 1, 65536, 0, &c->max_clients},
+        {"max_sessions_per_client", 1, 1024, 0, &c->max_sessions_per_client},
+        {"max_sessions_total", 1, 65536, 0, &c->max_sessions_total},
+        {"max_request_bytes", 32, (uint64_t)1 << 36, 1, &c->max_request_bytes},
+        {"max_queued_bytes", 32, (uint64_t)1 << 40, 1, &c->max_queued_bytes},
+        {"max_shm_bytes", 4096, (uint64_t)1 << 40, 1, &c->max_shm_bytes},
+        {"max_inflight_jobs", 1, 1u << 20, 0, &c->max_inflight_jobs},
+        {"max_inflight_batches", 1, 1024, 0, &c->max_inflight_batches},
+        {"read_timeout_ms", 1, 3600000, 0, &c->read_timeout_ms},
+        {"batch_deadline_us", 0, 1000000, 0, &c->batch_deadline_us},
+        {"batch_max_bytes", 32, (uint64_t)1 << 36, 1, &c->batch_max_bytes},
+        {"batch_max_requests", 1, 65536, 0, &c->batch_max_requests},
+        {"drain_timeout_ms", 0, 600000, 0, &c->drain_timeout_ms},
+    };
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        if (strcmp(key, nums[i].name) != 0)
+            continue;
+        if (parse_u64(v, nums[i].lo, nums[i].hi, &x) != 0) {
+            snprintf(err, errlen, "%s: expected an integer in %llu..%llu, got '%s'", key,
+                     (unsigned long long)nums[i].lo, (unsigned long long)nums[i].hi, v);
+            return -1;
+        }
+        if (nums[i].is64)
+            *(uint64_t *)nums[i].field = x;
+        else
+            *(unsigned *)nums[i].field = (unsigned)x;
+        return 0;
+    }
+    if (strcmp(key, "socket") == 0) {
+        if (v[0] != '/' || strlen(v) >= sizeof c->socket_path) {
+            snprintf(err, errlen, "socket: an absolute path under %zu bytes",
+                     sizeof c->socket_path);
+            return -1;
+        }
+        snprintf(c->socket_path, sizeof c->socket_path, "%s", v);
+        return 0;
+    }
+    if (strcmp(key, "backend") == 0) {
+        if (strcmp(v, "cpu") != 0) {
+            snprintf(err, errlen, "backend: only 'cpu' is built in, got '%s'", v);
+            return -1;
+        }
+        snprintf(c->backend, sizeof c->backend, "%s", v);
+        return 0;
+    }
+    if (strcmp(key, "allow_uids") == 0 || strcmp(key, "allow_gids") == 0) {
+        int uids = key[6] == 'u';
+        unsigned ids[BSD_MAX_ALLOW];
+        size_t n;
+        if (parse_id_list(v, ids, &n) != 0) {
+            snprintf(err, errlen, "%s: up to %d numeric ids, comma-separated", key,
+                     BSD_MAX_ALLOW);
+            return -1;
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (uids)
+                c->allow_uids[i] = (uid_t)ids[i];
+            else
+                c->allow_gids[i] = (gid_t)ids[i];
+        }
+        *(uids ? &c->n_allow_uids : &c->n_allow_gids) = n;
+        return 0;
+    }
+    if (strcmp(key, "memlock") == 0) {
+        if (strcmp(v, "off") == 0)
+            c->memlock = BSD_MEMLOCK_OFF;
+        else if (strcmp(v, "try") == 0)
+            c->memlock = BSD_MEMLOCK_TRY;
+        else if (strcmp(v, "required") == 0)
+            c->memlock = BSD_MEMLOCK_REQUIRED;
+        else {
+            snprintf(err, errlen, "memlock: off, try or required");
+            return -1;
+        }
+        return 0;
+    }
+    if (strcmp(key, "log_level") == 0) {
+        if (strcmp(v, "info") != 0 && strcmp(v, "debug") != 0) {
+            snprintf(err, errlen, "log_level: info or debug");
+            return -1;
+        }
+        c->log_debug = strcmp(v, "debug") == 0;
+        return 0;
+    }
+    snprintf(err, errlen, "unknown setting '%s'", key);
+    return -1;
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        s[--n] = 0;
+    return s;
+}
+
+int bsd_config_load(bsd_config *c, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    char line[1024];
+    unsigned lineno = 0;
+    int rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash != NULL)
+            *hash = 0;
+        char *s = trim(line);
+        if (*s == 0)
+            continue;
+        char *eq = strchr(s, '=');
+        if (eq == NULL) {
+            snprintf(err, errlen, "%s:%u: expected key = value", path, lineno);
+            rc = -1;
+            break;
+        }
+        *eq = 0;
+        char msg[256];
+        if (bsd_config_set(c, trim(s), trim(eq + 1), msg, sizeof msg) != 0) {
+            snprintf(err, errlen, "%s:%u: %s", path, lineno, msg);
+            rc = -1;
+        }
+    }
+    fclose(f);
+    return rc;
+}

@@ -1,0 +1,49 @@
+/* bsd_config.h: the daemon's settings, from conf/bitsliced.conf (key = value) and the command line. */
+#ifndef BSD_CONFIG_H
+#define BSD_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define BSD_MAX_ALLOW 16
+
+typedef enum bsd_memlock { BSD_MEMLOCK_OFF, BSD_MEMLOCK_TRY, BSD_MEMLOCK_REQUIRED } bsd_memlock;
+
+typedef struct bsd_config {
+    char socket_path[108];       /* sun_path size */
+    uid_t allow_uids[BSD_MAX_ALLOW];
+    size_t n_allow_uids;         /* 0: the daemon's own uid only */
+    gid_t allow_gids[BSD_MAX_ALLOW];
+    size_t n_allow_gids;
+    char backend[16];            /* "cpu" */
+    unsigned threads;            /* CPU backend workers; 0: one per online CPU */
+    unsigned max_clients;
+    unsigned max_sessions_per_client;
+    unsigned max_sessions_total; /* slots in the locked key pool */
+    uint64_t max_request_bytes;  /* one KEYSTREAM */
+    uint64_t max_queued_bytes;   /* outstanding keystream per client */
+    uint64_t max_shm_bytes;      /* one client's mapping */
+    unsigned max_inflight_jobs;  /* KEYSTREAM requests accepted and not yet answered, all clients */
+    unsigned max_inflight_batches;
+    unsigned read_timeout_ms;    /* a started frame must complete within this */
+    unsigned batch_deadline_us;
+    uint64_t batch_max_bytes;
+    unsigned batch_max_requests;
+    unsigned drain_timeout_ms;
+    bsd_memlock memlock;
+    int log_debug;
+} bsd_config;
+
+void bsd_config_defaults(bsd_config *c);
+/*
+ * Applies one "key = value" setting; returns 0, or -1 with a message in err (errlen bytes).
+ * Unknown keys are errors: a typo must not silently keep a default.
+ */
+int bsd_config_set(bsd_config *c, const char *key, const char *value, char *err, size_t errlen);
+/* Reads a config file: '#' comments, blank lines, "key = value". */
+int bsd_config_load(bsd_config *c, const char *path, char *err, size_t errlen);
+/* The default socket: $XDG_RUNTIME_DIR/bitslice/bitsliced.sock, else /run/bitslice/bitsliced.sock. */
+void bsd_default_socket_path(char *out, size_t outlen);
+
+#endif

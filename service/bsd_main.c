@@ -1,0 +1,179 @@
+/* bitsliced: the keystream daemon. See service/README.md and service/proto/PROTOCOL.md. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "bsd_daemon.h"
+#include "bsd_log.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: bitsliced [--config FILE] [--socket PATH] [--set KEY=VALUE]... [--check]\n"
+               "  --config FILE     settings (see conf/bitsliced.conf)\n"
+               "  --socket PATH     listening socket (default $XDG_RUNTIME_DIR/bitslice/"
+               "bitsliced.sock)\n"
+               "  --set KEY=VALUE   one setting, applied after the file\n"
+               "  --check           validate the settings and exit\n");
+}
+
+static void walk_close(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    if (!uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+void bsd_daemon_maybe_finish(bsd_daemon *d)
+{
+    if (!d->draining || d->inflight_jobs > 0 || d->batcher.inflight_batches > 0)
+        return;
+    if (d->draining == 2)
+        return;
+    d->draining = 2;
+    BSD_INFO("drained", "bytes_served=%llu batches=%llu", (unsigned long long)d->stats.bytes_served,
+             (unsigned long long)d->stats.batches_total);
+    bsd_server_close_all(d);
+    bsd_batcher_close(&d->batcher);
+    uv_timer_stop(&d->drain_timer);
+    uv_close((uv_handle_t *)&d->drain_timer, NULL);
+    uv_close((uv_handle_t *)&d->sigterm, NULL);
+    uv_close((uv_handle_t *)&d->sigint, NULL);
+}
+
+static void on_drain_timeout(uv_timer_t *t)
+{
+    bsd_daemon *d = (bsd_daemon *)t->data;
+    BSD_ERR("drain_timeout", "inflight_jobs=%u action=exit", d->inflight_jobs);
+    /* Workers may still be running on the schedules: wipe and leave without joining them. */
+    explicit_bzero(d->keys.base, d->keys.map_len);
+    if (d->unlink_on_exit)
+        unlink(d->cfg.socket_path);
+    _exit(1);
+}
+
+static void on_signal(uv_signal_t *s, int signum)
+{
+    bsd_daemon *d = (bsd_daemon *)s->data;
+    if (d->draining)
+        return;
+    BSD_INFO("shutdown", "signal=%d inflight_jobs=%u queued_jobs=%zu", signum, d->inflight_jobs,
+             bsd_batcher_queued_jobs(&d->batcher));
+    d->draining = 1;
+    bsd_server_stop_listening(d);
+    uv_timer_start(&d->drain_timer, on_drain_timeout, d->cfg.drain_timeout_ms, 0);
+    bsd_batcher_flush_all(&d->batcher);
+    bsd_daemon_maybe_finish(d);
+}
+
+static void harden(void)
+{
+    /* Keys must never reach a core file or a ptrace-capable peer of the same uid. */
+    struct rlimit rl = {0, 0};
+    setrlimit(RLIMIT_CORE, &rl);
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+int main(int argc, char **argv)
+{
+    static bsd_daemon daemon_state;
+    bsd_daemon *d = &daemon_state;
+    char err[512];
+    int check_only = 0;
+    bsd_config_defaults(&d->cfg);
+    /* The config file first, then the flags that override it. */
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
+            if (bsd_config_load(&d->cfg, argv[++i], err, sizeof err) != 0) {
+                fprintf(stderr, "bitsliced: %s\n", err);
+                return 2;
+            }
+        }
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--config") == 0) {
+            i++;
+        } else if (strcmp(a, "--socket") == 0 && i + 1 < argc) {
+            if (bsd_config_set(&d->cfg, "socket", argv[++i], err, sizeof err) != 0) {
+                fprintf(stderr, "bitsliced: %s\n", err);
+                return 2;
+            }
+        } else if (strcmp(a, "--set") == 0 && i + 1 < argc) {
+            char kv[512];
+            snprintf(kv, sizeof kv, "%s", argv[++i]);
+            char *eq = strchr(kv, '=');
+            if (eq == NULL) {
+                fprintf(stderr, "bitsliced: --set wants KEY=VALUE\n");
+                return 2;
+            }
+            *eq = 0;
+            if (bsd_config_set(&d->cfg, kv, eq + 1, err, sizeof err) != 0) {
+                fprintf(stderr, "bitsliced: %s\n", err);
+                return 2;
+            }
+        } else if (strcmp(a, "--check") == 0) {
+            check_only = 1;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else {
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (check_only) {
+        printf("socket=%s backend=%s\n", d->cfg.socket_path, d->cfg.backend);
+        return 0;
+    }
+    bsd_log_set_debug(d->cfg.log_debug);
+    harden();
+    d->loop = uv_default_loop();
+    d->listen_fd = -1;
+    d->stats.start_ns = bsd_now_ns();
+    if (bsd_keypool_init(&d->keys, d->cfg.max_sessions_total, d->cfg.memlock, err, sizeof err) !=
+        0) {
+        BSD_ERR("start", "reason=\"%s\"", err);
+        return 1;
+    }
+    if (!d->keys.locked && d->cfg.memlock != BSD_MEMLOCK_OFF)
+        BSD_WARN("memlock", "locked=0 reason=\"mlock failed; keys may be swapped\"");
+    d->backend = bsd_backend_cpu_create(d->loop, d->cfg.threads);
+    if (d->backend == NULL || bsd_batcher_init(&d->batcher, d) != 0) {
+        BSD_ERR("start", "reason=\"backend or batcher init failed\"");
+        return 1;
+    }
+    if (bsd_server_listen(d, err, sizeof err) != 0) {
+        BSD_ERR("start", "reason=\"%s\"", err);
+        return 1;
+    }
+    uv_timer_init(d->loop, &d->drain_timer);
+    d->drain_timer.data = d;
+    uv_signal_init(d->loop, &d->sigterm);
+    uv_signal_init(d->loop, &d->sigint);
+    d->sigterm.data = d->sigint.data = d;
+    uv_signal_start(&d->sigterm, on_signal, SIGTERM);
+    uv_signal_start(&d->sigint, on_signal, SIGINT);
+    if (bsd_server_start(d) != 0) {
+        BSD_ERR("start", "reason=\"cannot watch the socket\"");
+        return 1;
+    }
+    char dev[128];
+    d->backend->ops->describe(d->backend, dev, sizeof dev);
+    BSD_INFO("ready", "backend=%s %s keys_locked=%d batch_deadline_us=%u pid=%d",
+             d->backend->ops->name, dev, d->keys.locked, d->cfg.batch_deadline_us, (int)getpid());
+    uv_run(d->loop, UV_RUN_DEFAULT);
+    /* Anything left (nothing, normally) is closed so that uv_loop_close succeeds. */
+    uv_walk(d->loop, walk_close, NULL);
+    uv_run(d->loop, UV_RUN_DEFAULT);
+    uv_loop_close(d->loop);
+    d->backend->ops->destroy(d->backend);
+    bsd_keypool_destroy(&d->keys);
+    BSD_INFO("exit", "code=0");
+    return 0;
+}

@@ -1,0 +1,111 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "bsd_daemon.h"
+
+uint64_t bsd_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void bsd_stats_batch(bsd_stats *s, size_t njobs)
+{
+    unsigned b = 0;
+    while (b + 1 < BSD_HIST_BUCKETS && ((size_t)1 << b) < njobs)
+        b++;
+    s->hist[b]++;
+    s->size_counts[njobs < BSD_SIZE_COUNTS ? njobs : BSD_SIZE_COUNTS - 1]++;
+    s->batches_total++;
+    s->batched_jobs_total += njobs;
+    if (njobs > s->batch_max)
+        s->batch_max = njobs;
+}
+
+void bsd_stats_error(bsd_stats *s, uint32_t code)
+{
+    if (code <= BSD_E_STATE)
+        s->errors[code]++;
+    s->errors_total++;
+}
+
+typedef struct text {
+    char *p;
+    size_t len, cap;
+} text;
+
+static void add(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(text *t, const char *fmt, ...)
+{
+    if (t->len >= t->cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        t->len = t->len + (size_t)n < t->cap ? t->len + (size_t)n : t->cap - 1;
+}
+
+static uint64_t median_batch(const bsd_stats *s)
+{
+    if (s->batches_total == 0)
+        return 0;
+    uint64_t half = (s->batches_total + 1) / 2, seen = 0;
+    for (size_t i = 0; i < BSD_SIZE_COUNTS; i++) {
+        seen += s->size_counts[i];
+        if (seen >= half)
+            return i;
+    }
+    return BSD_SIZE_COUNTS - 1;
+}
+
+size_t bsd_status_text(bsd_daemon *d, char *out, size_t len)
+{
+    text t = {out, 0, len};
+    bsd_stats *s = &d->stats;
+    char dev[128];
+    d->backend->ops->describe(d->backend, dev, sizeof dev);
+    add(&t, "protocol=%d\n", BSD_PROTO_VERSION);
+    add(&t, "backend=%s\n", d->backend->ops->name);
+    add(&t, "backend_info=%s\n", dev);
+    add(&t, "uptime_s=%llu\n", (unsigned long long)((bsd_now_ns() - s->start_ns) / 1000000000u));
+    add(&t, "draining=%d\n", d->draining);
+    add(&t, "keys_locked=%d\n", d->keys.locked);
+    add(&t, "clients=%u\n", d->nconns);
+    add(&t, "sessions=%u\n", d->sessions_open);
+    add(&t, "session_slots_free=%u\n", d->keys.nfree);
+    add(&t, "inflight_jobs=%u\n", d->inflight_jobs);
+    add(&t, "inflight_batches=%u\n", d->batcher.inflight_batches);
+    add(&t, "queued_jobs=%zu\n", bsd_batcher_queued_jobs(&d->batcher));
+    for (int i = 0; i < BSD_MAX_CIPHERS; i++) {
+        const bsd_pending *p = &d->batcher.pend[i];
+        if (p->cipher != NULL)
+            add(&t, "queue.%s=%zu jobs %llu bytes\n", p->cipher->name, p->njobs,
+                (unsigned long long)p->bytes);
+    }
+    add(&t, "connections_total=%llu\n", (unsigned long long)s->connections_total);
+    add(&t, "refused_peers=%llu\n", (unsigned long long)s->refused_peers);
+    add(&t, "requests_total=%llu\n", (unsigned long long)s->requests_total);
+    add(&t, "keystream_requests=%llu\n", (unsigned long long)s->keystream_requests);
+    add(&t, "bytes_served=%llu\n", (unsigned long long)s->bytes_served);
+    add(&t, "batches_total=%llu\n", (unsigned long long)s->batches_total);
+    add(&t, "batched_jobs_total=%llu\n", (unsigned long long)s->batched_jobs_total);
+    add(&t, "batch_median=%llu\n", (unsigned long long)median_batch(s));
+    add(&t, "batch_max=%llu\n", (unsigned long long)s->batch_max);
+    add(&t, "batch_hist=");
+    for (unsigned b = 0; b < BSD_HIST_BUCKETS; b++)
+        add(&t, "%s%s%u:%llu", b ? "," : "", b + 1 == BSD_HIST_BUCKETS ? ">" : "<=",
+            b + 1 == BSD_HIST_BUCKETS ? 1u << (b - 1) : 1u << b,
+            (unsigned long long)s->hist[b]);
+    add(&t, "\n");
+    add(&t, "errors_total=%llu\n", (unsigned long long)s->errors_total);
+    for (uint32_t c = 1; c <= BSD_E_STATE; c++)
+        if (s->errors[c] != 0)
+            add(&t, "errors.%u=%llu # %s\n", c, (unsigned long long)s->errors[c],
+                bsd_errc_str(c));
+    return t.len;
+}

@@ -1,0 +1,455 @@
+#include "bsd_client.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Answers that arrived while the caller waited for another one. */
+#define BSD_CLIENT_PARKED 64
+
+typedef struct parked {
+    uint32_t id;
+    uint8_t op;
+    uint32_t err;
+} parked;
+
+struct bsd_client {
+    int fd;
+    pid_t pid;
+    int io_timeout_ms;
+    uint32_t next_id;
+    bsd_hello_rep info;
+    uint8_t *shm;
+    size_t shm_size;
+    parked parked[BSD_CLIENT_PARKED];
+    unsigned nparked;
+    uint32_t last_err;
+    char last_text[BSD_ERROR_TEXT_MAX + 1];
+    uint8_t rbuf[BSD_HDR_LEN + BSD_MAX_REPLY_PAYLOAD];
+    size_t rlen;
+};
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void bsd_client_default_socket(char *out, size_t len)
+{
+    const char *s = getenv("BITSLICE_SOCKET");
+    const char *rt = getenv("XDG_RUNTIME_DIR");
+    if (s != NULL && s[0] != 0)
+        snprintf(out, len, "%s", s);
+    else if (rt != NULL && rt[0] == '/')
+        snprintf(out, len, "%s/bitslice/bitsliced.sock", rt);
+    else
+        snprintf(out, len, "/run/bitslice/bitsliced.sock");
+}
+
+static int wait_fd(int fd, short events, int64_t deadline)
+{
+    for (;;) {
+        int64_t left = deadline - now_ms();
+        if (left <= 0)
+            return -ETIMEDOUT;
+        struct pollfd p = {fd, events, 0};
+        int r = poll(&p, 1, left > 60000 ? 60000 : (int)left);
+        if (r > 0)
+            return 0;
+        if (r < 0 && errno != EINTR)
+            return -errno;
+    }
+}
+
+static int send_all(bsd_client *c, const uint8_t *buf, size_t len, int fd_to_pass)
+{
+    int64_t deadline = now_ms() + c->io_timeout_ms;
+    size_t off = 0;
+    while (off < len) {
+        struct iovec iov = {(void *)(buf + off), len - off};
+        struct msghdr msg;
+        union {
+            struct cmsghdr align;
+            char buf[CMSG_SPACE(sizeof(int))];
+        } ctl;
+        memset(&msg, 0, sizeof msg);
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        if (fd_to_pass >= 0 && off == 0) {
+            memset(&ctl, 0, sizeof ctl);
+            msg.msg_control = ctl.buf;
+            msg.msg_controllen = sizeof ctl.buf;
+            struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+            cm->cmsg_level = SOL_SOCKET;
+            cm->cmsg_type = SCM_RIGHTS;
+            cm->cmsg_len = CMSG_LEN(sizeof(int));
+            memcpy(CMSG_DATA(cm), &fd_to_pass, sizeof(int));
+        }
+        ssize_t n = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                int r = wait_fd(c->fd, POLLOUT, deadline);
+                if (r != 0)
+                    return r;
+                continue;
+            }
+            return errno == ECONNRESET ? -EPIPE : -errno;
+        }
+        off += (size_t)n;
+    }
+    return 0;
+}
+
+static int send_frame(bsd_client *c, uint8_t op, const uint8_t *payload, size_t len,
+                      uint32_t *id_out, int fd_to_pass)
+{
+    if (getpid() != c->pid)
+        return -ECHILD;
+    if (c->fd < 0)
+        return -EPIPE;
+    uint8_t buf[BSD_HDR_LEN + BSD_MAX_REQUEST_PAYLOAD];
+    uint32_t id = c->next_id++;
+    if (c->next_id == 0)
+        c->next_id = 1;
+    bsd_hdr h = {BSD_PROTO_VERSION, op, id, (uint32_t)len};
+    bsd_hdr_encode(buf, &h);
+    if (len > 0)
+        memcpy(buf + BSD_HDR_LEN, payload, len);
+    int r = send_all(c, buf, BSD_HDR_LEN + len, fd_to_pass);
+    /* The buffer may hold a key. */
+    explicit_bzero(buf, sizeof buf);
+    if (r != 0)
+        return r;
+    if (id_out != NULL)
+        *id_out = id;
+    return 0;
+}
+
+/*
+ * Reads frames until the reply to id arrives or the deadline passes. The reply's payload is
+ * copied to out (up to *out_len bytes; *out_len becomes its length); replies to other ids are
+ * parked. A broken stream poisons the client: every later call fails.
+ */
+static int read_reply(bsd_client *c, uint32_t id, uint8_t expect_op, uint8_t *out,
+                      size_t *out_len, int timeout_ms)
+{
+    if (getpid() != c->pid)
+        return -ECHILD;
+    for (unsigned i = 0; i < c->nparked; i++) {
+        if (c->parked[i].id != id)
+            continue;
+        parked p = c->parked[i];
+        c->parked[i] = c->parked[--c->nparked];
+        if (p.op == (BSD_OP_ERROR | BSD_OP_REPLY)) {
+            c->last_err = p.err;
+            snprintf(c->last_text, sizeof c->last_text, "%s", bsd_errc_str(p.err));
+            return -EREMOTEIO;
+        }
+        return p.op == (expect_op | BSD_OP_REPLY) ? 0 : -EPROTO;
+    }
+    if (c->fd < 0)
+        return -EPIPE;
+    int64_t deadline = now_ms() + timeout_ms;
+    for (;;) {
+        bsd_hdr h;
+        int r = bsd_hdr_decode(c->rbuf, c->rlen, BSD_MAX_REPLY_PAYLOAD, &h);
+        if (r < 0 || (r == BSD_OK && !(h.op & BSD_OP_REPLY)))
+            goto broken;
+        if (r == BSD_OK && c->rlen >= BSD_HDR_LEN + h.len) {
+            const uint8_t *p = c->rbuf + BSD_HDR_LEN;
+            int result = 1; /* 1: not ours, keep reading */
+            uint32_t err = 0;
+            if (h.op == (BSD_OP_ERROR | BSD_OP_REPLY)) {
+                bsd_error_rep e;
+                if (bsd_error_rep_decode(p, h.len, &e) != BSD_OK)
+                    goto broken;
+                err = e.code;
+                /* id 0: the daemon refused the connection or lost the framing. */
+                if (h.id == id || h.id == 0) {
+                    c->last_err = e.code;
+                    snprintf(c->last_text, sizeof c->last_text, "%s", e.text);
+                    result = -EREMOTEIO;
+                }
+            } else if (h.id == id) {
+                if (h.op != (expect_op | BSD_OP_REPLY))
+                    goto broken;
+                if (out != NULL && out_len != NULL) {
+                    size_t n = h.len < *out_len ? h.len : *out_len;
+                    memcpy(out, p, n);
+                    *out_len = h.len;
+                }
+                result = 0;
+            }
+            if (result == 1) {
+                if (c->nparked == BSD_CLIENT_PARKED)
+                    goto broken;
+                c->parked[c->nparked].id = h.id;
+                c->parked[c->nparked].op = h.op;
+                c->parked[c->nparked].err = err;
+                c->nparked++;
+            }
+            size_t used = BSD_HDR_LEN + h.len;
+            memmove(c->rbuf, c->rbuf + used, c->rlen - used);
+            c->rlen -= used;
+            if (result != 1)
+                return result;
+            continue;
+        }
+        r = wait_fd(c->fd, POLLIN, deadline);
+        if (r != 0)
+            return r;
+        ssize_t n = recv(c->fd, c->rbuf + c->rlen, sizeof c->rbuf - c->rlen, MSG_DONTWAIT);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+            continue;
+        if (n <= 0) {
+            close(c->fd);
+            c->fd = -1;
+            return -EPIPE;
+        }
+        c->rlen += (size_t)n;
+    }
+broken:
+    close(c->fd);
+    c->fd = -1;
+    return -EPROTO;
+}
+
+int bsd_client_connect(const bsd_client_opts *opts, bsd_client **out)
+{
+    char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    if (opts != NULL && opts->socket_path != NULL)
+        snprintf(path, sizeof path, "%s", opts->socket_path);
+    else
+        bsd_client_default_socket(path, sizeof path);
+    int connect_ms = opts != NULL && opts->connect_timeout_ms > 0 ? opts->connect_timeout_ms : 1000;
+    bsd_client *c = (bsd_client *)calloc(1, sizeof *c);
+    if (c == NULL)
+        return -ENOMEM;
+    c->pid = getpid();
+    c->next_id = 1;
+    c->io_timeout_ms = opts != NULL && opts->io_timeout_ms > 0 ? opts->io_timeout_ms : 5000;
+    c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (c->fd < 0) {
+        free(c);
+        return -errno;
+    }
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    int64_t deadline = now_ms() + connect_ms;
+    int r;
+    for (;;) {
+        if (connect(c->fd, (struct sockaddr *)&sa, sizeof sa) == 0) {
+            r = 0;
+            break;
+        }
+        r = -errno;
+        /* A full backlog answers EAGAIN on a non-blocking Unix socket: retry until the deadline. */
+        if ((r != -EAGAIN && r != -EINTR) || now_ms() >= deadline)
+            break;
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+    }
+    if (r == -EAGAIN)
+        r = -ETIMEDOUT;
+    if (r == 0) {
+        bsd_hello_req hr = {BSD_PROTO_VERSION, BSD_PROTO_VERSION};
+        uint8_t p[BSD_HELLO_REQ_LEN];
+        uint8_t rep[BSD_HELLO_REP_LEN];
+        size_t rlen = sizeof rep;
+        uint32_t id;
+        r = send_frame(c, BSD_OP_HELLO, p, bsd_hello_req_encode(p, &hr), &id, -1);
+        if (r == 0)
+            r = read_reply(c, id, BSD_OP_HELLO, rep, &rlen, connect_ms + c->io_timeout_ms);
+        if (r == 0 && bsd_hello_rep_decode(rep, rlen, &c->info) != BSD_OK)
+            r = -EPROTO;
+    }
+    if (r != 0) {
+        bsd_client_close(c);
+        return r;
+    }
+    *out = c;
+    return 0;
+}
+
+void bsd_client_close(bsd_client *c)
+{
+    if (c == NULL)
+        return;
+    /* After fork() the socket and mapping are shared with the parent: only drop our references. */
+    if (c->fd >= 0)
+        close(c->fd);
+    if (c->shm != NULL)
+        munmap(c->shm, c->shm_size);
+    explicit_bzero(c, sizeof *c);
+    free(c);
+}
+
+const bsd_hello_rep *bsd_client_info(const bsd_client *c)
+{
+    return &c->info;
+}
+
+uint32_t bsd_client_last_error(const bsd_client *c, const char **text)
+{
+    if (text != NULL)
+        *text = c->last_text;
+    return c->last_err;
+}
+
+int bsd_client_fd(const bsd_client *c)
+{
+    return c->fd;
+}
+
+int bsd_client_map_shm(bsd_client *c, size_t size)
+{
+    if (getpid() != c->pid)
+        return -ECHILD;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size = (size + page - 1) / page * page;
+    int fd = memfd_create("bitslice-keystream", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0)
+        return -errno;
+    int r = 0;
+    if (ftruncate(fd, (off_t)size) != 0 ||
+        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
+        r = -errno;
+    void *p = r == 0 ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+    if (r == 0 && p == MAP_FAILED)
+        r = -errno;
+    if (r == 0) {
+        bsd_map_shm_req m = {size};
+        uint8_t pl[BSD_MAP_SHM_REQ_LEN];
+        uint32_t id;
+        r = send_frame(c, BSD_OP_MAP_SHM, pl, bsd_map_shm_req_encode(pl, &m), &id, fd);
+        if (r == 0)
+            r = read_reply(c, id, BSD_OP_MAP_SHM, NULL, NULL, c->io_timeout_ms);
+    }
+    close(fd);
+    if (r != 0) {
+        if (p != MAP_FAILED)
+            munmap(p, size);
+        return r;
+    }
+    if (c->shm != NULL)
+        munmap(c->shm, c->shm_size);
+    c->shm = (uint8_t *)p;
+    c->shm_size = size;
+    return 0;
+}
+
+uint8_t *bsd_client_shm(const bsd_client *c, size_t *size)
+{
+    if (size != NULL)
+        *size = c->shm_size;
+    return c->shm;
+}
+
+int bsd_client_open_session(bsd_client *c, const char *cipher, const uint8_t *key, size_t key_len,
+                            uint32_t *session, unsigned *block_len)
+{
+    if (strlen(cipher) > BSD_CIPHER_NAME_LEN || key_len == 0 || key_len > BSD_KEY_MAX)
+        return -EINVAL;
+    bsd_open_req m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.cipher, sizeof m.cipher, "%s", cipher);
+    m.key_len = (uint16_t)key_len;
+    memcpy(m.key, key, key_len);
+    uint8_t pl[BSD_OPEN_REQ_FIXED_LEN + BSD_KEY_MAX];
+    size_t n = bsd_open_req_encode(pl, &m);
+    uint32_t id;
+    int r = send_frame(c, BSD_OP_OPEN_SESSION, pl, n, &id, -1);
+    explicit_bzero(&m, sizeof m);
+    explicit_bzero(pl, sizeof pl);
+    if (r != 0)
+        return r;
+    uint8_t rep[BSD_OPEN_REP_LEN];
+    size_t rlen = sizeof rep;
+    r = read_reply(c, id, BSD_OP_OPEN_SESSION, rep, &rlen, c->io_timeout_ms);
+    if (r != 0)
+        return r;
+    bsd_open_rep o;
+    if (bsd_open_rep_decode(rep, rlen, &o) != BSD_OK)
+        return -EPROTO;
+    *session = o.session;
+    if (block_len != NULL)
+        *block_len = o.block_len;
+    return 0;
+}
+
+int bsd_client_close_session(bsd_client *c, uint32_t session)
+{
+    bsd_close_req m = {session};
+    uint8_t pl[BSD_CLOSE_REQ_LEN];
+    uint32_t id;
+    int r = send_frame(c, BSD_OP_CLOSE_SESSION, pl, bsd_close_req_encode(pl, &m), &id, -1);
+    if (r == 0)
+        r = read_reply(c, id, BSD_OP_CLOSE_SESSION, NULL, NULL, c->io_timeout_ms);
+    return r;
+}
+
+int bsd_client_keystream_submit(bsd_client *c, uint32_t session, const uint8_t *counter,
+                                size_t counter_len, uint64_t nblocks, uint64_t shm_offset,
+                                uint32_t *req_id)
+{
+    if (counter_len == 0 || counter_len > BSD_COUNTER_LEN)
+        return -EINVAL;
+    bsd_keystream_req m;
+    memset(&m, 0, sizeof m);
+    m.session = session;
+    m.shm_offset = shm_offset;
+    m.nblocks = nblocks;
+    memcpy(m.counter, counter, counter_len);
+    uint8_t pl[BSD_KEYSTREAM_REQ_LEN];
+    return send_frame(c, BSD_OP_KEYSTREAM, pl, bsd_keystream_req_encode(pl, &m), req_id, -1);
+}
+
+int bsd_client_wait(bsd_client *c, uint32_t req_id, int timeout_ms)
+{
+    uint8_t rep[BSD_KEYSTREAM_REP_LEN];
+    size_t rlen = sizeof rep;
+    int r = read_reply(c, req_id, BSD_OP_KEYSTREAM, rep, &rlen, timeout_ms);
+    return r;
+}
+
+int bsd_client_keystream(bsd_client *c, uint32_t session, const uint8_t *counter,
+                         size_t counter_len, uint64_t nblocks, uint64_t shm_offset)
+{
+    uint32_t id;
+    int r = bsd_client_keystream_submit(c, session, counter, counter_len, nblocks, shm_offset, &id);
+    return r != 0 ? r : bsd_client_wait(c, id, c->io_timeout_ms);
+}
+
+int bsd_client_status(bsd_client *c, char *out, size_t len)
+{
+    uint32_t id;
+    int r = send_frame(c, BSD_OP_STATUS, NULL, 0, &id, -1);
+    if (r != 0)
+        return r;
+    size_t n = len > 0 ? len - 1 : 0;
+    r = read_reply(c, id, BSD_OP_STATUS, (uint8_t *)out, &n, c->io_timeout_ms);
+    if (r != 0)
+        return r;
+    if (len > 0)
+        out[n < len - 1 ? n : len - 1] = 0;
+    return 0;
+}
+
+int bsd_client_send_raw(bsd_client *c, const void *buf, size_t len, int fd)
+{
+    return send_all(c, (const uint8_t *)buf, len, fd);
+}

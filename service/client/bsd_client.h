@@ -1,0 +1,74 @@
+/*
+ * bsd_client.h: the blocking client of bitsliced (service/proto/PROTOCOL.md). No libuv: it links
+ * only libc and the cores, so the OpenSSL provider can carry it. Every wait is bounded by a
+ * timeout. Not thread-safe: one client per thread (or per EVP context).
+ *
+ * Errors are negative errno values: -ENOENT/-ECONNREFUSED (no daemon), -ETIMEDOUT, -EPIPE
+ * (daemon gone), -EPROTO (garbage on the wire), -EREMOTEIO (the daemon answered ERROR; see
+ * bsd_client_last_error), -ECHILD (used across fork(): open a new client in the child).
+ */
+#ifndef BSD_CLIENT_H
+#define BSD_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bsd_proto.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bsd_client bsd_client;
+
+typedef struct bsd_client_opts {
+    const char *socket_path; /* NULL: bsd_client_default_socket() */
+    int connect_timeout_ms;  /* 0: 1000 */
+    int io_timeout_ms;       /* per reply; 0: 5000 */
+} bsd_client_opts;
+
+/* $BITSLICE_SOCKET, else $XDG_RUNTIME_DIR/bitslice/bitsliced.sock, else /run/bitslice/... */
+void bsd_client_default_socket(char *out, size_t len);
+
+/* Connects and says HELLO. */
+int bsd_client_connect(const bsd_client_opts *opts, bsd_client **out);
+/* Closes the socket (the daemon wipes this connection's sessions) and unmaps shared memory. */
+void bsd_client_close(bsd_client *c);
+const bsd_hello_rep *bsd_client_info(const bsd_client *c);
+/* The daemon's last ERROR: its code (bsd_errc) and text. */
+uint32_t bsd_client_last_error(const bsd_client *c, const char **text);
+int bsd_client_fd(const bsd_client *c);
+
+/* Creates a sealed memfd of size bytes, maps it here and in the daemon (MAP_SHM). */
+int bsd_client_map_shm(bsd_client *c, size_t size);
+uint8_t *bsd_client_shm(const bsd_client *c, size_t *size);
+
+int bsd_client_open_session(bsd_client *c, const char *cipher, const uint8_t *key, size_t key_len,
+                            uint32_t *session, unsigned *block_len);
+int bsd_client_close_session(bsd_client *c, uint32_t session);
+
+/*
+ * KEYSTREAM: nblocks of CTR keystream from counter (block_len bytes) into the shared memory
+ * at shm_offset. submit returns at once with a request id; wait blocks until that request is
+ * answered (other answers that arrive meanwhile are kept for their own wait).
+ */
+int bsd_client_keystream_submit(bsd_client *c, uint32_t session, const uint8_t *counter,
+                                size_t counter_len, uint64_t nblocks, uint64_t shm_offset,
+                                uint32_t *req_id);
+int bsd_client_wait(bsd_client *c, uint32_t req_id, int timeout_ms);
+/* submit + wait. */
+int bsd_client_keystream(bsd_client *c, uint32_t session, const uint8_t *counter,
+                         size_t counter_len, uint64_t nblocks, uint64_t shm_offset);
+
+/* The STATUS text, NUL-terminated (truncated to len - 1). */
+int bsd_client_status(bsd_client *c, char *out, size_t len);
+
+/* Low level, for tests: sends raw bytes on the socket, with an optional fd in SCM_RIGHTS. */
+int bsd_client_send_raw(bsd_client *c, const void *buf, size_t len, int fd);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

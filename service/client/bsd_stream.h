@@ -1,0 +1,64 @@
+/*
+ * bsd_stream.h: a CTR keystream served by bitsliced, read in order, with the next windows
+ * computed by the daemon while the caller consumes the current one (depth windows in flight).
+ *
+ * Reads never hang: each wait for a window is bounded by timeout_ms. On any failure (no daemon,
+ * refusal, daemon death, timeout, counter wrap, use across fork() that cannot reconnect) the call
+ * returns a negative errno and bsd_stream_position() says exactly how many keystream bytes were
+ * delivered in total; the bytes of this call before that point were written. The caller then
+ * continues in-process: bsd_stream_resume_point() gives the counter block and the offset into it,
+ * and the output is byte-identical either way. After a failure every later call fails the same.
+ *
+ * After fork(), the first read in the child opens its own connection, memfd and session (the
+ * key is kept, wiped on close) and continues at the child's position.
+ */
+#ifndef BSD_STREAM_H
+#define BSD_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bsd_client.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bsd_stream bsd_stream;
+
+typedef struct bsd_stream_opts {
+    const char *socket_path; /* NULL: bsd_client_default_socket() */
+    int connect_timeout_ms;  /* 0: 1000 */
+    int timeout_ms;          /* per window wait; 0: 5000 */
+    size_t window_bytes;     /* 0: 256 KiB (rounded to whole blocks) */
+    unsigned depth;          /* windows in flight; 0: 3 */
+} bsd_stream_opts;
+
+/*
+ * Connects, opens a session for cipher ("PRESENT-80", ...) and key, and starts prefetching from
+ * counter (block_len bytes: the IV, or IV || 0^16 for RIJNDAEL-256). Returns 0 or a negative
+ * errno; nothing is allocated on failure.
+ */
+int bsd_stream_open(const bsd_stream_opts *opts, const char *cipher, const uint8_t *key,
+                    size_t key_len, const uint8_t *counter, bsd_stream **out);
+/* Writes the next len keystream bytes to out. */
+int bsd_stream_read(bsd_stream *s, uint8_t *out, size_t len);
+/* out = in XOR the next len keystream bytes (in may equal out). */
+int bsd_stream_xor(bsd_stream *s, uint8_t *out, const uint8_t *in, size_t len);
+/* Keystream bytes delivered so far. */
+uint64_t bsd_stream_position(const bsd_stream *s);
+/*
+ * Where in-process CTR must continue: counter block of the block holding the next byte, and the
+ * offset of that byte in the block (bytes of that block's keystream to skip).
+ */
+void bsd_stream_resume_point(const bsd_stream *s, uint8_t *counter, unsigned *skip);
+/* The error that stopped the stream (0 while it works), and the daemon's text if it refused. */
+int bsd_stream_error(const bsd_stream *s, const char **text);
+/* Closes the connection (the daemon wipes the session) and wipes the key. */
+void bsd_stream_close(bsd_stream *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,471 @@
+/*
+ * ct_taint: runs one target under valgrind memcheck with its secret inputs marked undefined.
+ *
+ * Memcheck tracks definedness bit by bit; a conditional jump, a conditional move or a memory
+ * address that depends on an undefined bit is reported. Marking keys, round keys and data
+ * undefined therefore turns every secret-dependent branch or table index into an error
+ * (the approach of Adam Langley's ctgrind). Outputs are declassified only after the
+ * computation, and only once the program has checked that they do carry undefined bits: that
+ * proves the taint went through the code under test rather than around it.
+ *
+ * Usage: ct_taint TARGET         run one target (only under valgrind; see ct_check.sh)
+ *        ct_taint --list         print the targets this build can run
+ *        ct_taint --coverage N.. check that the registry holds exactly the cipher names N..
+ * Targets: block:NAME, ctr:NAME (every implementation of NAME in bs_block_ciphers), ghash256,
+ * gcm256, ct-memcmp, and the leaky controls control-sbox-table and control-early-exit.
+ */
+#include "bitslice.h"
+#include "modes/ctr.h"
+#ifdef BS_CT_HAVE_GCM256
+#include "modes/gcm256.h"
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <valgrind/memcheck.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CT_NOINLINE __attribute__((noinline))
+#else
+#define CT_NOINLINE
+#endif
+
+static int failures;
+static uint64_t checksum = 0xcbf29ce484222325ull;
+
+static void fail(const char *what, const char *detail)
+{
+    fprintf(stderr, "ct_taint: FAIL: %s: %s\n", what, detail);
+    failures++;
+}
+
+static void fill(uint8_t *p, size_t n, uint8_t seed)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)(seed + 37 * i + (i >> 3));
+}
+
+static void make_secret(const void *p, size_t n)
+{
+    (void)VALGRIND_MAKE_MEM_UNDEFINED(p, n);
+}
+
+/* True if any bit of p[0..n) is undefined, i.e. derived from a secret. Reports nothing. */
+static int carries_secret(const void *p, size_t n)
+{
+    static uint8_t vbits[4096];
+    const uint8_t *q = (const uint8_t *)p;
+    while (n > 0) {
+        size_t k = n < sizeof vbits ? n : sizeof vbits;
+        if (VALGRIND_GET_VBITS(q, vbits, k) != 1)
+            return 0;
+        for (size_t i = 0; i < k; i++)
+            if (vbits[i] != 0)
+                return 1;
+        q += k;
+        n -= k;
+    }
+    return 0;
+}
+
+/* Marks p[0..n) defined and folds it into the checksum that main prints. */
+static void fold(const void *p, size_t n)
+{
+    (void)VALGRIND_MAKE_MEM_DEFINED(p, n);
+    const uint8_t *q = (const uint8_t *)p;
+    for (size_t i = 0; i < n; i++)
+        checksum = (checksum ^ q[i]) * 0x100000001b3ull;
+}
+
+/*
+ * Ends the secret life of an output: checks that it was derived from the secrets, marks it
+ * defined and folds it into a checksum (so that the computation cannot be optimised away).
+ */
+static void declassify(const char *what, const void *p, size_t n)
+{
+    if (n > 0 && !carries_secret(p, n))
+        fail(what, "output carries no secret bit: the secret did not reach the code under test");
+    fold(p, n);
+}
+
+/* The result of a comparison is public once computed: declassify it without the carry check. */
+static int declassify_int(int v)
+{
+    (void)VALGRIND_MAKE_MEM_DEFINED(&v, sizeof v);
+    return v;
+}
+
+static bs_key_schedule ks;
+static uint8_t key[64];
+static uint8_t in[(2 * BS_LANES_MAX + 3) * BS_BLOCK_MAX + 64];
+static uint8_t out[sizeof in];
+
+/* Lane counts: 1, 2, lanes - 1, lanes, lanes + 1, 2 * lanes + 3 (the last one partial). */
+static size_t lane_counts(const bs_block_cipher *c, size_t counts[6])
+{
+    size_t cand[6] = {1, 2, c->lanes - 1, c->lanes, c->lanes + 1, 2 * (size_t)c->lanes + 3};
+    size_t n = 0;
+    for (size_t i = 0; i < 6; i++) {
+        int dup = cand[i] == 0 || cand[i] * c->block_len + 1 > sizeof in;
+        for (size_t j = 0; j < n; j++)
+            dup |= counts[j] == cand[i];
+        if (!dup)
+            counts[n++] = cand[i];
+    }
+    return n;
+}
+
+static void run_block(const bs_block_cipher *c)
+{
+    char what[128];
+    snprintf(what, sizeof what, "block:%s/%s", c->name, c->impl);
+
+    /* Key schedule: the key is the secret. */
+    memset(&ks, 0, sizeof ks);
+    fill(key, c->key_len, 1);
+    make_secret(key, c->key_len);
+    c->set_key(&ks, key);
+    if (!carries_secret(&ks, sizeof ks))
+        fail(what, "key schedule carries no secret bit");
+
+    size_t counts[6];
+    size_t ncounts = lane_counts(c, counts);
+    for (size_t i = 0; i < ncounts; i++) {
+        size_t len = counts[i] * c->block_len;
+        /* Round keys and plaintext are the secrets; odd counts also run unaligned in place. */
+        size_t off = counts[i] & 1;
+        fill(in + off, len, (uint8_t)(i + 7));
+        make_secret(&ks, sizeof ks);
+        make_secret(in + off, len);
+        if (off) {
+            c->encrypt(&ks, in + off, in + off, counts[i]);
+            declassify(what, in + off, len);
+        } else {
+            c->encrypt(&ks, out, in, counts[i]);
+            declassify(what, out, len);
+        }
+    }
+    printf("%s: key schedule and %zu lane counts (%zu..%zu blocks)\n", what, ncounts, counts[0],
+           counts[ncounts - 1]);
+}
+
+static void run_ctr(const bs_block_cipher *c)
+{
+    static bs_ctr_ctx ctx;
+    char what[128];
+    snprintf(what, sizeof what, "ctr:%s/%s", c->name, c->impl);
+
+    /* The counter is public in CTR; key and data are secret. */
+    memset(&ctx, 0, sizeof ctx);
+    uint8_t iv[BS_BLOCK_MAX];
+    size_t iv_len = bs_ctr_iv_len(c);
+    fill(iv, iv_len, 0xf0);
+    /* A counter close to a byte carry, so that the increment runs through several bytes. */
+    iv[iv_len - 1] = 0xfe;
+    fill(key, c->key_len, 3);
+    make_secret(key, c->key_len);
+    if (bs_ctr_set_key(&ctx, c, key, c->key_len) != BS_OK ||
+        bs_ctr_set_iv(&ctx, iv, iv_len) != BS_OK) {
+        fail(what, "set_key/set_iv failed");
+        return;
+    }
+    /* Pieces: a partial block, more than one pass, the rest of a partial block, a tail. */
+    const size_t bl = c->block_len;
+    const size_t pieces[4] = {5, (size_t)c->lanes * bl + 3, bl - 8 + 1, bl + 7};
+    size_t total = 0;
+    for (size_t i = 0; i < 4; i++)
+        total += pieces[i];
+    if (total > sizeof in) {
+        fail(what, "buffer too small for this lane count");
+        return;
+    }
+    fill(in, total, 9);
+    make_secret(in, total);
+    size_t pos = 0;
+    for (size_t i = 0; i < 4; i++) {
+        if (bs_ctr_crypt(&ctx, out + pos, in + pos, pieces[i]) != BS_OK)
+            fail(what, "bs_ctr_crypt failed");
+        pos += pieces[i];
+    }
+    declassify(what, out, total);
+    bs_ctr_clear(&ctx);
+    printf("%s: %zu bytes in 4 pieces\n", what, total);
+}
+
+static int run_by_name(const char *name, void (*run)(const bs_block_cipher *))
+{
+    int found = 0;
+    for (size_t i = 0; bs_block_ciphers[i] != NULL; i++) {
+        if (strcasecmp(bs_block_ciphers[i]->name, name) == 0) {
+            run(bs_block_ciphers[i]);
+            found++;
+        }
+    }
+    if (!found)
+        fail(name, "no implementation of this cipher is compiled in");
+    return found;
+}
+
+#ifdef BS_CT_HAVE_GCM256
+/* The constant-time GHASH-256 implementations this build and CPU have, NULL-terminated. */
+static void ghash_impls(const bs_ghash256_impl *list[3])
+{
+    size_t n = 0;
+    list[n++] = &bs_ghash256_ctmul64;
+    if (bs_ghash256_pclmul() != NULL)
+        list[n++] = bs_ghash256_pclmul();
+    list[n] = NULL;
+}
+
+static void run_ghash256(void)
+{
+    static uint64_t hkey[BS_GHASH256_HKEY_WORDS];
+    uint8_t h[32], y[32];
+    const bs_ghash256_impl *list[3];
+    ghash_impls(list);
+
+    for (size_t k = 0; list[k] != NULL; k++) {
+        const bs_ghash256_impl *g = list[k];
+        if (!g->constant_time)
+            fail(g->name, "listed as a constant-time GHASH but says it is not");
+        memset(hkey, 0, sizeof hkey);
+        fill(h, sizeof h, 0x11);
+        make_secret(h, sizeof h);
+        g->init(hkey, h);
+        if (!carries_secret(hkey, sizeof hkey))
+            fail(g->name, "hkey carries no secret bit");
+        const size_t nblocks[4] = {1, 2, 5, 9};
+        for (size_t i = 0; i < 4; i++) {
+            fill(y, sizeof y, (uint8_t)(0x20 + i));
+            fill(in, nblocks[i] * 32, (uint8_t)(0x30 + i));
+            make_secret(hkey, sizeof hkey);
+            make_secret(y, sizeof y);
+            make_secret(in, nblocks[i] * 32);
+            g->mul_blocks(hkey, y, in, nblocks[i]);
+            declassify(g->name, y, sizeof y);
+        }
+        printf("ghash256/%s: init and 1, 2, 5, 9 blocks\n", g->name);
+    }
+}
+
+static void gcm_check(const char *what, int rc)
+{
+    if (rc != BS_OK)
+        fail(what, bs_strerror(rc));
+}
+
+/* One GHASH implementation; t selects IV length 28 or 12 and tag length 32 or 16. */
+static void run_gcm256_with(const bs_ghash256_impl *g, size_t t)
+{
+    static bs_gcm256_ctx ctx;
+    static uint8_t ct[200], pt[200];
+    uint8_t iv[28], tag[32], bad[32], aad[23];
+    const size_t iv_lens[2] = {28, 12};
+    const size_t tag_lens[2] = {32, 16};
+    /* Data pieces: partial block, several blocks, partial again. */
+    const size_t pieces[3] = {1, 100, 99};
+
+    memset(&ctx, 0, sizeof ctx);
+    fill(key, 32, (uint8_t)(0x40 + t));
+    make_secret(key, 32);
+    gcm_check("gcm256 set_key", bs_gcm256_set_key(&ctx, key, 32));
+    bs_gcm256_set_ghash(&ctx, g);
+    /* The IV is public; with 12 bytes J0 is GHASH'ed under the secret H. */
+    fill(iv, sizeof iv, 0x50);
+    gcm_check("gcm256 set_iv", bs_gcm256_set_iv(&ctx, iv, iv_lens[t]));
+    fill(aad, sizeof aad, 0x60);
+    make_secret(aad, sizeof aad);
+    gcm_check("gcm256 aad", bs_gcm256_aad(&ctx, aad, 16));
+    gcm_check("gcm256 aad", bs_gcm256_aad(&ctx, aad + 16, sizeof aad - 16));
+    fill(pt, sizeof pt, 0x70);
+    make_secret(pt, sizeof pt);
+    size_t pos = 0;
+    for (size_t i = 0; i < 3; i++) {
+        gcm_check("gcm256 encrypt", bs_gcm256_encrypt(&ctx, ct + pos, pt + pos, pieces[i]));
+        pos += pieces[i];
+    }
+    gcm_check("gcm256 tag", bs_gcm256_tag(&ctx, tag, tag_lens[t]));
+    declassify("gcm256 ciphertext", ct, pos);
+    declassify("gcm256 tag", tag, tag_lens[t]);
+
+    /* Decryption with a secret ciphertext and a secret tag, then a tampered tag. */
+    for (int tamper = 0; tamper < 2; tamper++) {
+        gcm_check("gcm256 set_iv", bs_gcm256_set_iv(&ctx, iv, iv_lens[t]));
+        make_secret(aad, sizeof aad);
+        gcm_check("gcm256 aad", bs_gcm256_aad(&ctx, aad, sizeof aad));
+        make_secret(ct, pos);
+        gcm_check("gcm256 decrypt", bs_gcm256_decrypt(&ctx, pt, ct, 30));
+        gcm_check("gcm256 decrypt", bs_gcm256_decrypt(&ctx, pt + 30, ct + 30, pos - 30));
+        memcpy(bad, tag, tag_lens[t]);
+        bad[tag_lens[t] - 1] ^= (uint8_t)(tamper << 4);
+        make_secret(bad, tag_lens[t]);
+        int rc = declassify_int(bs_gcm256_verify(&ctx, bad, tag_lens[t]));
+        declassify("gcm256 plaintext", pt, pos);
+        if (rc != (tamper ? BS_ERR_AUTH : BS_OK))
+            fail("gcm256 verify", tamper ? "tampered tag accepted" : "valid tag rejected");
+        (void)VALGRIND_MAKE_MEM_DEFINED(ct, pos);
+    }
+    bs_gcm256_clear(&ctx);
+}
+
+static void run_gcm256(void)
+{
+    const bs_ghash256_impl *list[3];
+    ghash_impls(list);
+    for (size_t k = 0; list[k] != NULL; k++) {
+        run_gcm256_with(list[k], 0);
+        run_gcm256_with(list[k], 1);
+        printf("gcm256 with GHASH %s: IV 28 and 12 bytes, AAD 23 bytes, 200 bytes in 3 pieces, "
+               "tags 32 and 16, verify good and tampered\n",
+               list[k]->name);
+    }
+}
+#endif
+
+static void run_ct_memcmp(void)
+{
+    uint8_t a[32], b[32];
+    for (size_t pos = 0; pos <= sizeof a; pos += 8) {
+        fill(a, sizeof a, 0x77);
+        memcpy(b, a, sizeof b);
+        if (pos < sizeof a)
+            b[pos] ^= 0x01;
+        make_secret(a, sizeof a);
+        make_secret(b, sizeof b);
+        int rc = declassify_int(bs_ct_memcmp(a, b, sizeof a));
+        if (rc != (pos < sizeof a ? -1 : 0))
+            fail("ct-memcmp", "wrong result");
+    }
+    printf("ct-memcmp: equal and differing at 0, 8, 16, 24\n");
+}
+
+/* The PRESENT S-box, by table: the textbook leak that memcheck must report. */
+static const uint8_t present_sbox[16] = {0xc, 0x5, 0x6, 0xb, 0x9, 0x0, 0xa, 0xd,
+                                         0x3, 0xe, 0xf, 0x8, 0x4, 0x7, 0x1, 0x2};
+
+static CT_NOINLINE void leaky_sbox_layer(uint8_t *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        s[i] = (uint8_t)(present_sbox[s[i] >> 4] << 4 | present_sbox[s[i] & 15]);
+}
+
+static CT_NOINLINE int leaky_early_exit_memcmp(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return -1;
+    return 0;
+}
+
+static void run_control_sbox(void)
+{
+    uint8_t s[8];
+    fill(s, sizeof s, 0x12);
+    make_secret(s, sizeof s);
+    leaky_sbox_layer(s, sizeof s);
+    /* No carry check: after reporting a secret address, memcheck treats the load as defined. */
+    fold(s, sizeof s);
+    printf("control-sbox-table: ran (memcheck must report the table index)\n");
+}
+
+static void run_control_early_exit(void)
+{
+    uint8_t a[16], b[16];
+    fill(a, sizeof a, 0x34);
+    memcpy(b, a, sizeof b);
+    b[9] ^= 0x80;
+    make_secret(a, sizeof a);
+    make_secret(b, sizeof b);
+    int rc = declassify_int(leaky_early_exit_memcmp(a, b, sizeof a));
+    printf("control-early-exit: ran, result %d (memcheck must report the branch)\n", rc);
+}
+
+static void list_targets(void)
+{
+    for (size_t i = 0; bs_block_ciphers[i] != NULL; i++) {
+        /* One line per name, at its first implementation. */
+        size_t j = 0;
+        while (strcasecmp(bs_block_ciphers[j]->name, bs_block_ciphers[i]->name) != 0)
+            j++;
+        if (j == i)
+            printf("block:%s\nctr:%s\n", bs_block_ciphers[i]->name, bs_block_ciphers[i]->name);
+    }
+#ifdef BS_CT_HAVE_GCM256
+    printf("ghash256\ngcm256\n");
+#endif
+    printf("ct-memcmp\ncontrol-sbox-table\ncontrol-early-exit\n");
+}
+
+/* Every name in the registry must have its own test, and every configured name must exist. */
+static int check_coverage(int argc, char **argv)
+{
+    int bad = 0;
+    for (size_t i = 0; bs_block_ciphers[i] != NULL; i++) {
+        int listed = 0;
+        for (int a = 0; a < argc; a++)
+            listed |= strcasecmp(argv[a], bs_block_ciphers[i]->name) == 0;
+        if (!listed) {
+            fprintf(stderr,
+                    "ct_taint: %s/%s is compiled in but has no ct test: add its name to "
+                    "tests/ct/meson.build\n",
+                    bs_block_ciphers[i]->name, bs_block_ciphers[i]->impl);
+            bad = 1;
+        }
+    }
+    for (int a = 0; a < argc; a++) {
+        if (bs_block_cipher_by_name(argv[a]) == NULL) {
+            fprintf(stderr, "ct_taint: %s has a ct test but is not compiled in\n", argv[a]);
+            bad = 1;
+        }
+    }
+    if (!bad)
+        printf("ct_taint: every compiled-in cipher (%d names) has a ct test\n", argc);
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: ct_taint TARGET | --list | --coverage NAME...\n");
+        return 2;
+    }
+    const char *t = argv[1];
+    if (strcmp(t, "--list") == 0) {
+        list_targets();
+        return 0;
+    }
+    if (strcmp(t, "--coverage") == 0)
+        return check_coverage(argc - 2, argv + 2);
+    if (!RUNNING_ON_VALGRIND) {
+        fprintf(stderr,
+                "ct_taint: %s: not running under valgrind, so nothing would be checked; "
+                "run it through ct_check.sh\n",
+                t);
+        return 1;
+    }
+
+    if (strncmp(t, "block:", 6) == 0)
+        run_by_name(t + 6, run_block);
+    else if (strncmp(t, "ctr:", 4) == 0)
+        run_by_name(t + 4, run_ctr);
+#ifdef BS_CT_HAVE_GCM256
+    else if (strcmp(t, "ghash256") == 0)
+        run_ghash256();
+    else if (strcmp(t, "gcm256") == 0)
+        run_gcm256();
+#endif
+    else if (strcmp(t, "ct-memcmp") == 0)
+        run_ct_memcmp();
+    else if (strcmp(t, "control-sbox-table") == 0)
+        run_control_sbox();
+    else if (strcmp(t, "control-early-exit") == 0)
+        run_control_early_exit();
+    else {
+        fprintf(stderr, "ct_taint: unknown target %s (see --list)\n", t);
+        return 2;
+    }
+    printf("%s: checksum %016llx\n", t, (unsigned long long)checksum);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,430 @@
+/*
+ * RIJNDAEL-256-GCM: the known answers of tests/kat/rijndael256-gcm.kat, GHASH-256 against the
+ * bit-by-bit field product, the incremental mode against the one-shot reference on random
+ * cases (every IV length class, every tag length, random splits), tampering, limits and order.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bitslice.h"
+#include "kat.h"
+#include "modes/gcm256.h"
+#include "ref/ref.h"
+#include "testutil.h"
+
+static const size_t tag_lens[] = {16, 20, 24, 28, 32};
+
+/* Every GHASH-256 implementation compiled in. */
+static const bs_ghash256_impl *ghash_impls(size_t i) {
+    const bs_ghash256_impl *all[] = {&bs_ghash256_ctmul64, bs_ghash256_pclmul()};
+    return i < sizeof all / sizeof all[0] ? all[i] : NULL;
+}
+
+static void gf_mul_impl(const bs_ghash256_impl *g, const uint8_t x[32], const uint8_t y[32],
+                        uint8_t out[32]) {
+    uint64_t hkey[BS_GHASH256_HKEY_WORDS];
+    memset(out, 0, 32);
+    g->init(hkey, y);
+    g->mul_blocks(hkey, out, x, 1);
+}
+
+static void check_gf_mul(const uint8_t x[32], const uint8_t y[32], const uint8_t *expect) {
+    uint8_t ref[32], fast[32];
+    bs_ref_gf256_mul(x, y, ref);
+    if (expect != NULL)
+        assert_memory_equal(ref, expect, 32);
+    for (size_t i = 0; ghash_impls(i) != NULL; i++) {
+        gf_mul_impl(ghash_impls(i), x, y, fast);
+        if (memcmp(fast, ref, 32) != 0) {
+            bs_test_hexdump("x", x, 32);
+            bs_test_hexdump("y", y, 32);
+            bs_test_hexdump("reference", ref, 32);
+            bs_test_hexdump(ghash_impls(i)->name, fast, 32);
+            fail_msg("GHASH-256 %s differs from the reference product", ghash_impls(i)->name);
+        }
+    }
+}
+
+static void test_gf256_random(void **state) {
+    (void)state;
+    bs_test_seed();
+    uint8_t x[32], y[32];
+    for (int t = 0; t < 20000; t++) {
+        bs_test_fill(x, 32);
+        bs_test_fill(y, 32);
+        /* Dense and sparse operands reach the carries and the reduction's edges. */
+        if (t % 5 == 1)
+            memset(x, 0xff, 32);
+        if (t % 7 == 2)
+            memset(y, 0xff, 32);
+        if (t % 11 == 3) {
+            memset(x, 0, 32);
+            x[bs_test_below(32)] = (uint8_t)(1u << bs_test_below(8));
+        }
+        check_gf_mul(x, y, NULL);
+    }
+    /* Multi-block absorption equals the block-by-block definition. */
+    for (int t = 0; t < 200; t++) {
+        uint8_t h[32], data[32 * 9], ref_y[32] = {0}, fast_y[32];
+        uint64_t hkey[BS_GHASH256_HKEY_WORDS];
+        size_t n = bs_test_below(10);
+        bs_test_fill(h, 32);
+        bs_test_fill(data, sizeof data);
+        for (size_t b = 0; b < n; b++) {
+            for (int i = 0; i < 32; i++)
+                ref_y[i] ^= data[32 * b + i];
+            bs_ref_gf256_mul(ref_y, h, ref_y);
+        }
+        for (size_t i = 0; ghash_impls(i) != NULL; i++) {
+            memset(fast_y, 0, 32);
+            ghash_impls(i)->init(hkey, h);
+            ghash_impls(i)->mul_blocks(hkey, fast_y, data, n);
+            assert_memory_equal(fast_y, ref_y, 32);
+        }
+    }
+}
+
+/* Encrypts (or decrypts) with AAD and data each cut at a random point. */
+static void gcm_split(bs_gcm256_ctx *ctx, int decrypt, const uint8_t *iv, size_t iv_len,
+                      const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
+                      uint8_t *out) {
+    assert_int_equal(bs_gcm256_set_iv(ctx, iv, iv_len), BS_OK);
+    size_t a = aad_len ? bs_test_below((uint32_t)aad_len + 1) : 0;
+    assert_int_equal(bs_gcm256_aad(ctx, aad, a), BS_OK);
+    assert_int_equal(bs_gcm256_aad(ctx, aad + a, aad_len - a), BS_OK);
+    size_t off = 0;
+    while (off < len) {
+        size_t n = bs_test_below((uint32_t)(len - off) + 1);
+        int rc = decrypt ? bs_gcm256_decrypt(ctx, out + off, in + off, n)
+                         : bs_gcm256_encrypt(ctx, out + off, in + off, n);
+        assert_int_equal(rc, BS_OK);
+        off += n;
+    }
+}
+
+static void test_kat(void **state) {
+    (void)state;
+    bs_kat_reader r;
+    bs_kat k;
+    int rc, gcm = 0, mismatch = 0, hkeys = 0, muls = 0;
+    assert_int_equal(bs_kat_open(&r, bs_kat_path("rijndael256-gcm.kat")), 0);
+    while ((rc = bs_kat_next(&r, &k)) == 1) {
+        const char *name = bs_kat_text(&k, "Cipher");
+        assert_non_null(name);
+        if (strcmp(name, "GF256-MUL") == 0) {
+            size_t xl, yl, pl;
+            const uint8_t *x = bs_kat_bytes(&k, "X", &xl), *y = bs_kat_bytes(&k, "Y", &yl);
+            const uint8_t *p = bs_kat_bytes(&k, "Product", &pl);
+            assert_true(x && y && p && xl == 32 && yl == 32 && pl == 32);
+            check_gf_mul(x, y, p);
+            muls++;
+        } else if (strcmp(name, "RIJNDAEL-256") == 0) {
+            /* H = E_K(0^256): the core, the reference, and the GHASH key set_key derives. */
+            size_t kl, pl, cl;
+            const uint8_t *key = bs_kat_bytes(&k, "Key", &kl);
+            const uint8_t *pt = bs_kat_bytes(&k, "Plaintext", &pl);
+            const uint8_t *ct = bs_kat_bytes(&k, "Ciphertext", &cl);
+            assert_true(key && pt && ct && kl == 32 && pl == 32 && cl == 32);
+            uint8_t out[32];
+            bs_ref_rijndael256_encrypt(key, pt, out);
+            assert_memory_equal(out, ct, 32);
+            const bs_block_cipher *c = bs_block_cipher_by_name("RIJNDAEL-256");
+            assert_non_null(c);
+            bs_key_schedule ks;
+            c->set_key(&ks, key);
+            c->encrypt(&ks, out, pt, 1);
+            assert_memory_equal(out, ct, 32);
+            static bs_gcm256_ctx ctx;
+            uint64_t hkey[BS_GHASH256_HKEY_WORDS];
+            assert_int_equal(bs_gcm256_set_key(&ctx, key, kl), BS_OK);
+            ctx.ghash->init(hkey, ct);
+            assert_memory_equal(hkey, ctx.hkey, sizeof hkey);
+            bs_gcm256_clear(&ctx);
+            hkeys++;
+        } else {
+            assert_string_equal(name, "RIJNDAEL-256-GCM");
+            size_t kl, il, al, pl, cl, tl;
+            const uint8_t *key = bs_kat_bytes(&k, "Key", &kl);
+            const uint8_t *iv = bs_kat_bytes(&k, "IV", &il);
+            const uint8_t *aad = bs_kat_bytes(&k, "AAD", &al);
+            const uint8_t *pt = bs_kat_bytes(&k, "Plaintext", &pl);
+            const uint8_t *ct = bs_kat_bytes(&k, "Ciphertext", &cl);
+            const uint8_t *tag = bs_kat_bytes(&k, "Tag", &tl);
+            const char *result = bs_kat_text(&k, "Result");
+            int must_fail = result != NULL && strcmp(result, "TAG_MISMATCH") == 0;
+            assert_true(key && iv && aad && pt && ct && tag);
+            assert_int_equal(pl, cl);
+            assert_true(pl <= 256);
+            static bs_gcm256_ctx ctx;
+            uint8_t out[256], mytag[32], reftag[32], refct[256];
+            for (size_t g = 0; ghash_impls(g) != NULL; g++) {
+                assert_int_equal(bs_gcm256_set_key(&ctx, key, kl), BS_OK);
+                bs_gcm256_set_ghash(&ctx, ghash_impls(g));
+                /* Whole calls, then random splits, both ways. */
+                for (int split = 0; split < 4; split++) {
+                    if (split == 0) {
+                        assert_int_equal(bs_gcm256_set_iv(&ctx, iv, il), BS_OK);
+                        assert_int_equal(bs_gcm256_aad(&ctx, aad, al), BS_OK);
+                        assert_int_equal(bs_gcm256_encrypt(&ctx, out, pt, pl), BS_OK);
+                    } else {
+                        gcm_split(&ctx, 0, iv, il, aad, al, pt, pl, out);
+                    }
+                    assert_int_equal(bs_gcm256_tag(&ctx, mytag, tl), BS_OK);
+                    assert_memory_equal(out, ct, cl);
+                    if (must_fail)
+                        assert_memory_not_equal(mytag, tag, tl);
+                    else
+                        assert_memory_equal(mytag, tag, tl);
+                    gcm_split(&ctx, 1, iv, il, aad, al, ct, cl, out);
+                    assert_memory_equal(out, pt, pl);
+                    assert_int_equal(bs_gcm256_verify(&ctx, tag, tl),
+                                     must_fail ? BS_ERR_AUTH : BS_OK);
+                }
+                bs_gcm256_clear(&ctx);
+            }
+            bs_ref_gcm256_encrypt(key, iv, il, aad, al, pt, pl, refct, reftag);
+            assert_memory_equal(refct, ct, cl);
+            if (must_fail) {
+                assert_memory_not_equal(reftag, tag, tl);
+                mismatch++;
+            } else {
+                assert_memory_equal(reftag, tag, tl);
+            }
+            gcm++;
+        }
+        bs_kat_free(&k);
+    }
+    assert_int_equal(rc, 0);
+    bs_kat_close(&r);
+    assert_true(gcm >= 8);
+    assert_true(mismatch >= 1);
+    assert_true(hkeys >= 1);
+    assert_true(muls >= 1);
+}
+
+#define MAXLEN (5 * 32 + 31)
+
+static size_t random_iv_len(int t) {
+    static const size_t fixed[] = {1, 12, 28, 60};
+    return t % 5 < 4 ? fixed[t % 5] : 1 + bs_test_below(256);
+}
+
+static void test_random_vs_reference(void **state) {
+    (void)state;
+    bs_test_seed();
+    static bs_gcm256_ctx ctx;
+    uint8_t key[32], iv[256], aad[100], pt[MAXLEN], ct[MAXLEN], refct[MAXLEN], back[MAXLEN];
+    uint8_t tag[32], reftag[32];
+    for (int t = 0; t < 600; t++) {
+        size_t iv_len = random_iv_len(t);
+        size_t len = t % 3 == 0 ? 32 * bs_test_below(6) : bs_test_below(MAXLEN + 1);
+        size_t aad_len = t % 4 == 0 ? 0 : bs_test_below(sizeof aad + 1);
+        size_t tl = tag_lens[bs_test_below(5)];
+        if (t % 10 == 7) /* AAD alone */
+            len = 0, aad_len = 1 + bs_test_below(sizeof aad);
+        bs_test_fill(key, sizeof key);
+        bs_test_fill(iv, iv_len);
+        bs_test_fill(aad, aad_len);
+        bs_test_fill(pt, len);
+        bs_ref_gcm256_encrypt(key, iv, iv_len, aad, aad_len, pt, len, refct, reftag);
+        for (size_t g = 0; ghash_impls(g) != NULL; g++) {
+            assert_int_equal(bs_gcm256_set_key(&ctx, key, sizeof key), BS_OK);
+            bs_gcm256_set_ghash(&ctx, ghash_impls(g));
+            gcm_split(&ctx, 0, iv, iv_len, aad, aad_len, pt, len, ct);
+            assert_int_equal(bs_gcm256_tag(&ctx, tag, tl), BS_OK);
+            if (memcmp(ct, refct, len) != 0 || memcmp(tag, reftag, tl) != 0) {
+                bs_test_hexdump("key", key, 32);
+                bs_test_hexdump("iv", iv, iv_len);
+                fail_msg("case %d (iv %zu, aad %zu, len %zu, tag %zu, %s) differs from the "
+                         "reference",
+                         t, iv_len, aad_len, len, tl, ghash_impls(g)->name);
+            }
+            gcm_split(&ctx, 1, iv, iv_len, aad, aad_len, ct, len, back);
+            assert_int_equal(bs_gcm256_verify(&ctx, tag, tl), BS_OK);
+            assert_memory_equal(back, pt, len);
+            /* In place, both ways. */
+            memcpy(back, pt, len);
+            gcm_split(&ctx, 0, iv, iv_len, aad, aad_len, back, len, back);
+            assert_int_equal(bs_gcm256_verify(&ctx, reftag, tl), BS_OK);
+            gcm_split(&ctx, 1, iv, iv_len, aad, aad_len, back, len, back);
+            assert_int_equal(bs_gcm256_verify(&ctx, reftag, tl), BS_OK);
+            assert_memory_equal(back, pt, len);
+        }
+    }
+    bs_gcm256_clear(&ctx);
+}
+
+/* Decrypts ct under (aad, tag) and returns verify's answer. */
+static int open_gcm(bs_gcm256_ctx *ctx, const uint8_t *iv, const uint8_t *aad, size_t aad_len,
+                    const uint8_t *ct, size_t len, const uint8_t *tag, size_t tl) {
+    uint8_t out[MAXLEN];
+    assert_int_equal(bs_gcm256_set_iv(ctx, iv, 28), BS_OK);
+    assert_int_equal(bs_gcm256_aad(ctx, aad, aad_len), BS_OK);
+    assert_int_equal(bs_gcm256_decrypt(ctx, out, ct, len), BS_OK);
+    return bs_gcm256_verify(ctx, tag, tl);
+}
+
+static void test_tamper(void **state) {
+    (void)state;
+    bs_test_seed();
+    static bs_gcm256_ctx ctx;
+    uint8_t key[32], iv[28], aad[40], pt[100], ct[100], tag[32];
+    for (int t = 0; t < 100; t++) {
+        size_t tl = tag_lens[t % 5];
+        bs_test_fill(key, sizeof key);
+        bs_test_fill(iv, sizeof iv);
+        bs_test_fill(aad, sizeof aad);
+        bs_test_fill(pt, sizeof pt);
+        assert_int_equal(bs_gcm256_set_key(&ctx, key, 32), BS_OK);
+        assert_int_equal(bs_gcm256_set_iv(&ctx, iv, 28), BS_OK);
+        assert_int_equal(bs_gcm256_aad(&ctx, aad, sizeof aad), BS_OK);
+        assert_int_equal(bs_gcm256_encrypt(&ctx, ct, pt, sizeof pt), BS_OK);
+        assert_int_equal(bs_gcm256_tag(&ctx, tag, tl), BS_OK);
+        assert_int_equal(open_gcm(&ctx, iv, aad, sizeof aad, ct, sizeof ct, tag, tl), BS_OK);
+
+        uint8_t bit = (uint8_t)(1u << bs_test_below(8));
+        size_t i = bs_test_below((uint32_t)tl);
+        tag[i] ^= bit;
+        assert_int_equal(open_gcm(&ctx, iv, aad, sizeof aad, ct, sizeof ct, tag, tl), BS_ERR_AUTH);
+        tag[i] ^= bit;
+        i = bs_test_below(sizeof ct);
+        ct[i] ^= bit;
+        assert_int_equal(open_gcm(&ctx, iv, aad, sizeof aad, ct, sizeof ct, tag, tl), BS_ERR_AUTH);
+        ct[i] ^= bit;
+        i = bs_test_below(sizeof aad);
+        aad[i] ^= bit;
+        assert_int_equal(open_gcm(&ctx, iv, aad, sizeof aad, ct, sizeof ct, tag, tl), BS_ERR_AUTH);
+        aad[i] ^= bit;
+        /* A truncated ciphertext or AAD fails too. */
+        assert_int_equal(open_gcm(&ctx, iv, aad, sizeof aad, ct, sizeof ct - 1, tag, tl),
+                         BS_ERR_AUTH);
+        assert_int_equal(open_gcm(&ctx, iv, aad, sizeof aad - 1, ct, sizeof ct, tag, tl),
+                         BS_ERR_AUTH);
+        assert_int_equal(open_gcm(&ctx, iv, aad, sizeof aad, ct, sizeof ct, tag, tl), BS_OK);
+    }
+    bs_gcm256_clear(&ctx);
+}
+
+static void test_tag_lengths(void **state) {
+    (void)state;
+    static bs_gcm256_ctx ctx;
+    uint8_t key[32] = {1}, iv[28] = {2}, tag[33];
+    assert_int_equal(bs_gcm256_set_key(&ctx, key, 32), BS_OK);
+    for (size_t tl = 0; tl <= 33; tl++) {
+        int ok = tl >= 16 && tl <= 32 && tl % 4 == 0;
+        assert_int_equal(bs_gcm256_set_iv(&ctx, iv, 28), BS_OK);
+        assert_int_equal(bs_gcm256_tag(&ctx, tag, tl), ok ? BS_OK : BS_ERR_TAG_LENGTH);
+        assert_int_equal(bs_gcm256_set_iv(&ctx, iv, 28), BS_OK);
+        assert_int_equal(bs_gcm256_verify(&ctx, tag, tl), ok ? BS_OK : BS_ERR_TAG_LENGTH);
+        if (!ok)
+            continue;
+        tag[tl - 1] ^= 0x80;
+        assert_int_equal(bs_gcm256_set_iv(&ctx, iv, 28), BS_OK);
+        assert_int_equal(bs_gcm256_verify(&ctx, tag, tl), BS_ERR_AUTH);
+    }
+    bs_gcm256_clear(&ctx);
+}
+
+static void test_order_and_arguments(void **state) {
+    (void)state;
+    static bs_gcm256_ctx ctx;
+    uint8_t key[32] = {3}, iv[28] = {4}, buf[64] = {5}, tag[32];
+    memset(&ctx, 0, sizeof ctx);
+    assert_int_equal(bs_gcm256_set_iv(&ctx, iv, 28), BS_ERR_STATE);
+    assert_int_equal(bs_gcm256_aad(&ctx, buf, 1), BS_ERR_STATE);
+    assert_int_equal(bs_gcm256_encrypt(&ctx, buf, buf, 1), BS_ERR_STATE);
+    assert_int_equal(bs_gcm256_tag(&ctx, tag, 32), BS_ERR_STATE);
+    assert_int_equal(bs_gcm256_set_key(&ctx, key, 31), BS_ERR_KEY_LENGTH);
+    assert_int_equal(bs_gcm256_set_key(&ctx, key, 32), BS_OK);
+    /* Keyed, no IV. */
+    assert_int_equal(bs_gcm256_aad(&ctx, buf, 1), BS_ERR_STATE);
+    assert_int_equal(bs_gcm256_encrypt(&ctx, buf, buf, 1), BS_ERR_STATE);
+    assert_int_equal(bs_gcm256_decrypt(&ctx, buf, buf, 1), BS_ERR_STATE);
+    assert_int_equal(bs_gcm256_tag(&ctx, tag, 32), BS_ERR_STATE);
+    assert_int_equal(bs_gcm256_verify(&ctx, tag, 32), BS_ERR_STATE);
+    assert_int_equal(bs_gcm256_set_iv(&ctx, iv, 0), BS_ERR_IV_LENGTH);
+    assert_int_equal(bs_gcm256_set_iv(&ctx, NULL, 28), BS_ERR_IV_LENGTH);
+    /* AAD after data; decrypt after encrypt and the reverse. */
+    assert_int_equal(bs_gcm256_set_iv(&ctx, iv, 28), BS_OK);
+    assert_int_equal(bs_gcm256_aad(&ctx, buf, 3), BS_OK);
+    assert_int_equal(bs_gcm256_encrypt(&ctx, buf, buf, 5), BS_OK);
+    assert_int_equal(bs_gcm256_aad(&ctx, buf, 1), BS_ERR_STATE);
+    assert_int_equal(bs_gcm256_decrypt(&ctx, buf, buf, 1), BS_ERR_STATE);
+    assert_int_equal(bs_gcm256_tag(&ctx, tag, 32), BS_OK);
+    /* Finished: a new IV is needed. */
+    assert_int_equal(bs_gcm256_aad(&ctx, buf, 1), BS_ERR_STATE);
+    assert_int_equal(bs_gcm256_encrypt(&ctx, buf, buf, 1), BS_ERR_STATE);
+    assert_int_equal(bs_gcm256_tag(&ctx, tag, 32), BS_ERR_STATE);
+    assert_int_equal(bs_gcm256_set_iv(&ctx, iv, 28), BS_OK);
+    assert_int_equal(bs_gcm256_decrypt(&ctx, buf, buf, 5), BS_OK);
+    assert_int_equal(bs_gcm256_encrypt(&ctx, buf, buf, 1), BS_ERR_STATE);
+    assert_int_equal(bs_gcm256_aad(&ctx, buf, 1), BS_ERR_STATE);
+    bs_gcm256_clear(&ctx);
+    assert_int_equal(bs_gcm256_set_iv(&ctx, iv, 28), BS_ERR_STATE);
+}
+
+static void test_limits(void **state) {
+    (void)state;
+    static bs_gcm256_ctx ctx, saved;
+    uint8_t key[32] = {6}, iv[28] = {7}, in[96] = {8}, out[96], tag[32];
+    const uint64_t max_bytes = BS_GCM256_MAX_BLOCKS * 32;
+    assert_int_equal(bs_gcm256_set_key(&ctx, key, 32), BS_OK);
+
+    /* Plaintext: up to (2^32 - 2) blocks, then a refused call that changes nothing. */
+    for (int dec = 0; dec < 2; dec++) {
+        assert_int_equal(bs_gcm256_set_iv(&ctx, iv, 28), BS_OK);
+        int (*fn)(bs_gcm256_ctx *, uint8_t *, const uint8_t *, size_t) =
+            dec ? bs_gcm256_decrypt : bs_gcm256_encrypt;
+        assert_int_equal(fn(&ctx, out, in, 1), BS_OK);
+        ctx.data_len = max_bytes - 40;
+        memcpy(&saved, &ctx, sizeof ctx);
+        memset(out, 0xaa, sizeof out);
+        assert_int_equal(fn(&ctx, out, in, 41), BS_ERR_DATA_LIMIT);
+        assert_int_equal(fn(&ctx, out, in, 96), BS_ERR_DATA_LIMIT);
+        assert_memory_equal(&ctx, &saved, sizeof ctx);
+        for (size_t i = 0; i < sizeof out; i++)
+            assert_int_equal(out[i], 0xaa);
+        assert_int_equal(fn(&ctx, out, in, 40), BS_OK);
+        assert_int_equal(ctx.data_len, max_bytes);
+        assert_int_equal(fn(&ctx, out, in, 1), BS_ERR_DATA_LIMIT);
+        assert_int_equal(fn(&ctx, out, in, 0), BS_OK);
+        assert_int_equal(bs_gcm256_tag(&ctx, tag, 32), BS_OK);
+    }
+
+    /* AAD: below 2^61 bytes. */
+    const uint64_t aad_max = ((uint64_t)1 << 61) - 1;
+    assert_int_equal(bs_gcm256_set_iv(&ctx, iv, 28), BS_OK);
+    ctx.aad_len = aad_max - 10;
+    memcpy(&saved, &ctx, sizeof ctx);
+    assert_int_equal(bs_gcm256_aad(&ctx, in, 11), BS_ERR_DATA_LIMIT);
+    assert_memory_equal(&ctx, &saved, sizeof ctx);
+    assert_int_equal(bs_gcm256_aad(&ctx, in, 10), BS_OK);
+    assert_int_equal(bs_gcm256_aad(&ctx, in, 1), BS_ERR_DATA_LIMIT);
+    assert_int_equal(bs_gcm256_encrypt(&ctx, out, in, 1), BS_OK);
+    assert_int_equal(bs_gcm256_tag(&ctx, tag, 32), BS_OK);
+
+    /* A new IV resets both counts. */
+    assert_int_equal(bs_gcm256_set_iv(&ctx, iv, 28), BS_OK);
+    assert_int_equal(ctx.data_len, 0);
+    assert_int_equal(ctx.aad_len, 0);
+    bs_gcm256_clear(&ctx);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gf256_random),
+        cmocka_unit_test(test_kat),
+        cmocka_unit_test(test_random_vs_reference),
+        cmocka_unit_test(test_tamper),
+        cmocka_unit_test(test_tag_lengths),
+        cmocka_unit_test(test_order_and_arguments),
+        cmocka_unit_test(test_limits),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
