@@ -17,6 +17,24 @@ extern "C" {
 #endif
 
 extern const bs_block_cipher bs_rijndael256_m4;
+extern const bs_block_cipher bs_gift64_fix32;
+extern const bs_block_cipher bs_gift128_fix32;
+extern const bs_block_cipher bs_present80_bs32;
+extern const bs_block_cipher bs_present128_bs32;
+
+/*
+ * Nibble slicing with SWAPMOVE (gift_fix32.c): w[i] bit 4m + j -> s[j] bit 8i + m, for the
+ * GIFT and PRESENT cores (w: a 128-bit block, or two 64-bit blocks, as little-endian words).
+ */
+void bs_mcu_nibble_pack(uint32_t s[4], const uint32_t w[4]);
+void bs_mcu_nibble_unpack(uint32_t w[4], const uint32_t s[4]);
+
+/* GIFT fixsliced (gift_fix32.c): rk from the key schedule, 3 words per round. */
+void bs_gift128_fix_block(const uint32_t *rk, uint8_t *out, const uint8_t *in);
+void bs_gift64_fix_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in);
+
+/* PRESENT bitsliced (present_bs32.c): two blocks, rk 4 words per round key, 32 round keys. */
+void bs_present_bs32_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in);
 
 /*
  * Rijndael-256's components on one packed block (q: eight 32-bit slices, layout in
@@ -41,7 +59,19 @@ void bs_r256m4_encrypt_block(const uint32_t *rk, uint8_t *out, const uint8_t *in
 #define BS_MCU_LIST_R256
 #endif
 
-#define BS_MCU_CIPHER_LIST BS_MCU_LIST_R256
+#ifdef BS_HAVE_GIFT
+#define BS_MCU_LIST_GIFT &bs_gift64_fix32, &bs_gift128_fix32,
+#else
+#define BS_MCU_LIST_GIFT
+#endif
+
+#ifdef BS_HAVE_PRESENT
+#define BS_MCU_LIST_PRESENT &bs_present80_bs32, &bs_present128_bs32,
+#else
+#define BS_MCU_LIST_PRESENT
+#endif
+
+#define BS_MCU_CIPHER_LIST BS_MCU_LIST_PRESENT BS_MCU_LIST_GIFT BS_MCU_LIST_R256
 
 #ifdef __cplusplus
 }

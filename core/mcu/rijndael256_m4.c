@@ -19,8 +19,7 @@
 
 #define R256_NR 14
 
-void bs_r256m4_pack(uint32_t q[8], const uint8_t *in)
-{
+void bs_r256m4_pack(uint32_t q[8], const uint8_t *in) {
     for (int i = 0; i < 8; i++)
         q[i] = bs_load_le32(in + 4 * i);
     for (int i = 0; i < 8; i += 2)
@@ -33,8 +32,7 @@ void bs_r256m4_pack(uint32_t q[8], const uint8_t *in)
         bs_swapmove32(&q[i + 4], &q[i], 0x0f0f0f0fu, 4);
 }
 
-void bs_r256m4_unpack(uint8_t *out, uint32_t q[8])
-{
+void bs_r256m4_unpack(uint8_t *out, uint32_t q[8]) {
     for (int i = 0; i < 8; i += 2)
         bs_swapmove32(&q[i + 1], &q[i], 0x55555555u, 1);
     for (int i = 0; i < 8; i += 4) {
@@ -51,8 +49,7 @@ void bs_r256m4_unpack(uint8_t *out, uint32_t q[8])
  * The AES S-box as a Boolean circuit (Boyar and Peralta, 2012: 32 AND, 83 XOR, 4 XNOR),
  * applied to the 32 bytes at once. u0 is the most significant bit of the byte.
  */
-BS_FN void r256_sbox(uint32_t q[8])
-{
+BS_FN void r256_sbox(uint32_t q[8]) {
     const uint32_t u0 = q[7], u1 = q[6], u2 = q[5], u3 = q[4];
     const uint32_t u4 = q[3], u5 = q[2], u6 = q[1], u7 = q[0];
     const uint32_t t1 = u0 ^ u3;
@@ -185,13 +182,11 @@ BS_FN void r256_sbox(uint32_t q[8])
     q[0] = ~(l6 ^ l23);
 }
 
-void bs_r256m4_subbytes(uint32_t q[8])
-{
+void bs_r256m4_subbytes(uint32_t q[8]) {
     r256_sbox(q);
 }
 
-static inline uint32_t ror32(uint32_t x, unsigned n)
-{
+static inline uint32_t ror32(uint32_t x, unsigned n) {
     return (x >> n) | (x << ((32 - n) & 31));
 }
 
@@ -199,9 +194,8 @@ static inline uint32_t ror32(uint32_t x, unsigned n)
 /* y[lsb, lsb + width) = x[0, width); BFI takes immediates only, hence the macro. */
 #define R256_BFI(y, x, lsb, width) __asm__("bfi %0, %1, #" #lsb ", #" #width : "+r"(y) : "r"(x))
 #else
-#define R256_BFI(y, x, lsb, width)                                                           \
-    ((y) = ((y) & ~(((1u << (width)) - 1) << (lsb))) |                                      \
-           (((x) & ((1u << (width)) - 1)) << (lsb)))
+#define R256_BFI(y, x, lsb, width)                                                                 \
+    ((y) = ((y) & ~(((1u << (width)) - 1) << (lsb))) | (((x) & ((1u << (width)) - 1)) << (lsb)))
 #endif
 
 /*
@@ -209,8 +203,7 @@ static inline uint32_t ror32(uint32_t x, unsigned n)
  * bits [8r, 8r + 8 - k) from x ror k, bits [8r + 8 - k, 8r + 8) from x ror (24 + k).
  * Row 0 stays. 12 rotations and 6 field inserts per register.
  */
-BS_FN uint32_t r256_shiftrows1(uint32_t x)
-{
+BS_FN uint32_t r256_shiftrows1(uint32_t x) {
     uint32_t y = x;
     uint32_t a = ror32(x, 1), b = ror32(x, 25);
     R256_BFI(y, a >> 8, 8, 7);
@@ -226,8 +219,7 @@ BS_FN uint32_t r256_shiftrows1(uint32_t x)
     return y;
 }
 
-void bs_r256m4_shiftrows(uint32_t q[8])
-{
+void bs_r256m4_shiftrows(uint32_t q[8]) {
     for (int i = 0; i < 8; i++)
         q[i] = r256_shiftrows1(q[i]);
 }
@@ -237,8 +229,7 @@ void bs_r256m4_shiftrows(uint32_t q[8])
  * term is t rotated by two rows. Doubling in GF(2^8) moves bit b to b + 1 and folds bit 7 into
  * bits 0, 1, 3, 4 (0x1b).
  */
-BS_FN void r256_mixcolumns(uint32_t q[8])
-{
+BS_FN void r256_mixcolumns(uint32_t q[8]) {
     uint32_t t[8], n[8];
     for (int i = 0; i < 8; i++) {
         n[i] = ror32(q[i], 8);
@@ -254,25 +245,21 @@ BS_FN void r256_mixcolumns(uint32_t q[8])
     q[7] = t[6] ^ n[7] ^ ror32(t[7], 16);
 }
 
-void bs_r256m4_mixcolumns(uint32_t q[8])
-{
+void bs_r256m4_mixcolumns(uint32_t q[8]) {
     r256_mixcolumns(q);
 }
 
-BS_FN void r256_addroundkey(uint32_t q[8], const uint32_t *rk)
-{
+BS_FN void r256_addroundkey(uint32_t q[8], const uint32_t *rk) {
     for (int i = 0; i < 8; i++)
         q[i] ^= rk[i];
 }
 
-void bs_r256m4_addroundkey(uint32_t q[8], const uint32_t rk[8])
-{
+void bs_r256m4_addroundkey(uint32_t q[8], const uint32_t rk[8]) {
     r256_addroundkey(q, rk);
 }
 
 /* SubWord of the key expansion through the same circuit: byte j of w at bit j of each slice. */
-static uint32_t r256_subword(uint32_t w)
-{
+static uint32_t r256_subword(uint32_t w) {
     uint32_t q[8];
     for (int b = 0; b < 8; b++) {
         q[b] = 0;
@@ -288,8 +275,7 @@ static uint32_t r256_subword(uint32_t w)
 }
 
 /* The key expansion of spec/algorithms.md (words as little-endian, byte 0 = row 0). */
-static void r256m4_set_key(bs_key_schedule *ks, const uint8_t *key)
-{
+static void r256m4_set_key(bs_key_schedule *ks, const uint8_t *key) {
     uint32_t w[8 * (R256_NR + 1)];
     uint32_t *rk = (uint32_t *)ks->w;
     uint32_t rcon = 1;
@@ -315,8 +301,7 @@ static void r256m4_set_key(bs_key_schedule *ks, const uint8_t *key)
     bs_wipe(w, sizeof w);
 }
 
-void bs_r256m4_encrypt_block(const uint32_t *rk, uint8_t *out, const uint8_t *in)
-{
+void bs_r256m4_encrypt_block(const uint32_t *rk, uint8_t *out, const uint8_t *in) {
     uint32_t q[8];
     bs_r256m4_pack(q, in);
     r256_addroundkey(q, rk);
@@ -335,8 +320,7 @@ void bs_r256m4_encrypt_block(const uint32_t *rk, uint8_t *out, const uint8_t *in
 }
 
 static void r256m4_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
-                           size_t nblocks)
-{
+                           size_t nblocks) {
     const uint32_t *rk = (const uint32_t *)ks->w;
     for (size_t i = 0; i < nblocks; i++)
         bs_r256m4_encrypt_block(rk, out + 32 * i, in + 32 * i);

@@ -53,26 +53,42 @@ typedef struct bs_gcm256_ctx {
     uint8_t counter[32]; /* next counter block */
     uint8_t stream[32];  /* keystream of the current partial block */
     uint8_t ghbuf[32];   /* GHASH input waiting for a full block */
+    uint8_t ekj0[32];    /* E_K(J0), once computed (ekj0_ready) */
+    int ekj0_ready;
     unsigned ghbuf_len;
     unsigned num; /* bytes of stream[] used */
     uint64_t aad_len, data_len;
     int state; /* see gcm256.c */
 } bs_gcm256_ctx;
 
+/*
+ * Key (32 bytes) over bs_block_cipher_by_name("RIJNDAEL-256"); BS_ERR_STATE if the build has
+ * no such core. Computes H = E_K(0^256) and picks bs_ghash256_default().
+ */
 int bs_gcm256_set_key(bs_gcm256_ctx *ctx, const uint8_t *key, size_t key_len);
 /*
  * Uses impl for GHASH (NULL: bs_ghash256_default()). Call after set_key; a message under way
  * is dropped (set the IV again).
  */
 void bs_gcm256_set_ghash(bs_gcm256_ctx *ctx, const bs_ghash256_impl *impl);
+/* Starts a message: 28 bytes gives J0 = IV || 00000001, any other length >= 1 goes by GHASH. */
 int bs_gcm256_set_iv(bs_gcm256_ctx *ctx, const uint8_t *iv, size_t iv_len);
+/* Any number of calls, before any data; BS_ERR_DATA_LIMIT at 2^61 bytes. */
 int bs_gcm256_aad(bs_gcm256_ctx *ctx, const uint8_t *aad, size_t len);
+/*
+ * Any split of the stream; in may equal out. One direction per message (else BS_ERR_STATE);
+ * BS_ERR_DATA_LIMIT past (2^32 - 2) blocks per IV.
+ */
 int bs_gcm256_encrypt(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len);
 int bs_gcm256_decrypt(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len);
-/* Finishes and writes the first tag_len bytes of the tag (16..32, step 4). */
+/*
+ * Finishes and writes the first tag_len bytes of the tag (16..32, step 4, else
+ * BS_ERR_TAG_LENGTH). The context keeps its key and needs a new IV.
+ */
 int bs_gcm256_tag(bs_gcm256_ctx *ctx, uint8_t *tag, size_t tag_len);
 /* Finishes and compares in constant time: BS_OK or BS_ERR_AUTH. */
 int bs_gcm256_verify(bs_gcm256_ctx *ctx, const uint8_t *tag, size_t tag_len);
+/* Wipes everything, key schedule included. */
 void bs_gcm256_clear(bs_gcm256_ctx *ctx);
 
 #ifdef __cplusplus

@@ -2,9 +2,9 @@
  * ghash256_ct.c: portable constant-time GHASH-256 (spec/rijndael256-gcm.md).
  *
  * Carry-less products come from ordinary integer multiplies with "holes" (after BearSSL's
- * ghash_ctmul64): each operand is split into four classes of bits 4 apart, so that no column
- * sum of a partial product reaches the next bit of its class. A 64 x 64 product uses that
- * trick twice, once on the operands and once on their bit reversals (for the high half).
+ * ghash_ctmul64): each operand is split into four classes of bits 4 apart, so that in the low
+ * 64 bits of a partial product no column sum reaches the next bit of its class. A 64 x 64
+ * product uses that trick twice, on the operands and on their bit reversals (the high half).
  * 256-bit products are two levels of Karatsuba over 64-bit limbs (9 limb products).
  *
  * Layout. A field element is kept as four 64-bit limbs in polynomial order: bit j of limb i is
@@ -24,7 +24,8 @@
 /* Key-form words per power of H. */
 #define HKEY_POW 72
 
-static inline uint64_t rev64(uint64_t x) {
+static inline uint64_t rev64(uint64_t x)
+{
     x = ((x >> 1) & 0x5555555555555555ULL) | ((x & 0x5555555555555555ULL) << 1);
     x = ((x >> 2) & 0x3333333333333333ULL) | ((x & 0x3333333333333333ULL) << 2);
     x = ((x >> 4) & 0x0F0F0F0F0F0F0F0FULL) | ((x & 0x0F0F0F0F0F0F0F0FULL) << 4);
@@ -42,7 +43,8 @@ static inline uint64_t rev64(uint64_t x) {
  * its four masked classes: bits of class c of (z[c] & M_c) are the low 64 bits of x * y.
  * Masking is linear, so sums over several products are masked once.
  */
-static inline void bmul64_acc(uint64_t z[4], uint64_t x, const uint64_t *y) {
+static inline void bmul64_acc(uint64_t z[4], uint64_t x, const uint64_t *y)
+{
     uint64_t x0 = x & M0, x1 = x & M1, x2 = x & M2, x3 = x & M3;
     z[0] ^= (x0 * y[0]) ^ (x1 * y[3]) ^ (x2 * y[2]) ^ (x3 * y[1]);
     z[1] ^= (x0 * y[1]) ^ (x1 * y[0]) ^ (x2 * y[3]) ^ (x3 * y[2]);
@@ -50,11 +52,13 @@ static inline void bmul64_acc(uint64_t z[4], uint64_t x, const uint64_t *y) {
     z[3] ^= (x0 * y[3]) ^ (x1 * y[2]) ^ (x2 * y[1]) ^ (x3 * y[0]);
 }
 
-static inline uint64_t merge_classes(const uint64_t z[4]) {
+static inline uint64_t merge_classes(const uint64_t z[4])
+{
     return (z[0] & M0) | (z[1] & M1) | (z[2] & M2) | (z[3] & M3);
 }
 
-static void split4(uint64_t *dst, uint64_t v) {
+static void split4(uint64_t *dst, uint64_t v)
+{
     dst[0] = v & M0;
     dst[1] = v & M1;
     dst[2] = v & M2;
@@ -65,7 +69,8 @@ static void split4(uint64_t *dst, uint64_t v) {
  * The 9 limb operands of a two-level Karatsuba product of (a0, a1, a2, a3): for each 128-bit
  * product (low halves, high halves, their sum), the limbs lo, hi, lo ^ hi.
  */
-static void kara_operands(uint64_t op[9], const uint64_t a[4]) {
+static void kara_operands(uint64_t op[9], const uint64_t a[4])
+{
     op[0] = a[0];
     op[1] = a[1];
     op[2] = a[0] ^ a[1];
@@ -78,7 +83,8 @@ static void kara_operands(uint64_t op[9], const uint64_t a[4]) {
 }
 
 /* c (256 bits) = Karatsuba recombination of three 128-bit limb products p[0..5] (lo, hi). */
-static void kara128(uint64_t c[4], const uint64_t p[6]) {
+static void kara128(uint64_t c[4], const uint64_t p[6])
+{
     uint64_t m0 = p[4] ^ p[0] ^ p[2], m1 = p[5] ^ p[1] ^ p[3];
     c[0] = p[0];
     c[1] = p[1] ^ m0;
@@ -87,7 +93,8 @@ static void kara128(uint64_t c[4], const uint64_t p[6]) {
 }
 
 /* y = the 511-bit product c reduced mod f = x^256 + x^10 + x^5 + x^2 + 1. */
-static void reduce(uint64_t y[4], const uint64_t c[8]) {
+static void reduce(uint64_t y[4], const uint64_t c[8])
+{
     /* Fold c[4..7] once with x^256 = x^10 + x^5 + x^2 + 1, then the at most 10 bits past x^255. */
     uint64_t prev = 0;
     for (int i = 0; i < 4; i++) {
@@ -100,17 +107,19 @@ static void reduce(uint64_t y[4], const uint64_t c[8]) {
     y[0] ^= o ^ (o << 2) ^ (o << 5) ^ (o << 10);
 }
 
-/*
- * y = (y ^ X_1) H^n ^ X_2 H^(n-1) ^ ... ^ X_n H for n <= 4 blocks: the 9 limb products of every
- * block are summed before the high halves are bit-reversed and before one reduction.
- */
 /* Temporaries of mul_group, kept by the caller so that it can wipe them once. */
 typedef struct ghash_scratch {
     uint64_t opn[4][9], opr[4][9], a[4], r[4], p[18], lo[4], hi[4], mid[4], c[8];
 } ghash_scratch;
 
+/*
+ * y = (y ^ X_1) H^n ^ X_2 H^(n-1) ^ ... ^ X_n H for n <= 4 blocks: the 9 limb products of every
+ * block are summed before the high halves are bit-reversed and before one reduction.
+ */
+
 static inline void mul_group(uint64_t y[4], const uint64_t *hkey, const uint8_t *blocks, size_t n,
-                             ghash_scratch *t) {
+                             ghash_scratch *t)
+{
     uint64_t(*opn)[9] = t->opn, (*opr)[9] = t->opr;
     uint64_t *a = t->a, *r = t->r, *p = t->p, *lo = t->lo, *hi = t->hi, *mid = t->mid, *c = t->c;
     for (size_t j = 0; j < n; j++) {
@@ -152,17 +161,20 @@ static inline void mul_group(uint64_t y[4], const uint64_t *hkey, const uint8_t 
     reduce(y, c);
 }
 
-static void load_limbs(uint64_t a[4], const uint8_t *b) {
+static void load_limbs(uint64_t a[4], const uint8_t *b)
+{
     for (int i = 0; i < 4; i++)
         a[i] = rev64(bs_load_be64(b + 8 * i));
 }
 
-static void store_limbs(uint8_t *b, const uint64_t a[4]) {
+static void store_limbs(uint8_t *b, const uint64_t a[4])
+{
     for (int i = 0; i < 4; i++)
         bs_store_be64(b + 8 * i, rev64(a[i]));
 }
 
-static void ctmul64_init(uint64_t *hkey, const uint8_t h[32]) {
+static void ctmul64_init(uint64_t *hkey, const uint8_t h[32])
+{
     uint64_t pw[4], op[9];
     uint8_t one[32] = {0};
     ghash_scratch t;
@@ -184,7 +196,8 @@ static void ctmul64_init(uint64_t *hkey, const uint8_t h[32]) {
 }
 
 static void ctmul64_mul_blocks(const uint64_t *hkey, uint8_t y[32], const uint8_t *blocks,
-                               size_t nblocks) {
+                               size_t nblocks)
+{
     uint64_t acc[4];
     ghash_scratch t;
     load_limbs(acc, y);

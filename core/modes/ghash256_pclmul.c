@@ -22,7 +22,8 @@
 #define PCLMUL_TARGET __attribute__((target("pclmul,sse4.1")))
 #define POW_WORDS 9
 
-PCLMUL_TARGET static inline void clmul64(uint64_t a, uint64_t b, uint64_t *lo, uint64_t *hi) {
+PCLMUL_TARGET static inline void clmul64(uint64_t a, uint64_t b, uint64_t *lo, uint64_t *hi)
+{
     __m128i r = _mm_clmulepi64_si128(_mm_cvtsi64_si128((long long)a),
                                      _mm_cvtsi64_si128((long long)b), 0x00);
     *lo = (uint64_t)_mm_cvtsi128_si64(r);
@@ -31,7 +32,8 @@ PCLMUL_TARGET static inline void clmul64(uint64_t a, uint64_t b, uint64_t *lo, u
 
 /* c[0..3] = a[0..1] * b[0..1], with bm = b[0] ^ b[1]. */
 PCLMUL_TARGET static inline void mul128(uint64_t c[4], const uint64_t a[2], const uint64_t b[2],
-                                        uint64_t bm) {
+                                        uint64_t bm)
+{
     uint64_t l0, l1, h0, h1, m0, m1;
     clmul64(a[0], b[0], &l0, &l1);
     clmul64(a[1], b[1], &h0, &h1);
@@ -45,7 +47,8 @@ PCLMUL_TARGET static inline void mul128(uint64_t c[4], const uint64_t a[2], cons
 }
 
 /* p[0..7] ^= a * h, h in key form (see the layout comment). */
-PCLMUL_TARGET static inline void mul256_acc(uint64_t p[8], const uint64_t a[4], const uint64_t *h) {
+PCLMUL_TARGET static inline void mul256_acc(uint64_t p[8], const uint64_t a[4], const uint64_t *h)
+{
     uint64_t lo[4], hi[4], mid[4], am[2] = {a[0] ^ a[2], a[1] ^ a[3]};
     mul128(lo, a, h, h[4]);
     mul128(hi, a + 2, h + 2, h[5]);
@@ -63,7 +66,8 @@ PCLMUL_TARGET static inline void mul256_acc(uint64_t p[8], const uint64_t a[4], 
 }
 
 /* y = the reduction of the 511-bit carry-less product p (reversed order, see above). */
-static inline void reduce(uint64_t y[4], const uint64_t p[8]) {
+static inline void reduce(uint64_t y[4], const uint64_t p[8])
+{
     uint64_t q[8];
     q[0] = p[0] << 1;
     for (int i = 1; i < 8; i++)
@@ -79,17 +83,20 @@ static inline void reduce(uint64_t y[4], const uint64_t p[8]) {
     y[3] ^= o ^ (o >> 2) ^ (o >> 5) ^ (o >> 10);
 }
 
-static void load_rev(uint64_t w[4], const uint8_t *b) {
+static void load_rev(uint64_t w[4], const uint8_t *b)
+{
     for (int i = 0; i < 4; i++)
         w[i] = bs_load_be64(b + 24 - 8 * i);
 }
 
-static void store_rev(uint8_t *b, const uint64_t w[4]) {
+static void store_rev(uint8_t *b, const uint64_t w[4])
+{
     for (int i = 0; i < 4; i++)
         bs_store_be64(b + 24 - 8 * i, w[i]);
 }
 
-static void key_form(uint64_t *k, const uint64_t h[4]) {
+static void key_form(uint64_t *k, const uint64_t h[4])
+{
     memcpy(k, h, 4 * sizeof(uint64_t));
     k[4] = h[0] ^ h[1];
     k[5] = h[2] ^ h[3];
@@ -98,7 +105,8 @@ static void key_form(uint64_t *k, const uint64_t h[4]) {
     k[8] = k[6] ^ k[7];
 }
 
-PCLMUL_TARGET static void pclmul_init(uint64_t *hkey, const uint8_t h[32]) {
+PCLMUL_TARGET static void pclmul_init(uint64_t *hkey, const uint8_t h[32])
+{
     uint64_t pw[4], p[8];
     memset(hkey, 0, BS_GHASH256_HKEY_WORDS * sizeof(uint64_t));
     load_rev(pw, h);
@@ -115,7 +123,8 @@ PCLMUL_TARGET static void pclmul_init(uint64_t *hkey, const uint8_t h[32]) {
 
 /* Four blocks per reduction: Y' = (Y ^ X1) H^4 ^ X2 H^3 ^ X3 H^2 ^ X4 H. */
 PCLMUL_TARGET static void pclmul_mul_blocks(const uint64_t *hkey, uint8_t y[32],
-                                            const uint8_t *blocks, size_t nblocks) {
+                                            const uint8_t *blocks, size_t nblocks)
+{
     uint64_t acc[4], x[4], p[8];
     load_rev(acc, y);
     while (nblocks > 0) {
@@ -145,7 +154,8 @@ static const bs_ghash256_impl pclmul_impl = {
     pclmul_mul_blocks,
 };
 
-const bs_ghash256_impl *bs_ghash256_pclmul(void) {
+const bs_ghash256_impl *bs_ghash256_pclmul(void)
+{
     __builtin_cpu_init();
     if (__builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1"))
         return &pclmul_impl;
@@ -154,13 +164,15 @@ const bs_ghash256_impl *bs_ghash256_pclmul(void) {
 
 #else
 
-const bs_ghash256_impl *bs_ghash256_pclmul(void) {
+const bs_ghash256_impl *bs_ghash256_pclmul(void)
+{
     return NULL;
 }
 
 #endif
 
-const bs_ghash256_impl *bs_ghash256_default(void) {
+const bs_ghash256_impl *bs_ghash256_default(void)
+{
     const bs_ghash256_impl *g = bs_ghash256_pclmul();
     return g != NULL ? g : &bs_ghash256_ctmul64;
 }

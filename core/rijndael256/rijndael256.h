@@ -21,7 +21,7 @@
  *
  * S-box: the depth-16 circuit of Boyar and Peralta ("A depth-16 circuit for the AES S-box",
  * 2011; 34 AND, 94 XOR/XNOR), written from the paper with inputs U0..U7 = bits 7..0. The four
- * XNORs add the affine constant 0x63; bs_r256_sbox_* leave it out. Because the constant 0x63 in
+ * XNORs add the affine constant 0x63; bs_r256_sbox64/32 leave it out. Because the constant 0x63 in
  * every byte passes unchanged through ShiftRows and MixColumns (2 + 3 + 1 + 1 = 1 in GF(2^8)),
  * the encryption folds it into round keys 1..14 instead (see bs_r256_key_masks64).
  *
@@ -189,53 +189,85 @@ BS_FN int bs_r256_index(int p, int j)
 }
 
 /*
- * In-place transpose of a 64 x 64 bit matrix (word i, bit b) -> (word b, bit i), by SWAPMOVE
- * at distances 32, 16, ..., 1.
+ * Block loads and stores: a plain (unaligned) load where the host is little-endian, which
+ * compilers vectorize; byte assembly elsewhere.
  */
-BS_FN void bs_r256_transpose_level64(uint64_t *a, unsigned s, uint64_t m)
+BS_FN uint64_t bs_r256_load64(const uint8_t *p)
 {
-    for (unsigned i = 0; i < 64; i += 2 * s)
-        for (unsigned k = i; k < i + s; k++)
-            bs_swapmove64(&a[k + s], &a[k], m, s);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+#else
+    return bs_load_le64(p);
+#endif
 }
 
-BS_FN void bs_r256_transpose64(uint64_t *a)
+BS_FN void bs_r256_store64(uint8_t *p, uint64_t v)
 {
-    bs_r256_transpose_level64(a, 32, 0x00000000FFFFFFFFull);
-    bs_r256_transpose_level64(a, 16, 0x0000FFFF0000FFFFull);
-    bs_r256_transpose_level64(a, 8, 0x00FF00FF00FF00FFull);
-    bs_r256_transpose_level64(a, 4, 0x0F0F0F0F0F0F0F0Full);
-    bs_r256_transpose_level64(a, 2, 0x3333333333333333ull);
-    bs_r256_transpose_level64(a, 1, 0x5555555555555555ull);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 8);
+#else
+    bs_store_le64(p, v);
+#endif
 }
 
 /*
- * Packs 64 blocks (in, 64 * 32 bytes, any alignment) into the layout above. Blocks past
- * nblocks read as zero.
+ * Four 64 x 64 bit transposes side by side: a[4i + g] is row i of matrix g, and each matrix
+ * goes (row i, bit b) -> (row b, bit i), by SWAPMOVE at distances 32, 16, ..., 1. Each level
+ * pairs runs of 4s contiguous words, so that compilers vectorize it. Its own inverse.
+ */
+BS_FN void bs_r256_transpose_level64x4(uint64_t *a, unsigned s, uint64_t m)
+{
+    for (unsigned i = 0; i < 256; i += 8 * s)
+        for (unsigned w = i; w < i + 4 * s; w++)
+            bs_swapmove64(&a[w + 4 * s], &a[w], m, s);
+}
+
+BS_FN void bs_r256_transpose64x4(uint64_t *a)
+{
+    bs_r256_transpose_level64x4(a, 32, 0x00000000FFFFFFFFull);
+    bs_r256_transpose_level64x4(a, 16, 0x0000FFFF0000FFFFull);
+    bs_r256_transpose_level64x4(a, 8, 0x00FF00FF00FF00FFull);
+    bs_r256_transpose_level64x4(a, 4, 0x0F0F0F0F0F0F0F0Full);
+    bs_r256_transpose_level64x4(a, 2, 0x3333333333333333ull);
+    bs_r256_transpose_level64x4(a, 1, 0x5555555555555555ull);
+}
+
+/*
+ * Packs 64 blocks (in, nblocks * 32 bytes, any alignment) into the layout above; blocks past
+ * nblocks are zero. Block k's bytes 8g..8g+7 are row k of matrix g; after the transposes, row
+ * 8o + j of matrix g is plane j of byte p = 8g + o, i.e. of row p mod 4 = o mod 4 and column
+ * p / 4 = 2g + o / 4.
  */
 BS_FN void bs_r256_pack64(uint64_t *q, const uint8_t *in, size_t nblocks)
 {
-    uint64_t a[64];
-    for (int m = 0; m < 4; m++) {
-        for (size_t k = 0; k < 64; k++)
-            a[k] = k < nblocks ? bs_load_le64(in + 32 * k + 8 * m) : 0;
-        bs_r256_transpose64(a);
-        for (int b = 0; b < 64; b++)
-            q[bs_r256_index(8 * m + (b >> 3), b & 7)] = a[b];
-    }
+    uint64_t a[4 * 64];
+    for (size_t k = 0; k < nblocks; k++)
+        for (int g = 0; g < 4; g++)
+            a[4 * k + g] = bs_r256_load64(in + 32 * k + 8 * g);
+    for (size_t k = nblocks; k < 64; k++)
+        for (int g = 0; g < 4; g++)
+            a[4 * k + g] = 0;
+    bs_r256_transpose64x4(a);
+    for (int o = 0; o < 8; o++)
+        for (int j = 0; j < 8; j++)
+            for (int g = 0; g < 4; g++)
+                q[32 * j + 8 * (o & 3) + 2 * g + (o >> 2)] = a[32 * o + 4 * j + g];
 }
 
-/* The inverse of bs_r256_pack64 for the first nblocks blocks. */
+/* The inverse of bs_r256_pack64, for the first nblocks blocks. */
 BS_FN void bs_r256_unpack64(uint8_t *out, const uint64_t *q, size_t nblocks)
 {
-    uint64_t a[64];
-    for (int m = 0; m < 4; m++) {
-        for (int b = 0; b < 64; b++)
-            a[b] = q[bs_r256_index(8 * m + (b >> 3), b & 7)];
-        bs_r256_transpose64(a);
-        for (size_t k = 0; k < nblocks; k++)
-            bs_store_le64(out + 32 * k + 8 * m, a[k]);
-    }
+    uint64_t a[4 * 64];
+    for (int o = 0; o < 8; o++)
+        for (int j = 0; j < 8; j++)
+            for (int g = 0; g < 4; g++)
+                a[32 * o + 4 * j + g] = q[32 * j + 8 * (o & 3) + 2 * g + (o >> 2)];
+    bs_r256_transpose64x4(a);
+    for (size_t k = 0; k < nblocks; k++)
+        for (int g = 0; g < 4; g++)
+            bs_r256_store64(out + 32 * k + 8 * g, a[4 * k + g]);
 }
 
 BS_FN void bs_r256_transpose_level32(uint32_t *a, unsigned s, uint32_t m)
@@ -245,7 +277,7 @@ BS_FN void bs_r256_transpose_level32(uint32_t *a, unsigned s, uint32_t m)
             bs_swapmove32(&a[k + s], &a[k], m, s);
 }
 
-/* The same for 32 x 32: for 32 lanes, group m is the 4 bytes of column m (little-endian). */
+/* One 32 x 32 transpose, for 32 lanes: matrix m holds the 4 bytes of column m (little-endian). */
 BS_FN void bs_r256_transpose32(uint32_t *a)
 {
     bs_r256_transpose_level32(a, 16, 0x0000FFFFu);
@@ -255,6 +287,7 @@ BS_FN void bs_r256_transpose32(uint32_t *a)
     bs_r256_transpose_level32(a, 1, 0x55555555u);
 }
 
+/* bs_r256_pack64 and bs_r256_unpack64 for 32 lanes (32 blocks). */
 BS_FN void bs_r256_pack32(uint32_t *q, const uint8_t *in, size_t nblocks)
 {
     uint32_t a[32];
@@ -279,11 +312,7 @@ BS_FN void bs_r256_unpack32(uint8_t *out, const uint32_t *q, size_t nblocks)
     }
 }
 
-/*
- * AES-256 key expansion run to 120 words (FIPS-197 5.2 with Nb = 8), constant-time: SubWord
- * goes through the S-box circuit on uint32_t planes (one lane per byte), RotWord and the round
- * constants are fixed byte moves. w receives 120 * 4 bytes, word i at w[4i].
- */
+/* SubWord through the S-box circuit on uint32_t planes, one lane per byte: no table. */
 BS_FN void bs_r256_sub_word(uint8_t *t)
 {
     uint32_t q[8];
@@ -301,6 +330,11 @@ BS_FN void bs_r256_sub_word(uint8_t *t)
     }
 }
 
+/*
+ * AES-256 key expansion run to 120 words (FIPS-197 5.2 with Nb = 8), constant-time: only the
+ * word index (public) decides branches. w receives 120 * 4 bytes, word i at w[4i], so round key
+ * n is w[32n .. 32n + 31] in input byte order.
+ */
 BS_FN void bs_r256_key_expand(uint8_t *w, const uint8_t *key)
 {
     uint8_t rcon = 1;
@@ -308,7 +342,7 @@ BS_FN void bs_r256_key_expand(uint8_t *w, const uint8_t *key)
     for (int i = 8; i < 120; i++) {
         uint8_t t[4];
         memcpy(t, w + 4 * (i - 1), 4);
-        if (i % 8 == 0) { /* public index, not data */
+        if (i % 8 == 0) {
             const uint8_t t0 = t[0];
             t[0] = t[1];
             t[1] = t[2];
@@ -326,8 +360,8 @@ BS_FN void bs_r256_key_expand(uint8_t *w, const uint8_t *key)
 }
 
 /*
- * Widens the expanded key into the mask layout above, for lanes of type uint64_t; round keys
- * 1..14 absorb the S-box constant 0x63 that the circuit leaves out.
+ * Widens the expanded key into the mask layout above (15 * 256 words); round keys 1..14 absorb
+ * the S-box constant 0x63 that the circuit leaves out.
  */
 BS_FN void bs_r256_key_masks64(uint64_t *rk, const uint8_t *w)
 {

@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,6 +19,9 @@ void svc_fail_hook(void)
 {
     if (current == NULL || current->log[0] == 0)
         return;
+    /* The daemon holds the test's stdout pipe: it must not outlive a failed test. */
+    if (current->pid > 0)
+        kill(current->pid, SIGKILL);
     FILE *f = fopen(current->log, "r");
     if (f == NULL)
         return;
@@ -67,6 +72,7 @@ void svc_start(svc_daemon *d, const char *const *prefix, const char *const *sets
     if (pid == 0) {
         int fd = open(d->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
         if (fd >= 0) {
+            dup2(fd, 1);
             dup2(fd, 2);
             close(fd);
         }
@@ -74,14 +80,17 @@ void svc_start(svc_daemon *d, const char *const *prefix, const char *const *sets
         _exit(127);
     }
     d->pid = pid;
-    /* Ready when a HELLO succeeds; give up after 10 s. */
+    /* Ready when the socket accepts a connection (a HELLO may be refused: see test_peer). */
     for (int i = 0; i < 1000; i++) {
-        bsd_client_opts o = {d->socket, 200, 1000};
-        bsd_client *c;
-        if (bsd_client_connect(&o, &c) == 0) {
-            bsd_client_close(c);
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_un sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sun_family = AF_UNIX;
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", d->socket);
+        int ok = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+        close(fd);
+        if (ok)
             return;
-        }
         int st;
         if (waitpid(pid, &st, WNOHANG) == pid) {
             d->pid = 0;

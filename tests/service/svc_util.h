@@ -23,8 +23,8 @@
 
 typedef struct svc_daemon {
     pid_t pid;
-    char dir[128];    /* temporary directory, removed by svc_cleanup */
-    char socket[256]; /* dir/run/bitsliced.sock */
+    char dir[64];     /* temporary directory, removed by svc_cleanup */
+    char socket[100]; /* dir/run/bitsliced.sock (fits sun_path) */
     char log[256];
 } svc_daemon;
 

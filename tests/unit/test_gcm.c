@@ -21,20 +21,23 @@
 static const size_t tag_lens[] = {16, 20, 24, 28, 32};
 
 /* Every GHASH-256 implementation compiled in. */
-static const bs_ghash256_impl *ghash_impls(size_t i) {
+static const bs_ghash256_impl *ghash_impls(size_t i)
+{
     const bs_ghash256_impl *all[] = {&bs_ghash256_ctmul64, bs_ghash256_pclmul()};
     return i < sizeof all / sizeof all[0] ? all[i] : NULL;
 }
 
 static void gf_mul_impl(const bs_ghash256_impl *g, const uint8_t x[32], const uint8_t y[32],
-                        uint8_t out[32]) {
+                        uint8_t out[32])
+{
     uint64_t hkey[BS_GHASH256_HKEY_WORDS];
     memset(out, 0, 32);
     g->init(hkey, y);
     g->mul_blocks(hkey, out, x, 1);
 }
 
-static void check_gf_mul(const uint8_t x[32], const uint8_t y[32], const uint8_t *expect) {
+static void check_gf_mul(const uint8_t x[32], const uint8_t y[32], const uint8_t *expect)
+{
     uint8_t ref[32], fast[32];
     bs_ref_gf256_mul(x, y, ref);
     if (expect != NULL)
@@ -51,7 +54,8 @@ static void check_gf_mul(const uint8_t x[32], const uint8_t y[32], const uint8_t
     }
 }
 
-static void test_gf256_random(void **state) {
+static void test_gf256_random(void **state)
+{
     (void)state;
     bs_test_seed();
     uint8_t x[32], y[32];
@@ -93,7 +97,8 @@ static void test_gf256_random(void **state) {
 /* Encrypts (or decrypts) with AAD and data each cut at a random point. */
 static void gcm_split(bs_gcm256_ctx *ctx, int decrypt, const uint8_t *iv, size_t iv_len,
                       const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
-                      uint8_t *out) {
+                      uint8_t *out)
+{
     assert_int_equal(bs_gcm256_set_iv(ctx, iv, iv_len), BS_OK);
     size_t a = aad_len ? bs_test_below((uint32_t)aad_len + 1) : 0;
     assert_int_equal(bs_gcm256_aad(ctx, aad, a), BS_OK);
@@ -108,7 +113,8 @@ static void gcm_split(bs_gcm256_ctx *ctx, int decrypt, const uint8_t *iv, size_t
     }
 }
 
-static void test_kat(void **state) {
+static void test_kat(void **state)
+{
     (void)state;
     bs_kat_reader r;
     bs_kat k;
@@ -210,12 +216,14 @@ static void test_kat(void **state) {
 
 #define MAXLEN (5 * 32 + 31)
 
-static size_t random_iv_len(int t) {
+static size_t random_iv_len(int t)
+{
     static const size_t fixed[] = {1, 12, 28, 60};
     return t % 5 < 4 ? fixed[t % 5] : 1 + bs_test_below(256);
 }
 
-static void test_random_vs_reference(void **state) {
+static void test_random_vs_reference(void **state)
+{
     (void)state;
     bs_test_seed();
     static bs_gcm256_ctx ctx;
@@ -260,9 +268,73 @@ static void test_random_vs_reference(void **state) {
     bs_gcm256_clear(&ctx);
 }
 
+/* Messages over several passes of the core, cut at random points, against the reference. */
+static void test_long_messages(void **state)
+{
+    (void)state;
+    bs_test_seed();
+    static bs_gcm256_ctx ctx;
+    static uint8_t pt[4200], ct[4200], refct[4200], back[4200];
+    uint8_t key[32], iv[60], aad[77], tag[32], reftag[32];
+    const bs_block_cipher *c = bs_block_cipher_by_name("RIJNDAEL-256");
+    assert_non_null(c);
+    const size_t lane_bytes = 32 * (size_t)c->lanes;
+    const size_t lens[] = {lane_bytes - 1, lane_bytes, lane_bytes + 1, 2 * lane_bytes + 45,
+                           sizeof pt};
+    for (size_t t = 0; t < sizeof lens / sizeof lens[0]; t++) {
+        size_t len = lens[t] < sizeof pt ? lens[t] : sizeof pt, iv_len = t % 2 ? 28 : 60;
+        bs_test_fill(key, sizeof key);
+        bs_test_fill(iv, sizeof iv);
+        bs_test_fill(aad, sizeof aad);
+        bs_test_fill(pt, len);
+        bs_ref_gcm256_encrypt(key, iv, iv_len, aad, sizeof aad, pt, len, refct, reftag);
+        assert_int_equal(bs_gcm256_set_key(&ctx, key, sizeof key), BS_OK);
+        gcm_split(&ctx, 0, iv, iv_len, aad, sizeof aad, pt, len, ct);
+        assert_int_equal(bs_gcm256_tag(&ctx, tag, 32), BS_OK);
+        assert_memory_equal(ct, refct, len);
+        assert_memory_equal(tag, reftag, 32);
+        /* One call each. */
+        assert_int_equal(bs_gcm256_set_iv(&ctx, iv, iv_len), BS_OK);
+        assert_int_equal(bs_gcm256_aad(&ctx, aad, sizeof aad), BS_OK);
+        assert_int_equal(bs_gcm256_decrypt(&ctx, back, ct, len), BS_OK);
+        assert_int_equal(bs_gcm256_verify(&ctx, reftag, 32), BS_OK);
+        assert_memory_equal(back, pt, len);
+    }
+    bs_gcm256_clear(&ctx);
+}
+
+/* inc32 wraps the last four bytes of the counter block and leaves the rest alone. */
+static void test_inc32_wrap(void **state)
+{
+    (void)state;
+    static bs_gcm256_ctx ctx;
+    static bs_key_schedule ks;
+    uint8_t key[32] = {9}, iv[28], zero[96] = {0}, out[96], cb[96];
+    for (int i = 0; i < 28; i++)
+        iv[i] = (uint8_t)(0xf0 + i);
+    const bs_block_cipher *c = bs_block_cipher_by_name("RIJNDAEL-256");
+    assert_non_null(c);
+    assert_int_equal(bs_gcm256_set_key(&ctx, key, 32), BS_OK);
+    assert_int_equal(bs_gcm256_set_iv(&ctx, iv, 28), BS_OK);
+    memset(ctx.counter + 28, 0xff, 4);
+    ctx.counter[31] = 0xfe;
+    assert_int_equal(bs_gcm256_encrypt(&ctx, out, zero, sizeof zero), BS_OK);
+    const uint32_t low[3] = {0xfffffffeu, 0xffffffffu, 0};
+    for (int b = 0; b < 3; b++) {
+        memcpy(cb + 32 * b, iv, 28);
+        for (int i = 0; i < 4; i++)
+            cb[32 * b + 28 + i] = (uint8_t)(low[b] >> (24 - 8 * i));
+    }
+    c->set_key(&ks, key);
+    c->encrypt(&ks, cb, cb, 3);
+    assert_memory_equal(out, cb, sizeof out);
+    bs_gcm256_clear(&ctx);
+}
+
 /* Decrypts ct under (aad, tag) and returns verify's answer. */
 static int open_gcm(bs_gcm256_ctx *ctx, const uint8_t *iv, const uint8_t *aad, size_t aad_len,
-                    const uint8_t *ct, size_t len, const uint8_t *tag, size_t tl) {
+                    const uint8_t *ct, size_t len, const uint8_t *tag, size_t tl)
+{
     uint8_t out[MAXLEN];
     assert_int_equal(bs_gcm256_set_iv(ctx, iv, 28), BS_OK);
     assert_int_equal(bs_gcm256_aad(ctx, aad, aad_len), BS_OK);
@@ -270,7 +342,8 @@ static int open_gcm(bs_gcm256_ctx *ctx, const uint8_t *iv, const uint8_t *aad, s
     return bs_gcm256_verify(ctx, tag, tl);
 }
 
-static void test_tamper(void **state) {
+static void test_tamper(void **state)
+{
     (void)state;
     bs_test_seed();
     static bs_gcm256_ctx ctx;
@@ -311,7 +384,8 @@ static void test_tamper(void **state) {
     bs_gcm256_clear(&ctx);
 }
 
-static void test_tag_lengths(void **state) {
+static void test_tag_lengths(void **state)
+{
     (void)state;
     static bs_gcm256_ctx ctx;
     uint8_t key[32] = {1}, iv[28] = {2}, tag[33];
@@ -331,7 +405,8 @@ static void test_tag_lengths(void **state) {
     bs_gcm256_clear(&ctx);
 }
 
-static void test_order_and_arguments(void **state) {
+static void test_order_and_arguments(void **state)
+{
     (void)state;
     static bs_gcm256_ctx ctx;
     uint8_t key[32] = {3}, iv[28] = {4}, buf[64] = {5}, tag[32];
@@ -369,7 +444,8 @@ static void test_order_and_arguments(void **state) {
     assert_int_equal(bs_gcm256_set_iv(&ctx, iv, 28), BS_ERR_STATE);
 }
 
-static void test_limits(void **state) {
+static void test_limits(void **state)
+{
     (void)state;
     static bs_gcm256_ctx ctx, saved;
     uint8_t key[32] = {6}, iv[28] = {7}, in[96] = {8}, out[96], tag[32];
@@ -416,11 +492,14 @@ static void test_limits(void **state) {
     bs_gcm256_clear(&ctx);
 }
 
-int main(void) {
+int main(void)
+{
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gf256_random),
         cmocka_unit_test(test_kat),
         cmocka_unit_test(test_random_vs_reference),
+        cmocka_unit_test(test_long_messages),
+        cmocka_unit_test(test_inc32_wrap),
         cmocka_unit_test(test_tamper),
         cmocka_unit_test(test_tag_lengths),
         cmocka_unit_test(test_order_and_arguments),

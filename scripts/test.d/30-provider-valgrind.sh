@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The provider and cli suites under valgrind memcheck (the 'valgrind' test setup of
+# tests/provider/meson.build): the C tests run under valgrind, and so does every openssl that
+# the cli checks start. The setup runs a subset of the sizes (see tests/cli/cli.sh).
+set -euo pipefail
+cd "${BS_TOP:-$(dirname "$0")/../..}"
+b=build
+command -v valgrind >/dev/null || { echo "valgrind not installed"; exit 1; }
+[ -d "$b/meson-private" ] || meson setup "$b" >/dev/null
+ninja -C "$b" -j "$(nproc)" provider/bitslice.so tests/provider/test_provider \
+    tests/provider/evp_gcm_vectors >/dev/null
+meson test -C "$b" --no-rebuild --setup=valgrind --suite provider --suite cli \
+    --num-processes "$(nproc)" --print-errorlogs

@@ -1,0 +1,118 @@
+/*
+ * bitslice bench: keystream throughput of one cipher, in-process (one thread) and through the
+ * daemon: one large KEYSTREAM request, and the prefetching stream read 4 KiB at a time the way
+ * `openssl enc` feeds the provider. A benchmark prints; it asserts nothing.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "bs_cli.h"
+#include "bsd_client.h"
+#include "bsd_stream.h"
+#include "modes/ctr.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+           ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
+}
+
+static void row(const char *what, size_t bytes, double wall, double cpu)
+{
+    printf("%-34s %10.1f MB/s   wall %7.3f s   this process cpu %7.3f s\n", what,
+           (double)bytes / wall / 1e6, wall, cpu);
+}
+
+int bs_cmd_bench(int argc, char **argv)
+{
+    const char *cipher = "PRESENT-80", *sock = NULL;
+    size_t mib = 64;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--cipher") == 0 && i + 1 < argc)
+            cipher = argv[++i];
+        else if (strcmp(argv[i], "--size-mib") == 0 && i + 1 < argc)
+            mib = (size_t)strtoul(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc)
+            sock = argv[++i];
+        else {
+            fprintf(stderr, "usage: bitslice bench [--cipher NAME] [--size-mib N] [--socket P]\n");
+            return 2;
+        }
+    }
+    const bs_block_cipher *c = bs_block_cipher_by_name(cipher);
+    if (c == NULL || mib == 0 || mib > 4096) {
+        fprintf(stderr, "bitslice: unknown cipher %s (or size out of 1..4096 MiB)\n", cipher);
+        return 2;
+    }
+    size_t bytes = mib << 20, nb = bytes / c->block_len;
+    uint8_t key[64] = {1, 2, 3}, ctr[32] = {0};
+    uint8_t *out = (uint8_t *)malloc(bytes);
+    static bs_key_schedule ks;
+    if (out == NULL)
+        return 1;
+    printf("cipher %s (%s), %zu MiB of keystream\n", c->name, c->impl, mib);
+    c->set_key(&ks, key);
+    double t0 = now_s(), c0 = cpu_s();
+    bs_ctr_keystream(c, &ks, ctr, nb, out);
+    row("in-process, 1 thread", bytes, now_s() - t0, cpu_s() - c0);
+
+    bsd_client_opts o = {sock, 1000, 600000};
+    bsd_client *cl;
+    int r = bsd_client_connect(&o, &cl);
+    if (r != 0) {
+        printf("daemon: not reachable (%s); nothing more to measure\n", strerror(-r));
+        free(out);
+        return 0;
+    }
+    uint32_t sid;
+    r = bsd_client_map_shm(cl, bytes);
+    if (r == 0)
+        r = bsd_client_open_session(cl, c->name, key, c->key_len, &sid, NULL);
+    uint64_t max_req = bsd_client_info(cl)->max_request_bytes / c->block_len;
+    t0 = now_s();
+    c0 = cpu_s();
+    for (uint64_t done = 0; r == 0 && done < nb;) {
+        uint64_t n = nb - done < max_req ? nb - done : max_req;
+        uint8_t cc[32];
+        memcpy(cc, ctr, c->block_len);
+        bs_ctr_add(cc, c->block_len, done);
+        r = bsd_client_keystream(cl, sid, cc, c->block_len, n, done * c->block_len);
+        done += n;
+    }
+    if (r != 0) {
+        printf("daemon: request failed (%s)\n", strerror(-r));
+    } else {
+        char what[64];
+        snprintf(what, sizeof what, "daemon (%s), large requests", bsd_client_info(cl)->backend);
+        row(what, bytes, now_s() - t0, cpu_s() - c0);
+    }
+    bsd_client_close(cl);
+
+    bsd_stream_opts so = {sock, 1000, 60000, 0, 0};
+    bsd_stream *s = NULL;
+    r = bsd_stream_open(&so, c->name, key, c->key_len, ctr, &s);
+    t0 = now_s();
+    c0 = cpu_s();
+    for (size_t off = 0; r == 0 && off < bytes; off += 4096)
+        r = bsd_stream_read(s, out + off, bytes - off < 4096 ? bytes - off : 4096);
+    if (r == 0)
+        row("daemon stream, 4 KiB reads", bytes, now_s() - t0, cpu_s() - c0);
+    else
+        printf("daemon stream failed (%s)\n", strerror(-r));
+    bsd_stream_close(s);
+    free(out);
+    return 0;
+}

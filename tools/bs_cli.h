@@ -1,0 +1,9 @@
+/* bs_cli.h: the commands of the bitslice tool. Each returns the process exit status. */
+#ifndef BS_CLI_H
+#define BS_CLI_H
+
+int bs_cmd_seal(int argc, char **argv);
+int bs_cmd_open(int argc, char **argv);
+int bs_cmd_bench(int argc, char **argv);
+
+#endif

@@ -1,0 +1,192 @@
+#include "bs_kdf.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+#include <openssl/kdf.h>
+#include <openssl/params.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <termios.h>
+#include <unistd.h>
+
+static int derive(const char *alg, OSSL_PARAM *params, uint8_t *out, size_t len)
+{
+    EVP_KDF *kdf = EVP_KDF_fetch(NULL, alg, NULL);
+    EVP_KDF_CTX *ctx = kdf != NULL ? EVP_KDF_CTX_new(kdf) : NULL;
+    int ok = ctx != NULL && EVP_KDF_derive(ctx, out, len, params) == 1;
+    EVP_KDF_CTX_free(ctx);
+    EVP_KDF_free(kdf);
+    return ok ? 0 : -1;
+}
+
+int bs_kdf_scrypt(const char *pass, size_t pass_len, const uint8_t *salt, size_t salt_len,
+                  unsigned log_n, unsigned r, unsigned p, uint8_t *out, size_t len)
+{
+    uint64_t n = (uint64_t)1 << log_n;
+    uint32_t rr = r, pp = p;
+    /* scrypt needs 128 * r * N bytes; OpenSSL refuses above maxmem (32 MiB by default). */
+    uint64_t maxmem = 128 * (uint64_t)r * n * 2 + ((uint64_t)1 << 20);
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_PASSWORD, (void *)pass, pass_len),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, (void *)salt, salt_len),
+        OSSL_PARAM_construct_uint64(OSSL_KDF_PARAM_SCRYPT_N, &n),
+        OSSL_PARAM_construct_uint32(OSSL_KDF_PARAM_SCRYPT_R, &rr),
+        OSSL_PARAM_construct_uint32(OSSL_KDF_PARAM_SCRYPT_P, &pp),
+        OSSL_PARAM_construct_uint64(OSSL_KDF_PARAM_SCRYPT_MAXMEM, &maxmem),
+        OSSL_PARAM_construct_end(),
+    };
+    return derive("SCRYPT", params, out, len);
+}
+
+int bs_kdf_hkdf(const uint8_t *ikm, size_t ikm_len, const uint8_t *salt, size_t salt_len,
+                const char *info, uint8_t *out, size_t len)
+{
+    char digest[] = "SHA256";
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, digest, 0),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, (void *)ikm, ikm_len),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, (void *)salt, salt_len),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, (void *)info, strlen(info)),
+        OSSL_PARAM_construct_end(),
+    };
+    return derive("HKDF", params, out, len);
+}
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = tolower(c);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int bs_read_key_file(const char *path, uint8_t key[32], char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        snprintf(err, errlen, "key file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    uint8_t buf[130];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    int rc = -1;
+    if (n == 32) {
+        memcpy(key, buf, 32);
+        rc = 0;
+    } else {
+        size_t s = 0, e = n;
+        while (s < e && isspace(buf[s]))
+            s++;
+        while (e > s && isspace(buf[e - 1]))
+            e--;
+        if (e - s == 64) {
+            rc = 0;
+            for (size_t i = 0; i < 32 && rc == 0; i++) {
+                int hi = hexval(buf[s + 2 * i]), lo = hexval(buf[s + 2 * i + 1]);
+                if (hi < 0 || lo < 0)
+                    rc = -1;
+                else
+                    key[i] = (uint8_t)(hi << 4 | lo);
+            }
+        }
+    }
+    explicit_bzero(buf, sizeof buf);
+    if (rc != 0)
+        snprintf(err, errlen, "key file %s: want 32 raw bytes or 64 hex digits", path);
+    return rc;
+}
+
+static int read_line_fd(int fd, char *out, size_t outlen)
+{
+    size_t n = 0;
+    char c;
+    while (n + 1 < outlen) {
+        ssize_t r = read(fd, &c, 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0 || c == '\n')
+            break;
+        out[n++] = c;
+    }
+    if (n > 0 && out[n - 1] == '\r')
+        n--;
+    out[n] = 0;
+    return (int)n;
+}
+
+static int ask_tty(const char *prompt, char *out, size_t outlen)
+{
+    int fd = open("/dev/tty", O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct termios old, noecho;
+    int have_tty = tcgetattr(fd, &old) == 0;
+    if (have_tty) {
+        noecho = old;
+        noecho.c_lflag &= ~(tcflag_t)ECHO;
+        tcsetattr(fd, TCSAFLUSH, &noecho);
+    }
+    (void)!write(fd, prompt, strlen(prompt));
+    int n = read_line_fd(fd, out, outlen);
+    (void)!write(fd, "\n", 1);
+    if (have_tty)
+        tcsetattr(fd, TCSAFLUSH, &old);
+    close(fd);
+    return n;
+}
+
+int bs_read_passphrase(const char *path, int confirm, char *out, size_t outlen, char *err,
+                       size_t errlen)
+{
+    int n;
+    if (path != NULL) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            snprintf(err, errlen, "passphrase file %s: %s", path, strerror(errno));
+            return -1;
+        }
+        n = read_line_fd(fd, out, outlen);
+        close(fd);
+    } else {
+        n = ask_tty("passphrase: ", out, outlen);
+        if (n < 0) {
+            snprintf(err, errlen, "no terminal to ask for a passphrase (use --passphrase-file)");
+            return -1;
+        }
+        if (confirm && n > 0) {
+            char again[1024];
+            int m = ask_tty("again: ", again, sizeof again);
+            int same = m == n && memcmp(again, out, (size_t)n) == 0;
+            explicit_bzero(again, sizeof again);
+            if (!same) {
+                snprintf(err, errlen, "the passphrases differ");
+                return -1;
+            }
+        }
+    }
+    if (n <= 0) {
+        snprintf(err, errlen, "empty passphrase");
+        return -1;
+    }
+    return n;
+}
+
+int bs_random(uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t r = getrandom(p, n, 0);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}

@@ -1,0 +1,114 @@
+#include "bs_keysrc.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void drop_daemon(bs_keysrc *s, const char *why, int err)
+{
+    if (s->cl == NULL)
+        return;
+    const char *text = "";
+    if (err == -EREMOTEIO)
+        bsd_client_last_error(s->cl, &text);
+    fprintf(stderr, "bitslice: daemon %s (%s%s%s); continuing in-process\n", why, strerror(-err),
+            text[0] ? ": " : "", text);
+    bsd_client_close(s->cl);
+    s->cl = NULL;
+    s->shm = NULL;
+    snprintf(s->backend, sizeof s->backend, "in-process");
+    memset(s->slot, 0, sizeof s->slot);
+}
+
+int bs_keysrc_init(bs_keysrc *s, const bsf_keys *k, size_t chunk_size, int use_daemon,
+                   const char *socket, int verbose)
+{
+    memset(s, 0, sizeof s[0]);
+    s->k = k;
+    s->timeout_ms = 30000;
+    s->slot_bytes = (size_t)bsf_chunk_ks_blocks(chunk_size) * 32;
+    s->local = (uint8_t *)malloc(s->slot_bytes);
+    if (s->local == NULL)
+        return -1;
+    snprintf(s->backend, sizeof s->backend, "in-process");
+    if (!use_daemon)
+        return 0;
+    bsd_client_opts o = {socket, 1000, s->timeout_ms};
+    int r = bsd_client_connect(&o, &s->cl);
+    if (r != 0) {
+        if (verbose)
+            fprintf(stderr, "bitslice: no daemon (%s); in-process\n", strerror(-r));
+        s->cl = NULL;
+        return 0;
+    }
+    r = bsd_client_map_shm(s->cl, s->slot_bytes * BS_KEYSRC_SLOTS);
+    if (r == 0)
+        r = bsd_client_open_session(s->cl, k->cipher->name, k->payload_key, 32, &s->session, NULL);
+    if (r != 0) {
+        drop_daemon(s, "refused", r);
+        return 0;
+    }
+    s->shm = bsd_client_shm(s->cl, NULL);
+    snprintf(s->backend, sizeof s->backend, "daemon:%s", bsd_client_info(s->cl)->backend);
+    return 0;
+}
+
+void bs_keysrc_request(bs_keysrc *s, uint64_t index, int last, size_t len)
+{
+    bs_keysrc_slot *sl = &s->slot[index % BS_KEYSRC_SLOTS];
+    sl->state = 0;
+    if (s->cl == NULL)
+        return;
+    uint8_t j0[32];
+    bsf_chunk_j0(j0, index, last);
+    sl->index = index;
+    sl->last = last;
+    sl->nblocks = bsf_chunk_ks_blocks(len);
+    int r = bsd_client_keystream_submit(s->cl, s->session, j0, 32, sl->nblocks,
+                                        (index % BS_KEYSRC_SLOTS) * s->slot_bytes, &sl->req);
+    if (r != 0) {
+        drop_daemon(s, "failed", r);
+        return;
+    }
+    sl->state = 1;
+}
+
+const uint8_t *bs_keysrc_get(bs_keysrc *s, uint64_t index, int last, size_t len)
+{
+    bs_keysrc_slot *sl = &s->slot[index % BS_KEYSRC_SLOTS];
+    uint64_t need = bsf_chunk_ks_blocks(len);
+    /* A prefetch guessed the last flag wrong (input of unknown size): ask again. */
+    if (s->cl != NULL && (sl->state != 1 || sl->index != index || sl->last != last ||
+                          sl->nblocks < need)) {
+        if (sl->state == 1) {
+            int r = bsd_client_wait(s->cl, sl->req, s->timeout_ms);
+            if (r != 0)
+                drop_daemon(s, "failed", r);
+        }
+        if (s->cl != NULL)
+            bs_keysrc_request(s, index, last, len);
+    }
+    if (s->cl != NULL && sl->state == 1) {
+        int r = bsd_client_wait(s->cl, sl->req, s->timeout_ms);
+        sl->state = 0;
+        if (r == 0) {
+            s->daemon_chunks++;
+            return s->shm + (index % BS_KEYSRC_SLOTS) * s->slot_bytes;
+        }
+        drop_daemon(s, "failed mid-file", r);
+    }
+    bsf_chunk_keystream(s->k, index, last, len, s->local);
+    s->local_chunks++;
+    return s->local;
+}
+
+void bs_keysrc_close(bs_keysrc *s)
+{
+    bsd_client_close(s->cl);
+    if (s->local != NULL) {
+        bs_wipe(s->local, s->slot_bytes);
+        free(s->local);
+    }
+    memset(s, 0, sizeof *s);
+}

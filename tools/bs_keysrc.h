@@ -1,0 +1,45 @@
+/*
+ * bs_keysrc.h: per-chunk keystream for `bitslice seal/open`, from bitsliced when it answers
+ * (requested several chunks ahead, so that the daemon computes while this process does GHASH
+ * and I/O), else in-process. A daemon failure mid-file switches to in-process for the chunk
+ * at hand and every later one; the output is the same either way.
+ */
+#ifndef BS_KEYSRC_H
+#define BS_KEYSRC_H
+
+#include "bs_stream_format.h"
+#include "bsd_client.h"
+
+#define BS_KEYSRC_SLOTS 4
+
+typedef struct bs_keysrc_slot {
+    int state; /* 0 none, 1 requested from the daemon */
+    uint64_t index;
+    int last;
+    uint64_t nblocks;
+    uint32_t req;
+} bs_keysrc_slot;
+
+typedef struct bs_keysrc {
+    const bsf_keys *k;
+    bsd_client *cl;
+    uint32_t session;
+    uint8_t *shm;
+    size_t slot_bytes;
+    bs_keysrc_slot slot[BS_KEYSRC_SLOTS];
+    uint8_t *local;
+    int timeout_ms;
+    uint64_t daemon_chunks, local_chunks;
+    char backend[32];
+} bs_keysrc;
+
+/* use_daemon: try the daemon at socket (NULL: default path). Never fails for lack of a daemon. */
+int bs_keysrc_init(bs_keysrc *s, const bsf_keys *k, size_t chunk_size, int use_daemon,
+                   const char *socket, int verbose);
+/* Asks for chunk (index, last) of up to len bytes ahead of time, into slot index % SLOTS. */
+void bs_keysrc_request(bs_keysrc *s, uint64_t index, int last, size_t len);
+/* The keystream of chunk (index, last) for len bytes (bsf_chunk_ks_blocks(len) blocks). */
+const uint8_t *bs_keysrc_get(bs_keysrc *s, uint64_t index, int last, size_t len);
+void bs_keysrc_close(bs_keysrc *s);
+
+#endif

@@ -1,0 +1,500 @@
+/*
+ * bitslice seal / open (docs/stream-format.md). Output goes to a temporary file beside the
+ * destination and is renamed only when everything succeeded; `open` writes a chunk's plaintext
+ * only after that chunk's tag verified, so a failure leaves no plaintext behind.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bs_cli.h"
+#include "bs_kdf.h"
+#include "bs_keysrc.h"
+#include "bs_stream_format.h"
+
+static char tmp_path[4096];
+
+static void on_fatal_signal(int sig)
+{
+    if (tmp_path[0] != 0)
+        unlink(tmp_path);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+typedef struct opts {
+    const char *in, *out, *key_file, *pass_file, *socket;
+    int passphrase, no_daemon, quiet, verbose;
+    unsigned chunk_log2, scrypt_log_n;
+} opts;
+
+static void usage(const char *cmd)
+{
+    fprintf(stderr,
+            "usage: bitslice %s (-k KEYFILE | -p | --passphrase-file FILE) -o OUTPUT [INPUT]\n"
+            "  -k, --key-file FILE      32 raw bytes or 64 hex digits (bitslice keygen)\n"
+            "  -p, --passphrase         ask on the terminal (scrypt)\n"
+            "      --passphrase-file F  first line of F is the passphrase\n"
+            "  -o, --output FILE        written via a temporary file, renamed at the end\n"
+            "      --no-daemon          compute in-process only\n"
+            "      --socket PATH        bitsliced socket (default: see bitslice status)\n"
+            "  -q, --quiet              no progress bar\n"
+            "  -v, --verbose            say which backend served the keystream\n"
+            "%s",
+            cmd,
+            cmd[0] == 's' ? "      --chunk-log2 N       chunk size 2^N bytes (10..24, default 20)\n"
+                            "      --scrypt-log-n N     scrypt cost N = 2^N (10..20, default 16)\n"
+                          : "");
+}
+
+static int parse(int argc, char **argv, opts *o, const char *cmd)
+{
+    static const struct option lo[] = {
+        {"key-file", required_argument, 0, 'k'},  {"passphrase", no_argument, 0, 'p'},
+        {"passphrase-file", required_argument, 0, 'P'}, {"output", required_argument, 0, 'o'},
+        {"no-daemon", no_argument, 0, 'N'},       {"socket", required_argument, 0, 'S'},
+        {"quiet", no_argument, 0, 'q'},           {"verbose", no_argument, 0, 'v'},
+        {"chunk-log2", required_argument, 0, 'C'}, {"scrypt-log-n", required_argument, 0, 'L'},
+        {"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->chunk_log2 = BSF_CHUNK_LOG2_DEFAULT;
+    o->scrypt_log_n = 16;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "k:po:qvh", lo, NULL)) != -1) {
+        switch (c) {
+        case 'k':
+            o->key_file = optarg;
+            break;
+        case 'p':
+            o->passphrase = 1;
+            break;
+        case 'P':
+            o->pass_file = optarg;
+            break;
+        case 'o':
+            o->out = optarg;
+            break;
+        case 'N':
+            o->no_daemon = 1;
+            break;
+        case 'S':
+            o->socket = optarg;
+            break;
+        case 'q':
+            o->quiet = 1;
+            break;
+        case 'v':
+            o->verbose = 1;
+            break;
+        case 'C':
+            o->chunk_log2 = (unsigned)atoi(optarg);
+            if (o->chunk_log2 < BSF_CHUNK_LOG2_MIN || o->chunk_log2 > BSF_CHUNK_LOG2_MAX) {
+                fprintf(stderr, "bitslice: --chunk-log2 wants %d..%d\n", BSF_CHUNK_LOG2_MIN,
+                        BSF_CHUNK_LOG2_MAX);
+                return -1;
+            }
+            break;
+        case 'L':
+            o->scrypt_log_n = (unsigned)atoi(optarg);
+            if (o->scrypt_log_n < 10 || o->scrypt_log_n > BSF_SCRYPT_LOG_N_MAX) {
+                fprintf(stderr, "bitslice: --scrypt-log-n wants 10..%d\n", BSF_SCRYPT_LOG_N_MAX);
+                return -1;
+            }
+            break;
+        default:
+            usage(cmd);
+            return -1;
+        }
+    }
+    if (optind < argc)
+        o->in = argv[optind++];
+    int nkeys = (o->key_file != NULL) + o->passphrase + (o->pass_file != NULL);
+    if (optind != argc || o->out == NULL || nkeys != 1) {
+        usage(cmd);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- progress: on a terminal only ---- */
+
+typedef struct progress {
+    int on;
+    uint64_t total, done;
+    struct timespec t0, last;
+} progress;
+
+static double since(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void progress_update(progress *p, uint64_t add, int final)
+{
+    p->done += add;
+    if (!p->on)
+        return;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (!final && since(&p->last, &now) < 0.2)
+        return;
+    p->last = now;
+    double el = since(&p->t0, &now), mib = (double)p->done / 1048576.0;
+    char bar[31];
+    int fill = p->total > 0 ? (int)(30.0 * (double)p->done / (double)p->total) : 0;
+    for (int i = 0; i < 30; i++)
+        bar[i] = i < fill ? '#' : '.';
+    bar[30] = 0;
+    fprintf(stderr, "\r[%s] %.1f / %.1f MiB  %.1f MiB/s ", bar, mib, (double)p->total / 1048576.0,
+            el > 0 ? mib / el : 0.0);
+    if (final)
+        fprintf(stderr, "\n");
+}
+
+/* ---- files ---- */
+
+typedef struct io {
+    FILE *in, *out;
+    int tmp_fd;
+    uint64_t in_size; /* 0 when unknown */
+    int in_regular;
+} io;
+
+static int open_files(const opts *o, io *f)
+{
+    memset(f, 0, sizeof *f);
+    f->tmp_fd = -1;
+    f->in = o->in == NULL || strcmp(o->in, "-") == 0 ? stdin : fopen(o->in, "rb");
+    if (f->in == NULL) {
+        fprintf(stderr, "bitslice: %s: %s\n", o->in, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fileno(f->in), &st) == 0 && S_ISREG(st.st_mode)) {
+        f->in_regular = 1;
+        f->in_size = (uint64_t)st.st_size;
+    }
+    if (snprintf(tmp_path, sizeof tmp_path, "%s.tmp-XXXXXX", o->out) >= (int)sizeof tmp_path) {
+        fprintf(stderr, "bitslice: output path too long\n");
+        return -1;
+    }
+    f->tmp_fd = mkstemp(tmp_path);
+    if (f->tmp_fd < 0) {
+        fprintf(stderr, "bitslice: cannot create a temporary file beside %s: %s\n", o->out,
+                strerror(errno));
+        tmp_path[0] = 0;
+        return -1;
+    }
+    signal(SIGINT, on_fatal_signal);
+    signal(SIGTERM, on_fatal_signal);
+    signal(SIGHUP, on_fatal_signal);
+    f->out = fdopen(f->tmp_fd, "wb");
+    return f->out != NULL ? 0 : -1;
+}
+
+/* ok: flush, fsync, rename over the destination; else remove the temporary file. */
+static int close_files(io *f, const opts *o, int ok)
+{
+    if (f->in != NULL && f->in != stdin)
+        fclose(f->in);
+    if (f->out != NULL) {
+        if (ok && (fflush(f->out) != 0 || fsync(fileno(f->out)) != 0)) {
+            fprintf(stderr, "bitslice: writing %s: %s\n", o->out, strerror(errno));
+            ok = 0;
+        }
+        if (fclose(f->out) != 0 && ok) {
+            fprintf(stderr, "bitslice: writing %s: %s\n", o->out, strerror(errno));
+            ok = 0;
+        }
+    } else if (f->tmp_fd >= 0) {
+        close(f->tmp_fd);
+    }
+    if (tmp_path[0] != 0) {
+        if (ok && rename(tmp_path, o->out) != 0) {
+            fprintf(stderr, "bitslice: rename to %s: %s\n", o->out, strerror(errno));
+            ok = 0;
+        }
+        if (!ok)
+            unlink(tmp_path);
+        tmp_path[0] = 0;
+    }
+    return ok ? 0 : 1;
+}
+
+/* Reads up to n bytes; short only at end of input. */
+static size_t read_full(FILE *f, uint8_t *p, size_t n, int *err)
+{
+    size_t got = 0;
+    while (got < n) {
+        size_t r = fread(p + got, 1, n - got, f);
+        if (r == 0) {
+            if (ferror(f))
+                *err = errno != 0 ? errno : EIO;
+            break;
+        }
+        got += r;
+    }
+    return got;
+}
+
+static int at_eof(FILE *f)
+{
+    int c = fgetc(f);
+    if (c == EOF)
+        return 1;
+    ungetc(c, f);
+    return 0;
+}
+
+/* The master key: a key file, or scrypt of the passphrase with the header's parameters. */
+static int master_key(const opts *o, const bsf_header *h, int confirm, uint8_t key[32])
+{
+    char err[256];
+    if (o->key_file != NULL) {
+        if (h->kdf != BSF_KDF_KEYFILE) {
+            fprintf(stderr, "bitslice: this file was sealed with a passphrase, not a key file\n");
+            return -1;
+        }
+        if (bs_read_key_file(o->key_file, key, err, sizeof err) != 0) {
+            fprintf(stderr, "bitslice: %s\n", err);
+            return -1;
+        }
+        return 0;
+    }
+    if (h->kdf != BSF_KDF_SCRYPT) {
+        fprintf(stderr, "bitslice: this file was sealed with a key file, not a passphrase\n");
+        return -1;
+    }
+    char pass[1024];
+    int n = bs_read_passphrase(o->pass_file, confirm, pass, sizeof pass, err, sizeof err);
+    if (n < 0) {
+        fprintf(stderr, "bitslice: %s\n", err);
+        return -1;
+    }
+    int r = bs_kdf_scrypt(pass, (size_t)n, h->salt, sizeof h->salt, h->scrypt_log_n, h->scrypt_r,
+                          h->scrypt_p, key, 32);
+    explicit_bzero(pass, sizeof pass);
+    if (r != 0)
+        fprintf(stderr, "bitslice: scrypt failed (OpenSSL KDF)\n");
+    return r;
+}
+
+static void report(const opts *o, const bs_keysrc *ks)
+{
+    if (o->verbose)
+        fprintf(stderr, "bitslice: keystream: %llu chunks from %s, %llu in-process\n",
+                (unsigned long long)ks->daemon_chunks,
+                ks->daemon_chunks ? ks->backend : "the daemon",
+                (unsigned long long)ks->local_chunks);
+}
+
+int bs_cmd_seal(int argc, char **argv)
+{
+    opts o;
+    if (parse(argc, argv, &o, "seal") != 0)
+        return 2;
+    bsf_header h;
+    memset(&h, 0, sizeof h);
+    h.kdf = o.key_file != NULL ? BSF_KDF_KEYFILE : BSF_KDF_SCRYPT;
+    h.chunk_log2 = (uint8_t)o.chunk_log2;
+    if (h.kdf == BSF_KDF_SCRYPT) {
+        h.scrypt_log_n = (uint8_t)o.scrypt_log_n;
+        h.scrypt_r = 8;
+        h.scrypt_p = 1;
+    }
+    if (bs_random(h.salt, sizeof h.salt) != 0 || bs_random(h.nonce, sizeof h.nonce) != 0) {
+        fprintf(stderr, "bitslice: no randomness from the kernel\n");
+        return 1;
+    }
+    uint8_t master[32];
+    static bsf_keys keys;
+    if (master_key(&o, &h, 1, master) != 0)
+        return 1;
+    int kr = bsf_keys_derive(&keys, master, h.nonce);
+    bs_wipe(master, sizeof master);
+    if (kr != 0) {
+        fprintf(stderr, "bitslice: RIJNDAEL-256 is not compiled in, or HKDF failed\n");
+        return 1;
+    }
+    io f;
+    if (open_files(&o, &f) != 0)
+        return close_files(&f, &o, 0);
+    uint8_t hdr[BSF_HEADER_LEN];
+    bsf_header_encode(hdr, &h);
+    bsf_header_tag(&keys, hdr, h.tag);
+    bsf_header_encode(hdr, &h);
+    int ok = fwrite(hdr, 1, sizeof hdr, f.out) == sizeof hdr;
+
+    const size_t cs = (size_t)1 << o.chunk_log2;
+    /* Known size: the last chunk is known in advance; otherwise prefetches guess "not last". */
+    uint64_t nchunks = f.in_regular ? (f.in_size + cs - 1) / cs : 0;
+    if (f.in_regular && nchunks == 0)
+        nchunks = 1;
+    bs_keysrc ks;
+    uint8_t *buf = (uint8_t *)malloc(cs + BSF_TAG_LEN);
+    if (buf == NULL || bs_keysrc_init(&ks, &keys, cs, !o.no_daemon, o.socket, o.verbose) != 0) {
+        fprintf(stderr, "bitslice: out of memory\n");
+        free(buf);
+        return close_files(&f, &o, 0);
+    }
+    progress pr = {isatty(2) && !o.quiet, f.in_size, 0, {0, 0}, {0, 0}};
+    clock_gettime(CLOCK_MONOTONIC, &pr.t0);
+    for (uint64_t i = 0; i < BS_KEYSRC_SLOTS && (nchunks == 0 || i < nchunks); i++)
+        bs_keysrc_request(&ks, i, nchunks != 0 && i + 1 == nchunks, cs);
+    int rerr = 0;
+    for (uint64_t i = 0; ok; i++) {
+        size_t n = read_full(f.in, buf, cs, &rerr);
+        if (rerr != 0) {
+            fprintf(stderr, "bitslice: reading input: %s\n", strerror(rerr));
+            ok = 0;
+            break;
+        }
+        int last = n < cs || at_eof(f.in);
+        const uint8_t *k = bs_keysrc_get(&ks, i, last, n);
+        bsf_chunk_seal(&keys, k, buf, buf, n, buf + n);
+        /* Chunk i's slot is free only now that its keystream is used. */
+        if (!last && (nchunks == 0 || i + BS_KEYSRC_SLOTS < nchunks))
+            bs_keysrc_request(&ks, i + BS_KEYSRC_SLOTS,
+                              nchunks != 0 && i + BS_KEYSRC_SLOTS + 1 == nchunks, cs);
+        if (fwrite(buf, 1, n + BSF_TAG_LEN, f.out) != n + BSF_TAG_LEN) {
+            fprintf(stderr, "bitslice: writing %s: %s\n", o.out, strerror(errno));
+            ok = 0;
+        }
+        progress_update(&pr, n, last);
+        if (last)
+            break;
+    }
+    report(&o, &ks);
+    bs_keysrc_close(&ks);
+    bs_wipe(buf, cs + BSF_TAG_LEN);
+    free(buf);
+    bsf_keys_wipe(&keys);
+    return close_files(&f, &o, ok);
+}
+
+int bs_cmd_open(int argc, char **argv)
+{
+    opts o;
+    if (parse(argc, argv, &o, "open") != 0)
+        return 2;
+    io f;
+    if (open_files(&o, &f) != 0)
+        return close_files(&f, &o, 0);
+    uint8_t hdr[BSF_HEADER_LEN];
+    bsf_header h;
+    char err[256];
+    int rerr = 0;
+    if (read_full(f.in, hdr, sizeof hdr, &rerr) != sizeof hdr) {
+        fprintf(stderr, "bitslice: %s\n", rerr ? strerror(rerr) : "input too short for a header");
+        return close_files(&f, &o, 0);
+    }
+    if (bsf_header_decode(hdr, &h, err, sizeof err) != 0) {
+        fprintf(stderr, "bitslice: %s\n", err);
+        return close_files(&f, &o, 0);
+    }
+    uint8_t master[32], tag[32];
+    static bsf_keys keys;
+    if (master_key(&o, &h, 0, master) != 0)
+        return close_files(&f, &o, 0);
+    int kr = bsf_keys_derive(&keys, master, h.nonce);
+    bs_wipe(master, sizeof master);
+    if (kr != 0) {
+        fprintf(stderr, "bitslice: RIJNDAEL-256 is not compiled in, or HKDF failed\n");
+        return close_files(&f, &o, 0);
+    }
+    bsf_header_tag(&keys, hdr, tag);
+    if (bs_ct_memcmp(tag, h.tag, 32) != 0) {
+        fprintf(stderr, "bitslice: wrong key or passphrase, or the header is corrupted "
+                        "(header authentication failed)\n");
+        bsf_keys_wipe(&keys);
+        return close_files(&f, &o, 0);
+    }
+    const size_t cs = (size_t)1 << h.chunk_log2, rec = cs + BSF_TAG_LEN;
+    uint64_t body = f.in_regular && f.in_size >= BSF_HEADER_LEN ? f.in_size - BSF_HEADER_LEN : 0;
+    uint64_t nchunks = f.in_regular ? (body + rec - 1) / rec : 0;
+    bs_keysrc ks;
+    uint8_t *buf = (uint8_t *)malloc(rec);
+    if (buf == NULL || bs_keysrc_init(&ks, &keys, cs, !o.no_daemon, o.socket, o.verbose) != 0) {
+        fprintf(stderr, "bitslice: out of memory\n");
+        free(buf);
+        return close_files(&f, &o, 0);
+    }
+    progress pr = {isatty(2) && !o.quiet, body, 0, {0, 0}, {0, 0}};
+    clock_gettime(CLOCK_MONOTONIC, &pr.t0);
+    for (uint64_t i = 0; i < BS_KEYSRC_SLOTS && (nchunks == 0 || i < nchunks); i++)
+        bs_keysrc_request(&ks, i, nchunks != 0 && i + 1 == nchunks, cs);
+    int ok = 1;
+    for (uint64_t i = 0;; i++) {
+        size_t n = read_full(f.in, buf, rec, &rerr);
+        if (rerr != 0) {
+            fprintf(stderr, "bitslice: reading input: %s\n", strerror(rerr));
+            ok = 0;
+            break;
+        }
+        if (n < BSF_TAG_LEN) {
+            fprintf(stderr, "bitslice: truncated: %s after chunk %llu\n",
+                    n == 0 ? "the file ends without its final chunk" : "a partial chunk",
+                    (unsigned long long)i);
+            ok = 0;
+            break;
+        }
+        int last = n < rec || at_eof(f.in);
+        size_t len = n - BSF_TAG_LEN;
+        const uint8_t *k = bs_keysrc_get(&ks, i, last, len);
+        int bad = bsf_chunk_open(&keys, k, buf, buf, len, buf + len) != 0;
+        if (!bad && !last && (nchunks == 0 || i + BS_KEYSRC_SLOTS < nchunks))
+            bs_keysrc_request(&ks, i + BS_KEYSRC_SLOTS,
+                              nchunks != 0 && i + BS_KEYSRC_SLOTS + 1 == nchunks, cs);
+        if (bad) {
+            /* Say what most likely happened: a whole-chunk truncation verifies as not-last. */
+            uint8_t *alt = last ? (uint8_t *)malloc((size_t)bsf_chunk_ks_blocks(len) * 32) : NULL;
+            int truncated = 0;
+            if (alt != NULL) {
+                bsf_chunk_keystream(&keys, i, 0, len, alt);
+                truncated = bsf_chunk_open(&keys, alt, buf, buf, len, buf + len) == 0;
+                bs_wipe(alt, (size_t)bsf_chunk_ks_blocks(len) * 32);
+                free(alt);
+            }
+            if (truncated)
+                fprintf(stderr, "bitslice: truncated: the file ends after chunk %llu without its "
+                                "final chunk\n",
+                        (unsigned long long)i);
+            else
+                fprintf(stderr, "bitslice: chunk %llu failed authentication: the file is corrupted, "
+                                "tampered with, reordered or truncated\n",
+                        (unsigned long long)i);
+            ok = 0;
+            break;
+        }
+        if (len == 0 && !(last && i == 0)) {
+            fprintf(stderr, "bitslice: chunk %llu is empty but not the only chunk\n",
+                    (unsigned long long)i);
+            ok = 0;
+            break;
+        }
+        if (fwrite(buf, 1, len, f.out) != len) {
+            fprintf(stderr, "bitslice: writing %s: %s\n", o.out, strerror(errno));
+            ok = 0;
+            break;
+        }
+        progress_update(&pr, n, last);
+        if (last)
+            break;
+    }
+    if (ok)
+        report(&o, &ks);
+    bs_keysrc_close(&ks);
+    bs_wipe(buf, rec);
+    free(buf);
+    bsf_keys_wipe(&keys);
+    return close_files(&f, &o, ok);
+}

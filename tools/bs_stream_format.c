@@ -1,0 +1,153 @@
+#include "bs_stream_format.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "bs_kdf.h"
+#include "modes/ctr.h"
+
+void bsf_header_encode(uint8_t out[BSF_HEADER_LEN], const bsf_header *h)
+{
+    memcpy(out, BSF_MAGIC, 8);
+    out[8] = BSF_VERSION;
+    out[9] = h->kdf;
+    out[10] = h->chunk_log2;
+    out[11] = h->scrypt_log_n;
+    out[12] = h->scrypt_r;
+    out[13] = h->scrypt_p;
+    out[14] = out[15] = 0;
+    memcpy(out + 16, h->salt, 16);
+    memcpy(out + 32, h->nonce, 16);
+    memcpy(out + 48, h->tag, 32);
+}
+
+int bsf_header_decode(const uint8_t in[BSF_HEADER_LEN], bsf_header *h, char *err, size_t errlen)
+{
+    if (memcmp(in, BSF_MAGIC, 8) != 0) {
+        snprintf(err, errlen, "not a bitslice sealed file (bad magic)");
+        return -1;
+    }
+    if (in[8] != BSF_VERSION) {
+        snprintf(err, errlen, "format version %u not supported (this tool reads %u)", in[8],
+                 BSF_VERSION);
+        return -1;
+    }
+    h->kdf = in[9];
+    h->chunk_log2 = in[10];
+    h->scrypt_log_n = in[11];
+    h->scrypt_r = in[12];
+    h->scrypt_p = in[13];
+    memcpy(h->salt, in + 16, 16);
+    memcpy(h->nonce, in + 32, 16);
+    memcpy(h->tag, in + 48, 32);
+    int ok = (h->kdf == BSF_KDF_KEYFILE || h->kdf == BSF_KDF_SCRYPT) &&
+             h->chunk_log2 >= BSF_CHUNK_LOG2_MIN && h->chunk_log2 <= BSF_CHUNK_LOG2_MAX &&
+             in[14] == 0 && in[15] == 0;
+    if (ok && h->kdf == BSF_KDF_SCRYPT)
+        ok = h->scrypt_log_n >= 1 && h->scrypt_log_n <= BSF_SCRYPT_LOG_N_MAX &&
+             h->scrypt_r >= 1 && h->scrypt_r <= 32 && h->scrypt_p >= 1 && h->scrypt_p <= 16;
+    if (!ok) {
+        snprintf(err, errlen, "corrupted header (a parameter is out of range)");
+        return -1;
+    }
+    return 0;
+}
+
+int bsf_keys_derive(bsf_keys *k, const uint8_t master[32], const uint8_t nonce[16])
+{
+    memset(k, 0, sizeof *k);
+    k->cipher = bs_block_cipher_by_name("RIJNDAEL-256");
+    if (k->cipher == NULL)
+        return -1;
+    if (bs_kdf_hkdf(master, 32, nonce, 16, "bitslice-stream-v1 header", k->header_key, 32) != 0 ||
+        bs_kdf_hkdf(master, 32, nonce, 16, "bitslice-stream-v1 payload", k->payload_key, 32) != 0)
+        return -1;
+    k->cipher->set_key(&k->ks, k->payload_key);
+    uint8_t zero[32] = {0}, h[32];
+    k->cipher->encrypt(&k->ks, h, zero, 1);
+    k->ghash = bs_ghash256_default();
+    k->ghash->init(k->hkey, h);
+    bs_wipe(h, sizeof h);
+    return 0;
+}
+
+void bsf_keys_wipe(bsf_keys *k)
+{
+    bs_wipe(k, sizeof *k);
+}
+
+void bsf_header_tag(const bsf_keys *k, const uint8_t hdr[BSF_HEADER_LEN], uint8_t tag[32])
+{
+    static bs_gcm256_ctx ctx;
+    uint8_t iv[BSF_IV_LEN] = {0};
+    bs_gcm256_set_key(&ctx, k->header_key, 32);
+    bs_gcm256_set_iv(&ctx, iv, sizeof iv);
+    bs_gcm256_aad(&ctx, hdr, BSF_HEADER_AUTH_LEN);
+    bs_gcm256_tag(&ctx, tag, 32);
+    bs_gcm256_clear(&ctx);
+}
+
+void bsf_chunk_j0(uint8_t j0[32], uint64_t index, int last)
+{
+    /* IV = 0^19 || index (big-endian 64) || last flag; J0 = IV || 00 00 00 01 (28-byte IV). */
+    memset(j0, 0, 32);
+    bs_store_be64(j0 + 19, index);
+    j0[27] = last ? 1 : 0;
+    j0[31] = 1;
+}
+
+uint64_t bsf_chunk_ks_blocks(size_t len)
+{
+    return 1 + ((uint64_t)len + 31) / 32;
+}
+
+void bsf_chunk_keystream(const bsf_keys *k, uint64_t index, int last, size_t len, uint8_t *out)
+{
+    uint8_t j0[32];
+    bsf_chunk_j0(j0, index, last);
+    /* A chunk is below 2^32 blocks, so incrementing the whole block from J0 equals inc32. */
+    bs_ctr_keystream(k->cipher, &k->ks, j0, bsf_chunk_ks_blocks(len), out);
+}
+
+static void ghash_ct(const bsf_keys *k, const uint8_t *ct, size_t len, uint8_t s[32])
+{
+    memset(s, 0, 32);
+    size_t full = len / 32;
+    if (full > 0)
+        k->ghash->mul_blocks(k->hkey, s, ct, full);
+    uint8_t last[32];
+    if (len % 32 != 0) {
+        memset(last, 0, sizeof last);
+        memcpy(last, ct + full * 32, len % 32);
+        k->ghash->mul_blocks(k->hkey, s, last, 1);
+    }
+    /* [len(A)]_128 || [len(C)]_128 in bits; A is empty. */
+    memset(last, 0, sizeof last);
+    bs_store_be64(last + 24, (uint64_t)len * 8);
+    k->ghash->mul_blocks(k->hkey, s, last, 1);
+}
+
+void bsf_chunk_seal(const bsf_keys *k, const uint8_t *ks, uint8_t *ct, const uint8_t *pt,
+                    size_t len, uint8_t tag[32])
+{
+    for (size_t i = 0; i < len; i++)
+        ct[i] = pt[i] ^ ks[32 + i];
+    uint8_t s[32];
+    ghash_ct(k, ct, len, s);
+    for (int i = 0; i < 32; i++)
+        tag[i] = s[i] ^ ks[i];
+}
+
+int bsf_chunk_open(const bsf_keys *k, const uint8_t *ks, uint8_t *pt, const uint8_t *ct,
+                   size_t len, const uint8_t tag[32])
+{
+    uint8_t s[32];
+    ghash_ct(k, ct, len, s);
+    for (int i = 0; i < 32; i++)
+        s[i] ^= ks[i];
+    if (bs_ct_memcmp(s, tag, 32) != 0)
+        return BS_ERR_AUTH;
+    for (size_t i = 0; i < len; i++)
+        pt[i] = ct[i] ^ ks[32 + i];
+    return 0;
+}
