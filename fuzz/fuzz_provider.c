@@ -2,8 +2,8 @@
  * libFuzzer target for the bitslice provider, after OpenSSL's fuzz/provider.c: the input picks
  * an algorithm and then drives a sequence of EVP calls on one context (inits with and without
  * key or IV, settable params built from the cipher's own settable list, AAD, updates of any
- * size, final, tag get/set, gettable params, copies). The provider is linked in and registered
- * as a built-in, so its code is instrumented with the target.
+ * size, final, tag get/set, gettable params, copies, EVP_Cipher). The provider is linked in and
+ * registered as a built-in, so its code is instrumented with the target.
  *
  * Besides the sanitizers, two properties are checked: a successful update returns as many
  * bytes as it got, and a context copy continues exactly like the original.
@@ -33,23 +33,20 @@ typedef struct reader {
     size_t left;
 } reader;
 
-static uint8_t next8(reader *r)
-{
+static uint8_t next8(reader *r) {
     if (r->left == 0)
         return 0;
     r->left--;
     return *r->p++;
 }
 
-static uint32_t next16(reader *r)
-{
+static uint32_t next16(reader *r) {
     uint32_t v = next8(r);
     return v << 8 | next8(r);
 }
 
 /* Up to n bytes of input (fewer when it runs out), zero-padded to n. */
-static void take(reader *r, uint8_t *out, size_t n)
-{
+static void take(reader *r, uint8_t *out, size_t n) {
     size_t k = n < r->left ? n : r->left;
     memcpy(out, r->p, k);
     memset(out + k, 0, n - k);
@@ -57,8 +54,7 @@ static void take(reader *r, uint8_t *out, size_t n)
     r->left -= k;
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
     libctx = OSSL_LIB_CTX_new();
@@ -75,8 +71,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 }
 
 /* Values for the cipher's settable params, shaped by their declared types. */
-static void set_params(EVP_CIPHER_CTX *ctx, reader *r)
-{
+static void set_params(EVP_CIPHER_CTX *ctx, reader *r) {
     const OSSL_PARAM *defs = EVP_CIPHER_CTX_settable_params(ctx);
     OSSL_PARAM params[16];
     uint64_t ints[16];
@@ -92,7 +87,8 @@ static void set_params(EVP_CIPHER_CTX *ctx, reader *r)
         case OSSL_PARAM_UNSIGNED_INTEGER: {
             /* small values mostly, sometimes anything */
             uint8_t kind = next8(r);
-            ints[n] = kind < 200 ? next8(r) : (uint64_t)next16(r) << 48 | next16(r) << 16 | next16(r);
+            ints[n] =
+                kind < 200 ? next8(r) : (uint64_t)next16(r) << 48 | next16(r) << 16 | next16(r);
             params[n] = d->data_type == OSSL_PARAM_INTEGER
                             ? OSSL_PARAM_construct_int64(d->key, (int64_t *)&ints[n])
                             : OSSL_PARAM_construct_uint64(d->key, &ints[n]);
@@ -105,8 +101,8 @@ static void set_params(EVP_CIPHER_CTX *ctx, reader *r)
         case OSSL_PARAM_OCTET_STRING: {
             size_t len = next8(r) % 65;
             take(r, octets[n], len);
-            params[n] = OSSL_PARAM_construct_octet_string(d->key, (next8(r) & 7) ? octets[n] : NULL,
-                                                          len);
+            params[n] =
+                OSSL_PARAM_construct_octet_string(d->key, (next8(r) & 7) ? octets[n] : NULL, len);
             break;
         }
         default:
@@ -118,8 +114,7 @@ static void set_params(EVP_CIPHER_CTX *ctx, reader *r)
     EVP_CIPHER_CTX_set_params(ctx, params);
 }
 
-static void get_params(EVP_CIPHER_CTX *ctx, reader *r)
-{
+static void get_params(EVP_CIPHER_CTX *ctx, reader *r) {
     const OSSL_PARAM *defs = EVP_CIPHER_CTX_gettable_params(ctx);
     OSSL_PARAM params[16];
     uint64_t ints[16];
@@ -146,8 +141,7 @@ static void get_params(EVP_CIPHER_CTX *ctx, reader *r)
 }
 
 /* Feeds the same bytes to a context and its copy and compares what comes out. */
-static void check_copy(EVP_CIPHER_CTX *ctx, reader *r)
-{
+static void check_copy(EVP_CIPHER_CTX *ctx, reader *r) {
     EVP_CIPHER_CTX *copy = EVP_CIPHER_CTX_new();
     static uint8_t in[512], a[512], b[512];
     int la = -1, lb = -1, ra, rb;
@@ -165,8 +159,7 @@ static void check_copy(EVP_CIPHER_CTX *ctx, reader *r)
     EVP_CIPHER_CTX_free(copy);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     reader r = {data, size};
     static uint8_t key[64], iv[300], in[5000], out[5000 + 64], tag[64];
     EVP_CIPHER *cipher = ciphers[next8(&r) % nciphers];
@@ -176,7 +169,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (ctx == NULL || !EVP_CipherInit_ex2(ctx, cipher, NULL, NULL, enc, NULL))
         goto done;
     for (int ops = 0; ops < 64 && r.left > 0; ops++) {
-        switch (next8(&r) % 10) {
+        switch (next8(&r) % 11) {
         case 0:
             set_params(ctx, &r);
             break;
@@ -209,8 +202,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 7: {
             int len = next8(&r) % 40;
             take(&r, tag, (size_t)len);
-            EVP_CIPHER_CTX_ctrl(ctx, (next8(&r) & 1) ? EVP_CTRL_AEAD_SET_TAG : EVP_CTRL_AEAD_GET_TAG,
-                                len, tag);
+            EVP_CIPHER_CTX_ctrl(
+                ctx, (next8(&r) & 1) ? EVP_CTRL_AEAD_SET_TAG : EVP_CTRL_AEAD_GET_TAG, len, tag);
             break;
         }
         case 8:
@@ -219,6 +212,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 9:
             check_copy(ctx, &r);
             break;
+        case 10: { /* EVP_Cipher: NULL input finishes an AEAD message */
+            size_t len = next16(&r) % sizeof in;
+            take(&r, in, len);
+            EVP_Cipher(ctx, out, (next8(&r) & 3) ? in : NULL, (unsigned)len);
+            break;
+        }
         }
     }
 done:

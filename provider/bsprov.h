@@ -110,7 +110,8 @@ OSSL_FUNC_cipher_set_ctx_params_fn bsprov_gcm_set_ctx_params;
 OSSL_FUNC_cipher_gettable_ctx_params_fn bsprov_gcm_gettable_ctx_params;
 OSSL_FUNC_cipher_settable_ctx_params_fn bsprov_gcm_settable_ctx_params;
 
-#define BSPROV_FN(id, fn) {OSSL_FUNC_CIPHER_##id, (void (*)(void))(fn)}
+#define BSPROV_FN(id, fn)                                                                          \
+    { OSSL_FUNC_CIPHER_##id, (void (*)(void))(fn) }
 
 /*
  * Defines `const bsprov_algorithm sym`: the generic functions of its kind (ctr or gcm) plus the
@@ -119,21 +120,18 @@ OSSL_FUNC_cipher_settable_ctx_params_fn bsprov_gcm_settable_ctx_params;
  */
 #define BSPROV_ALGORITHM_COMMON(sym, kind, mode_, canon, names_, core_, key_len_, iv_len_)         \
     static const bsprov_cipher_info sym##_info = {canon, names_, core_, mode_, key_len_, iv_len_}; \
-    static void *sym##_newctx(void *provctx)                                                       \
-    {                                                                                              \
+    static void *sym##_newctx(void *provctx) {                                                     \
         return bsprov_##kind##_newctx(provctx, &sym##_info);                                       \
     }                                                                                              \
-    static int sym##_get_params(OSSL_PARAM params[])                                               \
-    {                                                                                              \
+    static int sym##_get_params(OSSL_PARAM params[]) {                                             \
         return bsprov_cipher_get_params(&sym##_info, params);                                      \
     }
 
 #define BSPROV_GENERIC_FUNCTIONS(kind)                                                             \
     BSPROV_FN(FREECTX, bsprov_##kind##_freectx), BSPROV_FN(DUPCTX, bsprov_##kind##_dupctx),        \
         BSPROV_FN(ENCRYPT_INIT, bsprov_##kind##_einit),                                            \
-        BSPROV_FN(DECRYPT_INIT, bsprov_##kind##_dinit),                                            \
-        BSPROV_FN(UPDATE, bsprov_##kind##_update), BSPROV_FN(FINAL, bsprov_##kind##_final),        \
-        BSPROV_FN(CIPHER, bsprov_##kind##_cipher),                                                 \
+        BSPROV_FN(DECRYPT_INIT, bsprov_##kind##_dinit), BSPROV_FN(UPDATE, bsprov_##kind##_update), \
+        BSPROV_FN(FINAL, bsprov_##kind##_final), BSPROV_FN(CIPHER, bsprov_##kind##_cipher),        \
         BSPROV_FN(GET_CTX_PARAMS, bsprov_##kind##_get_ctx_params),                                 \
         BSPROV_FN(SET_CTX_PARAMS, bsprov_##kind##_set_ctx_params),                                 \
         BSPROV_FN(GETTABLE_CTX_PARAMS, bsprov_##kind##_gettable_ctx_params),                       \
@@ -141,8 +139,7 @@ OSSL_FUNC_cipher_settable_ctx_params_fn bsprov_gcm_settable_ctx_params;
 
 #define BSPROV_CTR_ALGORITHM(sym, canon, names_, core_, key_len_, iv_len_)                         \
     BSPROV_ALGORITHM_COMMON(sym, ctr, EVP_CIPH_CTR_MODE, canon, names_, core_, key_len_, iv_len_)  \
-    static const OSSL_PARAM *sym##_settable(void *cctx, void *provctx)                             \
-    {                                                                                              \
+    static const OSSL_PARAM *sym##_settable(void *cctx, void *provctx) {                           \
         (void)cctx;                                                                                \
         (void)provctx;                                                                             \
         return bsprov_ctr_settable_ctx_params(&sym##_info);                                        \

@@ -4,9 +4,9 @@
  */
 #include "bsprov.h"
 
-BSPROV_CTR_ALGORITHM(bsprov_rijndael256_ctr, "RIJNDAEL-256-CTR",
-                     "RIJNDAEL-256-CTR:RIJNDAEL256-CTR", "RIJNDAEL-256", 32, 16);
+BSPROV_CTR_ALGORITHM(bsprov_rijndael256_ctr, "RIJNDAEL-256-CTR", "RIJNDAEL-256-CTR:RIJNDAEL256-CTR",
+                     "RIJNDAEL-256", 32, 16);
 #ifdef BSPROV_HAVE_GCM256
-BSPROV_GCM_ALGORITHM(bsprov_rijndael256_gcm, "RIJNDAEL-256-GCM",
-                     "RIJNDAEL-256-GCM:RIJNDAEL256-GCM", "RIJNDAEL-256", 32, 28);
+BSPROV_GCM_ALGORITHM(bsprov_rijndael256_gcm, "RIJNDAEL-256-GCM", "RIJNDAEL-256-GCM:RIJNDAEL256-GCM",
+                     "RIJNDAEL-256", 32, 28);
 #endif

@@ -41,8 +41,7 @@ static const OSSL_ITEM reason_strings[] = {
 };
 
 void bsprov_raise(const bsprov_ctx *prov, int reason, const char *file, int line, const char *func,
-                  const char *fmt, ...)
-{
+                  const char *fmt, ...) {
     va_list ap;
     if (prov == NULL || c_new_error == NULL || c_vset_error == NULL)
         return;
@@ -54,16 +53,14 @@ void bsprov_raise(const bsprov_ctx *prov, int reason, const char *file, int line
     va_end(ap);
 }
 
-int bsprov_usable(const bsprov_ctx *prov)
-{
+int bsprov_usable(const bsprov_ctx *prov) {
     if (prov->config_error[0] == 0)
         return 1;
     BSPROV_RAISE(prov, BSPROV_R_CONFIG, "%s", prov->config_error);
     return 0;
 }
 
-int bsprov_reason_of(int err)
-{
+int bsprov_reason_of(int err) {
     switch (err) {
     case BS_ERR_KEY_LENGTH:
         return BSPROV_R_KEY_LENGTH;
@@ -88,21 +85,20 @@ static const bsprov_algorithm *const all_ciphers[] = {
 #ifdef BSPROV_HAVE_GCM256
     &bsprov_rijndael256_gcm,
 #endif
-    &bsprov_rijndael256_ctr, &bsprov_gift128_ctr, &bsprov_gift64_ctr, &bsprov_present128_ctr,
-    &bsprov_present80_ctr,
+    &bsprov_rijndael256_ctr, &bsprov_gift128_ctr,   &bsprov_gift64_ctr,
+    &bsprov_present128_ctr,  &bsprov_present80_ctr,
 };
 #define N_CIPHERS (sizeof all_ciphers / sizeof all_ciphers[0])
 
 /* ---- provider params ---- */
 
-static void make_buildinfo(bsprov_ctx *prov)
-{
+static void make_buildinfo(bsprov_ctx *prov) {
     char *buildinfo = prov->buildinfo;
     const size_t cap = sizeof prov->buildinfo;
     size_t n = (size_t)snprintf(buildinfo, cap, "bitslice %s; cores:", BSPROV_VERSION);
     for (size_t i = 0; bs_block_ciphers[i] != NULL && n < cap; i++)
-        n += (size_t)snprintf(buildinfo + n, cap - n, " %s/%s",
-                              bs_block_ciphers[i]->name, bs_block_ciphers[i]->impl);
+        n += (size_t)snprintf(buildinfo + n, cap - n, " %s/%s", bs_block_ciphers[i]->name,
+                              bs_block_ciphers[i]->impl);
     if (n < cap)
         snprintf(buildinfo + n, cap - n, "; backend: in-process; compiler: %s",
 #ifdef __VERSION__
@@ -121,14 +117,12 @@ static const OSSL_PARAM prov_gettable_params[] = {
     OSSL_PARAM_END,
 };
 
-static const OSSL_PARAM *prov_gettable(void *provctx)
-{
+static const OSSL_PARAM *prov_gettable(void *provctx) {
     (void)provctx;
     return prov_gettable_params;
 }
 
-static int prov_get_params(void *provctx, OSSL_PARAM params[])
-{
+static int prov_get_params(void *provctx, OSSL_PARAM params[]) {
     const bsprov_ctx *prov = (const bsprov_ctx *)provctx;
     OSSL_PARAM *p;
     if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) != NULL &&
@@ -146,20 +140,17 @@ static int prov_get_params(void *provctx, OSSL_PARAM params[])
     return 1;
 }
 
-static const OSSL_ALGORITHM *prov_query(void *provctx, int operation_id, int *no_cache)
-{
+static const OSSL_ALGORITHM *prov_query(void *provctx, int operation_id, int *no_cache) {
     *no_cache = 0;
     return operation_id == OSSL_OP_CIPHER ? ((bsprov_ctx *)provctx)->ciphers : NULL;
 }
 
-static const OSSL_ITEM *prov_reason_strings(void *provctx)
-{
+static const OSSL_ITEM *prov_reason_strings(void *provctx) {
     (void)provctx;
     return reason_strings;
 }
 
-static void prov_teardown(void *provctx)
-{
+static void prov_teardown(void *provctx) {
     bsprov_ctx *prov = (bsprov_ctx *)provctx;
     if (prov == NULL)
         return;
@@ -180,8 +171,7 @@ static const OSSL_DISPATCH prov_dispatch[] = {
 /* ---- config ---- */
 
 /* A decimal (or 0x-hex) unsigned number that fits in 64 bits, nothing else. */
-static int parse_u64(const char *s, uint64_t *out)
-{
+static int parse_u64(const char *s, uint64_t *out) {
     char *end;
     if (s == NULL || *s < '0' || *s > '9')
         return 0;
@@ -193,8 +183,7 @@ static int parse_u64(const char *s, uint64_t *out)
     return 1;
 }
 
-static int read_config(bsprov_ctx *prov)
-{
+static int read_config(bsprov_ctx *prov) {
     char *limit = NULL, *sock = NULL, *threshold = NULL;
     OSSL_PARAM params[] = {
         OSSL_PARAM_utf8_ptr(BSPROV_PARAM_LIMIT64_BLOCKS, &limit, 0),
@@ -226,8 +215,7 @@ static int read_config(bsprov_ctx *prov)
     return 1;
 }
 
-static int build_cipher_table(bsprov_ctx *prov)
-{
+static int build_cipher_table(bsprov_ctx *prov) {
     size_t n = 0;
     prov->ciphers = OPENSSL_zalloc((N_CIPHERS + 1) * sizeof *prov->ciphers);
     if (prov->ciphers == NULL)
@@ -249,8 +237,7 @@ static int build_cipher_table(bsprov_ctx *prov)
 __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HANDLE *handle,
                                                               const OSSL_DISPATCH *in,
                                                               const OSSL_DISPATCH **out,
-                                                              void **provctx)
-{
+                                                              void **provctx) {
     for (; in->function_id != 0; in++) {
         switch (in->function_id) {
         case OSSL_FUNC_CORE_GET_PARAMS:

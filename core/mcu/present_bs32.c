@@ -16,24 +16,24 @@
  */
 #include "mcu.h"
 
-#define PRESENT_SBOX(x0, x1, x2, x3) /* x0 = most significant slice; in place */              \
-    do {                                                                                     \
-        uint32_t t1_ = (x2) ^ (x1), t2_ = (x1) & t1_, t3_ = (x0) ^ t2_, t4_;                  \
-        uint32_t y3_ = (x3) ^ t3_;                                                           \
-        t2_ = t1_ & t3_;                                                                     \
-        t1_ ^= y3_;                                                                          \
-        t2_ ^= (x1);                                                                         \
-        t4_ = (x3) | t2_;                                                                    \
-        (x1) = t1_ ^ t4_;                                                                    \
-        t2_ ^= ~(x3);                                                                        \
-        (x0) = (x1) ^ t2_;                                                                   \
-        t2_ |= t1_;                                                                          \
-        (x2) = t3_ ^ t2_;                                                                    \
-        (x3) = y3_;                                                                          \
+#define PRESENT_SBOX(x0, x1, x2, x3) /* x0 = most significant slice; in place */                   \
+    do {                                                                                           \
+        uint32_t t1_ = (x2) ^ (x1), t2_ = (x1)&t1_, t3_ = (x0) ^ t2_, t4_, y2_;                    \
+        uint32_t y3_ = (x3) ^ t3_;                                                                 \
+        t2_ = t1_ & t3_;                                                                           \
+        t1_ ^= y3_;                                                                                \
+        t2_ ^= (x1);                                                                               \
+        t4_ = (x3) | t2_;                                                                          \
+        y2_ = t1_ ^ t4_;                                                                           \
+        t2_ ^= ~(x3);                                                                              \
+        (x0) = y2_ ^ t2_;                                                                          \
+        t2_ |= t1_;                                                                                \
+        (x1) = t3_ ^ t2_;                                                                          \
+        (x2) = y2_;                                                                                \
+        (x3) = y3_;                                                                                \
     } while (0)
 
-static inline void player(uint32_t *s0, uint32_t *s1, uint32_t *s2, uint32_t *s3)
-{
+static inline void player(uint32_t *s0, uint32_t *s1, uint32_t *s2, uint32_t *s3) {
     /* slice index bit 0 <-> nibble index bit 0, then slice bit 1 <-> nibble bit 1 */
     bs_swapmove32(s1, s0, 0x55555555u, 1);
     bs_swapmove32(s3, s2, 0x55555555u, 1);
@@ -50,8 +50,7 @@ static inline void player(uint32_t *s0, uint32_t *s1, uint32_t *s2, uint32_t *s3
     bs_swapmove32(s3, s3, 0x00cc00ccu, 6);
 }
 
-void bs_present_bs32_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in)
-{
+void bs_present_bs32_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in) {
     uint32_t w[4], s[4];
     for (int b = 0; b < 2; b++) {
         w[2 * b] = bs_load_be32(in + 8 * b + 4);
@@ -79,22 +78,19 @@ void bs_present_bs32_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in
 }
 
 /* The S-box on the low nibble of v, through the Boolean form. */
-static uint32_t sbox4(uint32_t v)
-{
+static uint32_t sbox4(uint32_t v) {
     uint32_t x0 = (v >> 3) & 1, x1 = (v >> 2) & 1, x2 = (v >> 1) & 1, x3 = v & 1;
     PRESENT_SBOX(x0, x1, x2, x3);
     return ((x0 & 1) << 3) | ((x1 & 1) << 2) | ((x2 & 1) << 1) | (x3 & 1);
 }
 
 /* Round key (64 bits) -> four slices, the same key for both blocks. */
-static void slice_key(uint32_t *rk, uint64_t k)
-{
+static void slice_key(uint32_t *rk, uint64_t k) {
     uint32_t w[4] = {(uint32_t)k, (uint32_t)(k >> 32), (uint32_t)k, (uint32_t)(k >> 32)};
     bs_mcu_nibble_pack(rk, w);
 }
 
-static void present80_set_key(bs_key_schedule *ks, const uint8_t *key)
-{
+static void present80_set_key(bs_key_schedule *ks, const uint8_t *key) {
     uint32_t *rk = (uint32_t *)ks->w;
     /* register k79..k0: a = k79..k16, b = k15..k0 */
     uint64_t a = bs_load_be64(key);
@@ -116,8 +112,7 @@ static void present80_set_key(bs_key_schedule *ks, const uint8_t *key)
     b = 0;
 }
 
-static void present128_set_key(bs_key_schedule *ks, const uint8_t *key)
-{
+static void present128_set_key(bs_key_schedule *ks, const uint8_t *key) {
     uint32_t *rk = (uint32_t *)ks->w;
     uint64_t hi = bs_load_be64(key), lo = bs_load_be64(key + 8);
     for (uint32_t r = 1; r <= 32; r++) {
@@ -138,8 +133,7 @@ static void present128_set_key(bs_key_schedule *ks, const uint8_t *key)
 }
 
 static void present_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
-                            size_t nblocks)
-{
+                            size_t nblocks) {
     const uint32_t *rk = (const uint32_t *)ks->w;
     for (; nblocks >= 2; nblocks -= 2, in += 16, out += 16)
         bs_present_bs32_2blocks(rk, out, in);

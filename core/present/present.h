@@ -13,8 +13,12 @@
  * a left rotation of the 6-bit index by 4, and P^3 = id. The words never move: after r rounds,
  * logical bit i lives in word BS_PRESENT_POS(r mod 3, i) = rotl6(i, 2 (r mod 3)). S-box j of a
  * round reads and writes the words holding logical bits 4j+3 .. 4j, so only the word indices of
- * the S-box layer and of the round keys depend on r mod 3. After the 31 rounds (31 mod 3 = 1),
- * logical bit i of the ciphertext is in word BS_PRESENT_POS(1, i).
+ * the S-box layer and of the round keys depend on r mod 3. S-box j = 4 jh + jl, input bit b:
+ *   phase 0: word 4 j + b            (stride 4: scalar code)
+ *   phase 1: word 16 jl + 4 b + jh   (runs of 4 S-boxes with contiguous words: SIMD-friendly)
+ *   phase 2: word 16 b + j           (one run of 16 S-boxes: SIMD-friendly)
+ * After the 31 rounds (31 mod 3 = 1), logical bit i of the ciphertext is in word
+ * BS_PRESENT_POS(1, i).
  *
  * Round keys: 32 round keys K1..K32 (64-bit integers, from the constant-time schedules below)
  * are expanded to lane masks, rk[64 r + BS_PRESENT_POS(r mod 3, i)] = all ones if bit i of K(r+1)
@@ -38,9 +42,11 @@
 #define BS_PRESENT_KEY_NOT 0xffffffff00000000ULL
 
 /*
- * The PRESENT S-box S = C56B90AD3EF84712 as a 14-gate circuit (the 14-gate form found by
- * Courtois, Hulme and Mourouzis; checked exhaustively by the tests through every core).
- * x3 is the most significant input bit, y3 the most significant output bit. Written for T.
+ * The PRESENT S-box S = C56B90AD3EF84712 as a known 14-gate circuit from the literature on
+ * small S-box circuits (Courtois et al.), checked through the cores against the table
+ * reference. x3 is the most significant input bit, y3 the most significant output bit. Each line
+ * below and in the two S-box functions is a function of at most three earlier values, so the
+ * complemented-output form is 9 LOP3 instructions on a GPU.
  */
 #define BS_PRESENT_SBOX_BODY(T)                                                                    \
     T t1 = x1 ^ x2;                                                                                \
@@ -108,7 +114,7 @@
         *p0 = y0;                                                                                  \
     }                                                                                              \
                                                                                                    \
-    /* S-box on words a > b > c > d (its input bits 3..0), after adding their key words. */       \
+    /* S-box on words a > b > c > d (its input bits 3..0), after adding their key words. */        \
     BS_FN void bs_present_sbox_key_##SFX(T *x, const T *k, unsigned a, unsigned b, unsigned c,     \
                                          unsigned d)                                               \
     {                                                                                              \
@@ -120,27 +126,27 @@
         x[d] = x0;                                                                                 \
     }                                                                                              \
                                                                                                    \
-    /* One round in each phase: AddRoundKey and sBoxLayer; the pLayer is the phase change. */    \
+    /* One round in each phase: AddRoundKey and sBoxLayer; the pLayer is the phase change. */      \
     BS_FN void bs_present_round0_##SFX(T *x, const T *k)                                           \
     {                                                                                              \
         BS_PRESENT_SBOX_LAYER(SFX, x, k, 0);                                                       \
     }                                                                                              \
-    /* n S-boxes whose input words are a + i > b + i > c + i > d + i, i < n (SIMD-friendly). */ \
+    /* n S-boxes whose input words are a + i > b + i > c + i > d + i, i < n (SIMD-friendly). */    \
     BS_FN void bs_present_sbox_run_##SFX(T *x, const T *k, unsigned a, unsigned b, unsigned c,     \
                                          unsigned d, unsigned n)                                   \
     {                                                                                              \
         for (unsigned i = 0; i < n; i++)                                                           \
             bs_present_sbox_key_##SFX(x, k, a + i, b + i, c + i, d + i);                           \
     }                                                                                              \
-    /* Phase 1: S-box 4 jh + jl reads words 16 jl + 4 b + jh, contiguous in jh. */              \
+    /* Phase 1: S-box 4 jh + jl reads words 16 jl + 4 b + jh, contiguous in jh. */                 \
     BS_FN void bs_present_round1_##SFX(T *x, const T *k)                                           \
     {                                                                                              \
         bs_present_sbox_run_##SFX(x, k, 12, 8, 4, 0, 4);                                           \
-        bs_present_sbox_run_##SFX(x, k, 28, 24, 20, 16, 4);                                       \
+        bs_present_sbox_run_##SFX(x, k, 28, 24, 20, 16, 4);                                        \
         bs_present_sbox_run_##SFX(x, k, 44, 40, 36, 32, 4);                                        \
         bs_present_sbox_run_##SFX(x, k, 60, 56, 52, 48, 4);                                        \
     }                                                                                              \
-    /* Phase 2: S-box j reads words 16 b + j, contiguous in j. */                                 \
+    /* Phase 2: S-box j reads words 16 b + j, contiguous in j. */                                  \
     BS_FN void bs_present_round2_##SFX(T *x, const T *k)                                           \
     {                                                                                              \
         bs_present_sbox_run_##SFX(x, k, 48, 32, 16, 0, 16);                                        \

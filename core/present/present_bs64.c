@@ -48,8 +48,11 @@ PRESENT_NOINLINE static void round2(uint64_t *x, const uint64_t *k)
     bs_present_round2_u64(x, k);
 }
 
-/* bs_present_rounds_u64 with the rounds above. */
-static void present_rounds(uint64_t *x, const uint64_t *rk)
+/*
+ * bs_present_rounds_u64 with the rounds above, and the final key added while the words move back
+ * to their logical order: y[i] = logical bit i of the ciphertext.
+ */
+static void present_rounds(uint64_t *y, uint64_t *x, const uint64_t *rk)
 {
     for (unsigned r = 0; r < 30; r += 3) {
         round0(x, rk + 64 * r);
@@ -57,8 +60,9 @@ static void present_rounds(uint64_t *x, const uint64_t *rk)
         round2(x, rk + 64 * (r + 2));
     }
     round0(x, rk + 64 * 30);
+    rk += 64 * 31;
     for (unsigned i = 0; i < 64; i++)
-        x[i] ^= rk[64 * 31 + i];
+        y[i] = x[BS_PRESENT_POS(1, i)] ^ rk[BS_PRESENT_POS(1, i)];
 }
 
 static void present80_set_key(bs_key_schedule *ks, const uint8_t *key)
@@ -90,9 +94,7 @@ static void present_bs64_encrypt(const bs_key_schedule *ks, uint8_t *out, const 
         for (size_t l = n; l < 64; l++)
             x[l] = 0;
         bs_present_transpose64(x);
-        present_rounds(x, ks->w);
-        for (unsigned i = 0; i < 64; i++)
-            y[i] = x[BS_PRESENT_POS(1, i)];
+        present_rounds(y, x, ks->w);
         bs_present_transpose64(y);
         for (size_t l = 0; l < n; l++)
             bs_store_be64(out + 8 * l, y[l]);

@@ -24,7 +24,7 @@ static uint8_t gmul(uint8_t a, uint8_t b)
     return p;
 }
 
-static uint8_t sbox(uint8_t x)
+static uint8_t sbox_from_definition(uint8_t x)
 {
     uint8_t inv = 0;
     for (int c = 1; c < 256 && x != 0; c++)
@@ -37,6 +37,19 @@ static uint8_t sbox(uint8_t x)
         s ^= (uint8_t)(bit << i);
     }
     return s;
+}
+
+/* The S-box as a table, filled once from its definition (test oracle only: not constant-time). */
+static uint8_t sbox(uint8_t x)
+{
+    static uint8_t table[256];
+    static int ready;
+    if (!ready) {
+        for (int i = 0; i < 256; i++)
+            table[i] = sbox_from_definition((uint8_t)i);
+        ready = 1;
+    }
+    return table[x];
 }
 
 #define NB 8

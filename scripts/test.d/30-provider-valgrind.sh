@@ -2,9 +2,10 @@
 # The provider and cli suites under valgrind memcheck (the 'valgrind' test setup of
 # tests/provider/meson.build): the C tests run under valgrind, and so does every openssl that
 # the cli checks start. The setup runs a subset of the sizes (see tests/cli/cli.sh).
+# $BS_BUILD_DIR (default build, the main build of scripts/test.sh) names the build folder.
 set -euo pipefail
 cd "${BS_TOP:-$(dirname "$0")/../..}"
-b=build
+b=${BS_BUILD_DIR:-build}
 command -v valgrind >/dev/null || { echo "valgrind not installed"; exit 1; }
 [ -d "$b/meson-private" ] || meson setup "$b" >/dev/null
 ninja -C "$b" -j "$(nproc)" provider/bitslice.so tests/provider/test_provider \

@@ -56,8 +56,7 @@ static int navailable;
 
 /* ---- helpers ---- */
 
-static int group_setup(void **state)
-{
+static int group_setup(void **state) {
     (void)state;
     bs_test_seed();
     if (getenv("BS_VALGRIND_QUICK") != NULL)
@@ -88,8 +87,7 @@ static int group_setup(void **state)
     return navailable > 0 ? 0 : -1;
 }
 
-static int group_teardown(void **state)
-{
+static int group_teardown(void **state) {
     (void)state;
     for (size_t i = 0; i < NALGS; i++)
         EVP_CIPHER_free(ciphers[i]);
@@ -98,13 +96,11 @@ static int group_teardown(void **state)
     return 0;
 }
 
-static const bs_block_cipher *core_of(size_t i)
-{
+static const bs_block_cipher *core_of(size_t i) {
     return bs_block_cipher_by_name(algs[i].core);
 }
 
-static size_t index_of(const char *name)
-{
+static size_t index_of(const char *name) {
     for (size_t i = 0; i < NALGS; i++)
         if (strcmp(algs[i].name, name) == 0)
             return i;
@@ -112,8 +108,7 @@ static size_t index_of(const char *name)
 }
 
 /* Drains the error queue; fails unless one of its messages contains the text. */
-static void expect_error(const char *contains)
-{
+static void expect_error(const char *contains) {
     const char *data = NULL;
     int flags = 0, found = 0;
     char seen[1024] = "";
@@ -131,8 +126,7 @@ static void expect_error(const char *contains)
 
 /* CTR encryption through EVP in pieces: sizes from piece(), or one call when piece is NULL. */
 static void evp_ctr(size_t i, int enc, const uint8_t *key, const uint8_t *iv, const uint8_t *in,
-                    uint8_t *out, size_t len, size_t (*piece)(size_t left))
-{
+                    uint8_t *out, size_t len, size_t (*piece)(size_t left)) {
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
     int outl;
     assert_non_null(ctx);
@@ -152,8 +146,7 @@ static void evp_ctr(size_t i, int enc, const uint8_t *key, const uint8_t *iv, co
 /* GCM through EVP; returns 1 when final succeeded. tag is read (enc) or checked (dec). */
 static int evp_gcm(size_t i, int enc, const uint8_t *key, const uint8_t *iv, size_t iv_len,
                    const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out, size_t len,
-                   uint8_t *tag, size_t tag_len, size_t (*piece)(size_t left))
-{
+                   uint8_t *tag, size_t tag_len, size_t (*piece)(size_t left)) {
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
     int outl, ok;
     assert_non_null(ctx);
@@ -184,8 +177,7 @@ static int evp_gcm(size_t i, int enc, const uint8_t *key, const uint8_t *iv, siz
 
 /* The core's one-shot output: the oracle for the provider's glue. */
 static void core_ctr(size_t i, const uint8_t *key, const uint8_t *iv, const uint8_t *in,
-                     uint8_t *out, size_t len)
-{
+                     uint8_t *out, size_t len) {
     static bs_ctr_ctx c;
     const bs_block_cipher *bc = core_of(i);
     assert_int_equal(bs_ctr_set_key(&c, bc, key, bc->key_len), BS_OK);
@@ -197,8 +189,7 @@ static void core_ctr(size_t i, const uint8_t *key, const uint8_t *iv, const uint
 #ifdef BSPROV_TEST_GCM
 static void core_gcm(const uint8_t *key, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
                      size_t aad_len, const uint8_t *in, uint8_t *out, size_t len, uint8_t *tag,
-                     size_t tag_len)
-{
+                     size_t tag_len) {
     static bs_gcm256_ctx c;
     assert_int_equal(bs_gcm256_set_key(&c, key, 32), BS_OK);
     assert_int_equal(bs_gcm256_set_iv(&c, iv, iv_len), BS_OK);
@@ -209,34 +200,29 @@ static void core_gcm(const uint8_t *key, const uint8_t *iv, size_t iv_len, const
 }
 #endif
 
-static size_t piece_one(size_t left)
-{
+static size_t piece_one(size_t left) {
     (void)left;
     return 1;
 }
 
-static size_t piece_random(size_t left)
-{
+static size_t piece_random(size_t left) {
     size_t n = bs_test_below(4) == 0 ? bs_test_below(100) : bs_test_below((uint32_t)left + 1);
     return n > left ? left : n;
 }
 
-static size_t random_iv_len(void)
-{
+static size_t random_iv_len(void) {
     static const size_t classes[] = {12, 28, 1, 32, 33, 64, 256};
     size_t r = bs_test_below(10);
     return r < 7 ? classes[r] : 1 + bs_test_below(256);
 }
 
-static size_t random_tag_len(void)
-{
+static size_t random_tag_len(void) {
     return 16 + 4 * bs_test_below(5);
 }
 
 /* ---- tests ---- */
 
-static void test_provider_params(void **state)
-{
+static void test_provider_params(void **state) {
     (void)state;
     const char *name = NULL, *version = NULL, *buildinfo = NULL;
     int status = 0;
@@ -261,8 +247,7 @@ static void test_provider_params(void **state)
     ERR_clear_error();
 }
 
-static void test_names_and_sizes(void **state)
-{
+static void test_names_and_sizes(void **state) {
     (void)state;
     for (size_t i = 0; i < NALGS; i++) {
         if (ciphers[i] == NULL)
@@ -286,8 +271,7 @@ static void test_names_and_sizes(void **state)
 }
 
 /* One KAT stanza; returns 1 when it ran, 0 when its cipher is not built or not ours. */
-static int run_kat(const bs_kat *k)
-{
+static int run_kat(const bs_kat *k) {
     const char *cname = bs_kat_text(k, "Cipher");
     const char *result = bs_kat_text(k, "Result");
     size_t klen, ivlen, plen, clen, alen = 0, tlen = 0;
@@ -325,7 +309,8 @@ static int run_kat(const bs_kat *k)
         memcpy(t, tag, tlen);
         int mismatch = result != NULL && strcmp(result, "TAG_MISMATCH") == 0;
         if (!mismatch) {
-            assert_int_equal(evp_gcm(i, 1, key, iv, ivlen, aad, alen, pt, out, plen, t, tlen, NULL), 1);
+            assert_int_equal(evp_gcm(i, 1, key, iv, ivlen, aad, alen, pt, out, plen, t, tlen, NULL),
+                             1);
             if (memcmp(out, ct, clen) != 0 || memcmp(t, tag, tlen) != 0)
                 fail_msg("%s KAT at %s:%d differs", cname, k->file, k->line);
         }
@@ -359,8 +344,7 @@ static int run_kat(const bs_kat *k)
     return 1;
 }
 
-static void test_kat_files(void **state)
-{
+static void test_kat_files(void **state) {
     (void)state;
     static const char *files[] = {"ctr.kat", "rijndael256-gcm.kat", "block.kat"};
     int ran[NALGS] = {0};
@@ -394,8 +378,7 @@ static void test_kat_files(void **state)
 }
 
 /* Every length 0..1000: EVP one-shot equals the core, and decrypts back. */
-static void test_roundtrip_lengths(void **state)
-{
+static void test_roundtrip_lengths(void **state) {
     (void)state;
     enum { MAX = 1000 };
     static uint8_t in[MAX + 32], out[MAX + 32], back[MAX + 32], ref[MAX + 32];
@@ -419,12 +402,14 @@ static void test_roundtrip_lengths(void **state)
 #ifdef BSPROV_TEST_GCM
             size_t ivl = random_iv_len(), aadl = bs_test_below(65), tl = random_tag_len();
             bs_test_fill(aad, aadl);
-            assert_int_equal(evp_gcm(i, 1, key, iv, ivl, aad, aadl, in, out, len, tag, tl, NULL), 1);
+            assert_int_equal(evp_gcm(i, 1, key, iv, ivl, aad, aadl, in, out, len, tag, tl, NULL),
+                             1);
             core_gcm(key, iv, ivl, aad, aadl, in, ref, len, rtag, tl);
             if (memcmp(out, ref, len) != 0 || memcmp(tag, rtag, tl) != 0)
                 fail_msg("%s: EVP and core differ at length %zu (IV %zu, AAD %zu, tag %zu)",
                          algs[i].name, len, ivl, aadl, tl);
-            assert_int_equal(evp_gcm(i, 0, key, iv, ivl, aad, aadl, out, back, len, tag, tl, NULL), 1);
+            assert_int_equal(evp_gcm(i, 0, key, iv, ivl, aad, aadl, out, back, len, tag, tl, NULL),
+                             1);
             assert_memory_equal(back, in, len);
 #else
             (void)aad;
@@ -436,8 +421,7 @@ static void test_roundtrip_lengths(void **state)
 }
 
 /* 1-byte and random-size updates give the one-shot bytes. */
-static void test_split_streams(void **state)
-{
+static void test_split_streams(void **state) {
     (void)state;
     enum { MAX = 3000 };
     static uint8_t in[MAX], one[MAX], split[MAX], aad[300];
@@ -459,8 +443,10 @@ static void test_split_streams(void **state)
                 evp_ctr(i, 1, key, iv, in, one, len, NULL);
                 evp_ctr(i, 1, key, iv, in, split, len, piece);
             } else {
-                assert_int_equal(evp_gcm(i, 1, key, iv, ivl, aad, aadl, in, one, len, t1, 32, NULL), 1);
-                assert_int_equal(evp_gcm(i, 1, key, iv, ivl, aad, aadl, in, split, len, t2, 32, piece), 1);
+                assert_int_equal(evp_gcm(i, 1, key, iv, ivl, aad, aadl, in, one, len, t1, 32, NULL),
+                                 1);
+                assert_int_equal(
+                    evp_gcm(i, 1, key, iv, ivl, aad, aadl, in, split, len, t2, 32, piece), 1);
                 assert_memory_equal(t1, t2, 32);
             }
             if (memcmp(one, split, len) != 0)
@@ -471,8 +457,7 @@ static void test_split_streams(void **state)
 }
 
 /* EVP_CIPHER_CTX_copy in the middle of a stream: both contexts continue identically. */
-static void test_dup_midstream(void **state)
-{
+static void test_dup_midstream(void **state) {
     (void)state;
     enum { LEN = 777 };
     static uint8_t in[LEN], one[LEN], a[LEN], b[LEN], aad[40];
@@ -505,7 +490,8 @@ static void test_dup_midstream(void **state)
                 assert_int_equal(EVP_CIPHER_CTX_ctrl(y, EVP_CTRL_AEAD_GET_TAG, 32, t2), 1);
             EVP_CIPHER_CTX_free(y);
             if (algs[i].gcm) {
-                assert_int_equal(evp_gcm(i, 1, key, iv, 28, aad, sizeof aad, in, one, LEN, t3, 32, NULL), 1);
+                assert_int_equal(
+                    evp_gcm(i, 1, key, iv, 28, aad, sizeof aad, in, one, LEN, t3, 32, NULL), 1);
                 assert_memory_equal(t1, t3, 32);
                 assert_memory_equal(t2, t3, 32);
             } else {
@@ -518,8 +504,7 @@ static void test_dup_midstream(void **state)
 }
 
 /* num and updated-iv report the position as OpenSSL's CTR does; num can be set. */
-static void test_ctr_position_params(void **state)
-{
+static void test_ctr_position_params(void **state) {
     (void)state;
     static uint8_t zero[200], ks[232], out[200];
     for (size_t i = 0; i < NALGS; i++) {
@@ -564,8 +549,7 @@ static void test_ctr_position_params(void **state)
     }
 }
 
-static void test_gcm_params(void **state)
-{
+static void test_gcm_params(void **state) {
     (void)state;
     size_t i = index_of("RIJNDAEL-256-GCM");
     if (ciphers[i] == NULL)
@@ -590,8 +574,7 @@ static void test_gcm_params(void **state)
     EVP_CIPHER_CTX_free(ctx);
 }
 
-static void test_negative(void **state)
-{
+static void test_negative(void **state) {
     (void)state;
     uint8_t key[32] = {0}, iv[256] = {0}, buf[64] = {0}, tag[33] = {0};
     int outl;
@@ -710,8 +693,7 @@ static void test_negative(void **state)
 }
 
 /* The data limit from the provider's config key, and a refused config value. */
-static void write_conf(const char *path, const char *limit)
-{
+static void write_conf(const char *path, const char *limit) {
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fprintf(f,
@@ -721,8 +703,7 @@ static void write_conf(const char *path, const char *limit)
     fclose(f);
 }
 
-static void test_config_limit(void **state)
-{
+static void test_config_limit(void **state) {
     (void)state;
     size_t i = index_of("PRESENT-80-CTR");
     if (ciphers[i] == NULL)
@@ -775,14 +756,18 @@ static void test_config_limit(void **state)
     remove(path);
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_provider_params),  cmocka_unit_test(test_names_and_sizes),
-        cmocka_unit_test(test_kat_files),        cmocka_unit_test(test_roundtrip_lengths),
-        cmocka_unit_test(test_split_streams),    cmocka_unit_test(test_dup_midstream),
-        cmocka_unit_test(test_ctr_position_params), cmocka_unit_test(test_gcm_params),
-        cmocka_unit_test(test_negative),         cmocka_unit_test(test_config_limit),
+        cmocka_unit_test(test_provider_params),
+        cmocka_unit_test(test_names_and_sizes),
+        cmocka_unit_test(test_kat_files),
+        cmocka_unit_test(test_roundtrip_lengths),
+        cmocka_unit_test(test_split_streams),
+        cmocka_unit_test(test_dup_midstream),
+        cmocka_unit_test(test_ctr_position_params),
+        cmocka_unit_test(test_gcm_params),
+        cmocka_unit_test(test_negative),
+        cmocka_unit_test(test_config_limit),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# bitslice seal/open round trips (0 B, 1 B, a chunk + 1 B, 200 MiB) through a real daemon and
+# in-process, and failures (flipped bit, truncation, swapped chunks, wrong passphrase) that
+# must fail with a clear message and leave no output file.
+set -euo pipefail
+: "${BITSLICE:?}" "${BITSLICED:?}"
+big_mib=${BS_CLI_BIG_MIB:-200}
+work=$(mktemp -d "${TMPDIR:-/tmp}/bs-cli-XXXXXX")
+sock=$work/run/bitsliced.sock
+dpid=
+cleanup() {
+  if [ -n "$dpid" ]; then kill -9 "$dpid" 2>/dev/null || true; wait "$dpid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; [ -f "$work/daemon.log" ] && tail -20 "$work/daemon.log" >&2; exit 1; }
+
+"$BITSLICED" --socket "$sock" 2>"$work/daemon.log" &
+dpid=$!
+for _ in $(seq 200); do [ -S "$sock" ] && break; sleep 0.05; done
+[ -S "$sock" ] || fail "daemon did not start"
+
+cd "$work"
+"$BITSLICE" keygen -o key
+printf 'correct horse battery staple\n' >pass
+printf 'Tr0ub4dor&3\n' >wrongpass
+
+roundtrip() { # name file extra-seal-args...
+  local name=$1 f=$2
+  shift 2
+  "$BITSLICE" seal -q -v --socket "$sock" -k key "$@" -o "$f.bs" "$f" 2>"$name.seal.err" ||
+    fail "$name: seal: $(cat "$name.seal.err")"
+  "$BITSLICE" open -q -v --socket "$sock" -k key -o "$f.out" "$f.bs" 2>"$name.open.err" ||
+    fail "$name: open: $(cat "$name.open.err")"
+  cmp -s "$f" "$f.out" || fail "$name: round trip differs"
+  "$BITSLICE" open -q --no-daemon -k key -o "$f.out2" "$f.bs" || fail "$name: in-process open"
+  cmp -s "$f" "$f.out2" || fail "$name: in-process round trip differs"
+  grep -q "from daemon:cpu" "$name.open.err" || fail "$name: the daemon did not serve: $(cat "$name.open.err")"
+  rm -f "$f.out" "$f.out2"
+}
+
+: >empty
+head -c 1 /dev/urandom >one
+head -c 1025 /dev/urandom >small_chunk_plus_1
+head -c $((1048576 + 1)) /dev/urandom >chunk_plus_1
+head -c $((1048576 * 2)) /dev/urandom >two_chunks
+roundtrip empty empty
+roundtrip one one
+roundtrip small small_chunk_plus_1 --chunk-log2 10
+roundtrip chunk chunk_plus_1
+roundtrip exact two_chunks
+echo "ok: 0 B, 1 B, 1 KiB chunk + 1 B, 1 MiB chunk + 1 B, exactly two chunks"
+
+head -c $((big_mib * 1048576)) /dev/urandom >big
+roundtrip big big
+echo "ok: $big_mib MiB through the daemon"
+rm -f big big.bs
+
+# Sealed in-process (no daemon at that path), opened through the daemon: same format.
+"$BITSLICE" seal -q --socket "$work/nowhere.sock" -k key -o cp.bs chunk_plus_1
+"$BITSLICE" open -q --socket "$sock" -k key -o cp.out cp.bs
+cmp -s chunk_plus_1 cp.out || fail "in-process seal / daemon open differs"
+rm -f cp.out
+
+# Passphrase (scrypt, cheap parameters for the test).
+"$BITSLICE" seal -q --socket "$sock" --passphrase-file pass --scrypt-log-n 10 --chunk-log2 10 \
+  -o p.bs small_chunk_plus_1
+"$BITSLICE" open -q --socket "$sock" --passphrase-file pass -o p.out p.bs
+cmp -s small_chunk_plus_1 p.out || fail "passphrase round trip differs"
+rm -f p.out
+
+must_fail() { # name expected-message-regex args...
+  local name=$1 re=$2
+  shift 2
+  if "$BITSLICE" open -q --socket "$sock" "$@" -o "$name.out" 2>"$name.err"; then
+    fail "$name: open succeeded"
+  fi
+  grep -Eq "$re" "$name.err" || fail "$name: unclear message: $(cat "$name.err")"
+  [ ! -e "$name.out" ] || fail "$name: left an output file"
+  ! ls "$name.out".tmp-* >/dev/null 2>&1 || fail "$name: left a temporary file"
+  echo "ok: $name -> $(head -1 "$name.err")"
+}
+
+must_fail wrongpass 'wrong key or passphrase' --passphrase-file wrongpass p.bs
+
+# Chunks of 1 KiB: records of 1024 + 32 bytes after the 80-byte header.
+head -c 5000 /dev/urandom >five
+"$BITSLICE" seal -q --no-daemon -k key --chunk-log2 10 -o five.bs five
+rec=1056
+# One bit flipped in chunk 1's ciphertext.
+python3 - five.bs flip.bs $((80 + rec + 100)) <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], 'rb').read())
+data[int(sys.argv[3])] ^= 0x04
+open(sys.argv[2], 'wb').write(data)
+PY
+must_fail flipped 'chunk 1 failed authentication' -k key flip.bs
+
+python3 - five.bs hdr.bs <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], 'rb').read())
+data[40] ^= 0x01
+open(sys.argv[2], 'wb').write(data)
+PY
+must_fail header 'header' -k key hdr.bs
+
+head -c $((80 + 4 * rec)) five.bs >trunc_chunk.bs
+must_fail truncated_at_chunk 'truncated' -k key trunc_chunk.bs
+head -c $((80 + 2 * rec + 500)) five.bs >trunc_mid.bs
+must_fail truncated_mid_chunk 'failed authentication|truncated' -k key trunc_mid.bs
+head -c 50 five.bs >trunc_hdr.bs
+must_fail truncated_header 'too short' -k key trunc_hdr.bs
+
+python3 - five.bs swap.bs $rec <<'PY'
+import sys
+data = open(sys.argv[1], 'rb').read()
+r = int(sys.argv[3])
+h, c0, c1, rest = data[:80], data[80:80 + r], data[80 + r:80 + 2 * r], data[80 + 2 * r:]
+open(sys.argv[2], 'wb').write(h + c1 + c0 + rest)
+PY
+must_fail swapped 'chunk 0 failed authentication' -k key swap.bs
+
+# The key of another file's format: a passphrase file for a key-file seal.
+must_fail wrongkind 'sealed with a key file' --passphrase-file pass five.bs
+
+"$BITSLICE" status --socket "$sock" >status.txt || fail "bitslice status"
+grep -q '^backend=cpu$' status.txt || fail "status: $(cat status.txt)"
+grep -Eq '^bytes_served=[1-9]' status.txt || fail "status: nothing served"
+kill -TERM "$dpid"
+wait "$dpid" || fail "daemon exit status $?"
+dpid=
+[ ! -e "$sock" ] || fail "socket not unlinked on SIGTERM"
+echo "ok: status, clean shutdown"
