@@ -73,11 +73,14 @@ const bs_block_cipher *bs_block_cipher_by_name(const char *name)
 
 void bs_wipe(void *p, size_t n)
 {
+#if defined(__GNUC__) || defined(__clang__)
+    /* The empty asm that reads p and clobbers memory keeps the memset from being elided. */
+    memset(p, 0, n);
+    __asm__ __volatile__("" : : "r"(p) : "memory");
+#else
     volatile uint8_t *v = (volatile uint8_t *)p;
     while (n--)
         *v++ = 0;
-#if defined(__GNUC__) || defined(__clang__)
-    __asm__ __volatile__("" : : "r"(p) : "memory");
 #endif
 }
 

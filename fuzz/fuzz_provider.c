@@ -33,20 +33,23 @@ typedef struct reader {
     size_t left;
 } reader;
 
-static uint8_t next8(reader *r) {
+static uint8_t next8(reader *r)
+{
     if (r->left == 0)
         return 0;
     r->left--;
     return *r->p++;
 }
 
-static uint32_t next16(reader *r) {
+static uint32_t next16(reader *r)
+{
     uint32_t v = next8(r);
     return v << 8 | next8(r);
 }
 
 /* Up to n bytes of input (fewer when it runs out), zero-padded to n. */
-static void take(reader *r, uint8_t *out, size_t n) {
+static void take(reader *r, uint8_t *out, size_t n)
+{
     size_t k = n < r->left ? n : r->left;
     memcpy(out, r->p, k);
     memset(out + k, 0, n - k);
@@ -54,7 +57,8 @@ static void take(reader *r, uint8_t *out, size_t n) {
     r->left -= k;
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv) {
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
     (void)argc;
     (void)argv;
     libctx = OSSL_LIB_CTX_new();
@@ -71,7 +75,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 }
 
 /* Values for the cipher's settable params, shaped by their declared types. */
-static void set_params(EVP_CIPHER_CTX *ctx, reader *r) {
+static void set_params(EVP_CIPHER_CTX *ctx, reader *r)
+{
     const OSSL_PARAM *defs = EVP_CIPHER_CTX_settable_params(ctx);
     OSSL_PARAM params[16];
     uint64_t ints[16];
@@ -114,7 +119,8 @@ static void set_params(EVP_CIPHER_CTX *ctx, reader *r) {
     EVP_CIPHER_CTX_set_params(ctx, params);
 }
 
-static void get_params(EVP_CIPHER_CTX *ctx, reader *r) {
+static void get_params(EVP_CIPHER_CTX *ctx, reader *r)
+{
     const OSSL_PARAM *defs = EVP_CIPHER_CTX_gettable_params(ctx);
     OSSL_PARAM params[16];
     uint64_t ints[16];
@@ -141,7 +147,8 @@ static void get_params(EVP_CIPHER_CTX *ctx, reader *r) {
 }
 
 /* Feeds the same bytes to a context and its copy and compares what comes out. */
-static void check_copy(EVP_CIPHER_CTX *ctx, reader *r) {
+static void check_copy(EVP_CIPHER_CTX *ctx, reader *r)
+{
     EVP_CIPHER_CTX *copy = EVP_CIPHER_CTX_new();
     static uint8_t in[512], a[512], b[512];
     int la = -1, lb = -1, ra, rb;
@@ -159,7 +166,8 @@ static void check_copy(EVP_CIPHER_CTX *ctx, reader *r) {
     EVP_CIPHER_CTX_free(copy);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
     reader r = {data, size};
     static uint8_t key[64], iv[300], in[5000], out[5000 + 64], tag[64];
     EVP_CIPHER *cipher = ciphers[next8(&r) % nciphers];

@@ -111,7 +111,9 @@ OSSL_FUNC_cipher_gettable_ctx_params_fn bsprov_gcm_gettable_ctx_params;
 OSSL_FUNC_cipher_settable_ctx_params_fn bsprov_gcm_settable_ctx_params;
 
 #define BSPROV_FN(id, fn)                                                                          \
-    { OSSL_FUNC_CIPHER_##id, (void (*)(void))(fn) }
+    {                                                                                              \
+        OSSL_FUNC_CIPHER_##id, (void (*)(void))(fn)                                                \
+    }
 
 /*
  * Defines `const bsprov_algorithm sym`: the generic functions of its kind (ctr or gcm) plus the
@@ -120,10 +122,12 @@ OSSL_FUNC_cipher_settable_ctx_params_fn bsprov_gcm_settable_ctx_params;
  */
 #define BSPROV_ALGORITHM_COMMON(sym, kind, mode_, canon, names_, core_, key_len_, iv_len_)         \
     static const bsprov_cipher_info sym##_info = {canon, names_, core_, mode_, key_len_, iv_len_}; \
-    static void *sym##_newctx(void *provctx) {                                                     \
+    static void *sym##_newctx(void *provctx)                                                       \
+    {                                                                                              \
         return bsprov_##kind##_newctx(provctx, &sym##_info);                                       \
     }                                                                                              \
-    static int sym##_get_params(OSSL_PARAM params[]) {                                             \
+    static int sym##_get_params(OSSL_PARAM params[])                                               \
+    {                                                                                              \
         return bsprov_cipher_get_params(&sym##_info, params);                                      \
     }
 
@@ -139,7 +143,8 @@ OSSL_FUNC_cipher_settable_ctx_params_fn bsprov_gcm_settable_ctx_params;
 
 #define BSPROV_CTR_ALGORITHM(sym, canon, names_, core_, key_len_, iv_len_)                         \
     BSPROV_ALGORITHM_COMMON(sym, ctr, EVP_CIPH_CTR_MODE, canon, names_, core_, key_len_, iv_len_)  \
-    static const OSSL_PARAM *sym##_settable(void *cctx, void *provctx) {                           \
+    static const OSSL_PARAM *sym##_settable(void *cctx, void *provctx)                             \
+    {                                                                                              \
         (void)cctx;                                                                                \
         (void)provctx;                                                                             \
         return bsprov_ctr_settable_ctx_params(&sym##_info);                                        \

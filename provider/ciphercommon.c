@@ -40,12 +40,14 @@ static const OSSL_PARAM cipher_known_gettable_params[] = {
     OSSL_PARAM_END,
 };
 
-const OSSL_PARAM *bsprov_cipher_gettable_params(void *provctx) {
+const OSSL_PARAM *bsprov_cipher_gettable_params(void *provctx)
+{
     (void)provctx;
     return cipher_known_gettable_params;
 }
 
-int bsprov_cipher_get_params(const bsprov_cipher_info *info, OSSL_PARAM params[]) {
+int bsprov_cipher_get_params(const bsprov_cipher_info *info, OSSL_PARAM params[])
+{
     const int aead = info->mode == EVP_CIPH_GCM_MODE;
     OSSL_PARAM *p;
 
@@ -81,12 +83,14 @@ int bsprov_cipher_get_params(const bsprov_cipher_info *info, OSSL_PARAM params[]
 
 /* ---- CTR ---- */
 
-static int is_block64(const bsprov_ctr_cctx *ctx) {
+static int is_block64(const bsprov_ctr_cctx *ctx)
+{
     return ctx->core->block_len == 8;
 }
 
 /* Reports a core error in words, with the algorithm's name and what can be done. */
-static int ctr_fail(const bsprov_ctr_cctx *ctx, int rc) {
+static int ctr_fail(const bsprov_ctr_cctx *ctx, int rc)
+{
     const char *name = ctx->info->name;
     switch (rc) {
     case BS_ERR_DATA_LIMIT:
@@ -106,7 +110,8 @@ static int ctr_fail(const bsprov_ctr_cctx *ctx, int rc) {
     return 0;
 }
 
-void *bsprov_ctr_newctx(void *provctx, const bsprov_cipher_info *info) {
+void *bsprov_ctr_newctx(void *provctx, const bsprov_cipher_info *info)
+{
     const bsprov_ctx *prov = (const bsprov_ctx *)provctx;
     const bs_block_cipher *core = bs_block_cipher_by_name(info->core);
     bsprov_ctr_cctx *ctx;
@@ -133,7 +138,8 @@ void *bsprov_ctr_newctx(void *provctx, const bsprov_cipher_info *info) {
     return ctx;
 }
 
-void bsprov_ctr_freectx(void *vctx) {
+void bsprov_ctr_freectx(void *vctx)
+{
     bsprov_ctr_cctx *ctx = (bsprov_ctr_cctx *)vctx;
     if (ctx == NULL)
         return;
@@ -141,7 +147,8 @@ void bsprov_ctr_freectx(void *vctx) {
     OPENSSL_clear_free(ctx, sizeof *ctx);
 }
 
-void *bsprov_ctr_dupctx(void *vctx) {
+void *bsprov_ctr_dupctx(void *vctx)
+{
     const bsprov_ctr_cctx *src = (const bsprov_ctr_cctx *)vctx;
     bsprov_ctr_cctx *ctx = OPENSSL_malloc(sizeof *ctx);
     if (ctx == NULL)
@@ -155,7 +162,8 @@ void *bsprov_ctr_dupctx(void *vctx) {
 }
 
 static int ctr_init(bsprov_ctr_cctx *ctx, int enc, const unsigned char *key, size_t keylen,
-                    const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[]) {
+                    const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
+{
     const bsprov_cipher_info *info = ctx->info;
     int rc;
 
@@ -187,16 +195,19 @@ static int ctr_init(bsprov_ctr_cctx *ctx, int enc, const unsigned char *key, siz
 }
 
 int bsprov_ctr_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-                     size_t ivlen, const OSSL_PARAM params[]) {
+                     size_t ivlen, const OSSL_PARAM params[])
+{
     return ctr_init((bsprov_ctr_cctx *)vctx, 1, key, keylen, iv, ivlen, params);
 }
 
 int bsprov_ctr_dinit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-                     size_t ivlen, const OSSL_PARAM params[]) {
+                     size_t ivlen, const OSSL_PARAM params[])
+{
     return ctr_init((bsprov_ctr_cctx *)vctx, 0, key, keylen, iv, ivlen, params);
 }
 
-static int ctr_ready(const bsprov_ctr_cctx *ctx) {
+static int ctr_ready(const bsprov_ctr_cctx *ctx)
+{
     if (!ctx->key_set) {
         BSPROV_RAISE(ctx->prov, BSPROV_R_STATE, "%s: no key set", ctx->info->name);
         return 0;
@@ -209,7 +220,8 @@ static int ctr_ready(const bsprov_ctr_cctx *ctx) {
 }
 
 int bsprov_ctr_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-                      const unsigned char *in, size_t inl) {
+                      const unsigned char *in, size_t inl)
+{
     bsprov_ctr_cctx *ctx = (bsprov_ctr_cctx *)vctx;
     int rc;
 
@@ -230,7 +242,8 @@ int bsprov_ctr_update(void *vctx, unsigned char *out, size_t *outl, size_t outsi
     return 1;
 }
 
-int bsprov_ctr_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize) {
+int bsprov_ctr_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+{
     (void)out;
     (void)outsize;
     if (!ctr_ready((bsprov_ctr_cctx *)vctx))
@@ -240,7 +253,8 @@ int bsprov_ctr_final(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
 }
 
 int bsprov_ctr_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-                      const unsigned char *in, size_t inl) {
+                      const unsigned char *in, size_t inl)
+{
     return bsprov_ctr_update(vctx, out, outl, outsize, in, inl);
 }
 
@@ -255,7 +269,8 @@ static const OSSL_PARAM ctr_known_gettable_ctx_params[] = {
     OSSL_PARAM_END,
 };
 
-const OSSL_PARAM *bsprov_ctr_gettable_ctx_params(void *cctx, void *provctx) {
+const OSSL_PARAM *bsprov_ctr_gettable_ctx_params(void *cctx, void *provctx)
+{
     (void)cctx;
     (void)provctx;
     return ctr_known_gettable_ctx_params;
@@ -278,20 +293,23 @@ static const OSSL_PARAM ctr64_known_settable_ctx_params[] = {
     OSSL_PARAM_END,
 };
 
-const OSSL_PARAM *bsprov_ctr_settable_ctx_params(const bsprov_cipher_info *info) {
+const OSSL_PARAM *bsprov_ctr_settable_ctx_params(const bsprov_cipher_info *info)
+{
     const bs_block_cipher *core = bs_block_cipher_by_name(info->core);
     return core != NULL && core->block_len == 8 ? ctr64_known_settable_ctx_params
                                                 : ctr_known_settable_ctx_params;
 }
 
 /* Sets an octet_string or octet_ptr param, as OpenSSL's ciphers do for IVs. */
-static int set_octets(OSSL_PARAM *p, const void *data, size_t len) {
+static int set_octets(OSSL_PARAM *p, const void *data, size_t len)
+{
     if (p->data_type == OSSL_PARAM_OCTET_PTR)
         return OSSL_PARAM_set_octet_ptr(p, data, len);
     return OSSL_PARAM_set_octet_string(p, data, len);
 }
 
-int bsprov_ctr_get_ctx_params(void *vctx, OSSL_PARAM params[]) {
+int bsprov_ctr_get_ctx_params(void *vctx, OSSL_PARAM params[])
+{
     bsprov_ctr_cctx *ctx = (bsprov_ctr_cctx *)vctx;
     const char *name = ctx->info->name;
     OSSL_PARAM *p;
@@ -341,7 +359,8 @@ int bsprov_ctr_get_ctx_params(void *vctx, OSSL_PARAM params[]) {
     return 1;
 }
 
-int bsprov_ctr_set_ctx_params(void *vctx, const OSSL_PARAM params[]) {
+int bsprov_ctr_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+{
     bsprov_ctr_cctx *ctx = (bsprov_ctr_cctx *)vctx;
     const bsprov_cipher_info *info = ctx->info;
     const OSSL_PARAM *p;

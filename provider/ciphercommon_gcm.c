@@ -32,17 +32,20 @@ typedef struct bsprov_gcm_cctx {
     int tag_set;    /* decryption: the expected tag is set */
 } bsprov_gcm_cctx;
 
-static int tag_len_ok(size_t n) {
+static int tag_len_ok(size_t n)
+{
     return n >= BS_GCM256_TAG_MIN && n <= BS_GCM256_TAG_MAX && n % 4 == 0;
 }
 
-static int tag_len_error(const bsprov_gcm_cctx *ctx, size_t n) {
+static int tag_len_error(const bsprov_gcm_cctx *ctx, size_t n)
+{
     BSPROV_RAISE(ctx->prov, BSPROV_R_TAG_LENGTH, "%s: tag length %zu not allowed (%d..%d, step 4)",
                  ctx->info->name, n, BS_GCM256_TAG_MIN, BS_GCM256_TAG_MAX);
     return 0;
 }
 
-static int gcm_fail(const bsprov_gcm_cctx *ctx, int rc) {
+static int gcm_fail(const bsprov_gcm_cctx *ctx, int rc)
+{
     const char *name = ctx->info->name;
     switch (rc) {
     case BS_ERR_DATA_LIMIT:
@@ -61,7 +64,8 @@ static int gcm_fail(const bsprov_gcm_cctx *ctx, int rc) {
     return 0;
 }
 
-void *bsprov_gcm_newctx(void *provctx, const bsprov_cipher_info *info) {
+void *bsprov_gcm_newctx(void *provctx, const bsprov_cipher_info *info)
+{
     const bsprov_ctx *prov = (const bsprov_ctx *)provctx;
     bsprov_gcm_cctx *ctx;
 
@@ -80,7 +84,8 @@ void *bsprov_gcm_newctx(void *provctx, const bsprov_cipher_info *info) {
     return ctx;
 }
 
-void bsprov_gcm_freectx(void *vctx) {
+void bsprov_gcm_freectx(void *vctx)
+{
     bsprov_gcm_cctx *ctx = (bsprov_gcm_cctx *)vctx;
     if (ctx == NULL)
         return;
@@ -88,7 +93,8 @@ void bsprov_gcm_freectx(void *vctx) {
     OPENSSL_clear_free(ctx, sizeof *ctx);
 }
 
-void *bsprov_gcm_dupctx(void *vctx) {
+void *bsprov_gcm_dupctx(void *vctx)
+{
     const bsprov_gcm_cctx *src = (const bsprov_gcm_cctx *)vctx;
     bsprov_gcm_cctx *ctx = OPENSSL_malloc(sizeof *ctx);
     if (ctx == NULL)
@@ -102,7 +108,8 @@ void *bsprov_gcm_dupctx(void *vctx) {
 }
 
 /* A message starts when both a key and an unused IV are known. */
-static int gcm_start(bsprov_gcm_cctx *ctx) {
+static int gcm_start(bsprov_gcm_cctx *ctx)
+{
     int rc;
     if (!ctx->key_set || !ctx->iv_pending)
         return 1;
@@ -118,7 +125,8 @@ static int gcm_start(bsprov_gcm_cctx *ctx) {
 }
 
 static int gcm_init(bsprov_gcm_cctx *ctx, int enc, const unsigned char *key, size_t keylen,
-                    const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[]) {
+                    const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
+{
     const bsprov_cipher_info *info = ctx->info;
     int rc;
 
@@ -155,16 +163,19 @@ static int gcm_init(bsprov_gcm_cctx *ctx, int enc, const unsigned char *key, siz
 }
 
 int bsprov_gcm_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-                     size_t ivlen, const OSSL_PARAM params[]) {
+                     size_t ivlen, const OSSL_PARAM params[])
+{
     return gcm_init((bsprov_gcm_cctx *)vctx, 1, key, keylen, iv, ivlen, params);
 }
 
 int bsprov_gcm_dinit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-                     size_t ivlen, const OSSL_PARAM params[]) {
+                     size_t ivlen, const OSSL_PARAM params[])
+{
     return gcm_init((bsprov_gcm_cctx *)vctx, 0, key, keylen, iv, ivlen, params);
 }
 
-static int gcm_ready(const bsprov_gcm_cctx *ctx) {
+static int gcm_ready(const bsprov_gcm_cctx *ctx)
+{
     const char *name = ctx->info->name;
     if (!ctx->key_set) {
         BSPROV_RAISE(ctx->prov, BSPROV_R_STATE, "%s: no key set", name);
@@ -183,7 +194,8 @@ static int gcm_ready(const bsprov_gcm_cctx *ctx) {
 }
 
 int bsprov_gcm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-                      const unsigned char *in, size_t inl) {
+                      const unsigned char *in, size_t inl)
+{
     bsprov_gcm_cctx *ctx = (bsprov_gcm_cctx *)vctx;
     int rc;
 
@@ -222,7 +234,8 @@ int bsprov_gcm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsi
     return 1;
 }
 
-int bsprov_gcm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize) {
+int bsprov_gcm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+{
     bsprov_gcm_cctx *ctx = (bsprov_gcm_cctx *)vctx;
     int rc;
 
@@ -253,7 +266,8 @@ int bsprov_gcm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
 
 /* EVP_Cipher(): NULL input finishes, NULL output is AAD, as in OpenSSL's GCM. */
 int bsprov_gcm_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-                      const unsigned char *in, size_t inl) {
+                      const unsigned char *in, size_t inl)
+{
     if (in == NULL)
         return bsprov_gcm_final(vctx, out, outl, outsize);
     return bsprov_gcm_update(vctx, out, outl, outsize, in, inl);
@@ -269,7 +283,8 @@ static const OSSL_PARAM gcm_known_gettable_ctx_params[] = {
     OSSL_PARAM_END,
 };
 
-const OSSL_PARAM *bsprov_gcm_gettable_ctx_params(void *cctx, void *provctx) {
+const OSSL_PARAM *bsprov_gcm_gettable_ctx_params(void *cctx, void *provctx)
+{
     (void)cctx;
     (void)provctx;
     return gcm_known_gettable_ctx_params;
@@ -283,13 +298,15 @@ static const OSSL_PARAM gcm_known_settable_ctx_params[] = {
     OSSL_PARAM_END,
 };
 
-const OSSL_PARAM *bsprov_gcm_settable_ctx_params(void *cctx, void *provctx) {
+const OSSL_PARAM *bsprov_gcm_settable_ctx_params(void *cctx, void *provctx)
+{
     (void)cctx;
     (void)provctx;
     return gcm_known_settable_ctx_params;
 }
 
-int bsprov_gcm_get_ctx_params(void *vctx, OSSL_PARAM params[]) {
+int bsprov_gcm_get_ctx_params(void *vctx, OSSL_PARAM params[])
+{
     bsprov_gcm_cctx *ctx = (bsprov_gcm_cctx *)vctx;
     const char *name = ctx->info->name;
     OSSL_PARAM *p;
@@ -338,7 +355,8 @@ int bsprov_gcm_get_ctx_params(void *vctx, OSSL_PARAM params[]) {
     return 1;
 }
 
-int bsprov_gcm_set_ctx_params(void *vctx, const OSSL_PARAM params[]) {
+int bsprov_gcm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+{
     bsprov_gcm_cctx *ctx = (bsprov_gcm_cctx *)vctx;
     const char *name = ctx->info->name;
     const OSSL_PARAM *p;

@@ -41,7 +41,8 @@ static const OSSL_ITEM reason_strings[] = {
 };
 
 void bsprov_raise(const bsprov_ctx *prov, int reason, const char *file, int line, const char *func,
-                  const char *fmt, ...) {
+                  const char *fmt, ...)
+{
     va_list ap;
     if (prov == NULL || c_new_error == NULL || c_vset_error == NULL)
         return;
@@ -53,14 +54,16 @@ void bsprov_raise(const bsprov_ctx *prov, int reason, const char *file, int line
     va_end(ap);
 }
 
-int bsprov_usable(const bsprov_ctx *prov) {
+int bsprov_usable(const bsprov_ctx *prov)
+{
     if (prov->config_error[0] == 0)
         return 1;
     BSPROV_RAISE(prov, BSPROV_R_CONFIG, "%s", prov->config_error);
     return 0;
 }
 
-int bsprov_reason_of(int err) {
+int bsprov_reason_of(int err)
+{
     switch (err) {
     case BS_ERR_KEY_LENGTH:
         return BSPROV_R_KEY_LENGTH;
@@ -92,7 +95,8 @@ static const bsprov_algorithm *const all_ciphers[] = {
 
 /* ---- provider params ---- */
 
-static void make_buildinfo(bsprov_ctx *prov) {
+static void make_buildinfo(bsprov_ctx *prov)
+{
     char *buildinfo = prov->buildinfo;
     const size_t cap = sizeof prov->buildinfo;
     size_t n = (size_t)snprintf(buildinfo, cap, "bitslice %s; cores:", BSPROV_VERSION);
@@ -117,12 +121,14 @@ static const OSSL_PARAM prov_gettable_params[] = {
     OSSL_PARAM_END,
 };
 
-static const OSSL_PARAM *prov_gettable(void *provctx) {
+static const OSSL_PARAM *prov_gettable(void *provctx)
+{
     (void)provctx;
     return prov_gettable_params;
 }
 
-static int prov_get_params(void *provctx, OSSL_PARAM params[]) {
+static int prov_get_params(void *provctx, OSSL_PARAM params[])
+{
     const bsprov_ctx *prov = (const bsprov_ctx *)provctx;
     OSSL_PARAM *p;
     if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) != NULL &&
@@ -140,17 +146,20 @@ static int prov_get_params(void *provctx, OSSL_PARAM params[]) {
     return 1;
 }
 
-static const OSSL_ALGORITHM *prov_query(void *provctx, int operation_id, int *no_cache) {
+static const OSSL_ALGORITHM *prov_query(void *provctx, int operation_id, int *no_cache)
+{
     *no_cache = 0;
     return operation_id == OSSL_OP_CIPHER ? ((bsprov_ctx *)provctx)->ciphers : NULL;
 }
 
-static const OSSL_ITEM *prov_reason_strings(void *provctx) {
+static const OSSL_ITEM *prov_reason_strings(void *provctx)
+{
     (void)provctx;
     return reason_strings;
 }
 
-static void prov_teardown(void *provctx) {
+static void prov_teardown(void *provctx)
+{
     bsprov_ctx *prov = (bsprov_ctx *)provctx;
     if (prov == NULL)
         return;
@@ -171,7 +180,8 @@ static const OSSL_DISPATCH prov_dispatch[] = {
 /* ---- config ---- */
 
 /* A decimal (or 0x-hex) unsigned number that fits in 64 bits, nothing else. */
-static int parse_u64(const char *s, uint64_t *out) {
+static int parse_u64(const char *s, uint64_t *out)
+{
     char *end;
     if (s == NULL || *s < '0' || *s > '9')
         return 0;
@@ -183,7 +193,8 @@ static int parse_u64(const char *s, uint64_t *out) {
     return 1;
 }
 
-static int read_config(bsprov_ctx *prov) {
+static int read_config(bsprov_ctx *prov)
+{
     char *limit = NULL, *sock = NULL, *threshold = NULL;
     OSSL_PARAM params[] = {
         OSSL_PARAM_utf8_ptr(BSPROV_PARAM_LIMIT64_BLOCKS, &limit, 0),
@@ -215,7 +226,8 @@ static int read_config(bsprov_ctx *prov) {
     return 1;
 }
 
-static int build_cipher_table(bsprov_ctx *prov) {
+static int build_cipher_table(bsprov_ctx *prov)
+{
     size_t n = 0;
     prov->ciphers = OPENSSL_zalloc((N_CIPHERS + 1) * sizeof *prov->ciphers);
     if (prov->ciphers == NULL)
@@ -237,7 +249,8 @@ static int build_cipher_table(bsprov_ctx *prov) {
 __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HANDLE *handle,
                                                               const OSSL_DISPATCH *in,
                                                               const OSSL_DISPATCH **out,
-                                                              void **provctx) {
+                                                              void **provctx)
+{
     for (; in->function_id != 0; in++) {
         switch (in->function_id) {
         case OSSL_FUNC_CORE_GET_PARAMS:

@@ -142,8 +142,7 @@ int bsd_config_set(bsd_config *c, const char *key, const char *v, char *err, siz
         unsigned ids[BSD_MAX_ALLOW];
         size_t n;
         if (parse_id_list(v, ids, &n) != 0) {
-            snprintf(err, errlen, "%s: up to %d numeric ids, comma-separated", key,
-                     BSD_MAX_ALLOW);
+            snprintf(err, errlen, "%s: up to %d numeric ids, comma-separated", key, BSD_MAX_ALLOW);
             return -1;
         }
         for (size_t i = 0; i < n; i++) {

@@ -1,4 +1,5 @@
-/* bsd_config.h: the daemon's settings, from conf/bitsliced.conf (key = value) and the command line. */
+/* bsd_config.h: the daemon's settings, from conf/bitsliced.conf (key = value) and the command line.
+ */
 #ifndef BSD_CONFIG_H
 #define BSD_CONFIG_H
 
@@ -11,13 +12,13 @@
 typedef enum bsd_memlock { BSD_MEMLOCK_OFF, BSD_MEMLOCK_TRY, BSD_MEMLOCK_REQUIRED } bsd_memlock;
 
 typedef struct bsd_config {
-    char socket_path[108];       /* sun_path size */
+    char socket_path[108]; /* sun_path size */
     uid_t allow_uids[BSD_MAX_ALLOW];
-    size_t n_allow_uids;         /* 0: the daemon's own uid only */
+    size_t n_allow_uids; /* 0: the daemon's own uid only */
     gid_t allow_gids[BSD_MAX_ALLOW];
     size_t n_allow_gids;
-    char backend[16];            /* "cpu" */
-    unsigned threads;            /* CPU backend workers; 0: one per online CPU */
+    char backend[16]; /* "cpu" */
+    unsigned threads; /* CPU backend workers; 0: one per online CPU */
     unsigned max_clients;
     unsigned max_sessions_per_client;
     unsigned max_sessions_total; /* slots in the locked key pool */
@@ -26,7 +27,7 @@ typedef struct bsd_config {
     uint64_t max_shm_bytes;      /* one client's mapping */
     unsigned max_inflight_jobs;  /* KEYSTREAM requests accepted and not yet answered, all clients */
     unsigned max_inflight_batches;
-    unsigned read_timeout_ms;    /* a started frame must complete within this */
+    unsigned read_timeout_ms; /* a started frame must complete within this */
     unsigned batch_deadline_us;
     uint64_t batch_max_bytes;
     unsigned batch_max_requests;
@@ -43,7 +44,8 @@ void bsd_config_defaults(bsd_config *c);
 int bsd_config_set(bsd_config *c, const char *key, const char *value, char *err, size_t errlen);
 /* Reads a config file: '#' comments, blank lines, "key = value". */
 int bsd_config_load(bsd_config *c, const char *path, char *err, size_t errlen);
-/* The default socket: $XDG_RUNTIME_DIR/bitslice/bitsliced.sock, else /run/bitslice/bitsliced.sock. */
+/* The default socket: $XDG_RUNTIME_DIR/bitslice/bitsliced.sock, else /run/bitslice/bitsliced.sock.
+ */
 void bsd_default_socket_path(char *out, size_t outlen);
 
 #endif

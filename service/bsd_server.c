@@ -297,7 +297,8 @@ static void handle_keystream(bsd_conn *c, const bsd_request *r)
     /* The decoder bounds nblocks and the offset by 2^40, so none of this overflows. */
     uint64_t bytes = k->nblocks * bl;
     if (bytes > d->cfg.max_request_bytes || k->shm_offset + bytes > c->shm->size) {
-        send_error(c, id, BSD_E_RANGE, "destination outside the mapping or above max_request_bytes");
+        send_error(c, id, BSD_E_RANGE,
+                   "destination outside the mapping or above max_request_bytes");
         return;
     }
     if (bs_ctr_blocks_before_wrap(k->counter, bl) < k->nblocks) {

@@ -99,13 +99,11 @@ size_t bsd_status_text(bsd_daemon *d, char *out, size_t len)
     add(&t, "batch_hist=");
     for (unsigned b = 0; b < BSD_HIST_BUCKETS; b++)
         add(&t, "%s%s%u:%llu", b ? "," : "", b + 1 == BSD_HIST_BUCKETS ? ">" : "<=",
-            b + 1 == BSD_HIST_BUCKETS ? 1u << (b - 1) : 1u << b,
-            (unsigned long long)s->hist[b]);
+            b + 1 == BSD_HIST_BUCKETS ? 1u << (b - 1) : 1u << b, (unsigned long long)s->hist[b]);
     add(&t, "\n");
     add(&t, "errors_total=%llu\n", (unsigned long long)s->errors_total);
     for (uint32_t c = 1; c <= BSD_E_STATE; c++)
         if (s->errors[c] != 0)
-            add(&t, "errors.%u=%llu # %s\n", c, (unsigned long long)s->errors[c],
-                bsd_errc_str(c));
+            add(&t, "errors.%u=%llu # %s\n", c, (unsigned long long)s->errors[c], bsd_errc_str(c));
     return t.len;
 }

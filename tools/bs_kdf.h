@@ -1,4 +1,5 @@
-/* bs_kdf.h: keys for the bitslice CLI: scrypt and HKDF-SHA256 through OpenSSL's EVP_KDF, key files. */
+/* bs_kdf.h: keys for the bitslice CLI: scrypt and HKDF-SHA256 through OpenSSL's EVP_KDF, key files.
+ */
 #ifndef BS_KDF_H
 #define BS_KDF_H
 

@@ -79,8 +79,8 @@ const uint8_t *bs_keysrc_get(bs_keysrc *s, uint64_t index, int last, size_t len)
     bs_keysrc_slot *sl = &s->slot[index % BS_KEYSRC_SLOTS];
     uint64_t need = bsf_chunk_ks_blocks(len);
     /* A prefetch guessed the last flag wrong (input of unknown size): ask again. */
-    if (s->cl != NULL && (sl->state != 1 || sl->index != index || sl->last != last ||
-                          sl->nblocks < need)) {
+    if (s->cl != NULL &&
+        (sl->state != 1 || sl->index != index || sl->last != last || sl->nblocks < need)) {
         if (sl->state == 1) {
             int r = bsd_client_wait(s->cl, sl->req, s->timeout_ms);
             if (r != 0)

@@ -57,12 +57,18 @@ static void usage(const char *cmd)
 static int parse(int argc, char **argv, opts *o, const char *cmd)
 {
     static const struct option lo[] = {
-        {"key-file", required_argument, 0, 'k'},  {"passphrase", no_argument, 0, 'p'},
-        {"passphrase-file", required_argument, 0, 'P'}, {"output", required_argument, 0, 'o'},
-        {"no-daemon", no_argument, 0, 'N'},       {"socket", required_argument, 0, 'S'},
-        {"quiet", no_argument, 0, 'q'},           {"verbose", no_argument, 0, 'v'},
-        {"chunk-log2", required_argument, 0, 'C'}, {"scrypt-log-n", required_argument, 0, 'L'},
-        {"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
+        {"key-file", required_argument, 0, 'k'},
+        {"passphrase", no_argument, 0, 'p'},
+        {"passphrase-file", required_argument, 0, 'P'},
+        {"output", required_argument, 0, 'o'},
+        {"no-daemon", no_argument, 0, 'N'},
+        {"socket", required_argument, 0, 'S'},
+        {"quiet", no_argument, 0, 'q'},
+        {"verbose", no_argument, 0, 'v'},
+        {"chunk-log2", required_argument, 0, 'C'},
+        {"scrypt-log-n", required_argument, 0, 'L'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
     o->chunk_log2 = BSF_CHUNK_LOG2_DEFAULT;
@@ -465,12 +471,14 @@ int bs_cmd_open(int argc, char **argv)
                 free(alt);
             }
             if (truncated)
-                fprintf(stderr, "bitslice: truncated: the file ends after chunk %llu without its "
-                                "final chunk\n",
+                fprintf(stderr,
+                        "bitslice: truncated: the file ends after chunk %llu without its "
+                        "final chunk\n",
                         (unsigned long long)i);
             else
-                fprintf(stderr, "bitslice: chunk %llu failed authentication: the file is corrupted, "
-                                "tampered with, reordered or truncated\n",
+                fprintf(stderr,
+                        "bitslice: chunk %llu failed authentication: the file is corrupted, "
+                        "tampered with, reordered or truncated\n",
                         (unsigned long long)i);
             ok = 0;
             break;

@@ -44,8 +44,8 @@ int bsf_header_decode(const uint8_t in[BSF_HEADER_LEN], bsf_header *h, char *err
              h->chunk_log2 >= BSF_CHUNK_LOG2_MIN && h->chunk_log2 <= BSF_CHUNK_LOG2_MAX &&
              in[14] == 0 && in[15] == 0;
     if (ok && h->kdf == BSF_KDF_SCRYPT)
-        ok = h->scrypt_log_n >= 1 && h->scrypt_log_n <= BSF_SCRYPT_LOG_N_MAX &&
-             h->scrypt_r >= 1 && h->scrypt_r <= 32 && h->scrypt_p >= 1 && h->scrypt_p <= 16;
+        ok = h->scrypt_log_n >= 1 && h->scrypt_log_n <= BSF_SCRYPT_LOG_N_MAX && h->scrypt_r >= 1 &&
+             h->scrypt_r <= 32 && h->scrypt_p >= 1 && h->scrypt_p <= 16;
     if (!ok) {
         snprintf(err, errlen, "corrupted header (a parameter is out of range)");
         return -1;
@@ -138,8 +138,8 @@ void bsf_chunk_seal(const bsf_keys *k, const uint8_t *ks, uint8_t *ct, const uin
         tag[i] = s[i] ^ ks[i];
 }
 
-int bsf_chunk_open(const bsf_keys *k, const uint8_t *ks, uint8_t *pt, const uint8_t *ct,
-                   size_t len, const uint8_t tag[32])
+int bsf_chunk_open(const bsf_keys *k, const uint8_t *ks, uint8_t *pt, const uint8_t *ct, size_t len,
+                   const uint8_t tag[32])
 {
     uint8_t s[32];
     ghash_ct(k, ct, len, s);

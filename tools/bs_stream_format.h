@@ -65,7 +65,7 @@ void bsf_chunk_keystream(const bsf_keys *k, uint64_t index, int last, size_t len
 void bsf_chunk_seal(const bsf_keys *k, const uint8_t *ks, uint8_t *ct, const uint8_t *pt,
                     size_t len, uint8_t tag[32]);
 /* Checks the tag first, then decrypts: 0, or BS_ERR_AUTH with pt untouched. */
-int bsf_chunk_open(const bsf_keys *k, const uint8_t *ks, uint8_t *pt, const uint8_t *ct,
-                   size_t len, const uint8_t tag[32]);
+int bsf_chunk_open(const bsf_keys *k, const uint8_t *ks, uint8_t *pt, const uint8_t *ct, size_t len,
+                   const uint8_t tag[32]);
 
 #endif

@@ -32,14 +32,16 @@ static const struct {
 static const size_t sizes[] = {16, 256, 4096, 65536};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
-static double now(void) {
+static double now(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* MB/s (10^6 bytes) over about `seconds`; -1 on an EVP failure. */
-static double measure(const EVP_CIPHER *c, size_t size, double seconds, unsigned char *buf) {
+static double measure(const EVP_CIPHER *c, size_t size, double seconds, unsigned char *buf)
+{
     unsigned char key[64] = {1}, iv[64] = {2}, tag[16];
     int gcm = EVP_CIPHER_get_mode(c) == EVP_CIPH_GCM_MODE, outl;
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
@@ -70,7 +72,8 @@ static double measure(const EVP_CIPHER *c, size_t size, double seconds, unsigned
     return bytes / t / 1e6;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     double seconds = argc > 1 ? atof(argv[1]) : 0.5;
     const char *dir = argc > 2 ? argv[2] : BSPROV_DIR;
     OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();

@@ -121,49 +121,53 @@ BS_FN void bs_gift_tstage32(uint32_t *x, unsigned n, unsigned d, uint32_t m)
             bs_swapmove32(&x[j + d], &x[j], m, d);
 }
 
+BS_FN void bs_gift_tstage64(uint64_t *x, unsigned n, unsigned d, uint64_t m)
+{
+    for (unsigned i = 0; i < n; i += 2 * d)
+        for (unsigned j = i; j < i + d; j++)
+            bs_swapmove64(&x[j + d], &x[j], m, d);
+}
+
 /*
- * The 64x64 transpose in two halves of three stages, each on 8 words that stay in registers:
- * stages 32, 16, 8 on the words {j, j + 8, ..., j + 56} (bs_gift_ortho8_hi), stages 4, 2, 1 on
- * {8g, ..., 8g + 7} (bs_gift_ortho8_lo). The stages commute, so either half may come first.
+ * The 64x64 bit-matrix transpose x[L] bit i <-> x[i] bit L is six SWAPMOVE stages, which commute.
+ * Stages 2 and 1 act within groups of four words (bs_gift_ortho4, cheap to run while loading or
+ * storing); stages 32 and 16, then 8 and 4, run in pairs over the whole array
+ * (bs_gift_ortho_wide, loops over contiguous words that vectorize).
  */
-BS_FN void bs_gift_ortho8_hi(uint64_t w[8])
+BS_FN void bs_gift_ortho4(uint64_t *w0, uint64_t *w1, uint64_t *w2, uint64_t *w3)
 {
-    for (unsigned k = 0; k < 4; k++)
-        bs_swapmove64(&w[k + 4], &w[k], 0x00000000ffffffffull, 32);
-    for (unsigned k = 0; k < 8; k += (k & 1) ? 3 : 1)
-        bs_swapmove64(&w[k + 2], &w[k], 0x0000ffff0000ffffull, 16);
-    for (unsigned k = 0; k < 8; k += 2)
-        bs_swapmove64(&w[k + 1], &w[k], 0x00ff00ff00ff00ffull, 8);
+    bs_swapmove64(w2, w0, 0x3333333333333333ull, 2);
+    bs_swapmove64(w3, w1, 0x3333333333333333ull, 2);
+    bs_swapmove64(w1, w0, 0x5555555555555555ull, 1);
+    bs_swapmove64(w3, w2, 0x5555555555555555ull, 1);
 }
 
-BS_FN void bs_gift_ortho8_lo(uint64_t w[8])
+/* Two SWAPMOVE stages on four words: (a, c) and (b, d) by 2d, then (a, b) and (c, d) by d. */
+BS_FN void bs_gift_ortho2x2(uint64_t *a, uint64_t *b, uint64_t *c, uint64_t *d, unsigned n,
+                            uint64_t m2, uint64_t m1)
 {
-    for (unsigned k = 0; k < 4; k++)
-        bs_swapmove64(&w[k + 4], &w[k], 0x0f0f0f0f0f0f0f0full, 4);
-    for (unsigned k = 0; k < 8; k += (k & 1) ? 3 : 1)
-        bs_swapmove64(&w[k + 2], &w[k], 0x3333333333333333ull, 2);
-    for (unsigned k = 0; k < 8; k += 2)
-        bs_swapmove64(&w[k + 1], &w[k], 0x5555555555555555ull, 1);
+    bs_swapmove64(c, a, m2, 2 * n);
+    bs_swapmove64(d, b, m2, 2 * n);
+    bs_swapmove64(b, a, m1, n);
+    bs_swapmove64(d, c, m1, n);
 }
 
-/* 64x64 bit-matrix transpose (6 stages of 32 SWAPMOVEs): x[L] bit i <-> x[i] bit L. */
+BS_FN void bs_gift_ortho_wide(uint64_t x[64])
+{
+    for (unsigned j = 0; j < 16; j++)
+        bs_gift_ortho2x2(&x[j], &x[j + 16], &x[j + 32], &x[j + 48], 16, 0x00000000ffffffffull,
+                         0x0000ffff0000ffffull);
+    for (unsigned i = 0; i < 64; i += 16)
+        for (unsigned j = i; j < i + 4; j++)
+            bs_gift_ortho2x2(&x[j], &x[j + 4], &x[j + 8], &x[j + 12], 4, 0x00ff00ff00ff00ffull,
+                             0x0f0f0f0f0f0f0f0full);
+}
+
 BS_FN void bs_gift_transpose64(uint64_t x[64])
 {
-    uint64_t w[8];
-    for (unsigned j = 0; j < 8; j++) {
-        for (unsigned k = 0; k < 8; k++)
-            w[k] = x[j + 8 * k];
-        bs_gift_ortho8_hi(w);
-        for (unsigned k = 0; k < 8; k++)
-            x[j + 8 * k] = w[k];
-    }
-    for (unsigned g = 0; g < 8; g++) {
-        for (unsigned k = 0; k < 8; k++)
-            w[k] = x[8 * g + k];
-        bs_gift_ortho8_lo(w);
-        for (unsigned k = 0; k < 8; k++)
-            x[8 * g + k] = w[k];
-    }
+    for (unsigned g = 0; g < 64; g += 4)
+        bs_gift_ortho4(&x[g], &x[g + 1], &x[g + 2], &x[g + 3]);
+    bs_gift_ortho_wide(x);
 }
 
 /* 32x32 transpose for 32-lane words: x[L] bit i <-> x[i] bit L. */
@@ -192,7 +196,7 @@ BS_FN void bs_gift_transpose32(uint32_t x[32])
  * Verified S-box circuit: S = 1a4c6f392db7508e (designers' bitsliced form, CHES 2017 app.).
  */
 #define BS_GIFT_DEFINE(W, SFX)                                                                     \
-    BS_FN void bs_gift_sbox_nn_##SFX(W *y0, W *y1, W *y2, W *y3, W x0, W x1, W x2, W x3)          \
+    BS_FN void bs_gift_sbox_nn_##SFX(W *y0, W *y1, W *y2, W *y3, W x0, W x1, W x2, W x3)           \
     {                                                                                              \
         x1 ^= x0 & x2;                                                                             \
         x0 ^= x1 & x3;                                                                             \
@@ -206,10 +210,25 @@ BS_FN void bs_gift_transpose32(uint32_t x[32])
         *y3 = x0;                                                                                  \
     }                                                                                              \
                                                                                                    \
-    BS_FN void bs_gift_sbox_##SFX(W *y0, W *y1, W *y2, W *y3, W x0, W x1, W x2, W x3)             \
+    BS_FN void bs_gift_sbox_##SFX(W *y0, W *y1, W *y2, W *y3, W x0, W x1, W x2, W x3)              \
     {                                                                                              \
         bs_gift_sbox_nn_##SFX(y0, y1, y2, y3, x0, x1, x2, x3);                                     \
         *y0 = ~*y0;                                                                                \
+    }                                                                                              \
+                                                                                                   \
+    /* x0 and x3 enter complemented; y0, y2 and y3 leave complemented (4 ANDN, 6 XOR). */          \
+    BS_FN void bs_gift_sbox_andn_##SFX(W *y0, W *y1, W *y2, W *y3, W x0, W x1, W x2, W x3)         \
+    {                                                                                              \
+        x1 ^= ~x0 & x2;                                                                            \
+        x0 ^= ~x3 & x1;                                                                            \
+        x2 ^= ~x1 & x0;                                                                            \
+        x3 ^= x2;                                                                                  \
+        x1 ^= x3;                                                                                  \
+        x2 ^= ~x0 & x1;                                                                            \
+        *y0 = x3;                                                                                  \
+        *y1 = x1;                                                                                  \
+        *y2 = x2;                                                                                  \
+        *y3 = x0;                                                                                  \
     }                                                                                              \
                                                                                                    \
     BS_FN W bs_gift_mask_##SFX(uint32_t v, unsigned i)                                             \
@@ -227,14 +246,24 @@ BS_FN void bs_gift_transpose32(uint32_t x[32])
             m[32 + i] = bs_gift_mask_##SFX(rc, i);                                                 \
     }                                                                                              \
                                                                                                    \
-    BS_FN void bs_gift128_expand_##SFX(W *m, uint32_t u, uint32_t v, unsigned rc)                  \
+    BS_FN void bs_gift128_expand_x_##SFX(W *m, uint32_t u, uint32_t v, unsigned rc, W flip_u)      \
     {                                                                                              \
         for (unsigned n = 0; n < 32; n++) {                                                        \
             m[n] = bs_gift_mask_##SFX(v, n);                                                       \
-            m[32 + n] = bs_gift_mask_##SFX(u, n);                                                  \
+            m[32 + n] = bs_gift_mask_##SFX(u, n) ^ flip_u;                                         \
         }                                                                                          \
         for (unsigned i = 0; i < 6; i++)                                                           \
             m[64 + i] = bs_gift_mask_##SFX(rc, i);                                                 \
+    }                                                                                              \
+                                                                                                   \
+    BS_FN void bs_gift128_expand_##SFX(W *m, uint32_t u, uint32_t v, unsigned rc)                  \
+    {                                                                                              \
+        bs_gift128_expand_x_##SFX(m, u, v, rc, (W)0);                                              \
+    }                                                                                              \
+                                                                                                   \
+    BS_FN void bs_gift128_expand_andn_##SFX(W *m, uint32_t u, uint32_t v, unsigned rc)             \
+    {                                                                                              \
+        bs_gift128_expand_x_##SFX(m, u, v, rc, ~(W)0);                                             \
     }                                                                                              \
                                                                                                    \
     BS_FN void bs_gift64_nibble_##SFX(W *BS_GIFT_RESTRICT d, const W *BS_GIFT_RESTRICT s,          \
@@ -278,6 +307,37 @@ BS_FN void bs_gift_transpose32(uint32_t x[32])
         for (unsigned i = 0; i < 6; i++)                                                           \
             d[4 * i + 3] ^= m[64 + i];                                                             \
         d[127] = ~d[127];                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    BS_FN void bs_gift128_nibble_andn_##SFX(W *BS_GIFT_RESTRICT d, const W *BS_GIFT_RESTRICT s,    \
+                                            const W *BS_GIFT_RESTRICT m, unsigned n)               \
+    {                                                                                              \
+        W y0, y1, y2, y3;                                                                          \
+        bs_gift_sbox_andn_##SFX(&y0, &y1, &y2, &y3, s[4 * n], s[4 * n + 1], s[4 * n + 2],          \
+                                s[4 * n + 3]);                                                     \
+        d[4 * BS_GIFT128_PN(n, 0)] = y0;                                                           \
+        d[4 * BS_GIFT128_PN(n, 1) + 1] = y1 ^ m[BS_GIFT128_PN(n, 1)];                              \
+        d[4 * BS_GIFT128_PN(n, 2) + 2] = y2 ^ m[32 + BS_GIFT128_PN(n, 2)];                         \
+        d[4 * BS_GIFT128_PN(n, 3) + 3] = y3;                                                       \
+    }                                                                                              \
+                                                                                                   \
+    BS_FN void bs_gift128_round_andn_##SFX(W *BS_GIFT_RESTRICT d, const W *BS_GIFT_RESTRICT s,     \
+                                           const W *BS_GIFT_RESTRICT m)                            \
+    {                                                                                              \
+        BS_GIFT_REPEAT16(bs_gift128_nibble_andn_##SFX, d, s, m, 0);                                \
+        BS_GIFT_REPEAT16(bs_gift128_nibble_andn_##SFX, d, s, m, 16);                               \
+        for (unsigned i = 0; i < 6; i++)                                                           \
+            d[4 * i + 3] ^= m[64 + i];                                                             \
+        d[127] = ~d[127];                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    /* Complements bits 0 and 3 of every nibble: into and out of the andn rounds. */               \
+    BS_FN void bs_gift128_flip03_##SFX(W *s)                                                       \
+    {                                                                                              \
+        for (unsigned n = 0; n < 32; n++) {                                                        \
+            s[4 * n] = ~s[4 * n];                                                                  \
+            s[4 * n + 3] = ~s[4 * n + 3];                                                          \
+        }                                                                                          \
     }
 
 /* f(d, s, m, base + 0) ... f(d, s, m, base + 15), written out so every index is a constant. */

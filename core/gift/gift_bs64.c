@@ -5,12 +5,20 @@
 #include "bitslice.h"
 #include "gift/gift.h"
 
-_Static_assert(BS_GIFT64_ROUNDS * BS_GIFT64_RK_WORDS * sizeof(uint64_t) <= BS_KS_MAX,
+_Static_assert(BS_GIFT64_ROUNDS *BS_GIFT64_RK_WORDS * sizeof(uint64_t) <= BS_KS_MAX,
                "GIFT-64 key schedule does not fit bs_key_schedule");
-_Static_assert(BS_GIFT128_ROUNDS * BS_GIFT128_RK_WORDS * sizeof(uint64_t) <= BS_KS_MAX,
+_Static_assert(BS_GIFT128_ROUNDS *BS_GIFT128_RK_WORDS * sizeof(uint64_t) <= BS_KS_MAX,
                "GIFT-128 key schedule does not fit bs_key_schedule");
-_Static_assert(BS_GIFT64_ROUNDS % 2 == 0 && BS_GIFT128_ROUNDS % 2 == 0,
-               "the round loops alternate two buffers");
+
+/*
+ * Where an and-not is one instruction (x86 BMI1, AArch64 BIC), GIFT-128 runs the rounds that keep
+ * bits 0 and 3 complemented (bs_gift128_round_andn: no NOT per S-box); elsewhere the plain ones.
+ */
+#if defined(__BMI__) || defined(__aarch64__)
+#define GIFT128_ANDN 1
+#else
+#define GIFT128_ANDN 0
+#endif
 
 static void gift64_set_key(bs_key_schedule *ks, const uint8_t *key)
 {
@@ -28,7 +36,12 @@ static void gift128_set_key(bs_key_schedule *ks, const uint8_t *key)
     uint8_t rc[BS_GIFT128_ROUNDS];
     bs_gift128_key_schedule(key, rk, rc);
     for (unsigned r = 0; r < BS_GIFT128_ROUNDS; r++)
+#if GIFT128_ANDN
+        bs_gift128_expand_andn_u64(ks->w + r * BS_GIFT128_RK_WORDS, rk[2 * r], rk[2 * r + 1],
+                                   rc[r]);
+#else
         bs_gift128_expand_u64(ks->w + r * BS_GIFT128_RK_WORDS, rk[2 * r], rk[2 * r + 1], rc[r]);
+#endif
     bs_wipe(rk, sizeof rk);
 }
 
@@ -43,46 +56,32 @@ static inline void store_be64(uint8_t *p, uint64_t v)
 #endif
 }
 
-/*
- * Loads 64 words x[L] = be64(in + L * stride) and transposes them into s[0..63] (bit i of every
- * lane in s[i]); the first three stages run on the way in.
- */
+/* s[L] = be64(in + L * stride), then transposed: bit i of every lane in s[i]. */
 static void load_transpose(uint64_t *s, const uint8_t *in, size_t stride)
 {
-    uint64_t w[8];
-    for (unsigned j = 0; j < 8; j++) {
-        for (unsigned k = 0; k < 8; k++)
-            w[k] = bs_load_be64(in + (j + 8 * k) * stride);
-        bs_gift_ortho8_hi(w);
-        for (unsigned k = 0; k < 8; k++)
-            s[j + 8 * k] = w[k];
+    for (unsigned g = 0; g < 64; g += 4) {
+        uint64_t w0 = bs_load_be64(in + g * stride), w1 = bs_load_be64(in + (g + 1) * stride);
+        uint64_t w2 = bs_load_be64(in + (g + 2) * stride), w3 = bs_load_be64(in + (g + 3) * stride);
+        bs_gift_ortho4(&w0, &w1, &w2, &w3);
+        s[g] = w0;
+        s[g + 1] = w1;
+        s[g + 2] = w2;
+        s[g + 3] = w3;
     }
-    for (unsigned g = 0; g < 8; g++) {
-        for (unsigned k = 0; k < 8; k++)
-            w[k] = s[8 * g + k];
-        bs_gift_ortho8_lo(w);
-        for (unsigned k = 0; k < 8; k++)
-            s[8 * g + k] = w[k];
-    }
+    bs_gift_ortho_wide(s);
 }
 
-/* The inverse of load_transpose: s[0..63] back to 64 words stored big-endian at out + L * stride. */
+/* The inverse of load_transpose. */
 static void transpose_store(uint8_t *out, size_t stride, uint64_t *s)
 {
-    uint64_t w[8];
-    for (unsigned g = 0; g < 8; g++) {
-        for (unsigned k = 0; k < 8; k++)
-            w[k] = s[8 * g + k];
-        bs_gift_ortho8_lo(w);
-        for (unsigned k = 0; k < 8; k++)
-            s[8 * g + k] = w[k];
-    }
-    for (unsigned j = 0; j < 8; j++) {
-        for (unsigned k = 0; k < 8; k++)
-            w[k] = s[j + 8 * k];
-        bs_gift_ortho8_hi(w);
-        for (unsigned k = 0; k < 8; k++)
-            store_be64(out + (j + 8 * k) * stride, w[k]);
+    bs_gift_ortho_wide(s);
+    for (unsigned g = 0; g < 64; g += 4) {
+        uint64_t w0 = s[g], w1 = s[g + 1], w2 = s[g + 2], w3 = s[g + 3];
+        bs_gift_ortho4(&w0, &w1, &w2, &w3);
+        store_be64(out + g * stride, w0);
+        store_be64(out + (g + 1) * stride, w1);
+        store_be64(out + (g + 2) * stride, w2);
+        store_be64(out + (g + 3) * stride, w3);
     }
 }
 
@@ -91,12 +90,15 @@ static void gift64_pass(const uint64_t *m, uint8_t *out, const uint8_t *in)
 {
     BS_ALIGN(64) uint64_t a[64], b[64];
     load_transpose(a, in, 8);
-    for (unsigned r = 0; r < BS_GIFT64_ROUNDS; r += 2) {
-        bs_gift64_round_u64(b, a, m);
-        bs_gift64_round_u64(a, b, m + BS_GIFT64_RK_WORDS);
-        m += 2 * BS_GIFT64_RK_WORDS;
+    uint64_t *src = a, *dst = b;
+    for (unsigned r = 0; r < BS_GIFT64_ROUNDS; r++) {
+        bs_gift64_round_u64(dst, src, m);
+        m += BS_GIFT64_RK_WORDS;
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
     }
-    transpose_store(out, 8, a);
+    transpose_store(out, 8, src);
 }
 
 /* Lane L: a[L] = bits 63..0 of its block (bytes 8..15), a[64 + L] = bits 127..64 (bytes 0..7). */
@@ -105,13 +107,26 @@ static void gift128_pass(const uint64_t *m, uint8_t *out, const uint8_t *in)
     BS_ALIGN(64) uint64_t a[128], b[128];
     load_transpose(a, in + 8, 16);
     load_transpose(a + 64, in, 16);
-    for (unsigned r = 0; r < BS_GIFT128_ROUNDS; r += 2) {
-        bs_gift128_round_u64(b, a, m);
-        bs_gift128_round_u64(a, b, m + BS_GIFT128_RK_WORDS);
-        m += 2 * BS_GIFT128_RK_WORDS;
+    uint64_t *src = a, *dst = b;
+#if GIFT128_ANDN
+    bs_gift128_flip03_u64(src);
+#endif
+    for (unsigned r = 0; r < BS_GIFT128_ROUNDS; r++) {
+#if GIFT128_ANDN
+        bs_gift128_round_andn_u64(dst, src, m);
+#else
+        bs_gift128_round_u64(dst, src, m);
+#endif
+        m += BS_GIFT128_RK_WORDS;
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
     }
-    transpose_store(out + 8, 16, a);
-    transpose_store(out, 16, a + 64);
+#if GIFT128_ANDN
+    bs_gift128_flip03_u64(src);
+#endif
+    transpose_store(out + 8, 16, src);
+    transpose_store(out, 16, src + 64);
 }
 
 typedef void (*pass_fn)(const uint64_t *m, uint8_t *out, const uint8_t *in);

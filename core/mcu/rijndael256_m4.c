@@ -19,37 +19,65 @@
 
 #define R256_NR 14
 
-void bs_r256m4_pack(uint32_t q[8], const uint8_t *in) {
-    for (int i = 0; i < 8; i++)
-        q[i] = bs_load_le32(in + 4 * i);
-    for (int i = 0; i < 8; i += 2)
-        bs_swapmove32(&q[i + 1], &q[i], 0x55555555u, 1);
-    for (int i = 0; i < 8; i += 4) {
-        bs_swapmove32(&q[i + 2], &q[i], 0x33333333u, 2);
-        bs_swapmove32(&q[i + 3], &q[i + 1], 0x33333333u, 2);
-    }
-    for (int i = 0; i < 4; i++)
-        bs_swapmove32(&q[i + 4], &q[i], 0x0f0f0f0fu, 4);
+/* The 8x8 bit transpose in each byte lane; its own inverse. Written out so -O2 unrolls it. */
+BS_FN void r256_transpose(uint32_t q[8])
+{
+    bs_swapmove32(&q[1], &q[0], 0x55555555u, 1);
+    bs_swapmove32(&q[3], &q[2], 0x55555555u, 1);
+    bs_swapmove32(&q[5], &q[4], 0x55555555u, 1);
+    bs_swapmove32(&q[7], &q[6], 0x55555555u, 1);
+    bs_swapmove32(&q[2], &q[0], 0x33333333u, 2);
+    bs_swapmove32(&q[3], &q[1], 0x33333333u, 2);
+    bs_swapmove32(&q[6], &q[4], 0x33333333u, 2);
+    bs_swapmove32(&q[7], &q[5], 0x33333333u, 2);
+    bs_swapmove32(&q[4], &q[0], 0x0f0f0f0fu, 4);
+    bs_swapmove32(&q[5], &q[1], 0x0f0f0f0fu, 4);
+    bs_swapmove32(&q[6], &q[2], 0x0f0f0f0fu, 4);
+    bs_swapmove32(&q[7], &q[3], 0x0f0f0f0fu, 4);
 }
 
-void bs_r256m4_unpack(uint8_t *out, uint32_t q[8]) {
-    for (int i = 0; i < 8; i += 2)
-        bs_swapmove32(&q[i + 1], &q[i], 0x55555555u, 1);
-    for (int i = 0; i < 8; i += 4) {
-        bs_swapmove32(&q[i + 2], &q[i], 0x33333333u, 2);
-        bs_swapmove32(&q[i + 3], &q[i + 1], 0x33333333u, 2);
-    }
-    for (int i = 0; i < 4; i++)
-        bs_swapmove32(&q[i + 4], &q[i], 0x0f0f0f0fu, 4);
-    for (int i = 0; i < 8; i++)
-        bs_store_le32(out + 4 * i, q[i]);
+BS_FN void r256_pack(uint32_t q[8], const uint8_t *in)
+{
+    q[0] = bs_load_le32(in);
+    q[1] = bs_load_le32(in + 4);
+    q[2] = bs_load_le32(in + 8);
+    q[3] = bs_load_le32(in + 12);
+    q[4] = bs_load_le32(in + 16);
+    q[5] = bs_load_le32(in + 20);
+    q[6] = bs_load_le32(in + 24);
+    q[7] = bs_load_le32(in + 28);
+    r256_transpose(q);
+}
+
+BS_FN void r256_unpack(uint8_t *out, uint32_t q[8])
+{
+    r256_transpose(q);
+    bs_store_le32(out, q[0]);
+    bs_store_le32(out + 4, q[1]);
+    bs_store_le32(out + 8, q[2]);
+    bs_store_le32(out + 12, q[3]);
+    bs_store_le32(out + 16, q[4]);
+    bs_store_le32(out + 20, q[5]);
+    bs_store_le32(out + 24, q[6]);
+    bs_store_le32(out + 28, q[7]);
+}
+
+void bs_r256m4_pack(uint32_t q[8], const uint8_t *in)
+{
+    r256_pack(q, in);
+}
+
+void bs_r256m4_unpack(uint8_t *out, uint32_t q[8])
+{
+    r256_unpack(out, q);
 }
 
 /*
  * The AES S-box as a Boolean circuit (Boyar and Peralta, 2012: 32 AND, 83 XOR, 4 XNOR),
  * applied to the 32 bytes at once. u0 is the most significant bit of the byte.
  */
-BS_FN void r256_sbox(uint32_t q[8]) {
+BS_FN void r256_sbox(uint32_t q[8])
+{
     const uint32_t u0 = q[7], u1 = q[6], u2 = q[5], u3 = q[4];
     const uint32_t u4 = q[3], u5 = q[2], u6 = q[1], u7 = q[0];
     const uint32_t t1 = u0 ^ u3;
@@ -182,46 +210,63 @@ BS_FN void r256_sbox(uint32_t q[8]) {
     q[0] = ~(l6 ^ l23);
 }
 
-void bs_r256m4_subbytes(uint32_t q[8]) {
+void bs_r256m4_subbytes(uint32_t q[8])
+{
     r256_sbox(q);
 }
 
-static inline uint32_t ror32(uint32_t x, unsigned n) {
+static inline uint32_t ror32(uint32_t x, unsigned n)
+{
     return (x >> n) | (x << ((32 - n) & 31));
 }
 
-#if defined(__thumb2__) && defined(__ARM_ARCH_ISA_THUMB) && __ARM_ARCH_ISA_THUMB >= 2
-/* y[lsb, lsb + width) = x[0, width); BFI takes immediates only, hence the macro. */
-#define R256_BFI(y, x, lsb, width) __asm__("bfi %0, %1, #" #lsb ", #" #width : "+r"(y) : "r"(x))
+#if defined(__thumb2__)
+/* y[dst, dst + width) = x[src, src + width): UBFX then BFI (immediates only: a macro). */
+#define R256_MOVE(y, x, src, dst, width)                                                           \
+    do {                                                                                           \
+        uint32_t t_;                                                                               \
+        __asm__("ubfx %1, %2, #" #src ", #" #width "\n\tbfi %0, %1, #" #dst ", #" #width           \
+                : "+r"(y), "=&r"(t_)                                                               \
+                : "r"(x));                                                                         \
+    } while (0)
 #else
-#define R256_BFI(y, x, lsb, width)                                                                 \
-    ((y) = ((y) & ~(((1u << (width)) - 1) << (lsb))) | (((x) & ((1u << (width)) - 1)) << (lsb)))
+#define R256_MOVE(y, x, src, dst, width)                                                           \
+    ((y) = ((y) & ~(((1u << (width)) - 1) << (dst))) |                                             \
+           ((((x) >> (src)) & ((1u << (width)) - 1)) << (dst)))
 #endif
 
 /*
- * ShiftRows in place: lane r (row r) rotates right by its offset k, routed as two bit fields:
- * bits [8r, 8r + 8 - k) from x ror k, bits [8r + 8 - k, 8r + 8) from x ror (24 + k).
- * Row 0 stays. 12 rotations and 6 field inserts per register.
+ * ShiftRows in place: lane r (row r) rotates right by its offset k, routed as two bit fields,
+ * new bits [8r, 8r + 8 - k) from old bits [8r + k, 8r + 8) and new bits [8r + 8 - k, 8r + 8)
+ * from old bits [8r, 8r + k). Row 0 stays: six UBFX/BFI pairs per register.
  */
-BS_FN uint32_t r256_shiftrows1(uint32_t x) {
+BS_FN uint32_t r256_shiftrows1(uint32_t x)
+{
     uint32_t y = x;
-    uint32_t a = ror32(x, 1), b = ror32(x, 25);
-    R256_BFI(y, a >> 8, 8, 7);
-    R256_BFI(y, b >> 15, 15, 1);
-    a = ror32(x, 3);
-    b = ror32(x, 27);
-    R256_BFI(y, a >> 16, 16, 5);
-    R256_BFI(y, b >> 21, 21, 3);
-    a = ror32(x, 4);
-    b = ror32(x, 28);
-    R256_BFI(y, a >> 24, 24, 4);
-    R256_BFI(y, b >> 28, 28, 4);
+    R256_MOVE(y, x, 9, 8, 7); /* row 1, offset 1 */
+    R256_MOVE(y, x, 8, 15, 1);
+    R256_MOVE(y, x, 19, 16, 5); /* row 2, offset 3 */
+    R256_MOVE(y, x, 16, 21, 3);
+    R256_MOVE(y, x, 28, 24, 4); /* row 3, offset 4 */
+    R256_MOVE(y, x, 24, 28, 4);
     return y;
 }
 
-void bs_r256m4_shiftrows(uint32_t q[8]) {
-    for (int i = 0; i < 8; i++)
-        q[i] = r256_shiftrows1(q[i]);
+BS_FN void r256_shiftrows(uint32_t q[8])
+{
+    q[0] = r256_shiftrows1(q[0]);
+    q[1] = r256_shiftrows1(q[1]);
+    q[2] = r256_shiftrows1(q[2]);
+    q[3] = r256_shiftrows1(q[3]);
+    q[4] = r256_shiftrows1(q[4]);
+    q[5] = r256_shiftrows1(q[5]);
+    q[6] = r256_shiftrows1(q[6]);
+    q[7] = r256_shiftrows1(q[7]);
+}
+
+void bs_r256m4_shiftrows(uint32_t q[8])
+{
+    r256_shiftrows(q);
 }
 
 /*
@@ -229,37 +274,48 @@ void bs_r256m4_shiftrows(uint32_t q[8]) {
  * term is t rotated by two rows. Doubling in GF(2^8) moves bit b to b + 1 and folds bit 7 into
  * bits 0, 1, 3, 4 (0x1b).
  */
-BS_FN void r256_mixcolumns(uint32_t q[8]) {
-    uint32_t t[8], n[8];
-    for (int i = 0; i < 8; i++) {
-        n[i] = ror32(q[i], 8);
-        t[i] = q[i] ^ n[i];
-    }
-    q[0] = t[7] ^ n[0] ^ ror32(t[0], 16);
-    q[1] = t[0] ^ t[7] ^ n[1] ^ ror32(t[1], 16);
-    q[2] = t[1] ^ n[2] ^ ror32(t[2], 16);
-    q[3] = t[2] ^ t[7] ^ n[3] ^ ror32(t[3], 16);
-    q[4] = t[3] ^ t[7] ^ n[4] ^ ror32(t[4], 16);
-    q[5] = t[4] ^ n[5] ^ ror32(t[5], 16);
-    q[6] = t[5] ^ n[6] ^ ror32(t[6], 16);
-    q[7] = t[6] ^ n[7] ^ ror32(t[7], 16);
+BS_FN void r256_mixcolumns(uint32_t q[8])
+{
+    const uint32_t n0 = ror32(q[0], 8), n1 = ror32(q[1], 8), n2 = ror32(q[2], 8);
+    const uint32_t n3 = ror32(q[3], 8), n4 = ror32(q[4], 8), n5 = ror32(q[5], 8);
+    const uint32_t n6 = ror32(q[6], 8), n7 = ror32(q[7], 8);
+    const uint32_t t0 = q[0] ^ n0, t1 = q[1] ^ n1, t2 = q[2] ^ n2, t3 = q[3] ^ n3;
+    const uint32_t t4 = q[4] ^ n4, t5 = q[5] ^ n5, t6 = q[6] ^ n6, t7 = q[7] ^ n7;
+    q[0] = t7 ^ n0 ^ ror32(t0, 16);
+    q[1] = t0 ^ t7 ^ n1 ^ ror32(t1, 16);
+    q[2] = t1 ^ n2 ^ ror32(t2, 16);
+    q[3] = t2 ^ t7 ^ n3 ^ ror32(t3, 16);
+    q[4] = t3 ^ t7 ^ n4 ^ ror32(t4, 16);
+    q[5] = t4 ^ n5 ^ ror32(t5, 16);
+    q[6] = t5 ^ n6 ^ ror32(t6, 16);
+    q[7] = t6 ^ n7 ^ ror32(t7, 16);
 }
 
-void bs_r256m4_mixcolumns(uint32_t q[8]) {
+void bs_r256m4_mixcolumns(uint32_t q[8])
+{
     r256_mixcolumns(q);
 }
 
-BS_FN void r256_addroundkey(uint32_t q[8], const uint32_t *rk) {
-    for (int i = 0; i < 8; i++)
-        q[i] ^= rk[i];
+BS_FN void r256_addroundkey(uint32_t q[8], const uint32_t *rk)
+{
+    q[0] ^= rk[0];
+    q[1] ^= rk[1];
+    q[2] ^= rk[2];
+    q[3] ^= rk[3];
+    q[4] ^= rk[4];
+    q[5] ^= rk[5];
+    q[6] ^= rk[6];
+    q[7] ^= rk[7];
 }
 
-void bs_r256m4_addroundkey(uint32_t q[8], const uint32_t rk[8]) {
+void bs_r256m4_addroundkey(uint32_t q[8], const uint32_t rk[8])
+{
     r256_addroundkey(q, rk);
 }
 
 /* SubWord of the key expansion through the same circuit: byte j of w at bit j of each slice. */
-static uint32_t r256_subword(uint32_t w) {
+static uint32_t r256_subword(uint32_t w)
+{
     uint32_t q[8];
     for (int b = 0; b < 8; b++) {
         q[b] = 0;
@@ -275,7 +331,8 @@ static uint32_t r256_subword(uint32_t w) {
 }
 
 /* The key expansion of spec/algorithms.md (words as little-endian, byte 0 = row 0). */
-static void r256m4_set_key(bs_key_schedule *ks, const uint8_t *key) {
+static void r256m4_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
     uint32_t w[8 * (R256_NR + 1)];
     uint32_t *rk = (uint32_t *)ks->w;
     uint32_t rcon = 1;
@@ -295,32 +352,32 @@ static void r256m4_set_key(bs_key_schedule *ks, const uint8_t *key) {
         uint8_t blk[32];
         for (int c = 0; c < 8; c++)
             bs_store_le32(blk + 4 * c, w[8 * r + c]);
-        bs_r256m4_pack(rk + 8 * r, blk);
+        r256_pack(rk + 8 * r, blk);
         bs_wipe(blk, sizeof blk);
     }
     bs_wipe(w, sizeof w);
 }
 
-void bs_r256m4_encrypt_block(const uint32_t *rk, uint8_t *out, const uint8_t *in) {
+void bs_r256m4_encrypt_block(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+{
     uint32_t q[8];
-    bs_r256m4_pack(q, in);
+    r256_pack(q, in);
     r256_addroundkey(q, rk);
     for (int r = 1; r < R256_NR; r++) {
         r256_sbox(q);
-        for (int i = 0; i < 8; i++)
-            q[i] = r256_shiftrows1(q[i]);
+        r256_shiftrows(q);
         r256_mixcolumns(q);
         r256_addroundkey(q, rk + 8 * r);
     }
     r256_sbox(q);
-    for (int i = 0; i < 8; i++)
-        q[i] = r256_shiftrows1(q[i]);
+    r256_shiftrows(q);
     r256_addroundkey(q, rk + 8 * R256_NR);
-    bs_r256m4_unpack(out, q);
+    r256_unpack(out, q);
 }
 
 static void r256m4_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
-                           size_t nblocks) {
+                           size_t nblocks)
+{
     const uint32_t *rk = (const uint32_t *)ks->w;
     for (size_t i = 0; i < nblocks; i++)
         bs_r256m4_encrypt_block(rk, out + 32 * i, in + 32 * i);

@@ -121,11 +121,13 @@ int bs_ctr_crypt(bs_ctr_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
     len -= take;
 
     uint8_t buf[BS_LANES_MAX * BS_BLOCK_MAX];
+    size_t used = 0;
     while (len >= bl) {
         size_t n = len / bl < ctx->cipher->lanes ? len / bl : ctx->cipher->lanes;
         if (n > BS_LANES_MAX)
             n = BS_LANES_MAX;
         bs_ctr_keystream(ctx->cipher, &ctx->ks, ctx->counter, n, buf);
+        used = n * bl > used ? n * bl : used;
         bs_ctr_add(ctx->counter, bl, n);
         ctx->blocks_used += n;
         ctx->wrap_left -= n;
@@ -142,7 +144,7 @@ int bs_ctr_crypt(bs_ctr_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
         xor_bytes(out, in, ctx->stream, len);
         ctx->num = (unsigned)len;
     }
-    bs_wipe(buf, sizeof buf);
+    bs_wipe(buf, used);
     return BS_OK;
 }
 

@@ -225,29 +225,39 @@ BS_FN void bs_present128_round_keys(uint64_t *K, const uint8_t *key)
 }
 
 /*
- * In-place transpose of a 64x64 bit matrix (word = row, bit = column): bit l of v[i] and bit i
- * of v[l] trade places. Stage j swaps index bit j between row and column with SWAPMOVE: for rows
- * k with bit j clear, the columns of row k with bit j set trade with those of row k + j with it
- * clear. The stages commute.
+ * Transpose of a 64x64 bit matrix (word = row, bit = column): bit l of v[i] and bit i of v[l]
+ * trade places. Each stage pairs rows k and k + 32 (k < 32), swaps their columns across the
+ * column-index bit of weight s with SWAPMOVE, and writes the two rows to 2k and 2k + 1: the row
+ * index rotates left by one bit per stage, so stage t pairs original row-index bit 5 - t with
+ * column bit 5 - t (s = 32, 16, ..., 1), and after six stages the rows are back in order. Every
+ * stage is one loop over contiguous words, which compilers vectorize.
  */
-BS_FN void bs_present_transpose64_stage(uint64_t *v, unsigned j, uint64_t m)
+BS_FN void bs_present_transpose64_stage(uint64_t *w, const uint64_t *v, unsigned s, uint64_t m)
 {
-    for (unsigned k0 = 0; k0 < 64; k0 += 2 * j)
-        for (unsigned k = k0; k < k0 + j; k++)
-            bs_swapmove64(&v[k + j], &v[k], m, j);
+    for (unsigned k = 0; k < 32; k++) {
+        uint64_t hi = v[k + 32], lo = v[k];
+        uint64_t t = ((lo >> s) ^ hi) & m;
+        w[2 * k] = lo ^ (t << s);
+        w[2 * k + 1] = hi ^ t;
+    }
 }
 
-BS_FN void bs_present_transpose64(uint64_t *v)
+/* In place; w is scratch space of 64 words. */
+BS_FN void bs_present_transpose64(uint64_t *v, uint64_t *w)
 {
-    bs_present_transpose64_stage(v, 32, 0x00000000ffffffffULL);
-    bs_present_transpose64_stage(v, 16, 0x0000ffff0000ffffULL);
-    bs_present_transpose64_stage(v, 8, 0x00ff00ff00ff00ffULL);
-    bs_present_transpose64_stage(v, 4, 0x0f0f0f0f0f0f0f0fULL);
-    bs_present_transpose64_stage(v, 2, 0x3333333333333333ULL);
-    bs_present_transpose64_stage(v, 1, 0x5555555555555555ULL);
+    bs_present_transpose64_stage(w, v, 32, 0x00000000ffffffffULL);
+    bs_present_transpose64_stage(v, w, 16, 0x0000ffff0000ffffULL);
+    bs_present_transpose64_stage(w, v, 8, 0x00ff00ff00ff00ffULL);
+    bs_present_transpose64_stage(v, w, 4, 0x0f0f0f0f0f0f0f0fULL);
+    bs_present_transpose64_stage(w, v, 2, 0x3333333333333333ULL);
+    bs_present_transpose64_stage(v, w, 1, 0x5555555555555555ULL);
 }
 
-/* The same for a 32x32 matrix of 32-bit words. */
+/*
+ * In-place transpose of a 32x32 matrix of 32-bit words. Stage j swaps index bit j between row
+ * and column: rows k with bit j clear trade their columns with bit j set against the columns
+ * with it clear of row k + j.
+ */
 BS_FN void bs_present_transpose32_stage(uint32_t *v, unsigned j, uint32_t m)
 {
     for (unsigned k0 = 0; k0 < 32; k0 += 2 * j)

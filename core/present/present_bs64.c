@@ -12,8 +12,9 @@ _Static_assert(PRESENT_KS_WORDS * sizeof(uint64_t) <= sizeof(bs_key_schedule),
                "PRESENT round-key masks exceed BS_KS_MAX");
 
 /*
- * Per call, so it must be cheap: bs_wipe goes byte by byte, which would cost more than a round.
- * memset followed by a compiler barrier that claims to read the memory.
+ * Runs on every call, so it must be cheap: bs_wipe stores byte by byte, about 1000 cycles for
+ * these 1 KiB against about 2300 for a whole 64-block call. memset, then a compiler barrier
+ * that claims to read the memory so that the memset is kept.
  */
 static void wipe_state(void *p, size_t n)
 {
@@ -93,9 +94,9 @@ static void present_bs64_encrypt(const bs_key_schedule *ks, uint8_t *out, const 
             x[l] = bs_load_be64(in + 8 * l);
         for (size_t l = n; l < 64; l++)
             x[l] = 0;
-        bs_present_transpose64(x);
+        bs_present_transpose64(x, y);
         present_rounds(y, x, ks->w);
-        bs_present_transpose64(y);
+        bs_present_transpose64(y, x);
         for (size_t l = 0; l < n; l++)
             bs_store_be64(out + 8 * l, y[l]);
         in += 8 * n;

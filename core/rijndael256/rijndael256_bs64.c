@@ -1,7 +1,8 @@
 /*
  * Rijndael-256 (Nb = 8, Nk = 8), 64 blocks per pass, one block per bit of a uint64_t (layout in
- * rijndael256.h). Passes of at most 32 blocks run on uint32_t lanes instead, at half the cost.
- * Round keys are kept widened to 64-bit lane masks; the 32-lane passes use their low halves.
+ * rijndael256.h). A call's last 32 blocks or fewer run as one pass on uint32_t lanes instead: a
+ * smaller pass for short messages, and the instance of the generic code that 32-bit targets use.
+ * Round keys are kept widened to 64-bit lane masks; the 32-lane pass uses their low halves.
  */
 #include "../bitslice.h"
 #include "rijndael256.h"
@@ -21,24 +22,26 @@ static void r256_set_key(bs_key_schedule *ks, const uint8_t *key)
 
 static void r256_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in, size_t nblocks)
 {
-    BS_ALIGN(64) uint64_t q[BS_R256_WORDS];
-    while (nblocks > 32) {
-        const size_t n = nblocks < 64 ? nblocks : 64;
-        bs_r256_pack64(q, in, n);
-        bs_r256_encrypt64(q, ks->w);
-        bs_r256_unpack64(out, q, n);
-        in += n * BS_R256_BLOCK;
-        out += n * BS_R256_BLOCK;
-        nblocks -= n;
+    if (nblocks > 32) {
+        BS_ALIGN(64) uint64_t q[BS_R256_WORDS];
+        do {
+            const size_t n = nblocks < 64 ? nblocks : 64;
+            bs_r256_pack64(q, in, n);
+            bs_r256_encrypt64(q, ks->w);
+            bs_r256_unpack64(out, q, n);
+            in += n * BS_R256_BLOCK;
+            out += n * BS_R256_BLOCK;
+            nblocks -= n;
+        } while (nblocks > 32);
+        bs_wipe(q, sizeof q);
     }
     if (nblocks > 0) {
-        BS_ALIGN(64) uint32_t q32[BS_R256_WORDS];
-        bs_r256_pack32(q32, in, nblocks);
-        bs_r256_encrypt32k64(q32, ks->w);
-        bs_r256_unpack32(out, q32, nblocks);
-        bs_wipe(q32, sizeof q32);
+        BS_ALIGN(64) uint32_t q[BS_R256_WORDS];
+        bs_r256_pack32(q, in, nblocks);
+        bs_r256_encrypt32k64(q, ks->w);
+        bs_r256_unpack32(out, q, nblocks);
+        bs_wipe(q, sizeof q);
     }
-    bs_wipe(q, sizeof q);
 }
 
 const bs_block_cipher bs_rijndael256_bs64 = {

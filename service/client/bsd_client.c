@@ -142,8 +142,8 @@ static int send_frame(bsd_client *c, uint8_t op, const uint8_t *payload, size_t 
  * copied to out (up to *out_len bytes; *out_len becomes its length); replies to other ids are
  * parked. A broken stream poisons the client: every later call fails.
  */
-static int read_reply(bsd_client *c, uint32_t id, uint8_t expect_op, uint8_t *out,
-                      size_t *out_len, int timeout_ms)
+static int read_reply(bsd_client *c, uint32_t id, uint8_t expect_op, uint8_t *out, size_t *out_len,
+                      int timeout_ms)
 {
     if (getpid() != c->pid)
         return -ECHILD;

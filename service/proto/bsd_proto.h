@@ -45,23 +45,23 @@ typedef enum bsd_op {
 /* Error codes carried by ERROR replies. */
 typedef enum bsd_errc {
     BSD_E_OK = 0,
-    BSD_E_MALFORMED = 1,        /* a field is out of range or a length does not match the op */
-    BSD_E_VERSION = 2,          /* no common protocol version */
-    BSD_E_UNKNOWN_OP = 3,       /* op not known */
-    BSD_E_FRAME_TOO_LARGE = 4,  /* payload length above the maximum */
-    BSD_E_NO_SESSION = 5,       /* session id not open on this connection */
+    BSD_E_MALFORMED = 1,       /* a field is out of range or a length does not match the op */
+    BSD_E_VERSION = 2,         /* no common protocol version */
+    BSD_E_UNKNOWN_OP = 3,      /* op not known */
+    BSD_E_FRAME_TOO_LARGE = 4, /* payload length above the maximum */
+    BSD_E_NO_SESSION = 5,      /* session id not open on this connection */
     BSD_E_TOO_MANY_SESSIONS = 6,
     BSD_E_UNKNOWN_CIPHER = 7,
     BSD_E_KEY_LENGTH = 8,
-    BSD_E_NO_SHM = 9,           /* KEYSTREAM before MAP_SHM */
-    BSD_E_RANGE = 10,           /* destination outside the shared memory, or too many blocks */
-    BSD_E_COUNTER_WRAP = 11,    /* the request would wrap the counter */
-    BSD_E_BUSY = 12,            /* per-client or global queue bound reached; retry later */
-    BSD_E_SHUTDOWN = 13,        /* the daemon is draining */
-    BSD_E_NOT_ALLOWED = 14,     /* peer credentials refused */
+    BSD_E_NO_SHM = 9,        /* KEYSTREAM before MAP_SHM */
+    BSD_E_RANGE = 10,        /* destination outside the shared memory, or too many blocks */
+    BSD_E_COUNTER_WRAP = 11, /* the request would wrap the counter */
+    BSD_E_BUSY = 12,         /* per-client or global queue bound reached; retry later */
+    BSD_E_SHUTDOWN = 13,     /* the daemon is draining */
+    BSD_E_NOT_ALLOWED = 14,  /* peer credentials refused */
     BSD_E_INTERNAL = 15,
-    BSD_E_TIMEOUT = 16,         /* a frame stayed incomplete past the read timeout */
-    BSD_E_STATE = 17,           /* op out of order (e.g. before HELLO) */
+    BSD_E_TIMEOUT = 16, /* a frame stayed incomplete past the read timeout */
+    BSD_E_STATE = 17,   /* op out of order (e.g. before HELLO) */
 } bsd_errc;
 
 const char *bsd_errc_str(uint32_t code);
@@ -101,8 +101,8 @@ typedef struct bsd_close_req {
 } bsd_close_req;
 typedef struct bsd_keystream_req {
     uint32_t session;
-    uint64_t shm_offset; /* byte offset of the destination in the mapped memfd */
-    uint64_t nblocks;    /* >= 1 */
+    uint64_t shm_offset;              /* byte offset of the destination in the mapped memfd */
+    uint64_t nblocks;                 /* >= 1 */
     uint8_t counter[BSD_COUNTER_LEN]; /* first block_len bytes used; the rest must be zero */
 } bsd_keystream_req;
 
@@ -110,7 +110,7 @@ typedef struct bsd_keystream_req {
 typedef struct bsd_hello_rep {
     uint16_t version;
     uint32_t caps;
-    uint32_t max_sessions;   /* per connection */
+    uint32_t max_sessions;      /* per connection */
     uint64_t max_request_bytes; /* largest KEYSTREAM (nblocks * block_len) */
     uint64_t max_queued_bytes;  /* keystream bytes a connection may have outstanding */
     char backend[BSD_BACKEND_NAME_LEN + 1];

@@ -45,7 +45,8 @@ static const struct vector vectors[] = {
      "89c2afba0480980e60a4c0ed16c793db7429df3b06528f23c4cef26a4d627c8a"},
 };
 
-static size_t unhex(const char *hex, unsigned char *out) {
+static size_t unhex(const char *hex, unsigned char *out)
+{
     size_t n = strlen(hex) / 2;
     for (size_t i = 0; i < n; i++) {
         unsigned v;
@@ -56,7 +57,8 @@ static size_t unhex(const char *hex, unsigned char *out) {
 }
 
 static int gcm(EVP_CIPHER *cipher, int enc, const struct vector *v, size_t taglen,
-               unsigned char *out, unsigned char *tag) {
+               unsigned char *out, unsigned char *tag)
+{
     unsigned char key[32], iv[64], aad[64], in[128];
     size_t ivlen = unhex(v->iv, iv), aadlen = unhex(v->aad, aad);
     size_t inlen = unhex(enc ? v->pt : v->ct, in);
@@ -84,7 +86,8 @@ done:
     return ok;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
     OSSL_PROVIDER *prov;
     EVP_CIPHER *cipher;

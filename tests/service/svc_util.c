@@ -30,6 +30,7 @@ void svc_fail_hook(void)
     while (fgets(line, sizeof line, f) != NULL)
         fputs(line, stderr);
     fclose(f);
+    svc_cleanup(current);
 }
 
 void svc_init(svc_daemon *d)
@@ -139,7 +140,8 @@ void svc_cleanup(svc_daemon *d)
 long long svc_status_value(const char *status, const char *key)
 {
     size_t kl = strlen(key);
-    for (const char *p = status; p != NULL && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+    for (const char *p = status; p != NULL && *p;
+         p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
         if (strncmp(p, key, kl) == 0 && p[kl] == '=')
             return strtoll(p + kl + 1, NULL, 10);
     }

@@ -17,6 +17,12 @@
 #include "modes/ctr.h"
 #include "svc_util.h"
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BS_TEST_ASAN 1
+#endif
+#endif
+
 static svc_daemon dmn;
 static const bs_block_cipher *cipher;
 
@@ -281,6 +287,34 @@ static void still_serving(void)
     bsd_client_close(c);
 }
 
+/* A client that sends requests but never reads the replies is cut off; others are served. */
+static void never_reads(void)
+{
+    int fd = raw_connect();
+    hello(fd);
+    uint8_t buf[BSD_HDR_LEN];
+    frame(buf, BSD_OP_STATUS, 9, NULL, 0);
+    int cut = 0;
+    for (int i = 0; i < 20000 && !cut; i++) {
+        if (send(fd, buf, sizeof buf, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+            if (errno == EPIPE || errno == ECONNRESET)
+                cut = 1;
+            else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                still_serving(); /* the daemon answers others while this one is stuck */
+                struct timespec ts = {0, 1000000};
+                nanosleep(&ts, NULL);
+            }
+        }
+    }
+    /* Whatever was queued can be read, then the daemon's close shows. */
+    uint8_t sink[65536];
+    ssize_t n;
+    while ((n = recv(fd, sink, sizeof sink, 0)) > 0) {
+    }
+    CHECK(n == 0 || errno == ECONNRESET);
+    close(fd);
+}
+
 int main(void)
 {
     const bs_block_cipher *cs[16];
@@ -291,6 +325,8 @@ int main(void)
     static const char *const sets[] = {"read_timeout_ms=200", NULL};
     svc_start(&dmn, NULL, sets);
     one_round(1);
+    still_serving();
+    never_reads();
     still_serving();
     /* Warm up allocator pools, then many rounds: the daemon's RSS must stay flat. */
     for (int i = 0; i < 20; i++) {
@@ -305,12 +341,26 @@ int main(void)
     long after = svc_rss_kib(dmn.pid);
     printf("daemon RSS: %ld KiB before, %ld KiB after 150 rounds of abuse\n", before, after);
     CHECK(before > 0 && after > 0);
+#if defined(__SANITIZE_ADDRESS__) || defined(BS_TEST_ASAN)
+    /* ASan keeps freed memory in quarantine, so RSS grows; its leak check at the daemon's exit
+     * (svc_stop below must return 0) stands in for this bound. */
+    printf("ASan build: RSS bound not checked\n");
+#else
     CHECK(after - before < 1024);
+#endif
     still_serving();
     char st[16384];
     CHECK(svc_status(&dmn, st, sizeof st) == 0);
     CHECK(svc_status_value(st, "errors_total") > 0);
     CHECK(svc_status_value(st, "sessions") == 0);
+    FILE *log = fopen(dmn.log, "r");
+    char line[512];
+    int backlog_cut = 0;
+    while (log != NULL && fgets(line, sizeof line, log) != NULL)
+        backlog_cut |= strstr(line, "reason=reply_backlog") != NULL;
+    if (log != NULL)
+        fclose(log);
+    CHECK(backlog_cut);
     CHECK(svc_stop(&dmn) == 0);
     svc_cleanup(&dmn);
     return 0;

@@ -51,8 +51,8 @@ static void *run_client(void *arg)
         const char *t = "";
         if (s != NULL)
             bsd_stream_error(s, &t);
-        snprintf(cl->why, sizeof cl->why, "client %d (%s): stream error %d %s", cl->index,
-                 c->name, r, t);
+        snprintf(cl->why, sizeof cl->why, "client %d (%s): stream error %d %s", cl->index, c->name,
+                 r, t);
     } else {
         c->set_key(ks, key);
         bs_ctr_keystream(c, ks, ctr, (size + c->block_len - 1) / c->block_len, want);

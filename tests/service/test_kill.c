@@ -135,7 +135,7 @@ int main(void)
     if (nc == 0)
         return SVC_SKIP;
     svc_init(&dmn);
-    for (size_t i = 0; i < nc; i += nc > 1 ? nc - 1 : 1) { /* the first and the last cipher */
+    for (size_t i = 0; i<nc; i += nc> 1 ? nc - 1 : 1) { /* the first and the last cipher */
         svc_start(&dmn, NULL, NULL);
         killed_mid_stream(cs[i]);
         restart_serves(cs[i]);

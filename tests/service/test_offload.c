@@ -15,8 +15,8 @@
 
 static svc_daemon dmn;
 
-static void expected(const bs_block_cipher *c, const uint8_t *key, const uint8_t *ctr,
-                     uint8_t *out, size_t len)
+static void expected(const bs_block_cipher *c, const uint8_t *key, const uint8_t *ctr, uint8_t *out,
+                     size_t len)
 {
     static bs_key_schedule ks;
     size_t bl = c->block_len, nb = (len + bl - 1) / bl;

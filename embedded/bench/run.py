@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Runs the MCU benchmark firmware under QEMU and prints Markdown tables.
+
+    embedded/bench/run.py BUILD_DIR TARGET      (TARGET: cortex-m3, cortex-m4 or rv32i)
+
+For each optimisation level (bench_O0 ... bench_Os) it runs the firmware once:
+  - Cortex-M: with the project's TCG plugin (libbsemb_insn.so, built natively in the same build
+    directory), which counts the instructions executed in each window of bench.c; then once
+    more per cipher window with a per-PC histogram, which is weighted by the Cortex-M3/M4
+    instruction timings below into an *estimated* cycle count;
+  - RV32I: with -icount shift=0, so the mcycle deltas the firmware prints are exact retired
+    instruction counts (the plugin's counts are printed beside them as a cross-check).
+The empty window 0 (the measuring overhead) is subtracted from every window.
+Code size per core (text, data, bss) comes from `size` on the objects of each level.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+LEVELS = ['0', '1', '2', '3', 's']
+QEMU = {
+    'cortex-m3': ['qemu-system-arm', '-M', 'mps2-an385'],
+    'cortex-m4': ['qemu-system-arm', '-M', 'mps2-an386'],
+    'rv32i': ['qemu-system-riscv32', '-M', 'virt', '-bios', 'none', '-icount', 'shift=0'],
+}
+TOOL = {'cortex-m3': 'arm-none-eabi-', 'cortex-m4': 'arm-none-eabi-', 'rv32i': 'riscv64-unknown-elf-'}
+COMMON = ['-nographic', '-monitor', 'none', '-semihosting-config', 'enable=on,target=native']
+CORES = {
+    'PRESENT-80/bs32': ('present_bs32', 16),
+    'PRESENT-128/bs32': ('present_bs32', 16),
+    'GIFT-64/fix32': ('gift_fix32', 16),
+    'GIFT-128/fix32': ('gift_fix32', 16),
+    'RIJNDAEL-256/m4': ('rijndael256_m4', 32),
+}
+
+
+def symbol(elf, tool, name):
+    out = subprocess.run([tool + 'nm', elf], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[2] == name:
+            return int(f[0], 16) & ~1
+    raise SystemExit('%s: no symbol %s' % (elf, name))
+
+
+def run(elf, target, plugin, hist=None):
+    tool = TOOL[target]
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, 'w.txt')
+        arg = '%s,begin=0x%x,end=0x%x,out=%s' % (plugin, symbol(elf, tool, 'bsemb_mark_begin'),
+                                                symbol(elf, tool, 'bsemb_mark_end'), out)
+        if hist is not None:
+            arg += ',hist=%d' % hist
+        p = subprocess.run(QEMU[target] + COMMON + ['-plugin', arg, '-kernel', elf],
+                           capture_output=True, text=True, timeout=120)
+        if p.returncode != 0:
+            raise SystemExit('%s failed: %s' % (elf, p.stdout + p.stderr))
+        counts, pcs = {}, {}
+        for line in open(out):
+            f = line.split()
+            if f[0] == 'window':
+                counts[int(f[1])] = int(f[2])
+            elif f[0] == 'pc':
+                pcs[int(f[1], 16)] = int(f[2])
+    windows = []
+    for line in (p.stdout + p.stderr).splitlines():
+        m = re.match(r'W (\d+) (\S+) (\d+) (\d+)', line)
+        if m:
+            windows.append((int(m.group(1)), m.group(2), int(m.group(3)), int(m.group(4))))
+    return windows, counts, pcs
+
+
+# Cortex-M3/M4 instruction timings (ARM TRMs, "Processor instruction timings"): data
+# processing 1; LDR/STR 2, or 1 when it follows another single load/store (pipelined);
+# LDM/STM/PUSH/POP 1 + N (+ P when POP loads PC); LDRD/STRD 3; branch 1 not taken, 1 + P taken
+# with P = 2 (refill; the TRM gives 1 to 3); multiply 1 (M4), long multiply 4 (M3) / 1 (M4).
+P_REFILL = 2
+
+
+def disassemble(elf, tool):
+    out = subprocess.run([tool + 'objdump', '-d', '--no-show-raw-insn', elf],
+                         capture_output=True, text=True, check=True).stdout
+    insns = {}
+    for line in out.splitlines():
+        m = re.match(r'\s*([0-9a-f]+):\s+(\S+)\s*(.*)', line)
+        if m:
+            insns[int(m.group(1), 16)] = (m.group(2).split('.')[0], m.group(3))
+    return insns
+
+
+def estimate(pcs, insns, target):
+    addrs = sorted(insns)
+    nxt = {a: addrs[i + 1] for i, a in enumerate(addrs[:-1])}
+    cycles, prev_mem = 0, False
+    for pc in sorted(pcs):
+        c = pcs[pc]
+        if pc not in insns:
+            cycles += c  # unknown: count 1 each
+            continue
+        op, args = insns[pc]
+        opl = op.lower()
+        mem = False
+        if opl in ('push', 'pop', 'ldm', 'stm', 'ldmia', 'stmia', 'stmdb', 'ldmdb', 'vpush',
+                   'vpop'):
+            n = len(args.split(','))
+            cost = 1 + n + (P_REFILL if opl == 'pop' and 'pc' in args else 0)
+        elif opl in ('ldrd', 'strd'):
+            cost = 3
+        elif opl.startswith('ldr') or opl.startswith('str'):
+            cost = 1 if prev_mem else 2
+            mem = True
+        elif opl in ('b', 'bl', 'bx', 'blx') or (opl.startswith('b') and len(opl) == 3 and
+                                                 opl not in ('bic', 'bfi', 'bfc')):
+            taken = c
+            if opl not in ('b', 'bl', 'bx', 'blx'):  # conditional: taken = runs - fallthroughs
+                taken = max(0, c - pcs.get(nxt.get(pc, -1), 0))
+            cycles += c + taken * P_REFILL
+            prev_mem = False
+            continue
+        elif opl in ('cbz', 'cbnz'):
+            taken = max(0, c - pcs.get(nxt.get(pc, -1), 0))
+            cycles += c + taken * P_REFILL
+            prev_mem = False
+            continue
+        elif opl in ('umull', 'smull', 'umlal', 'smlal'):
+            cost = 4 if target == 'cortex-m3' else 1
+        else:
+            cost = 1
+        prev_mem = mem
+        cycles += c * cost
+    return cycles
+
+
+def sizes(build, target):
+    rows = {}
+    for lvl in LEVELS:
+        d = os.path.join(build, 'embedded', 'bench', 'libbsmcu_O%s.a.p' % lvl)
+        for f in sorted(os.listdir(d)):
+            m = re.search(r'core_mcu_(\w+)\.c\.o$', f)
+            if not m:
+                continue
+            out = subprocess.run([TOOL[target] + 'size', os.path.join(d, f)], capture_output=True,
+                                 text=True, check=True).stdout.splitlines()[1].split()
+            rows[(m.group(1), lvl)] = tuple(int(x) for x in out[:3])
+    return rows
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[2] not in QEMU:
+        raise SystemExit(__doc__)
+    build, target = sys.argv[1], sys.argv[2]
+    plugin = os.path.join(build, 'embedded', 'bench', 'libbsemb_insn.so')
+    arm = target != 'rv32i'
+    print('### %s (QEMU %s)\n' % (target, ' '.join(QEMU[target][1:])))
+    hdr = ('| core | level | bytes / pass | instr. / pass | instr. / 128 bits | instr. / byte |'
+           ' instr. / byte, packing excl. | set_key instr.')
+    hdr += (' | est. cycles / pass | est. cycles / 128 bits | est. cycles / byte |' if arm else
+            ' | mcycle / pass (= instr., -icount shift=0) |')
+    print(hdr)
+    print('|' + '---|' * (hdr.count('|') - 1))
+    comp_rows = []
+    for lvl in LEVELS:
+        elf = os.path.join(build, 'embedded', 'bench', 'bench_O' + lvl)
+        windows, counts, _ = run(elf, target, plugin)
+        over = counts[0]
+        over_cnt = windows[0][3]
+        byname = {w[1]: (w[0], w[2], counts[w[0]] - over, w[3] - over_cnt) for w in windows}
+        insns = disassemble(elf, TOOL[target]) if arm else None
+        pack16 = byname['nibble/pack+unpack'][2]
+        pack32 = byname['RIJNDAEL-256/m4/pack'][2] + byname['RIJNDAEL-256/m4/unpack'][2]
+        for core, (_, _) in CORES.items():
+            idx, nbytes, n, cnt = byname[core + '/encrypt']
+            ks = byname[core + '/set_key'][2]
+            per128 = n * 16 / nbytes
+            excl = n - (pack32 if nbytes == 32 else pack16)
+            row = '| %s | -O%s | %d | %d | %.0f | %.1f | %.1f | %d' % (
+                core, lvl, nbytes, n, per128, n / nbytes, excl / nbytes, ks)
+            if arm:
+                _, _, pcs = run(elf, target, plugin, hist=idx)
+                est = estimate(pcs, insns, target) - over  # overhead counted as 1 cycle each
+                row += ' | %d | %.0f | %.1f |' % (est, est * 16 / nbytes, est / nbytes)
+            else:
+                row += ' | %d |' % cnt
+            print(row)
+        comp = [byname['RIJNDAEL-256/m4/' + c][2] for c in
+                ('pack', 'subbytes', 'shiftrows', 'mixcolumns', 'addroundkey', 'unpack')]
+        comp_rows.append((lvl, comp, byname['RIJNDAEL-256/m4/encrypt'][2]))
+    print('\nRijndael-256 (m4) by component, instructions per call (each a function call; one'
+          ' block = pack + 14 SubBytes + 14 ShiftRows + 13 MixColumns + 15 AddRoundKey +'
+          ' unpack):\n')
+    print('| level | pack | SubBytes | ShiftRows | MixColumns | AddRoundKey | unpack |'
+          ' sum per block | measured block |')
+    print('|---|---|---|---|---|---|---|---|---|')
+    for lvl, c, blk in comp_rows:
+        tot = c[0] + 14 * c[1] + 14 * c[2] + 13 * c[3] + 15 * c[4] + c[5]
+        print('| -O%s | %s | %d | %d |' % (lvl, ' | '.join(str(x) for x in c), tot, blk))
+    print('\nCode size (bytes, `%ssize` on each object):\n' % TOOL[target])
+    print('| object | ' + ' | '.join('-O%s text/data/bss' % l for l in LEVELS) + ' |')
+    print('|---|' + '---|' * len(LEVELS))
+    sz = sizes(build, target)
+    for obj in ('present_bs32', 'gift_fix32', 'rijndael256_m4'):
+        print('| %s | ' % obj + ' | '.join('%d/%d/%d' % sz[(obj, l)] for l in LEVELS) + ' |')
+    print()
+
+
+if __name__ == '__main__':
+    main()

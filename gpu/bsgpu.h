@@ -1,0 +1,67 @@
+/*
+ * bsgpu.h: the CUDA engine's C API, used by the daemon's CUDA backend, the benchmarks and the
+ * device tests. Every function returns 0 or a negative BSGPU_E_* code; after a failure,
+ * bsgpu_last_error() says what CUDA said, and the caller redoes the work on the CPU
+ * (bs_ctr_keystream): this engine never hands back output it did not check the status of.
+ * One context serves one device and one caller at a time.
+ */
+#ifndef BSGPU_H
+#define BSGPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bsgpu_host.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BSGPU_E_NODEV -1 /* no CUDA device, or no driver */
+#define BSGPU_E_CUDA -2  /* a CUDA call failed: see bsgpu_last_error */
+#define BSGPU_E_ARG -3   /* bad argument (unknown cipher, too many keys, ...) */
+
+typedef struct bsgpu_ctx bsgpu_ctx;
+
+/* Devices usable by this process (0 when none or no driver); never fails otherwise. */
+int bsgpu_device_count(void);
+
+/*
+ * Opens device `device` with `nstreams` streams (2..8; kernels on one overlap copies of the
+ * others) and a device output buffer of `chunk_bytes` per stream (rounded down to whole warps).
+ */
+int bsgpu_open(bsgpu_ctx **ctx, int device, unsigned nstreams, size_t chunk_bytes);
+void bsgpu_close(bsgpu_ctx *ctx);
+
+/* One line "device=N name=... sm=90 mem_mb=..." for STATUS. */
+void bsgpu_describe(const bsgpu_ctx *ctx, char *out, size_t len);
+/* The last CUDA error of this context, or of the last failed bsgpu_open (ctx NULL). */
+const char *bsgpu_last_error(const bsgpu_ctx *ctx);
+
+/* Page-locks host memory that keystream will be written into (e.g. a shared-memory window). */
+int bsgpu_register_host(bsgpu_ctx *ctx, void *p, size_t len);
+int bsgpu_unregister_host(bsgpu_ctx *ctx, void *p);
+
+/*
+ * Keystream for every job (one cipher), written to each job's dst: the bytes
+ * bs_ctr_keystream() would write. keys[job.key_index] is the job's key. Blocks until done.
+ */
+int bsgpu_keystream(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *keys, uint32_t nkeys,
+                    const bsgpu_job *jobs, size_t njobs);
+
+/* ---- measurements (bench and device-check) ---- */
+
+/*
+ * Device-only keystream: one launch of `bytes` of keystream (one segment, one key) into device
+ * memory, timed with CUDA events, `reps` times; ms[i] receives each time.
+ */
+int bsgpu_time_kernel(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *key, uint64_t bytes,
+                      unsigned reps, float *ms);
+/* Pinned copies of `bytes`, host to device and device to host, timed `reps` times each. */
+int bsgpu_time_copies(bsgpu_ctx *ctx, size_t bytes, unsigned reps, float *h2d_ms, float *d2h_ms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

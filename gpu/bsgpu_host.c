@@ -1,0 +1,151 @@
+#include "bsgpu_host.h"
+
+#include "modes/ctr.h"
+
+#include <string.h>
+
+int bsgpu_cipher_of(const bs_block_cipher *cipher)
+{
+    static const char *const names[BSGPU_NCIPHERS] = {"PRESENT-80", "PRESENT-128", "GIFT-64",
+                                                      "GIFT-128", "RIJNDAEL-256"};
+    for (int i = 0; i < BSGPU_NCIPHERS; i++)
+        if (strcmp(cipher->name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* Bit 0 of a lane mask: every bs64 schedule stores a key bit as 0 or all ones. */
+static uint32_t bit_of(uint64_t mask, unsigned i)
+{
+    return (uint32_t)(mask & 1) << i;
+}
+
+int bsgpu_key_from_schedule(bsgpu_key *k, const bs_block_cipher *cipher,
+                            const bs_key_schedule *ks)
+{
+    const int c = bsgpu_cipher_of(cipher);
+    if (c < 0 || strcmp(cipher->impl, "bs64") != 0)
+        return -1;
+    const uint64_t *w = ks->w;
+    memset(k, 0, sizeof *k);
+    switch (c) {
+    case BSGPU_PRESENT80:
+    case BSGPU_PRESENT128:
+        /* present.h: rk[64 r + POS(r mod 3, i)] = mask of bit i of K(r+1) ^ KEY_NOT (r > 0). */
+        for (unsigned r = 0; r < BS_PRESENT_ROUND_KEYS; r++)
+            for (unsigned i = 0; i < 64; i++)
+                k->w[2 * r + i / 32] |= bit_of(w[64 * r + BS_PRESENT_POS(r % 3, i)], i % 32);
+        break;
+    case BSGPU_GIFT64:
+        /* gift.h: m[n] = ~V bit n, m[16 + n] = U bit n, 38 words a round. */
+        for (unsigned r = 0; r < BS_GIFT64_ROUNDS; r++)
+            for (unsigned n = 0; n < 16; n++) {
+                k->w[r] |= bit_of(~w[BS_GIFT64_RK_WORDS * r + n], n);
+                k->w[r] |= bit_of(w[BS_GIFT64_RK_WORDS * r + 16 + n], 16 + n);
+            }
+        break;
+    case BSGPU_GIFT128:
+        /* gift.h: m[n] = V bit n, m[32 + n] = U bit n, 70 words a round. */
+        for (unsigned r = 0; r < BS_GIFT128_ROUNDS; r++)
+            for (unsigned n = 0; n < 32; n++) {
+                k->w[2 * r + 1] |= bit_of(w[BS_GIFT128_RK_WORDS * r + n], n);
+                k->w[2 * r] |= bit_of(w[BS_GIFT128_RK_WORDS * r + 32 + n], n);
+            }
+        break;
+    default:
+        /* rijndael256.h: rk[256 n + index(p, j)] = mask of bit j of byte p (0x63 folded in). */
+        for (unsigned n = 0; n <= BS_R256_ROUNDS; n++)
+            for (unsigned p = 0; p < 32; p++)
+                for (unsigned j = 0; j < 8; j++)
+                    k->w[8 * n + p / 4] |=
+                        bit_of(w[BS_R256_WORDS * n + bs_r256_index((int)p, (int)j)],
+                               8 * (p % 4) + j);
+        break;
+    }
+    return 0;
+}
+
+void bsgpu_segment_set_counter(bsgpu_segment *seg, bsgpu_cipher c, const uint8_t *counter)
+{
+    memset(seg->counter, 0, sizeof seg->counter);
+    bsgpu_limbs_from_be(seg->counter, counter, bsgpu_block_len(c) / 4);
+}
+
+int bsgpu_launch_host(bsgpu_cipher c, const bsgpu_segment *seg, uint32_t nseg,
+                      const bsgpu_key *keys, uint64_t ngroups, uint8_t *out)
+{
+    const unsigned bl = bsgpu_block_len(c), wg = bsgpu_warp_groups(c);
+    uint32_t warp_seg = 0;
+    for (uint64_t group = 0; group < ngroups; group++) {
+        uint32_t s;
+        uint64_t g;
+        const unsigned nvalid = bsgpu_group_locate(seg, nseg, (uint32_t)group, &s, &g);
+        if (group % wg == 0)
+            warp_seg = s;
+        else if (s != warp_seg)
+            return -1;
+        if (nvalid == 0)
+            continue;
+        uint32_t B[8];
+        bsgpu_group_counter(B, &seg[s], bl / 4, g);
+        uint8_t *dst = out + seg[s].out_offset + g * BSGPU_GROUP_BLOCKS * bl;
+        const uint32_t *w = keys[seg[s].key_index].w;
+        switch (c) {
+        case BSGPU_PRESENT80:
+        case BSGPU_PRESENT128:
+            bsgpu_present_group(dst, w, B, nvalid);
+            break;
+        case BSGPU_GIFT64:
+            bsgpu_gift64_group(dst, w, B, nvalid);
+            break;
+        case BSGPU_GIFT128:
+            bsgpu_gift128_group(dst, w, B, nvalid);
+            break;
+        default:
+            bsgpu_r256_group_host(dst, w, B, nvalid);
+            break;
+        }
+    }
+    return 0;
+}
+
+uint32_t bsgpu_plan_launch(bsgpu_cipher c, const bsgpu_job *jobs, size_t njobs, bsgpu_cursor *cur,
+                           uint64_t max_bytes, uint32_t max_seg, bsgpu_segment *seg,
+                           bsgpu_copy *copy, uint64_t *ngroups)
+{
+    const uint64_t bl = bsgpu_block_len(c), wg = bsgpu_warp_groups(c);
+    const uint64_t group_bytes = BSGPU_GROUP_BLOCKS * bl;
+    /* Whole warps of groups; the output of group n sits at n * group_bytes. */
+    const uint64_t max_groups = max_bytes / group_bytes / wg * wg;
+    uint64_t next = 0;
+    uint32_t n = 0;
+    while (cur->job < njobs && n < max_seg && next < max_groups) {
+        const bsgpu_job *j = &jobs[cur->job];
+        if (cur->block >= j->nblocks) {
+            cur->job++;
+            cur->block = 0;
+            continue;
+        }
+        const uint64_t left = j->nblocks - cur->block;
+        const uint64_t room = (max_groups - next) * BSGPU_GROUP_BLOCKS;
+        const uint64_t take = left < room ? left : room;
+        uint8_t ctr[32];
+        memcpy(ctr, j->counter, bl);
+        bs_ctr_add(ctr, bl, cur->block);
+        memset(&seg[n], 0, sizeof seg[n]);
+        bsgpu_segment_set_counter(&seg[n], c, ctr);
+        seg[n].nblocks = take;
+        seg[n].key_index = j->key_index;
+        seg[n].first_group = (uint32_t)next;
+        seg[n].out_offset = next * group_bytes;
+        copy[n].src_offset = seg[n].out_offset;
+        copy[n].dst = j->dst + cur->block * bl;
+        copy[n].len = take * bl;
+        const uint64_t groups = (take + BSGPU_GROUP_BLOCKS - 1) / BSGPU_GROUP_BLOCKS;
+        next += (groups + wg - 1) / wg * wg;
+        cur->block += take;
+        n++;
+    }
+    *ngroups = next;
+    return n;
+}

@@ -1,0 +1,271 @@
+/*
+ * The GPU's per-thread code (gpu/bsgpu_lanes.h), compiled for the host and run group by group
+ * with bsgpu_launch_host, against bs_ctr_keystream of the host cores: bitsliced counters
+ * (carries across 2^32, 2^64, 2^128 and the block width), the rounds, the transposes, the
+ * compact keys and the segment table.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bitslice.h"
+#include "bsgpu_host.h"
+#include "modes/ctr.h"
+#include "testutil.h"
+
+static const bs_block_cipher *const cores[BSGPU_NCIPHERS] = {
+    &bs_present80_bs64, &bs_present128_bs64, &bs_gift64_bs64, &bs_gift128_bs64,
+    &bs_rijndael256_bs64,
+};
+
+/* Counters that make carries: low bytes near all ones, sometimes the whole block. */
+static void edge_counter(uint8_t *ctr, size_t bl, unsigned kind)
+{
+    bs_test_fill(ctr, bl);
+    const size_t ones = kind == 0 ? 0 : kind == 1 ? 3 : kind == 2 ? 7 : kind == 3 ? 15 : bl;
+    for (size_t i = 0; i < ones && i < bl; i++)
+        ctr[bl - 1 - i] = 0xff;
+    if (ones < bl && kind != 0)
+        ctr[bl - 1 - ones] |= 0x80; /* sometimes carries on, sometimes not, as the low byte says */
+    if (kind != 0)
+        ctr[bl - 1] = (uint8_t)(0xff - bs_test_below(40));
+}
+
+static void test_keys_from_schedule(void **state)
+{
+    (void)state;
+    for (int c = 0; c < BSGPU_NCIPHERS; c++)
+        for (int iter = 0; iter < 20; iter++) {
+            uint8_t key[32];
+            bs_key_schedule ks;
+            bsgpu_key a, b;
+            bs_test_fill(key, cores[c]->key_len);
+            cores[c]->set_key(&ks, key);
+            assert_int_equal(bsgpu_cipher_of(cores[c]), c);
+            assert_int_equal(bsgpu_key_from_schedule(&a, cores[c], &ks), 0);
+            bsgpu_key_from_bytes(&b, (bsgpu_cipher)c, key);
+            assert_memory_equal(a.w, b.w, sizeof a.w);
+        }
+}
+
+/* Bitsliced counters against plain additions, for every limb and lane. */
+static void test_counter_bitslice(void **state)
+{
+    (void)state;
+    for (int iter = 0; iter < 2000; iter++) {
+        uint8_t ctr[32];
+        uint32_t B[8], x[256];
+        edge_counter(ctr, 32, (unsigned)iter % 6);
+        bsgpu_limbs_from_be(B, ctr, 8);
+        const unsigned first = (unsigned)iter % 8, n = 1 + bs_test_below(8 - first);
+        bsgpu_ctr_bitslice(x, B, first, n);
+        for (unsigned l = 0; l < 32; l++) {
+            uint8_t want[32];
+            uint32_t W[8];
+            memcpy(want, ctr, 32);
+            bs_ctr_add(want, 32, l);
+            bsgpu_limbs_from_be(W, want, 8);
+            for (unsigned k = 0; k < n; k++)
+                for (unsigned b = 0; b < 32; b++)
+                    assert_int_equal((x[32 * k + b] >> l) & 1, (W[first + k] >> b) & 1);
+        }
+    }
+}
+
+/* One segment per launch: sizes from 1 block to several warps, edge counters. */
+static void test_single_segments(void **state)
+{
+    (void)state;
+    enum { MAXB = 3000 };
+    static uint8_t got[MAXB * 32], want[MAXB * 32];
+    for (int c = 0; c < BSGPU_NCIPHERS; c++) {
+        const bs_block_cipher *core = cores[c];
+        const size_t bl = core->block_len;
+        for (int iter = 0; iter < 40; iter++) {
+            uint8_t key[32], ctr[32];
+            bs_key_schedule ks;
+            bsgpu_key dk;
+            bsgpu_segment seg;
+            bs_test_fill(key, core->key_len);
+            edge_counter(ctr, bl, (unsigned)iter % 6);
+            core->set_key(&ks, key);
+            bsgpu_key_from_bytes(&dk, (bsgpu_cipher)c, key);
+            memset(&seg, 0, sizeof seg);
+            seg.nblocks = iter < 34 ? (uint64_t)iter + 1 : 1 + bs_test_below(MAXB);
+            bsgpu_segment_set_counter(&seg, (bsgpu_cipher)c, ctr);
+            const uint64_t ngroups = bsgpu_plan(&seg, 1, (bsgpu_cipher)c);
+            memset(got, 0xa5, sizeof got);
+            assert_int_equal(bsgpu_launch_host((bsgpu_cipher)c, &seg, 1, &dk, ngroups, got), 0);
+            bs_ctr_keystream(core, &ks, ctr, seg.nblocks, want);
+            if (memcmp(got, want, seg.nblocks * bl) != 0) {
+                printf("%s, %llu blocks\n", core->name, (unsigned long long)seg.nblocks);
+                bs_test_hexdump("counter", ctr, bl);
+                bs_test_hexdump("gpu", got, bl * 2);
+                bs_test_hexdump("cpu", want, bl * 2);
+                fail();
+            }
+            /* Nothing written past the segment. */
+            assert_int_equal(got[seg.nblocks * bl], 0xa5);
+        }
+    }
+}
+
+/*
+ * Many sessions in one launch: shared and distinct keys, empty segments, output placed out of
+ * order with gaps, each compared with its own bs_ctr_keystream.
+ */
+static void test_segment_tables(void **state)
+{
+    (void)state;
+    enum { NSEG = 120, NKEY = 17, MAXB = 700 };
+    static uint8_t got[NSEG * (MAXB + 1) * 32], want[MAXB * 32];
+    static bsgpu_segment seg[NSEG];
+    static uint8_t ctrs[NSEG][32];
+    static bsgpu_key dk[NKEY];
+    static bs_key_schedule ks[NKEY];
+    for (int c = 0; c < BSGPU_NCIPHERS; c++) {
+        const bs_block_cipher *core = cores[c];
+        const size_t bl = core->block_len;
+        for (int round = 0; round < 3; round++) {
+            for (int k = 0; k < NKEY; k++) {
+                uint8_t key[32];
+                bs_test_fill(key, core->key_len);
+                core->set_key(&ks[k], key);
+                assert_int_equal(bsgpu_key_from_schedule(&dk[k], core, &ks[k]), 0);
+            }
+            /* Output slots in a shuffled order, one slot of MAXB + 1 blocks per segment. */
+            uint32_t slot[NSEG];
+            for (uint32_t s = 0; s < NSEG; s++)
+                slot[s] = s;
+            for (uint32_t s = NSEG - 1; s > 0; s--) {
+                uint32_t t = bs_test_below(s + 1), v = slot[s];
+                slot[s] = slot[t];
+                slot[t] = v;
+            }
+            for (uint32_t s = 0; s < NSEG; s++) {
+                memset(&seg[s], 0, sizeof seg[s]);
+                const uint32_t r = bs_test_below(10);
+                seg[s].nblocks = r == 0 ? 0 : r == 1 ? 1 + bs_test_below(32) : bs_test_below(MAXB);
+                seg[s].key_index = bs_test_below(NKEY);
+                seg[s].out_offset = (uint64_t)slot[s] * (MAXB + 1) * bl;
+                edge_counter(ctrs[s], bl, bs_test_below(6));
+                bsgpu_segment_set_counter(&seg[s], (bsgpu_cipher)c, ctrs[s]);
+            }
+            const uint64_t ngroups = bsgpu_plan(seg, NSEG, (bsgpu_cipher)c);
+            for (uint32_t s = 0; s < NSEG; s++)
+                assert_int_equal(seg[s].first_group % bsgpu_warp_groups((bsgpu_cipher)c), 0);
+            memset(got, 0x5a, NSEG * (MAXB + 1) * bl);
+            assert_int_equal(
+                bsgpu_launch_host((bsgpu_cipher)c, seg, NSEG, dk, ngroups, got), 0);
+            for (uint32_t s = 0; s < NSEG; s++) {
+                const uint8_t *g = got + seg[s].out_offset;
+                bs_ctr_keystream(core, &ks[seg[s].key_index], ctrs[s], seg[s].nblocks, want);
+                assert_memory_equal(g, want, seg[s].nblocks * bl);
+                for (size_t i = seg[s].nblocks * bl; i < (MAXB + 1) * bl; i++)
+                    assert_int_equal(g[i], 0x5a);
+            }
+        }
+    }
+}
+
+/* The lookup itself: every group of every segment, and the padding groups, land right. */
+static void test_segment_find(void **state)
+{
+    (void)state;
+    enum { NSEG = 300 };
+    static bsgpu_segment seg[NSEG];
+    for (int c = 0; c < BSGPU_NCIPHERS; c++)
+        for (int round = 0; round < 5; round++) {
+            for (uint32_t s = 0; s < NSEG; s++) {
+                memset(&seg[s], 0, sizeof seg[s]);
+                seg[s].nblocks = bs_test_below(4) == 0 ? 0 : bs_test_below(5000);
+            }
+            const uint64_t ngroups = bsgpu_plan(seg, NSEG, (bsgpu_cipher)c);
+            uint64_t seen = 0;
+            uint64_t blocks = 0;
+            for (uint64_t group = 0; group < ngroups; group++) {
+                uint32_t s;
+                uint64_t g;
+                unsigned n = bsgpu_group_locate(seg, NSEG, (uint32_t)group, &s, &g);
+                if (n == 0)
+                    continue;
+                assert_true(s < NSEG);
+                assert_true(g * 32 + n <= seg[s].nblocks);
+                seen += n;
+            }
+            for (uint32_t s = 0; s < NSEG; s++)
+                blocks += seg[s].nblocks;
+            assert_int_equal(seen, blocks);
+        }
+}
+
+/*
+ * The bulk path's planner: jobs cut into launches of a small device buffer (so that jobs
+ * straddle launches), each launch run on the host and copied out as the copy list says.
+ */
+static void test_plan_launches(void **state)
+{
+    (void)state;
+    enum { NJOB = 60, NKEY = 5, MAXB = 1500, MAXSEG = 16 };
+    static uint8_t dst[NJOB][MAXB * 32], want[MAXB * 32], dev[64 * 1024];
+    static bsgpu_job jobs[NJOB];
+    static bsgpu_key dk[NKEY];
+    static bs_key_schedule ks[NKEY];
+    bsgpu_segment seg[MAXSEG];
+    bsgpu_copy copy[MAXSEG];
+    for (int c = 0; c < BSGPU_NCIPHERS; c++) {
+        const bs_block_cipher *core = cores[c];
+        const size_t bl = core->block_len;
+        for (int k = 0; k < NKEY; k++) {
+            uint8_t key[32];
+            bs_test_fill(key, core->key_len);
+            core->set_key(&ks[k], key);
+            assert_int_equal(bsgpu_key_from_schedule(&dk[k], core, &ks[k]), 0);
+        }
+        for (int j = 0; j < NJOB; j++) {
+            edge_counter(jobs[j].counter, bl, bs_test_below(6));
+            jobs[j].nblocks = bs_test_below(5) == 0 ? 0 : bs_test_below(MAXB);
+            jobs[j].key_index = bs_test_below(NKEY);
+            jobs[j].dst = dst[j];
+            memset(dst[j], 0x77, sizeof dst[j]);
+        }
+        /* A buffer of 1 to 4 warps of groups. */
+        const uint64_t warp_bytes = (uint64_t)bsgpu_warp_groups((bsgpu_cipher)c) * 32 * bl;
+        const uint64_t max_bytes = warp_bytes * (1 + bs_test_below(4));
+        assert_true(max_bytes <= sizeof dev);
+        bsgpu_cursor cur = {0, 0};
+        uint64_t ngroups, launches = 0;
+        uint32_t n;
+        while ((n = bsgpu_plan_launch((bsgpu_cipher)c, jobs, NJOB, &cur, max_bytes, MAXSEG, seg,
+                                      copy, &ngroups)) > 0) {
+            assert_true(ngroups * 32 * bl <= max_bytes);
+            assert_int_equal(bsgpu_launch_host((bsgpu_cipher)c, seg, n, dk, ngroups, dev), 0);
+            for (uint32_t i = 0; i < n; i++)
+                memcpy(copy[i].dst, dev + copy[i].src_offset, copy[i].len);
+            launches++;
+        }
+        assert_true(launches > 1);
+        for (int j = 0; j < NJOB; j++) {
+            bs_ctr_keystream(core, &ks[jobs[j].key_index], jobs[j].counter, jobs[j].nblocks, want);
+            assert_memory_equal(dst[j], want, jobs[j].nblocks * bl);
+            assert_int_equal(dst[j][jobs[j].nblocks * bl], 0x77);
+        }
+    }
+}
+
+int main(void)
+{
+    bs_test_seed();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_keys_from_schedule), cmocka_unit_test(test_counter_bitslice),
+        cmocka_unit_test(test_single_segments),    cmocka_unit_test(test_segment_find),
+        cmocka_unit_test(test_segment_tables), cmocka_unit_test(test_plan_launches),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
