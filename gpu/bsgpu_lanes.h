@@ -225,6 +225,7 @@ BS_FN void bsgpu_put_le32(uint8_t *p, uint32_t v)
  */
 BS_FN void bsgpu_store_blocks(uint8_t *out, uint32_t *y, unsigned nw, unsigned nvalid)
 {
+    BSGPU_UNROLL
     for (unsigned k = 0; k < nw; k++)
         bs_present_transpose32(y + 32 * k);
     const unsigned bl = 4 * nw;
@@ -232,6 +233,7 @@ BS_FN void bsgpu_store_blocks(uint8_t *out, uint32_t *y, unsigned nw, unsigned n
     BSGPU_UNROLL
     for (unsigned l = 0; l < 32; l++)
         if (l < nvalid)
+            BSGPU_UNROLL
             for (unsigned k = 0; k < nw; k++)
                 bsgpu_put_be32(out + bl * l + 4 * (nw - 1 - k), y[32 * k + l]);
 }

@@ -31,68 +31,162 @@ static void *aligned_dup(const void *src, size_t n)
     return p;
 }
 
+/*
+ * The CTR context: the core's bs_ctr_ctx, plus keystream generated ahead for small requests.
+ * Every update that needs new keystream costs at least one bitsliced pass of `lanes` blocks, so
+ * a request shorter than a pass takes a whole pass of keystream (within the block limit and the
+ * counter wrap) and later small requests are XORs from it. Only crypt() reads ahead: every other
+ * operation first calls ctr_settle(), which gives the unused blocks back to the core (counter,
+ * block count, wrap budget, partial block), so positions, limits and copies are exactly those of
+ * bs_ctr_ctx.
+ */
+typedef struct inproc_ctr {
+    bs_ctr_ctx c;
+    uint8_t ahead[BS_LANES_MAX * BS_BLOCK_MAX]; /* keystream of the blocks from ahead_ctr on */
+    uint8_t ahead_ctr[BS_BLOCK_MAX];
+    size_t ahead_len; /* bytes in ahead[]; 0 when not reading ahead */
+    size_t ahead_pos; /* bytes of ahead[] already used */
+} inproc_ctr;
+
+static void ctr_settle(inproc_ctr *x)
+{
+    bs_ctr_ctx *c = &x->c;
+    if (x->ahead_len == 0)
+        return;
+    const size_t bl = c->cipher->block_len;
+    const uint64_t generated = x->ahead_len / bl;
+    const uint64_t started = (x->ahead_pos + bl - 1) / bl;
+    const uint64_t unused = generated - started;
+
+    memcpy(c->counter, x->ahead_ctr, bl);
+    bs_ctr_add(c->counter, bl, started);
+    c->blocks_used -= unused;
+    c->wrap_left += unused; /* it was at least `generated` before: no overflow */
+    c->num = (unsigned)(x->ahead_pos % bl);
+    if (c->num != 0)
+        memcpy(c->stream, x->ahead + (started - 1) * bl, bl);
+    OPENSSL_cleanse(x->ahead, sizeof x->ahead);
+    x->ahead_len = x->ahead_pos = 0;
+}
+
 static void ctr_free(void *bctx)
 {
     if (bctx == NULL)
         return;
-    bs_ctr_clear((bs_ctr_ctx *)bctx);
-    OPENSSL_cleanse(bctx, sizeof(bs_ctr_ctx));
+    bs_ctr_clear(&((inproc_ctr *)bctx)->c);
+    OPENSSL_cleanse(bctx, sizeof(inproc_ctr));
     free(bctx);
 }
 
 static void *ctr_newctx(const bs_block_cipher *cipher, const struct bsprov_ctx *prov)
 {
     (void)prov;
-    bs_ctr_ctx *c = (bs_ctr_ctx *)aligned_zalloc(sizeof *c);
-    if (c != NULL)
-        c->cipher = cipher;
-    return c;
+    inproc_ctr *x = (inproc_ctr *)aligned_zalloc(sizeof *x);
+    if (x != NULL)
+        x->c.cipher = cipher;
+    return x;
 }
 
 static int ctr_set_key(void *bctx, const uint8_t *key, size_t key_len, uint64_t block_limit)
 {
-    bs_ctr_ctx *c = (bs_ctr_ctx *)bctx;
-    int rc = bs_ctr_set_key(c, c->cipher, key, key_len);
+    inproc_ctr *x = (inproc_ctr *)bctx;
+    ctr_settle(x);
+    int rc = bs_ctr_set_key(&x->c, x->c.cipher, key, key_len);
     if (rc == BS_OK)
-        bs_ctr_set_block_limit(c, block_limit);
+        bs_ctr_set_block_limit(&x->c, block_limit);
     return rc;
 }
 
 static int ctr_set_iv(void *bctx, const uint8_t *iv, size_t iv_len)
 {
-    return bs_ctr_set_iv((bs_ctr_ctx *)bctx, iv, iv_len);
+    inproc_ctr *x = (inproc_ctr *)bctx;
+    ctr_settle(x);
+    return bs_ctr_set_iv(&x->c, iv, iv_len);
 }
 
 static int ctr_set_block_limit(void *bctx, uint64_t block_limit)
 {
-    bs_ctr_ctx *c = (bs_ctr_ctx *)bctx;
+    inproc_ctr *x = (inproc_ctr *)bctx;
+    ctr_settle(x);
     /* A limit below what was already used must stop the stream, not wrap the subtraction. */
-    bs_ctr_set_block_limit(c, block_limit < c->blocks_used ? c->blocks_used : block_limit);
+    bs_ctr_set_block_limit(&x->c, block_limit < x->c.blocks_used ? x->c.blocks_used : block_limit);
     return BS_OK;
+}
+
+static void xor_bytes(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = in[i] ^ ks[i];
 }
 
 static int ctr_crypt(void *bctx, uint8_t *out, const uint8_t *in, size_t len)
 {
-    return bs_ctr_crypt((bs_ctr_ctx *)bctx, out, in, len);
+    inproc_ctr *x = (inproc_ctr *)bctx;
+    bs_ctr_ctx *c = &x->c;
+
+    if (x->ahead_len != 0) {
+        if (len <= x->ahead_len - x->ahead_pos) {
+            xor_bytes(out, in, x->ahead + x->ahead_pos, len);
+            x->ahead_pos += len;
+            return BS_OK;
+        }
+        ctr_settle(x); /* the core takes it from the exact position, all or nothing */
+    }
+    if (!c->keyed || len == 0 || out == NULL || in == NULL || c->num != 0)
+        return bs_ctr_crypt(c, out, in, len);
+
+    const size_t bl = c->cipher->block_len;
+    const uint64_t lanes = c->cipher->lanes < BS_LANES_MAX ? c->cipher->lanes : BS_LANES_MAX;
+    uint64_t room = c->block_limit - c->blocks_used;
+    if (room > c->wrap_left)
+        room = c->wrap_left;
+    if (room > lanes)
+        room = lanes;
+    if (len >= lanes * bl || (len + bl - 1) / bl > room)
+        return bs_ctr_crypt(c, out, in, len); /* a whole pass or more, or a refusal */
+
+    uint8_t start[BS_BLOCK_MAX];
+    memcpy(start, c->counter, bl);
+    memset(x->ahead, 0, (size_t)room * bl);
+    int rc = bs_ctr_crypt(c, x->ahead, x->ahead, (size_t)room * bl);
+    if (rc != BS_OK) {
+        OPENSSL_cleanse(x->ahead, sizeof x->ahead);
+        return rc;
+    }
+    memcpy(x->ahead_ctr, start, bl);
+    x->ahead_len = (size_t)room * bl;
+    xor_bytes(out, in, x->ahead, len);
+    x->ahead_pos = len;
+    return BS_OK;
 }
 
 static void ctr_get_position(const void *bctx, uint8_t *counter, unsigned *num)
 {
-    const bs_ctr_ctx *c = (const bs_ctr_ctx *)bctx;
-    memcpy(counter, c->counter, c->cipher->block_len);
-    *num = c->num;
+    const inproc_ctr *x = (const inproc_ctr *)bctx;
+    const bs_ctr_ctx *c = &x->c;
+    const size_t bl = c->cipher->block_len;
+    if (x->ahead_len == 0) {
+        memcpy(counter, c->counter, bl);
+        *num = c->num;
+        return;
+    }
+    memcpy(counter, x->ahead_ctr, bl);
+    bs_ctr_add(counter, bl, (x->ahead_pos + bl - 1) / bl);
+    *num = (unsigned)(x->ahead_pos % bl);
 }
 
 /* Forward moves go through bs_ctr_crypt so that the core checks its limits. */
 static int ctr_set_num(void *bctx, unsigned num)
 {
-    bs_ctr_ctx *c = (bs_ctr_ctx *)bctx;
+    inproc_ctr *x = (inproc_ctr *)bctx;
+    bs_ctr_ctx *c = &x->c;
     const unsigned bl = c->cipher->block_len;
     uint8_t scratch[BS_BLOCK_MAX] = {0};
     int rc = BS_OK;
 
     if (num >= bl)
         return BS_ERR_ARG;
+    ctr_settle(x);
     if (c->num != 0 && num != 0 && num < c->num)
         c->num = num; /* the pending keystream block stays valid */
     else if (c->num != 0 && num == 0)
@@ -105,7 +199,7 @@ static int ctr_set_num(void *bctx, unsigned num)
 
 static void *ctr_dup(const void *bctx)
 {
-    return aligned_dup(bctx, sizeof(bs_ctr_ctx));
+    return aligned_dup(bctx, sizeof(inproc_ctr));
 }
 
 const bsprov_ctr_backend bsprov_ctr_inproc = {

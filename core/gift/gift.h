@@ -184,16 +184,22 @@ BS_FN void bs_gift_transpose32(uint32_t x[32])
  * BS_GIFT_DEFINE(W, SFX) defines, for word type W (one bit per lane):
  *
  *   bs_gift_sbox_nn_SFX(&y0, &y1, &y2, &y3, x0, x1, x2, x3): the GIFT S-box on bits x0 (LSB)
- *     .. x3, except that y0 comes out complemented (10 ops: 3 AND, 1 OR, 6 XOR; the
- *     designers' circuit without its NOT). Each line is a 3-input function (x ^ (a & b),
- *     x ^ (a | b), x ^ y), i.e. one LOP3 on the GPU.
+ *     .. x3, except that y0 comes out complemented: the designers' bitsliced circuit without its
+ *     NOT, 10 ops (3 AND, 1 OR, 6 XOR) in six lines of at most three inputs each (one LOP3 each
+ *     on the GPU).
  *   bs_gift_sbox_SFX: the complete S-box (11 ops).
+ *   bs_gift_sbox_andn_SFX: x0 and x3 enter complemented, y0, y2 and y3 leave complemented;
+ *     10 ops (4 AND-NOT, 6 XOR), no NOT. For targets with an and-not instruction.
  *   bs_gift64_expand_SFX(m, rk, rc): the 38 masks of one GIFT-64 round (layout above).
  *   bs_gift128_expand_SFX(m, u, v, rc): the 70 masks of one GIFT-128 round.
  *   bs_gift64_round_SFX(dst, src, m): SubCells, PermBits, AddRoundKey and the constant.
  *   bs_gift128_round_SFX(dst, src, m): likewise.
+ *   bs_gift128_round_andn_SFX(dst, src, m): the same round on a state whose bits 0 and 3 of every
+ *     nibble are kept complemented (bs_gift128_flip03_SFX before the first round and after the
+ *     last), with masks from bs_gift128_expand_andn_SFX (U complemented: it absorbs y2's).
  *
- * Verified S-box circuit: S = 1a4c6f392db7508e (designers' bitsliced form, CHES 2017 app.).
+ * The S-box circuits are checked against the table S = 1a4c6f392db7508e through the known-answer
+ * and reference tests (tests/unit).
  */
 #define BS_GIFT_DEFINE(W, SFX)                                                                     \
     BS_FN void bs_gift_sbox_nn_##SFX(W *y0, W *y1, W *y2, W *y3, W x0, W x1, W x2, W x3)           \

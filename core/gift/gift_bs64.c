@@ -5,9 +5,9 @@
 #include "bitslice.h"
 #include "gift/gift.h"
 
-_Static_assert(BS_GIFT64_ROUNDS *BS_GIFT64_RK_WORDS * sizeof(uint64_t) <= BS_KS_MAX,
+_Static_assert(sizeof(uint64_t) * BS_GIFT64_ROUNDS * BS_GIFT64_RK_WORDS <= BS_KS_MAX,
                "GIFT-64 key schedule does not fit bs_key_schedule");
-_Static_assert(BS_GIFT128_ROUNDS *BS_GIFT128_RK_WORDS * sizeof(uint64_t) <= BS_KS_MAX,
+_Static_assert(sizeof(uint64_t) * BS_GIFT128_ROUNDS * BS_GIFT128_RK_WORDS <= BS_KS_MAX,
                "GIFT-128 key schedule does not fit bs_key_schedule");
 
 /*
@@ -35,13 +35,14 @@ static void gift128_set_key(bs_key_schedule *ks, const uint8_t *key)
     uint32_t rk[2 * BS_GIFT128_ROUNDS];
     uint8_t rc[BS_GIFT128_ROUNDS];
     bs_gift128_key_schedule(key, rk, rc);
-    for (unsigned r = 0; r < BS_GIFT128_ROUNDS; r++)
+    for (unsigned r = 0; r < BS_GIFT128_ROUNDS; r++) {
+        uint64_t *m = ks->w + r * BS_GIFT128_RK_WORDS;
 #if GIFT128_ANDN
-        bs_gift128_expand_andn_u64(ks->w + r * BS_GIFT128_RK_WORDS, rk[2 * r], rk[2 * r + 1],
-                                   rc[r]);
+        bs_gift128_expand_andn_u64(m, rk[2 * r], rk[2 * r + 1], rc[r]);
 #else
-        bs_gift128_expand_u64(ks->w + r * BS_GIFT128_RK_WORDS, rk[2 * r], rk[2 * r + 1], rc[r]);
+        bs_gift128_expand_u64(m, rk[2 * r], rk[2 * r + 1], rc[r]);
 #endif
+    }
     bs_wipe(rk, sizeof rk);
 }
 
@@ -146,7 +147,7 @@ static void encrypt_blocks(pass_fn pass, size_t bl, const bs_key_schedule *ks, u
         memset(buf + nblocks * bl, 0, (64 - nblocks) * bl);
         pass(ks->w, buf, buf);
         memcpy(out, buf, nblocks * bl);
-        bs_wipe(buf, nblocks * bl);
+        bs_wipe(buf, sizeof buf);
     }
 }
 

@@ -19,8 +19,16 @@
 
 #define R256_NR 14
 
+/* The round functions are inlined at every level, so the state stays in registers (-O2 would
+ * otherwise call the S-box and pass the state through memory). */
+#if defined(__GNUC__) || defined(__clang__)
+#define R256_FN static inline __attribute__((always_inline))
+#else
+#define R256_FN static inline
+#endif
+
 /* The 8x8 bit transpose in each byte lane; its own inverse. Written out so -O2 unrolls it. */
-BS_FN void r256_transpose(uint32_t q[8])
+R256_FN void r256_transpose(uint32_t q[8])
 {
     bs_swapmove32(&q[1], &q[0], 0x55555555u, 1);
     bs_swapmove32(&q[3], &q[2], 0x55555555u, 1);
@@ -36,7 +44,7 @@ BS_FN void r256_transpose(uint32_t q[8])
     bs_swapmove32(&q[7], &q[3], 0x0f0f0f0fu, 4);
 }
 
-BS_FN void r256_pack(uint32_t q[8], const uint8_t *in)
+R256_FN void r256_pack(uint32_t q[8], const uint8_t *in)
 {
     q[0] = bs_load_le32(in);
     q[1] = bs_load_le32(in + 4);
@@ -49,7 +57,7 @@ BS_FN void r256_pack(uint32_t q[8], const uint8_t *in)
     r256_transpose(q);
 }
 
-BS_FN void r256_unpack(uint8_t *out, uint32_t q[8])
+R256_FN void r256_unpack(uint8_t *out, uint32_t q[8])
 {
     r256_transpose(q);
     bs_store_le32(out, q[0]);
@@ -76,7 +84,7 @@ void bs_r256m4_unpack(uint8_t *out, uint32_t q[8])
  * The AES S-box as a Boolean circuit (Boyar and Peralta, 2012: 32 AND, 83 XOR, 4 XNOR),
  * applied to the 32 bytes at once. u0 is the most significant bit of the byte.
  */
-BS_FN void r256_sbox(uint32_t q[8])
+R256_FN void r256_sbox(uint32_t q[8])
 {
     const uint32_t u0 = q[7], u1 = q[6], u2 = q[5], u3 = q[4];
     const uint32_t u4 = q[3], u5 = q[2], u6 = q[1], u7 = q[0];
@@ -240,7 +248,7 @@ static inline uint32_t ror32(uint32_t x, unsigned n)
  * new bits [8r, 8r + 8 - k) from old bits [8r + k, 8r + 8) and new bits [8r + 8 - k, 8r + 8)
  * from old bits [8r, 8r + k). Row 0 stays: six UBFX/BFI pairs per register.
  */
-BS_FN uint32_t r256_shiftrows1(uint32_t x)
+R256_FN uint32_t r256_shiftrows1(uint32_t x)
 {
     uint32_t y = x;
     R256_MOVE(y, x, 9, 8, 7); /* row 1, offset 1 */
@@ -252,7 +260,7 @@ BS_FN uint32_t r256_shiftrows1(uint32_t x)
     return y;
 }
 
-BS_FN void r256_shiftrows(uint32_t q[8])
+R256_FN void r256_shiftrows(uint32_t q[8])
 {
     q[0] = r256_shiftrows1(q[0]);
     q[1] = r256_shiftrows1(q[1]);
@@ -274,7 +282,7 @@ void bs_r256m4_shiftrows(uint32_t q[8])
  * term is t rotated by two rows. Doubling in GF(2^8) moves bit b to b + 1 and folds bit 7 into
  * bits 0, 1, 3, 4 (0x1b).
  */
-BS_FN void r256_mixcolumns(uint32_t q[8])
+R256_FN void r256_mixcolumns(uint32_t q[8])
 {
     const uint32_t n0 = ror32(q[0], 8), n1 = ror32(q[1], 8), n2 = ror32(q[2], 8);
     const uint32_t n3 = ror32(q[3], 8), n4 = ror32(q[4], 8), n5 = ror32(q[5], 8);
@@ -296,7 +304,7 @@ void bs_r256m4_mixcolumns(uint32_t q[8])
     r256_mixcolumns(q);
 }
 
-BS_FN void r256_addroundkey(uint32_t q[8], const uint32_t *rk)
+R256_FN void r256_addroundkey(uint32_t q[8], const uint32_t *rk)
 {
     q[0] ^= rk[0];
     q[1] ^= rk[1];

@@ -69,6 +69,25 @@ void bs_ctr_set_block_limit(bs_ctr_ctx *ctx, uint64_t max_blocks)
     ctx->block_limit = max_blocks < abs ? max_blocks : abs;
 }
 
+/* Writes n consecutive counter blocks starting at ctr into out, and advances ctr by n. */
+static void fill_counters(uint8_t *ctr, size_t bl, size_t n, uint8_t *out)
+{
+    uint64_t low = bs_load_be64(ctr + bl - 8);
+    if (low <= UINT64_MAX - n) {
+        /* No carry out of the low 64 bits inside this batch: write them directly. */
+        for (size_t i = 0; i < n; i++) {
+            memcpy(out + i * bl, ctr, bl - 8);
+            bs_store_be64(out + i * bl + bl - 8, low + i);
+        }
+        bs_ctr_add(ctr, bl, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        memcpy(out + i * bl, ctr, bl);
+        bs_ctr_add(ctr, bl, 1);
+    }
+}
+
 void bs_ctr_keystream(const bs_block_cipher *cipher, const bs_key_schedule *ks,
                       const uint8_t *counter, uint64_t nblocks, uint8_t *out)
 {
@@ -77,10 +96,7 @@ void bs_ctr_keystream(const bs_block_cipher *cipher, const bs_key_schedule *ks,
     memcpy(ctr, counter, bl);
     while (nblocks > 0) {
         size_t n = nblocks < BS_LANES_MAX ? (size_t)nblocks : BS_LANES_MAX;
-        for (size_t i = 0; i < n; i++) {
-            memcpy(out + i * bl, ctr, bl);
-            bs_ctr_add(ctr, bl, 1);
-        }
+        fill_counters(ctr, bl, n, out);
         cipher->encrypt(ks, out, out, n);
         out += n * bl;
         nblocks -= n;
@@ -89,7 +105,15 @@ void bs_ctr_keystream(const bs_block_cipher *cipher, const bs_key_schedule *ks,
 
 static void xor_bytes(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t a, b;
+        memcpy(&a, in + i, 8);
+        memcpy(&b, ks + i, 8);
+        a ^= b;
+        memcpy(out + i, &a, 8);
+    }
+    for (; i < n; i++)
         out[i] = in[i] ^ ks[i];
 }
 

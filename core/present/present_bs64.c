@@ -82,26 +82,87 @@ static void present128_set_key(bs_key_schedule *ks, const uint8_t *key)
     bs_wipe(K, sizeof K);
 }
 
+/*
+ * Big-endian block loads and stores as one byte swap and one 8-byte move where the compiler has
+ * a byte-swap builtin: with the byte-wise forms, gcc at -O3 for baseline x86-64 vectorizes pairs
+ * of adjacent stores into byte shuffles that cost more than a round.
+ */
+static uint64_t load_block(const uint8_t *p)
+{
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) &&                       \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return __builtin_bswap64(v);
+#else
+    return bs_load_be64(p);
+#endif
+}
+
+static void store_block(uint8_t *p, uint64_t v)
+{
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) &&                       \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+    memcpy(p, &v, 8);
+#else
+    bs_store_be64(p, v);
+#endif
+}
+
+/* 64 blocks from in, packed into x: bs_present_transpose64 with its first stage fed by the loads. */
+static void load_transpose(uint64_t *x, uint64_t *w, const uint8_t *in)
+{
+    for (unsigned k = 0; k < 32; k++) {
+        uint64_t hi = load_block(in + 8 * (k + 32)), lo = load_block(in + 8 * k);
+        uint64_t t = ((lo >> 32) ^ hi) & 0x00000000ffffffffULL;
+        w[2 * k] = lo ^ (t << 32);
+        w[2 * k + 1] = hi ^ t;
+    }
+    bs_present_transpose64_stage(x, w, 16, 0x0000ffff0000ffffULL);
+    bs_present_transpose64_stage(w, x, 8, 0x00ff00ff00ff00ffULL);
+    bs_present_transpose64_stage(x, w, 4, 0x0f0f0f0f0f0f0f0fULL);
+    bs_present_transpose64_stage(w, x, 2, 0x3333333333333333ULL);
+    bs_present_transpose64_stage(x, w, 1, 0x5555555555555555ULL);
+}
+
+/* The inverse: y unpacked into 64 blocks at out, the last stage feeding the stores. */
+static void transpose_store(uint8_t *out, uint64_t *y, uint64_t *w)
+{
+    bs_present_transpose64_stage(w, y, 32, 0x00000000ffffffffULL);
+    bs_present_transpose64_stage(y, w, 16, 0x0000ffff0000ffffULL);
+    bs_present_transpose64_stage(w, y, 8, 0x00ff00ff00ff00ffULL);
+    bs_present_transpose64_stage(y, w, 4, 0x0f0f0f0f0f0f0f0fULL);
+    bs_present_transpose64_stage(w, y, 2, 0x3333333333333333ULL);
+    for (unsigned k = 0; k < 32; k++) {
+        uint64_t hi = w[k + 32], lo = w[k];
+        uint64_t t = ((lo >> 1) ^ hi) & 0x5555555555555555ULL;
+        store_block(out + 16 * k, lo ^ (t << 1));
+        store_block(out + 16 * k + 8, hi ^ t);
+    }
+}
+
 static void present_bs64_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
                                  size_t nblocks)
 {
     BS_ALIGN(64) uint64_t x[64];
     BS_ALIGN(64) uint64_t y[64];
 
-    while (nblocks > 0) {
-        size_t n = nblocks < 64 ? nblocks : 64;
-        for (size_t l = 0; l < n; l++)
-            x[l] = bs_load_be64(in + 8 * l);
-        for (size_t l = n; l < 64; l++)
+    for (; nblocks >= 64; nblocks -= 64, in += 512, out += 512) {
+        load_transpose(x, y, in);
+        present_rounds(y, x, ks->w);
+        transpose_store(out, y, x);
+    }
+    if (nblocks > 0) {
+        for (size_t l = 0; l < nblocks; l++)
+            x[l] = load_block(in + 8 * l);
+        for (size_t l = nblocks; l < 64; l++)
             x[l] = 0;
         bs_present_transpose64(x, y);
         present_rounds(y, x, ks->w);
         bs_present_transpose64(y, x);
-        for (size_t l = 0; l < n; l++)
-            bs_store_be64(out + 8 * l, y[l]);
-        in += 8 * n;
-        out += 8 * n;
-        nblocks -= n;
+        for (size_t l = 0; l < nblocks; l++)
+            store_block(out + 8 * l, y[l]);
     }
     wipe_state(x, sizeof x);
     wipe_state(y, sizeof y);

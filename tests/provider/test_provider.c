@@ -660,6 +660,17 @@ static void test_negative(void **state)
                 lim = 0;
                 assert_int_equal(EVP_CIPHER_CTX_set_params(ctx, p), 0);
                 expect_error("limit64-blocks must be 1..");
+                /*
+                 * Lowered mid-stream after a small update: the limit counts the blocks the
+                 * stream used (2 here), not keystream the provider may have computed ahead.
+                 */
+                assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, key, iv, NULL), 1);
+                assert_int_equal(EVP_EncryptUpdate(ctx, buf, &outl, buf, 5), 1);
+                lim = 2;
+                assert_int_equal(EVP_CIPHER_CTX_set_params(ctx, p), 1);
+                assert_int_equal(EVP_EncryptUpdate(ctx, buf, &outl, buf, 11), 1);
+                assert_int_equal(EVP_EncryptUpdate(ctx, buf, &outl, buf, 1), 0);
+                expect_error("data limit reached: at most 2 blocks");
             }
             EVP_CIPHER_CTX_free(ctx);
             continue;

@@ -1,0 +1,295 @@
+/*
+ * The in-process bs_ctr_ctx stays authoritative for the key schedule, counter, num and limits.
+ * Partial blocks go through bs_ctr_crypt; whole blocks, once offloading, are XORed with the
+ * stream's keystream and the context is moved forward by exactly the accounting bs_ctr_crypt
+ * does per block (counter, blocks_used, wrap_left). Invariant while a stream is open: it has
+ * delivered exactly the blocks from its start counter up to ctx.counter.
+ */
+#include "bsd_ctr.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "modes/ctr.h"
+
+/* After a failed connect, the whole process stays in-process for this long. */
+#define BSD_CTR_BACKOFF_MS 1000
+
+struct bsd_ctr {
+    bs_ctr_ctx ctx; /* first: 64-byte aligned with the allocation */
+    bsd_ctr_opts opts;
+    char socket_path[108];
+    uint8_t key[BSD_KEY_MAX];
+    size_t key_len;
+    uint64_t since_iv;
+    bsd_stream *stream;
+    int fallback; /* the error that stopped offload for this IV */
+    uint64_t daemon_bytes, local_bytes;
+};
+
+static _Atomic long long last_failure_ms;
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void *aligned_zalloc(size_t n)
+{
+    size_t rounded = (n + 63) & ~(size_t)63;
+    void *p = aligned_alloc(64, rounded);
+    if (p != NULL)
+        memset(p, 0, rounded);
+    return p;
+}
+
+bsd_ctr *bsd_ctr_new(const bs_block_cipher *cipher, const bsd_ctr_opts *opts)
+{
+    bsd_ctr *c = (bsd_ctr *)aligned_zalloc(sizeof *c);
+    if (c == NULL)
+        return NULL;
+    c->ctx.cipher = cipher;
+    if (opts != NULL)
+        c->opts = *opts;
+    if (c->opts.socket_path != NULL) {
+        snprintf(c->socket_path, sizeof c->socket_path, "%s", c->opts.socket_path);
+        c->opts.socket_path = c->socket_path;
+    }
+    return c;
+}
+
+static void stop_stream(bsd_ctr *c)
+{
+    bsd_stream_close(c->stream);
+    c->stream = NULL;
+}
+
+int bsd_ctr_set_key(bsd_ctr *c, const uint8_t *key, size_t key_len, uint64_t block_limit)
+{
+    if (key_len > sizeof c->key)
+        return BS_ERR_KEY_LENGTH;
+    int rc = bs_ctr_set_key(&c->ctx, c->ctx.cipher, key, key_len);
+    if (rc != BS_OK)
+        return rc;
+    bs_ctr_set_block_limit(&c->ctx, block_limit);
+    stop_stream(c);
+    bs_wipe(c->key, sizeof c->key);
+    memcpy(c->key, key, key_len);
+    c->key_len = key_len;
+    c->since_iv = 0;
+    c->fallback = 0;
+    c->daemon_bytes = c->local_bytes = 0;
+    return BS_OK;
+}
+
+int bsd_ctr_set_iv(bsd_ctr *c, const uint8_t *iv, size_t iv_len)
+{
+    int rc = bs_ctr_set_iv(&c->ctx, iv, iv_len);
+    if (rc == BS_OK) {
+        stop_stream(c);
+        c->since_iv = 0;
+        c->fallback = 0;
+    }
+    return rc;
+}
+
+int bsd_ctr_set_block_limit(bsd_ctr *c, uint64_t block_limit)
+{
+    bs_ctr_set_block_limit(&c->ctx,
+                           block_limit < c->ctx.blocks_used ? c->ctx.blocks_used : block_limit);
+    return BS_OK;
+}
+
+/* What bs_ctr_crypt does to the context for each block it generates. */
+static void advance_blocks(bs_ctr_ctx *x, uint64_t n)
+{
+    bs_ctr_add(x->counter, x->cipher->block_len, n);
+    x->blocks_used += n;
+    x->wrap_left -= n;
+}
+
+/* Opens the stream at the current counter (ctx.num == 0) if offloading is due. */
+static void maybe_start(bsd_ctr *c, size_t len)
+{
+    if (c->stream != NULL || c->fallback != 0 || c->since_iv + len < c->opts.threshold)
+        return;
+    long long last = atomic_load(&last_failure_ms);
+    if (last != 0 && now_ms() - last < BSD_CTR_BACKOFF_MS) {
+        c->fallback = -EAGAIN;
+        return;
+    }
+    bsd_stream_opts so = {c->opts.socket_path, c->opts.connect_timeout_ms, c->opts.timeout_ms,
+                          c->opts.window_bytes, c->opts.depth};
+    int r =
+        bsd_stream_open(&so, c->ctx.cipher->name, c->key, c->key_len, c->ctx.counter, &c->stream);
+    if (r != 0) {
+        c->stream = NULL;
+        c->fallback = r;
+        atomic_store(&last_failure_ms, now_ms());
+    }
+}
+
+/* The stream failed after delivering some bytes of this request: note it and stop offloading. */
+static void stream_failed(bsd_ctr *c)
+{
+    c->fallback = bsd_stream_error(c->stream, NULL);
+    if (c->fallback == 0)
+        c->fallback = -EIO;
+    if (c->fallback == -EPIPE || c->fallback == -ECONNREFUSED || c->fallback == -ENOENT ||
+        c->fallback == -ETIMEDOUT)
+        atomic_store(&last_failure_ms, now_ms());
+    stop_stream(c);
+}
+
+int bsd_ctr_crypt(bsd_ctr *c, uint8_t *out, const uint8_t *in, size_t len)
+{
+    bs_ctr_ctx *x = &c->ctx;
+    if (!x->keyed)
+        return BS_ERR_STATE;
+    if (len == 0)
+        return BS_OK;
+    if (out == NULL || in == NULL)
+        return BS_ERR_ARG;
+    const size_t bl = x->cipher->block_len;
+    /* The same all-or-nothing check as bs_ctr_crypt, before anything is produced. */
+    size_t pending = x->num ? bl - x->num : 0;
+    if (len > pending) {
+        uint64_t need = (uint64_t)((len - pending) / bl) + (((len - pending) % bl) != 0);
+        if (need > x->wrap_left)
+            return BS_ERR_COUNTER_WRAP;
+        if (need > x->block_limit - x->blocks_used)
+            return BS_ERR_DATA_LIMIT;
+    }
+    size_t total = len;
+    /* The rest of a started block: in-process, from the context's pending keystream. */
+    size_t take = pending < len ? pending : len;
+    if (take > 0) {
+        bs_ctr_crypt(x, out, in, take);
+        c->local_bytes += take;
+        out += take;
+        in += take;
+        len -= take;
+    }
+    if (len > 0)
+        maybe_start(c, total);
+    if (len > 0 && c->stream != NULL) {
+        /* Whole blocks, and a final partial one through ctx.stream so that num works on. */
+        uint64_t before = bsd_stream_position(c->stream);
+        size_t whole = len / bl * bl;
+        int r = whole > 0 ? bsd_stream_xor(c->stream, out, in, whole) : 0;
+        size_t got = (size_t)(bsd_stream_position(c->stream) - before);
+        size_t blocks = got / bl;
+        advance_blocks(x, blocks);
+        c->daemon_bytes += blocks * bl;
+        out += blocks * bl;
+        in += blocks * bl;
+        len -= blocks * bl;
+        if (r == 0 && len > 0) {
+            uint8_t ks[BS_BLOCK_MAX];
+            r = bsd_stream_read(c->stream, ks, bl);
+            if (r == 0) {
+                memcpy(x->stream, ks, bl);
+                advance_blocks(x, 1);
+                for (size_t i = 0; i < len; i++)
+                    out[i] = in[i] ^ ks[i];
+                x->num = (unsigned)len;
+                c->daemon_bytes += len;
+                len = 0;
+            }
+            bs_wipe(ks, sizeof ks);
+        }
+        if (r != 0) {
+            /*
+             * A block the stream delivered only in part (windows hold whole blocks, so this
+             * does not happen today) is finished from the same block's in-process keystream.
+             */
+            size_t part = got % bl;
+            if (part > 0) {
+                uint8_t ks[BS_BLOCK_MAX];
+                size_t end = len < bl ? len : bl;
+                bs_ctr_keystream(x->cipher, &x->ks, x->counter, 1, ks);
+                for (size_t i = part; i < end; i++)
+                    out[i] = in[i] ^ ks[i];
+                memcpy(x->stream, ks, bl);
+                advance_blocks(x, 1);
+                x->num = (unsigned)(end % bl);
+                c->daemon_bytes += part;
+                c->local_bytes += end - part;
+                out += end;
+                in += end;
+                len -= end;
+                bs_wipe(ks, sizeof ks);
+            }
+            stream_failed(c);
+        }
+    }
+    if (len > 0) {
+        bs_ctr_crypt(x, out, in, len); /* checked above: cannot fail */
+        c->local_bytes += len;
+    }
+    c->since_iv += total;
+    return BS_OK;
+}
+
+void bsd_ctr_get_position(const bsd_ctr *c, uint8_t *counter, unsigned *num)
+{
+    memcpy(counter, c->ctx.counter, c->ctx.cipher->block_len);
+    *num = c->ctx.num;
+}
+
+int bsd_ctr_set_num(bsd_ctr *c, unsigned num)
+{
+    bs_ctr_ctx *x = &c->ctx;
+    const unsigned bl = x->cipher->block_len;
+    uint8_t scratch[BS_BLOCK_MAX] = {0};
+    int rc = BS_OK;
+    if (num >= bl)
+        return BS_ERR_ARG;
+    /* Same moves as the in-process table; any move by keystream leaves the stream behind. */
+    if (x->num != 0 && num != 0 && num < x->num) {
+        x->num = num;
+    } else if ((x->num != 0 && num == 0) || num > x->num) {
+        rc = bs_ctr_crypt(x, scratch, scratch, num == 0 ? bl - x->num : num - x->num);
+        stop_stream(c);
+    }
+    bs_wipe(scratch, sizeof scratch);
+    return rc;
+}
+
+bsd_ctr *bsd_ctr_dup(const bsd_ctr *c)
+{
+    bsd_ctr *d = (bsd_ctr *)aligned_zalloc(sizeof *d);
+    if (d == NULL)
+        return NULL;
+    memcpy(d, c, sizeof *d);
+    if (c->opts.socket_path != NULL)
+        d->opts.socket_path = d->socket_path;
+    d->stream = NULL; /* the copy opens its own, at its own position, when due */
+    return d;
+}
+
+void bsd_ctr_free(bsd_ctr *c)
+{
+    if (c == NULL)
+        return;
+    stop_stream(c);
+    bs_wipe(c, sizeof *c);
+    free(c);
+}
+
+void bsd_ctr_counts(const bsd_ctr *c, uint64_t *daemon_bytes, uint64_t *local_bytes)
+{
+    *daemon_bytes = c->daemon_bytes;
+    *local_bytes = c->local_bytes;
+}
+
+int bsd_ctr_fallback_reason(const bsd_ctr *c)
+{
+    return c->fallback;
+}

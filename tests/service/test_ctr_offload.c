@@ -1,0 +1,213 @@
+/*
+ * bsd_ctr (the provider's daemon backend minus OpenSSL) against bs_ctr_ctx, call by call:
+ * same output, same position (counter, num) and same errors, for pieces of every size, across
+ * the offload threshold, with set_num and dup in the middle, at the data limit and the counter
+ * wrap, after fork(), and with the daemon SIGKILLed mid-stream.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bsd_ctr.h"
+#include "modes/ctr.h"
+#include "svc_util.h"
+
+static svc_daemon dmn;
+
+typedef struct pair {
+    bsd_ctr *off;
+    bs_ctr_ctx *ref;
+    const bs_block_cipher *cipher;
+} pair;
+
+static bs_ctr_ctx *ref_new(void)
+{
+    bs_ctr_ctx *r = (bs_ctr_ctx *)aligned_alloc(64, (sizeof(bs_ctr_ctx) + 63) / 64 * 64);
+    CHECK(r != NULL);
+    memset(r, 0, sizeof *r);
+    return r;
+}
+
+static void pair_init(pair *p, const bs_block_cipher *c, uint64_t threshold, uint32_t seed,
+                      const uint8_t *iv)
+{
+    uint8_t key[64];
+    svc_fill(key, sizeof key, seed);
+    bsd_ctr_opts o = {dmn.socket, threshold, 1000, 5000, 16384 + 8, 3};
+    p->cipher = c;
+    p->off = bsd_ctr_new(c, &o);
+    p->ref = ref_new();
+    CHECK(p->off != NULL);
+    CHECK(bsd_ctr_set_key(p->off, key, c->key_len, UINT64_MAX) == BS_OK);
+    CHECK(bs_ctr_set_key(p->ref, c, key, c->key_len) == BS_OK);
+    CHECK(bsd_ctr_set_iv(p->off, iv, bs_ctr_iv_len(c)) == BS_OK);
+    CHECK(bs_ctr_set_iv(p->ref, iv, bs_ctr_iv_len(c)) == BS_OK);
+}
+
+static void pair_free(pair *p)
+{
+    bsd_ctr_free(p->off);
+    bs_ctr_clear(p->ref);
+    free(p->ref);
+}
+
+/* OpenSSL's num moves as the provider's in-process table makes them (provider/backend_inproc.c). */
+static int ref_set_num(bs_ctr_ctx *c, unsigned num)
+{
+    const unsigned bl = c->cipher->block_len;
+    uint8_t scratch[BS_BLOCK_MAX] = {0};
+    if (num >= bl)
+        return BS_ERR_ARG;
+    if (c->num != 0 && num != 0 && num < c->num)
+        c->num = num;
+    else if (c->num != 0 && num == 0)
+        return bs_ctr_crypt(c, scratch, scratch, bl - c->num);
+    else if (num > c->num)
+        return bs_ctr_crypt(c, scratch, scratch, num - c->num);
+    return BS_OK;
+}
+
+/* One call on both: same return code, same bytes, same position. */
+static int step(pair *p, size_t len)
+{
+    uint8_t *in = (uint8_t *)malloc(len + 1), *a = (uint8_t *)malloc(len + 1),
+            *b = (uint8_t *)malloc(len + 1);
+    CHECK(in && a && b);
+    svc_fill(in, len, (uint32_t)len);
+    memcpy(a, in, len);
+    memcpy(b, in, len);
+    int ra = bsd_ctr_crypt(p->off, a, a, len);
+    int rb = bs_ctr_crypt(p->ref, b, b, len);
+    CHECK(ra == rb);
+    CHECK(memcmp(a, b, len) == 0);
+    uint8_t ca[32];
+    unsigned na;
+    bsd_ctr_get_position(p->off, ca, &na);
+    CHECK(memcmp(ca, p->ref->counter, p->cipher->block_len) == 0 && na == p->ref->num);
+    free(in);
+    free(a);
+    free(b);
+    return ra;
+}
+
+static void pieces(const bs_block_cipher *c)
+{
+    static const size_t sizes[] = {1, 4096, 3, 4096, 4096, 100000, 7, 65536, 4093, 1 << 20, 5};
+    uint8_t iv[32] = {0};
+    svc_fill(iv, sizeof iv, 11);
+    iv[0] = 0;
+    pair p;
+    pair_init(&p, c, 8192, 10, iv);
+    for (int round = 0; round < 3; round++)
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+            CHECK(step(&p, sizes[i]) == BS_OK);
+    uint64_t dbytes, lbytes;
+    bsd_ctr_counts(p.off, &dbytes, &lbytes);
+    CHECK(bsd_ctr_fallback_reason(p.off) == 0);
+    CHECK(dbytes > 3 * (1u << 20)); /* most of it came from the daemon */
+    /* set_num forwards and backwards, then dup: both copies go on identically. */
+    CHECK(step(&p, 3) == BS_OK);
+    CHECK(bsd_ctr_set_num(p.off, 1) == ref_set_num(p.ref, 1));
+    CHECK(step(&p, 70000) == BS_OK);
+    bsd_ctr *d = bsd_ctr_dup(p.off);
+    bs_ctr_ctx *dr = ref_new();
+    memcpy(dr, p.ref, sizeof *dr);
+    CHECK(d != NULL);
+    CHECK(step(&p, 50001) == BS_OK);
+    pair q = {d, dr, c};
+    CHECK(step(&q, 50001) == BS_OK);
+    pair_free(&q);
+    pair_free(&p);
+}
+
+/* The data limit and the counter wrap refuse exactly where bs_ctr refuses, changing nothing. */
+static void limits(const bs_block_cipher *c)
+{
+    uint8_t iv[32] = {0};
+    pair p;
+    pair_init(&p, c, 0, 20, iv);
+    bsd_ctr_set_block_limit(p.off, 5000);
+    bs_ctr_set_block_limit(p.ref, 5000);
+    CHECK(step(&p, 4000 * c->block_len + 3) == BS_OK);
+    CHECK(step(&p, 1000 * c->block_len) == BS_ERR_DATA_LIMIT);
+    CHECK(step(&p, 999 * c->block_len) == BS_OK); /* 5000 blocks used, 3 bytes of one left */
+    CHECK(step(&p, c->block_len - 3) == BS_OK);
+    CHECK(step(&p, 1) == BS_ERR_DATA_LIMIT);
+    pair_free(&p);
+
+    memset(iv, 0xff, sizeof iv);
+    if (c->block_len == 32)
+        memset(iv, 0, 16); /* RIJNDAEL-256 counts from IV || 0^16: no wrap in reach */
+    else
+        iv[c->block_len - 2] = 0xf0, iv[c->block_len - 1] = 0; /* 4096 blocks to the wrap */
+    pair_init(&p, c, 0, 21, iv);
+    CHECK(step(&p, 4000 * c->block_len + 1) == BS_OK);
+    if (c->block_len != 32) {
+        CHECK(step(&p, 96 * c->block_len) == BS_ERR_COUNTER_WRAP);
+        CHECK(step(&p, 95 * c->block_len - 1) == BS_OK); /* 4095 blocks used */
+        CHECK(step(&p, c->block_len) == BS_OK);
+        CHECK(step(&p, 1) == BS_ERR_COUNTER_WRAP);
+    }
+    pair_free(&p);
+}
+
+/* Offload before fork(), then both processes continue on their own copies. */
+static void forked(const bs_block_cipher *c)
+{
+    uint8_t iv[32] = {1};
+    pair p;
+    pair_init(&p, c, 0, 30, iv);
+    CHECK(step(&p, 300001) == BS_OK);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    for (int i = 0; i < 5; i++)
+        CHECK(step(&p, 77777) == BS_OK);
+    uint64_t dbytes, lbytes;
+    bsd_ctr_counts(p.off, &dbytes, &lbytes);
+    if (pid == 0)
+        _exit(bsd_ctr_fallback_reason(p.off) == 0 && dbytes > 600000 ? 0 : 3);
+    int st;
+    CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK(bsd_ctr_fallback_reason(p.off) == 0);
+    pair_free(&p);
+}
+
+/* SIGKILL in the middle: the same bytes, now in-process; a new IV stays in-process too. */
+static void killed(const bs_block_cipher *c)
+{
+    uint8_t iv[32] = {2};
+    pair p;
+    pair_init(&p, c, 0, 40, iv);
+    CHECK(step(&p, 200003) == BS_OK);
+    svc_kill9(&dmn);
+    for (int i = 0; i < 20; i++)
+        CHECK(step(&p, 4096 + (size_t)i) == BS_OK);
+    CHECK(bsd_ctr_fallback_reason(p.off) != 0);
+    uint64_t dbytes, lbytes;
+    bsd_ctr_counts(p.off, &dbytes, &lbytes);
+    CHECK(dbytes > 0 && lbytes > 0);
+    CHECK(bsd_ctr_set_iv(p.off, iv, bs_ctr_iv_len(c)) == BS_OK);
+    CHECK(bs_ctr_set_iv(p.ref, iv, bs_ctr_iv_len(c)) == BS_OK);
+    CHECK(step(&p, 100000) == BS_OK);
+    pair_free(&p);
+}
+
+int main(void)
+{
+    const bs_block_cipher *cs[16];
+    size_t nc = svc_ciphers(cs, 16);
+    if (nc == 0)
+        return SVC_SKIP;
+    svc_init(&dmn);
+    svc_start(&dmn, NULL, NULL);
+    for (size_t i = 0; i < nc; i++) {
+        pieces(cs[i]);
+        limits(cs[i]);
+        printf("%s: offloaded CTR == bs_ctr\n", cs[i]->name);
+    }
+    forked(cs[0]);
+    killed(cs[nc - 1]);
+    svc_cleanup(&dmn);
+    return 0;
+}
