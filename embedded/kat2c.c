@@ -13,7 +13,8 @@
 
 #include "kat.h"
 
-static void put_string(FILE *out, const char *s) {
+static void put_string(FILE *out, const char *s)
+{
     fputc('"', out);
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
@@ -27,7 +28,8 @@ static void put_string(FILE *out, const char *s) {
     fputc('"', out);
 }
 
-static int convert(FILE *out, const char *name, const char *path) {
+static int convert(FILE *out, const char *name, const char *path)
+{
     bs_kat_reader r;
     bs_kat k;
     int rc;
@@ -76,7 +78,8 @@ static int convert(FILE *out, const char *name, const char *path) {
     return 0;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     if (argc < 3) {
         fprintf(stderr, "usage: kat2c OUT.c NAME=FILE.kat...\n");
         return 2;

@@ -42,6 +42,18 @@ typedef struct bsks_problem {
                                                           : 0xffffffff00000000ull)
 
 /*
+ * Bit i (0..127) of the GIFT key state after r updates, as a bit of the original key. Word j
+ * (16 bits) then holds original word w = (j + 2r) mod 8, which has wrapped t = (j + 2r) / 8 times;
+ * each wrap rotates it right by 12 (even w, through k0 -> k6) or 2 (odd w, through k1 -> k7).
+ */
+BS_FN unsigned bsks_gift_key_bit(unsigned r, unsigned i)
+{
+    const unsigned j = i / 16, w = (j + 2 * r) % 8, t = (j + 2 * r) / 8;
+    const unsigned rot = (w % 2 == 0 ? 12u : 2u) * t;
+    return 16 * w + (i % 16 + rot) % 16;
+}
+
+/*
  * BSKS_DEFINE(W, SFX, LOG2) defines, for word type W with 2^LOG2 lanes:
  *   bsks_key_words_SFX(kw, pb, q)        the candidates of chunk q;
  *   bsks_present_SFX(y, kw, pb)          PRESENT-80/128 (pb->key_bits) with per-lane keys;
@@ -110,6 +122,8 @@ typedef struct bsks_problem {
         BSGPU_UNROLL                                                                               \
         for (unsigned i = 0; i < 64; i++)                                                          \
             x[i] = bsks_bit_##SFX(pb->pt_bit[i]);                                                  \
+        /* Unrolled: the key register's rotations become renamings. */                             \
+        BSGPU_UNROLL                                                                               \
         for (unsigned r = 0; r < 30; r += 3) {                                                     \
             bsks_present_round_##SFX(x, kw, n, r, 0);                                              \
             bsks_present_update_##SFX(kw, n, r + 1);                                               \
@@ -133,24 +147,56 @@ typedef struct bsks_problem {
             bsks_present_n_##SFX(y, kw, pb, 128);                                                  \
     }                                                                                              \
                                                                                                    \
-    /* GIFT key state k7 || ... || k0 <- (k1 >>> 2) || (k0 >>> 12) || k7 || ... || k2. */          \
-    BS_FN void bsks_gift_update_##SFX(W *kw)                                                       \
+    /*                                                                                             \
+     * PRESENT-128 with the key register in memory (the device's shared memory) as a ring:          \
+     * logical bit i at kw[stride * ((i + off) mod 128)]; the rotation moves off, and only the     \
+     * 8 S-box bits and 5 counter bits are rewritten in place.                                      \
+     */                                                                                            \
+    BS_FN void bsks_present128_ring_##SFX(W *y, W *kw, unsigned stride, const bsks_problem *pb)   \
     {                                                                                              \
-        W t[32];                                                                                   \
+        W x[64];                                                                                   \
+        unsigned off = 0;                                                                          \
         BSGPU_UNROLL                                                                               \
-        for (unsigned b = 0; b < 32; b++)                                                          \
-            t[b] = kw[b];                                                                          \
-        BSGPU_UNROLL                                                                               \
-        for (unsigned b = 0; b < 96; b++)                                                          \
-            kw[b] = kw[b + 32];                                                                    \
-        BSGPU_UNROLL                                                                               \
-        for (unsigned b = 0; b < 16; b++) {                                                        \
-            kw[96 + b] = t[(b + 12) % 16];                                                         \
-            kw[112 + b] = t[16 + (b + 2) % 16];                                                    \
+        for (unsigned i = 0; i < 64; i++)                                                          \
+            x[i] = bsks_bit_##SFX(pb->pt_bit[i]);                                                  \
+        for (unsigned r = 0; r < 31; r++) {                                                        \
+            W k[64];                                                                               \
+            const unsigned ph = r % 3;                                                             \
+            BSGPU_UNROLL                                                                           \
+            for (unsigned i = 0; i < 64; i++) {                                                    \
+                const W v = kw[stride * ((64 + i + off) & 127)] ^ (r != 0 && i >= 32 ? ~(W)0 : (W)0); \
+                if (ph == 0)                                                                       \
+                    k[BS_PRESENT_POS(0, i)] = v;                                                   \
+                else if (ph == 1)                                                                  \
+                    k[BS_PRESENT_POS(1, i)] = v;                                                   \
+                else                                                                               \
+                    k[BS_PRESENT_POS(2, i)] = v;                                                   \
+            }                                                                                      \
+            if (ph == 0)                                                                           \
+                bs_present_round0_##SFX(x, k);                                                     \
+            else if (ph == 1)                                                                      \
+                bs_present_round1_##SFX(x, k);                                                     \
+            else                                                                                   \
+                bs_present_round2_##SFX(x, k);                                                     \
+            off = (off + 128 - 61) & 127;                                                          \
+            W *a = kw + stride * ((127 + off) & 127), *b = kw + stride * ((126 + off) & 127);      \
+            W *c = kw + stride * ((125 + off) & 127), *d = kw + stride * ((124 + off) & 127);      \
+            bs_present_sbox_##SFX(a, b, c, d);                                                     \
+            a = kw + stride * ((123 + off) & 127), b = kw + stride * ((122 + off) & 127);          \
+            c = kw + stride * ((121 + off) & 127), d = kw + stride * ((120 + off) & 127);          \
+            bs_present_sbox_##SFX(a, b, c, d);                                                     \
+            BSGPU_UNROLL                                                                           \
+            for (unsigned b5 = 0; b5 < 5; b5++)                                                    \
+                kw[stride * ((62 + b5 + off) & 127)] ^= bsks_bit_##SFX((r + 1) >> b5);             \
         }                                                                                          \
+        BSGPU_UNROLL                                                                               \
+        for (unsigned i = 0; i < 64; i++)                                                          \
+            y[i] = x[BS_PRESENT_POS(1, i)] ^ kw[stride * ((64 + i + off) & 127)] ^                 \
+                   (i >= 32 ? ~(W)0 : (W)0);                                                       \
     }                                                                                              \
                                                                                                    \
-    BS_FN void bsks_gift64_##SFX(W *y, W *kw, const bsks_problem *pb)                              \
+    /* kw[stride * bsks_gift_key_bit(r, i)] = bit i of the GIFT key state after r updates. */   \
+    BS_FN void bsks_gift64_##SFX(W *y, const W *kw, unsigned stride, const bsks_problem *pb)      \
     {                                                                                              \
         W b[64], m[BS_GIFT64_RK_WORDS];                                                            \
         unsigned rc = 0;                                                                           \
@@ -158,12 +204,13 @@ typedef struct bsks_problem {
         for (unsigned i = 0; i < 64; i++)                                                          \
             y[i] = bsks_bit_##SFX(pb->pt_bit[i]);                                                  \
         for (unsigned r = 0; r < BS_GIFT64_ROUNDS; r += 2) {                                       \
+            BSGPU_UNROLL                                                                           \
             for (unsigned h = 0; h < 2; h++) {                                                     \
                 rc = bs_gift_rc_next(rc);                                                          \
                 BSGPU_UNROLL                                                                       \
                 for (unsigned i = 0; i < 16; i++) {                                                \
-                    m[i] = ~kw[i];                                                                 \
-                    m[16 + i] = kw[16 + i];                                                        \
+                    m[i] = ~kw[stride * bsks_gift_key_bit(r + h, i)];                              \
+                    m[16 + i] = kw[stride * bsks_gift_key_bit(r + h, 16 + i)];                     \
                 }                                                                                  \
                 BSGPU_UNROLL                                                                       \
                 for (unsigned i = 0; i < 6; i++)                                                   \
@@ -172,12 +219,11 @@ typedef struct bsks_problem {
                     bs_gift64_round_##SFX(b, y, m);                                                \
                 else                                                                               \
                     bs_gift64_round_##SFX(y, b, m);                                                \
-                bsks_gift_update_##SFX(kw);                                                        \
             }                                                                                      \
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
-    BS_FN void bsks_gift128_##SFX(W *y, W *kw, const bsks_problem *pb)                             \
+    BS_FN void bsks_gift128_##SFX(W *y, const W *kw, unsigned stride, const bsks_problem *pb)     \
     {                                                                                              \
         W b[128], m[BS_GIFT128_RK_WORDS];                                                          \
         unsigned rc = 0;                                                                           \
@@ -185,12 +231,13 @@ typedef struct bsks_problem {
         for (unsigned i = 0; i < 128; i++)                                                         \
             y[i] = bsks_bit_##SFX(pb->pt_bit[i]);                                                  \
         for (unsigned r = 0; r < BS_GIFT128_ROUNDS; r += 2) {                                      \
+            BSGPU_UNROLL                                                                           \
             for (unsigned h = 0; h < 2; h++) {                                                     \
                 rc = bs_gift_rc_next(rc);                                                          \
                 BSGPU_UNROLL                                                                       \
                 for (unsigned i = 0; i < 32; i++) {                                                \
-                    m[i] = kw[i];                                                                  \
-                    m[32 + i] = kw[64 + i];                                                        \
+                    m[i] = kw[stride * bsks_gift_key_bit(r + h, i)];                               \
+                    m[32 + i] = kw[stride * bsks_gift_key_bit(r + h, 64 + i)];                     \
                 }                                                                                  \
                 BSGPU_UNROLL                                                                       \
                 for (unsigned i = 0; i < 6; i++)                                                   \
@@ -199,22 +246,26 @@ typedef struct bsks_problem {
                     bs_gift128_round_##SFX(b, y, m);                                               \
                 else                                                                               \
                     bs_gift128_round_##SFX(y, b, m);                                               \
-                bsks_gift_update_##SFX(kw);                                                        \
             }                                                                                      \
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
-    /* Lanes whose ciphertext equals the first pair's; stops once every lane differs. */           \
-    BS_FN W bsks_compare_##SFX(const W *y, const bsks_problem *pb)                                 \
+    /* Lanes whose ciphertext (nbits, a constant) equals the first pair's; stops once every    \
+     * lane differs. */                                                                            \
+    BS_FN W bsks_compare_##SFX(const W *y, const bsks_problem *pb, unsigned nbits)                 \
     {                                                                                              \
         W diff = 0;                                                                                \
-        for (unsigned i = 0; i < pb->block_bits; i += 8) {                                         \
+        BSGPU_UNROLL                                                                               \
+        for (unsigned i = 0; i < nbits; i += 8) {                                                  \
             BSGPU_UNROLL                                                                           \
             for (unsigned b = 0; b < 8; b++)                                                       \
                 diff |= y[i + b] ^ bsks_bit_##SFX(pb->ct_bit[i + b]);                              \
             if (diff == ~(W)0)                                                                     \
                 return 0;                                                                          \
         }                                                                                          \
+        /* Fewer unknown bits than lane bits: the upper lanes repeat candidates. */                \
+        if (pb->nunknown < (LOG2))                                                                 \
+            diff |= ~(((W)1 << (1u << pb->nunknown)) - 1);                                         \
         return ~diff;                                                                              \
     }                                                                                              \
                                                                                                    \
@@ -222,17 +273,16 @@ typedef struct bsks_problem {
     {                                                                                              \
         W kw[128], y[128];                                                                         \
         bsks_key_words_##SFX(kw, pb, q);                                                           \
-        if (pb->cipher == BSGPU_GIFT64)                                                            \
-            bsks_gift64_##SFX(y, kw, pb);                                                          \
-        else if (pb->cipher == BSGPU_GIFT128)                                                      \
-            bsks_gift128_##SFX(y, kw, pb);                                                         \
-        else                                                                                       \
-            bsks_present_##SFX(y, kw, pb);                                                         \
-        W hit = bsks_compare_##SFX(y, pb);                                                         \
-        /* Fewer unknown bits than lane bits: the upper lanes repeat candidates. */                \
-        if (pb->nunknown < (LOG2))                                                                 \
-            hit &= ((W)1 << (1u << pb->nunknown)) - 1;                                             \
-        return hit;                                                                                \
+        if (pb->cipher == BSGPU_GIFT64) {                                                          \
+            bsks_gift64_##SFX(y, kw, 1, pb);                                                       \
+            return bsks_compare_##SFX(y, pb, 64);                                                  \
+        }                                                                                          \
+        if (pb->cipher == BSGPU_GIFT128) {                                                         \
+            bsks_gift128_##SFX(y, kw, 1, pb);                                                      \
+            return bsks_compare_##SFX(y, pb, 128);                                                 \
+        }                                                                                          \
+        bsks_present_##SFX(y, kw, pb);                                                             \
+        return bsks_compare_##SFX(y, pb, 64);                                                      \
     }
 
 BSKS_DEFINE(uint64_t, u64, 6, BSKS_LANE_BIT64)

@@ -34,9 +34,7 @@ static inline uint32_t counter_read(void)
 }
 #define COUNTER_NAME "DWT CYCCNT"
 #elif defined(__riscv)
-static void counter_init(void)
-{
-}
+static void counter_init(void) {}
 
 static inline uint32_t counter_read(void)
 {
@@ -48,9 +46,7 @@ static inline uint32_t counter_read(void)
 }
 #define COUNTER_NAME "mcycle"
 #else
-static void counter_init(void)
-{
-}
+static void counter_init(void) {}
 
 static inline uint32_t counter_read(void)
 {

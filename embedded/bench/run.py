@@ -25,7 +25,8 @@ QEMU = {
     'cortex-m4': ['qemu-system-arm', '-M', 'mps2-an386'],
     'rv32i': ['qemu-system-riscv32', '-M', 'virt', '-bios', 'none', '-icount', 'shift=0'],
 }
-TOOL = {'cortex-m3': 'arm-none-eabi-', 'cortex-m4': 'arm-none-eabi-', 'rv32i': 'riscv64-unknown-elf-'}
+TOOL = {'cortex-m3': 'arm-none-eabi-', 'cortex-m4': 'arm-none-eabi-',
+        'rv32i': 'riscv64-unknown-elf-'}
 COMMON = ['-nographic', '-monitor', 'none', '-semihosting-config', 'enable=on,target=native']
 CORES = {
     'PRESENT-80/bs32': ('present_bs32', 16),

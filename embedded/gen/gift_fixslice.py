@@ -106,13 +106,16 @@ def main():
         w('#define %s_PERIOD %d' % (name, per))
         for k in range(per):
             for j in range(3):
-                w('#define %s_L%d_%d(x) (%s)' % (name, k, j, c_expr(lin[k][j])))
+                w('#define %s_L%d_%d(x) \\\n    (%s)' % (name, k, j, c_expr(lin[k][j])))
         s = nbits // 4
-        w('/* %s_POS[k][n]: bit of a slice that holds standard nibble n after round k of a cycle. */'
+        w('/* %s_POS[k][n]: slice bit holding standard nibble n after round k of a cycle. */'
           % name)
         w('static const uint8_t %s_POS[%d][%d] = {' % (name.lower(), per, s))
         for k in range(per):
-            w('    {' + ', '.join(str(v) for v in pos[k]) + '},')
+            vals = [str(v) for v in pos[k]]
+            w('    {' + ', '.join(vals[:16]) + (',' if len(vals) > 16 else '},'))
+            if len(vals) > 16:
+                w('     ' + ', '.join(vals[16:]) + '},')
         w('};')
     sys.stdout.write('\n'.join(out) + '\n')
 

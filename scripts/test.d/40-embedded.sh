@@ -10,7 +10,11 @@ for target in m3:cortex-m3 m4:cortex-m4 rv32:rv32i; do
   cross=embedded/cross/${target#*:}.ini
   echo "--- ${target#*:} ($dir)"
   if [ ! -d "$dir/meson-private" ]; then
-    meson setup "$dir" --cross-file "$cross" >/dev/null || { echo "meson setup failed"; status=1; continue; }
+    if ! meson setup "$dir" --cross-file "$cross" >/dev/null; then
+      echo "meson setup $dir failed"
+      status=1
+      continue
+    fi
   fi
   if ! ninja -C "$dir" -j 2 >/dev/null; then
     ninja -C "$dir" -j 1 2>&1 | tail -30

@@ -73,7 +73,7 @@ check_enc() {
     local c=$1 sizes=(0 1 4095 4097 10485760)
     [ -n "${BS_VALGRIND_QUICK:-}" ] && sizes=(0 4097)
     local key iv lc
-    lc=$(echo "$c" | tr 'A-Z' 'a-z')
+    lc=$(echo "$c" | tr '[:upper:]' '[:lower:]')
     for size in "${sizes[@]}"; do
         head -c "$size" /dev/urandom >"$tmp/p"
         key=$(randhex "$(keylen "$c")")

@@ -66,15 +66,21 @@ static void test_lanes_match_core(void **state)
             const bs_block_cipher *core = s.core;
             const uint64_t q = bs_test_rand64() & ((bsks_chunks(&s, 6) - 1));
             uint64_t kw64[128], y64[128];
-            uint32_t kw32[128], y32[128];
+            uint32_t kw32[128], y32[128], kw32s[3 * 128];
             bsks_key_words_u64(kw64, &s.pb, q);
             bsks_key_words_u32(kw32, &s.pb, 2 * q + 1);
+            /* The device keeps GIFT key words in shared memory at a stride: emulate one. */
+            for (unsigned i = 0; i < 128; i++)
+                kw32s[3 * i] = kw32[i];
             if (s.pb.cipher == BSGPU_GIFT64) {
-                bsks_gift64_u64(y64, kw64, &s.pb);
-                bsks_gift64_u32(y32, kw32, &s.pb);
+                bsks_gift64_u64(y64, kw64, 1, &s.pb);
+                bsks_gift64_u32(y32, kw32s, 3, &s.pb);
             } else if (s.pb.cipher == BSGPU_GIFT128) {
-                bsks_gift128_u64(y64, kw64, &s.pb);
-                bsks_gift128_u32(y32, kw32, &s.pb);
+                bsks_gift128_u64(y64, kw64, 1, &s.pb);
+                bsks_gift128_u32(y32, kw32s, 3, &s.pb);
+            } else if (s.pb.key_bits == 128) {
+                bsks_present_u64(y64, kw64, &s.pb);
+                bsks_present128_ring_u32(y32, kw32s, 3, &s.pb);
             } else {
                 bsks_present_u64(y64, kw64, &s.pb);
                 bsks_present_u32(y32, kw32, &s.pb);

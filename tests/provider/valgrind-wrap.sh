@@ -11,4 +11,5 @@ case "$1" in
     exec "$@"
     ;;
 esac
+# shellcheck disable=SC2086 # $opts is a list of options
 exec "$vg" $opts "$@"

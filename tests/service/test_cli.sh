@@ -33,6 +33,7 @@ roundtrip() { # name file extra-seal-args...
   "$BITSLICE" open -q -v --socket "$sock" -k key -o "$f.out" "$f.bs" 2>"$name.open.err" ||
     fail "$name: open: $(cat "$name.open.err")"
   cmp -s "$f" "$f.out" || fail "$name: round trip differs"
+  rm -f "$f.out"
   "$BITSLICE" open -q --no-daemon -k key -o "$f.out2" "$f.bs" || fail "$name: in-process open"
   cmp -s "$f" "$f.out2" || fail "$name: in-process round trip differs"
   grep -q "from daemon:cpu" "$name.open.err" || fail "$name: the daemon did not serve: $(cat "$name.open.err")"

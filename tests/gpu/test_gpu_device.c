@@ -1,0 +1,143 @@
+/*
+ * On a CUDA device: bsgpu_keystream (the daemon backend's path, several launches per batch,
+ * several streams) against bs_ctr_keystream on random keys, counters and sizes with many
+ * sessions per batch, into pageable and registered memory; and the CUDA key search. Exits 77
+ * when there is no device.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bsgpu.h"
+#include "bsks.h"
+#include "modes/ctr.h"
+#include "testutil.h"
+
+static const bs_block_cipher *const cores[BSGPU_NCIPHERS] = {
+    &bs_present80_bs64, &bs_present128_bs64, &bs_gift64_bs64, &bs_gift128_bs64,
+    &bs_rijndael256_bs64,
+};
+
+enum { NJOB = 150, NKEY = 40, MAXB = 20000 };
+
+static void run_batch(bsgpu_ctx *ctx, int c, uint8_t *buf, int registered)
+{
+    static bsgpu_job jobs[NJOB];
+    static bsgpu_key dk[NKEY];
+    static bs_key_schedule ks[NKEY];
+    static uint8_t want[MAXB * 32];
+    const bs_block_cipher *core = cores[c];
+    const size_t bl = core->block_len;
+    for (int k = 0; k < NKEY; k++) {
+        uint8_t key[32];
+        bs_test_fill(key, core->key_len);
+        core->set_key(&ks[k], key);
+        assert_int_equal(bsgpu_key_from_schedule(&dk[k], core, &ks[k]), 0);
+    }
+    size_t off = 0;
+    for (int j = 0; j < NJOB; j++) {
+        bs_test_fill(jobs[j].counter, bl);
+        if (j % 3 == 1) /* carries across 2^32 and 2^64 in the first blocks */
+            memset(jobs[j].counter + bl - (j % 2 ? 4 : 8), 0xff, j % 2 ? 4 : 8);
+        const uint32_t r = bs_test_below(8);
+        jobs[j].nblocks = r == 0 ? 0 : r < 3 ? bs_test_below(64) : bs_test_below(MAXB);
+        jobs[j].key_index = bs_test_below(NKEY);
+        jobs[j].dst = buf + off;
+        off += jobs[j].nblocks * bl + 8;
+    }
+    memset(buf, 0xc3, off);
+    const int rc = bsgpu_keystream(ctx, (bsgpu_cipher)c, dk, NKEY, jobs, NJOB);
+    if (rc != 0)
+        printf("bsgpu_keystream: %d %s\n", rc, bsgpu_last_error(ctx));
+    assert_int_equal(rc, 0);
+    for (int j = 0; j < NJOB; j++) {
+        bs_ctr_keystream(core, &ks[jobs[j].key_index], jobs[j].counter, jobs[j].nblocks, want);
+        if (memcmp(jobs[j].dst, want, jobs[j].nblocks * bl) != 0) {
+            printf("%s job %d (%llu blocks, %s memory) differs\n", core->name, j,
+                   (unsigned long long)jobs[j].nblocks, registered ? "registered" : "pageable");
+            fail();
+        }
+        assert_int_equal(jobs[j].dst[jobs[j].nblocks * bl], 0xc3);
+    }
+}
+
+static void test_keystream(void **state)
+{
+    (void)state;
+    const size_t cap = (size_t)NJOB * (MAXB * 32 + 8);
+    uint8_t *buf = (uint8_t *)malloc(cap);
+    assert_non_null(buf);
+    for (int streams = 2; streams <= 4; streams += 2) {
+        bsgpu_ctx *ctx;
+        /* A small device buffer, so that a batch takes many launches across the streams. */
+        assert_int_equal(bsgpu_open(&ctx, 0, (unsigned)streams, (size_t)1 << 20), 0);
+        for (int c = 0; c < BSGPU_NCIPHERS; c++)
+            run_batch(ctx, c, buf, 0);
+        assert_int_equal(bsgpu_register_host(ctx, buf, cap), 0);
+        for (int c = 0; c < BSGPU_NCIPHERS; c++)
+            run_batch(ctx, c, buf, 1);
+        assert_int_equal(bsgpu_unregister_host(ctx, buf), 0);
+        bsgpu_close(ctx);
+    }
+    free(buf);
+}
+
+static void test_keysearch(void **state)
+{
+    (void)state;
+    static const char *const names[4] = {"PRESENT-80", "PRESENT-128", "GIFT-64", "GIFT-128"};
+    for (int c = 0; c < 4; c++)
+        for (int neg = 0; neg < 2; neg++) {
+            const bs_block_cipher *core = bs_block_cipher_by_name(names[c]);
+            uint8_t key[16], mask[16] = {0}, pt[2][16], ct[2][16], found[16];
+            bs_key_schedule ks;
+            char err[256];
+            bs_test_fill(key, core->key_len);
+            /* 26 unknown bits: the top 20 and 6 low ones. */
+            for (unsigned i = 0; i < 20; i++)
+                mask[i / 8] |= (uint8_t)(0x80u >> (i % 8));
+            mask[core->key_len - 1] = 0x3f;
+            core->set_key(&ks, key);
+            for (int p = 0; p < 2; p++) {
+                bs_test_fill(pt[p], core->block_len);
+                core->encrypt(&ks, ct[p], pt[p], 1);
+            }
+            uint8_t given[16];
+            memcpy(given, key, sizeof given);
+            if (neg)
+                given[core->key_len / 2] ^= 0x40; /* a known bit wrong: nothing to find */
+            bsks_search s;
+            uint64_t tried;
+            assert_int_equal(bsks_prepare(&s, names[c], given, mask, (const uint8_t(*)[16])pt,
+                                          (const uint8_t(*)[16])ct, 2, err, sizeof err),
+                             0);
+            const int rc = bsks_search_cuda(&s, 0, found, &tried, err, sizeof err);
+            if (rc < 0)
+                printf("%s: %s\n", names[c], err);
+            assert_int_equal(rc, neg ? 0 : 1);
+            if (!neg)
+                assert_memory_equal(found, key, core->key_len);
+            else
+                assert_int_equal(tried, (uint64_t)1 << 26);
+        }
+}
+
+int main(void)
+{
+    if (bsgpu_device_count() == 0) {
+        printf("no CUDA device: skipped\n");
+        return 77;
+    }
+    bs_test_seed();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_keystream),
+        cmocka_unit_test(test_keysearch),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
