@@ -5,8 +5,9 @@
  * Each (mode, size) cell is the median of several runs; a run repeats one operation on a buffer
  * of that size for at least a minimum time. CTR operations continue one stream (as `openssl
  * speed` does); a GCM operation is a whole message: set IV, 16 bytes of AAD, the data, the tag.
- * MB/s counts data bytes only, MB = 10^6 bytes. Cycles are TSC ticks on x86 (the nominal
- * frequency, not the core clock under turbo); elsewhere the column is ns/B.
+ * MB/s counts data bytes only, MB = 10^6 bytes; +-% is half the interquartile range of the runs.
+ * Cycles are TSC ticks on x86 (the nominal frequency, not the core clock under turbo); elsewhere
+ * the column is ns/B.
  *
  * Usage: bsbench [--quick] [--filter TEXT] [--sizes 64,16K,1M] [--runs N]
  */
@@ -174,6 +175,7 @@ static void operate(state *s, uint8_t *buf, size_t len)
 typedef struct sample {
     double ns;
     double ticks;
+    double spread; /* half the interquartile range of the times, relative to the median */
 } sample;
 
 static int by_ns(const void *a, const void *b)
@@ -216,7 +218,9 @@ static sample measure(state *s, uint8_t *buf, size_t len, int runs, double min_n
         total_ticks += (double)(c1 - c0);
     }
     qsort(smp, (size_t)runs, sizeof smp[0], by_ns);
-    return smp[runs / 2];
+    sample med = smp[runs / 2];
+    med.spread = (smp[(3 * runs) / 4].ns - smp[runs / 4].ns) / (2 * med.ns);
+    return med;
 }
 
 static size_t parse_size(const char *p, char **end)
@@ -395,9 +399,9 @@ int main(int argc, char **argv)
     pin_to_current_cpu(pin, sizeof pin);
     cpu_model(model, sizeof model);
     printf("bsbench: %s, one thread %s; %s\n", model, pin, OpenSSL_version(OPENSSL_VERSION));
-    printf("median of %d runs of >= %.0f ms per cell; MB = 10^6 data bytes; GCM = IV + 16 B AAD "
-           "+ data + tag per message\n",
-           runs, min_ns / 1e6);
+    printf("median of %d runs of >= %.0f ms per cell; +-%%: half the interquartile range\n", runs,
+           min_ns / 1e6);
+    printf("MB = 10^6 data bytes; a GCM operation = new IV + 16 B AAD + data + tag\n");
 #if BENCH_HAVE_TSC
     printf("c/B: TSC cycles per byte, at the TSC's nominal frequency (not the core clock)\n");
     const char *unit = "c/B";
@@ -405,7 +409,8 @@ int main(int argc, char **argv)
     printf("ns/B: no cycle counter on this architecture\n");
     const char *unit = "ns/B";
 #endif
-    printf("\n%-18s %-13s %8s %10s %8s  %s\n", "mode", "impl", "size", "MB/s", unit, "vs OpenSSL");
+    printf("\n%-18s %-13s %8s %10s %6s %8s  %s\n", "mode", "impl", "size", "MB/s", "+-%", unit,
+           "vs OpenSSL");
 
     for (int i = 0; i < nrows; i++) {
         row *r = &rows[i];
@@ -419,7 +424,8 @@ int main(int argc, char **argv)
             char sz[32], ratio[96] = "-";
             size_label(sz, sizeof sz, sizes[z]);
             if (len == 0) {
-                printf("%-18s %-13s %8s %10s %8s  %s\n", r->label, r->impl, sz, "-", "-", "-");
+                printf("%-18s %-13s %8s %10s %6s %8s  %s\n", r->label, r->impl, sz, "-", "-", "-",
+                       "-");
                 continue;
             }
             sample m = measure(s, buf, len, runs, min_ns);
@@ -427,8 +433,8 @@ int main(int argc, char **argv)
             if (r->ref >= 0 && rows[r->ref].mbps[z] > 0)
                 snprintf(ratio, sizeof ratio, "%.3fx %s", r->mbps[z] / rows[r->ref].mbps[z],
                          rows[r->ref].label);
-            printf("%-18s %-13s %8s %10.1f %8.2f  %s\n", r->label, r->impl, sz, r->mbps[z],
-                   BENCH_HAVE_TSC ? m.ticks : m.ns, ratio);
+            printf("%-18s %-13s %8s %10.1f %6.1f %8.2f  %s\n", r->label, r->impl, sz, r->mbps[z],
+                   100 * m.spread, BENCH_HAVE_TSC ? m.ticks : m.ns, ratio);
             fflush(stdout);
         }
     }

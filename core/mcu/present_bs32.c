@@ -5,10 +5,15 @@
  * of block 1 at bit 16 + n (bs_mcu_nibble_pack, SWAPMOVE). Bit i = 4n + j of a block is the
  * integer bit of spec/algorithms.md (big-endian bytes).
  *
- * pLayer: P(i) = 16 i mod 63 sends bit (slice j, nibble 4q + m) to (slice m, nibble 4j + q).
- * Two SWAPMOVE layers between slices exchange j with m (the low two bits of the nibble index),
- * then two in-register SWAPMOVEs exchange the nibble index's halves (q and j) in each block:
- * 12 SWAPMOVEs a round, no table.
+ * pLayer: P(i) = 16 i mod 63 sends bit (slice j, nibble 4q + m) to (slice m, nibble 4j + q):
+ * a cycle of three 2-bit coordinates (slice, high, low half of the nibble index). Exchanging the
+ * slice index with the low half (two SWAPMOVE layers between slices) gives (slice m, nibble
+ * 4q + j): the right slices, with the nibble index's halves exchanged. All slices share that
+ * position permutation, so the S-box still lines up, and the next round exchanges the slice
+ * index with the *high* half instead, which returns to the standard order. So every round costs
+ * 4 SWAPMOVEs, the round keys of even rounds are stored with the halves exchanged, and after
+ * the odd 31st round one in-register exchange restores the order (a fixslicing of PRESENT's
+ * pLayer with period 2).
  *
  * S-box: a 14-operation Boolean form (checked against the specification's table by the KAT
  * and reference tests). Key schedule: the specification's register, with the S-box on the
@@ -33,24 +38,46 @@
         (x3) = y3_;                                                                                \
     } while (0)
 
-static inline void player(uint32_t *s0, uint32_t *s1, uint32_t *s2, uint32_t *s3) {
-    /* slice index bit 0 <-> nibble index bit 0, then slice bit 1 <-> nibble bit 1 */
+/*
+ * pLayer with the slice index exchanged for the nibble index's low half (odd rounds) or its
+ * high half (even rounds): see the header comment. 4 SWAPMOVEs between slices.
+ */
+static inline void player_lo(uint32_t *s0, uint32_t *s1, uint32_t *s2, uint32_t *s3)
+{
     bs_swapmove32(s1, s0, 0x55555555u, 1);
     bs_swapmove32(s3, s2, 0x55555555u, 1);
     bs_swapmove32(s2, s0, 0x33333333u, 2);
     bs_swapmove32(s3, s1, 0x33333333u, 2);
-    /* nibble index (q1 q0 j1 j0) -> (j1 j0 q1 q0) in each 16-bit half */
-    bs_swapmove32(s0, s0, 0x0a0a0a0au, 3);
-    bs_swapmove32(s0, s0, 0x00cc00ccu, 6);
-    bs_swapmove32(s1, s1, 0x0a0a0a0au, 3);
-    bs_swapmove32(s1, s1, 0x00cc00ccu, 6);
-    bs_swapmove32(s2, s2, 0x0a0a0a0au, 3);
-    bs_swapmove32(s2, s2, 0x00cc00ccu, 6);
-    bs_swapmove32(s3, s3, 0x0a0a0a0au, 3);
-    bs_swapmove32(s3, s3, 0x00cc00ccu, 6);
 }
 
-void bs_present_bs32_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in) {
+static inline void player_hi(uint32_t *s0, uint32_t *s1, uint32_t *s2, uint32_t *s3)
+{
+    bs_swapmove32(s1, s0, 0x0f0f0f0fu, 4);
+    bs_swapmove32(s3, s2, 0x0f0f0f0fu, 4);
+    bs_swapmove32(s2, s0, 0x00ff00ffu, 8);
+    bs_swapmove32(s3, s1, 0x00ff00ffu, 8);
+}
+
+/* Exchanges the two halves of the nibble index in each 16-bit block: (q1 q0 m1 m0) -> (m q). */
+static inline uint32_t swap_halves(uint32_t x)
+{
+    bs_swapmove32(&x, &x, 0x0a0a0a0au, 3);
+    bs_swapmove32(&x, &x, 0x00cc00ccu, 6);
+    return x;
+}
+
+#define PRESENT_ROUND(rk, PLAYER)                                                                  \
+    do {                                                                                           \
+        s0 ^= (rk)[0];                                                                             \
+        s1 ^= (rk)[1];                                                                             \
+        s2 ^= (rk)[2];                                                                             \
+        s3 ^= (rk)[3];                                                                             \
+        PRESENT_SBOX(s3, s2, s1, s0);                                                              \
+        PLAYER(&s0, &s1, &s2, &s3);                                                                \
+    } while (0)
+
+void bs_present_bs32_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+{
     uint32_t w[4], s[4];
     for (int b = 0; b < 2; b++) {
         w[2 * b] = bs_load_be32(in + 8 * b + 4);
@@ -58,18 +85,16 @@ void bs_present_bs32_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in
     }
     bs_mcu_nibble_pack(s, w);
     uint32_t s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
-    for (int r = 0; r < 31; r++, rk += 4) {
-        s0 ^= rk[0];
-        s1 ^= rk[1];
-        s2 ^= rk[2];
-        s3 ^= rk[3];
-        PRESENT_SBOX(s3, s2, s1, s0);
-        player(&s0, &s1, &s2, &s3);
+    for (int r = 0; r < 30; r += 2, rk += 8) {
+        PRESENT_ROUND(rk, player_lo);
+        PRESENT_ROUND(rk + 4, player_hi);
     }
-    s[0] = s0 ^ rk[0];
-    s[1] = s1 ^ rk[1];
-    s[2] = s2 ^ rk[2];
-    s[3] = s3 ^ rk[3];
+    PRESENT_ROUND(rk, player_lo);
+    /* 31 rounds leave the nibble-index halves exchanged: the last key is stored that way */
+    s[0] = swap_halves(s0 ^ rk[4]);
+    s[1] = swap_halves(s1 ^ rk[5]);
+    s[2] = swap_halves(s2 ^ rk[6]);
+    s[3] = swap_halves(s3 ^ rk[7]);
     bs_mcu_nibble_unpack(w, s);
     for (int b = 0; b < 2; b++) {
         bs_store_be32(out + 8 * b + 4, w[2 * b]);
@@ -78,25 +103,35 @@ void bs_present_bs32_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in
 }
 
 /* The S-box on the low nibble of v, through the Boolean form. */
-static uint32_t sbox4(uint32_t v) {
+static uint32_t sbox4(uint32_t v)
+{
     uint32_t x0 = (v >> 3) & 1, x1 = (v >> 2) & 1, x2 = (v >> 1) & 1, x3 = v & 1;
     PRESENT_SBOX(x0, x1, x2, x3);
     return ((x0 & 1) << 3) | ((x1 & 1) << 2) | ((x2 & 1) << 1) | (x3 & 1);
 }
 
-/* Round key (64 bits) -> four slices, the same key for both blocks. */
-static void slice_key(uint32_t *rk, uint64_t k) {
+/*
+ * Round key r (1..32, 64 bits) -> four slices, the same key for both blocks, in the
+ * representation the state has before round r: after an odd number of pLayers the halves of
+ * the nibble index are exchanged.
+ */
+static void slice_key(uint32_t *rk, uint64_t k, uint32_t r)
+{
     uint32_t w[4] = {(uint32_t)k, (uint32_t)(k >> 32), (uint32_t)k, (uint32_t)(k >> 32)};
     bs_mcu_nibble_pack(rk, w);
+    if ((r - 1) & 1)
+        for (int i = 0; i < 4; i++)
+            rk[i] = swap_halves(rk[i]);
 }
 
-static void present80_set_key(bs_key_schedule *ks, const uint8_t *key) {
+static void present80_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
     uint32_t *rk = (uint32_t *)ks->w;
     /* register k79..k0: a = k79..k16, b = k15..k0 */
     uint64_t a = bs_load_be64(key);
     uint32_t b = ((uint32_t)key[8] << 8) | key[9];
     for (uint32_t r = 1; r <= 32; r++) {
-        slice_key(rk + 4 * (r - 1), a);
+        slice_key(rk + 4 * (r - 1), a, r);
         if (r == 32)
             break;
         /* rotate left by 61 (right by 19) */
@@ -112,11 +147,12 @@ static void present80_set_key(bs_key_schedule *ks, const uint8_t *key) {
     b = 0;
 }
 
-static void present128_set_key(bs_key_schedule *ks, const uint8_t *key) {
+static void present128_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
     uint32_t *rk = (uint32_t *)ks->w;
     uint64_t hi = bs_load_be64(key), lo = bs_load_be64(key + 8);
     for (uint32_t r = 1; r <= 32; r++) {
-        slice_key(rk + 4 * (r - 1), hi);
+        slice_key(rk + 4 * (r - 1), hi, r);
         if (r == 32)
             break;
         uint64_t nhi = (hi << 61) | (lo >> 3);
@@ -133,7 +169,8 @@ static void present128_set_key(bs_key_schedule *ks, const uint8_t *key) {
 }
 
 static void present_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
-                            size_t nblocks) {
+                            size_t nblocks)
+{
     const uint32_t *rk = (const uint32_t *)ks->w;
     for (; nblocks >= 2; nblocks -= 2, in += 16, out += 16)
         bs_present_bs32_2blocks(rk, out, in);

@@ -117,6 +117,47 @@ static void xor_bytes(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t
         out[i] = in[i] ^ ks[i];
 }
 
+/* Checks a whole request first, so that a refused request changes nothing. */
+static int check_room(const bs_ctr_ctx *ctx, uint64_t len)
+{
+    const size_t bl = ctx->cipher->block_len;
+    uint64_t pending = ctx->num ? bl - ctx->num : 0;
+    if (len > pending) {
+        uint64_t need = (len - pending) / bl + (((len - pending) % bl) != 0);
+        if (need > ctx->wrap_left)
+            return BS_ERR_COUNTER_WRAP;
+        if (need > ctx->block_limit - ctx->blocks_used)
+            return BS_ERR_DATA_LIMIT;
+    }
+    return BS_OK;
+}
+
+int bs_ctr_seek(bs_ctr_ctx *ctx, uint64_t nbytes)
+{
+    if (!ctx->keyed)
+        return BS_ERR_STATE;
+    int err = check_room(ctx, nbytes);
+    if (err != BS_OK)
+        return err;
+    const size_t bl = ctx->cipher->block_len;
+    uint64_t pending = ctx->num ? bl - ctx->num : 0;
+    uint64_t take = pending < nbytes ? pending : nbytes;
+    ctx->num = (unsigned)((ctx->num + take) % bl);
+    nbytes -= take;
+    uint64_t full = nbytes / bl, rem = nbytes % bl;
+    bs_ctr_add(ctx->counter, bl, full);
+    ctx->blocks_used += full;
+    ctx->wrap_left -= full;
+    if (rem > 0) {
+        bs_ctr_keystream(ctx->cipher, &ctx->ks, ctx->counter, 1, ctx->stream);
+        bs_ctr_add(ctx->counter, bl, 1);
+        ctx->blocks_used += 1;
+        ctx->wrap_left -= 1;
+        ctx->num = (unsigned)rem;
+    }
+    return BS_OK;
+}
+
 int bs_ctr_crypt(bs_ctr_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
 {
     if (!ctx->keyed)
@@ -126,16 +167,10 @@ int bs_ctr_crypt(bs_ctr_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
     if (out == NULL || in == NULL)
         return BS_ERR_ARG;
     const size_t bl = ctx->cipher->block_len;
-
-    /* Check the whole request first, so that a refused request changes nothing. */
+    int err = check_room(ctx, len);
+    if (err != BS_OK)
+        return err;
     size_t pending = ctx->num ? bl - ctx->num : 0;
-    if (len > pending) {
-        uint64_t need = (uint64_t)((len - pending) / bl) + (((len - pending) % bl) != 0);
-        if (need > ctx->wrap_left)
-            return BS_ERR_COUNTER_WRAP;
-        if (need > ctx->block_limit - ctx->blocks_used)
-            return BS_ERR_DATA_LIMIT;
-    }
 
     size_t take = pending < len ? pending : len;
     xor_bytes(out, in, ctx->stream + ctx->num, take);

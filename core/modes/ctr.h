@@ -41,6 +41,12 @@ size_t bs_ctr_iv_len(const bs_block_cipher *cipher);
 void bs_ctr_set_block_limit(bs_ctr_ctx *ctx, uint64_t max_blocks);
 /* Encrypts or decrypts len bytes (the same operation). in may equal out. */
 int bs_ctr_crypt(bs_ctr_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len);
+/*
+ * Advances the stream by nbytes exactly as bs_ctr_crypt would (same checks, all or nothing),
+ * without producing output: used when the keystream for those bytes came from elsewhere
+ * (the daemon) and the context must take over at that position.
+ */
+int bs_ctr_seek(bs_ctr_ctx *ctx, uint64_t nbytes);
 /* Wipes the key schedule and the keystream. */
 void bs_ctr_clear(bs_ctr_ctx *ctx);
 

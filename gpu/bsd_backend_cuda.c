@@ -1,0 +1,286 @@
+/*
+ * The CUDA backend. A batch is cut, by block ranges over its jobs, into one part per healthy
+ * device (parts of at least 2^20 blocks); each part runs on libuv's pool, where it turns the
+ * jobs' key schedules into compact device keys (one per distinct schedule), calls
+ * bsgpu_keystream, and on any failure redoes its whole part with bs_ctr_keystream, so a job is
+ * never answered with unchecked output. A device that failed is not used again; its error is
+ * logged and shown in STATUS.
+ */
+#include "bsd_backend_cuda.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bsd_log.h"
+#include "bsgpu.h"
+#include "modes/ctr.h"
+
+#define CUDA_MAX_DEV 16
+/* Per device: streams that overlap kernels and copies, and the output buffer of each. */
+#define CUDA_STREAMS 3
+#define CUDA_CHUNK ((size_t)64 << 20)
+#define CUDA_MIN_PART ((uint64_t)1 << 20)
+
+typedef struct cuda_backend {
+    unsigned ndev;
+    bsgpu_ctx *dev[CUDA_MAX_DEV];
+    pthread_mutex_t lock[CUDA_MAX_DEV];
+    atomic_int failed[CUDA_MAX_DEV];
+    unsigned next; /* loop thread only */
+    /* Loop thread only (updated in after-work callbacks). */
+    uint64_t batches, blocks, fallbacks, errors;
+    char last_error[256];
+} cuda_backend;
+
+typedef struct cuda_part {
+    uv_work_t work;
+    bsd_batch *batch;
+    cuda_backend *cb;
+    unsigned dev;
+    uint64_t first, last; /* block range over the concatenated jobs */
+    int status;           /* 0 GPU, 1 CPU fallback */
+    char err[256];
+} cuda_part;
+
+typedef struct cuda_batch {
+    unsigned pending;
+    cuda_part parts[];
+} cuda_batch;
+
+/* The part's jobs as bsgpu jobs: counters advanced to the range, keys deduplicated. */
+static int run_on_gpu(cuda_part *p, bsgpu_cipher c)
+{
+    bsd_batch *b = p->batch;
+    bsgpu_job *jobs = (bsgpu_job *)calloc(b->njobs, sizeof *jobs);
+    bsgpu_key *keys = (bsgpu_key *)calloc(b->njobs, sizeof *keys);
+    const bs_key_schedule **from = (const bs_key_schedule **)calloc(b->njobs, sizeof *from);
+    int rc = -1;
+    size_t nj = 0;
+    uint32_t nk = 0;
+    if (jobs == NULL || keys == NULL || from == NULL) {
+        snprintf(p->err, sizeof p->err, "out of memory");
+        goto out;
+    }
+    uint64_t base = 0;
+    for (size_t j = 0; j < b->njobs && base < p->last; j++) {
+        const bsd_job *job = b->jobs[j];
+        const uint64_t js = base, je = base + job->nblocks;
+        base = je;
+        const uint64_t lo = js > p->first ? js : p->first, hi = je < p->last ? je : p->last;
+        if (lo >= hi)
+            continue;
+        uint32_t k = 0;
+        while (k < nk && from[k] != job->ks)
+            k++;
+        if (k == nk) {
+            if (bsgpu_key_from_schedule(&keys[nk], job->cipher, job->ks) != 0) {
+                snprintf(p->err, sizeof p->err, "no device key for %s/%s", job->cipher->name,
+                         job->cipher->impl);
+                goto out;
+            }
+            from[nk++] = job->ks;
+        }
+        const size_t bl = job->cipher->block_len;
+        memcpy(jobs[nj].counter, job->counter, bl);
+        bs_ctr_add(jobs[nj].counter, bl, lo - js);
+        jobs[nj].nblocks = hi - lo;
+        jobs[nj].key_index = k;
+        jobs[nj].dst = job->dst + (lo - js) * bl;
+        nj++;
+    }
+    pthread_mutex_lock(&p->cb->lock[p->dev]);
+    rc = bsgpu_keystream(p->cb->dev[p->dev], c, keys, nk, jobs, nj);
+    if (rc != 0)
+        snprintf(p->err, sizeof p->err, "%s", bsgpu_last_error(p->cb->dev[p->dev]));
+    pthread_mutex_unlock(&p->cb->lock[p->dev]);
+out:
+    if (keys != NULL)
+        bs_wipe(keys, b->njobs * sizeof *keys);
+    free(keys);
+    free(jobs);
+    free(from);
+    return rc;
+}
+
+static void part_work(uv_work_t *w)
+{
+    cuda_part *p = (cuda_part *)w->data;
+    bsd_batch *b = p->batch;
+    const int c = bsgpu_cipher_of(b->cipher);
+    p->status = 0;
+    if (c >= 0 && run_on_gpu(p, (bsgpu_cipher)c) == 0)
+        return;
+    /* Whatever the GPU wrote is overwritten: the part is redone in full on the CPU. */
+    p->status = 1;
+    uint64_t base = 0;
+    for (size_t j = 0; j < b->njobs && base < p->last; j++) {
+        bsd_job *job = b->jobs[j];
+        const uint64_t js = base, je = base + job->nblocks;
+        base = je;
+        const uint64_t lo = js > p->first ? js : p->first, hi = je < p->last ? je : p->last;
+        if (lo >= hi)
+            continue;
+        const size_t bl = job->cipher->block_len;
+        uint8_t ctr[BS_BLOCK_MAX];
+        memcpy(ctr, job->counter, bl);
+        bs_ctr_add(ctr, bl, lo - js);
+        bs_ctr_keystream(job->cipher, job->ks, ctr, hi - lo, job->dst + (lo - js) * bl);
+    }
+}
+
+static void part_after(uv_work_t *w, int status)
+{
+    cuda_part *p = (cuda_part *)w->data;
+    bsd_batch *b = p->batch;
+    cuda_backend *cb = p->cb;
+    cuda_batch *cbt = (cuda_batch *)b->backend_data;
+    (void)status; /* uv_cancel is never called */
+    if (p->status != 0) {
+        cb->fallbacks++;
+        if (p->err[0] != '\0') {
+            cb->errors++;
+            snprintf(cb->last_error, sizeof cb->last_error, "%s", p->err);
+            /* A device that failed once is not trusted again. */
+            if (bsgpu_cipher_of(b->cipher) >= 0 && strncmp(p->err, "no device key", 13) != 0)
+                atomic_store(&cb->failed[p->dev], 1);
+            BSD_ERR("cuda_error", "device=%u cipher=%s blocks=%llu fallback=cpu reason=\"%s\"",
+                    p->dev, b->cipher->name, (unsigned long long)(p->last - p->first), p->err);
+        }
+    }
+    cb->blocks += p->last - p->first;
+    if (--cbt->pending == 0) {
+        cb->batches++;
+        b->backend_data = NULL;
+        free(cbt);
+        b->done(b, 0);
+    }
+}
+
+static int cuda_submit(bsd_backend *be, bsd_batch *b)
+{
+    cuda_backend *cb = (cuda_backend *)be->priv;
+    unsigned healthy[CUDA_MAX_DEV], nh = 0;
+    for (unsigned d = 0; d < cb->ndev; d++)
+        if (!atomic_load(&cb->failed[d]))
+            healthy[nh++] = d;
+    uint64_t n = b->nblocks / CUDA_MIN_PART;
+    unsigned nparts = nh == 0 || n < 1 ? 1 : (n < nh ? (unsigned)n : nh);
+    cuda_batch *cbt = (cuda_batch *)calloc(1, sizeof *cbt + nparts * sizeof(cuda_part));
+    if (cbt == NULL)
+        return -ENOMEM;
+    cbt->pending = nparts;
+    b->backend_data = cbt;
+    const uint64_t per = (b->nblocks + nparts - 1) / nparts;
+    for (unsigned i = 0; i < nparts; i++) {
+        cuda_part *p = &cbt->parts[i];
+        p->batch = b;
+        p->cb = cb;
+        p->first = (uint64_t)i * per;
+        p->last = p->first + per < b->nblocks ? p->first + per : b->nblocks;
+        p->work.data = p;
+        /* No healthy device: the part goes straight to the CPU path (status 1, no error). */
+        p->dev = nh == 0 ? 0 : healthy[(cb->next + i) % nh];
+        if (nh == 0)
+            snprintf(p->err, sizeof p->err, "%s", "");
+    }
+    cb->next++;
+    for (unsigned i = 0; i < nparts; i++) {
+        if (nh == 0) {
+            /* Marked so that part_work skips the GPU. */
+            cbt->parts[i].batch = b;
+        }
+        if (uv_queue_work(be->loop, &cbt->parts[i].work, part_work, part_after) != 0)
+            abort(); /* only for a NULL callback: a bug */
+    }
+    return 0;
+}
+
+static void cuda_describe(bsd_backend *be, char *out, size_t len)
+{
+    cuda_backend *cb = (cuda_backend *)be->priv;
+    char dev[512] = "";
+    unsigned failed = 0;
+    for (unsigned d = 0; d < cb->ndev; d++)
+        failed += (unsigned)atomic_load(&cb->failed[d]);
+    if (cb->ndev > 0)
+        bsgpu_describe(cb->dev[0], dev, sizeof dev);
+    snprintf(out, len,
+             "device=cuda gpus=%u gpus_failed=%u %s batches=%llu blocks=%llu cpu_fallbacks=%llu "
+             "cuda_errors=%llu last_cuda_error=\"%s\"",
+             cb->ndev, failed, dev, (unsigned long long)cb->batches,
+             (unsigned long long)cb->blocks, (unsigned long long)cb->fallbacks,
+             (unsigned long long)cb->errors, cb->last_error);
+}
+
+static void cuda_destroy(bsd_backend *be)
+{
+    cuda_backend *cb = (cuda_backend *)be->priv;
+    for (unsigned d = 0; d < cb->ndev; d++) {
+        bsgpu_close(cb->dev[d]);
+        pthread_mutex_destroy(&cb->lock[d]);
+    }
+    free(cb);
+    free(be);
+}
+
+static const bsd_backend_ops cuda_ops = {
+    "cuda",
+    cuda_submit,
+    cuda_describe,
+    cuda_destroy,
+};
+
+int bsd_backend_cuda_register(bsd_backend *be, void *p, size_t len)
+{
+    cuda_backend *cb = (cuda_backend *)be->priv;
+    /* Portable registration: one call serves every device. */
+    return cb->ndev > 0 && bsgpu_register_host(cb->dev[0], p, len) == 0 ? 0 : -1;
+}
+
+int bsd_backend_cuda_unregister(bsd_backend *be, void *p)
+{
+    cuda_backend *cb = (cuda_backend *)be->priv;
+    return cb->ndev > 0 && bsgpu_unregister_host(cb->dev[0], p) == 0 ? 0 : -1;
+}
+
+bsd_backend *bsd_backend_cuda_create(uv_loop_t *loop, unsigned threads)
+{
+    int n = bsgpu_device_count();
+    if (n <= 0)
+        return NULL;
+    if (n > CUDA_MAX_DEV)
+        n = CUDA_MAX_DEV;
+    bsd_backend *be = (bsd_backend *)calloc(1, sizeof *be);
+    cuda_backend *cb = (cuda_backend *)calloc(1, sizeof *cb);
+    if (be == NULL || cb == NULL) {
+        free(be);
+        free(cb);
+        return NULL;
+    }
+    for (int d = 0; d < n; d++) {
+        if (bsgpu_open(&cb->dev[cb->ndev], d, CUDA_STREAMS, CUDA_CHUNK) != 0) {
+            BSD_WARN("cuda_open", "device=%d reason=\"%s\"", d, bsgpu_last_error(NULL));
+            continue;
+        }
+        pthread_mutex_init(&cb->lock[cb->ndev], NULL);
+        atomic_init(&cb->failed[cb->ndev], 0);
+        cb->ndev++;
+    }
+    if (cb->ndev == 0) {
+        free(cb);
+        free(be);
+        return NULL;
+    }
+    /* Each part holds a pool thread while its device works, plus the CPU fallback's needs. */
+    char v[16];
+    snprintf(v, sizeof v, "%u", (threads == 0 ? 4 : threads) + cb->ndev);
+    setenv("UV_THREADPOOL_SIZE", v, 1);
+    be->ops = &cuda_ops;
+    be->loop = loop;
+    be->priv = cb;
+    return be;
+}
