@@ -42,7 +42,9 @@ typedef struct cuda_part {
     cuda_backend *cb;
     unsigned dev;
     uint64_t first, last; /* block range over the concatenated jobs */
+    int cpu_only;         /* no healthy device at submit */
     int status;           /* 0 GPU, 1 CPU fallback */
+    int cuda_failed;      /* the device failed (not only this batch's keys) */
     char err[256];
 } cuda_part;
 
@@ -94,8 +96,10 @@ static int run_on_gpu(cuda_part *p, bsgpu_cipher c)
     }
     pthread_mutex_lock(&p->cb->lock[p->dev]);
     rc = bsgpu_keystream(p->cb->dev[p->dev], c, keys, nk, jobs, nj);
-    if (rc != 0)
+    if (rc != 0) {
         snprintf(p->err, sizeof p->err, "%s", bsgpu_last_error(p->cb->dev[p->dev]));
+        p->cuda_failed = rc == BSGPU_E_CUDA;
+    }
     pthread_mutex_unlock(&p->cb->lock[p->dev]);
 out:
     if (keys != NULL)
@@ -112,7 +116,7 @@ static void part_work(uv_work_t *w)
     bsd_batch *b = p->batch;
     const int c = bsgpu_cipher_of(b->cipher);
     p->status = 0;
-    if (c >= 0 && run_on_gpu(p, (bsgpu_cipher)c) == 0)
+    if (!p->cpu_only && c >= 0 && run_on_gpu(p, (bsgpu_cipher)c) == 0)
         return;
     /* Whatever the GPU wrote is overwritten: the part is redone in full on the CPU. */
     p->status = 1;
@@ -145,7 +149,7 @@ static void part_after(uv_work_t *w, int status)
             cb->errors++;
             snprintf(cb->last_error, sizeof cb->last_error, "%s", p->err);
             /* A device that failed once is not trusted again. */
-            if (bsgpu_cipher_of(b->cipher) >= 0 && strncmp(p->err, "no device key", 13) != 0)
+            if (p->cuda_failed)
                 atomic_store(&cb->failed[p->dev], 1);
             BSD_ERR("cuda_error", "device=%u cipher=%s blocks=%llu fallback=cpu reason=\"%s\"",
                     p->dev, b->cipher->name, (unsigned long long)(p->last - p->first), p->err);
@@ -182,17 +186,12 @@ static int cuda_submit(bsd_backend *be, bsd_batch *b)
         p->first = (uint64_t)i * per;
         p->last = p->first + per < b->nblocks ? p->first + per : b->nblocks;
         p->work.data = p;
-        /* No healthy device: the part goes straight to the CPU path (status 1, no error). */
+        /* No healthy device: the part goes straight to the CPU path (a fallback, no error). */
+        p->cpu_only = nh == 0;
         p->dev = nh == 0 ? 0 : healthy[(cb->next + i) % nh];
-        if (nh == 0)
-            snprintf(p->err, sizeof p->err, "%s", "");
     }
     cb->next++;
     for (unsigned i = 0; i < nparts; i++) {
-        if (nh == 0) {
-            /* Marked so that part_work skips the GPU. */
-            cbt->parts[i].batch = b;
-        }
         if (uv_queue_work(be->loop, &cbt->parts[i].work, part_work, part_after) != 0)
             abort(); /* only for a NULL callback: a bug */
     }

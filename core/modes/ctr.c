@@ -126,7 +126,9 @@ static int check_room(const bs_ctr_ctx *ctx, uint64_t len)
         uint64_t need = (len - pending) / bl + (((len - pending) % bl) != 0);
         if (need > ctx->wrap_left)
             return BS_ERR_COUNTER_WRAP;
-        if (need > ctx->block_limit - ctx->blocks_used)
+        uint64_t room =
+            ctx->block_limit > ctx->blocks_used ? ctx->block_limit - ctx->blocks_used : 0;
+        if (need > room)
             return BS_ERR_DATA_LIMIT;
     }
     return BS_OK;

@@ -191,6 +191,10 @@ static void test_data_limit(void **state)
         assert_int_equal(bs_ctr_crypt(&ctx, buf, buf, 1), BS_ERR_DATA_LIMIT);
         assert_int_equal(bs_ctr_set_key(&ctx, c, key, c->key_len), BS_OK);
         assert_int_equal(bs_ctr_crypt(&ctx, buf, buf, 1), BS_OK);
+        /* a limit set below what was already used stops the stream, and does not wrap */
+        assert_int_equal(bs_ctr_crypt(&ctx, buf, buf, 3 * bl), BS_OK);
+        bs_ctr_set_block_limit(&ctx, 2);
+        assert_int_equal(bs_ctr_crypt(&ctx, buf, buf, bl), BS_ERR_DATA_LIMIT);
         /* a limit cannot be raised above the absolute one */
         bs_ctr_set_block_limit(&ctx, UINT64_MAX);
         assert_int_equal(ctx.block_limit, bl == 8 ? (uint64_t)1 << 32 : UINT64_MAX);
