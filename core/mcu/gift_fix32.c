@@ -26,6 +26,13 @@ static inline uint32_t ror32(uint32_t x, unsigned n) {
     return (x >> n) | (x << ((32 - n) & 31));
 }
 
+/* One-register SWAPMOVE: exchanges bits i and i + n of x for the bits i set in m. */
+static inline uint32_t gift_swapmove1(uint32_t x, uint32_t m, unsigned n)
+{
+    bs_swapmove32(&x, &x, m, n);
+    return x;
+}
+
 #include "gift_fix_gen.h"
 
 /*

@@ -4,27 +4,27 @@
 #define GIFT64_L0_0(x) \
     ((ror32(x, 1) & 0x77777777u) | (ror32(x, 29) & 0x88888888u))
 #define GIFT64_L0_1(x) \
-    ((ror32(x, 2) & 0x33333333u) | (ror32(x, 30) & 0xccccccccu))
+    (gift_swapmove1(x, 0x33333333u, 2))
 #define GIFT64_L0_2(x) \
     ((ror32(x, 3) & 0x11111111u) | (ror32(x, 31) & 0xeeeeeeeeu))
 #define GIFT64_L1_0(x) \
-    ((ror32(x, 4) & 0x0fff0fffu) | (ror32(x, 20) & 0xf000f000u))
+    (gift_swapmove1(ror32(x, 4), 0x0000f000u, 16))
 #define GIFT64_L1_1(x) \
-    ((ror32(x, 8) & 0x00ff00ffu) | (ror32(x, 24) & 0xff00ff00u))
+    (gift_swapmove1(x, 0x00ff00ffu, 8))
 #define GIFT64_L1_2(x) \
-    ((ror32(x, 12) & 0x000f000fu) | (ror32(x, 28) & 0xfff0fff0u))
+    (gift_swapmove1(ror32(x, 12), 0x0000fff0u, 16))
 #define GIFT64_L2_0(x) \
     ((ror32(x, 3) & 0x11111111u) | (ror32(x, 31) & 0xeeeeeeeeu))
 #define GIFT64_L2_1(x) \
-    ((ror32(x, 2) & 0x33333333u) | (ror32(x, 30) & 0xccccccccu))
+    (gift_swapmove1(x, 0x33333333u, 2))
 #define GIFT64_L2_2(x) \
     ((ror32(x, 1) & 0x77777777u) | (ror32(x, 29) & 0x88888888u))
 #define GIFT64_L3_0(x) \
-    ((ror32(x, 12) & 0x000f000fu) | (ror32(x, 28) & 0xfff0fff0u))
+    (gift_swapmove1(ror32(x, 12), 0x0000fff0u, 16))
 #define GIFT64_L3_1(x) \
-    ((ror32(x, 8) & 0x00ff00ffu) | (ror32(x, 24) & 0xff00ff00u))
+    (gift_swapmove1(x, 0x00ff00ffu, 8))
 #define GIFT64_L3_2(x) \
-    ((ror32(x, 4) & 0x0fff0fffu) | (ror32(x, 20) & 0xf000f000u))
+    (gift_swapmove1(ror32(x, 4), 0x0000f000u, 16))
 #else
 #define GIFT64_L0_0(x) \
     (((x >> 1) & 0x77777777u) | ((x << 3) & 0x88888888u))
@@ -63,25 +63,25 @@ static const uint8_t gift64_POS[4][16] = {
 #define GIFT128_L0_0(x) \
     ((ror32(x, 1) & 0x77777777u) | (ror32(x, 29) & 0x88888888u))
 #define GIFT128_L0_1(x) \
-    ((ror32(x, 2) & 0x33333333u) | (ror32(x, 30) & 0xccccccccu))
+    (gift_swapmove1(x, 0x33333333u, 2))
 #define GIFT128_L0_2(x) \
     ((ror32(x, 3) & 0x11111111u) | (ror32(x, 31) & 0xeeeeeeeeu))
 #define GIFT128_L1_0(x) \
-    ((ror32(x, 4) & 0x0fff0fffu) | (ror32(x, 20) & 0xf000f000u))
+    (gift_swapmove1(ror32(x, 4), 0x0000f000u, 16))
 #define GIFT128_L1_1(x) \
-    ((ror32(x, 8) & 0x00ff00ffu) | (ror32(x, 24) & 0xff00ff00u))
+    (gift_swapmove1(x, 0x00ff00ffu, 8))
 #define GIFT128_L1_2(x) \
-    ((ror32(x, 12) & 0x000f000fu) | (ror32(x, 28) & 0xfff0fff0u))
+    (gift_swapmove1(ror32(x, 12), 0x0000fff0u, 16))
 #define GIFT128_L2_0(x) \
-    ((ror32(x, 15) & 0xaaaa0000u) | (ror32(x, 16) & 0x0000ffffu) | (ror32(x, 17) & 0x55550000u))
+    (gift_swapmove1(ror32(x, 16), 0x55550000u, 1))
 #define GIFT128_L2_1(x) \
-    ((ror32(x, 1) & 0x55555555u) | (ror32(x, 31) & 0xaaaaaaaau))
+    (gift_swapmove1(x, 0x55555555u, 1))
 #define GIFT128_L2_2(x) \
-    ((ror32(x, 15) & 0x0000aaaau) | (ror32(x, 16) & 0xffff0000u) | (ror32(x, 17) & 0x00005555u))
+    (gift_swapmove1(ror32(x, 16), 0x00005555u, 1))
 #define GIFT128_L3_0(x) \
     ((ror32(x, 6) & 0x03030303u) | (ror32(x, 30) & 0xfcfcfcfcu))
 #define GIFT128_L3_1(x) \
-    ((ror32(x, 4) & 0x0f0f0f0fu) | (ror32(x, 28) & 0xf0f0f0f0u))
+    (gift_swapmove1(x, 0x0f0f0f0fu, 4))
 #define GIFT128_L3_2(x) \
     ((ror32(x, 2) & 0x3f3f3f3fu) | (ror32(x, 26) & 0xc0c0c0c0u))
 #define GIFT128_L4_0(x) \

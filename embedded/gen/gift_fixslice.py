@@ -14,6 +14,10 @@ L_kj = P_3^-(k+1) o P_j o P_3^k, which are nibble, half-word, byte or word rotat
 and nibble or 16-bit rotations (GIFT-64). P_3 has order 5 for GIFT-128 and 4 for GIFT-64, so
 the representation cycles and 40 = 8 x 5, 28 = 7 x 4 rounds end in the standard one.
 Round keys and constants are moved into representation T_(k+1) at key set-up.
+
+Each L_kj is written as an OR of masked rotations (on RV32I: shifts where no bit wraps), one
+per distinct rotation amount, or on Thumb-2 as a rotation followed by one in-register SWAPMOVE
+where it has that form.
 """
 import sys
 
@@ -69,9 +73,31 @@ def terms(perm):
     return sorted(by.items())
 
 
+def as_ror_swapmove(perm):
+    """(r, mask, n) with perm = SWAPMOVE(x, x, mask, n) after x ror r, or None."""
+    for r in range(32):
+        rot = [(i - r) % 32 for i in range(32)]  # ror r: bit i -> i - r
+        res = compose(perm, inv(rot))  # what remains after the rotation
+        moved = [i for i in range(32) if res[i] != i]
+        if not moved:
+            continue
+        lows = [i for i in moved if res[i] > i]
+        n = res[lows[0]] - lows[0]
+        if 2 * len(lows) == len(moved) and all(res[i] == i + n and res[i + n] == i
+                                               for i in lows):
+            return r, sum(1 << i for i in lows), n
+    return None
+
+
 def c_expr(perm, var='x', shifts=True):
     if perm == list(range(32)):
         return var
+    if not shifts and len(terms(perm)) >= 2:
+        rs = as_ror_swapmove(perm)
+        if rs is not None:
+            r, m, n = rs
+            return 'gift_swapmove1(%s, 0x%08xu, %d)' % (
+                var if r == 0 else 'ror32(%s, %d)' % (var, r), m, n)
     parts = []
     for d, m in terms(perm):
         dst = [p for p in range(32) if m >> p & 1]
@@ -117,8 +143,9 @@ def main():
         per, lin, pos = cipher(nbits)
         name = 'GIFT%d' % nbits
         w('#define %s_PERIOD %d' % (name, per))
-        # Measured with GCC 12: rotations do a little better on Thumb-2 (which rotates as
-        # cheaply as it shifts), plain shifts much better on RV32I (which has no rotate).
+        # Measured with GCC 12: on Thumb-2, whose data-processing instructions shift or rotate
+        # an operand for free, rotations and one-register SWAPMOVEs; on RV32I, which has no
+        # rotate, plain shifts.
         for form in ('#if defined(__thumb2__)', '#else'):
             w(form)
             for k in range(per):
