@@ -102,8 +102,10 @@ int main(int argc, char **argv)
         return 2;
     }
     uint8_t key[16], mask[16], pt[BSKS_MAX_PAIRS][16], ct[BSKS_MAX_PAIRS][16];
-    if (parse_hex(key_hex, key, core->key_len) != 0 || parse_hex(mask_hex, mask, core->key_len) != 0) {
-        fprintf(stderr, "bitslice-keysearch: KEY and MASK must be %u bytes of hex\n", core->key_len);
+    if (parse_hex(key_hex, key, core->key_len) != 0 ||
+        parse_hex(mask_hex, mask, core->key_len) != 0) {
+        fprintf(stderr, "bitslice-keysearch: KEY and MASK must be %u bytes of hex\n",
+                core->key_len);
         return 2;
     }
     for (unsigned p = 0; p < npt; p++)
@@ -115,8 +117,8 @@ int main(int argc, char **argv)
         }
     bsks_search s;
     char err[256];
-    if (bsks_prepare(&s, cipher, key, mask, (const uint8_t(*)[16])pt, (const uint8_t(*)[16])ct,
-                     npt, err, sizeof err) != 0) {
+    if (bsks_prepare(&s, cipher, key, mask, (const uint8_t(*)[16])pt, (const uint8_t(*)[16])ct, npt,
+                     err, sizeof err) != 0) {
         fprintf(stderr, "bitslice-keysearch: %s\n", err);
         return 2;
     }
@@ -157,8 +159,7 @@ int main(int argc, char **argv)
     printf("engine=%s cipher=%s unknown_bits=%u keys=%llu seconds=%.3f keys_per_s=%.4g "
            "log2_keys_per_s=%.2f\n",
            use_gpu ? "cuda" : "cpu", cipher, s.pb.nunknown, (unsigned long long)tried, dt,
-           dt > 0 ? (double)tried / dt : 0.0,
-           dt > 0 && tried > 0 ? log2((double)tried / dt) : 0.0);
+           dt > 0 ? (double)tried / dt : 0.0, dt > 0 && tried > 0 ? log2((double)tried / dt) : 0.0);
     if (rc == 1) {
         printf("found ");
         for (unsigned i = 0; i < core->key_len; i++)

@@ -210,9 +210,8 @@ static void cuda_describe(bsd_backend *be, char *out, size_t len)
     snprintf(out, len,
              "device=cuda gpus=%u gpus_failed=%u %s batches=%llu blocks=%llu cpu_fallbacks=%llu "
              "cuda_errors=%llu last_cuda_error=\"%s\"",
-             cb->ndev, failed, dev, (unsigned long long)cb->batches,
-             (unsigned long long)cb->blocks, (unsigned long long)cb->fallbacks,
-             (unsigned long long)cb->errors, cb->last_error);
+             cb->ndev, failed, dev, (unsigned long long)cb->batches, (unsigned long long)cb->blocks,
+             (unsigned long long)cb->fallbacks, (unsigned long long)cb->errors, cb->last_error);
 }
 
 static void cuda_destroy(bsd_backend *be)

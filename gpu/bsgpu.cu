@@ -46,7 +46,8 @@ __device__ __forceinline__ void bsgpu_r256_shift_rows_dev(uint32_t *col, unsigne
 template <int C>
 __global__ void __launch_bounds__(BSGPU_THREADS)
     bsgpu_ctr_kernel(const bsgpu_segment *__restrict__ seg, uint32_t nseg,
-                     const bsgpu_key *__restrict__ keys, uint8_t *__restrict__ out, uint64_t ngroups)
+                     const bsgpu_key *__restrict__ keys, uint8_t *__restrict__ out,
+                     uint64_t ngroups)
 {
     __shared__ uint32_t skey[BSGPU_WARPS][BSGPU_KEY_WORDS];
     const unsigned gt = C == BSGPU_RIJNDAEL256 ? 8u : 1u;
@@ -160,9 +161,10 @@ static int bsgpu_open_inner(bsgpu_ctx *ctx)
     for (unsigned i = 0; i < ctx->nstreams; i++) {
         BSGPU_CHECK(NULL, cudaStreamCreateWithFlags(&ctx->stream[i], cudaStreamNonBlocking));
         BSGPU_CHECK(NULL, cudaMalloc((void **)&ctx->dout[i], ctx->chunk_bytes));
-        BSGPU_CHECK(NULL, cudaMalloc((void **)&ctx->dseg[i], BSGPU_MAX_SEG * sizeof(bsgpu_segment)));
-        BSGPU_CHECK(NULL, cudaMallocHost((void **)&ctx->hseg[i],
-                                         BSGPU_MAX_SEG * sizeof(bsgpu_segment)));
+        BSGPU_CHECK(NULL,
+                    cudaMalloc((void **)&ctx->dseg[i], BSGPU_MAX_SEG * sizeof(bsgpu_segment)));
+        BSGPU_CHECK(NULL,
+                    cudaMallocHost((void **)&ctx->hseg[i], BSGPU_MAX_SEG * sizeof(bsgpu_segment)));
     }
     return 0;
 }
@@ -231,20 +233,20 @@ static cudaError_t bsgpu_launch(bsgpu_cipher c, cudaStream_t st, const bsgpu_seg
     switch (c) {
     case BSGPU_PRESENT80:
     case BSGPU_PRESENT128:
-        bsgpu_ctr_kernel<BSGPU_PRESENT80><<<blocks, BSGPU_THREADS, 0, st>>>(seg, nseg, keys, out,
-                                                                            ngroups);
+        bsgpu_ctr_kernel<BSGPU_PRESENT80>
+            <<<blocks, BSGPU_THREADS, 0, st>>>(seg, nseg, keys, out, ngroups);
         break;
     case BSGPU_GIFT64:
-        bsgpu_ctr_kernel<BSGPU_GIFT64><<<blocks, BSGPU_THREADS, 0, st>>>(seg, nseg, keys, out,
-                                                                         ngroups);
+        bsgpu_ctr_kernel<BSGPU_GIFT64>
+            <<<blocks, BSGPU_THREADS, 0, st>>>(seg, nseg, keys, out, ngroups);
         break;
     case BSGPU_GIFT128:
-        bsgpu_ctr_kernel<BSGPU_GIFT128><<<blocks, BSGPU_THREADS, 0, st>>>(seg, nseg, keys, out,
-                                                                          ngroups);
+        bsgpu_ctr_kernel<BSGPU_GIFT128>
+            <<<blocks, BSGPU_THREADS, 0, st>>>(seg, nseg, keys, out, ngroups);
         break;
     default:
-        bsgpu_ctr_kernel<BSGPU_RIJNDAEL256><<<blocks, BSGPU_THREADS, 0, st>>>(seg, nseg, keys,
-                                                                              out, ngroups);
+        bsgpu_ctr_kernel<BSGPU_RIJNDAEL256>
+            <<<blocks, BSGPU_THREADS, 0, st>>>(seg, nseg, keys, out, ngroups);
         break;
     }
     return cudaGetLastError();
@@ -263,7 +265,8 @@ static int bsgpu_upload_keys(bsgpu_ctx *ctx, const bsgpu_key *keys, uint32_t nke
         BSGPU_CHECK(ctx, cudaMalloc((void **)&ctx->dkeys, cap * sizeof(bsgpu_key)));
         ctx->dkeys_cap = cap;
     }
-    BSGPU_CHECK(ctx, cudaMemcpy(ctx->dkeys, keys, nkeys * sizeof(bsgpu_key), cudaMemcpyHostToDevice));
+    BSGPU_CHECK(ctx,
+                cudaMemcpy(ctx->dkeys, keys, nkeys * sizeof(bsgpu_key), cudaMemcpyHostToDevice));
     return 0;
 }
 
@@ -291,9 +294,10 @@ static int bsgpu_keystream_inner(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_job
                                              ctx->hseg[slot], ctx->copy[slot], &ngroups);
         if (n == 0)
             break;
-        BSGPU_CHECK(ctx, cudaMemcpyAsync(ctx->dseg[slot], ctx->hseg[slot], n * sizeof(bsgpu_segment),
-                                         cudaMemcpyHostToDevice, st));
-        BSGPU_CHECK(ctx, bsgpu_launch(c, st, ctx->dseg[slot], n, ctx->dkeys, ctx->dout[slot], ngroups));
+        BSGPU_CHECK(ctx, cudaMemcpyAsync(ctx->dseg[slot], ctx->hseg[slot],
+                                         n * sizeof(bsgpu_segment), cudaMemcpyHostToDevice, st));
+        BSGPU_CHECK(ctx,
+                    bsgpu_launch(c, st, ctx->dseg[slot], n, ctx->dkeys, ctx->dout[slot], ngroups));
         for (uint32_t i = 0; i < n; i++) {
             const bsgpu_copy *cp = &ctx->copy[slot][i];
             BSGPU_CHECK(ctx, cudaMemcpyAsync(cp->dst, ctx->dout[slot] + cp->src_offset, cp->len,
@@ -320,9 +324,9 @@ extern "C" int bsgpu_keystream(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *
     return rc != 0 ? rc : rs;
 }
 
-static int bsgpu_time_kernel_inner(bsgpu_ctx *ctx, bsgpu_cipher c, uint64_t bytes,
-                                   unsigned reps, float *ms, uint8_t *dout, bsgpu_segment *dseg,
-                                   cudaEvent_t e0, cudaEvent_t e1)
+static int bsgpu_time_kernel_inner(bsgpu_ctx *ctx, bsgpu_cipher c, uint64_t bytes, unsigned reps,
+                                   float *ms, uint8_t *dout, bsgpu_segment *dseg, cudaEvent_t e0,
+                                   cudaEvent_t e1)
 {
     bsgpu_segment seg;
     memset(&seg, 0, sizeof seg);
@@ -408,8 +412,9 @@ extern "C" int bsgpu_time_copies(bsgpu_ctx *ctx, size_t bytes, unsigned reps, fl
         e = cudaEventCreate(&e0);
     if (e == cudaSuccess)
         e = cudaEventCreate(&e1);
-    int rc = e != cudaSuccess ? bsgpu_fail(ctx, e, "allocating the copy buffers")
-                              : bsgpu_time_copies_inner(ctx, bytes, reps, h2d_ms, d2h_ms, h, d, e0, e1);
+    int rc = e != cudaSuccess
+                 ? bsgpu_fail(ctx, e, "allocating the copy buffers")
+                 : bsgpu_time_copies_inner(ctx, bytes, reps, h2d_ms, d2h_ms, h, d, e0, e1);
     cudaFreeHost(h);
     cudaFree(d);
     if (e0 != NULL)

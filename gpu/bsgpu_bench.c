@@ -16,8 +16,8 @@
 #include "modes/ctr.h"
 
 static const bs_block_cipher *const cores[BSGPU_NCIPHERS] = {
-    &bs_present80_bs64, &bs_present128_bs64, &bs_gift64_bs64, &bs_gift128_bs64,
-    &bs_rijndael256_bs64,
+    &bs_present80_bs64, &bs_present128_bs64,  &bs_gift64_bs64,
+    &bs_gift128_bs64,   &bs_rijndael256_bs64,
 };
 
 static int cmp_float(const void *a, const void *b)
@@ -68,6 +68,7 @@ int main(int argc, char **argv)
 {
     uint64_t bytes = (uint64_t)1 << 30;
     unsigned reps = 10, ks_bits = 32;
+    const char *out_path = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--bytes") == 0 && i + 1 < argc)
             bytes = strtoull(argv[++i], NULL, 0);
@@ -76,7 +77,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--keysearch-bits") == 0 && i + 1 < argc)
             ks_bits = (unsigned)strtoul(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
-            out2 = fopen(argv[++i], "w");
+            out_path = argv[++i];
         else {
             fprintf(stderr, "usage: bsgpu-bench [--bytes N] [--reps N] [--keysearch-bits N] "
                             "[--out FILE]\n");
@@ -90,6 +91,10 @@ int main(int argc, char **argv)
     if (bsgpu_device_count() == 0) {
         fprintf(stderr, "bsgpu-bench: no CUDA device\n");
         return 77;
+    }
+    if (out_path != NULL && (out2 = fopen(out_path, "w")) == NULL) {
+        perror(out_path);
+        return 2;
     }
     bsgpu_ctx *ctx;
     if (bsgpu_open(&ctx, 0, 3, (size_t)256 << 20) != 0) {
@@ -197,8 +202,8 @@ int main(int argc, char **argv)
         key[0] ^= 0x80;
         bsks_search s;
         uint64_t tried;
-        bsks_prepare(&s, ks_names[c], key, mask, (const uint8_t(*)[16])pt,
-                     (const uint8_t(*)[16])ct, 1, err, sizeof err);
+        bsks_prepare(&s, ks_names[c], key, mask, (const uint8_t(*)[16])pt, (const uint8_t(*)[16])ct,
+                     1, err, sizeof err);
         const double t0 = now_s();
         const int rc = bsks_search_cuda(&s, 0, found, &tried, err, sizeof err);
         const double dt = now_s() - t0;

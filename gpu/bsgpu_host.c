@@ -20,8 +20,7 @@ static uint32_t bit_of(uint64_t mask, unsigned i)
     return (uint32_t)(mask & 1) << i;
 }
 
-int bsgpu_key_from_schedule(bsgpu_key *k, const bs_block_cipher *cipher,
-                            const bs_key_schedule *ks)
+int bsgpu_key_from_schedule(bsgpu_key *k, const bs_block_cipher *cipher, const bs_key_schedule *ks)
 {
     const int c = bsgpu_cipher_of(cipher);
     if (c < 0 || strcmp(cipher->impl, "bs64") != 0)
@@ -57,9 +56,8 @@ int bsgpu_key_from_schedule(bsgpu_key *k, const bs_block_cipher *cipher,
         for (unsigned n = 0; n <= BS_R256_ROUNDS; n++)
             for (unsigned p = 0; p < 32; p++)
                 for (unsigned j = 0; j < 8; j++)
-                    k->w[8 * n + p / 4] |=
-                        bit_of(w[BS_R256_WORDS * n + bs_r256_index((int)p, (int)j)],
-                               8 * (p % 4) + j);
+                    k->w[8 * n + p / 4] |= bit_of(
+                        w[BS_R256_WORDS * n + bs_r256_index((int)p, (int)j)], 8 * (p % 4) + j);
         break;
     }
     return 0;

@@ -20,8 +20,7 @@ int bsgpu_cipher_of(const bs_block_cipher *cipher);
  * The compact key (bsgpu_lanes.h) from a schedule made by cipher->set_key. Only the "bs64"
  * schedules' layouts are known here: returns -1 for any other implementation.
  */
-int bsgpu_key_from_schedule(bsgpu_key *k, const bs_block_cipher *cipher,
-                            const bs_key_schedule *ks);
+int bsgpu_key_from_schedule(bsgpu_key *k, const bs_block_cipher *cipher, const bs_key_schedule *ks);
 
 /* Sets a segment's counter from a big-endian counter block of the cipher's block length. */
 void bsgpu_segment_set_counter(bsgpu_segment *seg, bsgpu_cipher c, const uint8_t *counter);

@@ -23,23 +23,23 @@
 
 /* A search, prepared on the host (bsks_prepare). Block and key bits as big-endian integers. */
 typedef struct bsks_problem {
-    int cipher;                         /* BSGPU_PRESENT80, BSGPU_PRESENT128, BSGPU_GIFT64/128 */
+    int cipher; /* BSGPU_PRESENT80, BSGPU_PRESENT128, BSGPU_GIFT64/128 */
     unsigned key_bits, block_bits;
-    uint8_t key_bit[128];               /* the known key bits (unknown ones 0) */
-    uint8_t pt_bit[128], ct_bit[128];   /* first pair, the one the lanes compare against */
+    uint8_t key_bit[128];             /* the known key bits (unknown ones 0) */
+    uint8_t pt_bit[128], ct_bit[128]; /* first pair, the one the lanes compare against */
     unsigned nunknown;
-    uint8_t pos[BSKS_MAX_UNKNOWN];      /* unknown key bit positions, ascending */
-    int8_t unknown_index[128];          /* u where key bit i = pos[u], -1 for known bits */
+    uint8_t pos[BSKS_MAX_UNKNOWN]; /* unknown key bit positions, ascending */
+    int8_t unknown_index[128];     /* u where key bit i = pos[u], -1 for known bits */
 } bsks_problem;
 
 /* Bit b of the lane index over 64 lanes (b < 6). */
 #define BSKS_LANE_BIT64(b)                                                                         \
-    ((b) == 0 ? 0xaaaaaaaaaaaaaaaaull                                                              \
-              : (b) == 1 ? 0xccccccccccccccccull                                                   \
-                         : (b) == 2 ? 0xf0f0f0f0f0f0f0f0ull                                        \
-                                    : (b) == 3 ? 0xff00ff00ff00ff00ull                             \
-                                               : (b) == 4 ? 0xffff0000ffff0000ull                  \
-                                                          : 0xffffffff00000000ull)
+    ((b) == 0   ? 0xaaaaaaaaaaaaaaaaull                                                            \
+     : (b) == 1 ? 0xccccccccccccccccull                                                            \
+     : (b) == 2 ? 0xf0f0f0f0f0f0f0f0ull                                                            \
+     : (b) == 3 ? 0xff00ff00ff00ff00ull                                                            \
+     : (b) == 4 ? 0xffff0000ffff0000ull                                                            \
+                : 0xffffffff00000000ull)
 
 /*
  * Bit i (0..127) of the GIFT key state after r updates, as a bit of the original key. Word j
@@ -67,7 +67,7 @@ BS_FN unsigned bsks_gift_key_bit(unsigned r, unsigned i)
         return (W)0 - (W)(v & 1u);                                                                 \
     }                                                                                              \
                                                                                                    \
-    /* Every index a constant, so that the device keeps kw in registers. */                       \
+    /* Every index a constant, so that the device keeps kw in registers. */                        \
     BS_FN void bsks_key_words_##SFX(W *kw, const bsks_problem *pb, uint64_t q)                     \
     {                                                                                              \
         BSGPU_UNROLL                                                                               \
@@ -77,8 +77,9 @@ BS_FN unsigned bsks_gift_key_bit(unsigned r, unsigned i)
             BSGPU_UNROLL                                                                           \
             for (int b = 0; b < (LOG2); b++)                                                       \
                 lane = u == b ? (W)LANEBIT(b) : lane;                                              \
-            kw[i] = u < 0 ? bsks_bit_##SFX(pb->key_bit[i])                                         \
-                          : u < (LOG2) ? lane : bsks_bit_##SFX((unsigned)(q >> (u - (LOG2))));     \
+            kw[i] = u < 0        ? bsks_bit_##SFX(pb->key_bit[i])                                  \
+                    : u < (LOG2) ? lane                                                            \
+                                 : bsks_bit_##SFX((unsigned)(q >> (u - (LOG2))));                  \
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
@@ -104,7 +105,7 @@ BS_FN unsigned bsks_gift_key_bit(unsigned r, unsigned i)
         BSGPU_UNROLL                                                                               \
         for (unsigned b = 0; b < n; b++)                                                           \
             t[b] = kw[(b + n - 61) % n];                                                           \
-        bs_present_sbox_##SFX(&t[n - 1], &t[n - 2], &t[n - 3], &t[n - 4]);                        \
+        bs_present_sbox_##SFX(&t[n - 1], &t[n - 2], &t[n - 3], &t[n - 4]);                         \
         if (n == 128)                                                                              \
             bs_present_sbox_##SFX(&t[123], &t[122], &t[121], &t[120]);                             \
         const unsigned c0 = n == 80 ? 15 : 62;                                                     \
@@ -136,7 +137,7 @@ BS_FN unsigned bsks_gift_key_bit(unsigned r, unsigned i)
         bsks_present_update_##SFX(kw, n, 31);                                                      \
         BSGPU_UNROLL                                                                               \
         for (unsigned i = 0; i < 64; i++)                                                          \
-            y[i] = x[BS_PRESENT_POS(1, i)] ^ kw[n - 64 + i] ^ (i >= 32 ? ~(W)0 : (W)0);           \
+            y[i] = x[BS_PRESENT_POS(1, i)] ^ kw[n - 64 + i] ^ (i >= 32 ? ~(W)0 : (W)0);            \
     }                                                                                              \
                                                                                                    \
     BS_FN void bsks_present_##SFX(W *y, W *kw, const bsks_problem *pb)                             \
@@ -148,11 +149,11 @@ BS_FN unsigned bsks_gift_key_bit(unsigned r, unsigned i)
     }                                                                                              \
                                                                                                    \
     /*                                                                                             \
-     * PRESENT-128 with the key register in memory (the device's shared memory) as a ring:          \
+     * PRESENT-128 with the key register in memory (the device's shared memory) as a ring:         \
      * logical bit i at kw[stride * ((i + off) mod 128)]; the rotation moves off, and only the     \
-     * 8 S-box bits and 5 counter bits are rewritten in place.                                      \
+     * 8 S-box bits and 5 counter bits are rewritten in place.                                     \
      */                                                                                            \
-    BS_FN void bsks_present128_ring_##SFX(W *y, W *kw, unsigned stride, const bsks_problem *pb)   \
+    BS_FN void bsks_present128_ring_##SFX(W *y, W *kw, unsigned stride, const bsks_problem *pb)    \
     {                                                                                              \
         W x[64];                                                                                   \
         unsigned off = 0;                                                                          \
@@ -164,7 +165,8 @@ BS_FN unsigned bsks_gift_key_bit(unsigned r, unsigned i)
             const unsigned ph = r % 3;                                                             \
             BSGPU_UNROLL                                                                           \
             for (unsigned i = 0; i < 64; i++) {                                                    \
-                const W v = kw[stride * ((64 + i + off) & 127)] ^ (r != 0 && i >= 32 ? ~(W)0 : (W)0); \
+                const W v =                                                                        \
+                    kw[stride * ((64 + i + off) & 127)] ^ (r != 0 && i >= 32 ? ~(W)0 : (W)0);      \
                 if (ph == 0)                                                                       \
                     k[BS_PRESENT_POS(0, i)] = v;                                                   \
                 else if (ph == 1)                                                                  \
@@ -195,8 +197,8 @@ BS_FN unsigned bsks_gift_key_bit(unsigned r, unsigned i)
                    (i >= 32 ? ~(W)0 : (W)0);                                                       \
     }                                                                                              \
                                                                                                    \
-    /* kw[stride * bsks_gift_key_bit(r, i)] = bit i of the GIFT key state after r updates. */   \
-    BS_FN void bsks_gift64_##SFX(W *y, const W *kw, unsigned stride, const bsks_problem *pb)      \
+    /* kw[stride * bsks_gift_key_bit(r, i)] = bit i of the GIFT key state after r updates. */      \
+    BS_FN void bsks_gift64_##SFX(W *y, const W *kw, unsigned stride, const bsks_problem *pb)       \
     {                                                                                              \
         W b[64], m[BS_GIFT64_RK_WORDS];                                                            \
         unsigned rc = 0;                                                                           \
@@ -223,7 +225,7 @@ BS_FN unsigned bsks_gift_key_bit(unsigned r, unsigned i)
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
-    BS_FN void bsks_gift128_##SFX(W *y, const W *kw, unsigned stride, const bsks_problem *pb)     \
+    BS_FN void bsks_gift128_##SFX(W *y, const W *kw, unsigned stride, const bsks_problem *pb)      \
     {                                                                                              \
         W b[128], m[BS_GIFT128_RK_WORDS];                                                          \
         unsigned rc = 0;                                                                           \
@@ -250,7 +252,7 @@ BS_FN unsigned bsks_gift_key_bit(unsigned r, unsigned i)
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
-    /* Lanes whose ciphertext (nbits, a constant) equals the first pair's; stops once every    \
+    /* Lanes whose ciphertext (nbits, a constant) equals the first pair's; stops once every        \
      * lane differs. */                                                                            \
     BS_FN W bsks_compare_##SFX(const W *y, const bsks_problem *pb, unsigned nbits)                 \
     {                                                                                              \

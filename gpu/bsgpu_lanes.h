@@ -92,8 +92,11 @@ BS_FN uint32_t bsgpu_mask(uint32_t w, unsigned i)
 
 /* Bit b (< 5) of the lane index l, over the 32 lanes. */
 #define BSGPU_LANE_BIT(b)                                                                          \
-    ((b) == 0 ? 0xaaaaaaaau                                                                        \
-              : (b) == 1 ? 0xccccccccu : (b) == 2 ? 0xf0f0f0f0u : (b) == 3 ? 0xff00ff00u : 0xffff0000u)
+    ((b) == 0   ? 0xaaaaaaaau                                                                      \
+     : (b) == 1 ? 0xccccccccu                                                                      \
+     : (b) == 2 ? 0xf0f0f0f0u                                                                      \
+     : (b) == 3 ? 0xff00ff00u                                                                      \
+                : 0xffff0000u)
 
 /* limbs (n of them) += v, modulo 2^(32 n). */
 BS_FN void bsgpu_limbs_add(uint32_t *limbs, unsigned n, uint64_t v)
@@ -234,8 +237,8 @@ BS_FN void bsgpu_store_blocks(uint8_t *out, uint32_t *y, unsigned nw, unsigned n
     for (unsigned l = 0; l < 32; l++)
         if (l < nvalid)
             BSGPU_UNROLL
-            for (unsigned k = 0; k < nw; k++)
-                bsgpu_put_be32(out + bl * l + 4 * (nw - 1 - k), y[32 * k + l]);
+    for (unsigned k = 0; k < nw; k++)
+        bsgpu_put_be32(out + bl * l + 4 * (nw - 1 - k), y[32 * k + l]);
 }
 
 /* ---- PRESENT ---- */
@@ -367,8 +370,8 @@ BS_FN void bsgpu_r256_ctr_column(uint32_t *col, const uint32_t *B, unsigned c)
     BSGPU_UNROLL
     for (unsigned r = 0; r < 4; r++)
         BSGPU_UNROLL
-        for (unsigned j = 0; j < 8; j++)
-            col[8 * r + j] = t[8 * (3 - r) + j];
+    for (unsigned j = 0; j < 8; j++)
+        col[8 * r + j] = t[8 * (3 - r) + j];
 }
 
 BS_FN void bsgpu_r256_add_key(uint32_t *col, uint32_t kw)
@@ -396,20 +399,20 @@ BS_FN void bsgpu_r256_mix_column(uint32_t *col, uint32_t kw)
     BSGPU_UNROLL
     for (unsigned r = 0; r < 4; r++)
         BSGPU_UNROLL
-        for (unsigned j = 0; j < 8; j++)
-            v[r][j] = col[8 * r + j] ^ col[8 * ((r + 1) & 3) + j];
+    for (unsigned j = 0; j < 8; j++)
+        v[r][j] = col[8 * r + j] ^ col[8 * ((r + 1) & 3) + j];
     BSGPU_UNROLL
     for (unsigned j = 0; j < 8; j++)
         t[j] = v[0][j] ^ v[2][j];
     BSGPU_UNROLL
     for (unsigned r = 0; r < 4; r++)
         BSGPU_UNROLL
-        for (unsigned j = 0; j < 8; j++) {
-            uint32_t xt = j == 0 ? v[r][7] : v[r][j - 1];
-            if (j == 1 || j == 3 || j == 4)
-                xt ^= v[r][7];
-            col[8 * r + j] ^= t[j] ^ xt ^ bsgpu_mask(kw, 8 * r + j);
-        }
+    for (unsigned j = 0; j < 8; j++) {
+        uint32_t xt = j == 0 ? v[r][7] : v[r][j - 1];
+        if (j == 1 || j == 3 || j == 4)
+            xt ^= v[r][7];
+        col[8 * r + j] ^= t[j] ^ xt ^ bsgpu_mask(kw, 8 * r + j);
+    }
 }
 
 /* ShiftRows offsets of Rijndael with Nb = 8. */

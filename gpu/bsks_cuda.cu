@@ -46,9 +46,10 @@ __global__ void __launch_bounds__(BSKS_THREADS)
 }
 
 /*
- * PRESENT-128 and GIFT: 128 key words and a 64- or 128-word state do not fit 255 registers together, so the key
- * words stay in shared memory at [bit][thread] (a warp reads one bit of 32 threads: 32 banks).
- * GIFT's schedule is a fixed permutation, read by index; PRESENT-128's is a ring.
+ * PRESENT-128 and GIFT: 128 key words and a 64- or 128-word state do not fit 255 registers
+ * together, so the key words stay in shared memory at [bit][thread] (a warp reads one bit of 32
+ * threads: 32 banks). GIFT's schedule is a fixed permutation, read by index; PRESENT-128's is a
+ * ring.
  */
 template <int C>
 __global__ void __launch_bounds__(BSKS_GIFT_THREADS)

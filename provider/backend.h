@@ -3,10 +3,10 @@
  *
  * The generic glue (ciphercommon.c, ciphercommon_gcm.c) never touches a core directly: every
  * context holds a backend table and an opaque backend context. backend_inproc.c implements both
- * tables over core/modes (bs_ctr_ctx, bs_gcm256_ctx). A daemon-backed implementation (service/
- * client) provides the same tables; it is chosen in bsprov_ctr_backend_for() /
- * bsprov_gcm_backend_for(), and must give byte-identical output, the same bs_err codes and the
- * same limits, falling back to the in-process table when the daemon is absent or fails.
+ * tables over core/modes (bs_ctr_ctx, bs_gcm256_ctx); backend_daemon.c implements them over the
+ * bitsliced client (service/client). bsprov_ctr_backend_for() / bsprov_gcm_backend_for() choose
+ * the daemon tables when a daemon socket is configured; they give byte-identical output, the
+ * same bs_err codes and the same limits, finishing in-process when the daemon is absent or fails.
  *
  * Every function returns a bs_err (BS_OK on success). A failed call changes nothing.
  */
@@ -67,10 +67,10 @@ typedef struct bsprov_gcm_backend {
     void (*free)(void *bctx);
 } bsprov_gcm_backend;
 
-extern const bsprov_ctr_backend bsprov_ctr_inproc;
-extern const bsprov_gcm_backend bsprov_gcm_inproc;
+extern const bsprov_ctr_backend bsprov_ctr_inproc, bsprov_ctr_daemon;
+extern const bsprov_gcm_backend bsprov_gcm_inproc, bsprov_gcm_daemon;
 
-/* The backend a new context uses; today always the in-process one. */
+/* The backend a new context uses: the daemon's when prov->daemon_socket is set. */
 const bsprov_ctr_backend *bsprov_ctr_backend_for(const struct bsprov_ctx *prov,
                                                  const bs_block_cipher *cipher);
 const bsprov_gcm_backend *bsprov_gcm_backend_for(const struct bsprov_ctx *prov);

@@ -210,9 +210,8 @@ const bsprov_ctr_backend bsprov_ctr_inproc = {
 const bsprov_ctr_backend *bsprov_ctr_backend_for(const struct bsprov_ctx *prov,
                                                  const bs_block_cipher *cipher)
 {
-    (void)prov;
     (void)cipher;
-    return &bsprov_ctr_inproc;
+    return prov->daemon_socket != NULL ? &bsprov_ctr_daemon : &bsprov_ctr_inproc;
 }
 
 #ifdef BSPROV_HAVE_GCM256

@@ -16,15 +16,23 @@
 
 /* Provider config key and context parameter: the block limit of 64-bit-block ciphers. */
 #define BSPROV_PARAM_LIMIT64_BLOCKS "limit64-blocks"
-/* Config keys read and kept for the daemon client (service/); nothing uses them yet. */
+/* Config keys of the daemon offload (docs/provider.md, "Daemon offload"). */
 #define BSPROV_CONF_DAEMON_SOCKET "daemon-socket"
 #define BSPROV_CONF_OFFLOAD_THRESHOLD "offload-threshold"
+#define BSPROV_CONF_DAEMON_TIMEOUT "daemon-timeout-ms"
+#define BSPROV_CONF_DAEMON_CONNECT_TIMEOUT "daemon-connect-timeout-ms"
+/* Environment: overrides daemon-socket (a path; "off" or empty: no offload). */
+#define BSPROV_ENV_SOCKET "BITSLICE_SOCKET"
+/* Default offload threshold: below a whole prefetch window the socket round trip cannot pay. */
+#define BSPROV_OFFLOAD_THRESHOLD_DEFAULT ((uint64_t)1 << 20)
 
 typedef struct bsprov_ctx {
     const OSSL_CORE_HANDLE *handle;
     uint64_t limit64_blocks;    /* from the config; at most BS_CTR_LIMIT64_DEFAULT */
-    char *daemon_socket;        /* NULL when not configured */
-    uint64_t offload_threshold; /* bytes; 0 when not configured */
+    char *daemon_socket;        /* resolved path; NULL: no offload (in-process only) */
+    uint64_t offload_threshold; /* bytes under one IV before offload starts */
+    int daemon_timeout_ms;      /* per prefetch window; 0: the client's default (5000) */
+    int daemon_connect_timeout_ms; /* 0: the client's default (1000) */
     OSSL_ALGORITHM *ciphers;    /* the algorithms whose cores are compiled in */
     char buildinfo[512];
     /*

@@ -12,6 +12,7 @@
 #include <openssl/crypto.h>
 #include <openssl/params.h>
 
+#include "bsd_client.h"
 #include "bsprov.h"
 #include "modes/ctr.h"
 
@@ -193,19 +194,59 @@ static int parse_u64(const char *s, uint64_t *out)
     return 1;
 }
 
+/* A timeout in milliseconds, 1..600000. */
+static int parse_ms(const char *s, int *out)
+{
+    uint64_t v;
+    if (!parse_u64(s, &v) || v == 0 || v > 600000)
+        return 0;
+    *out = (int)v;
+    return 1;
+}
+
+/*
+ * The daemon socket: $BITSLICE_SOCKET when set (a path; empty or "off": no offload), else the
+ * config key (a path; "auto": bsd_client_default_socket(); "off": no offload), else none.
+ * secure_getenv: a set-uid program does not take the socket from its caller's environment.
+ */
+static int resolve_socket(bsprov_ctx *prov, const char *conf)
+{
+    const char *env = secure_getenv(BSPROV_ENV_SOCKET);
+    const char *want = env != NULL ? env : conf;
+    char path[108];
+
+    if (want == NULL || want[0] == '\0' || strcmp(want, "off") == 0)
+        return 1;
+    if (env == NULL && strcmp(want, "auto") == 0) {
+        bsd_client_default_socket(path, sizeof path);
+        want = path;
+    }
+    if (strlen(want) >= sizeof path) {
+        snprintf(prov->config_error, sizeof prov->config_error,
+                 "bitslice: daemon socket path '%.64s...' longer than %zu bytes; the provider is "
+                 "disabled",
+                 want, sizeof path - 1);
+        return 1;
+    }
+    return (prov->daemon_socket = OPENSSL_strdup(want)) != NULL;
+}
+
 static int read_config(bsprov_ctx *prov)
 {
-    char *limit = NULL, *sock = NULL, *threshold = NULL;
+    char *limit = NULL, *sock = NULL, *threshold = NULL, *tmo = NULL, *ctmo = NULL;
     OSSL_PARAM params[] = {
         OSSL_PARAM_utf8_ptr(BSPROV_PARAM_LIMIT64_BLOCKS, &limit, 0),
         OSSL_PARAM_utf8_ptr(BSPROV_CONF_DAEMON_SOCKET, &sock, 0),
         OSSL_PARAM_utf8_ptr(BSPROV_CONF_OFFLOAD_THRESHOLD, &threshold, 0),
+        OSSL_PARAM_utf8_ptr(BSPROV_CONF_DAEMON_TIMEOUT, &tmo, 0),
+        OSSL_PARAM_utf8_ptr(BSPROV_CONF_DAEMON_CONNECT_TIMEOUT, &ctmo, 0),
         OSSL_PARAM_END,
     };
 
     prov->limit64_blocks = BS_CTR_LIMIT64_DEFAULT;
+    prov->offload_threshold = BSPROV_OFFLOAD_THRESHOLD_DEFAULT;
     if (c_get_params == NULL || !c_get_params(prov->handle, params))
-        return 1;
+        return resolve_socket(prov, NULL);
     if (limit != NULL) {
         uint64_t v;
         if (!parse_u64(limit, &v) || v == 0 || v > BS_CTR_LIMIT64_DEFAULT)
@@ -221,9 +262,17 @@ static int read_config(bsprov_ctx *prov)
                  "bitslice: config " BSPROV_CONF_OFFLOAD_THRESHOLD
                  " = '%.64s' is not a byte count; the provider is disabled",
                  threshold);
-    if (sock != NULL && (prov->daemon_socket = OPENSSL_strdup(sock)) == NULL)
-        return 0;
-    return 1;
+    if (tmo != NULL && !parse_ms(tmo, &prov->daemon_timeout_ms))
+        snprintf(prov->config_error, sizeof prov->config_error,
+                 "bitslice: config " BSPROV_CONF_DAEMON_TIMEOUT
+                 " = '%.64s' not allowed (1..600000 ms); the provider is disabled",
+                 tmo);
+    if (ctmo != NULL && !parse_ms(ctmo, &prov->daemon_connect_timeout_ms))
+        snprintf(prov->config_error, sizeof prov->config_error,
+                 "bitslice: config " BSPROV_CONF_DAEMON_CONNECT_TIMEOUT
+                 " = '%.64s' not allowed (1..600000 ms); the provider is disabled",
+                 ctmo);
+    return resolve_socket(prov, sock);
 }
 
 static int build_cipher_table(bsprov_ctx *prov)

@@ -22,16 +22,19 @@
  */
 #include "mcu.h"
 
-static inline uint32_t ror32(uint32_t x, unsigned n) {
+static inline uint32_t ror32(uint32_t x, unsigned n)
+{
     return (x >> n) | (x << ((32 - n) & 31));
 }
 
+#if defined(__thumb2__)
 /* One-register SWAPMOVE: exchanges bits i and i + n of x for the bits i set in m. */
 static inline uint32_t gift_swapmove1(uint32_t x, uint32_t m, unsigned n)
 {
     bs_swapmove32(&x, &x, m, n);
     return x;
 }
+#endif
 
 #include "gift_fix_gen.h"
 
@@ -40,7 +43,8 @@ static inline uint32_t gift_swapmove1(uint32_t x, uint32_t m, unsigned n)
  * (0, 2), (2, 3), (1, 4), (1, 2); each is a SWAPMOVE with shift 2^b - 2^a over the positions
  * whose index has bit a set and bit b clear.
  */
-static inline uint32_t pack_word(uint32_t x) {
+static inline uint32_t pack_word(uint32_t x)
+{
     bs_swapmove32(&x, &x, 0x0a0a0a0au, 3);
     bs_swapmove32(&x, &x, 0x00f000f0u, 4);
     bs_swapmove32(&x, &x, 0x0000ccccu, 14);
@@ -48,7 +52,8 @@ static inline uint32_t pack_word(uint32_t x) {
     return x;
 }
 
-static inline uint32_t unpack_word(uint32_t x) {
+static inline uint32_t unpack_word(uint32_t x)
+{
     bs_swapmove32(&x, &x, 0x0c0c0c0cu, 2);
     bs_swapmove32(&x, &x, 0x0000ccccu, 14);
     bs_swapmove32(&x, &x, 0x00f000f0u, 4);
@@ -57,20 +62,23 @@ static inline uint32_t unpack_word(uint32_t x) {
 }
 
 /* x[w] bit 8j + m <-> slice j bit 8w + m: word index bits swap with index bits 3 and 4. */
-static inline void transpose_bytes(uint32_t x[4]) {
+static inline void transpose_bytes(uint32_t x[4])
+{
     bs_swapmove32(&x[1], &x[0], 0x00ff00ffu, 8);
     bs_swapmove32(&x[3], &x[2], 0x00ff00ffu, 8);
     bs_swapmove32(&x[2], &x[0], 0x0000ffffu, 16);
     bs_swapmove32(&x[3], &x[1], 0x0000ffffu, 16);
 }
 
-void bs_mcu_nibble_pack(uint32_t s[4], const uint32_t w[4]) {
+void bs_mcu_nibble_pack(uint32_t s[4], const uint32_t w[4])
+{
     for (int i = 0; i < 4; i++)
         s[i] = pack_word(w[i]);
     transpose_bytes(s);
 }
 
-void bs_mcu_nibble_unpack(uint32_t w[4], const uint32_t s[4]) {
+void bs_mcu_nibble_unpack(uint32_t w[4], const uint32_t s[4])
+{
     for (int i = 0; i < 4; i++)
         w[i] = s[i];
     transpose_bytes(w);
@@ -95,12 +103,14 @@ void bs_mcu_nibble_unpack(uint32_t w[4], const uint32_t s[4]) {
     } while (0)
 
 /* Round constant sequence of the specification: (c5..c0) <- (c4..c0, c5 ^ c4 ^ 1). */
-static unsigned next_const(unsigned c) {
+static unsigned next_const(unsigned c)
+{
     return ((c << 1) & 0x3e) | (((c >> 5) ^ (c >> 4) ^ 1) & 1);
 }
 
 /* Spreads the low `n` bits of v to the positions pos[0..n-1] (public), also at +16 if dup. */
-static uint32_t place(uint32_t v, const uint8_t *pos, unsigned n, int dup) {
+static uint32_t place(uint32_t v, const uint8_t *pos, unsigned n, int dup)
+{
     uint32_t r = 0;
     for (unsigned i = 0; i < n; i++) {
         uint32_t b = (v >> i) & 1u;
@@ -111,12 +121,14 @@ static uint32_t place(uint32_t v, const uint8_t *pos, unsigned n, int dup) {
     return r;
 }
 
-static void key_words(uint16_t k[8], const uint8_t *key) {
+static void key_words(uint16_t k[8], const uint8_t *key)
+{
     for (unsigned j = 0; j < 8; j++)
         k[7 - j] = (uint16_t)((key[2 * j] << 8) | key[2 * j + 1]);
 }
 
-static void key_update(uint16_t k[8]) {
+static void key_update(uint16_t k[8])
+{
     uint16_t k0 = k[0], k1 = k[1];
     for (unsigned j = 0; j < 6; j++)
         k[j] = k[j + 2];
@@ -126,7 +138,8 @@ static void key_update(uint16_t k[8]) {
 
 /* ---- GIFT-128: one block, 40 rounds ---- */
 
-static void gift128_set_key(bs_key_schedule *ks, const uint8_t *key) {
+static void gift128_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
     uint32_t *rk = (uint32_t *)ks->w;
     uint16_t k[8];
     unsigned c = 0;
@@ -152,7 +165,8 @@ static void gift128_set_key(bs_key_schedule *ks, const uint8_t *key) {
         s3 ^= (rk)[2];                                                                             \
     } while (0)
 
-void bs_gift128_fix_block(const uint32_t *rk, uint8_t *out, const uint8_t *in) {
+void bs_gift128_fix_block(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+{
     uint32_t w[4], s[4];
     for (int i = 0; i < 4; i++)
         w[i] = bs_load_be32(in + 12 - 4 * i);
@@ -175,7 +189,8 @@ void bs_gift128_fix_block(const uint32_t *rk, uint8_t *out, const uint8_t *in) {
 }
 
 static void gift128_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
-                            size_t nblocks) {
+                            size_t nblocks)
+{
     for (size_t i = 0; i < nblocks; i++)
         bs_gift128_fix_block((const uint32_t *)ks->w, out + 16 * i, in + 16 * i);
 }
@@ -186,7 +201,8 @@ const bs_block_cipher bs_gift128_fix32 = {
 
 /* ---- GIFT-64: two blocks side by side, 28 rounds ---- */
 
-static void gift64_set_key(bs_key_schedule *ks, const uint8_t *key) {
+static void gift64_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
     uint32_t *rk = (uint32_t *)ks->w;
     uint16_t k[8];
     unsigned c = 0;
@@ -212,7 +228,8 @@ static void gift64_set_key(bs_key_schedule *ks, const uint8_t *key) {
     } while (0)
 
 /* Two blocks (in, in + 8) -> (out, out + 8). */
-void bs_gift64_fix_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in) {
+void bs_gift64_fix_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+{
     uint32_t w[4], s[4];
     /* word index (block, half): block b's low word in w[2b], high word in w[2b + 1] */
     for (int b = 0; b < 2; b++) {
@@ -239,7 +256,8 @@ void bs_gift64_fix_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in) 
 }
 
 static void gift64_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
-                           size_t nblocks) {
+                           size_t nblocks)
+{
     const uint32_t *rk = (const uint32_t *)ks->w;
     for (; nblocks >= 2; nblocks -= 2, in += 16, out += 16)
         bs_gift64_fix_2blocks(rk, out, in);

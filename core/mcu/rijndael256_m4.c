@@ -228,6 +228,13 @@ static inline uint32_t ror32(uint32_t x, unsigned n)
     return (x >> n) | (x << ((32 - n) & 31));
 }
 
+/*
+ * ShiftRows in place: lane r (row r) rotates right by its offset k, routed as two bit fields,
+ * new bits [8r, 8r + 8 - k) from old bits [8r + k, 8r + 8) and new bits [8r + 8 - k, 8r + 8)
+ * from old bits [8r, 8r + k). Row 0 stays. On Thumb-2: six UBFX/BFI pairs per register
+ * (inline assembly: GCC does not pick BFI for this). Elsewhere (RV32I has no bit-field
+ * instructions) the same fields as shifts and masks.
+ */
 #if defined(__thumb2__)
 /* y[dst, dst + width) = x[src, src + width): UBFX then BFI (immediates only: a macro). */
 #define R256_MOVE(y, x, src, dst, width)                                                           \
@@ -237,17 +244,7 @@ static inline uint32_t ror32(uint32_t x, unsigned n)
                 : "+r"(y), "=&r"(t_)                                                               \
                 : "r"(x));                                                                         \
     } while (0)
-#else
-#define R256_MOVE(y, x, src, dst, width)                                                           \
-    ((y) = ((y) & ~(((1u << (width)) - 1) << (dst))) |                                             \
-           ((((x) >> (src)) & ((1u << (width)) - 1)) << (dst)))
-#endif
 
-/*
- * ShiftRows in place: lane r (row r) rotates right by its offset k, routed as two bit fields,
- * new bits [8r, 8r + 8 - k) from old bits [8r + k, 8r + 8) and new bits [8r + 8 - k, 8r + 8)
- * from old bits [8r, 8r + k). Row 0 stays: six UBFX/BFI pairs per register.
- */
 R256_FN uint32_t r256_shiftrows1(uint32_t x)
 {
     uint32_t y = x;
@@ -259,6 +256,14 @@ R256_FN uint32_t r256_shiftrows1(uint32_t x)
     R256_MOVE(y, x, 24, 28, 4);
     return y;
 }
+#else
+R256_FN uint32_t r256_shiftrows1(uint32_t x)
+{
+    return (x & 0x000000ffu) | ((x >> 1) & 0x00007f00u) | ((x << 7) & 0x00008000u) |
+           ((x >> 3) & 0x001f0000u) | ((x << 5) & 0x00e00000u) | ((x >> 4) & 0x0f000000u) |
+           ((x << 4) & 0xf0000000u);
+}
+#endif
 
 R256_FN void r256_shiftrows(uint32_t q[8])
 {

@@ -1,9 +1,9 @@
 /*
  * The in-process bs_ctr_ctx stays authoritative for the key schedule, counter, num and limits.
- * Partial blocks go through bs_ctr_crypt; whole blocks, once offloading, are XORed with the
- * stream's keystream and the context is moved forward by exactly the accounting bs_ctr_crypt
- * does per block (counter, blocks_used, wrap_left). Invariant while a stream is open: it has
- * delivered exactly the blocks from its start counter up to ctx.counter.
+ * Once offloading, every byte is XORed with the stream's keystream and the context is moved
+ * over the same bytes with bs_ctr_seek (which computes in-process only the keystream of a block
+ * left pending at the end of a call). Invariant while a stream is open: it has delivered
+ * exactly the bytes from its start counter (opened with num == 0) up to the context's position.
  */
 #include "bsd_ctr.h"
 
@@ -106,14 +106,6 @@ int bsd_ctr_set_block_limit(bsd_ctr *c, uint64_t block_limit)
     return BS_OK;
 }
 
-/* What bs_ctr_crypt does to the context for each block it generates. */
-static void advance_blocks(bs_ctr_ctx *x, uint64_t n)
-{
-    bs_ctr_add(x->counter, x->cipher->block_len, n);
-    x->blocks_used += n;
-    x->wrap_left -= n;
-}
-
 /* Opens the stream at the current counter (ctx.num == 0) if offloading is due. */
 static void maybe_start(bsd_ctr *c, size_t len)
 {
@@ -156,8 +148,8 @@ int bsd_ctr_crypt(bsd_ctr *c, uint8_t *out, const uint8_t *in, size_t len)
         return BS_OK;
     if (out == NULL || in == NULL)
         return BS_ERR_ARG;
+    /* The same all-or-nothing check as bs_ctr_crypt, before anything moves. */
     const size_t bl = x->cipher->block_len;
-    /* The same all-or-nothing check as bs_ctr_crypt, before anything is produced. */
     size_t pending = x->num ? bl - x->num : 0;
     if (len > pending) {
         uint64_t need = (uint64_t)((len - pending) / bl) + (((len - pending) % bl) != 0);
@@ -167,10 +159,10 @@ int bsd_ctr_crypt(bsd_ctr *c, uint8_t *out, const uint8_t *in, size_t len)
             return BS_ERR_DATA_LIMIT;
     }
     size_t total = len;
-    /* The rest of a started block: in-process, from the context's pending keystream. */
-    size_t take = pending < len ? pending : len;
-    if (take > 0) {
-        bs_ctr_crypt(x, out, in, take);
+    if (c->stream == NULL && pending > 0) {
+        /* The rest of a started block comes from the context's pending keystream. */
+        size_t take = pending < len ? pending : len;
+        bs_ctr_crypt(x, out, in, take); /* checked above: cannot fail */
         c->local_bytes += take;
         out += take;
         in += take;
@@ -179,55 +171,20 @@ int bsd_ctr_crypt(bsd_ctr *c, uint8_t *out, const uint8_t *in, size_t len)
     if (len > 0)
         maybe_start(c, total);
     if (len > 0 && c->stream != NULL) {
-        /* Whole blocks, and a final partial one through ctx.stream so that num works on. */
         uint64_t before = bsd_stream_position(c->stream);
-        size_t whole = len / bl * bl;
-        int r = whole > 0 ? bsd_stream_xor(c->stream, out, in, whole) : 0;
+        int r = bsd_stream_xor(c->stream, out, in, len);
         size_t got = (size_t)(bsd_stream_position(c->stream) - before);
-        size_t blocks = got / bl;
-        advance_blocks(x, blocks);
-        c->daemon_bytes += blocks * bl;
-        out += blocks * bl;
-        in += blocks * bl;
-        len -= blocks * bl;
-        if (r == 0 && len > 0) {
-            uint8_t ks[BS_BLOCK_MAX];
-            r = bsd_stream_read(c->stream, ks, bl);
-            if (r == 0) {
-                memcpy(x->stream, ks, bl);
-                advance_blocks(x, 1);
-                for (size_t i = 0; i < len; i++)
-                    out[i] = in[i] ^ ks[i];
-                x->num = (unsigned)len;
-                c->daemon_bytes += len;
-                len = 0;
-            }
-            bs_wipe(ks, sizeof ks);
-        }
-        if (r != 0) {
-            /*
-             * A block the stream delivered only in part (windows hold whole blocks, so this
-             * does not happen today) is finished from the same block's in-process keystream.
-             */
-            size_t part = got % bl;
-            if (part > 0) {
-                uint8_t ks[BS_BLOCK_MAX];
-                size_t end = len < bl ? len : bl;
-                bs_ctr_keystream(x->cipher, &x->ks, x->counter, 1, ks);
-                for (size_t i = part; i < end; i++)
-                    out[i] = in[i] ^ ks[i];
-                memcpy(x->stream, ks, bl);
-                advance_blocks(x, 1);
-                x->num = (unsigned)(end % bl);
-                c->daemon_bytes += part;
-                c->local_bytes += end - part;
-                out += end;
-                in += end;
-                len -= end;
-                bs_wipe(ks, sizeof ks);
-            }
+        /*
+         * Moves the context over the bytes the daemon served; a final partial block costs one
+         * in-process block (its keystream becomes the context's pending block).
+         */
+        bs_ctr_seek(x, got); /* room checked above: cannot fail */
+        c->daemon_bytes += got;
+        out += got;
+        in += got;
+        len -= got;
+        if (r != 0)
             stream_failed(c);
-        }
     }
     if (len > 0) {
         bs_ctr_crypt(x, out, in, len); /* checked above: cannot fail */
@@ -251,9 +208,10 @@ int bsd_ctr_set_num(bsd_ctr *c, unsigned num)
     int rc = BS_OK;
     if (num >= bl)
         return BS_ERR_ARG;
-    /* Same moves as the in-process table; any move by keystream leaves the stream behind. */
+    /* Same moves as the in-process table; any move leaves the stream out of step: drop it. */
     if (x->num != 0 && num != 0 && num < x->num) {
         x->num = num;
+        stop_stream(c);
     } else if ((x->num != 0 && num == 0) || num > x->num) {
         rc = bs_ctr_crypt(x, scratch, scratch, num == 0 ? bl - x->num : num - x->num);
         stop_stream(c);

@@ -3,7 +3,7 @@
  *
  * Format (after OpenSSL's evp_test stanzas): "Name = value" lines; a blank line ends a
  * stanza; '#' starts a comment line. Values are hex unless the field is Cipher, Result or
- * Iterations. The host tests read the files directly; tools/kat2c turns them into C data for
+ * Iterations. The host tests read the files directly; embedded/kat2c turns them into C data for
  * the firmware and GPU tests with this same reader.
  */
 #ifndef BS_KAT_H

@@ -20,8 +20,8 @@
 #include "testutil.h"
 
 static const bs_block_cipher *const cores[BSGPU_NCIPHERS] = {
-    &bs_present80_bs64, &bs_present128_bs64, &bs_gift64_bs64, &bs_gift128_bs64,
-    &bs_rijndael256_bs64,
+    &bs_present80_bs64, &bs_present128_bs64,  &bs_gift64_bs64,
+    &bs_gift128_bs64,   &bs_rijndael256_bs64,
 };
 
 enum { NJOB = 150, NKEY = 40, MAXB = 20000 };

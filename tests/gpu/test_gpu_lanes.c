@@ -20,8 +20,8 @@
 #include "testutil.h"
 
 static const bs_block_cipher *const cores[BSGPU_NCIPHERS] = {
-    &bs_present80_bs64, &bs_present128_bs64, &bs_gift64_bs64, &bs_gift128_bs64,
-    &bs_rijndael256_bs64,
+    &bs_present80_bs64, &bs_present128_bs64,  &bs_gift64_bs64,
+    &bs_gift128_bs64,   &bs_rijndael256_bs64,
 };
 
 /* Counters that make carries: low bytes near all ones, sometimes the whole block. */
@@ -161,8 +161,7 @@ static void test_segment_tables(void **state)
             for (uint32_t s = 0; s < NSEG; s++)
                 assert_int_equal(seg[s].first_group % bsgpu_warp_groups((bsgpu_cipher)c), 0);
             memset(got, 0x5a, NSEG * (MAXB + 1) * bl);
-            assert_int_equal(
-                bsgpu_launch_host((bsgpu_cipher)c, seg, NSEG, dk, ngroups, got), 0);
+            assert_int_equal(bsgpu_launch_host((bsgpu_cipher)c, seg, NSEG, dk, ngroups, got), 0);
             for (uint32_t s = 0; s < NSEG; s++) {
                 const uint8_t *g = got + seg[s].out_offset;
                 bs_ctr_keystream(core, &ks[seg[s].key_index], ctrs[s], seg[s].nblocks, want);
@@ -265,7 +264,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_keys_from_schedule), cmocka_unit_test(test_counter_bitslice),
         cmocka_unit_test(test_single_segments),    cmocka_unit_test(test_segment_find),
-        cmocka_unit_test(test_segment_tables), cmocka_unit_test(test_plan_launches),
+        cmocka_unit_test(test_segment_tables),     cmocka_unit_test(test_plan_launches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

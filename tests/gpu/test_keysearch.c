@@ -175,7 +175,7 @@ int main(void)
 {
     bs_test_seed();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lanes_match_core), cmocka_unit_test(test_find_planted),
+        cmocka_unit_test(test_lanes_match_core),  cmocka_unit_test(test_find_planted),
         cmocka_unit_test(test_present80_20_bits), cmocka_unit_test(test_not_found),
         cmocka_unit_test(test_bad_input),
     };
