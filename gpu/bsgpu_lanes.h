@@ -234,11 +234,13 @@ BS_FN void bsgpu_store_blocks(uint8_t *out, uint32_t *y, unsigned nw, unsigned n
     const unsigned bl = 4 * nw;
     /* A fixed trip count, so that the device keeps y in registers (constant indices). */
     BSGPU_UNROLL
-    for (unsigned l = 0; l < 32; l++)
-        if (l < nvalid)
-            BSGPU_UNROLL
-    for (unsigned k = 0; k < nw; k++)
-        bsgpu_put_be32(out + bl * l + 4 * (nw - 1 - k), y[32 * k + l]);
+    for (unsigned l = 0; l < 32; l++) {
+        if (l >= nvalid)
+            continue;
+        BSGPU_UNROLL
+        for (unsigned k = 0; k < nw; k++)
+            bsgpu_put_be32(out + bl * l + 4 * (nw - 1 - k), y[32 * k + l]);
+    }
 }
 
 /* ---- PRESENT ---- */
