@@ -154,6 +154,10 @@ int main(int argc, char **argv)
         }
     } else {
         rc = bsks_search_cpu(&s, threads, 0, bsks_chunks(&s, 6), found, &tried);
+        if (rc < 0) {
+            fprintf(stderr, "bitslice-keysearch: out of memory\n");
+            return 2;
+        }
     }
     const double dt = now_s() - t0;
     printf("engine=%s cipher=%s unknown_bits=%u keys=%llu seconds=%.3f keys_per_s=%.4g "

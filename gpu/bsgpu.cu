@@ -1,10 +1,11 @@
 /*
  * bsgpu.cu: the CTR keystream kernels and the host side of bsgpu.h.
  *
- * Geometry: 256 threads a block. PRESENT and GIFT: one thread per 32-block group; RIJNDAEL-256:
- * eight (one column each, bsgpu_lanes.h), so a warp serves 32 or 4 groups. bsgpu_plan starts
- * every segment on a warp boundary, so each warp has one key: the warp copies it from global
- * memory into its slot of shared memory once, and every later key read is a broadcast.
+ * Geometry. PRESENT and GIFT: one thread per 32-block group, 128 threads a block; RIJNDAEL-256:
+ * eight (one column each, bsgpu_lanes.h), 256 threads a block; a warp serves 32 or 4 groups.
+ * bsgpu_plan starts every segment on a warp boundary, so each warp has one key: the warp
+ * expands it (PRESENT, GIFT: lane masks, 8 to 11 KiB) or copies it (RIJNDAEL-256: compact) into
+ * its slot of shared memory once, and every later key read is a broadcast.
  * The rounds are bsgpu_lanes.h's, the same code tests/gpu runs on the host.
  */
 #include <cuda_runtime.h>
@@ -15,20 +16,9 @@
 
 #include "bsgpu.h"
 
-#define BSGPU_THREADS 256
-#define BSGPU_WARPS (BSGPU_THREADS / BSGPU_WARP)
 #define BSGPU_MAX_STREAMS 8
 /* Segments per launch: the planner starts a new launch when a batch has more. */
 #define BSGPU_MAX_SEG 4096
-
-__device__ __forceinline__ void bsgpu_warp_key(uint32_t *sk, const bsgpu_key *keys, uint32_t idx,
-                                               unsigned lane)
-{
-    const uint32_t *src = keys[idx].w;
-    for (unsigned i = lane; i < BSGPU_KEY_WORDS; i += BSGPU_WARP)
-        sk[i] = src[i];
-    __syncwarp();
-}
 
 /* ShiftRows across the 8 column threads of a group (bsgpu_r256_shift_rows_host on the host). */
 __device__ __forceinline__ void bsgpu_r256_shift_rows_dev(uint32_t *col, unsigned lane)
@@ -43,16 +33,25 @@ __device__ __forceinline__ void bsgpu_r256_shift_rows_dev(uint32_t *col, unsigne
     }
 }
 
+/* Threads per block: 128 where each warp holds an expanded key in shared memory, else 256. */
+#define BSGPU_THREADS_OF(C) ((C) == BSGPU_RIJNDAEL256 ? 256u : 128u)
+/* Shared words per warp: the expanded key, or the compact one. */
+#define BSGPU_SKEY_OF(C)                                                                           \
+    ((C) == BSGPU_RIJNDAEL256 ? BSGPU_KEY_WORDS                                                    \
+     : (C) == BSGPU_GIFT64    ? BSGPU_XKEY_GIFT64                                                  \
+     : (C) == BSGPU_GIFT128   ? BSGPU_XKEY_GIFT128                                                 \
+                              : BSGPU_XKEY_PRESENT)
+
 template <int C>
-__global__ void __launch_bounds__(BSGPU_THREADS)
+__global__ void __launch_bounds__(BSGPU_THREADS_OF(C))
     bsgpu_ctr_kernel(const bsgpu_segment *__restrict__ seg, uint32_t nseg,
                      const bsgpu_key *__restrict__ keys, uint8_t *__restrict__ out,
                      uint64_t ngroups)
 {
-    __shared__ uint32_t skey[BSGPU_WARPS][BSGPU_KEY_WORDS];
+    __shared__ uint32_t skey[BSGPU_THREADS_OF(C) / BSGPU_WARP][BSGPU_SKEY_OF(C)];
     const unsigned gt = C == BSGPU_RIJNDAEL256 ? 8u : 1u;
     const unsigned lane = threadIdx.x % BSGPU_WARP, warp = threadIdx.x / BSGPU_WARP;
-    const uint64_t tid = (uint64_t)blockIdx.x * BSGPU_THREADS + threadIdx.x;
+    const uint64_t tid = (uint64_t)blockIdx.x * BSGPU_THREADS_OF(C) + threadIdx.x;
     /* ngroups is a whole number of warps: a warp is either all in or all out. */
     if ((tid - lane) / gt >= ngroups)
         return;
@@ -60,7 +59,14 @@ __global__ void __launch_bounds__(BSGPU_THREADS)
     uint64_t g;
     const unsigned nvalid = bsgpu_group_locate(seg, nseg, (uint32_t)(tid / gt), &s, &g);
     uint32_t *sk = skey[warp];
-    bsgpu_warp_key(sk, keys, seg[s].key_index, lane);
+    if (C == BSGPU_RIJNDAEL256) {
+        const uint32_t *src = keys[seg[s].key_index].w;
+        for (unsigned i = lane; i < BSGPU_KEY_WORDS; i += BSGPU_WARP)
+            sk[i] = src[i];
+    } else {
+        bsgpu_key_expand(sk, (bsgpu_cipher)C, keys[seg[s].key_index].w, lane, BSGPU_WARP);
+    }
+    __syncwarp();
     const unsigned bl = bsgpu_block_len((bsgpu_cipher)C);
     uint32_t B[8];
     bsgpu_group_counter(B, &seg[s], bl / 4, g);
@@ -222,31 +228,34 @@ extern "C" int bsgpu_unregister_host(bsgpu_ctx *ctx, void *p)
     return 0;
 }
 
+template <int C>
+static void bsgpu_launch_one(cudaStream_t st, const bsgpu_segment *seg, uint32_t nseg,
+                             const bsgpu_key *keys, uint8_t *out, uint64_t ngroups)
+{
+    const uint64_t threads = ngroups * bsgpu_group_threads((bsgpu_cipher)C);
+    const unsigned tb = BSGPU_THREADS_OF(C);
+    const unsigned blocks = (unsigned)((threads + tb - 1) / tb);
+    if (blocks != 0)
+        bsgpu_ctr_kernel<C><<<blocks, tb, 0, st>>>(seg, nseg, keys, out, ngroups);
+}
+
 static cudaError_t bsgpu_launch(bsgpu_cipher c, cudaStream_t st, const bsgpu_segment *seg,
                                 uint32_t nseg, const bsgpu_key *keys, uint8_t *out,
                                 uint64_t ngroups)
 {
-    const uint64_t threads = ngroups * bsgpu_group_threads(c);
-    const unsigned blocks = (unsigned)((threads + BSGPU_THREADS - 1) / BSGPU_THREADS);
-    if (blocks == 0)
-        return cudaSuccess;
     switch (c) {
     case BSGPU_PRESENT80:
     case BSGPU_PRESENT128:
-        bsgpu_ctr_kernel<BSGPU_PRESENT80>
-            <<<blocks, BSGPU_THREADS, 0, st>>>(seg, nseg, keys, out, ngroups);
+        bsgpu_launch_one<BSGPU_PRESENT80>(st, seg, nseg, keys, out, ngroups);
         break;
     case BSGPU_GIFT64:
-        bsgpu_ctr_kernel<BSGPU_GIFT64>
-            <<<blocks, BSGPU_THREADS, 0, st>>>(seg, nseg, keys, out, ngroups);
+        bsgpu_launch_one<BSGPU_GIFT64>(st, seg, nseg, keys, out, ngroups);
         break;
     case BSGPU_GIFT128:
-        bsgpu_ctr_kernel<BSGPU_GIFT128>
-            <<<blocks, BSGPU_THREADS, 0, st>>>(seg, nseg, keys, out, ngroups);
+        bsgpu_launch_one<BSGPU_GIFT128>(st, seg, nseg, keys, out, ngroups);
         break;
     default:
-        bsgpu_ctr_kernel<BSGPU_RIJNDAEL256>
-            <<<blocks, BSGPU_THREADS, 0, st>>>(seg, nseg, keys, out, ngroups);
+        bsgpu_launch_one<BSGPU_RIJNDAEL256>(st, seg, nseg, keys, out, ngroups);
         break;
     }
     return cudaGetLastError();
@@ -267,6 +276,9 @@ static int bsgpu_upload_keys(bsgpu_ctx *ctx, const bsgpu_key *keys, uint32_t nke
     }
     BSGPU_CHECK(ctx,
                 cudaMemcpy(ctx->dkeys, keys, nkeys * sizeof(bsgpu_key), cudaMemcpyHostToDevice));
+    /* A pageable copy may still be in flight when cudaMemcpy returns, and the work streams are
+     * non-blocking: wait for it before any kernel reads the keys. */
+    BSGPU_CHECK(ctx, cudaDeviceSynchronize());
     return 0;
 }
 
@@ -315,6 +327,8 @@ extern "C" int bsgpu_keystream(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *
     for (size_t j = 0; j < njobs; j++)
         if (jobs[j].key_index >= nkeys)
             return BSGPU_E_ARG;
+    if (njobs == 0)
+        return 0;
     BSGPU_CHECK(ctx, cudaSetDevice(ctx->device));
     int rc = bsgpu_upload_keys(ctx, keys, nkeys);
     if (rc == 0)
@@ -334,6 +348,7 @@ static int bsgpu_time_kernel_inner(bsgpu_ctx *ctx, bsgpu_cipher c, uint64_t byte
     seg.counter[0] = 0xfffff000u; /* carries into limb 1 early on */
     const uint64_t ngroups = bsgpu_plan(&seg, 1, c);
     BSGPU_CHECK(ctx, cudaMemcpy(dseg, &seg, sizeof seg, cudaMemcpyHostToDevice));
+    BSGPU_CHECK(ctx, cudaDeviceSynchronize());
     cudaStream_t st = ctx->stream[0];
     BSGPU_CHECK(ctx, bsgpu_launch(c, st, dseg, 1, ctx->dkeys, dout, ngroups)); /* warm-up */
     for (unsigned i = 0; i < reps; i++) {
@@ -384,7 +399,7 @@ static int bsgpu_time_copies_inner(bsgpu_ctx *ctx, size_t bytes, unsigned reps, 
                                    cudaEvent_t e1)
 {
     cudaStream_t st = ctx->stream[0];
-    BSGPU_CHECK(ctx, cudaMemset(h, 0x3c, 4096));
+    memset(h, 0x3c, bytes); /* touch every page before timing */
     for (unsigned i = 0; i < reps; i++)
         for (int dir = 0; dir < 2; dir++) {
             BSGPU_CHECK(ctx, cudaEventRecord(e0, st));

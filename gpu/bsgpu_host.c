@@ -72,35 +72,38 @@ void bsgpu_segment_set_counter(bsgpu_segment *seg, bsgpu_cipher c, const uint8_t
 int bsgpu_launch_host(bsgpu_cipher c, const bsgpu_segment *seg, uint32_t nseg,
                       const bsgpu_key *keys, uint64_t ngroups, uint8_t *out)
 {
+    uint32_t xkey[BSGPU_XKEY_MAX];
     const unsigned bl = bsgpu_block_len(c), wg = bsgpu_warp_groups(c);
     uint32_t warp_seg = 0;
     for (uint64_t group = 0; group < ngroups; group++) {
         uint32_t s;
         uint64_t g;
         const unsigned nvalid = bsgpu_group_locate(seg, nseg, (uint32_t)group, &s, &g);
-        if (group % wg == 0)
+        if (group % wg == 0) {
+            /* What a warp does first: its key, expanded (thread by thread here). */
             warp_seg = s;
-        else if (s != warp_seg)
+            bsgpu_key_expand(xkey, c, keys[seg[s].key_index].w, 0, 1);
+        } else if (s != warp_seg) {
             return -1;
+        }
         if (nvalid == 0)
             continue;
         uint32_t B[8];
         bsgpu_group_counter(B, &seg[s], bl / 4, g);
         uint8_t *dst = out + seg[s].out_offset + g * BSGPU_GROUP_BLOCKS * bl;
-        const uint32_t *w = keys[seg[s].key_index].w;
         switch (c) {
         case BSGPU_PRESENT80:
         case BSGPU_PRESENT128:
-            bsgpu_present_group(dst, w, B, nvalid);
+            bsgpu_present_group(dst, xkey, B, nvalid);
             break;
         case BSGPU_GIFT64:
-            bsgpu_gift64_group(dst, w, B, nvalid);
+            bsgpu_gift64_group(dst, xkey, B, nvalid);
             break;
         case BSGPU_GIFT128:
-            bsgpu_gift128_group(dst, w, B, nvalid);
+            bsgpu_gift128_group(dst, xkey, B, nvalid);
             break;
         default:
-            bsgpu_r256_group_host(dst, w, B, nvalid);
+            bsgpu_r256_group_host(dst, keys[seg[s].key_index].w, B, nvalid);
             break;
         }
     }

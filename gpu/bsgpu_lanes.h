@@ -243,93 +243,123 @@ BS_FN void bsgpu_store_blocks(uint8_t *out, uint32_t *y, unsigned nw, unsigned n
     }
 }
 
-/* ---- PRESENT ---- */
+/* ---- PRESENT and GIFT: round keys expanded to lane masks, per warp ---- */
 
-/* Round r's 64 key masks in the core's word positions for phase r mod 3. */
-BS_FN void bsgpu_present_round_masks(uint32_t *k, const uint32_t *w, unsigned phase)
+/*
+ * A warp expands its compact key once into the cores' mask layouts (present.h: 64 words a
+ * round, 32 rounds; gift.h: 38 or 70 words a round, round constants included), in shared memory
+ * on the device, so that a round reads its key words instead of making them (2 operations a
+ * bit). RIJNDAEL-256 keeps the compact key (BSGPU_XKEY_WORDS 0).
+ */
+#define BSGPU_XKEY_PRESENT (64 * BS_PRESENT_ROUND_KEYS)
+#define BSGPU_XKEY_GIFT64 (BS_GIFT64_RK_WORDS * BS_GIFT64_ROUNDS)
+#define BSGPU_XKEY_GIFT128 (BS_GIFT128_RK_WORDS * BS_GIFT128_ROUNDS)
+#define BSGPU_XKEY_MAX BSGPU_XKEY_GIFT128
+
+BS_FN unsigned bsgpu_xkey_words(bsgpu_cipher c)
 {
-    const uint32_t lo = w[0], hi = w[1];
-    BSGPU_UNROLL
-    for (unsigned i = 0; i < 32; i++) {
-        k[BS_PRESENT_POS(phase, i)] = bsgpu_mask(lo, i);
-        k[BS_PRESENT_POS(phase, 32 + i)] = bsgpu_mask(hi, i);
+    return c == BSGPU_GIFT64        ? BSGPU_XKEY_GIFT64
+           : c == BSGPU_GIFT128     ? BSGPU_XKEY_GIFT128
+           : c == BSGPU_RIJNDAEL256 ? 0u
+                                    : BSGPU_XKEY_PRESENT;
+}
+
+/* Round constant of GIFT round r (0-based), from the LFSR; public. */
+BS_FN unsigned bsgpu_gift_rc(unsigned r)
+{
+    unsigned c = 0;
+    for (unsigned i = 0; i <= r; i++)
+        c = bs_gift_rc_next(c);
+    return c;
+}
+
+/*
+ * Words idx = first, first + step, ... of the expanded key of c from the compact key w (a warp's
+ * lanes split the work with first = lane, step = 32; the host uses 0, 1).
+ */
+BS_FN void bsgpu_key_expand(uint32_t *m, bsgpu_cipher c, const uint32_t *w, unsigned first,
+                            unsigned step)
+{
+    const unsigned n = bsgpu_xkey_words(c);
+    for (unsigned idx = first; idx < n; idx += step) {
+        if (c == BSGPU_GIFT64) {
+            const unsigned r = idx / BS_GIFT64_RK_WORDS, j = idx % BS_GIFT64_RK_WORDS;
+            /* gift.h: m[n] = ~V bit n, m[16 + n] = U bit n, m[32 + i] = c_i */
+            m[idx] = j < 16   ? ~bsgpu_mask(w[r], j)
+                     : j < 32 ? bsgpu_mask(w[r], j)
+                              : bsgpu_mask(bsgpu_gift_rc(r), j - 32);
+        } else if (c == BSGPU_GIFT128) {
+            const unsigned r = idx / BS_GIFT128_RK_WORDS, j = idx % BS_GIFT128_RK_WORDS;
+            /* gift.h: m[n] = V bit n, m[32 + n] = U bit n, m[64 + i] = c_i */
+            m[idx] = j < 32   ? bsgpu_mask(w[2 * r + 1], j)
+                     : j < 64 ? bsgpu_mask(w[2 * r], j - 32)
+                              : bsgpu_mask(bsgpu_gift_rc(r), j - 64);
+        } else {
+            /* present.h: word p of round r holds logical bit i = POS^-1(r mod 3, p). */
+            const unsigned r = idx / 64, p = idx % 64, ph = r % 3;
+            const unsigned i = BS_PRESENT_POS((3 - ph) % 3, p);
+            m[idx] = bsgpu_mask(w[2 * r + i / 32], i % 32);
+        }
     }
 }
 
 /* 31 rounds and the final key on x (64 words, 32 lanes); y[i] = bit i of the ciphertexts. */
-BS_FN void bsgpu_present_encrypt(uint32_t *y, uint32_t *x, const uint32_t *w)
+BS_FN void bsgpu_present_encrypt(uint32_t *y, uint32_t *x, const uint32_t *rk)
 {
-    uint32_t k[64];
     for (unsigned r = 0; r < 30; r += 3) {
-        bsgpu_present_round_masks(k, w + 2 * r, 0);
-        bs_present_round0_u32(x, k);
-        bsgpu_present_round_masks(k, w + 2 * (r + 1), 1);
-        bs_present_round1_u32(x, k);
-        bsgpu_present_round_masks(k, w + 2 * (r + 2), 2);
-        bs_present_round2_u32(x, k);
+        bs_present_round0_u32(x, rk + 64 * r);
+        bs_present_round1_u32(x, rk + 64 * (r + 1));
+        bs_present_round2_u32(x, rk + 64 * (r + 2));
     }
-    bsgpu_present_round_masks(k, w + 60, 0);
-    bs_present_round0_u32(x, k);
-    const uint32_t lo = w[62], hi = w[63];
+    bs_present_round0_u32(x, rk + 64 * 30);
+    rk += 64 * 31;
     BSGPU_UNROLL
-    for (unsigned i = 0; i < 32; i++) {
-        y[i] = x[BS_PRESENT_POS(1, i)] ^ bsgpu_mask(lo, i);
-        y[32 + i] = x[BS_PRESENT_POS(1, 32 + i)] ^ bsgpu_mask(hi, i);
-    }
+    for (unsigned i = 0; i < 64; i++)
+        y[i] = x[BS_PRESENT_POS(1, i)] ^ rk[BS_PRESENT_POS(1, i)];
 }
 
-/* One group: keystream blocks B .. B + nvalid - 1 (B: 2 limbs) to out. */
-BS_FN void bsgpu_present_group(uint8_t *out, const uint32_t *w, const uint32_t *B, unsigned nvalid)
+/* One group: keystream blocks B .. B + nvalid - 1 (B: 2 limbs) to out; rk expanded. */
+BS_FN void bsgpu_present_group(uint8_t *out, const uint32_t *rk, const uint32_t *B, unsigned nvalid)
 {
     uint32_t x[64], y[64];
     bsgpu_ctr_bitslice(x, B, 0, 2);
-    bsgpu_present_encrypt(y, x, w);
+    bsgpu_present_encrypt(y, x, rk);
     bsgpu_store_blocks(out, y, 2, nvalid);
 }
 
-/* ---- GIFT ---- */
-
-BS_FN void bsgpu_gift64_encrypt(uint32_t *a, const uint32_t *w)
+BS_FN void bsgpu_gift64_encrypt(uint32_t *a, const uint32_t *m)
 {
-    uint32_t b[64], m[BS_GIFT64_RK_WORDS];
-    unsigned rc = 0;
+    uint32_t b[64];
     for (unsigned r = 0; r < BS_GIFT64_ROUNDS; r += 2) {
-        rc = bs_gift_rc_next(rc);
-        bs_gift64_expand_u32(m, w[r], rc);
         bs_gift64_round_u32(b, a, m);
-        rc = bs_gift_rc_next(rc);
-        bs_gift64_expand_u32(m, w[r + 1], rc);
-        bs_gift64_round_u32(a, b, m);
+        bs_gift64_round_u32(a, b, m + BS_GIFT64_RK_WORDS);
+        m += 2 * BS_GIFT64_RK_WORDS;
     }
 }
 
-BS_FN void bsgpu_gift64_group(uint8_t *out, const uint32_t *w, const uint32_t *B, unsigned nvalid)
+BS_FN void bsgpu_gift64_group(uint8_t *out, const uint32_t *m, const uint32_t *B, unsigned nvalid)
 {
     uint32_t a[64];
     bsgpu_ctr_bitslice(a, B, 0, 2);
-    bsgpu_gift64_encrypt(a, w);
+    bsgpu_gift64_encrypt(a, m);
     bsgpu_store_blocks(out, a, 2, nvalid);
 }
 
-BS_FN void bsgpu_gift128_encrypt(uint32_t *a, const uint32_t *w)
+BS_FN void bsgpu_gift128_encrypt(uint32_t *a, const uint32_t *m)
 {
-    uint32_t b[128], m[BS_GIFT128_RK_WORDS];
-    unsigned rc = 0;
+    uint32_t b[128];
     for (unsigned r = 0; r < BS_GIFT128_ROUNDS; r += 2) {
-        rc = bs_gift_rc_next(rc);
-        bs_gift128_expand_u32(m, w[2 * r], w[2 * r + 1], rc);
         bs_gift128_round_u32(b, a, m);
-        rc = bs_gift_rc_next(rc);
-        bs_gift128_expand_u32(m, w[2 * r + 2], w[2 * r + 3], rc);
-        bs_gift128_round_u32(a, b, m);
+        bs_gift128_round_u32(a, b, m + BS_GIFT128_RK_WORDS);
+        m += 2 * BS_GIFT128_RK_WORDS;
     }
 }
 
-BS_FN void bsgpu_gift128_group(uint8_t *out, const uint32_t *w, const uint32_t *B, unsigned nvalid)
+BS_FN void bsgpu_gift128_group(uint8_t *out, const uint32_t *m, const uint32_t *B, unsigned nvalid)
 {
     uint32_t a[128];
     bsgpu_ctr_bitslice(a, B, 0, 4);
-    bsgpu_gift128_encrypt(a, w);
+    bsgpu_gift128_encrypt(a, m);
     bsgpu_store_blocks(out, a, 4, nvalid);
 }
 

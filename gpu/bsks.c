@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -147,14 +148,20 @@ int bsks_search_cpu(const bsks_search *s, unsigned threads, uint64_t first, uint
                     uint8_t *key, uint64_t *tried)
 {
     enum { MAX_THREADS = 256 };
-    static bsks_worker w[MAX_THREADS];
-    static int started[MAX_THREADS];
     if (threads == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         threads = n > 0 ? (unsigned)n : 1;
     }
     if (threads > MAX_THREADS)
         threads = MAX_THREADS;
+    bsks_worker *w = (bsks_worker *)calloc(threads, sizeof *w);
+    int *started = (int *)calloc(threads, sizeof *started);
+    if (w == NULL || started == NULL) {
+        free(w);
+        free(started);
+        *tried = 0;
+        return -1;
+    }
     atomic_int found;
     atomic_init(&found, 0);
     for (unsigned t = 0; t < threads; t++) {
@@ -181,5 +188,7 @@ int bsks_search_cpu(const bsks_search *s, unsigned threads, uint64_t first, uint
             memcpy(key, w[t].key, s->pb.key_bits / 8);
         }
     }
+    free(w);
+    free(started);
     return hit;
 }

@@ -45,7 +45,8 @@ int bsks_check_candidate(const bsks_search *s, uint64_t v, uint8_t *key);
 
 /*
  * CPU search over chunks [first, last) of 64 candidates, on threads threads (0: one per CPU).
- * Returns 1 with the key when found, 0 when not; *tried receives the candidates covered.
+ * Returns 1 with the key when found, 0 when not, -1 out of memory; *tried receives the
+ * candidates covered.
  */
 int bsks_search_cpu(const bsks_search *s, unsigned threads, uint64_t first, uint64_t last,
                     uint8_t *key, uint64_t *tried);

@@ -19,7 +19,7 @@ void bsd_config_defaults(bsd_config *c)
 {
     memset(c, 0, sizeof *c);
     bsd_default_socket_path(c->socket_path, sizeof c->socket_path);
-    snprintf(c->backend, sizeof c->backend, "cpu");
+    snprintf(c->backend, sizeof c->backend, "auto");
     c->threads = 0;
     c->max_clients = 256;
     c->max_sessions_per_client = 16;
@@ -130,10 +130,17 @@ int bsd_config_set(bsd_config *c, const char *key, const char *v, char *err, siz
         return 0;
     }
     if (strcmp(key, "backend") == 0) {
-        if (strcmp(v, "cpu") != 0) {
-            snprintf(err, errlen, "backend: only 'cpu' is built in, got '%s'", v);
+#ifdef BSD_HAVE_CUDA
+        if (strcmp(v, "cpu") != 0 && strcmp(v, "cuda") != 0 && strcmp(v, "auto") != 0) {
+            snprintf(err, errlen, "backend: cpu, cuda or auto, got '%s'", v);
             return -1;
         }
+#else
+        if (strcmp(v, "cpu") != 0 && strcmp(v, "auto") != 0) {
+            snprintf(err, errlen, "backend: this build has no CUDA: cpu or auto, got '%s'", v);
+            return -1;
+        }
+#endif
         snprintf(c->backend, sizeof c->backend, "%s", v);
         return 0;
     }

@@ -109,43 +109,45 @@ void bsf_chunk_keystream(const bsf_keys *k, uint64_t index, int last, size_t len
     bs_ctr_keystream(k->cipher, &k->ks, j0, bsf_chunk_ks_blocks(len), out);
 }
 
-static void ghash_ct(const bsf_keys *k, const uint8_t *ct, size_t len, uint8_t s[32])
+/*
+ * A chunk is RIJNDAEL-256-GCM under the payload key with its 28-byte IV, computed by
+ * core/modes/gcm256 from keystream made elsewhere: ks = E_K(J0) || the data keystream. With
+ * both given, J0 feeds nothing here, so the context's IV is a placeholder. The calls cannot
+ * fail: bsf_keys_derive found the RIJNDAEL-256 core, and the lengths are in range.
+ */
+static void chunk_ctx(const bsf_keys *k, const uint8_t *ks, bs_gcm256_ctx *g)
 {
-    memset(s, 0, 32);
-    size_t full = len / 32;
-    if (full > 0)
-        k->ghash->mul_blocks(k->hkey, s, ct, full);
-    uint8_t last[32];
-    if (len % 32 != 0) {
-        memset(last, 0, sizeof last);
-        memcpy(last, ct + full * 32, len % 32);
-        k->ghash->mul_blocks(k->hkey, s, last, 1);
-    }
-    /* [len(A)]_128 || [len(C)]_128 in bits; A is empty. */
-    memset(last, 0, sizeof last);
-    bs_store_be64(last + 24, (uint64_t)len * 8);
-    k->ghash->mul_blocks(k->hkey, s, last, 1);
+    static const uint8_t iv_unused[BSF_IV_LEN];
+    bs_gcm256_set_key(g, k->payload_key, 32);
+    bs_gcm256_set_iv(g, iv_unused, sizeof iv_unused);
+    bs_gcm256_set_ekj0(g, ks);
 }
 
 void bsf_chunk_seal(const bsf_keys *k, const uint8_t *ks, uint8_t *ct, const uint8_t *pt,
                     size_t len, uint8_t tag[32])
 {
-    for (size_t i = 0; i < len; i++)
-        ct[i] = pt[i] ^ ks[32 + i];
-    uint8_t s[32];
-    ghash_ct(k, ct, len, s);
-    for (int i = 0; i < 32; i++)
-        tag[i] = s[i] ^ ks[i];
+    bs_gcm256_ctx g;
+    chunk_ctx(k, ks, &g);
+    bs_gcm256_encrypt_ks(&g, ct, pt, len, ks + 32);
+    bs_gcm256_tag(&g, tag, 32);
+    bs_gcm256_clear(&g);
 }
 
 int bsf_chunk_open(const bsf_keys *k, const uint8_t *ks, uint8_t *pt, const uint8_t *ct, size_t len,
                    const uint8_t tag[32])
 {
-    uint8_t s[32];
-    ghash_ct(k, ct, len, s);
-    for (int i = 0; i < 32; i++)
-        s[i] ^= ks[i];
-    if (bs_ct_memcmp(s, tag, 32) != 0)
+    bs_gcm256_ctx g;
+    chunk_ctx(k, ks, &g);
+    /* Authenticate first: the plaintext goes to a scratch piece and is dropped. */
+    uint8_t scratch[4096];
+    for (size_t off = 0; off < len; off += sizeof scratch) {
+        size_t n = len - off < sizeof scratch ? len - off : sizeof scratch;
+        bs_gcm256_decrypt_ks(&g, scratch, ct + off, n, ks + 32 + off);
+    }
+    bs_wipe(scratch, sizeof scratch);
+    int rc = bs_gcm256_verify(&g, tag, 32);
+    bs_gcm256_clear(&g);
+    if (rc != BS_OK)
         return BS_ERR_AUTH;
     for (size_t i = 0; i < len; i++)
         pt[i] = ct[i] ^ ks[32 + i];

@@ -13,12 +13,23 @@
  * Key schedule (words per round): GIFT-128 {V -> s1, U -> s2, constant -> s3};
  * GIFT-64 {V -> s0, U -> s1, constant -> s3}, with U and V as in the specification.
  *
- * Packing: the block's big-endian words hold nibble n's bit j at bit 4m + j of word n / 8
- * (m = n % 8). SWAPMOVE within each word moves it to bit 8j + m, then a 4x4 byte transpose
- * across the words (SWAPMOVE between words) gives slice j, bit 8w + m.
+ * Packing: the block's big-endian words w[0..3] hold nibble n's bit j at bit 4m + j of word n / 8
+ * (m = n % 8), the target is slice j, bit 8w + m: a permutation of the 7 index bits (j0 j1 m0 m1
+ * m2 | w0 w1) -> (m0 m1 m2 w0 w1 | j0 j1). It is one 7-cycle, written as 6 exchanges that all
+ * involve the word-index bit w0: one is a renaming of words, the other 5 exchange an in-word
+ * index bit with w0, a SWAPMOVE on each of the two word pairs (10 in all, 4 instructions each on
+ * Thumb-2).
+ *
+ * Thumb-2 (Cortex-M3/M4): whole rounds from gift_fix_gen.h, with each slot's last rotation
+ * carried by the next instruction that reads it (the round-key XOR, or the next S-box through
+ * GIFT_ROR_OP), and the S-box's NOT folded away: GIFT-64 stores round-key word 0 complemented;
+ * GIFT-128 keeps slot 0 complemented between rounds (BIC and ORN in the S-box) and stores the
+ * constant word complemented.
  *
  * Constant time: no branch or index depends on the key or the data; key set-up moves key bits
- * with shifts by public amounts.
+ * with shifts by public amounts. The inline assembly (Thumb-2 only) is single instructions with
+ * fixed operands: a logic operation with a fixed rotation (GIFT_ROR_OP), BFI with a fixed field,
+ * and LDR of round-key words at public offsets (GIFT_LOAD3).
  */
 #include "mcu.h"
 
@@ -28,66 +39,156 @@ static inline uint32_t ror32(uint32_t x, unsigned n)
 }
 
 #if defined(__thumb2__)
-/* One-register SWAPMOVE: exchanges bits i and i + n of x for the bits i set in m. */
-static inline uint32_t gift_swapmove1(uint32_t x, uint32_t m, unsigned n)
-{
-    bs_swapmove32(&x, &x, m, n);
-    return x;
-}
+/* d = n OP (m ror r), one instruction: the compiler would share one rotation between uses. */
+#define GIFT_ROR_OP(op, d, n, m, r)                                                               \
+    __asm__(#op " %0, %1, %2, ror #" #r : "=r"(d) : "r"(n), "r"(m))
+/* A round's three key words, loaded back to back so that the loads pipeline. */
+#define GIFT_LOAD3(k0, k1, k2, rk)                                                                 \
+    __asm__("ldr %0, %3\n\tldr %1, %4\n\tldr %2, %5"                                            \
+            : "=&r"(k0), "=&r"(k1), "=&r"(k2)                                                      \
+            : "m"((rk)[0]), "m"((rk)[1]), "m"((rk)[2]))
 #endif
 
 #include "gift_fix_gen.h"
 
+#if defined(__GNUC__)
+#define GIFT_ALWAYS_INLINE inline __attribute__((always_inline))
+#define GIFT_NOINLINE __attribute__((noinline))
+#else
+#define GIFT_ALWAYS_INLINE inline
+#define GIFT_NOINLINE
+#endif
+
+
 /*
- * In-word bit index (m2 m1 m0 j1 j0) -> (j1 j0 m2 m1 m0) as four swaps of index bits (a, b):
- * (0, 2), (2, 3), (1, 4), (1, 2); each is a SWAPMOVE with shift 2^b - 2^a over the positions
- * whose index has bit a set and bit b clear.
+ * The exchange m2 <-> w0 of two words, hi taking lo's upper half and lo hi's lower half: the
+ * same as bs_swapmove32(hi, lo, 0x0000ffff, 16), in three instructions on Thumb-2 (LSR and two
+ * BFI with fixed fields; GCC 12 does not find BFI here by itself).
  */
-static inline uint32_t pack_word(uint32_t x)
+static inline void swap_halves(uint32_t *hi, uint32_t *lo)
 {
-    bs_swapmove32(&x, &x, 0x0a0a0a0au, 3);
-    bs_swapmove32(&x, &x, 0x00f000f0u, 4);
-    bs_swapmove32(&x, &x, 0x0000ccccu, 14);
-    bs_swapmove32(&x, &x, 0x0c0c0c0cu, 2);
-    return x;
+#if defined(__thumb2__)
+    uint32_t h = *hi, l = *lo, t = l >> 16;
+    __asm__("bfi %0, %1, #16, #16" : "+r"(l) : "r"(h));
+    __asm__("bfi %0, %1, #0, #16" : "+r"(h) : "r"(t));
+    *hi = h;
+    *lo = l;
+#else
+    bs_swapmove32(hi, lo, 0x0000ffffu, 16);
+#endif
 }
 
-static inline uint32_t unpack_word(uint32_t x)
+/* Words x0..x3 (w[0..3]) in, slices s0..s3 out as (x0, x2, x1, x3): see the header comment. */
+static inline void nibble_pack4(uint32_t *s0, uint32_t *s1, uint32_t *s2, uint32_t *s3)
 {
-    bs_swapmove32(&x, &x, 0x0c0c0c0cu, 2);
-    bs_swapmove32(&x, &x, 0x0000ccccu, 14);
-    bs_swapmove32(&x, &x, 0x00f000f0u, 4);
-    bs_swapmove32(&x, &x, 0x0a0a0a0au, 3);
-    return x;
+    uint32_t x0 = *s0, x1 = *s1, x2 = *s2, x3 = *s3;
+    bs_swapmove32(&x1, &x0, 0x00ff00ffu, 8); /* m1 <-> w0 */
+    bs_swapmove32(&x3, &x2, 0x00ff00ffu, 8);
+    bs_swapmove32(&x1, &x0, 0x33333333u, 2); /* j1 <-> w0 */
+    bs_swapmove32(&x3, &x2, 0x33333333u, 2);
+    /* w1 <-> w0: x1 and x2 trade names, the w0 pairs become (x0, x2) and (x1, x3) */
+    swap_halves(&x2, &x0); /* m2 <-> w0 */
+    swap_halves(&x3, &x1);
+    bs_swapmove32(&x2, &x0, 0x0f0f0f0fu, 4); /* m0 <-> w0 */
+    bs_swapmove32(&x3, &x1, 0x0f0f0f0fu, 4);
+    bs_swapmove32(&x2, &x0, 0x55555555u, 1); /* j0 <-> w0 */
+    bs_swapmove32(&x3, &x1, 0x55555555u, 1);
+    *s0 = x0;
+    *s1 = x2;
+    *s2 = x1;
+    *s3 = x3;
 }
 
-/* x[w] bit 8j + m <-> slice j bit 8w + m: word index bits swap with index bits 3 and 4. */
-static inline void transpose_bytes(uint32_t x[4])
+static inline void nibble_unpack4(uint32_t *s0, uint32_t *s1, uint32_t *s2, uint32_t *s3)
 {
-    bs_swapmove32(&x[1], &x[0], 0x00ff00ffu, 8);
-    bs_swapmove32(&x[3], &x[2], 0x00ff00ffu, 8);
-    bs_swapmove32(&x[2], &x[0], 0x0000ffffu, 16);
-    bs_swapmove32(&x[3], &x[1], 0x0000ffffu, 16);
+    uint32_t x0 = *s0, x2 = *s1, x1 = *s2, x3 = *s3;
+    bs_swapmove32(&x2, &x0, 0x55555555u, 1);
+    bs_swapmove32(&x3, &x1, 0x55555555u, 1);
+    bs_swapmove32(&x2, &x0, 0x0f0f0f0fu, 4);
+    bs_swapmove32(&x3, &x1, 0x0f0f0f0fu, 4);
+    swap_halves(&x2, &x0);
+    swap_halves(&x3, &x1);
+    bs_swapmove32(&x1, &x0, 0x33333333u, 2);
+    bs_swapmove32(&x3, &x2, 0x33333333u, 2);
+    bs_swapmove32(&x1, &x0, 0x00ff00ffu, 8);
+    bs_swapmove32(&x3, &x2, 0x00ff00ffu, 8);
+    *s0 = x0;
+    *s1 = x1;
+    *s2 = x2;
+    *s3 = x3;
+}
+
+/*
+ * The same from little-endian words (the block's words read without byte reversal, which
+ * complements in-word index bits m1 and m2). Exchanging a slot with w0 "complemented" (the
+ * pairs (0, 0) <-> (1, 1) of the two index bits, a SWAPMOVE with the words' roles reversed)
+ * also toggles both slots' complements; choosing plain or complemented per step leaves the
+ * complements on the word index only (w0 and w1 both), so slice j is word j ^ 3: the byte
+ * reversal costs nothing.
+ */
+static inline void nibble_pack4_le(uint32_t *s0, uint32_t *s1, uint32_t *s2, uint32_t *s3)
+{
+    uint32_t x0 = *s0, x1 = *s1, x2 = *s2, x3 = *s3;
+    bs_swapmove32(&x1, &x0, 0x00ff00ffu, 8); /* m1 <-> w0, plain */
+    bs_swapmove32(&x3, &x2, 0x00ff00ffu, 8);
+    bs_swapmove32(&x0, &x1, 0x33333333u, 2); /* j1 <-> w0, complemented */
+    bs_swapmove32(&x2, &x3, 0x33333333u, 2);
+    swap_halves(&x2, &x0); /* m2 <-> w0, plain (after renaming x1 <-> x2) */
+    swap_halves(&x3, &x1);
+    bs_swapmove32(&x0, &x2, 0x0f0f0f0fu, 4); /* m0 <-> w0, complemented */
+    bs_swapmove32(&x1, &x3, 0x0f0f0f0fu, 4);
+    bs_swapmove32(&x0, &x2, 0x55555555u, 1); /* j0 <-> w0, complemented */
+    bs_swapmove32(&x1, &x3, 0x55555555u, 1);
+    *s0 = x3;
+    *s1 = x1;
+    *s2 = x2;
+    *s3 = x0;
+}
+
+static inline void nibble_unpack4_le(uint32_t *s0, uint32_t *s1, uint32_t *s2, uint32_t *s3)
+{
+    uint32_t x3 = *s0, x1 = *s1, x2 = *s2, x0 = *s3;
+    bs_swapmove32(&x0, &x2, 0x55555555u, 1);
+    bs_swapmove32(&x1, &x3, 0x55555555u, 1);
+    bs_swapmove32(&x0, &x2, 0x0f0f0f0fu, 4);
+    bs_swapmove32(&x1, &x3, 0x0f0f0f0fu, 4);
+    swap_halves(&x2, &x0);
+    swap_halves(&x3, &x1);
+    bs_swapmove32(&x0, &x1, 0x33333333u, 2);
+    bs_swapmove32(&x2, &x3, 0x33333333u, 2);
+    bs_swapmove32(&x1, &x0, 0x00ff00ffu, 8);
+    bs_swapmove32(&x3, &x2, 0x00ff00ffu, 8);
+    *s0 = x0;
+    *s1 = x1;
+    *s2 = x2;
+    *s3 = x3;
 }
 
 void bs_mcu_nibble_pack(uint32_t s[4], const uint32_t w[4])
 {
-    for (int i = 0; i < 4; i++)
-        s[i] = pack_word(w[i]);
-    transpose_bytes(s);
+    uint32_t s0 = w[0], s1 = w[1], s2 = w[2], s3 = w[3];
+    nibble_pack4(&s0, &s1, &s2, &s3);
+    s[0] = s0;
+    s[1] = s1;
+    s[2] = s2;
+    s[3] = s3;
 }
 
 void bs_mcu_nibble_unpack(uint32_t w[4], const uint32_t s[4])
 {
-    for (int i = 0; i < 4; i++)
-        w[i] = s[i];
-    transpose_bytes(w);
-    for (int i = 0; i < 4; i++)
-        w[i] = unpack_word(w[i]);
+    uint32_t w0 = s[0], w1 = s[1], w2 = s[2], w3 = s[3];
+    nibble_unpack4(&w0, &w1, &w2, &w3);
+    w[0] = w0;
+    w[1] = w1;
+    w[2] = w2;
+    w[3] = w3;
 }
 
-/* The GIFT S-box on four slices (the designers' bitsliced form; outputs in place). */
-#define GIFT_SBOX(s0, s1, s2, s3)                                                                  \
+/*
+ * The GIFT S-box on four slices (the designers' bitsliced form; outputs in place), without its
+ * final NOT of the new slice 0: GIFT_SBOX adds it, GIFT-64 leaves it to its round keys.
+ */
+#define GIFT_SBOX_NN(s0, s1, s2, s3)                                                               \
     do {                                                                                           \
         uint32_t t_;                                                                               \
         (s1) ^= (s0) & (s2);                                                                       \
@@ -95,11 +196,16 @@ void bs_mcu_nibble_unpack(uint32_t w[4], const uint32_t s[4])
         (s2) ^= (s0) | (s1);                                                                       \
         (s3) ^= (s2);                                                                              \
         (s1) ^= (s3);                                                                              \
-        (s3) = ~(s3);                                                                              \
         (s2) ^= (s0) & (s1);                                                                       \
         t_ = (s0);                                                                                 \
         (s0) = (s3);                                                                               \
         (s3) = t_;                                                                                 \
+    } while (0)
+
+#define GIFT_SBOX(s0, s1, s2, s3)                                                                  \
+    do {                                                                                           \
+        GIFT_SBOX_NN(s0, s1, s2, s3);                                                              \
+        (s0) = ~(s0);                                                                              \
     } while (0)
 
 /* Round constant sequence of the specification: (c5..c0) <- (c4..c0, c5 ^ c4 ^ 1). */
@@ -151,11 +257,15 @@ static void gift128_set_key(bs_key_schedule *ks, const uint8_t *key)
         rk[3 * r] = place(v, pos, 32, 0);
         rk[3 * r + 1] = place(u, pos, 32, 0);
         rk[3 * r + 2] = place(c | 0x80000000u, pos, 32, 0);
+#if defined(__thumb2__)
+        rk[3 * r + 2] = ~rk[3 * r + 2]; /* slot 3 arrives complemented (header comment) */
+#endif
         key_update(k);
     }
     bs_wipe(k, sizeof k);
 }
 
+#if !defined(__thumb2__)
 #define GIFT128_ROUND(k, rk)                                                                       \
     do {                                                                                           \
         GIFT_SBOX(s0, s1, s2, s3);                                                                 \
@@ -164,14 +274,34 @@ static void gift128_set_key(bs_key_schedule *ks, const uint8_t *key)
         s2 = GIFT128_L##k##_2(s2) ^ (rk)[1];                                                       \
         s3 ^= (rk)[2];                                                                             \
     } while (0)
+#endif
 
-void bs_gift128_fix_block(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+/* Inlined into the descriptor's encrypt loop: no second call and register save per block. */
+static GIFT_ALWAYS_INLINE void gift128_block(const uint32_t *rk, uint8_t *out, const uint8_t *in)
 {
-    uint32_t w[4], s[4];
-    for (int i = 0; i < 4; i++)
-        w[i] = bs_load_be32(in + 12 - 4 * i);
-    bs_mcu_nibble_pack(s, w);
-    uint32_t s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
+    uint32_t s0 = bs_load_le32(in + 12), s1 = bs_load_le32(in + 8);
+    uint32_t s2 = bs_load_le32(in + 4), s3 = bs_load_le32(in);
+    nibble_pack4_le(&s0, &s1, &s2, &s3);
+#if defined(__thumb2__)
+    /* slot 0: complemented, and still to be rotated by GIFT128_PEND */
+    uint32_t a = ~ror32(s0, (32 - GIFT128_PEND) & 31), b = s1, c = s2, d = s3;
+    for (unsigned r = 0; r < 40; r += 10, rk += 30) {
+        GIFT128_ROUND_T0(a, b, c, d, rk);
+        GIFT128_ROUND_T1(d, b, c, a, rk + 3);
+        GIFT128_ROUND_T2(a, b, c, d, rk + 6);
+        GIFT128_ROUND_T3(d, b, c, a, rk + 9);
+        GIFT128_ROUND_T4(a, b, c, d, rk + 12);
+        GIFT128_ROUND_T0(d, b, c, a, rk + 15);
+        GIFT128_ROUND_T1(a, b, c, d, rk + 18);
+        GIFT128_ROUND_T2(d, b, c, a, rk + 21);
+        GIFT128_ROUND_T3(a, b, c, d, rk + 24);
+        GIFT128_ROUND_T4(d, b, c, a, rk + 27);
+    }
+    s0 = ~ror32(a, GIFT128_PEND);
+    s1 = b;
+    s2 = c;
+    s3 = d;
+#else
     for (unsigned r = 0; r < 40; r += 5, rk += 15) {
         GIFT128_ROUND(0, rk);
         GIFT128_ROUND(1, rk + 3);
@@ -179,20 +309,24 @@ void bs_gift128_fix_block(const uint32_t *rk, uint8_t *out, const uint8_t *in)
         GIFT128_ROUND(3, rk + 9);
         GIFT128_ROUND(4, rk + 12);
     }
-    s[0] = s0;
-    s[1] = s1;
-    s[2] = s2;
-    s[3] = s3;
-    bs_mcu_nibble_unpack(w, s);
-    for (int i = 0; i < 4; i++)
-        bs_store_be32(out + 12 - 4 * i, w[i]);
+#endif
+    nibble_unpack4_le(&s0, &s1, &s2, &s3);
+    bs_store_le32(out + 12, s0);
+    bs_store_le32(out + 8, s1);
+    bs_store_le32(out + 4, s2);
+    bs_store_le32(out, s3);
+}
+
+void bs_gift128_fix_block(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+{
+    gift128_block(rk, out, in);
 }
 
 static void gift128_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
                             size_t nblocks)
 {
     for (size_t i = 0; i < nblocks; i++)
-        bs_gift128_fix_block((const uint32_t *)ks->w, out + 16 * i, in + 16 * i);
+        gift128_block((const uint32_t *)ks->w, out + 16 * i, in + 16 * i);
 }
 
 const bs_block_cipher bs_gift128_fix32 = {
@@ -210,7 +344,8 @@ static void gift64_set_key(bs_key_schedule *ks, const uint8_t *key)
     for (unsigned r = 0; r < 28; r++) {
         const uint8_t *pos = gift64_POS[r % GIFT64_PERIOD];
         c = next_const(c);
-        rk[3 * r] = place(k[0], pos, 16, 1);
+        /* complemented: carries the S-box's NOT (slot 0 is keyed right after it) */
+        rk[3 * r] = ~place(k[0], pos, 16, 1);
         rk[3 * r + 1] = place(k[1], pos, 16, 1);
         rk[3 * r + 2] = place(c | 0x8000u, pos, 16, 1);
         key_update(k);
@@ -218,41 +353,64 @@ static void gift64_set_key(bs_key_schedule *ks, const uint8_t *key)
     bs_wipe(k, sizeof k);
 }
 
+#if !defined(__thumb2__)
 #define GIFT64_ROUND(k, rk)                                                                        \
     do {                                                                                           \
-        GIFT_SBOX(s0, s1, s2, s3);                                                                 \
+        GIFT_SBOX_NN(s0, s1, s2, s3);                                                              \
         s0 = GIFT64_L##k##_0(s0) ^ (rk)[0];                                                        \
         s1 = GIFT64_L##k##_1(s1) ^ (rk)[1];                                                        \
         s2 = GIFT64_L##k##_2(s2);                                                                  \
         s3 ^= (rk)[2];                                                                             \
     } while (0)
+#endif
 
-/* Two blocks (in, in + 8) -> (out, out + 8). */
-void bs_gift64_fix_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+/* Two blocks (in, in + 8) -> (out, out + 8); block b's low word is w[2b], its high word w[2b+1]. */
+static GIFT_ALWAYS_INLINE void gift64_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in)
 {
-    uint32_t w[4], s[4];
-    /* word index (block, half): block b's low word in w[2b], high word in w[2b + 1] */
-    for (int b = 0; b < 2; b++) {
-        w[2 * b] = bs_load_be32(in + 8 * b + 4);
-        w[2 * b + 1] = bs_load_be32(in + 8 * b);
+    uint32_t s0 = bs_load_le32(in + 4), s1 = bs_load_le32(in);
+    uint32_t s2 = bs_load_le32(in + 12), s3 = bs_load_le32(in + 8);
+    nibble_pack4_le(&s0, &s1, &s2, &s3);
+#if defined(__thumb2__)
+    /* slot 2 still to be rotated by GIFT64_PEND */
+    uint32_t a = s0, b = s1, c = ror32(s2, (32 - GIFT64_PEND) & 31), d = s3;
+    for (unsigned r = 0; r < 28; r += 4, rk += 12) {
+        GIFT64_ROUND_T0(a, b, c, d, rk);
+        GIFT64_ROUND_T1(d, b, c, a, rk + 3);
+        GIFT64_ROUND_T2(a, b, c, d, rk + 6);
+        GIFT64_ROUND_T3(d, b, c, a, rk + 9);
     }
-    bs_mcu_nibble_pack(s, w);
-    uint32_t s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
+    s0 = a;
+    s1 = b;
+    s2 = ror32(c, GIFT64_PEND);
+    s3 = d;
+#else
     for (unsigned r = 0; r < 28; r += 4, rk += 12) {
         GIFT64_ROUND(0, rk);
         GIFT64_ROUND(1, rk + 3);
         GIFT64_ROUND(2, rk + 6);
         GIFT64_ROUND(3, rk + 9);
     }
-    s[0] = s0;
-    s[1] = s1;
-    s[2] = s2;
-    s[3] = s3;
-    bs_mcu_nibble_unpack(w, s);
-    for (int b = 0; b < 2; b++) {
-        bs_store_be32(out + 8 * b + 4, w[2 * b]);
-        bs_store_be32(out + 8 * b, w[2 * b + 1]);
-    }
+#endif
+    nibble_unpack4_le(&s0, &s1, &s2, &s3);
+    bs_store_le32(out + 4, s0);
+    bs_store_le32(out, s1);
+    bs_store_le32(out + 12, s2);
+    bs_store_le32(out + 8, s3);
+}
+
+void bs_gift64_fix_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+{
+    gift64_2blocks(rk, out, in);
+}
+
+/* An odd last block, padded to a pair; out of line so that the main path needs no buffer. */
+static GIFT_NOINLINE void gift64_last(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+{
+    uint8_t buf[16] = {0};
+    memcpy(buf, in, 8);
+    bs_gift64_fix_2blocks(rk, buf, buf);
+    memcpy(out, buf, 8);
+    bs_wipe(buf, sizeof buf);
 }
 
 static void gift64_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
@@ -260,14 +418,9 @@ static void gift64_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_
 {
     const uint32_t *rk = (const uint32_t *)ks->w;
     for (; nblocks >= 2; nblocks -= 2, in += 16, out += 16)
-        bs_gift64_fix_2blocks(rk, out, in);
-    if (nblocks) {
-        uint8_t buf[16] = {0};
-        memcpy(buf, in, 8);
-        bs_gift64_fix_2blocks(rk, buf, buf);
-        memcpy(out, buf, 8);
-        bs_wipe(buf, sizeof buf);
-    }
+        gift64_2blocks(rk, out, in);
+    if (nblocks)
+        gift64_last(rk, out, in);
 }
 
 const bs_block_cipher bs_gift64_fix32 = {

@@ -125,6 +125,7 @@ int bs_gcm256_set_iv(bs_gcm256_ctx *ctx, const uint8_t *iv, size_t iv_len)
     bs_wipe(ctx->stream, BL);
     bs_wipe(ctx->ekj0, BL);
     ctx->ekj0_ready = 0;
+    ctx->stream_missing = 0;
     ctx->num = 0;
     ctx->aad_len = 0;
     ctx->data_len = 0;
@@ -192,6 +193,14 @@ static int gcm_crypt(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t
     const int dec = st == ST_DEC;
     ctx->data_len += len;
 
+    if (ctx->num > 0 && ctx->stream_missing) {
+        /* The pending block's keystream came from a _ks call: compute it (counter - 1). */
+        uint8_t cb[BL];
+        memcpy(cb, ctx->counter, BL);
+        bs_store_be32(cb + BL - 4, bs_load_be32(cb + BL - 4) - 1);
+        ctx->cipher->encrypt(&ctx->ks, ctx->stream, cb, 1);
+        ctx->stream_missing = 0;
+    }
     if (ctx->num > 0) {
         size_t take = BL - ctx->num < len ? BL - ctx->num : len;
         if (dec)
@@ -229,6 +238,85 @@ static int gcm_crypt(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t
     return BS_OK;
 }
 
+/* gcm_crypt with the caller's keystream; the counter and num move as gcm_crypt moves them. */
+static int gcm_crypt_ks(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len,
+                        const uint8_t *ks, int st)
+{
+    if (ctx->state != ST_AAD && ctx->state != st)
+        return BS_ERR_STATE;
+    if (len == 0)
+        return BS_OK;
+    if (out == NULL || in == NULL || ks == NULL)
+        return BS_ERR_ARG;
+    if ((uint64_t)len > DATA_MAX - ctx->data_len)
+        return BS_ERR_DATA_LIMIT;
+    if (ctx->state == ST_AAD) {
+        ghash_pad(ctx);
+        ctx->state = st;
+    }
+    const int dec = st == ST_DEC;
+    ctx->data_len += len;
+
+    /* Counter and num: the rest of a pending block, whole blocks, then a new pending block. */
+    size_t rest = len;
+    if (ctx->num > 0) {
+        size_t take = BL - ctx->num < rest ? BL - ctx->num : rest;
+        ctx->num = (unsigned)((ctx->num + take) % BL);
+        rest -= take;
+        if (ctx->num == 0) {
+            bs_wipe(ctx->stream, BL);
+            ctx->stream_missing = 0;
+        }
+    }
+    if (rest > 0) {
+        uint32_t blocks = (uint32_t)(rest / BL + (rest % BL != 0)); /* below 2^32: DATA_MAX */
+        bs_store_be32(ctx->counter + BL - 4, bs_load_be32(ctx->counter + BL - 4) + blocks);
+        if (rest % BL != 0) {
+            bs_wipe(ctx->stream, BL);
+            ctx->num = (unsigned)(rest % BL);
+            ctx->stream_missing = 1;
+        }
+    }
+
+    /* In pieces, so that GHASH reads what the XOR just wrote while it is in cache. */
+    while (len > 0) {
+        size_t n = len < 4096 ? len : 4096;
+        if (dec)
+            ghash_absorb(ctx, in, n);
+        xor_bytes(out, in, ks, n);
+        if (!dec)
+            ghash_absorb(ctx, out, n);
+        out += n;
+        in += n;
+        ks += n;
+        len -= n;
+    }
+    return BS_OK;
+}
+
+int bs_gcm256_encrypt_ks(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len,
+                         const uint8_t *keystream)
+{
+    return gcm_crypt_ks(ctx, out, in, len, keystream, ST_ENC);
+}
+
+int bs_gcm256_decrypt_ks(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len,
+                         const uint8_t *keystream)
+{
+    return gcm_crypt_ks(ctx, out, in, len, keystream, ST_DEC);
+}
+
+int bs_gcm256_set_ekj0(bs_gcm256_ctx *ctx, const uint8_t ekj0[32])
+{
+    if (ctx->state < ST_AAD)
+        return BS_ERR_STATE;
+    if (ekj0 == NULL)
+        return BS_ERR_ARG;
+    memcpy(ctx->ekj0, ekj0, BL);
+    ctx->ekj0_ready = 1;
+    return BS_OK;
+}
+
 int bs_gcm256_encrypt(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
 {
     return gcm_crypt(ctx, out, in, len, ST_ENC);
@@ -257,6 +345,7 @@ static void finish(bs_gcm256_ctx *ctx, uint8_t full[BL])
     ctx->ekj0_ready = 0;
     bs_wipe(ctx->y, BL);
     bs_wipe(ctx->stream, BL);
+    ctx->stream_missing = 0;
     ctx->num = 0;
     ctx->state = ST_KEYED;
 }

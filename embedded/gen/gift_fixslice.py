@@ -73,40 +73,104 @@ def terms(perm):
     return sorted(by.items())
 
 
-def as_ror_swapmove(perm):
-    """(r, mask, n) with perm = SWAPMOVE(x, x, mask, n) after x ror r, or None."""
-    for r in range(32):
-        rot = [(i - r) % 32 for i in range(32)]  # ror r: bit i -> i - r
-        res = compose(perm, inv(rot))  # what remains after the rotation
-        moved = [i for i in range(32) if res[i] != i]
-        if not moved:
-            continue
-        lows = [i for i in moved if res[i] > i]
-        n = res[lows[0]] - lows[0]
-        if 2 * len(lows) == len(moved) and all(res[i] == i + n and res[i + n] == i
-                                               for i in lows):
-            return r, sum(1 << i for i in lows), n
+def t2_imm(v):
+    """Whether v is a Thumb-2 modified immediate (an operand of AND/EOR/ORR/BIC)."""
+    b = v & 0xff
+    if v == b or v == b * 0x00010001 or v == b * 0x01010101:
+        return True
+    if v == ((v >> 8) & 0xff) * 0x01000100:
+        return True
+    return any((((v << r) | (v >> (32 - r))) & 0xffffffff) < 256 and
+               (((v << r) | (v >> (32 - r))) & 0x80) for r in range(8, 32))
+
+
+def rol(v, r):
+    r %= 32
+    return ((v << r) | (v >> (32 - r))) & 0xffffffff if r else v
+
+
+def ror_after(perm, r):
+    """The permutation g with perm = (ror r) o g."""
+    return [(d + r) % 32 for d in perm]
+
+
+def as_swapmove(perm):
+    """(mask, n) with perm = SWAPMOVE(x, x, mask, n) (bits i in mask <-> i + n), or None."""
+    moved = [i for i in range(32) if perm[i] != i]
+    if not moved:
+        return None
+    lows = [i for i in moved if perm[i] > i]
+    n = perm[lows[0]] - lows[0]
+    if 2 * len(lows) == len(moved) and all(perm[i] == i + n and perm[i + n] == i for i in lows):
+        return sum(1 << i for i in lows), n
     return None
 
 
-def c_expr(perm, var='x', shifts=True):
+BSWAP = [8 * (3 - i // 8) + i % 8 for i in range(32)]
+
+
+def thumb_form(perm, x):
+    """perm as (statements on x, r): the statements leave y in x with perm(x) = y ror r, so that
+    the rotation can ride on the next instruction's flexible second operand. Costs (Thumb-2
+    instructions): a rotation 0, BSWAP 1, two masked rotations 3 (t_ = x & K with K an
+    immediate), a rotation of a one-register SWAPMOVE 4 (plus a constant load if its mask is no
+    immediate)."""
+    for r in range(32):
+        g = ror_after(perm, r)
+        if g == list(range(32)):
+            return [], r
+        if g == BSWAP:
+            return ['%s = __builtin_bswap32(%s);' % (x, x)], r
+    t = terms(perm)
+    if len(t) == 2:
+        (d1, m1), (d2, m2) = t
+        for (da, ma), (db, mb) in (((d1, m1), (d2, m2)), ((d2, m2), (d1, m1))):
+            sa, sb = rol(ma, da), rol(mb, db)  # source bits of each term
+            c = (db - da) % 32
+            if t2_imm(sb):  # y = (x & sa) | ror(x & sb, c), perm(x) = y ror da
+                return ['t_ = %s & 0x%08xu;' % (x, sb), '%s ^= t_;' % x,
+                        '%s |= ror32(t_, %d);' % (x, c)], da
+            if t2_imm(sa):
+                return ['t_ = %s & 0x%08xu;' % (x, sa), '%s ^= t_;' % x,
+                        '%s = t_ | ror32(%s, %d);' % (x, x, c)], da
+    best = None
+    for r in range(32):
+        sm = as_swapmove(ror_after(perm, r))
+        if sm is not None and (best is None or (t2_imm(sm[0]) and not t2_imm(best[1][0]))):
+            best = (r, sm)
+    assert best is not None, 'no Thumb-2 form'
+    r, (m, n) = best
+    return ['t_ = (%s ^ (%s >> %d)) & 0x%08xu;' % (x, x, n, m),
+            '%s ^= t_ ^ (t_ << %d);' % (x, n)], r
+
+
+def check_form(perm, stmts, r, x='x'):
+    """Runs the statements on every single-bit input (they are GF(2)-linear) against perm."""
+    def ror32(v, n):
+        return ((v >> n) | (v << ((32 - n) & 31))) & 0xffffffff
+
+    def bswap(v):
+        return int.from_bytes(v.to_bytes(4, 'little'), 'big')
+    code = '\n'.join(st.rstrip(';').replace('__builtin_bswap32', 'bswap')
+                     .replace('u;', '').replace('u)', ')').rstrip('u') for st in stmts)
+    code = code.replace('0xffffffff', '0xffffffff')
+    for i in range(32):
+        env = {x: 1 << i, 'ror32': ror32, 'bswap': bswap}
+        exec(code, env)
+        y = env[x] & 0xffffffff
+        assert ror32(y, r) == 1 << perm[i], (perm, stmts, r, i)
+
+
+def c_expr(perm, var='x'):
+    """Portable form: OR of masked shifts (a rotation where a term wraps)."""
     if perm == list(range(32)):
         return var
-    if not shifts and len(terms(perm)) >= 2:
-        rs = as_ror_swapmove(perm)
-        if rs is not None:
-            r, m, n = rs
-            return 'gift_swapmove1(%s, 0x%08xu, %d)' % (
-                var if r == 0 else 'ror32(%s, %d)' % (var, r), m, n)
     parts = []
     for d, m in terms(perm):
         dst = [p for p in range(32) if m >> p & 1]
-        # a plain shift where no selected bit wraps (one instruction on RV32I, and lets the
-        # compiler see REV16 and shifted operands on Thumb-2)
+        # a plain shift where no selected bit wraps (one instruction on RV32I)
         if d == 0:
             src = var
-        elif not shifts:
-            src = 'ror32(%s, %d)' % (var, d)
         elif all(p + d < 32 for p in dst):
             src = '(%s >> %d)' % (var, d)
         elif all(p + d >= 32 for p in dst):
@@ -135,6 +199,64 @@ def cipher(nbits):
     return per, lin, pos
 
 
+def sbox_lines(nbits, rot):
+    """The S-box on slots (a, b, c, d), outputs in place; slot 0 of the next round is d, slot 3
+    is a. GIFT-128 keeps slot 0 complemented (the S-box's NOT, folded into BIC and ORN and into
+    the stored constants) and takes slot 0 still to be rotated by rot; GIFT-64 folds the NOT
+    into its round keys and takes slot 2 still to be rotated by rot."""
+    if nbits == 128:
+        if rot:
+            head = ['GIFT_ROR_OP(bic, t_, c, a, %d);' % rot, 'b ^= t_;', 't_ = b & d;',
+                    'GIFT_ROR_OP(eor, a, t_, a, %d);' % rot]
+        else:
+            head = ['b ^= c & ~a;', 'a ^= b & d;']
+        return head + ['c ^= b | ~a;', 'd ^= c;', 'b ^= d;', 'c ^= b & ~a;']
+    if rot:
+        head = ['GIFT_ROR_OP(and, t_, a, c, %d);' % rot, 'b ^= t_;', 'a ^= b & d;',
+                't_ = a | b;', 'GIFT_ROR_OP(eor, c, t_, c, %d);' % rot]
+    else:
+        head = ['b ^= a & c;', 'a ^= b & d;', 'c ^= a | b;']
+    return head + ['d ^= c;', 'b ^= d;', 'c ^= a & b;']
+
+
+def thumb_rounds(nbits, per, lin):
+    """Round macros for Thumb-2: (a, b, c, d) are slots 0..3, renamed (d, b, c, a) for the
+    next round. Each slot's last rotation is left to the instruction that next reads it: the
+    round-key XOR, or (for the one unkeyed slot) the next round's S-box."""
+    forms = []
+    for k in range(per):
+        row = []
+        for j, x in enumerate('dbc'):
+            st, r = thumb_form(lin[k][j], x)
+            check_form(lin[k][j], st, r, x)
+            row.append((st, r))
+        forms.append(row)
+    lazy = 0 if nbits == 128 else 2  # the unkeyed slot whose rotation waits
+    keyed = [1, 2] if nbits == 128 else [0, 1]
+    name = 'GIFT%d' % nbits
+    out = []
+    for k in range(per):
+        # the round's three key words first, in one burst (pipelined loads)
+        body = ['GIFT_LOAD3(k0_, k1_, k2_, rk);']
+        body += sbox_lines(nbits, forms[(k - 1) % per][lazy][1])
+        slot_idx = 0
+        for j, x in enumerate('dbc'):
+            st, r = forms[k][j]
+            body += st
+            if j in keyed:
+                body.append('%s = k%d_ ^ ror32(%s, %d);' % (x, slot_idx, x, r) if r else
+                            '%s ^= k%d_;' % (x, slot_idx))
+                slot_idx += 1
+            else:
+                assert j == lazy
+        body.append('a ^= k2_;')
+        out.append('#define %s_ROUND_T%d(a, b, c, d, rk) \\\n    do { \\\n        uint32_t t_, k0_, k1_, k2_; \\\n'
+                   % (name, k) + ''.join('        %s \\\n' % l for l in body) + '    } while (0)')
+    out.append('/* rotation still owed by slot %d after the last round of a cycle */' % lazy)
+    out.append('#define %s_PEND %d' % (name, forms[per - 1][lazy][1]))
+    return out
+
+
 def main():
     out = []
     w = out.append
@@ -143,15 +265,15 @@ def main():
         per, lin, pos = cipher(nbits)
         name = 'GIFT%d' % nbits
         w('#define %s_PERIOD %d' % (name, per))
-        # Measured with GCC 12: on Thumb-2, whose data-processing instructions shift or rotate
-        # an operand for free, rotations and one-register SWAPMOVEs; on RV32I, which has no
-        # rotate, plain shifts.
-        for form in ('#if defined(__thumb2__)', '#else'):
-            w(form)
-            for k in range(per):
-                for j in range(3):
-                    w('#define %s_L%d_%d(x) \\\n    (%s)'
-                      % (name, k, j, c_expr(lin[k][j], shifts=form == '#else')))
+        # Thumb-2, whose data-processing instructions rotate their second operand for free:
+        # whole rounds (gift_fix32.c supplies GIFT_ROR_OP and ror32). Elsewhere (RV32I has no
+        # rotate): the linear layers as masked shifts.
+        w('#if defined(__thumb2__)')
+        out.extend(thumb_rounds(nbits, per, lin))
+        w('#else')
+        for k in range(per):
+            for j in range(3):
+                w('#define %s_L%d_%d(x) \\\n    (%s)' % (name, k, j, c_expr(lin[k][j])))
         w('#endif')
         s = nbits // 4
         w('/* %s_POS[k][n]: slice bit holding standard nibble n after round k of a cycle. */'

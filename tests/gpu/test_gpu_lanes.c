@@ -54,6 +54,47 @@ static void test_keys_from_schedule(void **state)
         }
 }
 
+/* The warp's key expansion gives the cores' own mask layouts, however the lanes split it. */
+static void test_key_expand(void **state)
+{
+    (void)state;
+    static uint32_t got[BSGPU_XKEY_MAX], split[BSGPU_XKEY_MAX], want[BSGPU_XKEY_MAX];
+    for (int c = 0; c < BSGPU_RIJNDAEL256; c++)
+        for (int iter = 0; iter < 10; iter++) {
+            uint8_t key[32];
+            bsgpu_key dk;
+            bs_test_fill(key, cores[c]->key_len);
+            bsgpu_key_from_bytes(&dk, (bsgpu_cipher)c, key);
+            const unsigned n = bsgpu_xkey_words((bsgpu_cipher)c);
+            bsgpu_key_expand(got, (bsgpu_cipher)c, dk.w, 0, 1);
+            for (unsigned lane = 0; lane < 32; lane++)
+                bsgpu_key_expand(split, (bsgpu_cipher)c, dk.w, lane, 32);
+            assert_memory_equal(got, split, n * sizeof got[0]);
+            if (c == BSGPU_GIFT64) {
+                uint32_t rk[BS_GIFT64_ROUNDS];
+                uint8_t rc[BS_GIFT64_ROUNDS];
+                bs_gift64_key_schedule(key, rk, rc);
+                for (unsigned r = 0; r < BS_GIFT64_ROUNDS; r++)
+                    bs_gift64_expand_u32(want + r * BS_GIFT64_RK_WORDS, rk[r], rc[r]);
+            } else if (c == BSGPU_GIFT128) {
+                uint32_t rk[2 * BS_GIFT128_ROUNDS];
+                uint8_t rc[BS_GIFT128_ROUNDS];
+                bs_gift128_key_schedule(key, rk, rc);
+                for (unsigned r = 0; r < BS_GIFT128_ROUNDS; r++)
+                    bs_gift128_expand_u32(want + r * BS_GIFT128_RK_WORDS, rk[2 * r], rk[2 * r + 1],
+                                          rc[r]);
+            } else {
+                uint64_t K[BS_PRESENT_ROUND_KEYS];
+                if (c == BSGPU_PRESENT80)
+                    bs_present80_round_keys(K, key);
+                else
+                    bs_present128_round_keys(K, key);
+                bs_present_expand_keys_u32(want, K);
+            }
+            assert_memory_equal(got, want, n * sizeof got[0]);
+        }
+}
+
 /* Bitsliced counters against plain additions, for every limb and lane. */
 static void test_counter_bitslice(void **state)
 {
@@ -262,9 +303,10 @@ int main(void)
 {
     bs_test_seed();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_keys_from_schedule), cmocka_unit_test(test_counter_bitslice),
-        cmocka_unit_test(test_single_segments),    cmocka_unit_test(test_segment_find),
-        cmocka_unit_test(test_segment_tables),     cmocka_unit_test(test_plan_launches),
+        cmocka_unit_test(test_keys_from_schedule), cmocka_unit_test(test_key_expand),
+        cmocka_unit_test(test_counter_bitslice),   cmocka_unit_test(test_single_segments),
+        cmocka_unit_test(test_segment_find),       cmocka_unit_test(test_segment_tables),
+        cmocka_unit_test(test_plan_launches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

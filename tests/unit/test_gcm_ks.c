@@ -1,0 +1,213 @@
+/*
+ * bs_gcm256_encrypt_ks / decrypt_ks (keystream from the caller): the known answers of
+ * tests/kat/rijndael256-gcm.kat with 28-byte IVs, the keystream made by whole-block CTR from
+ * IV || 00000002 (what the daemon serves); random messages against bs_gcm256_encrypt, with
+ * _ks and plain calls mixed at random split points (a plain call after a _ks call that ended
+ * inside a block), for 28-byte IVs and others (keystream by inc32 from J0); refusals change
+ * nothing.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bitslice.h"
+#include "kat.h"
+#include "modes/ctr.h"
+#include "modes/gcm256.h"
+#include "testutil.h"
+
+static bs_gcm256_ctx ctx_a, ctx_b, ctx_saved;
+
+static const bs_block_cipher *r256(void)
+{
+    const bs_block_cipher *c = bs_block_cipher_by_name("RIJNDAEL-256");
+    assert_non_null(c);
+    return c;
+}
+
+/* Keystream of message bytes [0, len): E_K(inc32^k(J0)), k >= 1, computed block by block. */
+static uint8_t *keystream_inc32(const uint8_t *key, const uint8_t j0[32], size_t len)
+{
+    const bs_block_cipher *c = r256();
+    bs_key_schedule ks;
+    size_t nb = len / 32 + 1;
+    uint8_t *out = (uint8_t *)malloc(nb * 32);
+    uint8_t cb[32];
+    assert_non_null(out);
+    c->set_key(&ks, key);
+    memcpy(cb, j0, 32);
+    for (size_t i = 0; i < nb; i++) {
+        bs_store_be32(cb + 28, bs_load_be32(cb + 28) + 1);
+        c->encrypt(&ks, out + 32 * i, cb, 1);
+    }
+    return out;
+}
+
+/* For a 28-byte IV: whole-block CTR from IV || 00000002, as bitsliced produces it. */
+static uint8_t *keystream_ctr(const uint8_t *key, const uint8_t *iv28, size_t len)
+{
+    const bs_block_cipher *c = r256();
+    bs_key_schedule ks;
+    size_t nb = len / 32 + 1;
+    uint8_t *out = (uint8_t *)malloc(nb * 32);
+    uint8_t cb[32];
+    assert_non_null(out);
+    c->set_key(&ks, key);
+    memcpy(cb, iv28, 28);
+    bs_store_be32(cb + 28, 2);
+    bs_ctr_keystream(c, &ks, cb, nb, out);
+    return out;
+}
+
+static void test_kat(void **state)
+{
+    (void)state;
+    bs_kat_reader r;
+    bs_kat k;
+    int n = 0, rc;
+    assert_int_equal(bs_kat_open(&r, bs_kat_path("rijndael256-gcm.kat")), 0);
+    while ((rc = bs_kat_next(&r, &k)) == 1) {
+        size_t kl, ivl, al, pl, cl, tl;
+        const char *name = bs_kat_text(&k, "Cipher");
+        const uint8_t *key = bs_kat_bytes(&k, "Key", &kl), *iv = bs_kat_bytes(&k, "IV", &ivl);
+        const uint8_t *aad = bs_kat_bytes(&k, "AAD", &al), *pt = bs_kat_bytes(&k, "Plaintext", &pl);
+        const uint8_t *ct = bs_kat_bytes(&k, "Ciphertext", &cl), *tag = bs_kat_bytes(&k, "Tag", &tl);
+        if (name == NULL || strcmp(name, "RIJNDAEL-256-GCM") != 0 || ivl != 28 ||
+            bs_kat_text(&k, "Result") != NULL) {
+            bs_kat_free(&k);
+            continue;
+        }
+        assert_true(key && iv && tag && pl == cl);
+        uint8_t *ks = keystream_ctr(key, iv, pl);
+        uint8_t *out = (uint8_t *)malloc(pl + 1), got[32];
+        assert_non_null(out);
+        assert_int_equal(bs_gcm256_set_key(&ctx_a, key, kl), BS_OK);
+        assert_int_equal(bs_gcm256_set_iv(&ctx_a, iv, ivl), BS_OK);
+        assert_int_equal(bs_gcm256_aad(&ctx_a, aad, al), BS_OK);
+        assert_int_equal(bs_gcm256_encrypt_ks(&ctx_a, out, pt, pl, ks), BS_OK);
+        assert_int_equal(bs_gcm256_tag(&ctx_a, got, tl), BS_OK);
+        if (pl > 0)
+            assert_memory_equal(out, ct, pl);
+        assert_memory_equal(got, tag, tl);
+        assert_int_equal(bs_gcm256_set_iv(&ctx_a, iv, ivl), BS_OK);
+        assert_int_equal(bs_gcm256_aad(&ctx_a, aad, al), BS_OK);
+        assert_int_equal(bs_gcm256_decrypt_ks(&ctx_a, out, ct, cl, ks), BS_OK);
+        assert_int_equal(bs_gcm256_verify(&ctx_a, tag, tl), BS_OK);
+        if (pl > 0)
+            assert_memory_equal(out, pt, pl);
+        free(ks);
+        free(out);
+        bs_kat_free(&k);
+        n++;
+    }
+    assert_int_equal(rc, 0);
+    bs_kat_close(&r);
+    assert_true(n >= 3);
+}
+
+/* One random message: a plain run on ctx_a, a mixed _ks / plain run on ctx_b. */
+static void one_case(size_t iv_len, size_t len, int dec)
+{
+    uint8_t key[32], iv[64], aad[40], tag_a[32], tag_b[32];
+    bs_test_fill(key, sizeof key);
+    bs_test_fill(iv, iv_len);
+    size_t al = bs_test_below(sizeof aad + 1);
+    bs_test_fill(aad, al);
+    uint8_t *in = (uint8_t *)malloc(len + 1), *out_a = (uint8_t *)malloc(len + 1);
+    uint8_t *out_b = (uint8_t *)malloc(len + 1);
+    assert_true(in && out_a && out_b);
+    bs_test_fill(in, len);
+
+    assert_int_equal(bs_gcm256_set_key(&ctx_a, key, 32), BS_OK);
+    assert_int_equal(bs_gcm256_set_key(&ctx_b, key, 32), BS_OK);
+    assert_int_equal(bs_gcm256_set_iv(&ctx_a, iv, iv_len), BS_OK);
+    assert_int_equal(bs_gcm256_set_iv(&ctx_b, iv, iv_len), BS_OK);
+    uint8_t *ks = iv_len == 28 ? keystream_ctr(key, iv, len) : keystream_inc32(key, ctx_b.j0, len);
+    assert_int_equal(bs_gcm256_aad(&ctx_a, aad, al), BS_OK);
+    assert_int_equal(bs_gcm256_aad(&ctx_b, aad, al), BS_OK);
+    int (*plain)(bs_gcm256_ctx *, uint8_t *, const uint8_t *, size_t) =
+        dec ? bs_gcm256_decrypt : bs_gcm256_encrypt;
+    int (*withks)(bs_gcm256_ctx *, uint8_t *, const uint8_t *, size_t, const uint8_t *) =
+        dec ? bs_gcm256_decrypt_ks : bs_gcm256_encrypt_ks;
+    assert_int_equal(plain(&ctx_a, out_a, in, len), BS_OK);
+
+    /* Random pieces, each through _ks or plain; in place half the time. */
+    int in_place = bs_test_below(2) != 0;
+    if (in_place)
+        memcpy(out_b, in, len);
+    size_t off = 0;
+    while (off < len) {
+        size_t n = 1 + bs_test_below((uint32_t)(len - off < 200 ? len - off : 200));
+        const uint8_t *src = in_place ? out_b + off : in + off;
+        if (bs_test_below(2))
+            assert_int_equal(withks(&ctx_b, out_b + off, src, n, ks + off), BS_OK);
+        else
+            assert_int_equal(plain(&ctx_b, out_b + off, src, n), BS_OK);
+        off += n;
+    }
+    if (len > 0)
+        assert_memory_equal(out_a, out_b, len);
+    assert_int_equal(bs_gcm256_tag(&ctx_a, tag_a, 32), BS_OK);
+    assert_int_equal(bs_gcm256_tag(&ctx_b, tag_b, 32), BS_OK);
+    assert_memory_equal(tag_a, tag_b, 32);
+    free(ks);
+    free(in);
+    free(out_a);
+    free(out_b);
+}
+
+static void test_mixed(void **state)
+{
+    (void)state;
+    bs_test_seed();
+    const size_t lens[] = {0, 1, 31, 32, 33, 64, 65, 255, 1000, 4096, 5000};
+    const size_t iv_lens[] = {28, 28, 12, 1, 60};
+    for (size_t round = 0; round < 6; round++)
+        for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
+            for (size_t v = 0; v < sizeof iv_lens / sizeof iv_lens[0]; v++)
+                one_case(iv_lens[v], lens[i] + bs_test_below(3), (int)(round & 1));
+}
+
+/* A refused call changes nothing: state, direction, NULL keystream, data limit. */
+static void test_refusals(void **state)
+{
+    (void)state;
+    uint8_t key[32] = {1}, iv[28] = {2}, buf[64] = {0}, ks[64] = {0};
+    assert_int_equal(bs_gcm256_encrypt_ks(&ctx_a, buf, buf, 1, ks), BS_ERR_STATE);
+    assert_int_equal(bs_gcm256_set_key(&ctx_a, key, 32), BS_OK);
+    assert_int_equal(bs_gcm256_encrypt_ks(&ctx_a, buf, buf, 1, ks), BS_ERR_STATE); /* no IV */
+    assert_int_equal(bs_gcm256_set_iv(&ctx_a, iv, 28), BS_OK);
+    assert_int_equal(bs_gcm256_encrypt_ks(&ctx_a, buf, buf, 5, ks), BS_OK);
+
+    memcpy(&ctx_saved, &ctx_a, sizeof ctx_a);
+    assert_int_equal(bs_gcm256_decrypt_ks(&ctx_a, buf, buf, 5, ks), BS_ERR_STATE);
+    assert_int_equal(bs_gcm256_encrypt_ks(&ctx_a, buf, buf, 5, NULL), BS_ERR_ARG);
+    assert_int_equal(bs_gcm256_encrypt_ks(&ctx_a, NULL, buf, 5, ks), BS_ERR_ARG);
+    assert_int_equal(bs_gcm256_aad(&ctx_a, buf, 1), BS_ERR_STATE);
+    assert_memory_equal(&ctx_a, &ctx_saved, sizeof ctx_a);
+
+    /* Near the data limit (2^32 - 2 blocks per IV): one byte too many is refused as a whole. */
+    const uint64_t max = (((uint64_t)1 << 32) - 2) * 32;
+    ctx_a.data_len = max - 40;
+    memcpy(&ctx_saved, &ctx_a, sizeof ctx_a);
+    assert_int_equal(bs_gcm256_encrypt_ks(&ctx_a, buf, buf, 41, ks), BS_ERR_DATA_LIMIT);
+    assert_memory_equal(&ctx_a, &ctx_saved, sizeof ctx_a);
+    assert_int_equal(bs_gcm256_encrypt_ks(&ctx_a, buf, buf, 40, ks), BS_OK);
+    assert_int_equal(bs_gcm256_encrypt_ks(&ctx_a, buf, buf, 1, ks), BS_ERR_DATA_LIMIT);
+    bs_gcm256_clear(&ctx_a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kat),
+        cmocka_unit_test(test_mixed),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
