@@ -19,7 +19,38 @@ static void usage(FILE *f)
                "  keygen   write a new random 32-byte key file (mode 0600)\n"
                "  status   print the daemon's status\n"
                "  bench    keystream throughput: in-process and through the daemon\n"
+               "  keysearch  exhaustive key search over unknown key bits (GPU or CPU)\n"
                "Run 'bitslice COMMAND --help' for its options.\n");
+}
+
+/*
+ * keysearch lives in its own program (gpu/bitslice_keysearch.c: it links the CUDA runtime when
+ * built with it, which seal/open must not need). It is found beside this executable, in the
+ * build tree's gpu/ folder, or on PATH.
+ */
+static int cmd_keysearch(char **argv)
+{
+    char self[4096], path[4200];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = 0;
+        char *slash = strrchr(self, '/');
+        if (slash != NULL) {
+            *slash = 0;
+            const char *candidates[] = {"%s/bitslice-keysearch", "%s/../gpu/bitslice-keysearch"};
+            for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
+                snprintf(path, sizeof path, candidates[i], self);
+                if (access(path, X_OK) == 0) {
+                    argv[0] = path;
+                    execv(path, argv);
+                }
+            }
+        }
+    }
+    argv[0] = (char *)"bitslice-keysearch";
+    execvp(argv[0], argv);
+    fprintf(stderr, "bitslice: keysearch: cannot run bitslice-keysearch: %s\n", strerror(errno));
+    return 127;
 }
 
 static int cmd_status(int argc, char **argv)
@@ -108,6 +139,8 @@ int main(int argc, char **argv)
         return cmd_keygen(argc - 1, argv + 1);
     if (strcmp(cmd, "bench") == 0)
         return bs_cmd_bench(argc - 1, argv + 1);
+    if (strcmp(cmd, "keysearch") == 0)
+        return cmd_keysearch(argv + 1);
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
         return 0;

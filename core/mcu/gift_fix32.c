@@ -11,20 +11,23 @@
  * rounds end in the standard representation.
  *
  * Key schedule (words per round): GIFT-128 {V -> s1, U -> s2, constant -> s3};
- * GIFT-64 {V -> s0, U -> s1, constant -> s3}, with U and V as in the specification.
+ * GIFT-64 {V -> s0, U -> s1, constant -> s3}, with U and V as in the specification. GIFT-64
+ * stores its s0 word complemented: slice 0 is keyed right after the S-box, whose final NOT
+ * (of the new slice 0) the key word then carries.
  *
  * Packing: the block's big-endian words w[0..3] hold nibble n's bit j at bit 4m + j of word n / 8
  * (m = n % 8), the target is slice j, bit 8w + m: a permutation of the 7 index bits (j0 j1 m0 m1
  * m2 | w0 w1) -> (m0 m1 m2 w0 w1 | j0 j1). It is one 7-cycle, written as 6 exchanges that all
  * involve the word-index bit w0: one is a renaming of words, the other 5 exchange an in-word
- * index bit with w0, a SWAPMOVE on each of the two word pairs (10 in all, 4 instructions each on
- * Thumb-2).
+ * index bit with w0, a SWAPMOVE on each of the two word pairs (10 in all, 3 or 4 instructions
+ * each on Thumb-2). The block functions read the words little-endian instead (see
+ * nibble_pack4_le), which removes the byte reversals.
  *
  * Thumb-2 (Cortex-M3/M4): whole rounds from gift_fix_gen.h, with each slot's last rotation
  * carried by the next instruction that reads it (the round-key XOR, or the next S-box through
- * GIFT_ROR_OP), and the S-box's NOT folded away: GIFT-64 stores round-key word 0 complemented;
- * GIFT-128 keeps slot 0 complemented between rounds (BIC and ORN in the S-box) and stores the
- * constant word complemented.
+ * GIFT_ROR_OP), and the S-box's NOT folded away: GIFT-128 keeps slot 0 complemented between
+ * rounds (BIC and ORN in the S-box) and stores its constant word complemented. A round's three
+ * key words are loaded back to back (GIFT_LOAD3), so that the loads pipeline.
  *
  * Constant time: no branch or index depends on the key or the data; key set-up moves key bits
  * with shifts by public amounts. The inline assembly (Thumb-2 only) is single instructions with

@@ -132,3 +132,13 @@ wait "$dpid" || fail "daemon exit status $?"
 dpid=
 [ ! -e "$sock" ] || fail "socket not unlinked on SIGTERM"
 echo "ok: status, clean shutdown"
+
+# keysearch: the published PRESENT-80 all-ones vector with 12 key bits unknown.
+"$BITSLICE" keysearch --cpu -c PRESENT-80 -k ffffffffff000fffffff -m 0000000000fff0000000 \
+    -p 0000000000000000 -x e72c46c0f5945049 >ks.txt || fail "keysearch: $(cat ks.txt)"
+grep -q '^found ffffffffffffffffffff$' ks.txt || fail "keysearch: $(cat ks.txt)"
+if "$BITSLICE" keysearch --cpu -c PRESENT-80 -k 00000000000000000000 -m 000000000000000000ff \
+    -p 0000000000000000 -x e72c46c0f5945049 >ks2.txt; then
+    fail "keysearch found a key outside its search space: $(cat ks2.txt)"
+fi
+echo "ok: keysearch finds a planted key and reports none outside the space"
