@@ -5,17 +5,25 @@
  * bsd_ctr keeps a bs_ctr_ctx as the authority for key, counter, num and limits; once a stream
  * under one IV reaches offload-threshold bytes it takes keystream from prefetched daemon windows
  * and moves the context with bs_ctr_seek, and on any daemon failure it finishes in-process at
- * the exact byte. Output, positions and errors are those of bsprov_ctr_inproc.
+ * the exact byte. Output, positions and errors are those of bsprov_ctr_inproc. GCM below.
  */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <openssl/crypto.h>
 
 #include "backend.h"
 #include "bsd_ctr.h"
+#include "bsd_stream.h"
 #include "bsprov.h"
 #include "modes/ctr.h"
+#ifdef BSPROV_HAVE_GCM256
+#include "modes/gcm256.h"
+#endif
 
 static void *dctr_newctx(const bs_block_cipher *cipher, const struct bsprov_ctx *prov)
 {
@@ -74,3 +82,228 @@ const bsprov_ctr_backend bsprov_ctr_daemon = {
     "daemon",   dctr_newctx,       dctr_set_key, dctr_set_iv, dctr_set_block_limit,
     dctr_crypt, dctr_get_position, dctr_set_num, dctr_dup,    dctr_free,
 };
+
+#ifdef BSPROV_HAVE_GCM256
+/*
+ * RIJNDAEL-256-GCM: bs_gcm256_ctx keeps the state machine, GHASH and the tag in-process; for a
+ * 28-byte IV (J0 = IV || 00000001, and inc32 from it never wraps within the data limit) the
+ * data keystream and E_K(J0) come from a bsd_stream started at J0, through
+ * bs_gcm256_encrypt_ks / decrypt_ks. Same threshold, timeouts and fallback as CTR.
+ */
+#define GCM_BL 32
+#define GCM_DATA_MAX (BS_GCM256_MAX_BLOCKS * GCM_BL)
+/* After a failed connect, GCM contexts of this process stay in-process for this long. */
+#define GCM_BACKOFF_MS 1000
+
+typedef struct dgcm {
+    bs_gcm256_ctx g; /* first: 64-byte aligned with the allocation */
+    char socket_path[108];
+    uint64_t threshold;
+    int timeout_ms, connect_timeout_ms;
+    uint8_t key[32];
+    int iv28;          /* the IV of this message is 28 bytes: offload possible */
+    int fallback;      /* offload stopped for this message */
+    uint64_t since_iv; /* data bytes of this message */
+    bsd_stream *stream;
+    uint8_t ks[16384]; /* keystream of one piece */
+} dgcm;
+
+static _Atomic long long gcm_last_failure_ms;
+
+static long long mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void dgcm_stop(dgcm *x)
+{
+    bsd_stream_close(x->stream);
+    x->stream = NULL;
+}
+
+static void *dgcm_newctx(const struct bsprov_ctx *prov)
+{
+    size_t size = (sizeof(dgcm) + 63) / 64 * 64;
+    dgcm *x = (dgcm *)aligned_alloc(64, size);
+    if (x == NULL)
+        return NULL;
+    memset(x, 0, size);
+    snprintf(x->socket_path, sizeof x->socket_path, "%s", prov->daemon_socket);
+    x->threshold = prov->offload_threshold;
+    x->timeout_ms = prov->daemon_timeout_ms;
+    x->connect_timeout_ms = prov->daemon_connect_timeout_ms;
+    return x;
+}
+
+static int dgcm_set_key(void *bctx, const uint8_t *key, size_t key_len)
+{
+    dgcm *x = (dgcm *)bctx;
+    int rc = bs_gcm256_set_key(&x->g, key, key_len);
+    if (rc != BS_OK)
+        return rc;
+    dgcm_stop(x);
+    OPENSSL_cleanse(x->key, sizeof x->key);
+    memcpy(x->key, key, key_len);
+    x->iv28 = 0;
+    return BS_OK;
+}
+
+static int dgcm_set_iv(void *bctx, const uint8_t *iv, size_t iv_len)
+{
+    dgcm *x = (dgcm *)bctx;
+    int rc = bs_gcm256_set_iv(&x->g, iv, iv_len);
+    if (rc != BS_OK)
+        return rc;
+    dgcm_stop(x);
+    x->iv28 = iv_len == 28;
+    x->fallback = 0;
+    x->since_iv = 0;
+    return BS_OK;
+}
+
+static int dgcm_aad(void *bctx, const uint8_t *aad, size_t len)
+{
+    return bs_gcm256_aad(&((dgcm *)bctx)->g, aad, len);
+}
+
+/* Opens the stream at the message's position (a block boundary); E_K(J0) when at the start. */
+static void dgcm_start(dgcm *x)
+{
+    long long last = atomic_load(&gcm_last_failure_ms);
+    if (last != 0 && mono_ms() - last < GCM_BACKOFF_MS) {
+        x->fallback = -EAGAIN;
+        return;
+    }
+    const bs_block_cipher *c = x->g.cipher;
+    const uint64_t data_blocks = x->g.data_len / GCM_BL;
+    uint8_t counter[GCM_BL];
+    memcpy(counter, x->g.j0, GCM_BL);
+    /* J0 itself at the start (its block is the tag mask), else the next data block. */
+    bs_ctr_add(counter, GCM_BL, data_blocks == 0 ? 0 : 1 + data_blocks);
+    bsd_stream_opts so = {x->socket_path, x->connect_timeout_ms, x->timeout_ms, 0, 0};
+    int r = bsd_stream_open(&so, c->name, x->key, sizeof x->key, counter, &x->stream);
+    if (r == 0 && data_blocks == 0) {
+        uint8_t ekj0[GCM_BL];
+        r = bsd_stream_read(x->stream, ekj0, GCM_BL);
+        if (r == 0)
+            bs_gcm256_set_ekj0(&x->g, ekj0);
+        OPENSSL_cleanse(ekj0, sizeof ekj0);
+        if (r != 0)
+            dgcm_stop(x);
+    }
+    if (r != 0) {
+        x->stream = NULL;
+        x->fallback = r;
+        atomic_store(&gcm_last_failure_ms, mono_ms());
+    }
+}
+
+static int dgcm_crypt(dgcm *x, uint8_t *out, const uint8_t *in, size_t len, int dec)
+{
+    int (*plain)(bs_gcm256_ctx *, uint8_t *, const uint8_t *, size_t) =
+        dec ? bs_gcm256_decrypt : bs_gcm256_encrypt;
+    int (*with_ks)(bs_gcm256_ctx *, uint8_t *, const uint8_t *, size_t, const uint8_t *) =
+        dec ? bs_gcm256_decrypt_ks : bs_gcm256_encrypt_ks;
+    /* A zero-length call checks the state and direction; then the rest of the refusals. */
+    int rc = with_ks(&x->g, out, in, 0, NULL);
+    if (rc != BS_OK || len == 0)
+        return rc;
+    if (out == NULL || in == NULL)
+        return BS_ERR_ARG;
+    if ((uint64_t)len > GCM_DATA_MAX - x->g.data_len)
+        return BS_ERR_DATA_LIMIT;
+    const size_t total = len;
+
+    if (x->stream == NULL && x->iv28 && x->fallback == 0 && x->since_iv + len >= x->threshold) {
+        if (x->g.num != 0) { /* the rest of a started block, in-process */
+            size_t take = GCM_BL - x->g.num < len ? GCM_BL - x->g.num : len;
+            plain(&x->g, out, in, take); /* checked above: cannot fail */
+            out += take;
+            in += take;
+            len -= take;
+        }
+        if (len > 0)
+            dgcm_start(x);
+    }
+    while (len > 0 && x->stream != NULL) {
+        size_t n = len < sizeof x->ks ? len : sizeof x->ks;
+        uint64_t before = bsd_stream_position(x->stream);
+        int r = bsd_stream_read(x->stream, x->ks, n);
+        size_t got = (size_t)(bsd_stream_position(x->stream) - before);
+        with_ks(&x->g, out, in, got, x->ks); /* checked above: cannot fail */
+        out += got;
+        in += got;
+        len -= got;
+        if (r != 0) {
+            /* Dead, refused or timed out: this message goes on in-process, from this byte. */
+            x->fallback = r;
+            if (r == -EPIPE || r == -ECONNREFUSED || r == -ENOENT || r == -ETIMEDOUT)
+                atomic_store(&gcm_last_failure_ms, mono_ms());
+            dgcm_stop(x);
+        }
+    }
+    OPENSSL_cleanse(x->ks, sizeof x->ks);
+    if (len > 0)
+        plain(&x->g, out, in, len); /* checked above: cannot fail */
+    x->since_iv += total;
+    return BS_OK;
+}
+
+static int dgcm_encrypt(void *bctx, uint8_t *out, const uint8_t *in, size_t len)
+{
+    return dgcm_crypt((dgcm *)bctx, out, in, len, 0);
+}
+
+static int dgcm_decrypt(void *bctx, uint8_t *out, const uint8_t *in, size_t len)
+{
+    return dgcm_crypt((dgcm *)bctx, out, in, len, 1);
+}
+
+static int dgcm_tag(void *bctx, uint8_t *tag, size_t tag_len)
+{
+    dgcm *x = (dgcm *)bctx;
+    int rc = bs_gcm256_tag(&x->g, tag, tag_len);
+    if (rc == BS_OK)
+        dgcm_stop(x);
+    return rc;
+}
+
+static int dgcm_verify(void *bctx, const uint8_t *tag, size_t tag_len)
+{
+    dgcm *x = (dgcm *)bctx;
+    int rc = bs_gcm256_verify(&x->g, tag, tag_len);
+    if (rc != BS_ERR_TAG_LENGTH && rc != BS_ERR_STATE)
+        dgcm_stop(x);
+    return rc;
+}
+
+/* The copy has no stream: it opens its own at its position when due. */
+static void *dgcm_dup(const void *bctx)
+{
+    size_t size = (sizeof(dgcm) + 63) / 64 * 64;
+    dgcm *x = (dgcm *)aligned_alloc(64, size);
+    if (x == NULL)
+        return NULL;
+    memcpy(x, bctx, sizeof *x);
+    x->stream = NULL;
+    return x;
+}
+
+static void dgcm_free(void *bctx)
+{
+    dgcm *x = (dgcm *)bctx;
+    if (x == NULL)
+        return;
+    dgcm_stop(x);
+    bs_gcm256_clear(&x->g);
+    OPENSSL_cleanse(x, sizeof *x);
+    free(x);
+}
+
+const bsprov_gcm_backend bsprov_gcm_daemon = {
+    "daemon",     dgcm_newctx, dgcm_set_key, dgcm_set_iv, dgcm_aad,  dgcm_encrypt,
+    dgcm_decrypt, dgcm_tag,    dgcm_verify,  dgcm_dup,    dgcm_free,
+};
+#endif

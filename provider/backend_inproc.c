@@ -277,7 +277,6 @@ const bsprov_gcm_backend bsprov_gcm_inproc = {
 
 const bsprov_gcm_backend *bsprov_gcm_backend_for(const struct bsprov_ctx *prov)
 {
-    (void)prov;
-    return &bsprov_gcm_inproc;
+    return prov->daemon_socket != NULL ? &bsprov_gcm_daemon : &bsprov_gcm_inproc;
 }
 #endif

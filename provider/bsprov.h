@@ -28,12 +28,12 @@
 
 typedef struct bsprov_ctx {
     const OSSL_CORE_HANDLE *handle;
-    uint64_t limit64_blocks;    /* from the config; at most BS_CTR_LIMIT64_DEFAULT */
-    char *daemon_socket;        /* resolved path; NULL: no offload (in-process only) */
-    uint64_t offload_threshold; /* bytes under one IV before offload starts */
-    int daemon_timeout_ms;      /* per prefetch window; 0: the client's default (5000) */
+    uint64_t limit64_blocks;       /* from the config; at most BS_CTR_LIMIT64_DEFAULT */
+    char *daemon_socket;           /* resolved path; NULL: no offload (in-process only) */
+    uint64_t offload_threshold;    /* bytes under one IV before offload starts */
+    int daemon_timeout_ms;         /* per prefetch window; 0: the client's default (5000) */
     int daemon_connect_timeout_ms; /* 0: the client's default (1000) */
-    OSSL_ALGORITHM *ciphers;    /* the algorithms whose cores are compiled in */
+    OSSL_ALGORITHM *ciphers;       /* the algorithms whose cores are compiled in */
     char buildinfo[512];
     /*
      * A refused config value. OpenSSL 3.0 drops errors raised while a provider starts, so the

@@ -3,8 +3,7 @@
 #   bench/service/bench_service.sh BUILD_DIR [FILE_MIB=2048]
 # 1. openssl enc on one file: the bitslice provider in-process (PRESENT-CTR, when the provider is
 #    built), and OpenSSL's AES-256-CTR; wall time, throughput, CPU.
-#    Through the daemon: the provider's daemon backend is not integrated yet (service/client/
-#    README.md); its proxy here is `bitslice bench`'s 4 KiB stream reads.
+#    The same three ways with the provider offloading to the daemon: bench/service/enc3.sh.
 # 2. bitslice seal and open of the same file, in-process and through bitsliced.
 # 3. the batcher: 64 clients x 1 MiB KEYSTREAM requests; STATUS's batch-size median.
 set -euo pipefail

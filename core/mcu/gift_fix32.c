@@ -43,11 +43,10 @@ static inline uint32_t ror32(uint32_t x, unsigned n)
 
 #if defined(__thumb2__)
 /* d = n OP (m ror r), one instruction: the compiler would share one rotation between uses. */
-#define GIFT_ROR_OP(op, d, n, m, r)                                                               \
-    __asm__(#op " %0, %1, %2, ror #" #r : "=r"(d) : "r"(n), "r"(m))
+#define GIFT_ROR_OP(op, d, n, m, r) __asm__(#op " %0, %1, %2, ror #" #r : "=r"(d) : "r"(n), "r"(m))
 /* A round's three key words, loaded back to back so that the loads pipeline. */
 #define GIFT_LOAD3(k0, k1, k2, rk)                                                                 \
-    __asm__("ldr %0, %3\n\tldr %1, %4\n\tldr %2, %5"                                            \
+    __asm__("ldr %0, %3\n\tldr %1, %4\n\tldr %2, %5"                                               \
             : "=&r"(k0), "=&r"(k1), "=&r"(k2)                                                      \
             : "m"((rk)[0]), "m"((rk)[1]), "m"((rk)[2]))
 #endif
@@ -55,13 +54,10 @@ static inline uint32_t ror32(uint32_t x, unsigned n)
 #include "gift_fix_gen.h"
 
 #if defined(__GNUC__)
-#define GIFT_ALWAYS_INLINE inline __attribute__((always_inline))
 #define GIFT_NOINLINE __attribute__((noinline))
 #else
-#define GIFT_ALWAYS_INLINE inline
 #define GIFT_NOINLINE
 #endif
-
 
 /*
  * The exchange m2 <-> w0 of two words, hi taking lo's upper half and lo hi's lower half: the
@@ -279,8 +275,7 @@ static void gift128_set_key(bs_key_schedule *ks, const uint8_t *key)
     } while (0)
 #endif
 
-/* Inlined into the descriptor's encrypt loop: no second call and register save per block. */
-static GIFT_ALWAYS_INLINE void gift128_block(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+void bs_gift128_fix_block(const uint32_t *rk, uint8_t *out, const uint8_t *in)
 {
     uint32_t s0 = bs_load_le32(in + 12), s1 = bs_load_le32(in + 8);
     uint32_t s2 = bs_load_le32(in + 4), s3 = bs_load_le32(in);
@@ -305,12 +300,18 @@ static GIFT_ALWAYS_INLINE void gift128_block(const uint32_t *rk, uint8_t *out, c
     s2 = c;
     s3 = d;
 #else
-    for (unsigned r = 0; r < 40; r += 5, rk += 15) {
+    /* two cycles per pass: an even number of the S-box's slice exchanges */
+    for (unsigned r = 0; r < 40; r += 10, rk += 30) {
         GIFT128_ROUND(0, rk);
         GIFT128_ROUND(1, rk + 3);
         GIFT128_ROUND(2, rk + 6);
         GIFT128_ROUND(3, rk + 9);
         GIFT128_ROUND(4, rk + 12);
+        GIFT128_ROUND(0, rk + 15);
+        GIFT128_ROUND(1, rk + 18);
+        GIFT128_ROUND(2, rk + 21);
+        GIFT128_ROUND(3, rk + 24);
+        GIFT128_ROUND(4, rk + 27);
     }
 #endif
     nibble_unpack4_le(&s0, &s1, &s2, &s3);
@@ -320,16 +321,11 @@ static GIFT_ALWAYS_INLINE void gift128_block(const uint32_t *rk, uint8_t *out, c
     bs_store_le32(out, s3);
 }
 
-void bs_gift128_fix_block(const uint32_t *rk, uint8_t *out, const uint8_t *in)
-{
-    gift128_block(rk, out, in);
-}
-
 static void gift128_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
                             size_t nblocks)
 {
     for (size_t i = 0; i < nblocks; i++)
-        gift128_block((const uint32_t *)ks->w, out + 16 * i, in + 16 * i);
+        bs_gift128_fix_block((const uint32_t *)ks->w, out + 16 * i, in + 16 * i);
 }
 
 const bs_block_cipher bs_gift128_fix32 = {
@@ -368,7 +364,7 @@ static void gift64_set_key(bs_key_schedule *ks, const uint8_t *key)
 #endif
 
 /* Two blocks (in, in + 8) -> (out, out + 8); block b's low word is w[2b], its high word w[2b+1]. */
-static GIFT_ALWAYS_INLINE void gift64_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+void bs_gift64_fix_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in)
 {
     uint32_t s0 = bs_load_le32(in + 4), s1 = bs_load_le32(in);
     uint32_t s2 = bs_load_le32(in + 12), s3 = bs_load_le32(in + 8);
@@ -401,11 +397,6 @@ static GIFT_ALWAYS_INLINE void gift64_2blocks(const uint32_t *rk, uint8_t *out, 
     bs_store_le32(out + 8, s3);
 }
 
-void bs_gift64_fix_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in)
-{
-    gift64_2blocks(rk, out, in);
-}
-
 /* An odd last block, padded to a pair; out of line so that the main path needs no buffer. */
 static GIFT_NOINLINE void gift64_last(const uint32_t *rk, uint8_t *out, const uint8_t *in)
 {
@@ -421,7 +412,7 @@ static void gift64_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_
 {
     const uint32_t *rk = (const uint32_t *)ks->w;
     for (; nblocks >= 2; nblocks -= 2, in += 16, out += 16)
-        gift64_2blocks(rk, out, in);
+        bs_gift64_fix_2blocks(rk, out, in);
     if (nblocks)
         gift64_last(rk, out, in);
 }

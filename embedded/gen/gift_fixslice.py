@@ -15,9 +15,12 @@ and nibble or 16-bit rotations (GIFT-64). P_3 has order 5 for GIFT-128 and 4 for
 the representation cycles and 40 = 8 x 5, 28 = 7 x 4 rounds end in the standard one.
 Round keys and constants are moved into representation T_(k+1) at key set-up.
 
-Each L_kj is written as an OR of masked rotations (on RV32I: shifts where no bit wraps), one
-per distinct rotation amount, or on Thumb-2 as a rotation followed by one in-register SWAPMOVE
-where it has that form.
+Portable form (RV32I, hosts): each L_kj as an OR of masked shifts, one per distinct rotation
+amount. Thumb-2 form (Cortex-M3/M4): whole round macros in which each L_kj is computed up to a
+final rotation, which the next instruction reading the slice applies through its flexible
+second operand (the round-key XOR, or for the one unkeyed permuted slice the next S-box), and
+the S-box's NOT is folded away (see sbox_lines). Every Thumb-2 form is checked here against
+L_kj bit by bit before it is written.
 """
 import sys
 
@@ -152,8 +155,7 @@ def check_form(perm, stmts, r, x='x'):
     def bswap(v):
         return int.from_bytes(v.to_bytes(4, 'little'), 'big')
     code = '\n'.join(st.rstrip(';').replace('__builtin_bswap32', 'bswap')
-                     .replace('u;', '').replace('u)', ')').rstrip('u') for st in stmts)
-    code = code.replace('0xffffffff', '0xffffffff')
+                     .replace('u)', ')').rstrip('u') for st in stmts)
     for i in range(32):
         env = {x: 1 << i, 'ror32': ror32, 'bswap': bswap}
         exec(code, env)

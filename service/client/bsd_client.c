@@ -46,8 +46,9 @@ static int64_t now_ms(void)
 
 void bsd_client_default_socket(char *out, size_t len)
 {
-    const char *s = getenv("BITSLICE_SOCKET");
-    const char *rt = getenv("XDG_RUNTIME_DIR");
+    /* secure_getenv: a set-uid program must not send keys to a socket its caller chose. */
+    const char *s = secure_getenv("BITSLICE_SOCKET");
+    const char *rt = secure_getenv("XDG_RUNTIME_DIR");
     if (s != NULL && s[0] != 0)
         snprintf(out, len, "%s", s);
     else if (rt != NULL && rt[0] == '/')

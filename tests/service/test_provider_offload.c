@@ -6,12 +6,14 @@
  *    as the in-process provider and as bs_ctr in this process, and STATUS shows the daemon
  *    served the stream; the CTR known answers with offload-threshold = 0 (config keys);
  *  - offload-threshold: a message one byte short never connects; one at the threshold does;
- *  - daemon absent, and daemon refusing every window: in-process, same bytes, promptly;
+ *  - daemon absent, daemon refusing every window, daemon stopped (SIGSTOP, short timeouts from
+ *    the config): in-process, same bytes, promptly;
  *  - daemon SIGKILLed in the middle of a 256 MiB `openssl enc` (fed through pipes): exit 0
  *    and the right bytes; the restarted daemon serves again;
  *  - EVP: fork() mid-stream (the child reconnects) and EVP_CIPHER_CTX_copy mid-stream;
- *  - RIJNDAEL-256-GCM with a 28-byte IV: ciphertext and tag as in-process, keystream served
- *    by the daemon; another IV length stays in-process.
+ *  - RIJNDAEL-256-GCM with a 28-byte IV: ciphertext and tag equal to bs_gcm256, keystream
+ *    served by the daemon, also when it is SIGKILLed mid-message; a 12-byte IV stays
+ *    in-process.
  *
  * Environment: BITSLICED, OPENSSL (the openssl binary), BSPROV_DIR (the built provider).
  */
@@ -28,10 +30,12 @@
 #include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/params.h>
 #include <openssl/provider.h>
 
 #include "kat.h"
 #include "modes/ctr.h"
+#include "modes/gcm256.h"
 #include "svc_util.h"
 
 static svc_daemon dmn;
@@ -119,10 +123,9 @@ static status_snap snap(void)
 {
     static char text[8192];
     CHECK(svc_status(&dmn, text, sizeof text) == 0);
-    status_snap s = {svc_status_value(text, "bytes_served"),
-                     svc_status_value(text, "connections_total"),
-                     svc_status_value(text, "errors_total"),
-                     svc_status_value(text, "keystream_requests")};
+    status_snap s = {
+        svc_status_value(text, "bytes_served"), svc_status_value(text, "connections_total"),
+        svc_status_value(text, "errors_total"), svc_status_value(text, "keystream_requests")};
     CHECK(s.served >= 0 && s.conns >= 0 && s.errors >= 0 && s.keystream_requests >= 0);
     s.conns -= ++status_conns;
     return s;
@@ -134,8 +137,8 @@ static status_snap snap(void)
  * given fds when in_path/out_path are NULL. Returns the pid when wait is 0, else the status.
  */
 static int run_enc(const char *conf, const char *sock, const char *cipher, const char *key,
-                   const char *iv, const char *in_path, const char *out_path, int in_fd,
-                   int out_fd, int wait, pid_t *pid_out)
+                   const char *iv, const char *in_path, const char *out_path, int in_fd, int out_fd,
+                   int wait, pid_t *pid_out)
 {
     char lc[40];
     snprintf(lc, sizeof lc, "-%s", cipher);
@@ -234,8 +237,7 @@ static void every_cipher(const uint8_t *pt, size_t len)
         expect_ctr(j.c, j.key, j.iv, pt, want, len);
 
         status_snap s0 = snap();
-        CHECK(run_enc(NULL, "off", j.name, j.khex, j.ivhex, pt_path, path_a, -1, -1, 1, NULL) ==
-              0);
+        CHECK(run_enc(NULL, "off", j.name, j.khex, j.ivhex, pt_path, path_a, -1, -1, 1, NULL) == 0);
         status_snap s1 = snap();
         CHECK(s1.conns == s0.conns && s1.served == s0.served); /* in-process: no socket */
         CHECK(run_enc(NULL, dmn.socket, j.name, j.khex, j.ivhex, pt_path, path_b, -1, -1, 1,
@@ -362,6 +364,25 @@ static void absent_and_refused(const uint8_t *pt, size_t len)
     printf("daemon refusing (%lld errors): in-process, same bytes\n", s1.errors - s0.errors);
     svc_stop(&dmn);
     daemon_start(NULL);
+
+    /* A stopped daemon accepts connections but never answers: the timeouts end every wait. */
+    char conf[300], keys[400];
+    snprintf(conf, sizeof conf, "%s/stalled.cnf", dmn.dir);
+    snprintf(keys, sizeof keys,
+             "daemon-socket = %s\noffload-threshold = 0\ndaemon-timeout-ms = 300\n"
+             "daemon-connect-timeout-ms = 300\n",
+             dmn.socket);
+    write_conf(conf, keys);
+    kill(dmn.pid, SIGSTOP);
+    t0 = now_s();
+    CHECK(run_enc(conf, NULL, j.name, j.khex, j.ivhex, pt_path, path_a, -1, -1, 1, NULL) == 0);
+    dt = now_s() - t0;
+    kill(dmn.pid, SIGCONT);
+    got = read_file(path_a, &n);
+    CHECK(n == len && memcmp(got, want, len) == 0);
+    free(got);
+    CHECK(dt < 5.0);
+    printf("daemon stopped (SIGSTOP), 300 ms timeouts: in-process after %.2f s, same bytes\n", dt);
     free(want);
 }
 
@@ -527,6 +548,107 @@ static void evp_fork_and_copy(const uint8_t *pt, size_t half)
     free(got);
 }
 
+/*
+ * RIJNDAEL-256-GCM through EVP: a 28-byte IV is offloaded (ciphertext and tag equal to
+ * bs_gcm256 in this process; decryption through the daemon verifies); a 12-byte IV stays
+ * in-process (no keystream served) with the right output.
+ */
+static void evp_gcm(const uint8_t *pt, size_t len)
+{
+    EVP_CIPHER *ciph = EVP_CIPHER_fetch(libctx, "RIJNDAEL-256-GCM", NULL);
+    if (ciph == NULL) {
+        printf("RIJNDAEL-256-GCM not built: GCM offload not tested\n");
+        ERR_clear_error();
+        return;
+    }
+    static bs_gcm256_ctx ref;
+    uint8_t key[32], iv[28], aad[13], tag[32], tag_want[32];
+    svc_fill(key, sizeof key, 21);
+    svc_fill(iv, sizeof iv, 22);
+    svc_fill(aad, sizeof aad, 23);
+    uint8_t *want = (uint8_t *)malloc(len), *got = (uint8_t *)malloc(len);
+    CHECK(want != NULL && got != NULL);
+    const size_t iv_lens[] = {28, 12};
+    for (size_t v = 0; v < 2; v++) {
+        size_t ivl = iv_lens[v];
+        CHECK(bs_gcm256_set_key(&ref, key, 32) == BS_OK);
+        CHECK(bs_gcm256_set_iv(&ref, iv, ivl) == BS_OK);
+        CHECK(bs_gcm256_aad(&ref, aad, sizeof aad) == BS_OK);
+        CHECK(bs_gcm256_encrypt(&ref, want, pt, len) == BS_OK);
+        CHECK(bs_gcm256_tag(&ref, tag_want, 32) == BS_OK);
+
+        OSSL_PARAM ivp[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &ivl),
+                            OSSL_PARAM_END};
+        status_snap s0 = snap();
+        EVP_CIPHER_CTX *e = EVP_CIPHER_CTX_new();
+        int outl;
+        CHECK(e != NULL && EVP_EncryptInit_ex2(e, ciph, NULL, NULL, ivp) == 1);
+        CHECK(EVP_EncryptInit_ex2(e, NULL, key, iv, NULL) == 1);
+        CHECK(EVP_EncryptUpdate(e, NULL, &outl, aad, (int)sizeof aad) == 1);
+        evp_update(e, got, pt, len);
+        CHECK(EVP_EncryptFinal_ex(e, got, &outl) == 1 && outl == 0);
+        CHECK(EVP_CIPHER_CTX_ctrl(e, EVP_CTRL_AEAD_GET_TAG, 32, tag) == 1);
+        status_snap s1 = snap();
+        CHECK(memcmp(got, want, len) == 0);
+        CHECK(memcmp(tag, tag_want, 32) == 0);
+
+        /* Decryption through the same path, in place, and the tag verifies. */
+        CHECK(EVP_DecryptInit_ex2(e, ciph, NULL, NULL, ivp) == 1);
+        CHECK(EVP_DecryptInit_ex2(e, NULL, key, iv, NULL) == 1);
+        CHECK(EVP_DecryptUpdate(e, NULL, &outl, aad, (int)sizeof aad) == 1);
+        size_t off = 0;
+        while (off < len) {
+            int n = len - off < 4096 ? (int)(len - off) : 4096;
+            CHECK(EVP_DecryptUpdate(e, got + off, &outl, got + off, n) == 1 && outl == n);
+            off += (size_t)n;
+        }
+        CHECK(EVP_CIPHER_CTX_ctrl(e, EVP_CTRL_AEAD_SET_TAG, 32, tag) == 1);
+        CHECK(EVP_DecryptFinal_ex(e, got, &outl) == 1);
+        CHECK(memcmp(got, pt, len) == 0);
+        status_snap s2 = snap();
+        EVP_CIPHER_CTX_free(e);
+        if (ivl == 28) {
+            CHECK(s1.served - s0.served >= (long long)(len - (1u << 20)));
+            CHECK(s2.served - s1.served >= (long long)(len - (1u << 20)));
+        } else {
+            CHECK(s1.served == s0.served && s2.served == s1.served);
+        }
+        printf("RIJNDAEL-256-GCM, %zu-byte IV, %zu bytes: = bs_gcm256, tag verifies; daemon "
+               "served %lld bytes\n",
+               ivl, len, s2.served - s0.served);
+    }
+
+    /* The daemon SIGKILLed in the middle of a message: it finishes in-process, same bytes. */
+    size_t ivl = 28, half = len / 2 + 7;
+    OSSL_PARAM ivp[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &ivl),
+                        OSSL_PARAM_END};
+    CHECK(bs_gcm256_set_key(&ref, key, 32) == BS_OK);
+    CHECK(bs_gcm256_set_iv(&ref, iv, ivl) == BS_OK);
+    CHECK(bs_gcm256_encrypt(&ref, want, pt, len) == BS_OK);
+    CHECK(bs_gcm256_tag(&ref, tag_want, 32) == BS_OK);
+    EVP_CIPHER_CTX *e = EVP_CIPHER_CTX_new();
+    int outl;
+    CHECK(e != NULL && EVP_EncryptInit_ex2(e, ciph, key, iv, ivp) == 1);
+    status_snap s0 = snap();
+    evp_update(e, got, pt, half);
+    status_snap s1 = snap();
+    CHECK(s1.served - s0.served >= (long long)(half - (1u << 20)));
+    svc_kill9(&dmn);
+    evp_update(e, got + half, pt + half, len - half);
+    CHECK(EVP_EncryptFinal_ex(e, got, &outl) == 1);
+    CHECK(EVP_CIPHER_CTX_ctrl(e, EVP_CTRL_AEAD_GET_TAG, 32, tag) == 1);
+    CHECK(memcmp(got, want, len) == 0 && memcmp(tag, tag_want, 32) == 0);
+    printf("RIJNDAEL-256-GCM: daemon SIGKILLed after %zu bytes; ciphertext and tag correct\n",
+           half);
+    EVP_CIPHER_CTX_free(e);
+    daemon_start(NULL);
+
+    bs_gcm256_clear(&ref);
+    EVP_CIPHER_free(ciph);
+    free(want);
+    free(got);
+}
+
 int main(void)
 {
     openssl_bin = getenv("OPENSSL");
@@ -566,6 +688,7 @@ int main(void)
 
     evp_load();
     evp_fork_and_copy(pt, (size_t)2 << 20);
+    evp_gcm(pt, ((size_t)3 << 20) + 5);
 
     OSSL_LIB_CTX_free(libctx);
     free(pt);

@@ -4,7 +4,7 @@
  * IV || 00000002 (what the daemon serves); random messages against bs_gcm256_encrypt, with
  * _ks and plain calls mixed at random split points (a plain call after a _ks call that ended
  * inside a block), for 28-byte IVs and others (keystream by inc32 from J0); refusals change
- * nothing.
+ * nothing. bs_gcm256_set_ekj0: the tag uses the E_K(J0) given.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -76,7 +76,8 @@ static void test_kat(void **state)
         const char *name = bs_kat_text(&k, "Cipher");
         const uint8_t *key = bs_kat_bytes(&k, "Key", &kl), *iv = bs_kat_bytes(&k, "IV", &ivl);
         const uint8_t *aad = bs_kat_bytes(&k, "AAD", &al), *pt = bs_kat_bytes(&k, "Plaintext", &pl);
-        const uint8_t *ct = bs_kat_bytes(&k, "Ciphertext", &cl), *tag = bs_kat_bytes(&k, "Tag", &tl);
+        const uint8_t *ct = bs_kat_bytes(&k, "Ciphertext", &cl),
+                      *tag = bs_kat_bytes(&k, "Tag", &tl);
         if (name == NULL || strcmp(name, "RIJNDAEL-256-GCM") != 0 || ivl != 28 ||
             bs_kat_text(&k, "Result") != NULL) {
             bs_kat_free(&k);
@@ -94,12 +95,30 @@ static void test_kat(void **state)
         if (pl > 0)
             assert_memory_equal(out, ct, pl);
         assert_memory_equal(got, tag, tl);
+        /* E_K(J0) given too: block 0 of whole-block CTR from J0 = IV || 00000001. */
+        uint8_t j0[32], *ks0 = (uint8_t *)malloc(pl + 64);
+        bs_key_schedule sched;
+        assert_non_null(ks0);
+        memcpy(j0, iv, 28);
+        bs_store_be32(j0 + 28, 1);
+        r256()->set_key(&sched, key);
+        bs_ctr_keystream(r256(), &sched, j0, pl / 32 + 2, ks0);
+        assert_memory_equal(ks0 + 32, ks, pl);
         assert_int_equal(bs_gcm256_set_iv(&ctx_a, iv, ivl), BS_OK);
+        assert_int_equal(bs_gcm256_set_ekj0(&ctx_a, ks0), BS_OK);
         assert_int_equal(bs_gcm256_aad(&ctx_a, aad, al), BS_OK);
-        assert_int_equal(bs_gcm256_decrypt_ks(&ctx_a, out, ct, cl, ks), BS_OK);
+        assert_int_equal(bs_gcm256_decrypt_ks(&ctx_a, out, ct, cl, ks0 + 32), BS_OK);
         assert_int_equal(bs_gcm256_verify(&ctx_a, tag, tl), BS_OK);
         if (pl > 0)
             assert_memory_equal(out, pt, pl);
+        /* A wrong E_K(J0) gives a wrong tag: the given one is really used. */
+        ks0[0] ^= 1;
+        assert_int_equal(bs_gcm256_set_iv(&ctx_a, iv, ivl), BS_OK);
+        assert_int_equal(bs_gcm256_set_ekj0(&ctx_a, ks0), BS_OK);
+        assert_int_equal(bs_gcm256_aad(&ctx_a, aad, al), BS_OK);
+        assert_int_equal(bs_gcm256_decrypt_ks(&ctx_a, out, ct, cl, ks0 + 32), BS_OK);
+        assert_int_equal(bs_gcm256_verify(&ctx_a, tag, tl), BS_ERR_AUTH);
+        free(ks0);
         free(ks);
         free(out);
         bs_kat_free(&k);
@@ -181,6 +200,7 @@ static void test_refusals(void **state)
     assert_int_equal(bs_gcm256_encrypt_ks(&ctx_a, buf, buf, 1, ks), BS_ERR_STATE);
     assert_int_equal(bs_gcm256_set_key(&ctx_a, key, 32), BS_OK);
     assert_int_equal(bs_gcm256_encrypt_ks(&ctx_a, buf, buf, 1, ks), BS_ERR_STATE); /* no IV */
+    assert_int_equal(bs_gcm256_set_ekj0(&ctx_a, ks), BS_ERR_STATE);
     assert_int_equal(bs_gcm256_set_iv(&ctx_a, iv, 28), BS_OK);
     assert_int_equal(bs_gcm256_encrypt_ks(&ctx_a, buf, buf, 5, ks), BS_OK);
 
