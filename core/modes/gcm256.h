@@ -3,8 +3,9 @@
  * CTR over the Rijndael-256 core plus GHASH-256 over GF(2^256) / (x^256 + x^10 + x^5 + x^2 + 1).
  *
  * Incremental: set_key, set_iv (any length >= 1), aad* , encrypt*|decrypt*, then tag or verify.
- * GHASH is chosen once at set_key: PCLMULQDQ when the CPU has it, else the portable
- * constant-time ctmul64; both are constant-time and bit-exact. A refused call changes nothing.
+ * GHASH is chosen once at set_key (bs_ghash256_default): PCLMULQDQ when the CPU has it, else
+ * the portable constant-time implementation that suits the target (ctmul64, ctmul32 or
+ * ctshift32); all are bit-exact. A refused call changes nothing.
  */
 #ifndef BS_GCM256_H
 #define BS_GCM256_H
@@ -36,11 +37,21 @@ typedef struct bs_ghash256_impl {
                        const uint8_t *blocks, size_t nblocks);
 } bs_ghash256_impl;
 
-/* The portable constant-time implementation. */
+/* Portable, constant-time where 64 x 64 -> 64 integer multiplies take constant time. */
 extern const bs_ghash256_impl bs_ghash256_ctmul64;
+/*
+ * Portable over 32 x 32 -> 32 multiplies only: constant-time where those are (Cortex-M3, whose
+ * 64-bit UMULL is not); constant_time is 0 on RISC-V without M, where they are library loops.
+ */
+extern const bs_ghash256_impl bs_ghash256_ctmul32;
+/* Portable without any multiply (shifts and masks): for cores without a multiplier. */
+extern const bs_ghash256_impl bs_ghash256_ctshift32;
 /* The PCLMULQDQ implementation, or NULL when the build or the CPU lacks it. */
 const bs_ghash256_impl *bs_ghash256_pclmul(void);
-/* What set_key picks: bs_ghash256_pclmul() when not NULL, else &bs_ghash256_ctmul64. */
+/*
+ * What set_key picks: bs_ghash256_pclmul() when not NULL; else ctshift32 on RISC-V without M,
+ * ctmul32 on other 32-bit targets (ARM M-profile among them), ctmul64 on 64-bit ones.
+ */
 const bs_ghash256_impl *bs_ghash256_default(void);
 
 typedef struct bs_gcm256_ctx {

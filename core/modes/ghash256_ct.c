@@ -210,9 +210,21 @@ static void ctmul64_mul_blocks(const uint64_t *hkey, uint8_t y[32], const uint8_
     bs_wipe(&t, sizeof t);
 }
 
+/*
+ * 64-bit multiplies are variable-time where they are a UMULL with early termination
+ * (Cortex-M3, armv7-m without DSP) or a libgcc loop (RISC-V without M): not constant-time there.
+ */
+#if (defined(__ARM_ARCH) && __ARM_ARCH == 7 && defined(__ARM_ARCH_PROFILE) &&                    \
+     __ARM_ARCH_PROFILE == 'M' && !defined(__ARM_FEATURE_DSP)) ||                                  \
+    (defined(__riscv) && !defined(__riscv_mul))
+#define BS_CTMUL64_CONSTANT_TIME 0
+#else
+#define BS_CTMUL64_CONSTANT_TIME 1
+#endif
+
 const bs_ghash256_impl bs_ghash256_ctmul64 = {
     "ctmul64",
-    1,
+    BS_CTMUL64_CONSTANT_TIME,
     ctmul64_init,
     ctmul64_mul_blocks,
 };

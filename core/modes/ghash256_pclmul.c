@@ -171,8 +171,23 @@ const bs_ghash256_impl *bs_ghash256_pclmul(void)
 
 #endif
 
+/*
+ * Without PCLMULQDQ: no multiplier (RISC-V without M: even 32-bit products are data-dependent
+ * library loops) takes shifts only; a 32-bit target takes 32 x 32 -> 32 multiplies, the only
+ * ones that are constant-time on every ARM M-profile core (Cortex-M3's UMULL ends early,
+ * ARMv6-M calls a library) and as fast where 64-bit ones are constant-time too (see
+ * ghash256_ct32.c); a 64-bit target takes 64 x 64 -> 64 multiplies.
+ */
 const bs_ghash256_impl *bs_ghash256_default(void)
 {
     const bs_ghash256_impl *g = bs_ghash256_pclmul();
-    return g != NULL ? g : &bs_ghash256_ctmul64;
+    if (g != NULL)
+        return g;
+#if defined(__riscv) && !defined(__riscv_mul)
+    return &bs_ghash256_ctshift32;
+#elif defined(UINTPTR_MAX) && UINTPTR_MAX <= 0xFFFFFFFFu
+    return &bs_ghash256_ctmul32;
+#else
+    return &bs_ghash256_ctmul64;
+#endif
 }

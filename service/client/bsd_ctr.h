@@ -1,10 +1,10 @@
 /*
  * bsd_ctr.h: a CTR context with the semantics of bs_ctr_ctx (counter rule, limits, wrap, num,
- * all-or-nothing errors) whose whole keystream blocks come from bitsliced once the bytes under
- * the current IV reach a threshold, prefetched by a bsd_stream. Any daemon failure (absent,
- * refused, dead, timeout) switches to the in-process core at the exact position: the output is
- * byte-identical either way. This is the provider's daemon backend minus the OpenSSL glue: each
- * function maps to one entry of provider/backend.h's bsprov_ctr_backend.
+ * all-or-nothing errors) whose keystream comes from bitsliced, prefetched by a bsd_stream, from
+ * the call that brings the bytes under the current IV to the threshold or more. Any daemon failure
+ * (absent, refused, dead, timeout) switches to the in-process core at the exact position: the
+ * output is byte-identical either way. This is the provider's daemon backend minus the OpenSSL
+ * glue: each function maps to one entry of provider/backend.h's bsprov_ctr_backend.
  *
  * Not thread-safe (one per EVP context). Works across fork(): the child reconnects.
  */
@@ -28,8 +28,8 @@ typedef struct bsd_ctr_opts {
     uint64_t threshold;      /* offload once this many bytes went through under one IV */
     int connect_timeout_ms;  /* 0: 1000 */
     int timeout_ms;          /* per window; 0: 5000 */
-    size_t window_bytes;     /* 0: 256 KiB */
-    unsigned depth;          /* 0: 3 */
+    size_t window_bytes;     /* 0: 1 MiB */
+    unsigned depth;          /* 0: 4 */
 } bsd_ctr_opts;
 
 /* NULL on allocation failure. opts is copied (socket_path too). */

@@ -1,8 +1,9 @@
 /*
  * The prefetching stream. The shared memory holds depth windows; window k of the ring covers
- * blocks [first, first + nblocks) of the stream (block 0 is the initial counter). The windows
- * in flight always cover consecutive blocks starting at the one holding the read position;
- * when the reader leaves a window, it is resubmitted for the next blocks not yet asked for.
+ * blocks [first, first + nblocks) of the stream (block 0 is the initial counter), nblocks at most
+ * a window (the first requests are smaller). The windows in flight always cover consecutive
+ * blocks starting at the one holding the read position; when the reader leaves a window, it is
+ * resubmitted for the next blocks not yet asked for.
  */
 #include "bsd_stream.h"
 
@@ -36,6 +37,7 @@ struct bsd_stream {
     uint64_t total_blocks; /* blocks before the counter wraps */
     uint32_t session;
     uint64_t window_blocks;
+    uint64_t ramp_blocks; /* size of the next request: grows to window_blocks */
     unsigned depth, head; /* head: the window holding the read position */
     window win[BSD_STREAM_DEPTH_MAX];
     uint64_t next_block; /* first block not yet requested */
@@ -63,7 +65,8 @@ static int submit(bsd_stream *s, unsigned k)
         return 0; /* past the wrap: the reader fails when it gets here */
     uint64_t n = s->total_blocks - s->next_block;
     w->first = s->next_block;
-    w->nblocks = n < s->window_blocks ? n : s->window_blocks;
+    w->nblocks = n < s->ramp_blocks ? n : s->ramp_blocks;
+    s->ramp_blocks = 2 * s->ramp_blocks < s->window_blocks ? 2 * s->ramp_blocks : s->window_blocks;
     uint8_t ctr[BS_BLOCK_MAX];
     memcpy(ctr, s->counter0, s->block_len);
     bs_ctr_add(ctr, s->block_len, w->first);
@@ -92,6 +95,11 @@ static int start(bsd_stream *s)
         r = -EPROTO;
     s->head = 0;
     s->next_block = s->pos / s->block_len;
+    /*
+     * The first requests are small and double up to a window: a message just over the
+     * offload threshold does not make the daemon compute depth whole windows past its end.
+     */
+    s->ramp_blocks = s->window_blocks / 16 > 0 ? s->window_blocks / 16 : 1;
     for (unsigned k = 0; r == 0 && k < s->depth; k++)
         r = submit(s, k);
     return r;
@@ -112,8 +120,8 @@ int bsd_stream_open(const bsd_stream_opts *o, const char *cipher, const uint8_t 
         bsd_client_default_socket(s->socket_path, sizeof s->socket_path);
     s->connect_timeout_ms = o != NULL && o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 1000;
     s->timeout_ms = o != NULL && o->timeout_ms > 0 ? o->timeout_ms : 5000;
-    size_t wb = o != NULL && o->window_bytes > 0 ? o->window_bytes : 256 * 1024;
-    s->depth = o != NULL && o->depth > 0 ? o->depth : 3;
+    size_t wb = o != NULL && o->window_bytes > 0 ? o->window_bytes : 1024 * 1024;
+    s->depth = o != NULL && o->depth > 0 ? o->depth : 4;
     if (s->depth > BSD_STREAM_DEPTH_MAX)
         s->depth = BSD_STREAM_DEPTH_MAX;
     snprintf(s->cipher, sizeof s->cipher, "%s", bc->name);

@@ -30,8 +30,8 @@ typedef struct bsd_stream_opts {
     const char *socket_path; /* NULL: bsd_client_default_socket() */
     int connect_timeout_ms;  /* 0: 1000 */
     int timeout_ms;          /* per window wait; 0: 5000 */
-    size_t window_bytes;     /* 0: 256 KiB (rounded to whole blocks) */
-    unsigned depth;          /* windows in flight; 0: 3 */
+    size_t window_bytes;     /* 0: 1 MiB (rounded to whole blocks); the first requests ramp up */
+    unsigned depth;          /* windows in flight; 0: 4 */
 } bsd_stream_opts;
 
 /*

@@ -133,6 +133,30 @@ check_conf() {
     else
         fail "config limit64-blocks: unexpected message"
     fi
+    # Daemon offload configured, no daemon on the socket: in-process, the same bytes (the
+    # service suite's provider-offload test covers a real daemon).
+    { cat "$srcdir/conf/bitslice.cnf"; echo "daemon-socket = $tmp/absent.sock"
+      echo "offload-threshold = 0"; } >"$tmp/daemon.cnf"
+    # $BITSLICE_SOCKET would override the config key.
+    # shellcheck disable=SC2086
+    if OPENSSL_CONF="$tmp/daemon.cnf" OPENSSL_MODULES="$provdir" env -u BITSLICE_SOCKET \
+        ${BS_OPENSSL_WRAPPER:-} "$openssl_bin" enc -present-ctr -K "$key" -iv "$iv" \
+        -in "$tmp/p" -out "$tmp/c2" 2>"$tmp/err" && ossl enc "${prov[@]}" -present-128-ctr -K "$key" -iv "$iv" \
+        -in "$tmp/p" -out "$tmp/c" && cmp -s "$tmp/c" "$tmp/c2"; then
+        ok "config daemon-socket with no daemon: in-process, the same bytes"
+    else
+        fail "config daemon-socket with no daemon"
+    fi
+    { cat "$srcdir/conf/bitslice.cnf"; echo "daemon-timeout-ms = 0"; } >"$tmp/tmo.cnf"
+    if OPENSSL_CONF="$tmp/tmo.cnf" OPENSSL_MODULES="$provdir" ${BS_OPENSSL_WRAPPER:-} \
+        "$openssl_bin" enc -present-ctr -K "$key" -iv "$iv" -in "$tmp/p" -out "$tmp/c" \
+        2>"$tmp/err"; then
+        fail "daemon-timeout-ms = 0 was accepted"
+    elif grep -q "daemon-timeout-ms = '0' not allowed (1..600000 ms)" "$tmp/err"; then
+        ok "config daemon-timeout-ms = 0: provider disabled with our message"
+    else
+        fail "config daemon-timeout-ms: unexpected message"
+    fi
 }
 
 check_speed() {

@@ -210,10 +210,12 @@ static int run_by_name(const char *name, void (*run)(const bs_block_cipher *))
 
 #ifdef BS_CT_HAVE_GCM256
 /* The constant-time GHASH-256 implementations this build and CPU have, NULL-terminated. */
-static void ghash_impls(const bs_ghash256_impl *list[3])
+static void ghash_impls(const bs_ghash256_impl *list[5])
 {
     size_t n = 0;
     list[n++] = &bs_ghash256_ctmul64;
+    list[n++] = &bs_ghash256_ctmul32;
+    list[n++] = &bs_ghash256_ctshift32;
     if (bs_ghash256_pclmul() != NULL)
         list[n++] = bs_ghash256_pclmul();
     list[n] = NULL;
@@ -223,7 +225,7 @@ static void run_ghash256(void)
 {
     static uint64_t hkey[BS_GHASH256_HKEY_WORDS];
     uint8_t h[32], y[32];
-    const bs_ghash256_impl *list[3];
+    const bs_ghash256_impl *list[5];
     ghash_impls(list);
 
     for (size_t k = 0; list[k] != NULL; k++) {
@@ -312,7 +314,7 @@ static void run_gcm256_with(const bs_ghash256_impl *g, size_t t)
 
 static void run_gcm256(void)
 {
-    const bs_ghash256_impl *list[3];
+    const bs_ghash256_impl *list[5];
     ghash_impls(list);
     for (size_t k = 0; list[k] != NULL; k++) {
         run_gcm256_with(list[k], 0);

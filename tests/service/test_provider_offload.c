@@ -553,7 +553,7 @@ static void evp_fork_and_copy(const uint8_t *pt, size_t half)
  * bs_gcm256 in this process; decryption through the daemon verifies); a 12-byte IV stays
  * in-process (no keystream served) with the right output.
  */
-static void evp_gcm(const uint8_t *pt, size_t len)
+static void evp_gcm(const uint8_t *pt, size_t len, size_t cap)
 {
     EVP_CIPHER *ciph = EVP_CIPHER_fetch(libctx, "RIJNDAEL-256-GCM", NULL);
     if (ciph == NULL) {
@@ -566,7 +566,7 @@ static void evp_gcm(const uint8_t *pt, size_t len)
     svc_fill(key, sizeof key, 21);
     svc_fill(iv, sizeof iv, 22);
     svc_fill(aad, sizeof aad, 23);
-    uint8_t *want = (uint8_t *)malloc(len), *got = (uint8_t *)malloc(len);
+    uint8_t *want = (uint8_t *)malloc(cap), *got = (uint8_t *)malloc(cap);
     CHECK(want != NULL && got != NULL);
     const size_t iv_lens[] = {28, 12};
     for (size_t v = 0; v < 2; v++) {
@@ -618,8 +618,15 @@ static void evp_gcm(const uint8_t *pt, size_t len)
                ivl, len, s2.served - s0.served);
     }
 
-    /* The daemon SIGKILLed in the middle of a message: it finishes in-process, same bytes. */
-    size_t ivl = 28, half = len / 2 + 7;
+    /*
+     * The daemon SIGKILLed in the middle of a message: it finishes in-process, same bytes. The
+     * stream never asks for more than (depth x window = 4 MiB) ahead of the reader, so past
+     * half + 4 MiB the keystream cannot have come from the daemon.
+     */
+    const size_t klen = (size_t)6 << 20, half = ((size_t)5 << 18) + 7;
+    CHECK(klen <= cap && klen > half + ((size_t)4 << 20));
+    len = klen;
+    size_t ivl = 28;
     OSSL_PARAM ivp[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &ivl),
                         OSSL_PARAM_END};
     CHECK(bs_gcm256_set_key(&ref, key, 32) == BS_OK);
@@ -688,7 +695,7 @@ int main(void)
 
     evp_load();
     evp_fork_and_copy(pt, (size_t)2 << 20);
-    evp_gcm(pt, ((size_t)3 << 20) + 5);
+    evp_gcm(pt, ((size_t)3 << 20) + 5, len);
 
     OSSL_LIB_CTX_free(libctx);
     free(pt);

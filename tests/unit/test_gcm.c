@@ -23,7 +23,8 @@ static const size_t tag_lens[] = {16, 20, 24, 28, 32};
 /* Every GHASH-256 implementation compiled in. */
 static const bs_ghash256_impl *ghash_impls(size_t i)
 {
-    const bs_ghash256_impl *all[] = {&bs_ghash256_ctmul64, bs_ghash256_pclmul()};
+    const bs_ghash256_impl *all[] = {&bs_ghash256_ctmul64, &bs_ghash256_ctmul32,
+                                     &bs_ghash256_ctshift32, bs_ghash256_pclmul()};
     return i < sizeof all / sizeof all[0] ? all[i] : NULL;
 }
 
@@ -92,6 +93,19 @@ static void test_gf256_random(void **state)
             assert_memory_equal(fast_y, ref_y, 32);
         }
     }
+}
+
+/* What set_key picks is one of the implementations tested here, and constant-time. */
+static void test_ghash_default(void **state)
+{
+    (void)state;
+    const bs_ghash256_impl *d = bs_ghash256_default();
+    int listed = 0;
+    assert_non_null(d);
+    assert_true(d->constant_time);
+    for (size_t i = 0; ghash_impls(i) != NULL; i++)
+        listed |= ghash_impls(i) == d;
+    assert_true(listed);
 }
 
 /* Encrypts (or decrypts) with AAD and data each cut at a random point. */
@@ -496,6 +510,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gf256_random),
+        cmocka_unit_test(test_ghash_default),
         cmocka_unit_test(test_kat),
         cmocka_unit_test(test_random_vs_reference),
         cmocka_unit_test(test_long_messages),
