@@ -72,9 +72,14 @@ static int cmd_status(int argc, char **argv)
     bsd_client_opts o = {sock, 1000, 5000};
     bsd_client *c;
     int r = bsd_client_connect(&o, &c);
+    if (r == -EPERM) {
+        fprintf(stderr,
+                "bitslice: the daemon at %s runs as another user (not you, not root): refused\n",
+                sock);
+        return 1;
+    }
     if (r != 0) {
-        const char *why = strerror(-r);
-        fprintf(stderr, "bitslice: no daemon at %s: %s\n", sock, why);
+        fprintf(stderr, "bitslice: no daemon at %s: %s\n", sock, strerror(-r));
         return 1;
     }
     static char text[BSD_MAX_REPLY_PAYLOAD + 1];

@@ -267,6 +267,18 @@ int bsd_client_connect(const bsd_client_opts *opts, bsd_client **out)
     if (r == -EAGAIN)
         r = -ETIMEDOUT;
     if (r == 0) {
+        /*
+         * Keys go to whoever listens on the socket: only a daemon of our own uid, or root's,
+         * may have them. Anything else is refused before a byte is sent (-EPERM).
+         */
+        struct ucred cred;
+        socklen_t cl = sizeof cred;
+        if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0)
+            r = -errno;
+        else if (cred.uid != geteuid() && cred.uid != 0)
+            r = -EPERM;
+    }
+    if (r == 0) {
         bsd_hello_req hr = {BSD_PROTO_VERSION, BSD_PROTO_VERSION};
         uint8_t p[BSD_HELLO_REQ_LEN];
         uint8_t rep[BSD_HELLO_REP_LEN];

@@ -63,6 +63,14 @@ int main(void)
              cli, d.socket);
     int rc = system(cmd);
     CHECK(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
+
+    /* The client side: a daemon of another uid (not ours, not root) gets no keys, even if its
+     * allow-list would take us. Here the daemon refuses us anyway; the client must not even
+     * say HELLO, and says why. */
+    snprintf(cmd, sizeof cmd, "'%s' status --socket '%s' 2>&1 | grep -q 'runs as another user'",
+             cli, d.socket);
+    rc = system(cmd);
+    CHECK(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
     CHECK(svc_stop(&d) == 0);
     svc_cleanup(&d);
     return 0;
