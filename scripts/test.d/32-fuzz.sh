@@ -9,7 +9,8 @@ if [ ! -d "$b/meson-private" ]; then
     CC=clang meson setup "$b" -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
         -Dc_args=-fsanitize=fuzzer-no-link -Dbuildtype=debugoptimized >/dev/null
 fi
-ninja -C "$b" -j "$(nproc)" fuzz/fuzz_provider >/dev/null
+ninja -C "$b" -j "$(nproc)" fuzz/fuzz_provider >/dev/null ||
+    { ninja -C "$b" -j 1 fuzz/fuzz_provider 2>&1 | tail -30; exit 1; }
 mkdir -p "$b/fuzz-corpus"
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 rc=0
