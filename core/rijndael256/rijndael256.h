@@ -312,75 +312,83 @@ BS_FN void bs_r256_unpack32(uint8_t *out, const uint32_t *q, size_t nblocks)
     }
 }
 
-/* SubWord through the S-box circuit on uint32_t planes, one lane per byte: no table. */
-BS_FN void bs_r256_sub_word(uint8_t *t)
+/*
+ * The 8 x 8 bit transpose of x (byte i = row i, bit j = column j): bit 8i + j <-> bit 8j + i,
+ * by three delta swaps on 2 x 2, 4 x 4 and 8 x 8 blocks. Its own inverse.
+ */
+BS_FN uint64_t bs_r256_transpose8x8(uint64_t x)
+{
+    uint64_t t = (x ^ (x >> 7)) & 0x00AA00AA00AA00AAull;
+    x ^= t ^ (t << 7);
+    t = (x ^ (x >> 14)) & 0x0000CCCC0000CCCCull;
+    x ^= t ^ (t << 14);
+    t = (x ^ (x >> 28)) & 0x00000000F0F0F0F0ull;
+    return x ^ t ^ (t << 28);
+}
+
+/*
+ * SubWord through the S-box circuit, one lane per byte: no table. t: the word's 4 bytes as a
+ * little-endian uint32_t; the transpose turns byte b's bit j into bit b of plane j (byte j).
+ */
+BS_FN uint32_t bs_r256_sub_word32(uint32_t t)
 {
     uint32_t q[8];
-    for (int j = 0; j < 8; j++) {
-        q[j] = 0;
-        for (int b = 0; b < 4; b++)
-            q[j] |= (uint32_t)((t[b] >> j) & 1) << b;
-    }
+    uint64_t x = bs_r256_transpose8x8(t);
+    for (int j = 0; j < 8; j++)
+        q[j] = (uint32_t)(x >> (8 * j)) & 0xFu;
     bs_r256_sbox32(q, 1, q, 1);
-    for (int b = 0; b < 4; b++) {
-        uint32_t v = 0;
-        for (int j = 0; j < 8; j++)
-            v |= ((q[j] >> b) & 1) << j;
-        t[b] = (uint8_t)(v ^ 0x63);
-    }
+    x = 0;
+    for (int j = 0; j < 8; j++)
+        x |= (uint64_t)(q[j] & 0xFu) << (8 * j);
+    return (uint32_t)bs_r256_transpose8x8(x) ^ 0x63636363u;
 }
 
 /*
  * AES-256 key expansion run to 120 words (FIPS-197 5.2 with Nb = 8), constant-time: only the
  * word index (public) decides branches. w receives 120 * 4 bytes, word i at w[4i], so round key
- * n is w[32n .. 32n + 31] in input byte order.
+ * n is w[32n .. 32n + 31] in input byte order. Words are handled as little-endian uint32_t
+ * (byte 0 least significant), so RotWord is a rotation right by 8.
  */
 BS_FN void bs_r256_key_expand(uint8_t *w, const uint8_t *key)
 {
-    uint8_t rcon = 1;
-    memcpy(w, key, 32);
+    uint32_t k[8];
+    uint32_t rcon = 1;
+    for (int i = 0; i < 8; i++) {
+        k[i] = bs_load_le32(key + 4 * i);
+        bs_store_le32(w + 4 * i, k[i]);
+    }
     for (int i = 8; i < 120; i++) {
-        uint8_t t[4];
-        memcpy(t, w + 4 * (i - 1), 4);
+        uint32_t t = k[(i - 1) & 7];
         if (i % 8 == 0) {
-            const uint8_t t0 = t[0];
-            t[0] = t[1];
-            t[1] = t[2];
-            t[2] = t[3];
-            t[3] = t0;
-            bs_r256_sub_word(t);
-            t[0] ^= rcon;
-            rcon = (uint8_t)((rcon << 1) ^ (0x1b & -(rcon >> 7)));
+            t = bs_r256_sub_word32((t >> 8) | (t << 24)) ^ rcon;
+            rcon = (rcon << 1) ^ (0x11bu & (0u - (rcon >> 7)));
         } else if (i % 8 == 4) {
-            bs_r256_sub_word(t);
+            t = bs_r256_sub_word32(t);
         }
-        for (int b = 0; b < 4; b++)
-            w[4 * i + b] = (uint8_t)(w[4 * (i - 8) + b] ^ t[b]);
+        k[i & 7] ^= t;
+        bs_store_le32(w + 4 * i, k[i & 7]);
     }
 }
 
 /*
  * Widens the expanded key into the mask layout above (15 * 256 words); round keys 1..14 absorb
- * the S-box constant 0x63 that the circuit leaves out.
+ * the S-box constant 0x63 that the circuit leaves out. The inner loops run over consecutive
+ * words (index 8r + c reads byte r + 4c), so that compilers vectorize them.
  */
-BS_FN void bs_r256_key_masks64(uint64_t *rk, const uint8_t *w)
-{
-    for (int round = 0; round <= BS_R256_ROUNDS; round++)
-        for (int p = 0; p < 32; p++) {
-            const unsigned b = (unsigned)w[32 * round + p] ^ (round ? 0x63u : 0u);
-            for (int j = 0; j < 8; j++)
-                rk[BS_R256_WORDS * round + bs_r256_index(p, j)] = (uint64_t)0 - ((b >> j) & 1);
-        }
-}
+#define BS_R256_DEFINE_KEY_MASKS(name, W)                                                          \
+    BS_FN void name(W *rk, const uint8_t *w)                                                       \
+    {                                                                                              \
+        for (int round = 0; round <= BS_R256_ROUNDS; round++) {                                    \
+            W b[32];                                                                               \
+            for (int i = 0; i < 32; i++)                                                           \
+                b[i] = (W)(w[32 * round + 4 * (i & 7) + (i >> 3)] ^ (round ? 0x63u : 0u));         \
+            for (int j = 0; j < 8; j++)                                                            \
+                for (int i = 0; i < 32; i++)                                                       \
+                    rk[BS_R256_WORDS * round + 32 * j + i] = (W)0 - ((b[i] >> j) & 1);             \
+        }                                                                                          \
+    }
 
-BS_FN void bs_r256_key_masks32(uint32_t *rk, const uint8_t *w)
-{
-    for (int round = 0; round <= BS_R256_ROUNDS; round++)
-        for (int p = 0; p < 32; p++) {
-            const unsigned b = (unsigned)w[32 * round + p] ^ (round ? 0x63u : 0u);
-            for (int j = 0; j < 8; j++)
-                rk[BS_R256_WORDS * round + bs_r256_index(p, j)] = (uint32_t)0 - ((b >> j) & 1);
-        }
-}
+BS_R256_DEFINE_KEY_MASKS(bs_r256_key_masks64, uint64_t)
+BS_R256_DEFINE_KEY_MASKS(bs_r256_key_masks32, uint32_t)
 
 #endif

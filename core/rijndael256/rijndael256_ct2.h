@@ -6,8 +6,8 @@
  * Layout (byte-sliced, as in rijndael256_m4.c but two blocks wide): q[j] bit 16r + 8b + c holds
  * bit j of state[r][c] (= byte r + 4c) of block b. So row r is the 16-bit lane r of every word,
  * the row below is the word rotated right by 16, ShiftRows rotates each 8-bit column field of
- * row r right by its offset (0, 1, 3, 4), and the S-box (bs_r256_sbox64, without the constant
- * 0x63, folded into round keys 1..14 as in rijndael256.h) runs on the eight words directly.
+ * row r right by its offset (0, 1, 3, 4), and the S-box circuit of rijndael256.h (without the
+ * constant 0x63, folded into round keys 1..14 as there) runs on the eight words directly.
  *
  * Packing: word c of each block (little-endian: byte lane r = row r) gives x_c = column c of
  * block 0 | column c of block 1 << 32, byte 4b + r; two byte swaps move byte 4b + r to 2r + b,
@@ -46,7 +46,8 @@ BS_FN void bs_r256_ct2_transpose(uint64_t *q)
 BS_FN void bs_r256_ct2_pack(uint64_t *q, const uint8_t *a, const uint8_t *b)
 {
     for (int c = 0; c < 8; c++) { /* byte 4b + r -> 2r + b */
-        const uint64_t x = (uint64_t)bs_load_le32(a + 4 * c) | (uint64_t)bs_load_le32(b + 4 * c) << 32;
+        const uint64_t lo = bs_load_le32(a + 4 * c), hi = bs_load_le32(b + 4 * c);
+        const uint64_t x = lo | hi << 32;
         q[c] = bs_r256_ct2_swap(bs_r256_ct2_swap(x, 0x00000000FFFF0000ull, 16),
                                 0x0000FF000000FF00ull, 8);
     }
@@ -124,7 +125,7 @@ BS_R256_CT2_DEFINE(bs_r256_ct2, uint64_t)
  * Four blocks in a pair of uint64_t lanes (blocks 0, 1 in lane 0; 2, 3 in lane 1), where GCC
  * or clang vector extensions map them to 128-bit registers. BS_R256_CT4 says it is there.
  */
-#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) &&                          \
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) &&                           \
     (defined(__SSE2__) || defined(__ARM_NEON))
 #define BS_R256_CT4 1
 typedef uint64_t bs_r256_v2 __attribute__((vector_size(16)));
@@ -135,8 +136,10 @@ BS_FN void bs_r256_ct4_pack(bs_r256_v2 *q, const uint8_t *in)
     uint64_t a[8], b[8];
     bs_r256_ct2_pack(a, in, in + BS_R256_BLOCK);
     bs_r256_ct2_pack(b, in + 2 * BS_R256_BLOCK, in + 3 * BS_R256_BLOCK);
-    for (int j = 0; j < 8; j++)
-        q[j] = (bs_r256_v2){a[j], b[j]};
+    for (int j = 0; j < 8; j++) {
+        const bs_r256_v2 x = {a[j], b[j]};
+        q[j] = x;
+    }
     bs_wipe(a, sizeof a);
     bs_wipe(b, sizeof b);
 }
