@@ -245,80 +245,121 @@ static void random_vs_reference(const bs_block_cipher *c, unsigned rounds)
 
 #ifdef BSEMB_HAVE_GCM256
 static bs_gcm256_ctx gcm;
+static uint64_t gf_hkey[BS_GHASH256_HKEY_WORDS];
+
+/* Every GHASH-256 implementation in this image: the portable ones, and PCLMULQDQ if present. */
+static size_t ghash_impls(const bs_ghash256_impl *out[4])
+{
+    size_t n = 0;
+    out[n++] = &bs_ghash256_ctmul64;
+    out[n++] = &bs_ghash256_ctmul32;
+    out[n++] = &bs_ghash256_ctshift32;
+    if (bs_ghash256_pclmul() != NULL)
+        out[n++] = bs_ghash256_pclmul();
+    return n;
+}
+
+/* A GF256-MUL stanza: (0 ^ X) * H with H = Y. Returns 1 if the stanza was one. */
+static int gf_mul_kat(const bsemb_kat *k, const bs_ghash256_impl *impl)
+{
+    size_t xl = 0, yl = 0, zl = 0;
+    const uint8_t *x = bsemb_kat_bytes(k, "X", &xl), *y = bsemb_kat_bytes(k, "Y", &yl);
+    const uint8_t *z = bsemb_kat_bytes(k, "Product", &zl);
+    uint8_t acc[32] = {0};
+    if (x == NULL || y == NULL || z == NULL || xl != 32 || yl != 32 || zl != 32) {
+        fail(k->file, k->line, "malformed GF256-MUL stanza");
+        return 0;
+    }
+    impl->init(gf_hkey, y);
+    impl->mul_blocks(gf_hkey, acc, x, 1);
+    checks++;
+    if (memcmp(acc, z, 32) != 0) {
+        printf("  GHASH-256 %s\n", impl->name);
+        fail(k->file, k->line, "GHASH-256 product differs");
+    }
+    return 1;
+}
+
+/* A RIJNDAEL-256-GCM stanza with GHASH by impl. Returns 1 if the stanza ran. */
+static int gcm_kat(const bsemb_kat *k, const bs_ghash256_impl *impl)
+{
+    size_t kl = 0, il = 0, al = 0, pl = 0, cl = 0, tl = 0;
+    const uint8_t *key = bsemb_kat_bytes(k, "Key", &kl), *iv = bsemb_kat_bytes(k, "IV", &il);
+    const uint8_t *aad = bsemb_kat_bytes(k, "AAD", &al);
+    const uint8_t *pt = bsemb_kat_bytes(k, "Plaintext", &pl);
+    const uint8_t *ct = bsemb_kat_bytes(k, "Ciphertext", &cl);
+    const uint8_t *tag = bsemb_kat_bytes(k, "Tag", &tl);
+    const char *result = bsemb_kat_text(k, "Result");
+    int must_fail = result != NULL && strcmp(result, "TAG_MISMATCH") == 0;
+    unsigned failures_before = failures;
+    if (key == NULL || iv == NULL || aad == NULL || pt == NULL || ct == NULL || tag == NULL ||
+        pl != cl || pl > sizeof buf_out) {
+        fail(k->file, k->line, "malformed GCM stanza");
+        return 0;
+    }
+    uint8_t got[32];
+    if (!must_fail) {
+        int rc = bs_gcm256_set_key(&gcm, key, kl);
+        bs_gcm256_set_ghash(&gcm, impl);
+        rc |= bs_gcm256_set_iv(&gcm, iv, il);
+        rc |= bs_gcm256_aad(&gcm, aad, al);
+        rc |= bs_gcm256_encrypt(&gcm, buf_out, pt, pl);
+        rc |= bs_gcm256_tag(&gcm, got, tl);
+        checks++;
+        if (rc != BS_OK)
+            fail(k->file, k->line, "GCM encryption call failed");
+        check_eq(buf_out, ct, cl, k->file, k->line, "GCM ciphertext differs");
+        check_eq(got, tag, tl, k->file, k->line, "GCM tag differs");
+    }
+    /* decryption in two pieces, AAD in two pieces */
+    int rc = bs_gcm256_set_key(&gcm, key, kl);
+    bs_gcm256_set_ghash(&gcm, impl);
+    rc |= bs_gcm256_set_iv(&gcm, iv, il);
+    rc |= bs_gcm256_aad(&gcm, aad, al / 2);
+    rc |= bs_gcm256_aad(&gcm, aad + al / 2, al - al / 2);
+    rc |= bs_gcm256_decrypt(&gcm, buf_out, ct, cl / 3);
+    rc |= bs_gcm256_decrypt(&gcm, buf_out + cl / 3, ct + cl / 3, cl - cl / 3);
+    checks++;
+    if (rc != BS_OK)
+        fail(k->file, k->line, "GCM decryption call failed");
+    int vrc = bs_gcm256_verify(&gcm, tag, tl);
+    checks++;
+    if (must_fail ? vrc != BS_ERR_AUTH : vrc != BS_OK)
+        fail(k->file, k->line, must_fail ? "a wrong tag was accepted" : "tag refused");
+    if (!must_fail)
+        check_eq(buf_out, pt, pl, k->file, k->line, "GCM decryption differs");
+    bs_gcm256_clear(&gcm);
+    if (failures != failures_before)
+        printf("  GHASH-256 %s\n", impl->name);
+    return 1;
+}
 
 static void gcm_kats(void)
 {
-    unsigned n = 0;
-    for (size_t s = 0; s < bsemb_kat_gcm_count; s++) {
-        const bsemb_kat *k = &bsemb_kat_gcm[s];
-        const char *name = bsemb_kat_text(k, "Cipher");
-        if (name != NULL && strcmp(name, "GF256-MUL") == 0) {
-            size_t xl = 0, yl = 0, zl = 0;
-            const uint8_t *x = bsemb_kat_bytes(k, "X", &xl), *y = bsemb_kat_bytes(k, "Y", &yl);
-            const uint8_t *z = bsemb_kat_bytes(k, "Product", &zl);
-            static uint64_t hkey[128];
-            uint8_t acc[32] = {0};
-            if (x == NULL || y == NULL || z == NULL || xl != 32 || yl != 32 || zl != 32) {
-                fail(k->file, k->line, "malformed GF256-MUL stanza");
-                continue;
-            }
-            /* (0 ^ X) * H with H = Y */
-            bs_ghash256_ctmul64.init(hkey, y);
-            bs_ghash256_ctmul64.mul_blocks(hkey, acc, x, 1);
-            check_eq(acc, z, 32, k->file, k->line, "GHASH-256 product differs");
-            n++;
-            continue;
+    const bs_ghash256_impl *impls[4];
+    size_t nimpl = ghash_impls(impls);
+    const bs_ghash256_impl *def = bs_ghash256_default();
+    printf("GHASH-256 default: %s%s\n", def != NULL ? def->name : "(none)",
+           def != NULL && !def->constant_time ? " (not constant-time)" : "");
+    if (def == NULL)
+        fail("gcm256", 0, "no default GHASH-256");
+    for (size_t g = 0; g < nimpl; g++) {
+        unsigned nmul = 0, ngcm = 0;
+        for (size_t s = 0; s < bsemb_kat_gcm_count; s++) {
+            const bsemb_kat *k = &bsemb_kat_gcm[s];
+            const char *name = bsemb_kat_text(k, "Cipher");
+            if (name != NULL && strcmp(name, "GF256-MUL") == 0)
+                nmul += (unsigned)gf_mul_kat(k, impls[g]);
+            else if (name != NULL && strcmp(name, "RIJNDAEL-256-GCM") == 0)
+                ngcm += (unsigned)gcm_kat(k, impls[g]);
         }
-        if (name == NULL || strcmp(name, "RIJNDAEL-256-GCM") != 0)
-            continue;
-        size_t kl = 0, il = 0, al = 0, pl = 0, cl = 0, tl = 0;
-        const uint8_t *key = bsemb_kat_bytes(k, "Key", &kl), *iv = bsemb_kat_bytes(k, "IV", &il);
-        const uint8_t *aad = bsemb_kat_bytes(k, "AAD", &al);
-        const uint8_t *pt = bsemb_kat_bytes(k, "Plaintext", &pl);
-        const uint8_t *ct = bsemb_kat_bytes(k, "Ciphertext", &cl);
-        const uint8_t *tag = bsemb_kat_bytes(k, "Tag", &tl);
-        const char *result = bsemb_kat_text(k, "Result");
-        int must_fail = result != NULL && strcmp(result, "TAG_MISMATCH") == 0;
-        if (key == NULL || iv == NULL || aad == NULL || pt == NULL || ct == NULL || tag == NULL ||
-            pl != cl || pl > sizeof buf_out) {
-            fail(k->file, k->line, "malformed GCM stanza");
-            continue;
-        }
-        uint8_t got[32];
-        if (!must_fail) {
-            int rc = bs_gcm256_set_key(&gcm, key, kl);
-            rc |= bs_gcm256_set_iv(&gcm, iv, il);
-            rc |= bs_gcm256_aad(&gcm, aad, al);
-            rc |= bs_gcm256_encrypt(&gcm, buf_out, pt, pl);
-            rc |= bs_gcm256_tag(&gcm, got, tl);
-            checks++;
-            if (rc != BS_OK)
-                fail(k->file, k->line, "GCM encryption call failed");
-            check_eq(buf_out, ct, cl, k->file, k->line, "GCM ciphertext differs");
-            check_eq(got, tag, tl, k->file, k->line, "GCM tag differs");
-        }
-        /* decryption in two pieces, AAD in two pieces */
-        int rc = bs_gcm256_set_key(&gcm, key, kl);
-        rc |= bs_gcm256_set_iv(&gcm, iv, il);
-        rc |= bs_gcm256_aad(&gcm, aad, al / 2);
-        rc |= bs_gcm256_aad(&gcm, aad + al / 2, al - al / 2);
-        rc |= bs_gcm256_decrypt(&gcm, buf_out, ct, cl / 3);
-        rc |= bs_gcm256_decrypt(&gcm, buf_out + cl / 3, ct + cl / 3, cl - cl / 3);
-        checks++;
-        if (rc != BS_OK)
-            fail(k->file, k->line, "GCM decryption call failed");
-        int vrc = bs_gcm256_verify(&gcm, tag, tl);
-        checks++;
-        if (must_fail ? vrc != BS_ERR_AUTH : vrc != BS_OK)
-            fail(k->file, k->line, must_fail ? "a wrong tag was accepted" : "tag refused");
-        if (!must_fail)
-            check_eq(buf_out, pt, pl, k->file, k->line, "GCM decryption differs");
-        bs_gcm256_clear(&gcm);
-        n++;
+        if (nmul == 0)
+            fail("rijndael256-gcm.kat", 0, "no GF256-MUL stanza ran");
+        if (ngcm < 8)
+            fail("rijndael256-gcm.kat", 0, "too few GCM stanzas ran");
+        printf("GHASH-256 %-9s: %u field products, %u GCM stanzas\n", impls[g]->name, nmul,
+               ngcm);
     }
-    if (n < 8)
-        fail("rijndael256-gcm.kat", 0, "too few GCM stanzas ran");
-    printf("GCM-256: %u stanzas\n", n);
 }
 #endif
 

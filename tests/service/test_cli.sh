@@ -13,7 +13,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; [ -f "$work/daemon.log" ] && tail -20 "$work/daemon.log" >&2; exit 1; }
+fail() { echo "FAIL: $*" >&2; umount "$work/full" 2>/dev/null || true; [ -f "$work/daemon.log" ] && tail -20 "$work/daemon.log" >&2; exit 1; }
 
 "$BITSLICED" --socket "$sock" 2>"$work/daemon.log" &
 dpid=$!
@@ -142,3 +142,21 @@ if "$BITSLICE" keysearch --cpu -c PRESENT-80 -k 00000000000000000000 -m 00000000
     fail "keysearch found a key outside its search space: $(cat ks2.txt)"
 fi
 echo "ok: keysearch finds a planted key and reports none outside the space"
+
+# A full disk: seal and open fail with the reason and leave no file (needs root to mount a
+# small tmpfs; skipped, and said so, where mounting is not allowed).
+mkdir -p full
+if mount -t tmpfs -o size=256k tmpfs full 2>/dev/null; then
+    head -c $((1 << 20)) /dev/urandom >onemeg
+    "$BITSLICE" seal -k key -o full/x.bs onemeg 2>seal_err && fail "seal onto a full disk succeeded"
+    grep -q 'No space left on device' seal_err || { umount full; fail "seal: $(cat seal_err)"; }
+    "$BITSLICE" seal -k key -o onemeg.bs onemeg || { umount full; fail "seal"; }
+    "$BITSLICE" open -k key -o full/x onemeg.bs 2>open_err && fail "open onto a full disk succeeded"
+    grep -q 'No space left on device' open_err || { umount full; fail "open: $(cat open_err)"; }
+    left=$(ls -A full)
+    umount full
+    [ -z "$left" ] || fail "files left on the full disk: $left"
+    echo "ok: full disk -> clear error, nothing left behind"
+else
+    echo "skip: full-disk check (cannot mount a tmpfs here)"
+fi
