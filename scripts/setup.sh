@@ -21,7 +21,14 @@ if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 SUDO=
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
+if [ "$(id -u)" -ne 0 ]; then
+  if ! command -v sudo >/dev/null; then
+    echo "setup: missing packages: ${missing[*]}" >&2
+    echo "setup: run this script as root (for example: su -c 'bash scripts/setup.sh')" >&2
+    exit 1
+  fi
+  SUDO=sudo
+fi
 echo "setup: installing ${missing[*]}"
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -36,6 +36,8 @@ main_build() {
   meson test -C build --num-processes "$jobs" --print-errorlogs
 }
 
+# The packages first (installs only what is missing; asks for sudo if not root).
+bash scripts/setup.sh || exit 1
 stage "meson test (build/)" main_build
 for s in scripts/test.d/*.sh; do
   [ -e "$s" ] || continue
