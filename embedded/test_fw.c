@@ -357,8 +357,7 @@ static void gcm_kats(void)
             fail("rijndael256-gcm.kat", 0, "no GF256-MUL stanza ran");
         if (ngcm < 8)
             fail("rijndael256-gcm.kat", 0, "too few GCM stanzas ran");
-        printf("GHASH-256 %-9s: %u field products, %u GCM stanzas\n", impls[g]->name, nmul,
-               ngcm);
+        printf("GHASH-256 %-9s: %u field products, %u GCM stanzas\n", impls[g]->name, nmul, ngcm);
     }
 }
 #endif

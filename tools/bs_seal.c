@@ -332,8 +332,10 @@ int bs_cmd_seal(int argc, char **argv)
         return 1;
     }
     io f;
-    if (open_files(&o, &f) != 0)
+    if (open_files(&o, &f) != 0) {
+        bsf_keys_wipe(&keys);
         return close_files(&f, &o, 0);
+    }
     uint8_t hdr[BSF_HEADER_LEN];
     bsf_header_encode(hdr, &h);
     bsf_header_tag(&keys, hdr, h.tag);
@@ -350,6 +352,7 @@ int bs_cmd_seal(int argc, char **argv)
     if (buf == NULL || bs_keysrc_init(&ks, &keys, cs, !o.no_daemon, o.socket, o.verbose) != 0) {
         fprintf(stderr, "bitslice: out of memory\n");
         free(buf);
+        bsf_keys_wipe(&keys);
         return close_files(&f, &o, 0);
     }
     progress pr = {isatty(2) && !o.quiet, f.in_size, 0, {0, 0}, {0, 0}};
@@ -432,6 +435,7 @@ int bs_cmd_open(int argc, char **argv)
     if (buf == NULL || bs_keysrc_init(&ks, &keys, cs, !o.no_daemon, o.socket, o.verbose) != 0) {
         fprintf(stderr, "bitslice: out of memory\n");
         free(buf);
+        bsf_keys_wipe(&keys);
         return close_files(&f, &o, 0);
     }
     progress pr = {isatty(2) && !o.quiet, body, 0, {0, 0}, {0, 0}};

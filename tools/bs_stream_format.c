@@ -60,19 +60,18 @@ int bsf_keys_derive(bsf_keys *k, const uint8_t master[32], const uint8_t nonce[1
     if (k->cipher == NULL)
         return -1;
     if (bs_kdf_hkdf(master, 32, nonce, 16, "bitslice-stream-v1 header", k->header_key, 32) != 0 ||
-        bs_kdf_hkdf(master, 32, nonce, 16, "bitslice-stream-v1 payload", k->payload_key, 32) != 0)
+        bs_kdf_hkdf(master, 32, nonce, 16, "bitslice-stream-v1 payload", k->payload_key, 32) != 0 ||
+        bs_gcm256_set_key(&k->payload_gcm, k->payload_key, 32) != BS_OK) {
+        bsf_keys_wipe(k);
         return -1;
+    }
     k->cipher->set_key(&k->ks, k->payload_key);
-    uint8_t zero[32] = {0}, h[32];
-    k->cipher->encrypt(&k->ks, h, zero, 1);
-    k->ghash = bs_ghash256_default();
-    k->ghash->init(k->hkey, h);
-    bs_wipe(h, sizeof h);
     return 0;
 }
 
 void bsf_keys_wipe(bsf_keys *k)
 {
+    bs_gcm256_clear(&k->payload_gcm);
     bs_wipe(k, sizeof *k);
 }
 
@@ -112,41 +111,39 @@ void bsf_chunk_keystream(const bsf_keys *k, uint64_t index, int last, size_t len
 /*
  * A chunk is RIJNDAEL-256-GCM under the payload key with its 28-byte IV, computed by
  * core/modes/gcm256 from keystream made elsewhere: ks = E_K(J0) || the data keystream. With
- * both given, J0 feeds nothing here, so the context's IV is a placeholder. The calls cannot
- * fail: bsf_keys_derive found the RIJNDAEL-256 core, and the lengths are in range.
+ * both given, J0 feeds nothing here, so the context's IV is a placeholder. The context was keyed
+ * by bsf_keys_derive; a new IV starts the chunk, and tag/verify leave the key in place. The
+ * calls cannot fail: the context is keyed, and the lengths are in range.
  */
-static void chunk_ctx(const bsf_keys *k, const uint8_t *ks, bs_gcm256_ctx *g)
+static bs_gcm256_ctx *chunk_ctx(bsf_keys *k, const uint8_t *ks)
 {
     static const uint8_t iv_unused[BSF_IV_LEN];
-    bs_gcm256_set_key(g, k->payload_key, 32);
+    bs_gcm256_ctx *g = &k->payload_gcm;
     bs_gcm256_set_iv(g, iv_unused, sizeof iv_unused);
     bs_gcm256_set_ekj0(g, ks);
+    return g;
 }
 
-void bsf_chunk_seal(const bsf_keys *k, const uint8_t *ks, uint8_t *ct, const uint8_t *pt,
-                    size_t len, uint8_t tag[32])
+void bsf_chunk_seal(bsf_keys *k, const uint8_t *ks, uint8_t *ct, const uint8_t *pt, size_t len,
+                    uint8_t tag[32])
 {
-    bs_gcm256_ctx g;
-    chunk_ctx(k, ks, &g);
-    bs_gcm256_encrypt_ks(&g, ct, pt, len, ks + 32);
-    bs_gcm256_tag(&g, tag, 32);
-    bs_gcm256_clear(&g);
+    bs_gcm256_ctx *g = chunk_ctx(k, ks);
+    bs_gcm256_encrypt_ks(g, ct, pt, len, ks + 32);
+    bs_gcm256_tag(g, tag, 32);
 }
 
-int bsf_chunk_open(const bsf_keys *k, const uint8_t *ks, uint8_t *pt, const uint8_t *ct, size_t len,
+int bsf_chunk_open(bsf_keys *k, const uint8_t *ks, uint8_t *pt, const uint8_t *ct, size_t len,
                    const uint8_t tag[32])
 {
-    bs_gcm256_ctx g;
-    chunk_ctx(k, ks, &g);
+    bs_gcm256_ctx *g = chunk_ctx(k, ks);
     /* Authenticate first: the plaintext goes to a scratch piece and is dropped. */
     uint8_t scratch[4096];
     for (size_t off = 0; off < len; off += sizeof scratch) {
         size_t n = len - off < sizeof scratch ? len - off : sizeof scratch;
-        bs_gcm256_decrypt_ks(&g, scratch, ct + off, n, ks + 32 + off);
+        bs_gcm256_decrypt_ks(g, scratch, ct + off, n, ks + 32 + off);
     }
     bs_wipe(scratch, sizeof scratch);
-    int rc = bs_gcm256_verify(&g, tag, 32);
-    bs_gcm256_clear(&g);
+    int rc = bs_gcm256_verify(g, tag, 32);
     if (rc != BS_OK)
         return BS_ERR_AUTH;
     for (size_t i = 0; i < len; i++)

@@ -37,11 +37,11 @@ typedef struct bsf_header {
 
 typedef struct bsf_keys {
     const bs_block_cipher *cipher;
-    const bs_ghash256_impl *ghash;
     uint8_t header_key[32];
     uint8_t payload_key[32];
-    bs_key_schedule ks; /* payload key schedule, for H and the in-process keystream */
-    BS_ALIGN(32) uint64_t hkey[BS_GHASH256_HKEY_WORDS];
+    bs_key_schedule ks; /* payload key schedule, for the in-process keystream */
+    /* Keyed once with the payload key; each chunk only sets a new IV (no key schedule). */
+    bs_gcm256_ctx payload_gcm;
 } bsf_keys;
 
 /* Writes the 80 header bytes (tag included). */
@@ -49,7 +49,10 @@ void bsf_header_encode(uint8_t out[BSF_HEADER_LEN], const bsf_header *h);
 /* Parses and range-checks (the tag is checked by bsf_header_verify). 0 or -1 + msg. */
 int bsf_header_decode(const uint8_t in[BSF_HEADER_LEN], bsf_header *h, char *err, size_t errlen);
 
-/* Derives the header and payload keys from the master key and the header's nonce. 0 or -1. */
+/*
+ * Derives the header and payload keys from the master key and the header's nonce, and keys the
+ * payload GCM context. 0 or -1. Release with bsf_keys_wipe.
+ */
 int bsf_keys_derive(bsf_keys *k, const uint8_t master[32], const uint8_t nonce[16]);
 void bsf_keys_wipe(bsf_keys *k);
 /* The header tag over the first 48 bytes of the encoded header. */
@@ -61,11 +64,17 @@ void bsf_chunk_j0(uint8_t j0[32], uint64_t index, int last);
 uint64_t bsf_chunk_ks_blocks(size_t len);
 /* In-process keystream for a chunk: bsf_chunk_ks_blocks(len) blocks from J0. */
 void bsf_chunk_keystream(const bsf_keys *k, uint64_t index, int last, size_t len, uint8_t *out);
-/* Seals len bytes with the chunk's keystream ks: ct (may equal pt) and the 32-byte tag. */
-void bsf_chunk_seal(const bsf_keys *k, const uint8_t *ks, uint8_t *ct, const uint8_t *pt,
-                    size_t len, uint8_t tag[32]);
-/* Checks the tag first, then decrypts: 0, or BS_ERR_AUTH with pt untouched. */
-int bsf_chunk_open(const bsf_keys *k, const uint8_t *ks, uint8_t *pt, const uint8_t *ct, size_t len,
+/*
+ * Seals len bytes with the chunk's keystream ks: ct (may equal pt) and the 32-byte tag. Uses
+ * k's payload GCM context, so one thread at a time per bsf_keys.
+ */
+void bsf_chunk_seal(bsf_keys *k, const uint8_t *ks, uint8_t *ct, const uint8_t *pt, size_t len,
+                    uint8_t tag[32]);
+/*
+ * Checks the tag first, then decrypts: 0, or BS_ERR_AUTH with pt untouched. As seal, one
+ * thread at a time per bsf_keys.
+ */
+int bsf_chunk_open(bsf_keys *k, const uint8_t *ks, uint8_t *pt, const uint8_t *ct, size_t len,
                    const uint8_t tag[32]);
 
 #endif
