@@ -32,9 +32,13 @@ const char *bs_strerror(int err);
 
 /*
  * The largest key schedule any core needs, in bytes (each core checks at compile time). Host
- * cores may store round keys pre-expanded to all-zero/all-one lane masks, hence the size.
+ * cores may store round keys pre-expanded to all-zero/all-one lane masks, hence the size. A
+ * build with only the MCU variants (-Dhost_cores=disabled) passes its own, smaller value; every
+ * file that uses these types must then see the same value (bs_core_dep carries it).
  */
+#ifndef BS_KS_MAX
 #define BS_KS_MAX 32768
+#endif
 /* The largest block, in bytes. */
 #define BS_BLOCK_MAX 32
 /* The most blocks any core processes in one bitsliced pass. */

@@ -362,14 +362,43 @@ static void gcm_kats(void)
 }
 #endif
 
+/*
+ * Every cipher whose reference is linked in has an implementation in the registry; a build
+ * without the 64-lane cores (BSEMB_MCU_ONLY) lists none of them.
+ */
+static void registry_coverage(void)
+{
+    static const char *const names[] = {"PRESENT-80", "PRESENT-128", "GIFT-64", "GIFT-128",
+                                        "RIJNDAEL-256"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        checks++;
+        if (bs_ref_by_name(names[i]) != NULL && bs_block_cipher_by_name(names[i]) == NULL)
+            fail(names[i], 0, "reference linked in, but no implementation in the registry");
+    }
+#ifdef BSEMB_MCU_ONLY
+    for (size_t i = 0; bs_block_ciphers[i] != NULL; i++) {
+        checks++;
+        if (strcmp(bs_block_ciphers[i]->impl, "bs64") == 0)
+            fail(bs_block_ciphers[i]->name, 0, "64-lane core in an MCU-only build");
+    }
+#endif
+}
+
 int main(void)
 {
     size_t nimpl = registry_size();
     printf("bitslice firmware tests: %u implementations\n", (unsigned)nimpl);
+    printf("sizes: bs_key_schedule %u, bs_ctr_ctx %u", (unsigned)sizeof(bs_key_schedule),
+           (unsigned)sizeof(bs_ctr_ctx));
+#ifdef BSEMB_HAVE_GCM256
+    printf(", bs_gcm256_ctx %u", (unsigned)sizeof(bs_gcm256_ctx));
+#endif
+    printf(" bytes\n");
     if (nimpl == 0 || nimpl > sizeof kat_hits / sizeof kat_hits[0]) {
         printf("FAIL: unexpected number of implementations\n");
         return 1;
     }
+    registry_coverage();
     block_kats(bsemb_kat_block, bsemb_kat_block_count);
     block_kats(bsemb_kat_gcm, bsemb_kat_gcm_count); /* its RIJNDAEL-256 intermediates */
     for (size_t i = 0; i < nimpl; i++) {

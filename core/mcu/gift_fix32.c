@@ -36,6 +36,11 @@
  */
 #include "mcu.h"
 
+_Static_assert(sizeof(uint32_t[BS_GIFT128_FIX32_RK_WORDS]) <= BS_KS_MAX,
+               "GIFT-128 fix32 round keys exceed BS_KS_MAX");
+_Static_assert(sizeof(uint32_t[BS_GIFT64_FIX32_RK_WORDS]) <= BS_KS_MAX,
+               "GIFT-64 fix32 round keys exceed BS_KS_MAX");
+
 static inline uint32_t ror32(uint32_t x, unsigned n)
 {
     return (x >> n) | (x << ((32 - n) & 31));

@@ -50,22 +50,37 @@ void bs_r256m4_addroundkey(uint32_t q[8], const uint32_t rk[8]);
 void bs_r256m4_encrypt_block(const uint32_t *rk, uint8_t *out, const uint8_t *in);
 
 /*
- * Registry entries (bs_common.c splices this list into bs_block_ciphers). A variant is listed
- * only with its cipher's folder, whose reference the tests need.
+ * Round-key words each variant keeps at the start of its bs_key_schedule (each file asserts
+ * they fit in BS_KS_MAX). A build without the 64-lane cores sizes BS_KS_MAX from
+ * BS_MCU_KS_BYTES, the largest (core/meson.build).
  */
-#ifdef BS_HAVE_RIJNDAEL256
+#define BS_PRESENT_BS32_RK_WORDS (4 * 32)  /* 32 round keys, 4 slices */
+#define BS_GIFT64_FIX32_RK_WORDS (3 * 28)  /* 28 rounds, 3 words */
+#define BS_GIFT128_FIX32_RK_WORDS (3 * 40) /* 40 rounds, 3 words */
+#define BS_R256_M4_RK_WORDS (8 * 15)       /* 15 round keys, 8 slices */
+#define BS_MCU_MAX_(a, b) ((a) > (b) ? (a) : (b))
+#define BS_MCU_KS_BYTES                                                                            \
+    (4 * BS_MCU_MAX_(BS_MCU_MAX_(BS_PRESENT_BS32_RK_WORDS, BS_GIFT64_FIX32_RK_WORDS),              \
+                     BS_MCU_MAX_(BS_GIFT128_FIX32_RK_WORDS, BS_R256_M4_RK_WORDS)))
+
+/*
+ * Registry entries (bs_common.c splices this list into bs_block_ciphers). A variant is listed
+ * only with its cipher's folder, whose reference the tests need: BS_HAVE_<NAME> when the
+ * folder builds its 64-lane core too, BS_HAVE_MCU_<NAME> when it leaves it out.
+ */
+#if defined(BS_HAVE_RIJNDAEL256) || defined(BS_HAVE_MCU_RIJNDAEL256)
 #define BS_MCU_LIST_R256 &bs_rijndael256_m4,
 #else
 #define BS_MCU_LIST_R256
 #endif
 
-#ifdef BS_HAVE_GIFT
+#if defined(BS_HAVE_GIFT) || defined(BS_HAVE_MCU_GIFT)
 #define BS_MCU_LIST_GIFT &bs_gift64_fix32, &bs_gift128_fix32,
 #else
 #define BS_MCU_LIST_GIFT
 #endif
 
-#ifdef BS_HAVE_PRESENT
+#if defined(BS_HAVE_PRESENT) || defined(BS_HAVE_MCU_PRESENT)
 #define BS_MCU_LIST_PRESENT &bs_present80_bs32, &bs_present128_bs32,
 #else
 #define BS_MCU_LIST_PRESENT

@@ -21,6 +21,9 @@
  */
 #include "mcu.h"
 
+_Static_assert(sizeof(uint32_t[BS_PRESENT_BS32_RK_WORDS]) <= BS_KS_MAX,
+               "PRESENT bs32 round keys exceed BS_KS_MAX");
+
 #define PRESENT_SBOX(x0, x1, x2, x3) /* x0 = most significant slice; in place */                   \
     do {                                                                                           \
         uint32_t t1_ = (x2) ^ (x1), t2_ = (x1)&t1_, t3_ = (x0) ^ t2_, t4_, y2_;                    \

@@ -17,6 +17,9 @@
  */
 #include "mcu.h"
 
+_Static_assert(sizeof(uint32_t[BS_R256_M4_RK_WORDS]) <= BS_KS_MAX,
+               "Rijndael-256 m4 round keys exceed BS_KS_MAX");
+
 #define R256_NR 14
 
 /* The round functions are inlined at every level, so the state stays in registers (-O2 would

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Cross builds for Cortex-M3, Cortex-M4 and RV32I, each running the KAT firmware under QEMU
-# (embedded/README.md). Reuses build-m3, build-m4 and build-rv32 when they are configured.
+# (embedded/README.md), and the Cortex-M4 build with only the MCU variants
+# (-Dhost_cores=disabled, small key schedules). Reuses build-m3, build-m4, build-rv32 and
+# build-mcuonly-m4 when they are configured.
 set -uo pipefail
 top=${BS_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$top"
 status=0
-for target in m3:cortex-m3 m4:cortex-m4 rv32:rv32i; do
-  dir=build-${target%%:*}
-  cross=embedded/cross/${target#*:}.ini
-  echo "--- ${target#*:} ($dir)"
+# dir:cross file[:meson option]
+for target in m3:cortex-m3 m4:cortex-m4 rv32:rv32i mcuonly-m4:cortex-m4:-Dhost_cores=disabled; do
+  IFS=: read -r name cross_name opt <<<"$target"
+  dir=build-$name
+  cross=embedded/cross/$cross_name.ini
+  echo "--- $cross_name${opt:+ $opt} ($dir)"
   if [ ! -d "$dir/meson-private" ]; then
-    if ! meson setup "$dir" --cross-file "$cross" >/dev/null; then
+    if ! meson setup "$dir" --cross-file "$cross" ${opt:+"$opt"} >/dev/null; then
       echo "meson setup $dir failed"
       status=1
       continue
