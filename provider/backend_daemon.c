@@ -87,8 +87,9 @@ const bsprov_ctr_backend bsprov_ctr_daemon = {
 /*
  * RIJNDAEL-256-GCM: bs_gcm256_ctx keeps the state machine, GHASH and the tag in-process; for a
  * 28-byte IV (J0 = IV || 00000001, and inc32 from it never wraps within the data limit) the
- * data keystream and E_K(J0) come from a bsd_stream started at J0, through
- * bs_gcm256_encrypt_ks / decrypt_ks. Same threshold, timeouts and fallback as CTR.
+ * data keystream comes from a bsd_stream started at J0 + 1, through bs_gcm256_encrypt_ks /
+ * decrypt_ks; E_K(J0) is always computed in-process. Same threshold, timeouts and fallback as
+ * CTR.
  */
 #define GCM_BL 32
 #define GCM_DATA_MAX (BS_GCM256_MAX_BLOCKS * GCM_BL)
@@ -168,7 +169,11 @@ static int dgcm_aad(void *bctx, const uint8_t *aad, size_t len)
     return bs_gcm256_aad(&((dgcm *)bctx)->g, aad, len);
 }
 
-/* Opens the stream at the message's position (a block boundary); E_K(J0) when at the start. */
+/*
+ * Opens the stream at the message's next data block (a block boundary). E_K(J0), the tag mask,
+ * is never taken from the daemon: bs_gcm256 computes it in-process at the tag, so a faulty
+ * daemon can garble data but cannot choose the mask of an authentication tag.
+ */
 static void dgcm_start(dgcm *x)
 {
     long long last = atomic_load(&gcm_last_failure_ms);
@@ -177,22 +182,11 @@ static void dgcm_start(dgcm *x)
         return;
     }
     const bs_block_cipher *c = x->g.cipher;
-    const uint64_t data_blocks = x->g.data_len / GCM_BL;
     uint8_t counter[GCM_BL];
     memcpy(counter, x->g.j0, GCM_BL);
-    /* J0 itself at the start (its block is the tag mask), else the next data block. */
-    bs_ctr_add(counter, GCM_BL, data_blocks == 0 ? 0 : 1 + data_blocks);
+    bs_ctr_add(counter, GCM_BL, 1 + x->g.data_len / GCM_BL);
     bsd_stream_opts so = {x->socket_path, x->connect_timeout_ms, x->timeout_ms, 0, 0};
     int r = bsd_stream_open(&so, c->name, x->key, sizeof x->key, counter, &x->stream);
-    if (r == 0 && data_blocks == 0) {
-        uint8_t ekj0[GCM_BL];
-        r = bsd_stream_read(x->stream, ekj0, GCM_BL);
-        if (r == 0)
-            bs_gcm256_set_ekj0(&x->g, ekj0);
-        OPENSSL_cleanse(ekj0, sizeof ekj0);
-        if (r != 0)
-            dgcm_stop(x);
-    }
     if (r != 0) {
         x->stream = NULL;
         x->fallback = r;

@@ -20,7 +20,15 @@ typedef struct bsprov_ctr_cctx {
     const bsprov_ctr_backend *be;
     void *bctx;
     uint8_t iv[16];
-    uint64_t limit; /* blocks per key */
+    uint8_t updated_iv[BS_BLOCK_MAX]; /* what an octet_ptr updated-iv points at */
+    uint64_t limit;                   /* blocks per key */
+    /*
+     * The per-key block count across key-only re-inits, which continue the stream under a key
+     * whose backend count restarts at 0: `carried` blocks were used before the backend's last
+     * set_key (its limit is lowered by that much), `seg_done` in finished IV segments since,
+     * and the current segment started at counter (low 64 bits) `seg_start`.
+     */
+    uint64_t carried, seg_done, seg_start;
     unsigned padding;
     int enc, key_set, iv_set;
 } bsprov_ctr_cctx;
@@ -161,37 +169,89 @@ void *bsprov_ctr_dupctx(void *vctx)
     return ctx;
 }
 
+/* The low 64 bits of the next counter block: block counts are differences of these. */
+static uint64_t ctr_low64(const bsprov_ctr_cctx *ctx)
+{
+    uint8_t counter[BS_BLOCK_MAX];
+    unsigned num;
+    uint64_t v = 0;
+    const size_t bl = ctx->core->block_len;
+    ctx->be->get_position(ctx->bctx, counter, &num);
+    for (size_t i = bl - 8; i < bl; i++)
+        v = v << 8 | counter[i];
+    OPENSSL_cleanse(counter, sizeof counter);
+    return v;
+}
+
+static uint64_t backend_limit(const bsprov_ctr_cctx *ctx)
+{
+    return ctx->limit > ctx->carried ? ctx->limit - ctx->carried : 0;
+}
+
+static int ctr_check_params(const bsprov_ctr_cctx *ctx, const OSSL_PARAM params[], int ready);
+static int ctr_apply_params(bsprov_ctr_cctx *ctx, const OSSL_PARAM params[]);
+
+/*
+ * As OpenSSL's CTR: a new IV restarts the stream there; an init without one keeps the counter
+ * and moves to the next block boundary (num = 0), under the new key if one is given. Nothing is
+ * changed until every length and param has been checked.
+ */
 static int ctr_init(bsprov_ctr_cctx *ctx, int enc, const unsigned char *key, size_t keylen,
                     const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
 {
     const bsprov_cipher_info *info = ctx->info;
     int rc;
 
-    ctx->enc = enc;
+    if (key != NULL && keylen != info->key_len) {
+        BSPROV_RAISE(ctx->prov, BSPROV_R_KEY_LENGTH, "%s: key length %zu not allowed (%zu)",
+                     info->name, keylen, info->key_len);
+        return 0;
+    }
+    if (iv != NULL && ivlen != info->iv_len) {
+        BSPROV_RAISE(ctx->prov, BSPROV_R_IV_LENGTH, "%s: IV length %zu not allowed (%zu)",
+                     info->name, ivlen, info->iv_len);
+        return 0;
+    }
+    if (!ctr_check_params(ctx, params,
+                          (ctx->key_set || key != NULL) && (ctx->iv_set || iv != NULL)))
+        return 0;
+
+    const int running = ctx->key_set && ctx->iv_set;
     if (key != NULL) {
-        if (keylen != info->key_len) {
-            BSPROV_RAISE(ctx->prov, BSPROV_R_KEY_LENGTH, "%s: key length %zu not allowed (%zu)",
-                         info->name, keylen, info->key_len);
-            return 0;
-        }
+        uint64_t used = 0;
+        if (running && iv == NULL) /* the stream goes on: so does its block count */
+            used = ctx->carried + ctx->seg_done + (ctr_low64(ctx) - ctx->seg_start);
         if ((rc = ctx->be->set_key(ctx->bctx, key, keylen, ctx->limit)) != BS_OK)
             return ctr_fail(ctx, rc);
         ctx->key_set = 1;
+        ctx->carried = used;
+        ctx->seg_done = 0;
+        if (used != 0 && (rc = ctx->be->set_block_limit(ctx->bctx, backend_limit(ctx))) != BS_OK)
+            return ctr_fail(ctx, rc);
+        if (ctx->iv_set)
+            ctx->seg_start = ctr_low64(ctx);
+    } else if (running && iv == NULL) {
+        if ((rc = ctx->be->set_num(ctx->bctx, 0)) != BS_OK)
+            return ctr_fail(ctx, rc);
     }
     if (iv != NULL) {
-        if (ivlen != info->iv_len) {
-            BSPROV_RAISE(ctx->prov, BSPROV_R_IV_LENGTH, "%s: IV length %zu not allowed (%zu)",
-                         info->name, ivlen, info->iv_len);
-            return 0;
-        }
+        if (ctx->key_set && ctx->iv_set && key == NULL)
+            ctx->seg_done += ctr_low64(ctx) - ctx->seg_start;
         memcpy(ctx->iv, iv, ivlen);
         ctx->iv_set = 1;
+        if (ctx->key_set) {
+            if ((rc = ctx->be->set_iv(ctx->bctx, ctx->iv, info->iv_len)) != BS_OK)
+                return ctr_fail(ctx, rc);
+            ctx->seg_start = ctr_low64(ctx);
+        }
+    } else if (key != NULL && ctx->iv_set && !running) {
+        /* The IV came before the first key: the stream starts at it now. */
+        if ((rc = ctx->be->set_iv(ctx->bctx, ctx->iv, info->iv_len)) != BS_OK)
+            return ctr_fail(ctx, rc);
+        ctx->seg_start = ctr_low64(ctx);
     }
-    /* Every init restarts the stream at the last IV given. */
-    if (ctx->key_set && ctx->iv_set &&
-        (rc = ctx->be->set_iv(ctx->bctx, ctx->iv, info->iv_len)) != BS_OK)
-        return ctr_fail(ctx, rc);
-    return bsprov_ctr_set_ctx_params(ctx, params);
+    ctx->enc = enc;
+    return ctr_apply_params(ctx, params);
 }
 
 int bsprov_ctr_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
@@ -350,7 +410,9 @@ int bsprov_ctr_get_ctx_params(void *vctx, OSSL_PARAM params[])
         return 0;
     }
     /* For Rijndael-256 the next counter block is 32 bytes (IV || block count). */
-    if (pupd != NULL && !OSSL_PARAM_set_octet_string(pupd, counter, bl)) {
+    memcpy(ctx->updated_iv, counter, bl);
+    OPENSSL_cleanse(counter, sizeof counter);
+    if (pupd != NULL && !set_octets(pupd, ctx->updated_iv, bl)) {
         BSPROV_RAISE(ctx->prov, BSPROV_R_BUFFER,
                      "%s: updated-iv is the %zu-byte counter block; buffer of %zu bytes", name, bl,
                      pupd->data_size);
@@ -359,12 +421,11 @@ int bsprov_ctr_get_ctx_params(void *vctx, OSSL_PARAM params[])
     return 1;
 }
 
-int bsprov_ctr_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+/* Every check of set_ctx_params, changing nothing; ready: key and IV will be set. */
+static int ctr_check_params(const bsprov_ctr_cctx *ctx, const OSSL_PARAM params[], int ready)
 {
-    bsprov_ctr_cctx *ctx = (bsprov_ctr_cctx *)vctx;
     const bsprov_cipher_info *info = ctx->info;
     const OSSL_PARAM *p;
-    int rc;
 
     if (params == NULL)
         return 1;
@@ -384,11 +445,13 @@ int bsprov_ctr_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             return 0;
         }
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL &&
-        !OSSL_PARAM_get_uint(p, &ctx->padding)) {
-        BSPROV_RAISE(ctx->prov, BSPROV_R_ARG, "%s: padding must be an unsigned integer",
-                     info->name);
-        return 0;
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL) {
+        unsigned v;
+        if (!OSSL_PARAM_get_uint(p, &v)) {
+            BSPROV_RAISE(ctx->prov, BSPROV_R_ARG, "%s: padding must be an unsigned integer",
+                         info->name);
+            return 0;
+        }
     }
     if ((p = OSSL_PARAM_locate_const(params, BSPROV_PARAM_LIMIT64_BLOCKS)) != NULL &&
         is_block64(ctx)) {
@@ -400,9 +463,6 @@ int bsprov_ctr_set_ctx_params(void *vctx, const OSSL_PARAM params[])
                          info->name, (unsigned long long)ctx->prov->limit64_blocks);
             return 0;
         }
-        ctx->limit = v;
-        if (ctx->key_set && (rc = ctx->be->set_block_limit(ctx->bctx, v)) != BS_OK)
-            return ctr_fail(ctx, rc);
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM)) != NULL) {
         unsigned v;
@@ -411,10 +471,41 @@ int bsprov_ctr_set_ctx_params(void *vctx, const OSSL_PARAM params[])
                          info->name, ctx->core->block_len);
             return 0;
         }
-        if (!ctr_ready(ctx))
-            return 0;
+        if (!ready)
+            return ctr_ready(ctx);
+    }
+    return 1;
+}
+
+/* Applies params already checked by ctr_check_params. */
+static int ctr_apply_params(bsprov_ctr_cctx *ctx, const OSSL_PARAM params[])
+{
+    const OSSL_PARAM *p;
+    int rc;
+
+    if (params == NULL)
+        return 1;
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL)
+        OSSL_PARAM_get_uint(p, &ctx->padding);
+    if ((p = OSSL_PARAM_locate_const(params, BSPROV_PARAM_LIMIT64_BLOCKS)) != NULL &&
+        is_block64(ctx)) {
+        OSSL_PARAM_get_uint64(p, &ctx->limit);
+        if (ctx->key_set && (rc = ctx->be->set_block_limit(ctx->bctx, backend_limit(ctx))) != BS_OK)
+            return ctr_fail(ctx, rc);
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM)) != NULL) {
+        unsigned v = 0;
+        OSSL_PARAM_get_uint(p, &v);
         if ((rc = ctx->be->set_num(ctx->bctx, v)) != BS_OK)
             return ctr_fail(ctx, rc);
     }
     return 1;
+}
+
+int bsprov_ctr_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+{
+    bsprov_ctr_cctx *ctx = (bsprov_ctr_cctx *)vctx;
+    if (!ctr_check_params(ctx, params, ctx->key_set && ctx->iv_set))
+        return 0;
+    return ctr_apply_params(ctx, params);
 }

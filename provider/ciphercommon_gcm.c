@@ -28,8 +28,10 @@ typedef struct bsprov_gcm_cctx {
     int iv_pending; /* an IV was given that no message has used yet */
     int active;     /* a message is started */
     int data_seen;  /* data was processed: no more AAD */
+    int used;       /* AAD or data was processed under this IV */
     int finished;   /* final was called: the IV is spent */
     int tag_set;    /* decryption: the expected tag is set */
+    int need_iv;    /* an encryption re-init without an IV wiped the used IV */
 } bsprov_gcm_cctx;
 
 static int tag_len_ok(size_t n)
@@ -118,48 +120,75 @@ static int gcm_start(bsprov_gcm_cctx *ctx)
     ctx->iv_pending = 0;
     ctx->active = 1;
     ctx->data_seen = 0;
+    ctx->used = 0;
     ctx->finished = 0;
     if (ctx->enc)
         OPENSSL_cleanse(ctx->tag, sizeof ctx->tag);
     return 1;
 }
 
+static int gcm_check_params(const bsprov_gcm_cctx *ctx, int enc, const OSSL_PARAM params[]);
+static void gcm_apply_params(bsprov_gcm_cctx *ctx, const OSSL_PARAM params[]);
+
+/*
+ * An IV encrypts one message. An init without an IV, once AAD or data was given under the IV
+ * (or final was called), wipes it when encrypting: a re-keyed or restarted message under it would
+ * reuse the nonce. It re-arms the IV only for decryption under a new key, or for an encryption
+ * that was given nothing yet. Nothing changes until every length and param is checked.
+ */
 static int gcm_init(bsprov_gcm_cctx *ctx, int enc, const unsigned char *key, size_t keylen,
                     const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
 {
     const bsprov_cipher_info *info = ctx->info;
     int rc;
 
+    if (iv != NULL && (ivlen == 0 || ivlen > GCM_IV_MAX)) {
+        BSPROV_RAISE(ctx->prov, BSPROV_R_IV_LENGTH, "%s: IV length %zu not allowed (1..%d)",
+                     info->name, ivlen, GCM_IV_MAX);
+        return 0;
+    }
+    if (key != NULL && keylen != info->key_len) {
+        BSPROV_RAISE(ctx->prov, BSPROV_R_KEY_LENGTH, "%s: key length %zu not allowed (%zu)",
+                     info->name, keylen, info->key_len);
+        return 0;
+    }
+    if (!gcm_check_params(ctx, enc, params))
+        return 0;
+
+    if (key != NULL) {
+        if ((rc = ctx->be->set_key(ctx->bctx, key, keylen)) != BS_OK)
+            return gcm_fail(ctx, rc);
+        ctx->key_set = 1;
+    }
     ctx->enc = enc;
     if (iv != NULL) {
-        if (ivlen == 0 || ivlen > GCM_IV_MAX) {
-            BSPROV_RAISE(ctx->prov, BSPROV_R_IV_LENGTH, "%s: IV length %zu not allowed (1..%d)",
-                         info->name, ivlen, GCM_IV_MAX);
-            return 0;
-        }
         memcpy(ctx->iv, iv, ivlen);
         ctx->iv_len = ivlen;
         ctx->iv_pending = 1;
         ctx->active = 0;
-    }
-    if (key != NULL) {
-        if (keylen != info->key_len) {
-            BSPROV_RAISE(ctx->prov, BSPROV_R_KEY_LENGTH, "%s: key length %zu not allowed (%zu)",
-                         info->name, keylen, info->key_len);
-            return 0;
+        ctx->need_iv = 0;
+    } else if (enc && ctx->active && !ctx->used && !ctx->finished) {
+        /* Nothing was given under this IV yet: the message may go on (or restart). */
+        if (key != NULL) {
+            ctx->active = 0;
+            ctx->iv_pending = 1;
         }
-        if ((rc = ctx->be->set_key(ctx->bctx, key, keylen)) != BS_OK)
-            return gcm_fail(ctx, rc);
-        ctx->key_set = 1;
-        /* A new key needs the IV again: the core's message state went with the old key. */
-        if (ctx->active) {
+    } else if (ctx->active || ctx->finished || ctx->need_iv) {
+        if (enc) {
+            OPENSSL_cleanse(ctx->iv, sizeof ctx->iv);
+            ctx->iv_pending = 0;
+            ctx->active = 0;
+            ctx->need_iv = 1;
+        } else if (key != NULL && ctx->active) {
+            /* Decryption may repeat an IV: the core's message state went with the old key. */
             ctx->active = 0;
             ctx->iv_pending = 1;
         }
     }
     if (!gcm_start(ctx))
         return 0;
-    return bsprov_gcm_set_ctx_params(ctx, params);
+    gcm_apply_params(ctx, params);
+    return 1;
 }
 
 int bsprov_gcm_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
@@ -179,6 +208,12 @@ static int gcm_ready(const bsprov_gcm_cctx *ctx)
     const char *name = ctx->info->name;
     if (!ctx->key_set) {
         BSPROV_RAISE(ctx->prov, BSPROV_R_STATE, "%s: no key set", name);
+        return 0;
+    }
+    if (ctx->need_iv && !ctx->active) {
+        BSPROV_RAISE(ctx->prov, BSPROV_R_STATE,
+                     "%s: a new IV is needed before encrypting again (initialise with a new IV)",
+                     name);
         return 0;
     }
     if (ctx->finished) {
@@ -217,6 +252,7 @@ int bsprov_gcm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsi
         }
         if ((rc = ctx->be->aad(ctx->bctx, in, inl)) != BS_OK)
             return gcm_fail(ctx, rc);
+        ctx->used = 1;
         *outl = inl;
         return 1;
     }
@@ -230,6 +266,7 @@ int bsprov_gcm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsi
     if (rc != BS_OK)
         return gcm_fail(ctx, rc);
     ctx->data_seen = 1;
+    ctx->used = 1;
     *outl = inl;
     return 1;
 }
@@ -355,9 +392,9 @@ int bsprov_gcm_get_ctx_params(void *vctx, OSSL_PARAM params[])
     return 1;
 }
 
-int bsprov_gcm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+/* Every check of set_ctx_params for direction enc, changing nothing. */
+static int gcm_check_params(const bsprov_gcm_cctx *ctx, int enc, const OSSL_PARAM params[])
 {
-    bsprov_gcm_cctx *ctx = (bsprov_gcm_cctx *)vctx;
     const char *name = ctx->info->name;
     const OSSL_PARAM *p;
     size_t v;
@@ -377,18 +414,12 @@ int bsprov_gcm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
                          name, OSSL_PARAM_get_size_t(p, &v) ? v : 0, GCM_IV_MAX);
             return 0;
         }
-        if (v != ctx->iv_len) {
-            ctx->iv_len = v;
-            ctx->iv_pending = 0;
-            ctx->active = 0;
-        }
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL) {
         if (!OSSL_PARAM_get_size_t(p, &v))
             return tag_len_error(ctx, 0);
         if (!tag_len_ok(v))
             return tag_len_error(ctx, v);
-        ctx->tag_len = v;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
         if (p->data_type != OSSL_PARAM_OCTET_STRING) {
@@ -397,16 +428,46 @@ int bsprov_gcm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         }
         if (!tag_len_ok(p->data_size))
             return tag_len_error(ctx, p->data_size);
+        if (p->data != NULL && enc) {
+            BSPROV_RAISE(ctx->prov, BSPROV_R_STATE,
+                         "%s: the expected tag can only be set for decryption", name);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Applies params already checked by gcm_check_params. */
+static void gcm_apply_params(bsprov_gcm_cctx *ctx, const OSSL_PARAM params[])
+{
+    const OSSL_PARAM *p;
+    size_t v;
+
+    if (params == NULL)
+        return;
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN)) != NULL &&
+        OSSL_PARAM_get_size_t(p, &v) && v != ctx->iv_len) {
+        ctx->iv_len = v;
+        ctx->iv_pending = 0;
+        ctx->active = 0;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL &&
+        OSSL_PARAM_get_size_t(p, &v))
+        ctx->tag_len = v;
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
         if (p->data != NULL) {
-            if (ctx->enc) {
-                BSPROV_RAISE(ctx->prov, BSPROV_R_STATE,
-                             "%s: the expected tag can only be set for decryption", name);
-                return 0;
-            }
             memcpy(ctx->tag, p->data, p->data_size);
             ctx->tag_set = 1;
         }
         ctx->tag_len = p->data_size;
     }
+}
+
+int bsprov_gcm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+{
+    bsprov_gcm_cctx *ctx = (bsprov_gcm_cctx *)vctx;
+    if (!gcm_check_params(ctx, ctx->enc, params))
+        return 0;
+    gcm_apply_params(ctx, params);
     return 1;
 }

@@ -651,11 +651,17 @@ static void test_negative(void **state)
                 assert_int_equal(EVP_EncryptUpdate(ctx, buf, &outl, buf, 1), 0);
                 snprintf(msg, sizeof msg, "%s: data limit reached", name);
                 expect_error(msg);
-                /* the limit counts per key: a new IV does not reset it, a new key does */
+                /*
+                 * The limit counts per key: a new IV does not reset it; a key-only re-init
+                 * continues the stream and so its count; a key with an IV starts afresh.
+                 */
                 assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, NULL, iv, NULL), 1);
                 assert_int_equal(EVP_EncryptUpdate(ctx, buf, &outl, buf, 1), 0);
                 expect_error("data limit reached");
                 assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, key, NULL, NULL), 1);
+                assert_int_equal(EVP_EncryptUpdate(ctx, buf, &outl, buf, 1), 0);
+                expect_error("data limit reached");
+                assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, key, iv, NULL), 1);
                 assert_int_equal(EVP_EncryptUpdate(ctx, buf, &outl, buf, 24), 1);
                 lim = 0;
                 assert_int_equal(EVP_CIPHER_CTX_set_params(ctx, p), 0);
@@ -826,6 +832,244 @@ static void test_config_limit(void **state)
     remove(path);
 }
 
+/* A CTR context after key, IV and `used` bytes of zeros; out gets them. */
+static EVP_CIPHER_CTX *ctr_started(size_t i, const uint8_t *key, const uint8_t *iv, uint8_t *out,
+                                   size_t used)
+{
+    static const uint8_t zeros[256];
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int outl;
+    assert_non_null(ctx);
+    assert_int_equal(EVP_EncryptInit_ex2(ctx, ciphers[i], key, iv, NULL), 1);
+    assert_int_equal(EVP_EncryptUpdate(ctx, out, &outl, zeros, (int)used), 1);
+    return ctx;
+}
+
+/*
+ * A re-init without an IV never restarts the keystream: as OpenSSL's CTR, the counter goes on
+ * from the next block boundary, under the new key if one is given (review H1).
+ */
+static void test_ctr_reinit_keeps_counter(void **state)
+{
+    (void)state;
+    static const uint8_t zeros[256];
+    uint8_t key[32], key2[32], iv[16], one[256], ref[256], got[256];
+    int outl;
+    for (size_t k = 0; k < sizeof key; k++) {
+        key[k] = (uint8_t)(k * 7 + 1);
+        key2[k] = (uint8_t)(k * 11 + 5);
+    }
+    for (size_t k = 0; k < sizeof iv; k++)
+        iv[k] = (uint8_t)(0x40 + k);
+    for (size_t i = 0; i < NALGS; i++) {
+        if (ciphers[i] == NULL || algs[i].gcm)
+            continue;
+        const size_t bl = core_of(i)->block_len;
+        core_ctr(i, key, iv, zeros, one, sizeof one);
+
+        /* init(NULL, NULL, NULL, NULL) after 5 bytes: the next block, not the IV again */
+        EVP_CIPHER_CTX *ctx = ctr_started(i, key, iv, got, 5);
+        assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, NULL, NULL, NULL), 1);
+        assert_int_equal(EVP_EncryptUpdate(ctx, got, &outl, zeros, 64), 1);
+        assert_memory_equal(got, one + bl, 64);
+        assert_memory_not_equal(got, one, 64);
+        EVP_CIPHER_CTX_free(ctx);
+
+        /* the same at a block boundary: no block is skipped */
+        ctx = ctr_started(i, key, iv, got, 2 * bl);
+        assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, NULL, NULL, NULL), 1);
+        assert_int_equal(EVP_EncryptUpdate(ctx, got, &outl, zeros, 64), 1);
+        assert_memory_equal(got, one + 2 * bl, 64);
+        EVP_CIPHER_CTX_free(ctx);
+
+        /* a key-only re-init (same key or a new one) goes on at the next counter block */
+        ctx = ctr_started(i, key, iv, got, 5);
+        assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, key, NULL, NULL), 1);
+        assert_int_equal(EVP_EncryptUpdate(ctx, got, &outl, zeros, 64), 1);
+        assert_memory_equal(got, one + bl, 64);
+        assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, key2, NULL, NULL), 1);
+        assert_int_equal(EVP_EncryptUpdate(ctx, got, &outl, zeros, 64), 1);
+        core_ctr(i, key2, iv, zeros, ref, sizeof ref);
+        assert_memory_equal(got, ref + bl + 64, 64);
+        EVP_CIPHER_CTX_free(ctx);
+
+        /* a new IV still restarts there */
+        ctx = ctr_started(i, key, iv, got, 5);
+        assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, NULL, iv, NULL), 1);
+        assert_int_equal(EVP_EncryptUpdate(ctx, got, &outl, zeros, 64), 1);
+        assert_memory_equal(got, one, 64);
+        EVP_CIPHER_CTX_free(ctx);
+    }
+}
+
+/* The legacy accessors ask for the IVs as octet pointers (review L1). */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+static void test_ctr_legacy_iv_accessors(void **state)
+{
+    (void)state;
+    uint8_t key[32] = {3}, iv[16], out[64], counter[32];
+    for (size_t k = 0; k < sizeof iv; k++)
+        iv[k] = (uint8_t)(0xf0 + k);
+    for (size_t i = 0; i < NALGS; i++) {
+        if (ciphers[i] == NULL || algs[i].gcm)
+            continue;
+        const size_t bl = core_of(i)->block_len;
+        EVP_CIPHER_CTX *ctx = ctr_started(i, key, iv, out, 40);
+        /* updated-iv: the next counter block, IV || 0^16 for Rijndael-256, plus the blocks used */
+        memset(counter, 0, sizeof counter);
+        memcpy(counter, iv, (size_t)algs[i].iv_len);
+        bs_ctr_add(counter, bl, (40 + bl - 1) / bl);
+        const unsigned char *p = EVP_CIPHER_CTX_iv(ctx);
+        assert_non_null(p);
+        assert_memory_equal(p, counter, bl);
+        p = EVP_CIPHER_CTX_iv_noconst(ctx);
+        assert_non_null(p);
+        assert_memory_equal(p, counter, bl);
+        p = EVP_CIPHER_CTX_original_iv(ctx);
+        assert_non_null(p);
+        assert_memory_equal(p, iv, (size_t)algs[i].iv_len);
+        /* the octet-string form gives the same bytes */
+        uint8_t upd[32];
+        assert_int_equal(EVP_CIPHER_CTX_get_updated_iv(ctx, upd, bl), 1);
+        assert_memory_equal(upd, counter, bl);
+        EVP_CIPHER_CTX_free(ctx);
+    }
+}
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+/* A failed init changes nothing: the old stream goes on as if it had not happened (review L2). */
+static void test_failed_init_changes_nothing(void **state)
+{
+    (void)state;
+    static const uint8_t zeros[256];
+    uint8_t key[32] = {9}, key2[32] = {10}, iv[256] = {1}, iv2[256] = {2}, one[256], got[256];
+    int outl;
+    size_t bad = 7;
+    for (size_t i = 0; i < NALGS; i++) {
+        if (ciphers[i] == NULL)
+            continue;
+        OSSL_PARAM badkey[] = {OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, &bad), OSSL_PARAM_END};
+        if (!algs[i].gcm) {
+            OSSL_PARAM badiv[] = {OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, &bad), OSSL_PARAM_END};
+            unsigned num = 99;
+            OSSL_PARAM badnum[] = {OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, &num), OSSL_PARAM_END};
+            core_ctr(i, key, iv, zeros, one, sizeof one);
+            EVP_CIPHER_CTX *ctx = ctr_started(i, key, iv, got, 5);
+            assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, key2, iv2, badiv), 0);
+            expect_error("IV length 7 not allowed");
+            assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, key2, iv2, badkey), 0);
+            expect_error("key length 7 not allowed");
+            assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, key2, NULL, badnum), 0);
+            expect_error("num must be below");
+            assert_int_equal(EVP_EncryptUpdate(ctx, got + 5, &outl, zeros, 100), 1);
+            assert_memory_equal(got, one, 105);
+            EVP_CIPHER_CTX_free(ctx);
+            continue;
+        }
+        /* GCM: a failed init with a new IV and key leaves the message going, same tag */
+        uint8_t ct[64], tag[32], got_tag[32];
+        assert_int_equal(evp_gcm(i, 1, key, iv, 28, NULL, 0, zeros, ct, 64, tag, 32, NULL), 1);
+        EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+        assert_int_equal(EVP_EncryptInit_ex2(ctx, ciphers[i], key, iv, NULL), 1);
+        assert_int_equal(EVP_EncryptUpdate(ctx, got, &outl, zeros, 20), 1);
+        assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, key2, iv2, badkey), 0);
+        expect_error("key length 7 not allowed");
+        size_t t = 5;
+        OSSL_PARAM badtag[] = {OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, &t),
+                               OSSL_PARAM_END};
+        assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, NULL, iv2, badtag), 0);
+        expect_error("tag length 5 not allowed");
+        assert_int_equal(EVP_EncryptUpdate(ctx, got + 20, &outl, zeros, 44), 1);
+        assert_int_equal(EVP_EncryptFinal_ex(ctx, got + 64, &outl), 1);
+        assert_int_equal(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 32, got_tag), 1);
+        assert_memory_equal(got, ct, 64);
+        assert_memory_equal(got_tag, tag, 32);
+        EVP_CIPHER_CTX_free(ctx);
+    }
+}
+
+/*
+ * GCM encryption never starts a second message under a used IV: a re-init without an IV (key
+ * only, or nothing) mid-message or after final leaves the context refusing to encrypt until a
+ * new IV is given. Decryption may re-arm its IV under a new key (review H2).
+ */
+static void test_gcm_reinit_needs_new_iv(void **state)
+{
+    (void)state;
+    static const uint8_t zeros[64];
+    uint8_t key[32] = {1}, iv[28] = {2}, iv2[28] = {3}, a[64], b[64], tag[32], ref[64], ref_tag[32];
+    int outl;
+    size_t i = index_of("RIJNDAEL-256-GCM");
+    if (i == NALGS || ciphers[i] == NULL)
+        skip();
+    EVP_CIPHER_CTX *ctx;
+    for (int how = 0; how < 4; how++) {
+        ctx = EVP_CIPHER_CTX_new();
+        assert_int_equal(EVP_EncryptInit_ex2(ctx, ciphers[i], key, iv, NULL), 1);
+        /* how 3: AAD only */
+        assert_int_equal(EVP_EncryptUpdate(ctx, how == 3 ? NULL : a, &outl, zeros, 32), 1);
+        if (how == 2)
+            assert_int_equal(EVP_EncryptFinal_ex(ctx, a + 32, &outl), 1);
+        assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, how == 1 ? NULL : key, NULL, NULL), 1);
+        assert_int_equal(EVP_EncryptUpdate(ctx, b, &outl, zeros, 32), 0);
+        expect_error("RIJNDAEL-256-GCM: a new IV is needed before encrypting again");
+        assert_int_equal(EVP_EncryptUpdate(ctx, NULL, &outl, zeros, 3), 0);
+        expect_error("a new IV is needed");
+        assert_int_equal(EVP_EncryptFinal_ex(ctx, b, &outl), 0);
+        expect_error("a new IV is needed");
+        /* the IV is gone: the legacy accessor does not give the used one back */
+        uint8_t got_iv[28];
+        assert_int_equal(EVP_CIPHER_CTX_get_original_iv(ctx, got_iv, sizeof got_iv), 1);
+        assert_memory_not_equal(got_iv, iv, sizeof iv);
+        /* a new IV works, and gives the one-shot output */
+        assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, NULL, iv2, NULL), 1);
+        assert_int_equal(EVP_EncryptUpdate(ctx, b, &outl, zeros, 64), 1);
+        assert_int_equal(EVP_EncryptFinal_ex(ctx, b, &outl), 1);
+        assert_int_equal(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 32, tag), 1);
+        assert_int_equal(evp_gcm(i, 1, key, iv2, 28, NULL, 0, zeros, ref, 64, ref_tag, 32, NULL),
+                         1);
+        assert_memory_equal(b, ref, 64);
+        assert_memory_equal(tag, ref_tag, 32);
+        EVP_CIPHER_CTX_free(ctx);
+    }
+
+    /* nothing given yet: a re-init without an IV goes on with (or restarts) the message */
+    ctx = EVP_CIPHER_CTX_new();
+    assert_int_equal(EVP_EncryptInit_ex2(ctx, ciphers[i], key, iv2, NULL), 1);
+    assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, NULL, NULL, NULL), 1);
+    assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, key, NULL, NULL), 1);
+    assert_int_equal(EVP_EncryptUpdate(ctx, b, &outl, zeros, 64), 1);
+    assert_int_equal(EVP_EncryptFinal_ex(ctx, b, &outl), 1);
+    assert_int_equal(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 32, tag), 1);
+    assert_memory_equal(b, ref, 64);
+    assert_memory_equal(tag, ref_tag, 32);
+    EVP_CIPHER_CTX_free(ctx);
+
+    /* key, then IV, in separate inits still starts one message */
+    ctx = EVP_CIPHER_CTX_new();
+    assert_int_equal(EVP_EncryptInit_ex2(ctx, ciphers[i], key, NULL, NULL), 1);
+    assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, NULL, iv2, NULL), 1);
+    assert_int_equal(EVP_EncryptUpdate(ctx, b, &outl, zeros, 64), 1);
+    assert_memory_equal(b, ref, 64);
+    EVP_CIPHER_CTX_free(ctx);
+
+    /* decryption: a key-only re-init mid-message starts the message again under its IV */
+    ctx = EVP_CIPHER_CTX_new();
+    assert_int_equal(EVP_DecryptInit_ex2(ctx, ciphers[i], key, iv2, NULL), 1);
+    assert_int_equal(EVP_DecryptUpdate(ctx, a, &outl, ref, 20), 1);
+    assert_int_equal(EVP_DecryptInit_ex2(ctx, NULL, key, NULL, NULL), 1);
+    assert_int_equal(EVP_DecryptUpdate(ctx, a, &outl, ref, 64), 1);
+    assert_memory_equal(a, zeros, 64);
+    assert_int_equal(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 32, ref_tag), 1);
+    assert_int_equal(EVP_DecryptFinal_ex(ctx, a, &outl), 1);
+    EVP_CIPHER_CTX_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -838,6 +1082,10 @@ int main(void)
         cmocka_unit_test(test_ctr_position_params),
         cmocka_unit_test(test_gcm_params),
         cmocka_unit_test(test_negative),
+        cmocka_unit_test(test_ctr_reinit_keeps_counter),
+        cmocka_unit_test(test_ctr_legacy_iv_accessors),
+        cmocka_unit_test(test_failed_init_changes_nothing),
+        cmocka_unit_test(test_gcm_reinit_needs_new_iv),
         cmocka_unit_test(test_config_limit),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
