@@ -1,11 +1,16 @@
 /*
  * SO_PEERCRED: a daemon running as uid 65534 (through setpriv) refuses a peer of another uid
  * (this test, as root) with ERROR not-allowed and a closed connection, and serves a peer of its
- * own uid. Needs root and setpriv; skips (77) otherwise.
+ * own uid. The client side: root refuses that daemon in a directory under /tmp, trusts it in a
+ * directory it owns under a root-made parent (as /run/bitslice for the system service), and
+ * refuses it again when that parent is writable by others or reached through a symlink. The
+ * daemon's allow_gids admits a supplementary group of the peer. Needs root, setpriv and a
+ * root-owned /run without group/other write; skips (77) otherwise.
  */
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,5 +78,74 @@ int main(void)
     CHECK(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
     CHECK(svc_stop(&d) == 0);
     svc_cleanup(&d);
+
+    struct stat st;
+    if (stat("/", &st) != 0 || st.st_uid != 0 || (st.st_mode & 022) != 0 ||
+        lstat("/run", &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+        (st.st_mode & 022) != 0) {
+        fprintf(stderr, "needs a root-owned /run without group/other write\n");
+        return SVC_SKIP;
+    }
+    /* base (root, 0755) / run (65534, 0700) / bitsliced.sock: the system service's layout. */
+    svc_daemon t;
+    svc_init(&t); /* for svc_fail_hook; its directory under /tmp is not used */
+    CHECK(rmdir(t.dir) == 0);
+    snprintf(t.dir, sizeof t.dir, "/run/bsd-peer-XXXXXX");
+    CHECK(mkdtemp(t.dir) != NULL);
+    CHECK(chmod(t.dir, 0755) == 0);
+    char run[72];
+    snprintf(run, sizeof run, "%s/run", t.dir);
+    CHECK(mkdir(run, 0700) == 0 && chown(run, 65534, 65534) == 0);
+    snprintf(t.socket, sizeof t.socket, "%s/bitsliced.sock", run);
+    snprintf(t.log, sizeof t.log, "%s/daemon.log", t.dir);
+    static const char *const admit_root[] = {"allow_uids=0", NULL};
+    svc_start(&t, as_nobody, admit_root);
+
+    snprintf(cmd, sizeof cmd, "'%s' status --socket '%s' | grep -q '^bytes_served='", cli,
+             t.socket);
+    rc = system(cmd);
+    CHECK(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
+    printf("trusted: daemon uid 65534 owns %s under a root-owned 0755 parent\n", run);
+
+    /* The same daemon, its directory's parent now writable by others: refused. */
+    snprintf(cmd, sizeof cmd, "'%s' status --socket '%s' 2>&1 | grep -q 'runs as another user'",
+             cli, t.socket);
+    CHECK(chmod(t.dir, 01777) == 0);
+    rc = system(cmd);
+    CHECK(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
+    CHECK(chmod(t.dir, 0775) == 0);
+    rc = system(cmd);
+    CHECK(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
+    CHECK(chmod(t.dir, 0755) == 0);
+
+    /* Through a symlink to the directory: refused, though it names the same socket. */
+    char link[72], via[100];
+    snprintf(link, sizeof link, "%s/link", t.dir);
+    CHECK(symlink("run", link) == 0);
+    snprintf(via, sizeof via, "%s/bitsliced.sock", link);
+    snprintf(cmd, sizeof cmd, "'%s' status --socket '%s' 2>&1 | grep -q 'runs as another user'",
+             cli, via);
+    rc = system(cmd);
+    CHECK(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
+    CHECK(svc_stop(&t) == 0);
+
+    /*
+     * allow_gids: a peer whose supplementary groups hold the gid is admitted, one without not
+     * (the client then fails with EREMOTEIO or EPIPE, depending on when the close comes). The
+     * daemon has refused two peers when the member asks: svc_start's probe and the non-member.
+     */
+    static const char *const admit_group[] = {"allow_gids=4242", NULL};
+    svc_start(&t, as_nobody, admit_group);
+    snprintf(cmd, sizeof cmd, "setpriv --clear-groups '%s' status --socket '%s' 2>&1", cli,
+             t.socket);
+    rc = system(cmd);
+    CHECK(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 1);
+    snprintf(cmd, sizeof cmd,
+             "setpriv --groups=4242 '%s' status --socket '%s' | grep -q '^refused_peers=2$'", cli,
+             t.socket);
+    rc = system(cmd);
+    CHECK(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
+    CHECK(svc_stop(&t) == 0);
+    svc_cleanup(&t);
     return 0;
 }
