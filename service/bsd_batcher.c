@@ -61,7 +61,7 @@ static void batch_done(bsd_batch *batch, int status)
     if (status != 0)
         BSD_ERR("batch", "status=%d jobs=%zu", status, batch->njobs);
     for (size_t i = 0; i < batch->njobs; i++)
-        bsd_server_job_done(batch->jobs[i]);
+        bsd_server_job_done(batch->jobs[i], status);
     free(batch->jobs);
     free(batch);
     try_flush(b);

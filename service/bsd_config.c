@@ -2,6 +2,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +69,8 @@ static int parse_u64(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
     return 0;
 }
 
-static int parse_id_list(const char *v, unsigned *ids, size_t *n)
+/* Numeric ids or user (uids) / group names, resolved once when the setting is read. */
+static int parse_id_list(const char *v, int uids, unsigned *ids, size_t *n)
 {
     char buf[512];
     snprintf(buf, sizeof buf, "%s", v);
@@ -75,8 +78,22 @@ static int parse_id_list(const char *v, unsigned *ids, size_t *n)
     for (char *save = NULL, *t = strtok_r(buf, ", ", &save); t != NULL;
          t = strtok_r(NULL, ", ", &save)) {
         uint64_t x;
-        if (*n == BSD_MAX_ALLOW || parse_u64(t, 0, 0xfffffffeu, &x) != 0)
+        if (*n == BSD_MAX_ALLOW)
             return -1;
+        if (isdigit((unsigned char)t[0])) {
+            if (parse_u64(t, 0, 0xfffffffeu, &x) != 0)
+                return -1;
+        } else if (uids) {
+            const struct passwd *pw = getpwnam(t);
+            if (pw == NULL)
+                return -1;
+            x = pw->pw_uid;
+        } else {
+            const struct group *gr = getgrnam(t);
+            if (gr == NULL)
+                return -1;
+            x = gr->gr_gid;
+        }
         ids[(*n)++] = (unsigned)x;
     }
     return 0;
@@ -148,8 +165,10 @@ int bsd_config_set(bsd_config *c, const char *key, const char *v, char *err, siz
         int uids = key[6] == 'u';
         unsigned ids[BSD_MAX_ALLOW];
         size_t n;
-        if (parse_id_list(v, ids, &n) != 0) {
-            snprintf(err, errlen, "%s: up to %d numeric ids, comma-separated", key, BSD_MAX_ALLOW);
+        if (parse_id_list(v, uids, ids, &n) != 0) {
+            snprintf(err, errlen,
+                     "%s: up to %d ids or existing %s names, comma-separated, got '%s'", key,
+                     BSD_MAX_ALLOW, uids ? "user" : "group", v);
             return -1;
         }
         for (size_t i = 0; i < n; i++) {

@@ -24,6 +24,8 @@
 /* Largest reply backlog a connection may have before it counts as not reading. */
 #define BSD_OUT_MAX (1u << 20)
 #define BSD_IN_BUF 4096
+/* KEYSTREAM requests one connection may have in flight (clients use 8 at most). */
+#define BSD_CONN_MAX_INFLIGHT 64
 
 typedef struct bsd_daemon bsd_daemon;
 
@@ -131,8 +133,11 @@ int bsd_server_start(bsd_daemon *d);
 /* Stops accepting and unlinks the socket (when the daemon created it). */
 void bsd_server_stop_listening(bsd_daemon *d);
 void bsd_server_close_all(bsd_daemon *d);
-/* Called by the batcher for each finished job, on the loop thread. */
-void bsd_server_job_done(bsd_job *job);
+/*
+ * Called by the batcher for each finished job, on the loop thread: answers KEYSTREAM, or ERROR
+ * (INTERNAL) when status != 0.
+ */
+void bsd_server_job_done(bsd_job *job, int status);
 
 /* bsd_batcher.c */
 int bsd_batcher_init(bsd_batcher *b, bsd_daemon *d);

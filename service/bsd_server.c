@@ -323,6 +323,11 @@ static void handle_keystream(bsd_conn *c, const bsd_request *r)
         send_error(c, id, BSD_E_BUSY, "queue bound reached");
         return;
     }
+    /* One peer may not take the whole max_inflight_jobs and leave everyone else BUSY. */
+    if (c->inflight >= BSD_CONN_MAX_INFLIGHT) {
+        send_error(c, id, BSD_E_BUSY, "too many requests in flight on this connection");
+        return;
+    }
     bsd_job *job = (bsd_job *)calloc(1, sizeof *job);
     if (job == NULL) {
         send_error(c, id, BSD_E_INTERNAL, "out of memory");
@@ -352,7 +357,7 @@ static void handle_keystream(bsd_conn *c, const bsd_request *r)
     d->stats.keystream_requests++;
 }
 
-void bsd_server_job_done(bsd_job *job)
+void bsd_server_job_done(bsd_job *job, int status)
 {
     bsd_conn *c = job->conn;
     bsd_daemon *d = c->d;
@@ -360,7 +365,10 @@ void bsd_server_job_done(bsd_job *job)
     c->queued_bytes -= bytes;
     c->inflight--;
     d->inflight_jobs--;
-    if (!c->closing) {
+    if (!c->closing && status != 0) {
+        /* The backend failed: the shared memory does not hold this keystream. */
+        send_error(c, job->id, BSD_E_INTERNAL, "the backend failed to compute this keystream");
+    } else if (!c->closing) {
         bsd_keystream_rep rep = {job->nblocks};
         uint8_t p[BSD_KEYSTREAM_REP_LEN];
         size_t n = bsd_keystream_rep_encode(p, &rep);
@@ -440,7 +448,9 @@ static void process_input(bsd_conn *c)
 {
     size_t off = 0;
     while (!c->closing && !c->close_after_flush) {
+        /* Zeroed: a header the decoder rejects early leaves hdr.id unset, and it is echoed. */
         bsd_request req;
+        memset(&req, 0, sizeof req);
         size_t used = 0;
         int r = bsd_request_decode(c->in + off, c->in_len - off, &req, &used);
         if (r == BSD_NEED_MORE)
@@ -557,7 +567,12 @@ static void conn_close(bsd_conn *c, const char *why)
 
 /* ---- listener ---- */
 
-static int peer_allowed(const bsd_config *cfg, uid_t uid, gid_t gid)
+/*
+ * allow_gids matches the peer's primary gid (SO_PEERCRED) or one of its supplementary groups
+ * (SO_PEERGROUPS, Linux 4.13): both are the credentials of the process that called connect(), as
+ * at that call, so group membership admits a peer just as the socket file's group mode does.
+ */
+static int peer_allowed(const bsd_config *cfg, int fd, uid_t uid, gid_t gid)
 {
     if (cfg->n_allow_uids == 0 && cfg->n_allow_gids == 0)
         return uid == geteuid();
@@ -567,7 +582,24 @@ static int peer_allowed(const bsd_config *cfg, uid_t uid, gid_t gid)
     for (size_t i = 0; i < cfg->n_allow_gids; i++)
         if (cfg->allow_gids[i] == gid)
             return 1;
-    return 0;
+    if (cfg->n_allow_gids == 0)
+        return 0;
+    int ok = 0;
+#ifdef SO_PEERGROUPS
+    gid_t small[64], *groups = small;
+    socklen_t gl = sizeof small;
+    int r = getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &gl);
+    if (r != 0 && errno == ERANGE && (groups = (gid_t *)malloc(gl)) != NULL)
+        r = getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &gl);
+    for (size_t j = 0; r == 0 && j < gl / sizeof(gid_t); j++)
+        for (size_t i = 0; i < cfg->n_allow_gids; i++)
+            ok |= cfg->allow_gids[i] == groups[j];
+    if (groups != small)
+        free(groups);
+#else
+    (void)fd;
+#endif
+    return ok;
 }
 
 /* Best effort, on a fresh socket whose buffer is empty: one small frame fits. */
@@ -591,7 +623,7 @@ static void accept_one(bsd_daemon *d, int fd)
         close(fd);
         return;
     }
-    if (!peer_allowed(&d->cfg, cred.uid, cred.gid)) {
+    if (!peer_allowed(&d->cfg, fd, cred.uid, cred.gid)) {
         BSD_WARN("refused", "reason=peer_not_allowed uid=%u gid=%u pid=%d", (unsigned)cred.uid,
                  (unsigned)cred.gid, (int)cred.pid);
         d->stats.refused_peers++;

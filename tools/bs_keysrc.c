@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modes/ctr.h"
+
 static void drop_daemon(bs_keysrc *s, const char *why, int err)
 {
     if (s->cl == NULL)
@@ -14,6 +16,8 @@ static void drop_daemon(bs_keysrc *s, const char *why, int err)
         bsd_client_last_error(s->cl, &text);
     fprintf(stderr, "bitslice: daemon %s (%s%s%s); continuing in-process\n", why, strerror(-err),
             text[0] ? ": " : "", text);
+    if (s->shm != NULL)
+        bs_wipe(s->shm, s->slot_bytes * BS_KEYSRC_SLOTS);
     bsd_client_close(s->cl);
     s->cl = NULL;
     s->shm = NULL;
@@ -65,6 +69,8 @@ void bs_keysrc_request(bs_keysrc *s, uint64_t index, int last, size_t len)
     sl->index = index;
     sl->last = last;
     sl->nblocks = bsf_chunk_ks_blocks(len);
+    /* The slot's previous keystream has been used: do not leave it in shared memory. */
+    bs_wipe(s->shm + (index % BS_KEYSRC_SLOTS) * s->slot_bytes, s->slot_bytes);
     int r = bsd_client_keystream_submit(s->cl, s->session, j0, 32, sl->nblocks,
                                         (index % BS_KEYSRC_SLOTS) * s->slot_bytes, &sl->req);
     if (r != 0) {
@@ -72,6 +78,24 @@ void bs_keysrc_request(bs_keysrc *s, uint64_t index, int last, size_t len)
         return;
     }
     sl->state = 1;
+}
+
+/*
+ * The daemon is not trusted to have written what it says it wrote: the first and the last block
+ * of the chunk's keystream are recomputed here and compared in constant time. 0 or -1.
+ */
+static int check_slot(const bs_keysrc *s, uint64_t index, int last, uint64_t nblocks,
+                      const uint8_t *ks)
+{
+    uint8_t ctr[32], mine[32];
+    bsf_chunk_j0(ctr, index, last);
+    bs_ctr_keystream(s->k->cipher, &s->k->ks, ctr, 1, mine);
+    int bad = bs_ct_memcmp(mine, ks, 32);
+    bs_ctr_add(ctr, 32, nblocks - 1);
+    bs_ctr_keystream(s->k->cipher, &s->k->ks, ctr, 1, mine);
+    bad |= bs_ct_memcmp(mine, ks + (nblocks - 1) * 32, 32);
+    bs_wipe(mine, sizeof mine);
+    return bad;
 }
 
 const uint8_t *bs_keysrc_get(bs_keysrc *s, uint64_t index, int last, size_t len)
@@ -92,11 +116,17 @@ const uint8_t *bs_keysrc_get(bs_keysrc *s, uint64_t index, int last, size_t len)
     if (s->cl != NULL && sl->state == 1) {
         int r = bsd_client_wait(s->cl, sl->req, s->timeout_ms);
         sl->state = 0;
-        if (r == 0) {
+        const uint8_t *ks = s->shm + (index % BS_KEYSRC_SLOTS) * s->slot_bytes;
+        if (r == 0 && check_slot(s, index, last, need, ks) == 0) {
             s->daemon_chunks++;
-            return s->shm + (index % BS_KEYSRC_SLOTS) * s->slot_bytes;
+            return ks;
         }
-        drop_daemon(s, "failed mid-file", r);
+        if (r == 0) {
+            s->mismatches++;
+            r = -EBADMSG;
+        }
+        drop_daemon(s, r == -EBADMSG ? "keystream failed the in-process check" : "failed mid-file",
+                    r);
     }
     bsf_chunk_keystream(s->k, index, last, len, s->local);
     s->local_chunks++;
@@ -105,6 +135,8 @@ const uint8_t *bs_keysrc_get(bs_keysrc *s, uint64_t index, int last, size_t len)
 
 void bs_keysrc_close(bs_keysrc *s)
 {
+    if (s->shm != NULL)
+        bs_wipe(s->shm, s->slot_bytes * BS_KEYSRC_SLOTS);
     bsd_client_close(s->cl);
     if (s->local != NULL) {
         bs_wipe(s->local, s->slot_bytes);

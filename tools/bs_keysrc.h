@@ -2,7 +2,9 @@
  * bs_keysrc.h: per-chunk keystream for `bitslice seal/open`, from bitsliced when it answers
  * (requested several chunks ahead, so that the daemon computes while this process does GHASH
  * and I/O), else in-process. A daemon failure mid-file switches to in-process for the chunk
- * at hand and every later one; the output is the same either way.
+ * at hand and every later one; the output is the same either way. The daemon's keystream is
+ * checked before use (first and last block of each chunk, recomputed in-process): a mismatch
+ * counts as a daemon failure. Each slot is wiped in the shared memory once used.
  */
 #ifndef BS_KEYSRC_H
 #define BS_KEYSRC_H
@@ -30,6 +32,7 @@ typedef struct bs_keysrc {
     uint8_t *local;
     int timeout_ms;
     uint64_t daemon_chunks, local_chunks;
+    uint64_t mismatches; /* daemon chunks that failed the in-process check */
     char backend[32];
 } bs_keysrc;
 

@@ -1,7 +1,9 @@
 /*
  * bitslice seal / open (docs/stream-format.md). Output goes to a temporary file beside the
  * destination and is renamed only when everything succeeded; `open` writes a chunk's plaintext
- * only after that chunk's tag verified, so a failure leaves no plaintext behind.
+ * only after that chunk's tag verified. A failure it sees (or SIGINT, SIGTERM, SIGHUP) removes
+ * the temporary file; a SIGKILL or a crash during `open` cannot, and leaves OUT.tmp-XXXXXX
+ * (mode 0600) holding the chunks verified so far.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -111,8 +113,9 @@ static int parse(int argc, char **argv, opts *o, const char *cmd)
             break;
         case 'L':
             o->scrypt_log_n = (unsigned)atoi(optarg);
-            if (o->scrypt_log_n < 10 || o->scrypt_log_n > BSF_SCRYPT_LOG_N_MAX) {
-                fprintf(stderr, "bitslice: --scrypt-log-n wants 10..%d\n", BSF_SCRYPT_LOG_N_MAX);
+            if (o->scrypt_log_n < BSF_SCRYPT_LOG_N_MIN || o->scrypt_log_n > BSF_SCRYPT_LOG_N_MAX) {
+                fprintf(stderr, "bitslice: --scrypt-log-n wants %d..%d\n", BSF_SCRYPT_LOG_N_MIN,
+                        BSF_SCRYPT_LOG_N_MAX);
                 return -1;
             }
             break;
@@ -314,8 +317,8 @@ int bs_cmd_seal(int argc, char **argv)
     h.chunk_log2 = (uint8_t)o.chunk_log2;
     if (h.kdf == BSF_KDF_SCRYPT) {
         h.scrypt_log_n = (uint8_t)o.scrypt_log_n;
-        h.scrypt_r = 8;
-        h.scrypt_p = 1;
+        h.scrypt_r = BSF_SCRYPT_R;
+        h.scrypt_p = BSF_SCRYPT_P;
     }
     if (bs_random(h.salt, sizeof h.salt) != 0 || bs_random(h.nonce, sizeof h.nonce) != 0) {
         fprintf(stderr, "bitslice: no randomness from the kernel\n");

@@ -43,11 +43,27 @@ int bsf_header_decode(const uint8_t in[BSF_HEADER_LEN], bsf_header *h, char *err
     int ok = (h->kdf == BSF_KDF_KEYFILE || h->kdf == BSF_KDF_SCRYPT) &&
              h->chunk_log2 >= BSF_CHUNK_LOG2_MIN && h->chunk_log2 <= BSF_CHUNK_LOG2_MAX &&
              in[14] == 0 && in[15] == 0;
-    if (ok && h->kdf == BSF_KDF_SCRYPT)
-        ok = h->scrypt_log_n >= 1 && h->scrypt_log_n <= BSF_SCRYPT_LOG_N_MAX && h->scrypt_r >= 1 &&
-             h->scrypt_r <= 32 && h->scrypt_p >= 1 && h->scrypt_p <= 16;
     if (!ok) {
         snprintf(err, errlen, "corrupted header (a parameter is out of range)");
+        return -1;
+    }
+    /*
+     * The header is not authenticated until scrypt has run, so its cost must be bounded first:
+     * only what seal writes is accepted (r = 8, p = 1, log N in seal's range, so at most
+     * BSF_SCRYPT_MAX_MEM bytes and one pass over them).
+     */
+    if (h->kdf == BSF_KDF_SCRYPT &&
+        (h->scrypt_r != BSF_SCRYPT_R || h->scrypt_p != BSF_SCRYPT_P ||
+         h->scrypt_log_n < BSF_SCRYPT_LOG_N_MIN || h->scrypt_log_n > BSF_SCRYPT_LOG_N_MAX)) {
+        unsigned long long mib = 0;
+        if (h->scrypt_log_n < 48)
+            mib = (128ull * h->scrypt_r << h->scrypt_log_n) >> 20;
+        snprintf(err, errlen,
+                 "scrypt parameters this tool never writes (log N %u, r %u, p %u: about %llu MiB "
+                 "of memory); accepted: r = %d, p = %d, log N %d..%d (at most %llu MiB)",
+                 h->scrypt_log_n, h->scrypt_r, h->scrypt_p, mib, BSF_SCRYPT_R, BSF_SCRYPT_P,
+                 BSF_SCRYPT_LOG_N_MIN, BSF_SCRYPT_LOG_N_MAX,
+                 (unsigned long long)(BSF_SCRYPT_MAX_MEM >> 20));
         return -1;
     }
     return 0;

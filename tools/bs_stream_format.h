@@ -22,7 +22,12 @@
 #define BSF_CHUNK_LOG2_MIN 10
 #define BSF_CHUNK_LOG2_MAX 24
 #define BSF_CHUNK_LOG2_DEFAULT 20
+/* The only scrypt parameters seal writes and open accepts: 128 r 2^log_n bytes, <= 1 GiB. */
+#define BSF_SCRYPT_LOG_N_MIN 10
 #define BSF_SCRYPT_LOG_N_MAX 20
+#define BSF_SCRYPT_R 8
+#define BSF_SCRYPT_P 1
+#define BSF_SCRYPT_MAX_MEM ((uint64_t)128 * BSF_SCRYPT_R << BSF_SCRYPT_LOG_N_MAX)
 
 enum { BSF_KDF_KEYFILE = 0, BSF_KDF_SCRYPT = 1 };
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,6 +56,45 @@ void bsd_client_default_socket(char *out, size_t len)
         snprintf(out, len, "%s/bitslice/bitsliced.sock", rt);
     else
         snprintf(out, len, "/run/bitslice/bitsliced.sock");
+}
+
+/*
+ * A daemon of another uid is trusted when it owns the directory that holds the socket and only
+ * root could have made that directory there, as systemd-tmpfiles makes /run/bitslice for the
+ * system service: the socket path is absolute with no "." or ".." component, every directory
+ * from "/" down to the socket's parent's parent is owned by root with no write bit for group or
+ * others, and no component is a symlink. Each component is opened (O_PATH | O_NOFOLLOW) from the
+ * one above and checked with fstat, so the checks apply to the directories the path named when
+ * walked; a non-root user can neither rename nor replace any of them.
+ */
+static int dir_owner_is(const char *path, uid_t uid)
+{
+    char buf[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    size_t n = strlen(path);
+    if (path[0] != '/' || n >= sizeof buf)
+        return 0;
+    memcpy(buf, path, n + 1);
+    char *slash = strrchr(buf, '/');
+    if (slash == buf)
+        return 0;
+    *slash = 0;
+    int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int ok = fd >= 0;
+    for (char *save = NULL, *t = strtok_r(buf, "/", &save); ok && t != NULL;
+         t = strtok_r(NULL, "/", &save)) {
+        struct stat st;
+        ok = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0 &&
+             (st.st_mode & (S_IWGRP | S_IWOTH)) == 0 && strcmp(t, ".") != 0 && strcmp(t, "..") != 0;
+        int next = ok ? openat(fd, t, O_PATH | O_NOFOLLOW | O_CLOEXEC) : -1;
+        close(fd);
+        fd = next;
+        ok = ok && fd >= 0;
+    }
+    struct stat st;
+    ok = ok && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid;
+    if (fd >= 0)
+        close(fd);
+    return ok;
 }
 
 static int wait_fd(int fd, short events, int64_t deadline)
@@ -268,14 +308,15 @@ int bsd_client_connect(const bsd_client_opts *opts, bsd_client **out)
         r = -ETIMEDOUT;
     if (r == 0) {
         /*
-         * Keys go to whoever listens on the socket: only a daemon of our own uid, or root's,
-         * may have them. Anything else is refused before a byte is sent (-EPERM).
+         * Keys go to whoever listens on the socket: only a daemon of our own uid, root's, or
+         * one that owns a root-made socket directory (dir_owner_is) may have them. Anything
+         * else is refused before a byte is sent (-EPERM).
          */
         struct ucred cred;
         socklen_t cl = sizeof cred;
         if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0)
             r = -errno;
-        else if (cred.uid != geteuid() && cred.uid != 0)
+        else if (cred.uid != geteuid() && cred.uid != 0 && !dir_owner_is(path, cred.uid))
             r = -EPERM;
     }
     if (r == 0) {
@@ -286,7 +327,8 @@ int bsd_client_connect(const bsd_client_opts *opts, bsd_client **out)
         uint32_t id;
         r = send_frame(c, BSD_OP_HELLO, p, bsd_hello_req_encode(p, &hr), &id, -1);
         if (r == 0)
-            r = read_reply(c, id, BSD_OP_HELLO, rep, &rlen, connect_ms + c->io_timeout_ms);
+            /* Only the connect timeout: a stalled daemon must not hold up the caller longer. */
+            r = read_reply(c, id, BSD_OP_HELLO, rep, &rlen, connect_ms);
         if (r == 0 && bsd_hello_rep_decode(rep, rlen, &c->info) != BSD_OK)
             r = -EPROTO;
     }
@@ -344,6 +386,9 @@ int bsd_client_map_shm(bsd_client *c, size_t size)
     void *p = r == 0 ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
     if (r == 0 && p == MAP_FAILED)
         r = -errno;
+    /* The mapping holds keystream: keep it out of core dumps (advice; failure is harmless). */
+    if (r == 0)
+        (void)madvise(p, size, MADV_DONTDUMP);
     if (r == 0) {
         bsd_map_shm_req m = {size};
         uint8_t pl[BSD_MAP_SHM_REQ_LEN];

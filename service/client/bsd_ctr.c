@@ -16,8 +16,14 @@
 
 #include "modes/ctr.h"
 
-/* After a failed connect, the whole process stays in-process for this long. */
-#define BSD_CTR_BACKOFF_MS 1000
+/*
+ * After a failed or stalled connect, the whole process stays in-process for a while: 1 s after
+ * the first failure, doubling with each further one up to 60 s, back to none after a success.
+ * A daemon that accepts but never answers would otherwise cost every EVP context a connect
+ * timeout each second.
+ */
+#define BSD_CTR_BACKOFF_MIN_MS 1000
+#define BSD_CTR_BACKOFF_MAX_MS 60000
 
 struct bsd_ctr {
     bs_ctr_ctx ctx; /* first: 64-byte aligned with the allocation */
@@ -32,12 +38,39 @@ struct bsd_ctr {
 };
 
 static _Atomic long long last_failure_ms;
+static _Atomic long long backoff_ms;
 
 static long long now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void note_failure(void)
+{
+    long long b = atomic_load(&backoff_ms);
+    long long next = b == 0 ? BSD_CTR_BACKOFF_MIN_MS : 2 * b;
+    if (next > BSD_CTR_BACKOFF_MAX_MS)
+        next = BSD_CTR_BACKOFF_MAX_MS;
+    /* Racing threads may each double: harmless, the cap holds. */
+    atomic_store(&backoff_ms, next);
+    atomic_store(&last_failure_ms, now_ms());
+}
+
+static void note_success(void)
+{
+    if (atomic_load(&backoff_ms) != 0) {
+        atomic_store(&backoff_ms, 0);
+        atomic_store(&last_failure_ms, 0);
+    }
+}
+
+long long bsd_ctr_backoff_ms(void)
+{
+    long long last = atomic_load(&last_failure_ms), b = atomic_load(&backoff_ms);
+    long long left = last != 0 ? last + b - now_ms() : 0;
+    return left > 0 ? left : 0;
 }
 
 static void *aligned_zalloc(size_t n)
@@ -111,8 +144,7 @@ static void maybe_start(bsd_ctr *c, size_t len)
 {
     if (c->stream != NULL || c->fallback != 0 || c->since_iv + len < c->opts.threshold)
         return;
-    long long last = atomic_load(&last_failure_ms);
-    if (last != 0 && now_ms() - last < BSD_CTR_BACKOFF_MS) {
+    if (bsd_ctr_backoff_ms() > 0) {
         c->fallback = -EAGAIN;
         return;
     }
@@ -123,7 +155,7 @@ static void maybe_start(bsd_ctr *c, size_t len)
     if (r != 0) {
         c->stream = NULL;
         c->fallback = r;
-        atomic_store(&last_failure_ms, now_ms());
+        note_failure();
     }
 }
 
@@ -134,8 +166,8 @@ static void stream_failed(bsd_ctr *c)
     if (c->fallback == 0)
         c->fallback = -EIO;
     if (c->fallback == -EPIPE || c->fallback == -ECONNREFUSED || c->fallback == -ENOENT ||
-        c->fallback == -ETIMEDOUT)
-        atomic_store(&last_failure_ms, now_ms());
+        c->fallback == -ETIMEDOUT || c->fallback == -EBADMSG || c->fallback == -EPROTO)
+        note_failure();
     stop_stream(c);
 }
 
@@ -180,6 +212,8 @@ int bsd_ctr_crypt(bsd_ctr *c, uint8_t *out, const uint8_t *in, size_t len)
          */
         bs_ctr_seek(x, got); /* room checked above: cannot fail */
         c->daemon_bytes += got;
+        if (got > 0)
+            note_success(); /* verified keystream arrived: the daemon works */
         out += got;
         in += got;
         len -= got;

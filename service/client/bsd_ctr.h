@@ -49,6 +49,11 @@ void bsd_ctr_free(bsd_ctr *c);
 void bsd_ctr_counts(const bsd_ctr *c, uint64_t *daemon_bytes, uint64_t *local_bytes);
 /* 0 while the daemon is used or may be; else the error that made this IV fall back. */
 int bsd_ctr_fallback_reason(const bsd_ctr *c);
+/*
+ * Milliseconds before this process tries the daemon again after failures (0: it will try):
+ * 1 s after a failed or stalled connect, doubling up to 60 s, reset once keystream arrives.
+ */
+long long bsd_ctr_backoff_ms(void);
 
 #ifdef __cplusplus
 }

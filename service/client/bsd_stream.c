@@ -32,6 +32,8 @@ struct bsd_stream {
     char cipher[BSD_CIPHER_NAME_LEN + 1];
     uint8_t key[BSD_KEY_MAX];
     size_t key_len;
+    const bs_block_cipher *bc;
+    bs_key_schedule ks; /* in-process, to check the daemon's keystream */
     unsigned block_len;
     uint8_t counter0[BS_BLOCK_MAX];
     uint64_t total_blocks; /* blocks before the counter wraps */
@@ -46,6 +48,60 @@ struct bsd_stream {
     char error_text[BSD_ERROR_TEXT_MAX + 1];
 };
 
+/* Windows whose keystream did not match the in-process check, process-wide (no secrets). */
+static uint64_t bsd_stream_bad_windows;
+
+uint64_t bsd_stream_mismatches(void)
+{
+    return __atomic_load_n(&bsd_stream_bad_windows, __ATOMIC_RELAXED);
+}
+
+/*
+ * The daemon is not trusted to have written the keystream it says it wrote (a failed backend, a
+ * bug, an impostor): the first and the last block of every window are recomputed here and
+ * compared in constant time before any byte of the window is used. Returns 0 or -EBADMSG.
+ */
+static int check_window(bsd_stream *s, const window *w, const uint8_t *ks)
+{
+    uint8_t ctr[BS_BLOCK_MAX], mine[BS_BLOCK_MAX];
+    const size_t bl = s->block_len;
+    int bad = 0;
+    uint64_t idx[2] = {0, w->nblocks - 1};
+    for (int i = 0; i < (w->nblocks > 1 ? 2 : 1); i++) {
+        memcpy(ctr, s->counter0, bl);
+        bs_ctr_add(ctr, bl, w->first + idx[i]);
+        bs_ctr_keystream(s->bc, &s->ks, ctr, 1, mine);
+        bad |= bs_ct_memcmp(mine, ks + idx[i] * bl, bl);
+    }
+    bs_wipe(mine, sizeof mine);
+    if (bad == 0)
+        return 0;
+    __atomic_add_fetch(&bsd_stream_bad_windows, 1, __ATOMIC_RELAXED);
+    fprintf(stderr, "bitslice: the daemon's keystream failed the in-process check; "
+                    "continuing in-process\n");
+    return -EBADMSG;
+}
+
+/* Window k of the shared memory. */
+static uint8_t *window_mem(bsd_stream *s, unsigned k)
+{
+    return bsd_client_shm(s->client, NULL) + (size_t)k * s->window_blocks * s->block_len;
+}
+
+/* On a failure the connection is dropped, so that nothing more is read from that daemon. */
+static void drop_client(bsd_stream *s)
+{
+    if (s->client == NULL)
+        return;
+    size_t size = 0;
+    uint8_t *m = bsd_client_shm(s->client, &size);
+    /* Not in a child after fork(): the mapping is still the parent's. */
+    if (m != NULL && s->pid == getpid())
+        bs_wipe(m, size);
+    bsd_client_close(s->client);
+    s->client = NULL;
+}
+
 static void fail(bsd_stream *s, int err)
 {
     if (s->error == 0) {
@@ -55,6 +111,7 @@ static void fail(bsd_stream *s, int err)
             bsd_client_last_error(s->client, &text);
         snprintf(s->error_text, sizeof s->error_text, "%s", text);
     }
+    drop_client(s);
 }
 
 static int submit(bsd_stream *s, unsigned k)
@@ -127,6 +184,8 @@ int bsd_stream_open(const bsd_stream_opts *o, const char *cipher, const uint8_t 
     snprintf(s->cipher, sizeof s->cipher, "%s", bc->name);
     memcpy(s->key, key, key_len);
     s->key_len = key_len;
+    s->bc = bc;
+    bc->set_key(&s->ks, key);
     s->block_len = bc->block_len;
     memcpy(s->counter0, counter, bc->block_len);
     s->total_blocks = bs_ctr_blocks_before_wrap(counter, bc->block_len);
@@ -169,15 +228,15 @@ static int stream_apply(bsd_stream *s, uint8_t *out, const uint8_t *in, size_t l
         }
         if (w->state == 1) {
             int r = bsd_client_wait(s->client, w->req_id, s->timeout_ms);
+            if (r == 0)
+                r = check_window(s, w, window_mem(s, s->head));
             if (r != 0) {
                 fail(s, r);
                 return r;
             }
             w->state = 2;
         }
-        size_t shm_size;
-        const uint8_t *ks = bsd_client_shm(s->client, &shm_size) +
-                            (size_t)s->head * s->window_blocks * s->block_len;
+        uint8_t *ks = window_mem(s, s->head);
         uint64_t off = s->pos - w->first * s->block_len;
         uint64_t avail = w->nblocks * s->block_len - off;
         size_t n = avail < len ? (size_t)avail : len;
@@ -193,6 +252,7 @@ static int stream_apply(bsd_stream *s, uint8_t *out, const uint8_t *in, size_t l
         s->pos += n;
         if (n == avail) {
             unsigned k = s->head;
+            bs_wipe(ks, (size_t)(w->nblocks * s->block_len));
             s->head = (s->head + 1) % s->depth;
             int r = submit(s, k);
             if (r != 0) {
@@ -237,7 +297,7 @@ void bsd_stream_close(bsd_stream *s)
 {
     if (s == NULL)
         return;
-    bsd_client_close(s->client);
+    drop_client(s);
     explicit_bzero(s, sizeof *s);
     free(s);
 }

@@ -84,6 +84,70 @@ must_fail() { # name expected-message-regex args...
 
 must_fail wrongpass 'wrong key or passphrase' --passphrase-file wrongpass p.bs
 
+# scrypt parameters come from the header before its tag can be checked: seal's (r 8, p 1,
+# log N <= 20, 1 GiB) are the most open will run, or a crafted header costs GiBs and minutes.
+ulimit_mem() { (ulimit -v 1048576; timeout 20 "$@"); }
+for params in '20 32 16' '21 8 1' '20 8 2' '16 16 1'; do
+  python3 - p.bs crafted.bs $params <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], 'rb').read())
+data[11:14] = bytes(int(v) for v in sys.argv[3:6])
+open(sys.argv[2], 'wb').write(data)
+PY
+  if ulimit_mem "$BITSLICE" open -q --no-daemon --passphrase-file pass -o crafted.out crafted.bs \
+      2>crafted.err; then
+    fail "crafted scrypt header ($params): open succeeded"
+  fi
+  grep -q "scrypt parameters this tool never writes" crafted.err ||
+    fail "crafted scrypt header ($params): $(cat crafted.err)"
+  [ ! -e crafted.out ] || fail "crafted scrypt header ($params): left an output file"
+done
+echo "ok: crafted scrypt headers -> $(head -1 crafted.err)"
+
+# Over-long passphrases are refused, not cut short.
+head -c 2000 /dev/zero | tr '\0' x >longpass
+if "$BITSLICE" seal -q --no-daemon --passphrase-file longpass -o long.bs pass 2>long.err; then
+  fail "a 2000-byte passphrase was accepted"
+fi
+grep -q "longer than" long.err || fail "over-long passphrase: $(cat long.err)"
+[ ! -e long.bs ] || fail "over-long passphrase: left an output file"
+echo "ok: over-long passphrase -> $(head -1 long.err)"
+
+# ^C at the passphrase prompt (echo off): the terminal gets its echo back, nothing is left.
+python3 - "$BITSLICE" pass "$work/ctrl-c.bs" <<'PY' || fail "^C at the passphrase prompt"
+import os, sys, termios, fcntl, subprocess, time, signal, select
+bitslice, infile, out = sys.argv[1:4]
+m, s = os.openpty()
+def pre():
+    os.setsid()
+    fcntl.ioctl(s, termios.TIOCSCTTY, 0)
+p = subprocess.Popen([bitslice, 'seal', '-q', '--no-daemon', '-p', '-o', out, infile],
+                     stdin=s, stdout=s, stderr=s, preexec_fn=pre, close_fds=True)
+buf = b''
+deadline = time.time() + 10
+while b'passphrase:' not in buf and time.time() < deadline:
+    r, _, _ = select.select([m], [], [], 0.5)
+    if r:
+        buf += os.read(m, 1024)
+if b'passphrase:' not in buf:
+    sys.exit('no prompt: %r' % buf)
+if termios.tcgetattr(s)[3] & termios.ECHO:
+    sys.exit('echo still on at the prompt')
+os.write(m, b'\x03')  # ^C from the terminal: SIGINT to the foreground process group
+try:
+    rc = p.wait(10)
+except subprocess.TimeoutExpired:
+    p.kill(); sys.exit('seal did not stop on ^C')
+if not termios.tcgetattr(s)[3] & termios.ECHO:
+    sys.exit('^C at the passphrase prompt left the terminal without echo (rc %d)' % rc)
+if rc != -signal.SIGINT:
+    sys.exit('seal ended with %d, not by SIGINT' % rc)
+if any(f.startswith(os.path.basename(out)) for f in os.listdir(os.path.dirname(os.path.abspath(out)))):
+    sys.exit('left an output or temporary file')
+print('ok')
+PY
+echo "ok: ^C at the passphrase prompt restores the terminal"
+
 # Chunks of 1 KiB: records of 1024 + 32 bytes after the 80-byte header.
 head -c 5000 /dev/urandom >five
 "$BITSLICE" seal -q --no-daemon -k key --chunk-log2 10 -o five.bs five
