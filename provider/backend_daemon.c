@@ -233,7 +233,8 @@ static int dgcm_crypt(dgcm *x, uint8_t *out, const uint8_t *in, size_t len, int 
         if (r != 0) {
             /* Dead, refused or timed out: this message goes on in-process, from this byte. */
             x->fallback = r;
-            if (r == -EPIPE || r == -ECONNREFUSED || r == -ENOENT || r == -ETIMEDOUT)
+            if (r == -EPIPE || r == -ECONNREFUSED || r == -ENOENT || r == -ETIMEDOUT ||
+                r == -EBADMSG || r == -EPROTO)
                 atomic_store(&gcm_last_failure_ms, mono_ms());
             dgcm_stop(x);
         }
