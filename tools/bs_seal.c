@@ -19,6 +19,7 @@
 #include "bs_cli.h"
 #include "bs_kdf.h"
 #include "bs_keysrc.h"
+#include "bs_pipe.h"
 #include "bs_stream_format.h"
 
 static char tmp_path[4096];
@@ -172,7 +173,8 @@ static void progress_update(progress *p, uint64_t add, int final)
 /* ---- files ---- */
 
 typedef struct io {
-    FILE *in, *out;
+    int in_fd;
+    FILE *out;
     int tmp_fd;
     uint64_t in_size; /* 0 when unknown */
     int in_regular;
@@ -181,14 +183,16 @@ typedef struct io {
 static int open_files(const opts *o, io *f)
 {
     memset(f, 0, sizeof *f);
+    f->in_fd = -1;
     f->tmp_fd = -1;
-    f->in = o->in == NULL || strcmp(o->in, "-") == 0 ? stdin : fopen(o->in, "rb");
-    if (f->in == NULL) {
+    f->in_fd =
+        o->in == NULL || strcmp(o->in, "-") == 0 ? STDIN_FILENO : open(o->in, O_RDONLY | O_CLOEXEC);
+    if (f->in_fd < 0) {
         fprintf(stderr, "bitslice: %s: %s\n", o->in, strerror(errno));
         return -1;
     }
     struct stat st;
-    if (fstat(fileno(f->in), &st) == 0 && S_ISREG(st.st_mode)) {
+    if (fstat(f->in_fd, &st) == 0 && S_ISREG(st.st_mode)) {
         f->in_regular = 1;
         f->in_size = (uint64_t)st.st_size;
     }
@@ -213,8 +217,9 @@ static int open_files(const opts *o, io *f)
 /* ok: flush, fsync, rename over the destination; else remove the temporary file. */
 static int close_files(io *f, const opts *o, int ok)
 {
-    if (f->in != NULL && f->in != stdin)
-        fclose(f->in);
+    if (f->in_fd > STDIN_FILENO)
+        close(f->in_fd);
+    f->in_fd = -1;
     if (f->out != NULL) {
         if (ok && (fflush(f->out) != 0 || fsync(fileno(f->out)) != 0)) {
             fprintf(stderr, "bitslice: writing %s: %s\n", o->out, strerror(errno));
@@ -239,29 +244,21 @@ static int close_files(io *f, const opts *o, int ok)
     return ok ? 0 : 1;
 }
 
-/* Reads up to n bytes; short only at end of input. */
-static size_t read_full(FILE *f, uint8_t *p, size_t n, int *err)
+/* Reads up to n bytes; short only at end of input or on error (*err). */
+static size_t read_full(int fd, uint8_t *p, size_t n, int *err)
 {
     size_t got = 0;
     while (got < n) {
-        size_t r = fread(p + got, 1, n - got, f);
-        if (r == 0) {
-            if (ferror(f))
-                *err = errno != 0 ? errno : EIO;
+        ssize_t r = read(fd, p + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            *err = errno;
+        if (r <= 0)
             break;
-        }
-        got += r;
+        got += (size_t)r;
     }
     return got;
-}
-
-static int at_eof(FILE *f)
-{
-    int c = fgetc(f);
-    if (c == EOF)
-        return 1;
-    ungetc(c, f);
-    return 0;
 }
 
 /* The master key: a key file, or scrypt of the passphrase with the header's parameters. */
@@ -350,11 +347,21 @@ int bs_cmd_seal(int argc, char **argv)
     uint64_t nchunks = f.in_regular ? (f.in_size + cs - 1) / cs : 0;
     if (f.in_regular && nchunks == 0)
         nchunks = 1;
+    if (!ok) {
+        fprintf(stderr, "bitslice: writing %s: %s\n", o.out, strerror(errno));
+        bsf_keys_wipe(&keys);
+        return close_files(&f, &o, 0);
+    }
     bs_keysrc ks;
-    uint8_t *buf = (uint8_t *)malloc(cs + BSF_TAG_LEN);
-    if (buf == NULL || bs_keysrc_init(&ks, &keys, cs, !o.no_daemon, o.socket, o.verbose) != 0) {
+    bs_pipe io_pipe;
+    if (bs_keysrc_init(&ks, &keys, cs, !o.no_daemon, o.socket, o.verbose) != 0) {
         fprintf(stderr, "bitslice: out of memory\n");
-        free(buf);
+        bsf_keys_wipe(&keys);
+        return close_files(&f, &o, 0);
+    }
+    if (bs_pipe_start(&io_pipe, f.in_fd, f.out, cs, cs + BSF_TAG_LEN) != 0) {
+        fprintf(stderr, "bitslice: out of memory or threads\n");
+        bs_keysrc_close(&ks);
         bsf_keys_wipe(&keys);
         return close_files(&f, &o, 0);
     }
@@ -362,33 +369,37 @@ int bs_cmd_seal(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &pr.t0);
     for (uint64_t i = 0; i < BS_KEYSRC_SLOTS && (nchunks == 0 || i < nchunks); i++)
         bs_keysrc_request(&ks, i, nchunks != 0 && i + 1 == nchunks, cs);
-    int rerr = 0;
     for (uint64_t i = 0; ok; i++) {
-        size_t n = read_full(f.in, buf, cs, &rerr);
-        if (rerr != 0) {
-            fprintf(stderr, "bitslice: reading input: %s\n", strerror(rerr));
+        bs_pipe_slot *s = bs_pipe_next(&io_pipe);
+        if (s == NULL) {
+            ok = 0; /* a write failed: bs_pipe_finish says why */
+            break;
+        }
+        if (s->rerr != 0) {
+            fprintf(stderr, "bitslice: reading input: %s\n", strerror(s->rerr));
             ok = 0;
             break;
         }
-        int last = n < cs || at_eof(f.in);
+        size_t n = s->n;
+        int last = s->last;
         const uint8_t *k = bs_keysrc_get(&ks, i, last, n);
-        bsf_chunk_seal(&keys, k, buf, buf, n, buf + n);
+        bsf_chunk_seal(&keys, k, s->buf, s->buf, n, s->buf + n);
         /* Chunk i's slot is free only now that its keystream is used. */
         if (!last && (nchunks == 0 || i + BS_KEYSRC_SLOTS < nchunks))
             bs_keysrc_request(&ks, i + BS_KEYSRC_SLOTS,
                               nchunks != 0 && i + BS_KEYSRC_SLOTS + 1 == nchunks, cs);
-        if (fwrite(buf, 1, n + BSF_TAG_LEN, f.out) != n + BSF_TAG_LEN) {
-            fprintf(stderr, "bitslice: writing %s: %s\n", o.out, strerror(errno));
-            ok = 0;
-        }
+        bs_pipe_put(&io_pipe, n + BSF_TAG_LEN);
         progress_update(&pr, n, last);
         if (last)
             break;
     }
+    int werr = bs_pipe_finish(&io_pipe, ok);
+    if (werr != 0) {
+        fprintf(stderr, "bitslice: writing %s: %s\n", o.out, strerror(werr));
+        ok = 0;
+    }
     report(&o, &ks);
     bs_keysrc_close(&ks);
-    bs_wipe(buf, cs + BSF_TAG_LEN);
-    free(buf);
     bsf_keys_wipe(&keys);
     return close_files(&f, &o, ok);
 }
@@ -405,7 +416,7 @@ int bs_cmd_open(int argc, char **argv)
     bsf_header h;
     char err[256];
     int rerr = 0;
-    if (read_full(f.in, hdr, sizeof hdr, &rerr) != sizeof hdr) {
+    if (read_full(f.in_fd, hdr, sizeof hdr, &rerr) != sizeof hdr) {
         fprintf(stderr, "bitslice: %s\n", rerr ? strerror(rerr) : "input too short for a header");
         return close_files(&f, &o, 0);
     }
@@ -434,10 +445,15 @@ int bs_cmd_open(int argc, char **argv)
     uint64_t body = f.in_regular && f.in_size >= BSF_HEADER_LEN ? f.in_size - BSF_HEADER_LEN : 0;
     uint64_t nchunks = f.in_regular ? (body + rec - 1) / rec : 0;
     bs_keysrc ks;
-    uint8_t *buf = (uint8_t *)malloc(rec);
-    if (buf == NULL || bs_keysrc_init(&ks, &keys, cs, !o.no_daemon, o.socket, o.verbose) != 0) {
+    bs_pipe io_pipe;
+    if (bs_keysrc_init(&ks, &keys, cs, !o.no_daemon, o.socket, o.verbose) != 0) {
         fprintf(stderr, "bitslice: out of memory\n");
-        free(buf);
+        bsf_keys_wipe(&keys);
+        return close_files(&f, &o, 0);
+    }
+    if (bs_pipe_start(&io_pipe, f.in_fd, f.out, rec, rec) != 0) {
+        fprintf(stderr, "bitslice: out of memory or threads\n");
+        bs_keysrc_close(&ks);
         bsf_keys_wipe(&keys);
         return close_files(&f, &o, 0);
     }
@@ -447,12 +463,18 @@ int bs_cmd_open(int argc, char **argv)
         bs_keysrc_request(&ks, i, nchunks != 0 && i + 1 == nchunks, cs);
     int ok = 1;
     for (uint64_t i = 0;; i++) {
-        size_t n = read_full(f.in, buf, rec, &rerr);
-        if (rerr != 0) {
-            fprintf(stderr, "bitslice: reading input: %s\n", strerror(rerr));
+        bs_pipe_slot *s = bs_pipe_next(&io_pipe);
+        if (s == NULL) {
+            ok = 0; /* a write failed: bs_pipe_finish says why */
+            break;
+        }
+        if (s->rerr != 0) {
+            fprintf(stderr, "bitslice: reading input: %s\n", strerror(s->rerr));
             ok = 0;
             break;
         }
+        uint8_t *buf = s->buf;
+        size_t n = s->n;
         if (n < BSF_TAG_LEN) {
             fprintf(stderr, "bitslice: truncated: %s after chunk %llu\n",
                     n == 0 ? "the file ends without its final chunk" : "a partial chunk",
@@ -460,7 +482,7 @@ int bs_cmd_open(int argc, char **argv)
             ok = 0;
             break;
         }
-        int last = n < rec || at_eof(f.in);
+        int last = s->last;
         size_t len = n - BSF_TAG_LEN;
         const uint8_t *k = bs_keysrc_get(&ks, i, last, len);
         int bad = bsf_chunk_open(&keys, k, buf, buf, len, buf + len) != 0;
@@ -496,20 +518,19 @@ int bs_cmd_open(int argc, char **argv)
             ok = 0;
             break;
         }
-        if (fwrite(buf, 1, len, f.out) != len) {
-            fprintf(stderr, "bitslice: writing %s: %s\n", o.out, strerror(errno));
-            ok = 0;
-            break;
-        }
+        bs_pipe_put(&io_pipe, len);
         progress_update(&pr, n, last);
         if (last)
             break;
     }
+    int werr = bs_pipe_finish(&io_pipe, ok);
+    if (werr != 0) {
+        fprintf(stderr, "bitslice: writing %s: %s\n", o.out, strerror(werr));
+        ok = 0;
+    }
     if (ok)
         report(&o, &ks);
     bs_keysrc_close(&ks);
-    bs_wipe(buf, rec);
-    free(buf);
     bsf_keys_wipe(&keys);
     return close_files(&f, &o, ok);
 }
