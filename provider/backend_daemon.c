@@ -8,11 +8,9 @@
  * the exact byte. Output, positions and errors are those of bsprov_ctr_inproc. GCM below.
  */
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <openssl/crypto.h>
 
@@ -93,8 +91,6 @@ const bsprov_ctr_backend bsprov_ctr_daemon = {
  */
 #define GCM_BL 32
 #define GCM_DATA_MAX (BS_GCM256_MAX_BLOCKS * GCM_BL)
-/* After a failed connect, GCM contexts of this process stay in-process for this long. */
-#define GCM_BACKOFF_MS 1000
 
 typedef struct dgcm {
     bs_gcm256_ctx g; /* first: 64-byte aligned with the allocation */
@@ -108,15 +104,6 @@ typedef struct dgcm {
     bsd_stream *stream;
     uint8_t ks[16384]; /* keystream of one piece */
 } dgcm;
-
-static _Atomic long long gcm_last_failure_ms;
-
-static long long mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void dgcm_stop(dgcm *x)
 {
@@ -176,8 +163,8 @@ static int dgcm_aad(void *bctx, const uint8_t *aad, size_t len)
  */
 static void dgcm_start(dgcm *x)
 {
-    long long last = atomic_load(&gcm_last_failure_ms);
-    if (last != 0 && mono_ms() - last < GCM_BACKOFF_MS) {
+    /* One back-off for the process, shared with CTR offload (bsd_ctr). */
+    if (bsd_ctr_backoff_ms() > 0) {
         x->fallback = -EAGAIN;
         return;
     }
@@ -190,7 +177,7 @@ static void dgcm_start(dgcm *x)
     if (r != 0) {
         x->stream = NULL;
         x->fallback = r;
-        atomic_store(&gcm_last_failure_ms, mono_ms());
+        bsd_ctr_note_open(r);
     }
 }
 
@@ -233,10 +220,10 @@ static int dgcm_crypt(dgcm *x, uint8_t *out, const uint8_t *in, size_t len, int 
         if (r != 0) {
             /* Dead, refused or timed out: this message goes on in-process, from this byte. */
             x->fallback = r;
-            if (r == -EPIPE || r == -ECONNREFUSED || r == -ENOENT || r == -ETIMEDOUT ||
-                r == -EBADMSG || r == -EPROTO)
-                atomic_store(&gcm_last_failure_ms, mono_ms());
+            bsd_ctr_note_stream(r);
             dgcm_stop(x);
+        } else if (got > 0) {
+            bsd_ctr_note_stream(0); /* verified keystream arrived: the daemon works */
         }
     }
     OPENSSL_cleanse(x->ks, sizeof x->ks);

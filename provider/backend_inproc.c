@@ -137,9 +137,7 @@ static int ctr_crypt(void *bctx, uint8_t *out, const uint8_t *in, size_t len)
 
     const size_t bl = c->cipher->block_len;
     const uint64_t lanes = c->cipher->lanes < BS_LANES_MAX ? c->cipher->lanes : BS_LANES_MAX;
-    uint64_t room = c->block_limit - c->blocks_used;
-    if (room > c->wrap_left)
-        room = c->wrap_left;
+    uint64_t room = bs_ctr_blocks_left(c);
     if (room > lanes)
         room = lanes;
     if (len >= lanes * bl || (len + bl - 1) / bl > room)

@@ -117,8 +117,19 @@ static void xor_bytes(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t
         out[i] = in[i] ^ ks[i];
 }
 
+static uint64_t limit_room(const bs_ctr_ctx *ctx)
+{
+    return ctx->block_limit > ctx->blocks_used ? ctx->block_limit - ctx->blocks_used : 0;
+}
+
+uint64_t bs_ctr_blocks_left(const bs_ctr_ctx *ctx)
+{
+    uint64_t room = limit_room(ctx);
+    return room < ctx->wrap_left ? room : ctx->wrap_left;
+}
+
 /* Checks a whole request first, so that a refused request changes nothing. */
-static int check_room(const bs_ctr_ctx *ctx, uint64_t len)
+int bs_ctr_check(const bs_ctr_ctx *ctx, uint64_t len)
 {
     const size_t bl = ctx->cipher->block_len;
     uint64_t pending = ctx->num ? bl - ctx->num : 0;
@@ -126,9 +137,7 @@ static int check_room(const bs_ctr_ctx *ctx, uint64_t len)
         uint64_t need = (len - pending) / bl + (((len - pending) % bl) != 0);
         if (need > ctx->wrap_left)
             return BS_ERR_COUNTER_WRAP;
-        uint64_t room =
-            ctx->block_limit > ctx->blocks_used ? ctx->block_limit - ctx->blocks_used : 0;
-        if (need > room)
+        if (need > limit_room(ctx))
             return BS_ERR_DATA_LIMIT;
     }
     return BS_OK;
@@ -138,7 +147,7 @@ int bs_ctr_seek(bs_ctr_ctx *ctx, uint64_t nbytes)
 {
     if (!ctx->keyed)
         return BS_ERR_STATE;
-    int err = check_room(ctx, nbytes);
+    int err = bs_ctr_check(ctx, nbytes);
     if (err != BS_OK)
         return err;
     const size_t bl = ctx->cipher->block_len;
@@ -169,7 +178,7 @@ int bs_ctr_crypt(bs_ctr_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
     if (out == NULL || in == NULL)
         return BS_ERR_ARG;
     const size_t bl = ctx->cipher->block_len;
-    int err = check_room(ctx, len);
+    int err = bs_ctr_check(ctx, len);
     if (err != BS_OK)
         return err;
     size_t pending = ctx->num ? bl - ctx->num : 0;

@@ -41,6 +41,13 @@ size_t bs_ctr_iv_len(const bs_block_cipher *cipher);
 void bs_ctr_set_block_limit(bs_ctr_ctx *ctx, uint64_t max_blocks);
 /* Encrypts or decrypts len bytes (the same operation). in may equal out. */
 int bs_ctr_crypt(bs_ctr_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len);
+/* Blocks that may still be generated: the lesser of the limit's room and the wrap distance. */
+uint64_t bs_ctr_blocks_left(const bs_ctr_ctx *ctx);
+/*
+ * The all-or-nothing check bs_ctr_crypt makes before it moves: BS_OK if len more bytes fit,
+ * else BS_ERR_COUNTER_WRAP or BS_ERR_DATA_LIMIT. For code that produces the bytes elsewhere.
+ */
+int bs_ctr_check(const bs_ctr_ctx *ctx, uint64_t len);
 /*
  * Advances the stream by nbytes exactly as bs_ctr_crypt would (same checks, all or nothing),
  * without producing output: used when the keystream for those bytes came from elsewhere

@@ -47,6 +47,13 @@ static long long now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Failures that say the daemon is gone, stalled or untrustworthy (not a refused request). */
+static int is_daemon_failure(int err)
+{
+    return err == -EPIPE || err == -ECONNREFUSED || err == -ENOENT || err == -ETIMEDOUT ||
+           err == -EBADMSG || err == -EPROTO;
+}
+
 static void note_failure(void)
 {
     long long b = atomic_load(&backoff_ms);
@@ -64,6 +71,20 @@ static void note_success(void)
         atomic_store(&backoff_ms, 0);
         atomic_store(&last_failure_ms, 0);
     }
+}
+
+void bsd_ctr_note_open(int err)
+{
+    if (err != 0)
+        note_failure();
+}
+
+void bsd_ctr_note_stream(int err)
+{
+    if (err == 0)
+        note_success();
+    else if (is_daemon_failure(err))
+        note_failure();
 }
 
 long long bsd_ctr_backoff_ms(void)
@@ -155,7 +176,7 @@ static void maybe_start(bsd_ctr *c, size_t len)
     if (r != 0) {
         c->stream = NULL;
         c->fallback = r;
-        note_failure();
+        bsd_ctr_note_open(r);
     }
 }
 
@@ -165,9 +186,7 @@ static void stream_failed(bsd_ctr *c)
     c->fallback = bsd_stream_error(c->stream, NULL);
     if (c->fallback == 0)
         c->fallback = -EIO;
-    if (c->fallback == -EPIPE || c->fallback == -ECONNREFUSED || c->fallback == -ENOENT ||
-        c->fallback == -ETIMEDOUT || c->fallback == -EBADMSG || c->fallback == -EPROTO)
-        note_failure();
+    bsd_ctr_note_stream(c->fallback);
     stop_stream(c);
 }
 
@@ -181,15 +200,11 @@ int bsd_ctr_crypt(bsd_ctr *c, uint8_t *out, const uint8_t *in, size_t len)
     if (out == NULL || in == NULL)
         return BS_ERR_ARG;
     /* The same all-or-nothing check as bs_ctr_crypt, before anything moves. */
+    int err = bs_ctr_check(x, len);
+    if (err != BS_OK)
+        return err;
     const size_t bl = x->cipher->block_len;
     size_t pending = x->num ? bl - x->num : 0;
-    if (len > pending) {
-        uint64_t need = (uint64_t)((len - pending) / bl) + (((len - pending) % bl) != 0);
-        if (need > x->wrap_left)
-            return BS_ERR_COUNTER_WRAP;
-        if (need > x->block_limit - x->blocks_used)
-            return BS_ERR_DATA_LIMIT;
-    }
     size_t total = len;
     if (c->stream == NULL && pending > 0) {
         /* The rest of a started block comes from the context's pending keystream. */
@@ -213,7 +228,7 @@ int bsd_ctr_crypt(bsd_ctr *c, uint8_t *out, const uint8_t *in, size_t len)
         bs_ctr_seek(x, got); /* room checked above: cannot fail */
         c->daemon_bytes += got;
         if (got > 0)
-            note_success(); /* verified keystream arrived: the daemon works */
+            bsd_ctr_note_stream(0); /* verified keystream arrived: the daemon works */
         out += got;
         in += got;
         len -= got;

@@ -54,6 +54,14 @@ int bsd_ctr_fallback_reason(const bsd_ctr *c);
  * 1 s after a failed or stalled connect, doubling up to 60 s, reset once keystream arrives.
  */
 long long bsd_ctr_backoff_ms(void);
+/*
+ * Feed that back-off from other users of the daemon (the provider's GCM offload), as bsd_ctr
+ * does itself: a failed bsd_stream_open (any error) backs off; on a stream, 0 (verified
+ * keystream arrived) resets it, and an error meaning the daemon is gone, stalled or sent
+ * wrong keystream backs off.
+ */
+void bsd_ctr_note_open(int err);
+void bsd_ctr_note_stream(int err);
 
 #ifdef __cplusplus
 }

@@ -193,7 +193,12 @@ static void test_data_limit(void **state)
         assert_int_equal(bs_ctr_crypt(&ctx, buf, buf, 1), BS_OK);
         /* a limit set below what was already used stops the stream, and does not wrap */
         assert_int_equal(bs_ctr_crypt(&ctx, buf, buf, 3 * bl), BS_OK);
+        assert_true(bs_ctr_blocks_left(&ctx) > 2);
         bs_ctr_set_block_limit(&ctx, 2);
+        assert_true(bs_ctr_blocks_left(&ctx) == 0);
+        /* 1 + 3 bl bytes were used: bl - 1 bytes of keystream are pending, no more */
+        assert_int_equal(bs_ctr_check(&ctx, bl - 1), BS_OK);
+        assert_int_equal(bs_ctr_check(&ctx, bl), BS_ERR_DATA_LIMIT);
         assert_int_equal(bs_ctr_crypt(&ctx, buf, buf, bl), BS_ERR_DATA_LIMIT);
         /* a limit cannot be raised above the absolute one */
         bs_ctr_set_block_limit(&ctx, UINT64_MAX);
