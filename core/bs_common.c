@@ -30,13 +30,23 @@ const char *bs_strerror(int err)
 /* core/mcu/mcu.h declares the MCU variants and BS_MCU_CIPHER_LIST ("&a, &b, ..."). */
 #include "mcu/mcu.h"
 #endif
+#if defined(BS_HAVE_SKINNY) || defined(BS_HAVE_MCU_SKINNY)
+#include "skinny/skinny.h"
+#define BS_LIST_SKINNY_FIX32                                                                       \
+    &bs_skinny128_128_fix32, &bs_skinny128_256_fix32, &bs_skinny128_384_fix32,
+#else
+#define BS_LIST_SKINNY_FIX32
+#endif
 
 const bs_block_cipher *const bs_block_ciphers[] = {
 #if defined(BS_HAVE_MCU) && defined(BS_PREFER_MCU)
     BS_MCU_CIPHER_LIST
 #endif
+#if defined(BS_PREFER_MCU)
+            BS_LIST_SKINNY_FIX32
+#endif
 #ifdef BS_HAVE_PRESENT
-    &bs_present80_bs64,
+        & bs_present80_bs64,
     &bs_present128_bs64,
 #endif
 #ifdef BS_HAVE_GIFT
@@ -46,10 +56,18 @@ const bs_block_cipher *const bs_block_ciphers[] = {
 #ifdef BS_HAVE_RIJNDAEL256
     &bs_rijndael256_bs64,
 #endif
+#ifdef BS_HAVE_SKINNY
+    &bs_skinny128_128_bs64,
+    &bs_skinny128_256_bs64,
+    &bs_skinny128_384_bs64,
+#endif
 #if defined(BS_HAVE_MCU) && !defined(BS_PREFER_MCU)
     BS_MCU_CIPHER_LIST
 #endif
-    NULL,
+#if !defined(BS_PREFER_MCU)
+        BS_LIST_SKINNY_FIX32
+#endif
+            NULL,
 };
 
 static int ascii_tolower(int c)
