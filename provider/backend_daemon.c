@@ -97,7 +97,7 @@ typedef struct dgcm {
     char socket_path[108];
     uint64_t threshold;
     int timeout_ms, connect_timeout_ms;
-    uint8_t key[BS_KEY_MAX];
+    uint8_t key[32];
     int iv28;          /* the IV of this message is 28 bytes: offload possible */
     int fallback;      /* offload stopped for this message */
     uint64_t since_iv; /* data bytes of this message */

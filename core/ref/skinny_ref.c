@@ -1,6 +1,6 @@
 /*
  * SKINNY-128-128/-256/-384, cell by cell from the specification (Beierle et al., CRYPTO 2016,
- * section 2.3) with the conventions of spec/speedy-skinny.md. Test oracle only: it branches on
+ * section 2.3) with the conventions of docs/spec/skinny-speedy.md. Test oracle only: it branches on
  * data and shares nothing with core/skinny/ but the specification.
  */
 #include <string.h>

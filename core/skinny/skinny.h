@@ -1,7 +1,7 @@
 /*
  * skinny.h: bitsliced SKINNY-128-128, -256 and -384 (Beierle, Jean, Kölbl, Leander, Moradi,
  * Peyrin, Sasaki, Sasdrich, Sim, "The SKINNY Family of Block Ciphers and Its Low-Latency Variant
- * MANTIS", CRYPTO 2016), with the conventions of spec/speedy-skinny.md: byte i of the block is
+ * MANTIS", CRYPTO 2016), with the conventions of docs/spec/skinny-speedy.md: byte i of the block is
  * cell i of the 4x4 state, row by row (row r = bytes 4r..4r+3, column c = byte 4r+c); x7 is the
  * most significant bit of a cell. The key is the whole tweakey TK1 || TK2 || TK3 (16, 32 or 48
  * bytes: 40, 48 or 56 rounds).

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""An independent model of SKINNY-128-128/-256/-384 and their CTR names (shared/spec/
-speedy-skinny.md, spec/algorithms.md), written from the specification (Beierle et al., CRYPTO
+"""An independent model of SKINNY-128-128/-256/-384 and their CTR names (docs/spec/
+skinny-speedy.md, docs/spec/algorithms.md), written from the specification (Beierle et al., CRYPTO
 2016) in Python, sharing no code with core/. The S-box is built from its definition (four
 NOR/XOR steps with bit permutations), not typed in as a table. It reproduces the published
-vectors of spec/vectors.txt, then prints the CTR stanzas of tests/kat/ctr.kat marked as computed
+vectors of docs/spec/vectors.md, then prints the CTR stanzas of tests/kat/ctr.kat marked as computed
 by this model (several lengths, counters that carry across the 64-bit boundary and wrap the low
 byte).
 
@@ -78,7 +78,7 @@ def ctr(key, iv, data):
     return bytes(out)
 
 
-PUBLISHED = [  # spec/vectors.txt
+PUBLISHED = [  # docs/spec/vectors.md
     ("SKINNY-128-128", "4f55cfb0520cac52fd92c15f37073e93", "f20adb0eb08b648a3b2eeed1f0adda14",
      "22ff30d498ea62d7e45b476e33675b74"),
     ("SKINNY-128-256", "009cec81605d4ac1d2ae9e3085d7a1f31ac123ebfc00fddcf01046ceeddfcab3",
