@@ -62,6 +62,20 @@ void bs_aes256_semifix_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *
  */
 void bs_aes_key_schedule(uint32_t *rk, const uint8_t *key, unsigned nk, unsigned rep_mod);
 
+/*
+ * The components of a round on two packed blocks, one call each (aes_fix32.c), for the
+ * per-component benchmark: a fully fixsliced round is SubBytes, MixColumns k, AddRoundKey.
+ */
+void bs_aes_part_pack(uint32_t q[8], const uint8_t *in);
+void bs_aes_part_unpack(uint8_t *out, const uint32_t q[8]);
+void bs_aes_part_subbytes(uint32_t q[8]);
+void bs_aes_part_mixcolumns0(uint32_t q[8]);
+void bs_aes_part_mixcolumns1(uint32_t q[8]);
+void bs_aes_part_mixcolumns2(uint32_t q[8]);
+void bs_aes_part_mixcolumns3(uint32_t q[8]);
+void bs_aes_part_sr2(uint32_t q[8]);
+void bs_aes_part_addroundkey(uint32_t q[8], const uint32_t rk[8]);
+
 #if defined(__GNUC__) || defined(__clang__)
 #define BS_AES_FN static inline __attribute__((always_inline))
 #else
