@@ -31,22 +31,25 @@ const char *bs_strerror(int err)
 #include "mcu/mcu.h"
 #endif
 #if defined(BS_HAVE_SKINNY) || defined(BS_HAVE_MCU_SKINNY)
+/* core/skinny/skinny.h: the 64-lane and the fixsliced 32-bit SKINNY-128 cores. */
 #include "skinny/skinny.h"
-#define BS_LIST_SKINNY_FIX32                                                                       \
-    &bs_skinny128_128_fix32, &bs_skinny128_256_fix32, &bs_skinny128_384_fix32,
-#else
-#define BS_LIST_SKINNY_FIX32
+#endif
+#ifdef BS_HAVE_AES
+/* core/aes/aes.h: the 32-bit AES cores, the only AES there is (no 64-lane core). */
+#include "aes/aes.h"
 #endif
 
 const bs_block_cipher *const bs_block_ciphers[] = {
 #if defined(BS_HAVE_MCU) && defined(BS_PREFER_MCU)
     BS_MCU_CIPHER_LIST
 #endif
-#if defined(BS_PREFER_MCU)
-            BS_LIST_SKINNY_FIX32
+#if defined(BS_PREFER_MCU) && (defined(BS_HAVE_SKINNY) || defined(BS_HAVE_MCU_SKINNY))
+    &bs_skinny128_128_fix32,
+    &bs_skinny128_256_fix32,
+    &bs_skinny128_384_fix32,
 #endif
 #ifdef BS_HAVE_PRESENT
-        & bs_present80_bs64,
+    &bs_present80_bs64,
     &bs_present128_bs64,
 #endif
 #ifdef BS_HAVE_GIFT
@@ -64,10 +67,18 @@ const bs_block_cipher *const bs_block_ciphers[] = {
 #if defined(BS_HAVE_MCU) && !defined(BS_PREFER_MCU)
     BS_MCU_CIPHER_LIST
 #endif
-#if !defined(BS_PREFER_MCU)
-        BS_LIST_SKINNY_FIX32
+#if !defined(BS_PREFER_MCU) && (defined(BS_HAVE_SKINNY) || defined(BS_HAVE_MCU_SKINNY))
+    &bs_skinny128_128_fix32,
+    &bs_skinny128_256_fix32,
+    &bs_skinny128_384_fix32,
 #endif
-            NULL,
+#ifdef BS_HAVE_AES
+    &bs_aes128_fix32,
+    &bs_aes256_fix32,
+    &bs_aes128_semifix32,
+    &bs_aes256_semifix32,
+#endif
+    NULL,
 };
 
 static int ascii_tolower(int c)

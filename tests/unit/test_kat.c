@@ -18,8 +18,9 @@
 #include "testutil.h"
 
 static const char *const expected[] = {
-    "PRESENT-80",   "PRESENT-128",    "GIFT-64",        "GIFT-128",
-    "RIJNDAEL-256", "SKINNY-128-128", "SKINNY-128-256", "SKINNY-128-384",
+    "PRESENT-80",     "PRESENT-128",    "GIFT-64",        "GIFT-128", "RIJNDAEL-256",
+    "AES-128",        "AES-256",
+    "SKINNY-128-128", "SKINNY-128-256", "SKINNY-128-384",
 };
 
 static void test_all_ciphers_present(void **state)
