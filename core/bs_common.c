@@ -1,4 +1,5 @@
 #include "bitslice.h"
+#include "bs_cpu.h"
 
 const char *bs_strerror(int err)
 {
@@ -36,7 +37,7 @@ const bs_block_cipher *const bs_block_ciphers[] = {
     BS_MCU_CIPHER_LIST
 #endif
 #ifdef BS_HAVE_PRESENT
-    &bs_present80_bs64,
+        & bs_present80_bs64,
     &bs_present128_bs64,
 #endif
 #ifdef BS_HAVE_GIFT
@@ -44,12 +45,17 @@ const bs_block_cipher *const bs_block_ciphers[] = {
     &bs_gift128_bs64,
 #endif
 #ifdef BS_HAVE_RIJNDAEL256
+#ifdef BS_HAVE_X86
+    /* Best first: bs_block_cipher_by_name takes the first one the CPU level allows. */
+    &bs_rijndael256_vaes,
+    &bs_rijndael256_aesni,
+#endif
     &bs_rijndael256_bs64,
 #endif
 #if defined(BS_HAVE_MCU) && !defined(BS_PREFER_MCU)
     BS_MCU_CIPHER_LIST
 #endif
-    NULL,
+        NULL,
 };
 
 static int ascii_tolower(int c)
@@ -65,7 +71,7 @@ const bs_block_cipher *bs_block_cipher_by_name(const char *name)
             a++;
             b++;
         }
-        if (*a == 0 && *b == 0)
+        if (*a == 0 && *b == 0 && bs_impl_usable(bs_block_ciphers[i]))
             return bs_block_ciphers[i];
     }
     return NULL;
