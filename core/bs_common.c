@@ -31,13 +31,17 @@ const char *bs_strerror(int err)
 /* core/mcu/mcu.h declares the MCU variants and BS_MCU_CIPHER_LIST ("&a, &b, ..."). */
 #include "mcu/mcu.h"
 #endif
+#ifdef BS_HAVE_AES
+/* core/aes/aes.h: the 32-bit AES cores, the only AES there is (no 64-lane core). */
+#include "aes/aes.h"
+#endif
 
 const bs_block_cipher *const bs_block_ciphers[] = {
 #if defined(BS_HAVE_MCU) && defined(BS_PREFER_MCU)
     BS_MCU_CIPHER_LIST
 #endif
 #ifdef BS_HAVE_PRESENT
-        & bs_present80_bs64,
+    &bs_present80_bs64,
     &bs_present128_bs64,
 #endif
 #ifdef BS_HAVE_GIFT
@@ -55,7 +59,13 @@ const bs_block_cipher *const bs_block_ciphers[] = {
 #if defined(BS_HAVE_MCU) && !defined(BS_PREFER_MCU)
     BS_MCU_CIPHER_LIST
 #endif
-        NULL,
+#ifdef BS_HAVE_AES
+    &bs_aes128_fix32,
+    &bs_aes256_fix32,
+    &bs_aes128_semifix32,
+    &bs_aes256_semifix32,
+#endif
+    NULL,
 };
 
 static int ascii_tolower(int c)
