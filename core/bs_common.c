@@ -30,6 +30,10 @@ const char *bs_strerror(int err)
 /* core/mcu/mcu.h declares the MCU variants and BS_MCU_CIPHER_LIST ("&a, &b, ..."). */
 #include "mcu/mcu.h"
 #endif
+#ifdef BS_HAVE_AES
+/* core/aes/aes.h: the 32-bit AES cores, the only AES there is (no 64-lane core). */
+#include "aes/aes.h"
+#endif
 
 const bs_block_cipher *const bs_block_ciphers[] = {
 #if defined(BS_HAVE_MCU) && defined(BS_PREFER_MCU)
@@ -48,6 +52,12 @@ const bs_block_cipher *const bs_block_ciphers[] = {
 #endif
 #if defined(BS_HAVE_MCU) && !defined(BS_PREFER_MCU)
     BS_MCU_CIPHER_LIST
+#endif
+#ifdef BS_HAVE_AES
+    &bs_aes128_fix32,
+    &bs_aes256_fix32,
+    &bs_aes128_semifix32,
+    &bs_aes256_semifix32,
 #endif
     NULL,
 };
