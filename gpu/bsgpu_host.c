@@ -135,10 +135,12 @@ int bsgpu_launch_host(bsgpu_cipher c, const bsgpu_segment *seg, uint32_t nseg,
     for (uint32_t s = 0; s < nseg; s++)
         if (seg[s].key_index + 1 > nkeys)
             nkeys = seg[s].key_index + 1;
-    uint32_t *xkeys = (uint32_t *)malloc((size_t)nkeys * stride * sizeof *xkeys + 1);
-    static uint32_t slot[BSGPU_SLOT_GIFT128];
+    /* The expanded keys, then the warp's shared-memory slot (per call: callers run in threads). */
+    uint32_t *xkeys =
+        (uint32_t *)malloc(((size_t)nkeys * stride + BSGPU_SLOT_GIFT128) * sizeof *xkeys);
     if (xkeys == NULL)
         return -1;
+    uint32_t *slot = xkeys + (size_t)nkeys * stride;
     bsgpu_expand_keys_host(c, keys, nkeys, xkeys);
     int rc = 0;
     for (uint64_t w0 = 0; w0 < ngroups && rc == 0; w0 += wg) {
