@@ -17,6 +17,8 @@ void bs_ref_present128_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *o
 void bs_ref_gift64_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
 void bs_ref_gift128_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
 void bs_ref_rijndael256_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
+void bs_ref_aes128_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
+void bs_ref_aes256_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
 
 /* The reference for a cipher name of docs/spec/vectors.md ("PRESENT-80", ...), or NULL. */
 bs_ref_encrypt_fn bs_ref_by_name(const char *name);
