@@ -7,7 +7,7 @@
 #   docs/img/mcu.png          estimated cycles per byte on Cortex-M3/M4 beside the published
 #                             figures, from bench/plot/data/mcu.txt
 #
-#   bench/plot/plot.sh [--measure] [BUILD]     (BUILD: default build)
+#   bench/plot/plot.sh [--measure] [-o DIR] [BUILD]   (DIR: default docs/img; BUILD: build)
 # Without --measure it plots the tables in bench/plot/data/ as committed. With --measure it first
 # re-runs the host benchmarks (bench_evp 0.5 and bench_batch against a fresh daemon, about a
 # minute) and rewrites data/evp.txt and data/batch.txt, with the date and the machine on top.
@@ -16,11 +16,20 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 measure=0
-if [ "${1:-}" = --measure ]; then measure=1; shift; fi
+out=$top/docs/img
+while [ $# -gt 0 ]; do
+  case $1 in
+    --measure) measure=1; shift ;;
+    -o) out=$2; shift 2 ;;
+    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "plot: unknown option $1" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
 build=$(cd "${1:-$top/build}" && pwd)
 data=$here/data
-out=$top/docs/img
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 command -v gnuplot >/dev/null || { echo "plot: gnuplot is missing (scripts/setup.sh installs it)" >&2; exit 1; }
 
 machine() {
@@ -30,14 +39,15 @@ machine() {
 }
 
 if [ "$measure" = 1 ]; then
-  { machine; echo "# $build/bench/evp/bench_evp 0.5"; "$build/bench/evp/bench_evp" 0.5; } \
+  shown=$(realpath --relative-to="$top" "$build")
+  { machine; echo "# $shown/bench/evp/bench_evp 0.5"; "$build/bench/evp/bench_evp" 0.5; } \
     >"$data/evp.txt.new"
   mv "$data/evp.txt.new" "$data/evp.txt"
   run=$(mktemp -d)
   "$build/service/bitsliced" --socket "$run/s/bitsliced.sock" 2>"$run/log" &
   pid=$!
   for _ in $(seq 100); do [ -S "$run/s/bitsliced.sock" ] && break; sleep 0.05; done
-  { machine; echo "# $build/service/bench_batch SOCKET 64 16 1048576 PRESENT-80 (CPU backend)";
+  { machine; echo "# $shown/service/bench_batch SOCKET 64 16 1048576 PRESENT-80 (CPU backend)";
     "$build/service/bench_batch" "$run/s/bitsliced.sock" 64 16 1048576 PRESENT-80; } \
     >"$data/batch.txt.new"
   kill "$pid"; wait "$pid" || true
@@ -47,7 +57,7 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-title_of() { sed -n '1s/^# //p' "$1" | cut -c1-100; }
+title_of() { sed -n '1s/^# //p' "$1" | cut -c1-130; }
 
 # 1. Throughput against message size: the rows of bench_evp's table ("cipher provider v1 v2...")
 # under its header line "cipher provider 16 B 256 B ...".
@@ -66,7 +76,7 @@ for f in "$tmp"/*.dat; do
   plots+="${plots:+, }'$f' using 1:2 with linespoints $style title '$name ($prov)'"
 done
 gnuplot <<GP
-set terminal pngcairo size 900,560 font "DejaVu Sans,11"
+set terminal pngcairo size 900,640 font "DejaVu Sans,11"
 set output '$out/throughput.png'
 set title "Throughput through the OpenSSL EVP API, one thread\n{/*0.8 $(title_of "$data/evp.txt")}"
 set xlabel 'message size per EVP call (bytes)'
@@ -74,7 +84,7 @@ set ylabel 'MB/s (10^6 bytes per CPU second, log scale)'
 set logscale xy
 set xtics ('16' 16, '256' 256, '4 KiB' 4096, '64 KiB' 65536)
 set grid
-set key outside right center
+set key below maxrows 3 width 2
 plot $plots
 GP
 
@@ -101,7 +111,7 @@ GP
 # 3. MCU: estimated cycles per byte beside published figures (data/mcu.txt: core, target,
 # estimate, published, source).
 awk -F'|' '!/^#/ && NF >= 4 { gsub(/^ +| +$/, "", $1); gsub(/^ +| +$/, "", $2);
-  printf "\"%s\\\\n%s\" %s %s\n", $1, $2, $3, $4 }' "$data/mcu.txt" >"$tmp/mcu"
+  sub(/^Cortex-/, "", $2); printf "\"%s (%s)\" %s %s\n", $1, $2, $3, $4 }' "$data/mcu.txt" >"$tmp/mcu"
 gnuplot <<GP
 set terminal pngcairo size 900,520 font "DejaVu Sans,11"
 set output '$out/mcu.png'
@@ -114,6 +124,9 @@ set boxwidth 0.9
 set grid ytics
 set yrange [0:*]
 set key top left
+set xrange [-0.6:$(($(wc -l <"$tmp/mcu") - 1)).6]
+set offsets 0, 0, 20, 0
+set xtics font ",10"
 plot '$tmp/mcu' using 2:xtic(1) title 'this project (estimate)' lc rgb '#3b75af', \
      '' using 3 title 'published' lc rgb '#e08a2c', \
      '' using 0:(\$2):(sprintf('%.0f', \$2)) with labels offset -1.6,0.7 notitle, \
