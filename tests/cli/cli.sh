@@ -157,6 +157,33 @@ check_conf() {
     else
         fail "config daemon-timeout-ms: unexpected message"
     fi
+    # The cpu key caps the CPU level; the algorithm descriptions say what runs, and the bytes
+    # are those of the best level.
+    { cat "$srcdir/conf/bitslice.cnf"; echo "cpu = portable"; } >"$tmp/cpu.cnf"
+    key=$(randhex 32) iv=$(randhex 16)
+    if OPENSSL_CONF="$tmp/cpu.cnf" OPENSSL_MODULES="$provdir" env -u BITSLICE_CPU \
+        ${BS_OPENSSL_WRAPPER:-} "$openssl_bin" list -cipher-algorithms -verbose >"$tmp/list" &&
+        grep -q "description: RIJNDAEL-256-CTR, implementation bs64" "$tmp/list" &&
+        OPENSSL_CONF="$tmp/cpu.cnf" OPENSSL_MODULES="$provdir" ${BS_OPENSSL_WRAPPER:-} \
+            "$openssl_bin" enc -rijndael-256-ctr -K "$key" -iv "$iv" -in "$tmp/p" -out "$tmp/c2" &&
+        ossl enc "${prov[@]}" -rijndael-256-ctr -K "$key" -iv "$iv" -in "$tmp/p" -out "$tmp/c" &&
+        cmp -s "$tmp/c" "$tmp/c2"; then
+        ok "config cpu = portable: RIJNDAEL-256-CTR runs bs64, the same bytes as $(grep -m1 -o \
+            'RIJNDAEL-256-CTR, implementation [a-z0-9]*' <(ossl list "${prov[@]}" \
+            -cipher-algorithms -verbose) | awk '{print $3}')"
+    else
+        fail "config cpu = portable"
+    fi
+    { cat "$srcdir/conf/bitslice.cnf"; echo "cpu = fast"; } >"$tmp/cpu.cnf"
+    if OPENSSL_CONF="$tmp/cpu.cnf" OPENSSL_MODULES="$provdir" ${BS_OPENSSL_WRAPPER:-} \
+        "$openssl_bin" enc -present-ctr -K "$key" -iv "$iv" -in "$tmp/p" -out "$tmp/c" \
+        2>"$tmp/err"; then
+        fail "cpu = fast was accepted"
+    elif grep -q "cpu = 'fast' is not a CPU level" "$tmp/err"; then
+        ok "config cpu = fast: provider disabled with our message"
+    else
+        fail "config cpu: unexpected message"
+    fi
 }
 
 check_speed() {
