@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bsd_digest_mix.h"
 #include "bsgpu.h"
 
 #define BSGPU_MAX_STREAMS 8
@@ -111,6 +112,10 @@ struct bsgpu_ctx {
     bsgpu_copy copy[BSGPU_MAX_STREAMS][BSGPU_MAX_SEG];
     bsgpu_key *dkeys;
     uint32_t dkeys_cap;
+    /* The self-check (bsgpu_keystream_checked): second outputs and per-job digest sums. */
+    uint8_t *dout2[BSGPU_MAX_STREAMS];
+    unsigned long long *dsums;
+    size_t dsums_cap;
     char err[256];
 };
 
@@ -150,6 +155,7 @@ static void bsgpu_free(bsgpu_ctx *ctx)
         if (ctx->stream[i] != NULL)
             cudaStreamDestroy(ctx->stream[i]);
         cudaFree(ctx->dout[i]);
+        cudaFree(ctx->dout2[i]);
         cudaFree(ctx->dseg[i]);
         cudaFreeHost(ctx->hseg[i]);
     }
@@ -157,6 +163,7 @@ static void bsgpu_free(bsgpu_ctx *ctx)
         cudaMemset(ctx->dkeys, 0, ctx->dkeys_cap * sizeof(bsgpu_key));
         cudaFree(ctx->dkeys);
     }
+    cudaFree(ctx->dsums);
     free(ctx);
 }
 
@@ -317,6 +324,103 @@ static int bsgpu_keystream_inner(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_job
         }
     }
     return 0;
+}
+
+/*
+ * The self-check's reduction: the digest terms of nwords words of a second, independent
+ * computation, summed per warp and added to *sum. Words are little-endian, as on the wire.
+ */
+__global__ void bsgpu_digest_kernel(const uint64_t *__restrict__ words, uint64_t nwords,
+                                    uint64_t seed, uint64_t word0, unsigned long long *sum)
+{
+    uint64_t acc = 0;
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; j < nwords; j += stride)
+        acc += bsd_digest_word(seed, word0 + j, words[j]);
+    for (int o = BSGPU_WARP / 2; o > 0; o /= 2)
+        acc += __shfl_down_sync(0xffffffffu, acc, o);
+    if (threadIdx.x % BSGPU_WARP == 0)
+        atomicAdd(sum, (unsigned long long)acc);
+}
+
+static int bsgpu_checked_inner(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_job *jobs, size_t njobs,
+                               const uint64_t *seeds, const uint64_t *word0s)
+{
+    const unsigned bl = bsgpu_block_len(c);
+    bsgpu_cursor cur = {0, 0};
+    size_t job = 0; /* the job the next copy belongs to: the planner goes through them in order */
+    for (unsigned slot = 0;; slot = (slot + 1) % ctx->nstreams) {
+        cudaStream_t st = ctx->stream[slot];
+        BSGPU_CHECK(ctx, cudaStreamSynchronize(st));
+        uint64_t ngroups;
+        const uint32_t n = bsgpu_plan_launch(c, jobs, njobs, &cur, ctx->chunk_bytes, BSGPU_MAX_SEG,
+                                             ctx->hseg[slot], ctx->copy[slot], &ngroups);
+        if (n == 0)
+            break;
+        BSGPU_CHECK(ctx, cudaMemcpyAsync(ctx->dseg[slot], ctx->hseg[slot],
+                                         n * sizeof(bsgpu_segment), cudaMemcpyHostToDevice, st));
+        BSGPU_CHECK(ctx,
+                    bsgpu_launch(c, st, ctx->dseg[slot], n, ctx->dkeys, ctx->dout[slot], ngroups));
+        for (uint32_t i = 0; i < n; i++) {
+            const bsgpu_copy *cp = &ctx->copy[slot][i];
+            BSGPU_CHECK(ctx, cudaMemcpyAsync(cp->dst, ctx->dout[slot] + cp->src_offset, cp->len,
+                                             cudaMemcpyDeviceToHost, st));
+        }
+        /* The same launch again, into the second buffer, while the copies run. */
+        BSGPU_CHECK(ctx,
+                    bsgpu_launch(c, st, ctx->dseg[slot], n, ctx->dkeys, ctx->dout2[slot], ngroups));
+        for (uint32_t i = 0; i < n; i++) {
+            const bsgpu_copy *cp = &ctx->copy[slot][i];
+            while (job < njobs && !(cp->dst >= jobs[job].dst &&
+                                    cp->dst < jobs[job].dst + jobs[job].nblocks * bl))
+                job++;
+            if (job == njobs)
+                return BSGPU_E_ARG; /* a copy outside every job: a planning error */
+            const uint64_t w0 = word0s[job] + (uint64_t)(cp->dst - jobs[job].dst) / 8;
+            const uint64_t nw = cp->len / 8;
+            const unsigned tb = 256;
+            const uint64_t want = (nw + tb - 1) / tb;
+            const unsigned blocks = want > 1024 ? 1024u : (unsigned)(want > 0 ? want : 1);
+            bsgpu_digest_kernel<<<blocks, tb, 0, st>>>(
+                (const uint64_t *)(ctx->dout2[slot] + cp->src_offset), nw, seeds[job], w0,
+                ctx->dsums + job);
+            BSGPU_CHECK(ctx, cudaGetLastError());
+        }
+    }
+    return 0;
+}
+
+extern "C" int bsgpu_keystream_checked(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *keys,
+                                       uint32_t nkeys, const bsgpu_job *jobs, size_t njobs,
+                                       const uint64_t *seeds, const uint64_t *word0s,
+                                       uint64_t *sums)
+{
+    if ((int)c < 0 || c >= BSGPU_NCIPHERS || bsgpu_block_len(c) % 8 != 0)
+        return BSGPU_E_ARG;
+    for (size_t j = 0; j < njobs; j++)
+        if (jobs[j].key_index >= nkeys)
+            return BSGPU_E_ARG;
+    if (njobs == 0)
+        return 0;
+    BSGPU_CHECK(ctx, cudaSetDevice(ctx->device));
+    for (unsigned i = 0; i < ctx->nstreams; i++)
+        if (ctx->dout2[i] == NULL)
+            BSGPU_CHECK(ctx, cudaMalloc((void **)&ctx->dout2[i], ctx->chunk_bytes));
+    if (njobs > ctx->dsums_cap) {
+        BSGPU_CHECK(ctx, cudaFree(ctx->dsums));
+        ctx->dsums = NULL;
+        ctx->dsums_cap = 0;
+        BSGPU_CHECK(ctx, cudaMalloc((void **)&ctx->dsums, njobs * sizeof *ctx->dsums));
+        ctx->dsums_cap = njobs;
+    }
+    BSGPU_CHECK(ctx, cudaMemset(ctx->dsums, 0, njobs * sizeof *ctx->dsums));
+    int rc = bsgpu_upload_keys(ctx, keys, nkeys);
+    if (rc == 0)
+        rc = bsgpu_checked_inner(ctx, c, jobs, njobs, seeds, word0s);
+    const int rs = bsgpu_sync_all(ctx);
+    if (rc == 0 && rs == 0)
+        BSGPU_CHECK(ctx, cudaMemcpy(sums, ctx->dsums, njobs * sizeof *sums, cudaMemcpyDeviceToHost));
+    return rc != 0 ? rc : rs;
 }
 
 extern "C" int bsgpu_keystream(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *keys,
