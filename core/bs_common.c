@@ -1,4 +1,5 @@
 #include "bitslice.h"
+#include "bs_cpu.h"
 
 const char *bs_strerror(int err)
 {
@@ -30,6 +31,10 @@ const char *bs_strerror(int err)
 /* core/mcu/mcu.h declares the MCU variants and BS_MCU_CIPHER_LIST ("&a, &b, ..."). */
 #include "mcu/mcu.h"
 #endif
+#ifdef BS_HAVE_AES
+/* core/aes/aes.h: the 32-bit AES cores, the only AES there is (no 64-lane core). */
+#include "aes/aes.h"
+#endif
 
 const bs_block_cipher *const bs_block_ciphers[] = {
 #if defined(BS_HAVE_MCU) && defined(BS_PREFER_MCU)
@@ -44,10 +49,21 @@ const bs_block_cipher *const bs_block_ciphers[] = {
     &bs_gift128_bs64,
 #endif
 #ifdef BS_HAVE_RIJNDAEL256
+#ifdef BS_HAVE_X86
+    /* Best first: bs_block_cipher_by_name takes the first one the CPU level allows. */
+    &bs_rijndael256_vaes,
+    &bs_rijndael256_aesni,
+#endif
     &bs_rijndael256_bs64,
 #endif
 #if defined(BS_HAVE_MCU) && !defined(BS_PREFER_MCU)
     BS_MCU_CIPHER_LIST
+#endif
+#ifdef BS_HAVE_AES
+    &bs_aes128_fix32,
+    &bs_aes256_fix32,
+    &bs_aes128_semifix32,
+    &bs_aes256_semifix32,
 #endif
     NULL,
 };
@@ -65,7 +81,7 @@ const bs_block_cipher *bs_block_cipher_by_name(const char *name)
             a++;
             b++;
         }
-        if (*a == 0 && *b == 0)
+        if (*a == 0 && *b == 0 && bs_impl_usable(bs_block_ciphers[i]))
             return bs_block_ciphers[i];
     }
     return NULL;

@@ -1,5 +1,5 @@
 /*
- * ctr.h: counter mode over any bs_block_cipher (spec/algorithms.md, "Counters" and "Limits").
+ * ctr.h: counter mode over any bs_block_cipher (docs/spec/algorithms.md, "Counters" and "Limits").
  *
  * The counter block is the IV for 64- and 128-bit blocks, and IV(16) || 0^16 for Rijndael-256;
  * the whole block increments as a big-endian integer. A stream may be split at any byte.
@@ -27,6 +27,7 @@ typedef struct bs_ctr_ctx {
     uint64_t blocks_used;          /* blocks generated under this key */
     uint64_t block_limit;          /* blocks allowed under this key */
     uint64_t wrap_left;            /* blocks before the counter wraps (capped at 2^64 - 1) */
+    bs_ctr32_fn ctr32;             /* the core's own counter mode (bs_ctr32_for), or NULL */
     int keyed;
 } bs_ctr_ctx;
 
