@@ -490,13 +490,16 @@ static void ctr_same_bytes(const char *sock)
         }
         CHECK(bs_ctr_crypt(&ref, b, pt, pt_len) == BS_OK);
         CHECK(memcmp(a, b, pt_len) == 0);
-        CHECK(bsd_ctr_fallback_reason(off) == (i == 0 ? -EBADMSG : -EAGAIN));
+        /* Later contexts skip the daemon while the back-off lasts (1 s: it may run out). */
+        int why = bsd_ctr_fallback_reason(off);
+        CHECK(why == -EBADMSG || (i > 0 && why == -EAGAIN));
+        if (i == 0)
+            CHECK(bsd_ctr_backoff_ms() > 0);
         bsd_ctr_free(off);
         bs_ctr_clear(&ref);
         free(a);
         free(b);
     }
-    CHECK(bsd_ctr_backoff_ms() > 0);
 }
 
 static OSSL_LIB_CTX *evp_load(const char *sock)
