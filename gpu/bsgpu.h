@@ -61,6 +61,13 @@ int bsgpu_keystream_checked(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *key
                             const bsgpu_job *jobs, size_t njobs, const uint64_t *seeds,
                             const uint64_t *word0s, uint64_t *sums);
 
+/* What a context has done, for the bench and STATUS: calls, kernel launches, device-to-host copy
+ * calls, and launches whose output went back as one staged copy. */
+typedef struct bsgpu_stats {
+    uint64_t calls, launches, copies, staged_launches;
+} bsgpu_stats;
+void bsgpu_get_stats(const bsgpu_ctx *ctx, bsgpu_stats *st);
+
 /* ---- measurements (bench and device-check) ---- */
 
 /*
