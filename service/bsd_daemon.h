@@ -33,7 +33,7 @@ typedef struct bsd_shm {
     int refs;
     uint8_t *base;
     uint64_t size;
-    struct bsd_backend *registered_with; /* the CUDA backend that page-locked it, or NULL */
+    struct bsd_backend *registered_with; /* the backend that registered it, or NULL */
 } bsd_shm;
 
 typedef struct bsd_session {

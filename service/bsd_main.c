@@ -10,9 +10,6 @@
 
 #include "bsd_daemon.h"
 #include "bsd_log.h"
-#ifdef BSD_HAVE_CUDA
-#include "bsd_backend_cuda.h"
-#endif
 
 static void usage(FILE *f)
 {
@@ -146,16 +143,7 @@ int main(int argc, char **argv)
     }
     if (!d->keys.locked && d->cfg.memlock != BSD_MEMLOCK_OFF)
         BSD_WARN("memlock", "locked=0 reason=\"mlock failed; keys may be swapped\"");
-    d->backend = NULL;
-#ifdef BSD_HAVE_CUDA
-    if (strcmp(d->cfg.backend, "cpu") != 0) {
-        d->backend = bsd_backend_cuda_create(d->loop, d->cfg.threads);
-        if (d->backend == NULL && strcmp(d->cfg.backend, "cuda") == 0)
-            BSD_WARN("backend", "wanted=cuda reason=\"no usable CUDA device\" using=cpu");
-    }
-#endif
-    if (d->backend == NULL)
-        d->backend = bsd_backend_cpu_create(d->loop, d->cfg.threads);
+    d->backend = bsd_backend_create(d->cfg.backend, d->loop, d->cfg.threads);
     if (d->backend == NULL || bsd_batcher_init(&d->batcher, d) != 0) {
         BSD_ERR("start", "reason=\"backend or batcher init failed\"");
         return 1;

@@ -17,9 +17,6 @@
 #include "bsd_daemon.h"
 #include "bsd_log.h"
 #include "modes/ctr.h"
-#ifdef BSD_HAVE_CUDA
-#include "bsd_backend_cuda.h"
-#endif
 
 static void conn_close(bsd_conn *c, const char *why);
 static void conn_update_events(bsd_conn *c);
@@ -29,10 +26,8 @@ static void conn_update_events(bsd_conn *c);
 static void shm_unref(bsd_shm *m)
 {
     if (m != NULL && --m->refs == 0) {
-#ifdef BSD_HAVE_CUDA
         if (m->registered_with != NULL)
-            bsd_backend_cuda_unregister(m->registered_with, m->base);
-#endif
+            m->registered_with->ops->unregister_memory(m->registered_with, m->base);
         munmap(m->base, m->size);
         free(m);
     }
@@ -210,12 +205,11 @@ static void handle_map_shm(bsd_conn *c, const bsd_request *r)
     m->refs = 1;
     m->base = (uint8_t *)base;
     m->size = size;
-#ifdef BSD_HAVE_CUDA
-    /* Page-locked windows let the GPU copy keystream straight in; failure only costs speed. */
-    if (strcmp(c->d->backend->ops->name, "cuda") == 0 &&
-        bsd_backend_cuda_register(c->d->backend, base, (size_t)size) == 0)
-        m->registered_with = c->d->backend;
-#endif
+    /* E.g. page-locked windows let a GPU copy keystream straight in; failure only costs speed. */
+    bsd_backend *be = c->d->backend;
+    if (be->ops->register_memory != NULL && be->ops->unregister_memory != NULL &&
+        be->ops->register_memory(be, base, (size_t)size) == 0)
+        m->registered_with = be;
     shm_unref(c->shm);
     c->shm = m;
     conn_send(c, BSD_OP_MAP_SHM | BSD_OP_REPLY, id, NULL, 0);

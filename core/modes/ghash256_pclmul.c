@@ -1,6 +1,6 @@
 /*
  * ghash256_pclmul.c: GHASH-256 with PCLMULQDQ (x86-64), chosen at run time; bit-exact with the
- * portable ghash256_ct.c. Carry-less multiply instructions take constant time, and nothing
+ * portable ghash256_ctmul64.c. Carry-less multiply instructions take constant time, and nothing
  * here indexes memory or branches on data.
  *
  * Layout. A block is kept as the 256-bit integer it is when read big-endian (word 3 = bytes

@@ -33,7 +33,7 @@ CORES = {
     'PRESENT-128/bs32': ('present_bs32', 16),
     'GIFT-64/fix32': ('gift_fix32', 16),
     'GIFT-128/fix32': ('gift_fix32', 16),
-    'RIJNDAEL-256/m4': ('rijndael256_m4', 32),
+    'RIJNDAEL-256/ct32': ('rijndael256_ct32', 32),
 }
 
 
@@ -170,7 +170,7 @@ def main():
         byname = {w[1]: (w[0], w[2], counts[w[0]] - over, w[3] - over_cnt) for w in windows}
         insns = disassemble(elf, TOOL[target]) if arm else None
         pack16 = byname['nibble/pack+unpack'][2]
-        pack32 = byname['RIJNDAEL-256/m4/pack'][2] + byname['RIJNDAEL-256/m4/unpack'][2]
+        pack32 = byname['RIJNDAEL-256/ct32/pack'][2] + byname['RIJNDAEL-256/ct32/unpack'][2]
         for core, (_, _) in CORES.items():
             idx, nbytes, n, cnt = byname[core + '/encrypt']
             ks = byname[core + '/set_key'][2]
@@ -185,9 +185,9 @@ def main():
             else:
                 row += ' | %d |' % cnt
             print(row)
-        comp = [byname['RIJNDAEL-256/m4/' + c][2] for c in
+        comp = [byname['RIJNDAEL-256/ct32/' + c][2] for c in
                 ('pack', 'subbytes', 'shiftrows', 'mixcolumns', 'addroundkey', 'unpack')]
-        comp_rows.append((lvl, comp, byname['RIJNDAEL-256/m4/encrypt'][2]))
+        comp_rows.append((lvl, comp, byname['RIJNDAEL-256/ct32/encrypt'][2]))
     print('\nRijndael-256 (m4) by component, instructions per call (each a function call; one'
           ' block = pack + 14 SubBytes + 14 ShiftRows + 13 MixColumns + 15 AddRoundKey +'
           ' unpack):\n')
@@ -201,7 +201,7 @@ def main():
     print('| object | ' + ' | '.join('-O%s text/data/bss' % l for l in LEVELS) + ' |')
     print('|---|' + '---|' * len(LEVELS))
     sz = sizes(build, target)
-    for obj in ('present_bs32', 'gift_fix32', 'rijndael256_m4'):
+    for obj in ('present_bs32', 'gift_fix32', 'rijndael256_ct32'):
         print('| %s | ' % obj + ' | '.join('%d/%d/%d' % sz[(obj, l)] for l in LEVELS) + ' |')
     print()
 

@@ -16,9 +16,7 @@
  */
 #include "bitslice.h"
 #include "modes/ctr.h"
-#ifdef BS_CT_HAVE_GCM256
 #include "modes/gcm256.h"
-#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,7 +210,6 @@ static int run_by_name(const char *name, void (*run)(const bs_block_cipher *))
     return found;
 }
 
-#ifdef BS_CT_HAVE_GCM256
 /* The constant-time GHASH-256 implementations this build and CPU have, NULL-terminated. */
 static void ghash_impls(const bs_ghash256_impl *list[5])
 {
@@ -328,7 +325,6 @@ static void run_gcm256(void)
                list[k]->name);
     }
 }
-#endif
 
 static void run_ct_memcmp(void)
 {
@@ -398,9 +394,7 @@ static void list_targets(void)
         if (j == i)
             printf("block:%s\nctr:%s\n", bs_block_ciphers[i]->name, bs_block_ciphers[i]->name);
     }
-#ifdef BS_CT_HAVE_GCM256
     printf("ghash256\ngcm256\n");
-#endif
     printf("ct-memcmp\ncontrol-sbox-table\ncontrol-early-exit\n");
 }
 
@@ -456,12 +450,10 @@ int main(int argc, char **argv)
         run_by_name(t + 6, run_block);
     else if (strncmp(t, "ctr:", 4) == 0)
         run_by_name(t + 4, run_ctr);
-#ifdef BS_CT_HAVE_GCM256
     else if (strcmp(t, "ghash256") == 0)
         run_ghash256();
     else if (strcmp(t, "gcm256") == 0)
         run_gcm256();
-#endif
     else if (strcmp(t, "ct-memcmp") == 0)
         run_ct_memcmp();
     else if (strcmp(t, "control-sbox-table") == 0)

@@ -15,10 +15,11 @@
  * Constant time: straight-line logic on the data; the only branches are on the public block
  * count and round number.
  */
-#include "mcu.h"
+#include "bitslice.h"
+#include "rijndael256.h"
 
-_Static_assert(sizeof(uint32_t[BS_R256_M4_RK_WORDS]) <= BS_KS_MAX,
-               "Rijndael-256 m4 round keys exceed BS_KS_MAX");
+_Static_assert(sizeof(uint32_t[BS_R256_CT32_RK_WORDS]) <= BS_KS_MAX,
+               "Rijndael-256 ct32 round keys exceed BS_KS_MAX");
 
 #define R256_NR 14
 
@@ -73,12 +74,12 @@ R256_FN void r256_unpack(uint8_t *out, uint32_t q[8])
     bs_store_le32(out + 28, q[7]);
 }
 
-void bs_r256m4_pack(uint32_t q[8], const uint8_t *in)
+void bs_r256ct32_pack(uint32_t q[8], const uint8_t *in)
 {
     r256_pack(q, in);
 }
 
-void bs_r256m4_unpack(uint8_t *out, uint32_t q[8])
+void bs_r256ct32_unpack(uint8_t *out, uint32_t q[8])
 {
     r256_unpack(out, q);
 }
@@ -221,7 +222,7 @@ R256_FN void r256_sbox(uint32_t q[8])
     q[0] = ~(l6 ^ l23);
 }
 
-void bs_r256m4_subbytes(uint32_t q[8])
+void bs_r256ct32_subbytes(uint32_t q[8])
 {
     r256_sbox(q);
 }
@@ -280,7 +281,7 @@ R256_FN void r256_shiftrows(uint32_t q[8])
     q[7] = r256_shiftrows1(q[7]);
 }
 
-void bs_r256m4_shiftrows(uint32_t q[8])
+void bs_r256ct32_shiftrows(uint32_t q[8])
 {
     r256_shiftrows(q);
 }
@@ -307,7 +308,7 @@ R256_FN void r256_mixcolumns(uint32_t q[8])
     q[7] = t6 ^ n7 ^ ror32(t7, 16);
 }
 
-void bs_r256m4_mixcolumns(uint32_t q[8])
+void bs_r256ct32_mixcolumns(uint32_t q[8])
 {
     r256_mixcolumns(q);
 }
@@ -324,7 +325,7 @@ R256_FN void r256_addroundkey(uint32_t q[8], const uint32_t *rk)
     q[7] ^= rk[7];
 }
 
-void bs_r256m4_addroundkey(uint32_t q[8], const uint32_t rk[8])
+void bs_r256ct32_addroundkey(uint32_t q[8], const uint32_t rk[8])
 {
     r256_addroundkey(q, rk);
 }
@@ -347,7 +348,7 @@ static uint32_t r256_subword(uint32_t w)
 }
 
 /* The key expansion of spec/algorithms.md (words as little-endian, byte 0 = row 0). */
-static void r256m4_set_key(bs_key_schedule *ks, const uint8_t *key)
+static void r256ct32_set_key(bs_key_schedule *ks, const uint8_t *key)
 {
     uint32_t w[8 * (R256_NR + 1)];
     uint32_t *rk = (uint32_t *)ks->w;
@@ -374,7 +375,7 @@ static void r256m4_set_key(bs_key_schedule *ks, const uint8_t *key)
     bs_wipe(w, sizeof w);
 }
 
-void bs_r256m4_encrypt_block(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+void bs_r256ct32_encrypt_block(const uint32_t *rk, uint8_t *out, const uint8_t *in)
 {
     uint32_t q[8];
     r256_pack(q, in);
@@ -391,14 +392,14 @@ void bs_r256m4_encrypt_block(const uint32_t *rk, uint8_t *out, const uint8_t *in
     r256_unpack(out, q);
 }
 
-static void r256m4_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
-                           size_t nblocks)
+static void r256ct32_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
+                             size_t nblocks)
 {
     const uint32_t *rk = (const uint32_t *)ks->w;
     for (size_t i = 0; i < nblocks; i++)
-        bs_r256m4_encrypt_block(rk, out + 32 * i, in + 32 * i);
+        bs_r256ct32_encrypt_block(rk, out + 32 * i, in + 32 * i);
 }
 
-const bs_block_cipher bs_rijndael256_m4 = {
-    "RIJNDAEL-256", "m4", 32, 32, 1, r256m4_set_key, r256m4_encrypt,
+const bs_block_cipher bs_rijndael256_ct32 = {
+    "RIJNDAEL-256", "ct32", 32, 32, 1, r256ct32_set_key, r256ct32_encrypt,
 };

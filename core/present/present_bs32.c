@@ -19,7 +19,8 @@
  * and reference tests). Key schedule: the specification's register, with the S-box on the
  * top nibble(s) computed by the same Boolean form (no table lookups on key bits).
  */
-#include "mcu.h"
+#include "bitslice.h"
+#include "present.h"
 
 _Static_assert(sizeof(uint32_t[BS_PRESENT_BS32_RK_WORDS]) <= BS_KS_MAX,
                "PRESENT bs32 round keys exceed BS_KS_MAX");

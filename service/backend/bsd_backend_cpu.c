@@ -109,6 +109,8 @@ static const bsd_backend_ops cpu_ops = {
     cpu_submit,
     cpu_describe,
     cpu_destroy,
+    NULL,
+    NULL,
 };
 
 bsd_backend *bsd_backend_cpu_create(uv_loop_t *loop, unsigned threads)

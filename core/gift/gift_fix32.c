@@ -34,7 +34,8 @@
  * fixed operands: a logic operation with a fixed rotation (GIFT_ROR_OP), BFI with a fixed field,
  * and LDR of round-key words at public offsets (GIFT_LOAD3).
  */
-#include "mcu.h"
+#include "bitslice.h"
+#include "gift.h"
 
 _Static_assert(sizeof(uint32_t[BS_GIFT128_FIX32_RK_WORDS]) <= BS_KS_MAX,
                "GIFT-128 fix32 round keys exceed BS_KS_MAX");
