@@ -48,31 +48,40 @@ const char *bs_strerror(int err)
 #endif
 #define BS_MCU_CIPHER_LIST BS_MCU_LIST_PRESENT BS_MCU_LIST_GIFT BS_MCU_LIST_R256
 
-/* The 64-lane host cores, one block per lane; left out with -Dhost_cores=disabled. */
-#ifdef BS_HAVE_PRESENT
-#define BS_HOST_LIST_PRESENT &bs_present80_bs64, &bs_present128_bs64,
-#else
-#define BS_HOST_LIST_PRESENT
+#ifdef BS_HAVE_AES
+/* core/aes/aes.h: the 32-bit AES cores, the only AES there is (no 64-lane core). */
+#include "aes/aes.h"
 #endif
-#ifdef BS_HAVE_GIFT
-#define BS_HOST_LIST_GIFT &bs_gift64_bs64, &bs_gift128_bs64,
-#else
-#define BS_HOST_LIST_GIFT
-#endif
-#ifdef BS_HAVE_RIJNDAEL256
-#define BS_HOST_LIST_R256 &bs_rijndael256_bs64,
-#else
-#define BS_HOST_LIST_R256
-#endif
-#define BS_HOST_CIPHER_LIST BS_HOST_LIST_PRESENT BS_HOST_LIST_GIFT BS_HOST_LIST_R256
 
+/* One entry per line; clang-format would indent the entries after a list macro. */
+/* clang-format off */
 const bs_block_cipher *const bs_block_ciphers[] = {
 #if defined(BS_PREFER_MCU)
-    BS_MCU_CIPHER_LIST BS_HOST_CIPHER_LIST NULL,
-#else
-    BS_HOST_CIPHER_LIST BS_MCU_CIPHER_LIST NULL,
+    BS_MCU_CIPHER_LIST
 #endif
+#ifdef BS_HAVE_PRESENT
+    &bs_present80_bs64,
+    &bs_present128_bs64,
+#endif
+#ifdef BS_HAVE_GIFT
+    &bs_gift64_bs64,
+    &bs_gift128_bs64,
+#endif
+#ifdef BS_HAVE_RIJNDAEL256
+    &bs_rijndael256_bs64,
+#endif
+#if !defined(BS_PREFER_MCU)
+    BS_MCU_CIPHER_LIST
+#endif
+#ifdef BS_HAVE_AES
+    &bs_aes128_fix32,
+    &bs_aes256_fix32,
+    &bs_aes128_semifix32,
+    &bs_aes256_semifix32,
+#endif
+    NULL,
 };
+/* clang-format on */
 
 static int ascii_tolower(int c)
 {

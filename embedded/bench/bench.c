@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "aes/aes.h"
 #include "bitslice.h"
 #include "gift/gift.h"
 #include "present/present.h"
@@ -81,7 +82,7 @@ static unsigned window;
 static uint32_t t0;
 
 /* Every window's counter delta, for the summary at the end. */
-#define MAX_WINDOWS 32
+#define MAX_WINDOWS 64
 static struct {
     char label[40];
     unsigned bytes;
@@ -121,9 +122,10 @@ static void summary(const bs_block_cipher *c, const char *label)
     snprintf(name, sizeof name, "%s/encrypt", label);
     uint32_t d = delta_of(name);
     unsigned bytes = c->lanes * c->block_len;
-    uint32_t pack = c->block_len == 32
-                        ? delta_of("RIJNDAEL-256/ct32/pack") + delta_of("RIJNDAEL-256/ct32/unpack")
-                        : delta_of("nibble/pack+unpack");
+    uint32_t pack =
+        c->block_len == 32 ? delta_of("RIJNDAEL-256/ct32/pack") + delta_of("RIJNDAEL-256/ct32/unpack")
+        : strncmp(c->name, "AES-", 4) == 0 ? delta_of("AES/pack") + delta_of("AES/unpack")
+                                           : delta_of("nibble/pack+unpack");
     uint32_t excl = d > pack ? d - pack : 0;
     printf("S %s: %lu per block, %lu.%lu per byte; packing excluded %lu.%lu per byte\n", label,
            (unsigned long)(d / c->lanes), (unsigned long)(d / bytes),
@@ -193,6 +195,40 @@ int main(void)
     begin();
     bs_r256ct32_unpack(buf, q);
     end("RIJNDAEL-256/ct32/unpack", 32);
+    /* AES, then by component, one call each, on two blocks (AES-128 fix32's round keys) */
+    bench_cipher(&bs_aes256_fix32, "AES-256/fix32");
+    bench_cipher(&bs_aes128_semifix32, "AES-128/semifix32");
+    bench_cipher(&bs_aes256_semifix32, "AES-256/semifix32");
+    bench_cipher(&bs_aes128_fix32, "AES-128/fix32");
+    rk = (const uint32_t *)ks.w;
+    begin();
+    bs_aes_part_pack(q, buf);
+    end("AES/pack", 32);
+    begin();
+    bs_aes_part_subbytes(q);
+    end("AES/subbytes", 32);
+    begin();
+    bs_aes_part_mixcolumns0(q);
+    end("AES/mixcolumns0", 32);
+    begin();
+    bs_aes_part_mixcolumns1(q);
+    end("AES/mixcolumns1", 32);
+    begin();
+    bs_aes_part_mixcolumns2(q);
+    end("AES/mixcolumns2", 32);
+    begin();
+    bs_aes_part_mixcolumns3(q);
+    end("AES/mixcolumns3", 32);
+    begin();
+    bs_aes_part_sr2(q);
+    end("AES/sr2", 32);
+    begin();
+    bs_aes_part_addroundkey(q, rk);
+    end("AES/addroundkey", 32);
+    begin();
+    bs_aes_part_unpack(buf, q);
+    end("AES/unpack", 32);
+
     printf("windows: %u\n", window);
     /* On a board these are cycles; under QEMU zero on Cortex-M and, with -icount shift=0,
      * instructions on RISC-V. */
@@ -202,5 +238,9 @@ int main(void)
     summary(&bs_gift64_fix32, "GIFT-64/fix32");
     summary(&bs_gift128_fix32, "GIFT-128/fix32");
     summary(&bs_rijndael256_ct32, "RIJNDAEL-256/ct32");
+    summary(&bs_aes128_fix32, "AES-128/fix32");
+    summary(&bs_aes256_fix32, "AES-256/fix32");
+    summary(&bs_aes128_semifix32, "AES-128/semifix32");
+    summary(&bs_aes256_semifix32, "AES-256/semifix32");
     return 0;
 }

@@ -18,7 +18,7 @@
 #include "testutil.h"
 
 static const char *const expected[] = {"PRESENT-80", "PRESENT-128", "GIFT-64", "GIFT-128",
-                                       "RIJNDAEL-256"};
+                                       "RIJNDAEL-256", "AES-128", "AES-256"};
 
 static void test_all_ciphers_present(void **state)
 {
