@@ -25,11 +25,7 @@ typedef struct bsd_job {
     uint8_t counter[BS_BLOCK_MAX];
     uint64_t nblocks;
     uint8_t *dst;
-    /* Daemon bookkeeping; backends ignore these. */
-    struct bsd_conn *conn;
-    struct bsd_session *session;
-    struct bsd_shm *shm;
-    uint32_t id;
+    /* The batcher's; backends ignore it. The daemon embeds the job in its own bookkeeping. */
     uint64_t enqueued_ns;
 } bsd_job;
 
