@@ -46,8 +46,22 @@ extern const bs_ghash256_impl bs_ghash256_ctmul64;
 extern const bs_ghash256_impl bs_ghash256_ctmul32;
 /* Portable without any multiply (shifts and masks): for cores without a multiplier. */
 extern const bs_ghash256_impl bs_ghash256_ctshift32;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define BS_GHASH256_HAVE_PCLMUL 1
+/* PCLMULQDQ + SSE4.1 (ghash256_pclmul.c); usable only where the CPU has them. */
+extern const bs_ghash256_impl bs_ghash256_pclmul_impl;
+#endif
 /* The PCLMULQDQ implementation, or NULL when the build or the CPU lacks it. */
 const bs_ghash256_impl *bs_ghash256_pclmul(void);
+/*
+ * Every GHASH-256 implementation compiled in, NULL-terminated (ghash256.c), beside
+ * bs_block_ciphers: the portable ones, then the CPU-specific ones. An entry may need features
+ * this CPU lacks; the unit, taint and firmware suites run every entry bs_ghash256_usable says
+ * runs here.
+ */
+extern const bs_ghash256_impl *const bs_ghash256_impls[];
+/* 1 if impl runs on this CPU (the portable ones everywhere). */
+int bs_ghash256_usable(const bs_ghash256_impl *impl);
 /*
  * What set_key picks: bs_ghash256_pclmul() when not NULL; else ctshift32 on RISC-V without M,
  * ctmul32 on other 32-bit targets (ARM M-profile among them), ctmul64 on 64-bit ones.

@@ -210,15 +210,14 @@ static int run_by_name(const char *name, void (*run)(const bs_block_cipher *))
     return found;
 }
 
-/* The constant-time GHASH-256 implementations this build and CPU have, NULL-terminated. */
-static void ghash_impls(const bs_ghash256_impl *list[5])
+/* The GHASH-256 implementations of the registry that run on this CPU, NULL-terminated. */
+#define GHASH_LIST_MAX 16
+static void ghash_impls(const bs_ghash256_impl *list[GHASH_LIST_MAX])
 {
     size_t n = 0;
-    list[n++] = &bs_ghash256_ctmul64;
-    list[n++] = &bs_ghash256_ctmul32;
-    list[n++] = &bs_ghash256_ctshift32;
-    if (bs_ghash256_pclmul() != NULL)
-        list[n++] = bs_ghash256_pclmul();
+    for (size_t k = 0; bs_ghash256_impls[k] != NULL && n + 1 < GHASH_LIST_MAX; k++)
+        if (bs_ghash256_usable(bs_ghash256_impls[k]))
+            list[n++] = bs_ghash256_impls[k];
     list[n] = NULL;
 }
 
@@ -226,7 +225,7 @@ static void run_ghash256(void)
 {
     static uint64_t hkey[BS_GHASH256_HKEY_WORDS];
     uint8_t h[32], y[32];
-    const bs_ghash256_impl *list[5];
+    const bs_ghash256_impl *list[GHASH_LIST_MAX];
     ghash_impls(list);
 
     for (size_t k = 0; list[k] != NULL; k++) {
@@ -315,7 +314,7 @@ static void run_gcm256_with(const bs_ghash256_impl *g, size_t t)
 
 static void run_gcm256(void)
 {
-    const bs_ghash256_impl *list[5];
+    const bs_ghash256_impl *list[GHASH_LIST_MAX];
     ghash_impls(list);
     for (size_t k = 0; list[k] != NULL; k++) {
         run_gcm256_with(list[k], 0);
