@@ -1,4 +1,5 @@
 #include "bitslice.h"
+#include "bs_cpu.h"
 
 const char *bs_strerror(int err)
 {
@@ -68,6 +69,11 @@ const bs_block_cipher *const bs_block_ciphers[] = {
     &bs_gift128_bs64,
 #endif
 #ifdef BS_HAVE_RIJNDAEL256
+#ifdef BS_HAVE_X86
+    /* Best first: bs_block_cipher_by_name takes the first one the CPU level allows. */
+    &bs_rijndael256_vaes,
+    &bs_rijndael256_aesni,
+#endif
     &bs_rijndael256_bs64,
 #endif
 #if !defined(BS_PREFER_MCU)
@@ -96,7 +102,7 @@ const bs_block_cipher *bs_block_cipher_by_name(const char *name)
             a++;
             b++;
         }
-        if (*a == 0 && *b == 0)
+        if (*a == 0 && *b == 0 && bs_impl_usable(bs_block_ciphers[i]))
             return bs_block_ciphers[i];
     }
     return NULL;

@@ -50,9 +50,16 @@ extern const bs_ghash256_impl bs_ghash256_ctshift32;
 #define BS_GHASH256_HAVE_PCLMUL 1
 /* PCLMULQDQ + SSE4.1 (ghash256_pclmul.c); usable only where the CPU has them. */
 extern const bs_ghash256_impl bs_ghash256_pclmul_impl;
+#ifdef BS_HAVE_X86
+#define BS_GHASH256_HAVE_VPCLMUL 1
+/* VPCLMULQDQ on zmm (ghash256_vpclmul.c); usable only at CPU level avx512. */
+extern const bs_ghash256_impl bs_ghash256_vpclmul_impl;
+#endif
 #endif
 /* The PCLMULQDQ implementation, or NULL when the build or the CPU lacks it. */
 const bs_ghash256_impl *bs_ghash256_pclmul(void);
+/* VPCLMULQDQ on zmm, eight blocks per reduction; NULL without AVX-512 (level avx512). */
+const bs_ghash256_impl *bs_ghash256_vpclmul(void);
 /*
  * Every GHASH-256 implementation compiled in, NULL-terminated (ghash256.c), beside
  * bs_block_ciphers: the portable ones, then the CPU-specific ones. An entry may need features
@@ -63,7 +70,8 @@ extern const bs_ghash256_impl *const bs_ghash256_impls[];
 /* 1 if impl runs on this CPU (the portable ones everywhere). */
 int bs_ghash256_usable(const bs_ghash256_impl *impl);
 /*
- * What set_key picks: bs_ghash256_pclmul() when not NULL; else ctshift32 on RISC-V without M,
+ * What set_key picks, within the CPU level (bs_cpu.h): bs_ghash256_vpclmul() at avx512,
+ * bs_ghash256_pclmul() at aesni and avx2; else ctshift32 on RISC-V without M,
  * ctmul32 on other 32-bit targets (ARM M-profile among them), ctmul64 on 64-bit ones.
  */
 const bs_ghash256_impl *bs_ghash256_default(void);
@@ -71,6 +79,7 @@ const bs_ghash256_impl *bs_ghash256_default(void);
 typedef struct bs_gcm256_ctx {
     const bs_block_cipher *cipher;
     const bs_ghash256_impl *ghash;
+    bs_ctr32_fn ctr32; /* the core's own counter mode (bs_ctr32_for), or NULL */
     bs_key_schedule ks;
     BS_ALIGN(32) uint64_t hkey[BS_GHASH256_HKEY_WORDS];
     uint8_t j0[32];

@@ -4,12 +4,17 @@
  */
 #include "gcm256.h"
 
+#include "../bs_cpu.h"
+
 const bs_ghash256_impl *const bs_ghash256_impls[] = {
     &bs_ghash256_ctmul64,
     &bs_ghash256_ctmul32,
     &bs_ghash256_ctshift32,
 #ifdef BS_GHASH256_HAVE_PCLMUL
     &bs_ghash256_pclmul_impl,
+#endif
+#ifdef BS_GHASH256_HAVE_VPCLMUL
+    &bs_ghash256_vpclmul_impl,
 #endif
     NULL,
 };
@@ -24,11 +29,24 @@ const bs_ghash256_impl *bs_ghash256_pclmul(void)
     return NULL;
 }
 
+const bs_ghash256_impl *bs_ghash256_vpclmul(void)
+{
+#ifdef BS_GHASH256_HAVE_VPCLMUL
+    if (bs_cpu_detected() >= BS_CPU_AVX512)
+        return &bs_ghash256_vpclmul_impl;
+#endif
+    return NULL;
+}
+
 int bs_ghash256_usable(const bs_ghash256_impl *impl)
 {
 #ifdef BS_GHASH256_HAVE_PCLMUL
     if (impl == &bs_ghash256_pclmul_impl)
         return bs_ghash256_pclmul() != NULL;
+#endif
+#ifdef BS_GHASH256_HAVE_VPCLMUL
+    if (impl == &bs_ghash256_vpclmul_impl)
+        return bs_ghash256_vpclmul() != NULL;
 #endif
     return impl != NULL;
 }
@@ -42,7 +60,11 @@ int bs_ghash256_usable(const bs_ghash256_impl *impl)
  */
 const bs_ghash256_impl *bs_ghash256_default(void)
 {
-    const bs_ghash256_impl *g = bs_ghash256_pclmul();
+    /* PCLMULQDQ is part of the aesni level: $BITSLICE_CPU=portable takes the portable code. */
+    const int level = bs_cpu_level();
+    const bs_ghash256_impl *g = level >= BS_CPU_AVX512 ? bs_ghash256_vpclmul() : NULL;
+    if (g == NULL && level >= BS_CPU_AESNI)
+        g = bs_ghash256_pclmul();
     if (g != NULL)
         return g;
 #if defined(__riscv) && !defined(__riscv_mul)
