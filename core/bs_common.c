@@ -47,7 +47,15 @@ const char *bs_strerror(int err)
 #else
 #define BS_MCU_LIST_R256
 #endif
-#define BS_MCU_CIPHER_LIST BS_MCU_LIST_PRESENT BS_MCU_LIST_GIFT BS_MCU_LIST_R256
+#if defined(BS_HAVE_SKINNY) || defined(BS_HAVE_MCU_SKINNY)
+/* core/skinny/skinny.h: the 64-lane and the fixsliced 32-bit SKINNY-128 cores. */
+#include "skinny/skinny.h"
+#define BS_MCU_LIST_SKINNY                                                                         \
+    &bs_skinny128_128_fix32, &bs_skinny128_256_fix32, &bs_skinny128_384_fix32,
+#else
+#define BS_MCU_LIST_SKINNY
+#endif
+#define BS_MCU_CIPHER_LIST BS_MCU_LIST_PRESENT BS_MCU_LIST_GIFT BS_MCU_LIST_R256 BS_MCU_LIST_SKINNY
 
 #ifdef BS_HAVE_AES
 /* core/aes/aes.h: the 32-bit AES cores, the only AES there is (no 64-lane core). */
@@ -75,6 +83,11 @@ const bs_block_cipher *const bs_block_ciphers[] = {
     &bs_rijndael256_aesni,
 #endif
     &bs_rijndael256_bs64,
+#endif
+#ifdef BS_HAVE_SKINNY
+    &bs_skinny128_128_bs64,
+    &bs_skinny128_256_bs64,
+    &bs_skinny128_384_bs64,
 #endif
 #if !defined(BS_PREFER_MCU)
     BS_MCU_CIPHER_LIST
