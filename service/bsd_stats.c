@@ -16,7 +16,7 @@ void bsd_stats_batch(bsd_stats *s, size_t njobs)
 
 void bsd_stats_error(bsd_stats *s, uint32_t code)
 {
-    if (code <= BSD_E_STATE)
+    if (code <= BSD_E_MAX)
         s->errors[code]++;
     s->errors_total++;
 }

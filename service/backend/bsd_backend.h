@@ -25,6 +25,14 @@ typedef struct bsd_job {
     uint8_t counter[BS_BLOCK_MAX];
     uint64_t nblocks;
     uint8_t *dst;
+    /*
+     * Integrity (bsd_integrity.c, PROTOCOL.md "Integrity"): backends call bsd_job_poison over a
+     * block range before they produce it and bsd_job_seal right after it is in dst, from their
+     * worker threads; sum and poison_hits accumulate atomically over the ranges.
+     */
+    uint64_t seed, poison;
+    uint64_t sum, poison_hits;
+    int unchecked; /* benchmark request: no poison, no digest */
     /* The batcher's; backends ignore it. The daemon embeds the job in its own bookkeeping. */
     uint64_t enqueued_ns;
 } bsd_job;
@@ -90,6 +98,15 @@ int bsd_backend_known(const char *name);
  * wanted one cannot start, logs why and returns the CPU backend; NULL only when none starts.
  */
 bsd_backend *bsd_backend_create(const char *name, uv_loop_t *loop, unsigned threads);
+
+/* Blocks [lo, hi) of the job: fill with its poison word (before the backend writes them). */
+void bsd_job_poison(bsd_job *job, uint64_t lo, uint64_t hi);
+/* Blocks [lo, hi) of the job are final: digest them and count words still equal to the poison. */
+void bsd_job_seal(bsd_job *job, uint64_t lo, uint64_t hi);
+/* The two halves of bsd_job_seal, for a backend that compares the sum with its own first. */
+uint64_t bsd_job_piece_sum(const bsd_job *job, uint64_t lo, uint64_t hi, uint64_t *hits);
+void bsd_job_add(bsd_job *job, uint64_t sum, uint64_t hits);
+
 
 bsd_backend *bsd_backend_cpu_create(uv_loop_t *loop, unsigned threads);
 
