@@ -37,6 +37,12 @@
  * constant 0x2 of cell 8 is added by the cores. Byte permutations by fixed indices and LFSRs by
  * shifts: constant time.
  *
+ * x86 SIMD seam: a wider implementation of the bs64 layout (AVX2 or AVX-512 words, more lanes
+ * per word) shares BS_SKINNY_SBOX_STEPS (any word type), bs_skinny_tweakey_schedule and the
+ * lane-mask round tweakeys, takes an impl name that bs_impl_level knows (bs_cpu.h) and goes
+ * before the bs64 entries in bs_block_ciphers, so bs_block_cipher_by_name picks it where the
+ * CPU level allows and every generic test runs it against the same references.
+ *
  * Everything here is constant time: no table, no branch or index that depends on key or data.
  */
 #ifndef BS_SKINNY_H
@@ -115,7 +121,11 @@ BS_FN void bs_skinny_tweakey_schedule(const uint8_t *key, unsigned key_len, uint
         x2 ^= x1 & x7;                                                                             \
     } while (0)
 
-/* The 32-bit MCU variant (skinny_fix32.c); rtk from its key schedule, 8 words per round. */
+/*
+ * The 32-bit MCU variant (skinny_fix32.c); rtk from its key schedule, 8 words per round. One
+ * block per call is the same function with in1 = in0 (the registry's encrypt does that for an
+ * odd last block): it costs what two blocks cost.
+ */
 void bs_skinny_fix32_2blocks(const uint32_t *rtk, unsigned rounds, uint8_t *out0, uint8_t *out1,
                              const uint8_t *in0, const uint8_t *in1);
 /* Its components on a packed pair (per-component benchmark). */

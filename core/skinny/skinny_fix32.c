@@ -68,18 +68,21 @@ static void fix32_set_key(bs_key_schedule *ks, const uint8_t *key, unsigned key_
     bs_wipe(rtk, sizeof rtk);
 }
 
-static inline void pack_stage(uint32_t w[8], unsigned e, uint32_t m)
-{
-    for (unsigned i = 0; i < 8; i++)
-        if ((i & (1u << e)) == 0)
-            bs_swapmove32(&w[i | (1u << e)], &w[i], m, 1u << e);
-}
-
+/* The three SWAPMOVE stages, written out (a loop with a test stays a loop at -O2). */
 static inline void transpose8(uint32_t w[8])
 {
-    pack_stage(w, 0, 0x55555555u);
-    pack_stage(w, 1, 0x33333333u);
-    pack_stage(w, 2, 0x0f0f0f0fu);
+    bs_swapmove32(&w[1], &w[0], 0x55555555u, 1);
+    bs_swapmove32(&w[3], &w[2], 0x55555555u, 1);
+    bs_swapmove32(&w[5], &w[4], 0x55555555u, 1);
+    bs_swapmove32(&w[7], &w[6], 0x55555555u, 1);
+    bs_swapmove32(&w[2], &w[0], 0x33333333u, 2);
+    bs_swapmove32(&w[3], &w[1], 0x33333333u, 2);
+    bs_swapmove32(&w[6], &w[4], 0x33333333u, 2);
+    bs_swapmove32(&w[7], &w[5], 0x33333333u, 2);
+    bs_swapmove32(&w[4], &w[0], 0x0f0f0f0fu, 4);
+    bs_swapmove32(&w[5], &w[1], 0x0f0f0f0fu, 4);
+    bs_swapmove32(&w[6], &w[2], 0x0f0f0f0fu, 4);
+    bs_swapmove32(&w[7], &w[3], 0x0f0f0f0fu, 4);
 }
 
 void bs_skinny_fix32_pack(uint32_t w[8], const uint8_t *in0, const uint8_t *in1)

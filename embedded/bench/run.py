@@ -38,7 +38,12 @@ CORES = {
     'AES-256/fix32': ('aes_fix32', 32),
     'AES-128/semifix32': ('aes_semifix32', 32),
     'AES-256/semifix32': ('aes_semifix32', 32),
+    'SKINNY-128-128/fix32': ('skinny_fix32', 32),
+    'SKINNY-128-256/fix32': ('skinny_fix32', 32),
+    'SKINNY-128-384/fix32': ('skinny_fix32', 32),
 }
+SKINNY_PARTS = ('pack', 'sbox', 'addkey', 'mixcolumns', 'unpack')
+SKINNY_ROUNDS = {'SKINNY-128-128': 40, 'SKINNY-128-256': 48, 'SKINNY-128-384': 56}
 AES_PARTS = ('pack', 'subbytes', 'mixcolumns0', 'mixcolumns1', 'mixcolumns2', 'mixcolumns3',
              'sr2', 'addroundkey', 'unpack')
 
@@ -145,7 +150,7 @@ def sizes(build, target):
     for lvl in LEVELS:
         d = os.path.join(build, 'core', 'libbsmcu_O%s.a.p' % lvl)
         for f in sorted(os.listdir(d)):
-            m = re.search(r'^(?:present|gift|rijndael256|aes)_(\w+)\.c\.o$', f)
+            m = re.search(r'^(?:present|gift|rijndael256|aes|skinny)_(\w+)\.c\.o$', f)
             if not m:
                 continue
             out = subprocess.run([TOOL[target] + 'size', os.path.join(d, f)], capture_output=True,
@@ -167,7 +172,7 @@ def main():
             ' | mcycle / pass (= instr., -icount shift=0) |')
     print(hdr)
     print('|' + '---|' * (hdr.count('|') - 1))
-    comp_rows, aes_rows, face_rows = [], [], []
+    comp_rows, aes_rows, face_rows, skinny_rows = [], [], [], []
     for lvl in LEVELS:
         elf = os.path.join(build, 'embedded', 'bench', 'bench_O' + lvl)
         windows, counts, _ = run(elf, target, plugin)
@@ -178,11 +183,13 @@ def main():
         pack16 = byname['nibble/pack+unpack'][2]
         pack32 = byname['RIJNDAEL-256/ct32/pack'][2] + byname['RIJNDAEL-256/ct32/unpack'][2]
         pack_aes = byname['AES/pack'][2] + byname['AES/unpack'][2]
+        pack_skinny = byname['SKINNY/pack'][2] + byname['SKINNY/unpack'][2]
         for core, (_, _) in CORES.items():
             idx, nbytes, n, cnt = byname[core + '/encrypt']
             ks = byname[core + '/set_key'][2]
             per128 = n * 16 / nbytes
             excl = n - (pack_aes if core.startswith('AES-') else
+                        pack_skinny if core.startswith('SKINNY-') else
                         pack32 if nbytes == 32 else pack16)
             row = '| %s | -O%s | %d | %d | %.0f | %.1f | %.1f | %d' % (
                 core, lvl, nbytes, n, per128, n / nbytes, excl / nbytes, ks)
@@ -193,6 +200,9 @@ def main():
             else:
                 row += ' | %d |' % cnt
             print(row)
+        skinny_rows.append((lvl, [byname['SKINNY/' + c][2] for c in SKINNY_PARTS],
+                            {n: (byname[n + '/fix32/encrypt'][2], byname[n + '/fix32/set_key'][2])
+                             for n in SKINNY_ROUNDS}))
         comp = [byname['RIJNDAEL-256/ct32/' + c][2] for c in
                 ('pack', 'subbytes', 'shiftrows', 'mixcolumns', 'addroundkey', 'unpack')]
         comp_rows.append((lvl, comp, byname['RIJNDAEL-256/ct32/encrypt'][2]))
@@ -242,12 +252,26 @@ def main():
             pc, fc = (pe, fe) if arm else (pn, fn)
             print('| -O%s | %s | %.1f | %.1f | %.1f | %.1f | %.1f %% |' % (
                 lvl, name, pn / pb, fn / fb, pc / pb, fc / fb, 100.0 * (pc - fc) / pc))
+    print('\nSKINNY-128 (fix32) by component, instructions per call on a packed pair of blocks'
+          ' (each a function call with the state in memory, so a little dearer than inside the'
+          ' unrolled rounds; one pair = pack + R (S-box + key addition + MixColumns) + unpack,'
+          ' R = 40, 48, 56; ShiftRows costs nothing; key schedule = set_key):\n')
+    print('| level | ' + ' | '.join(SKINNY_PARTS) + ' | cipher | key schedule | sum of parts |'
+          ' measured pair |')
+    print('|---|' + '---|' * (len(SKINNY_PARTS) + 4))
+    for lvl, c, meas in skinny_rows:
+        p = dict(zip(SKINNY_PARTS, c))
+        for name, rounds in SKINNY_ROUNDS.items():
+            tot = (p['pack'] + rounds * (p['sbox'] + p['addkey'] + p['mixcolumns']) +
+                   p['unpack'])
+            print('| -O%s | %s | %s | %d | %d | %d |' % (
+                lvl, ' | '.join(str(x) for x in c), name, meas[name][1], tot, meas[name][0]))
     print('\nCode size (bytes, `%ssize` on each object):\n' % TOOL[target])
     print('| object | ' + ' | '.join('-O%s text/data/bss' % l for l in LEVELS) + ' |')
     print('|---|' + '---|' * len(LEVELS))
     sz = sizes(build, target)
     for obj in ('present_bs32', 'gift_fix32', 'rijndael256_ct32', 'aes_ks32', 'aes_fix32',
-                'aes_semifix32', 'aes_ctr_face'):
+                'aes_semifix32', 'aes_ctr_face', 'skinny_fix32'):
         print('| %s | ' % obj + ' | '.join('%d/%d/%d' % sz[(obj, l)] for l in LEVELS) + ' |')
     print()
 
