@@ -51,6 +51,7 @@ static const struct {
 enum { PASSES_MAX = 2 };
 
 static unsigned reps = 10, passes = 2;
+static uint64_t bulk_max = (uint64_t)64 << 20;
 static FILE *out2;
 
 static int cmp_float(const void *a, const void *b)
@@ -415,15 +416,20 @@ static int section_bulk(void)
         return 1;
     }
     static const uint64_t sizes[4] = {1u << 20, 4u << 20, 16u << 20, 64u << 20};
-    for (int i = 0; i < 4; i++)
+    uint64_t top = sizes[0];
+    for (int i = 0; i < 4; i++) {
+        if (sizes[i] > bulk_max)
+            continue;
+        top = sizes[i];
         for (int k = 0; k < 2; k++)
             failed |= bulk_row(ctx, BSGPU_PRESENT80, &buf, sizes[i], k == 0 ? 1 : 1000, d2h, &seed);
+    }
     for (int c = BSGPU_GIFT64; c < BSGPU_NCIPHERS; c++)
-        failed |= bulk_row(ctx, c, &buf, sizes[3], 64, d2h, &seed);
+        failed |= bulk_row(ctx, c, &buf, top, 64, d2h, &seed);
     host_buf_put(ctx, &buf);
     /* The same into pageable memory: what an unregistered window costs. */
     if (host_buf_get(ctx, &buf, cap, 1) == 0) {
-        failed |= bulk_row(ctx, BSGPU_PRESENT80, &buf, sizes[3], 1, d2h, &seed);
+        failed |= bulk_row(ctx, BSGPU_PRESENT80, &buf, top, 1, d2h, &seed);
         host_buf_put(ctx, &buf);
     }
     bsgpu_close(ctx);
@@ -501,6 +507,8 @@ int main(int argc, char **argv)
             ks_bits = (unsigned)strtoul(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
             out_path = argv[++i];
+        else if (strcmp(argv[i], "--bulk-max") == 0 && i + 1 < argc)
+            bulk_max = strtoull(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "--section") == 0 && i + 1 < argc)
             section = argv[++i];
         else if (strcmp(argv[i], "--header") == 0)
@@ -508,7 +516,7 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: bsgpu-bench [--header | --section all|copies|kernels|bulk|"
                             "keysearch] [--passes 1|2] [--bytes N] [--reps N] "
-                            "[--keysearch-bits N] [--out FILE (appended)]\n");
+                            "[--keysearch-bits N] [--bulk-max BYTES] [--out FILE (appended)]\n");
             return 2;
         }
     }

@@ -141,7 +141,14 @@ int bsgpu_launch_host(bsgpu_cipher c, const bsgpu_segment *seg, uint32_t nseg,
     if (xkeys == NULL)
         return -1;
     uint32_t *slot = xkeys + (size_t)nkeys * stride;
-    bsgpu_expand_keys_host(c, keys, nkeys, xkeys);
+    /* The keys the segments use, each once (the pre-kernel expands every key of a call). */
+    for (uint32_t s = 0; s < nseg; s++) {
+        uint32_t k = seg[s].key_index, seen = 0;
+        for (uint32_t t = 0; t < s && !seen; t++)
+            seen = seg[t].key_index == k;
+        if (!seen)
+            bsgpu_expand_keys_host(c, keys + k, 1, xkeys + (size_t)k * stride);
+    }
     int rc = 0;
     for (uint64_t w0 = 0; w0 < ngroups && rc == 0; w0 += wg) {
         if (c != BSGPU_RIJNDAEL256) {
