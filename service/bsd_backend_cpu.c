@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "bs_cpu.h"
 #include "modes/ctr.h"
+
+#define CPU_PIECE_BYTES 32768
 
 typedef struct cpu_backend {
     unsigned threads;
@@ -42,9 +45,20 @@ static void slice_work(uv_work_t *w)
             continue;
         uint8_t ctr[BS_BLOCK_MAX];
         const size_t bl = job->cipher->block_len;
-        memcpy(ctr, job->counter, bl);
-        bs_ctr_add(ctr, bl, lo - js);
-        bs_ctr_keystream(job->cipher, job->ks, ctr, hi - lo, job->dst + (lo - js) * bl);
+        /*
+         * In pieces of about 32 KiB (whole bitsliced passes): each is poisoned, written and
+         * digested while it is still in this core's cache.
+         */
+        const uint64_t step =
+            (CPU_PIECE_BYTES / bl + BS_LANES_MAX - 1) / BS_LANES_MAX * BS_LANES_MAX;
+        for (uint64_t a = lo - js; a < hi - js; a += step) {
+            uint64_t b = hi - js - a < step ? hi - js : a + step;
+            memcpy(ctr, job->counter, bl);
+            bs_ctr_add(ctr, bl, a);
+            bsd_job_poison(job, a, b);
+            bs_ctr_keystream(job->cipher, job->ks, ctr, b - a, job->dst + a * bl);
+            bsd_job_seal(job, a, b);
+        }
     }
 }
 
@@ -95,7 +109,9 @@ static int cpu_submit(bsd_backend *be, bsd_batch *b)
 static void cpu_describe(bsd_backend *be, char *out, size_t len)
 {
     cpu_backend *cpu = (cpu_backend *)be->priv;
-    snprintf(out, len, "device=cpu threads=%u", cpu->threads);
+    /* The level the sessions' cores are chosen at (bs_cpu.h; $BITSLICE_CPU caps it). */
+    snprintf(out, len, "device=cpu threads=%u cpu_level=%s", cpu->threads,
+             bs_cpu_level_name(bs_cpu_level()));
 }
 
 static void cpu_destroy(bsd_backend *be)
