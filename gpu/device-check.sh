@@ -74,6 +74,7 @@ PY
 
 rm -rf "$build"
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 export PATH="$PATH:/usr/local/cuda/bin"
 if ls .gpu-deps/*.deb >/dev/null 2>&1; then
   rm -rf "$prefix"
@@ -119,15 +120,14 @@ if ! step "build (everything else, not fatal)" 300 ninja -C "$build" -j "$jobs" 
 fi
 
 # Static resource usage of every kernel (registers, spills, shared memory), demangled, while the
-# tests run.
+# tests run: the build's own nvcc commands (ninja -t commands), with --resource-usage and the
+# output thrown away.
 (
-  incs=()
-  for d in core gpu keysearch; do [ -d "$d" ] && incs+=(-I"$d"); done
-  for f in $(git ls-files '*.cu' 2>/dev/null || find . -name '*.cu' -not -path './build*'); do
-    [ "$(basename "$f")" = core_headers.cu ] && continue
-    nvcc -std=c++17 -O3 -gencode arch=compute_90,code=sm_90 "${incs[@]}" --resource-usage \
-      -c "$f" -o /dev/null 2>&1
-  done | grep -E "Compiling entry|registers|spill" | sed 's/ptxas info *: //' |
+  cd "$build" || exit 0
+  ninja -t commands 2>/dev/null | grep -E 'nvcc .* -c [^ ]*\.cu' | grep -v core_headers |
+    sort -u | sed -E 's/ -o [^ ]+/ -o \/dev\/null/; s/ -MD -MF [^ ]+//' |
+    while read -r cmd; do eval "$cmd --resource-usage" 2>&1; done |
+    grep -E "Compiling entry|registers|spill" | sed 's/ptxas info *: //' |
     if command -v cu++filt >/dev/null; then cu++filt; else c++filt; fi >"$out/registers.txt"
 ) &
 regs_pid=$!
