@@ -1,8 +1,8 @@
 /*
  * bitslice seal / open (docs/stream-format.md). Output goes to a temporary file beside the
  * destination and is renamed only when everything succeeded; `open` writes a chunk's plaintext
- * only after that chunk's tag verified. A failure it sees (or SIGINT, SIGTERM, SIGHUP) removes
- * the temporary file; a SIGKILL or a crash during `open` cannot, and leaves OUT.tmp-XXXXXX
+ * only after that chunk's tag verified. A failure it sees (or SIGINT, SIGTERM, SIGHUP, SIGQUIT)
+ * removes the temporary file; a SIGKILL or a crash during `open` cannot, and leaves OUT.tmp-XXXXXX
  * (mode 0600) holding the chunks verified so far.
  */
 #include <errno.h>
@@ -207,9 +207,13 @@ static int open_files(const opts *o, io *f)
         tmp_path[0] = 0;
         return -1;
     }
-    signal(SIGINT, on_fatal_signal);
-    signal(SIGTERM, on_fatal_signal);
-    signal(SIGHUP, on_fatal_signal);
+    /* SIGQUIT too (Ctrl-\\): its default would leave open's plaintext temporary file behind. */
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        if (signal(sigs[i], on_fatal_signal) == SIG_ERR) {
+            fprintf(stderr, "bitslice: cannot handle signal %d: %s\n", sigs[i], strerror(errno));
+            return -1;
+        }
     f->out = fdopen(f->tmp_fd, "wb");
     return f->out != NULL ? 0 : -1;
 }
