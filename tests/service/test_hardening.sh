@@ -4,7 +4,8 @@
 # it is not dumpable (as another uid, its /proc entries then belong to root), and SIGQUIT, like
 # SIGINT, removes the temporary output that holds the verified plaintext. The dumpable check
 # needs root and setpriv (skipped otherwise); the core limit check needs a shell whose hard core
-# limit is above 0 (so that the limit the program shows is its own doing).
+# limit is above 0 (so that the limit the program shows is its own doing). And -o onto a symlink
+# (to stdout, to a file) or "-" writes through, leaving the link a link.
 set -euo pipefail
 : "${BITSLICE:?}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/bs-harden-XXXXXX")
@@ -73,3 +74,17 @@ for sig in QUIT INT; do
 done
 [ ${#as_other[@]} -gt 0 ] && echo "ok: not dumpable (its /proc entries belong to root, not uid 65534)"
 [ ${#as_other[@]} -gt 0 ] || echo "note: not root or no setpriv: the dumpable check was skipped"
+
+# -o onto links and non-regular files: the output goes where the link points, and the link stays
+# a link (a temporary file renamed over it would replace it: as root, /dev/stdout itself).
+ln -s /proc/self/fd/1 to_stdout
+"$BITSLICE" open -q --no-daemon -k key -o to_stdout pt.bs >got || fail "open -o a link to stdout"
+cmp -s got pt || fail "open -o a link to stdout: not the plaintext on stdout"
+[ -L to_stdout ] || fail "open -o a link to stdout replaced the link"
+"$BITSLICE" open -q --no-daemon -k key -o - pt.bs >got2 || fail "open -o -"
+cmp -s got2 pt || fail "open -o -: not the plaintext"
+: >target
+ln -s target to_file
+"$BITSLICE" open -q --no-daemon -k key -o to_file pt.bs || fail "open -o a link to a file"
+[ -L to_file ] && cmp -s target pt || fail "open -o a link to a file: link replaced or wrong"
+echo "ok: -o onto a link to stdout, -, and a link to a file: written through, links kept"
