@@ -24,6 +24,14 @@ typedef struct bsd_job {
     uint8_t counter[BS_BLOCK_MAX];
     uint64_t nblocks;
     uint8_t *dst;
+    /*
+     * Integrity (bsd_integrity.c, PROTOCOL.md "Integrity"): backends call bsd_job_poison over a
+     * block range before they produce it and bsd_job_seal right after it is in dst, from their
+     * worker threads; sum and poison_hits accumulate atomically over the ranges.
+     */
+    uint64_t seed, poison;
+    uint64_t sum, poison_hits;
+    int unchecked; /* benchmark request: no poison, no digest */
     /* Daemon bookkeeping; backends ignore these. */
     struct bsd_conn *conn;
     struct bsd_session *session;
@@ -60,6 +68,14 @@ struct bsd_backend {
     uv_loop_t *loop;
     void *priv;
 };
+
+/* Blocks [lo, hi) of the job: fill with its poison word (before the backend writes them). */
+void bsd_job_poison(bsd_job *job, uint64_t lo, uint64_t hi);
+/* Blocks [lo, hi) of the job are final: digest them and count words still equal to the poison. */
+void bsd_job_seal(bsd_job *job, uint64_t lo, uint64_t hi);
+/* The two halves of bsd_job_seal, for a backend that compares the sum with its own first. */
+uint64_t bsd_job_piece_sum(const bsd_job *job, uint64_t lo, uint64_t hi, uint64_t *hits);
+void bsd_job_add(bsd_job *job, uint64_t sum, uint64_t hits);
 
 /* threads: workers (0: one per online CPU). Call before anything else uses the libuv pool. */
 bsd_backend *bsd_backend_cpu_create(uv_loop_t *loop, unsigned threads);

@@ -98,8 +98,11 @@ typedef struct bsd_stats {
     uint64_t hist[BSD_HIST_BUCKETS];
     uint64_t size_counts[BSD_SIZE_COUNTS]; /* exact batch sizes, last one is "or more" */
     uint64_t batch_max;
-    uint64_t errors[BSD_E_STATE + 1];
+    uint64_t errors[BSD_E_MAX + 1];
     uint64_t errors_total;
+    /* Integrity: jobs refused for unwritten (still poisoned) words, client reports by kind. */
+    uint64_t integrity_unwritten_jobs, integrity_client_digest, integrity_client_spot;
+    uint64_t unchecked_requests;
 } bsd_stats;
 
 struct bsd_daemon {

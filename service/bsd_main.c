@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bsd_daemon.h"
+#include "bsd_integrity.h"
 #include "bsd_log.h"
 #ifdef BSD_HAVE_CUDA
 #include "bsd_backend_cuda.h"
@@ -73,13 +74,27 @@ static void on_signal(uv_signal_t *s, int signum)
     bsd_daemon_maybe_finish(d);
 }
 
-static void harden(void)
+/*
+ * Keys must never reach a core file or a ptrace-capable peer of the same uid: a daemon that
+ * cannot make sure of it does not start. Lowering one's own limits and dumpable flag cannot be
+ * refused on Linux, so a failure here means something is badly wrong.
+ */
+static int harden(char *err, size_t errlen)
 {
-    /* Keys must never reach a core file or a ptrace-capable peer of the same uid. */
     struct rlimit rl = {0, 0};
-    setrlimit(RLIMIT_CORE, &rl);
-    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-    signal(SIGPIPE, SIG_IGN);
+    if (setrlimit(RLIMIT_CORE, &rl) != 0) {
+        snprintf(err, errlen, "setrlimit(RLIMIT_CORE, 0): %s", strerror(errno));
+        return -1;
+    }
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0) {
+        snprintf(err, errlen, "prctl(PR_SET_DUMPABLE, 0): %s", strerror(errno));
+        return -1;
+    }
+    if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+        snprintf(err, errlen, "ignoring SIGPIPE: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -135,7 +150,16 @@ int main(int argc, char **argv)
         return 0;
     }
     bsd_log_set_debug(d->cfg.log_debug);
-    harden();
+    if (harden(err, sizeof err) != 0) {
+        BSD_ERR("start", "reason=\"%s\"", err);
+        return 1;
+    }
+    const char *fault = bsd_fault_init();
+    if (fault != NULL)
+        BSD_WARN("test_fault",
+                 "mode=%s reason=\"BSD_TEST_FAULT is set: this daemon corrupts its "
+                 "own keystream on purpose (tests only)\"",
+                 fault);
     d->loop = uv_default_loop();
     d->listen_fd = -1;
     d->stats.start_ns = bsd_now_ns();

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bsd_daemon.h"
+#include "bsd_integrity.h"
 #include "bsd_log.h"
 #include "modes/ctr.h"
 #ifdef BSD_HAVE_CUDA
@@ -156,7 +157,7 @@ static bsd_session *find_session(bsd_conn *c, uint32_t id, unsigned *index)
 static void handle_hello(bsd_conn *c, const bsd_request *r)
 {
     if (r->u.hello.min_version > BSD_PROTO_VERSION || r->u.hello.max_version < BSD_PROTO_VERSION) {
-        send_error(c, r->hdr.id, BSD_E_VERSION, "this daemon speaks protocol version 1");
+        send_error(c, r->hdr.id, BSD_E_VERSION, "this daemon speaks protocol version 2");
         return;
     }
     bsd_hello_rep rep;
@@ -228,6 +229,11 @@ static void handle_open(bsd_conn *c, bsd_request *r)
     const bs_block_cipher *cipher = bs_block_cipher_by_name(r->u.open.cipher);
     if (cipher == NULL) {
         send_error(c, id, BSD_E_UNKNOWN_CIPHER, "cipher not compiled into this daemon");
+        return;
+    }
+    /* The window digest works on 64-bit words (bsd_digest.h): every block cipher here has them. */
+    if (cipher->block_len % 8 != 0) {
+        send_error(c, id, BSD_E_UNKNOWN_CIPHER, "block length not a multiple of 8 bytes");
         return;
     }
     if (r->u.open.key_len != cipher->key_len) {
@@ -343,6 +349,9 @@ static void handle_keystream(bsd_conn *c, const bsd_request *r)
     job->shm = c->shm;
     job->id = id;
     job->enqueued_ns = bsd_now_ns();
+    bsd_job_integrity_init(job, (k->flags & BSD_KS_UNCHECKED) != 0);
+    if (job->unchecked)
+        d->stats.unchecked_requests++;
     if (bsd_batcher_add(&d->batcher, job) != 0) {
         free(job);
         send_error(c, id, BSD_E_INTERNAL, "batcher full");
@@ -365,11 +374,22 @@ void bsd_server_job_done(bsd_job *job, int status)
     c->queued_bytes -= bytes;
     c->inflight--;
     d->inflight_jobs--;
-    if (!c->closing && status != 0) {
+    uint64_t digest = 0, unwritten = 0;
+    if (status == 0 && bsd_job_verdict(job, &digest, &unwritten) != 0) {
+        /* Words still hold this request's poison: the backend did not write them. */
+        d->stats.integrity_unwritten_jobs++;
+        BSD_ERR("integrity",
+                "conn=%u cipher=%s blocks=%llu unwritten_words=%llu "
+                "reason=\"backend left poisoned words\"",
+                c->cid, job->cipher->name, (unsigned long long)job->nblocks,
+                (unsigned long long)unwritten);
+        if (!c->closing)
+            send_error(c, job->id, BSD_E_INTEGRITY, "the backend did not write the whole window");
+    } else if (!c->closing && status != 0) {
         /* The backend failed: the shared memory does not hold this keystream. */
         send_error(c, job->id, BSD_E_INTERNAL, "the backend failed to compute this keystream");
     } else if (!c->closing) {
-        bsd_keystream_rep rep = {job->nblocks};
+        bsd_keystream_rep rep = {job->nblocks, digest};
         uint8_t p[BSD_KEYSTREAM_REP_LEN];
         size_t n = bsd_keystream_rep_encode(p, &rep);
         d->stats.bytes_served += bytes;
@@ -391,6 +411,21 @@ static void handle_status(bsd_conn *c, const bsd_request *r)
     size_t n = bsd_status_text(c->d, text, BSD_MAX_REPLY_PAYLOAD);
     conn_send(c, BSD_OP_STATUS | BSD_OP_REPLY, r->hdr.id, text, n);
     free(text);
+}
+
+/* A client found a window that failed its check: count and log it, so that STATUS shows it. */
+static void handle_report(bsd_conn *c, const bsd_request *r)
+{
+    const bsd_report_req *m = &r->u.report;
+    if (m->kind == BSD_REPORT_DIGEST)
+        c->d->stats.integrity_client_digest++;
+    else
+        c->d->stats.integrity_client_spot++;
+    BSD_ERR("integrity", "conn=%u uid=%u pid=%d session=%u blocks=%llu reason=\"%s\"", c->cid,
+            (unsigned)c->uid, (int)c->pid, m->session, (unsigned long long)m->nblocks,
+            m->kind == BSD_REPORT_DIGEST ? "client: window digest mismatch"
+                                         : "client: block recomputed in-process differs");
+    conn_send(c, BSD_OP_REPORT | BSD_OP_REPLY, r->hdr.id, NULL, 0);
 }
 
 static void handle_request(bsd_conn *c, bsd_request *r)
@@ -418,6 +453,9 @@ static void handle_request(bsd_conn *c, bsd_request *r)
         break;
     case BSD_OP_STATUS:
         handle_status(c, r);
+        break;
+    case BSD_OP_REPORT:
+        handle_report(c, r);
         break;
     default:
         break; /* the decoder has rejected every other op */

@@ -27,7 +27,7 @@ void bsd_stats_batch(bsd_stats *s, size_t njobs)
 
 void bsd_stats_error(bsd_stats *s, uint32_t code)
 {
-    if (code <= BSD_E_STATE)
+    if (code <= BSD_E_MAX)
         s->errors[code]++;
     s->errors_total++;
 }
@@ -102,7 +102,13 @@ size_t bsd_status_text(bsd_daemon *d, char *out, size_t len)
             b + 1 == BSD_HIST_BUCKETS ? 1u << (b - 1) : 1u << b, (unsigned long long)s->hist[b]);
     add(&t, "\n");
     add(&t, "errors_total=%llu\n", (unsigned long long)s->errors_total);
-    for (uint32_t c = 1; c <= BSD_E_STATE; c++)
+    add(&t, "integrity.unwritten_jobs=%llu\n", (unsigned long long)s->integrity_unwritten_jobs);
+    add(&t, "integrity.client_digest_mismatches=%llu\n",
+        (unsigned long long)s->integrity_client_digest);
+    add(&t, "integrity.client_spot_mismatches=%llu\n",
+        (unsigned long long)s->integrity_client_spot);
+    add(&t, "integrity.unchecked_requests=%llu\n", (unsigned long long)s->unchecked_requests);
+    for (uint32_t c = 1; c <= BSD_E_MAX; c++)
         if (s->errors[c] != 0)
             add(&t, "errors.%u=%llu # %s\n", c, (unsigned long long)s->errors[c], bsd_errc_str(c));
     return t.len;
