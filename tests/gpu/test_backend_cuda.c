@@ -1,5 +1,5 @@
 /*
- * The daemon's CUDA backend (gpu/bsd_backend_cuda.c) over the fake bsgpu: batches of many
+ * The daemon's CUDA backend (service/backend/bsd_backend_cuda.c) over the fake bsgpu: batches of many
  * sessions split across two "devices" give bs_ctr_keystream's bytes; a failing device's part is
  * redone on the CPU with the right bytes, reported in STATUS, and the device is not used again;
  * with every device failed the batches still complete on the CPU. Every job's window digest

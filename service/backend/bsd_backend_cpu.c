@@ -121,10 +121,7 @@ static void cpu_destroy(bsd_backend *be)
 }
 
 static const bsd_backend_ops cpu_ops = {
-    "cpu",
-    cpu_submit,
-    cpu_describe,
-    cpu_destroy,
+    "cpu", cpu_submit, cpu_describe, cpu_destroy, NULL, NULL,
 };
 
 bsd_backend *bsd_backend_cpu_create(uv_loop_t *loop, unsigned threads)

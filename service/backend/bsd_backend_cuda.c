@@ -295,25 +295,22 @@ static void cuda_destroy(bsd_backend *be)
     free(be);
 }
 
-static const bsd_backend_ops cuda_ops = {
-    "cuda",
-    cuda_submit,
-    cuda_describe,
-    cuda_destroy,
-};
-
-int bsd_backend_cuda_register(bsd_backend *be, void *p, size_t len)
+static int cuda_register(bsd_backend *be, void *p, size_t len)
 {
     cuda_backend *cb = (cuda_backend *)be->priv;
     /* Portable registration: one call serves every device. */
     return cb->ndev > 0 && bsgpu_register_host(cb->dev[0], p, len) == 0 ? 0 : -1;
 }
 
-int bsd_backend_cuda_unregister(bsd_backend *be, void *p)
+static int cuda_unregister(bsd_backend *be, void *p)
 {
     cuda_backend *cb = (cuda_backend *)be->priv;
     return cb->ndev > 0 && bsgpu_unregister_host(cb->dev[0], p) == 0 ? 0 : -1;
 }
+
+static const bsd_backend_ops cuda_ops = {
+    "cuda", cuda_submit, cuda_describe, cuda_destroy, cuda_register, cuda_unregister,
+};
 
 bsd_backend *bsd_backend_cuda_create(uv_loop_t *loop, unsigned threads)
 {
