@@ -49,7 +49,7 @@ typedef struct bs_key_schedule {
 } bs_key_schedule;
 
 typedef struct bs_block_cipher {
-    const char *name;   /* as in spec/vectors.txt: "PRESENT-80", "GIFT-128", "RIJNDAEL-256" */
+    const char *name;   /* as in docs/spec/vectors.md: "PRESENT-80", "GIFT-128", "RIJNDAEL-256" */
     const char *impl;   /* implementation strategy, e.g. "bs64" */
     unsigned key_len;   /* bytes */
     unsigned block_len; /* bytes */

@@ -20,7 +20,7 @@
 
 struct bsprov_ctx;
 
-/* CTR keystream, counter rule and limits of spec/algorithms.md. */
+/* CTR keystream, counter rule and limits of docs/spec/algorithms.md. */
 typedef struct bsprov_ctr_backend {
     const char *name;
     /* A context for cipher; NULL on allocation failure. */
@@ -47,7 +47,7 @@ typedef struct bsprov_ctr_backend {
 } bsprov_ctr_backend;
 
 /*
- * RIJNDAEL-256-GCM (spec/rijndael256-gcm.md). The in-process table wraps bs_gcm256_ctx; a
+ * RIJNDAEL-256-GCM (docs/spec/rijndael256-gcm.md). The in-process table wraps bs_gcm256_ctx; a
  * remote one would keep GHASH in-process (bs_ghash256_impl) and fetch only the inc32 keystream.
  */
 typedef struct bsprov_gcm_backend {

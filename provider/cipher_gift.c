@@ -1,4 +1,4 @@
-/* GIFT-64-CTR and GIFT-128-CTR (spec/algorithms.md). */
+/* GIFT-64-CTR and GIFT-128-CTR (docs/spec/algorithms.md). */
 #include "bsprov.h"
 
 BSPROV_CTR_ALGORITHM(bsprov_gift64_ctr, "GIFT-64-CTR", "GIFT-64-CTR:GIFT64-CTR", "GIFT-64", 16, 8);

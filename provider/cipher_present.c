@@ -1,4 +1,4 @@
-/* PRESENT-80-CTR and PRESENT-128-CTR (spec/algorithms.md). */
+/* PRESENT-80-CTR and PRESENT-128-CTR (docs/spec/algorithms.md). */
 #include "bsprov.h"
 
 BSPROV_CTR_ALGORITHM(bsprov_present80_ctr, "PRESENT-80-CTR", "PRESENT-80-CTR:PRESENT80-CTR",

@@ -1,6 +1,6 @@
 /*
  * RIJNDAEL-256-CTR (16-byte IV, counter block IV || 0^16) and RIJNDAEL-256-GCM (28-byte default
- * IV, any length 1..256), spec/algorithms.md and spec/rijndael256-gcm.md.
+ * IV, any length 1..256), docs/spec/algorithms.md and docs/spec/rijndael256-gcm.md.
  */
 #include "bsprov.h"
 

@@ -3,18 +3,41 @@
 # then encrypt and decrypt a real file through `openssl enc -provider bitslice` (served by the
 # daemon) and through `bitslice seal/open` (RIJNDAEL-256-GCM), and show who served the work.
 #   bash scripts/quickstart.sh [FILE]      (FILE defaults to a 64 MiB archive of /usr/share)
+# Works from any directory (FILE is taken relative to the caller's directory). A step that fails
+# prints its own output and the step's name, then the script exits 1.
 set -euo pipefail
+if [ $# -ge 1 ]; then
+  [ -f "$1" ] || { echo "quickstart: $1: no such file" >&2; exit 1; }
+  file=$(realpath -- "$1")
+fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+current=
+step() {
+  current=$*
+  printf '\n\033[1m== %s\033[0m\n' "$*"
+}
+trap 'echo "quickstart: step \"$current\" failed (exit $?)" >&2' ERR
+# Runs a command whose output is only worth seeing when it fails.
+quiet() {
+  local log
+  log=$(mktemp)
+  if ! "$@" >"$log" 2>&1; then
+    echo "quickstart: '$*' failed; its output:" >&2
+    tail -n 60 "$log" >&2
+    rm -f "$log"
+    return 1
+  fi
+  rm -f "$log"
+}
 
 step "1. Debian packages (scripts/setup.sh)"
 bash scripts/setup.sh
 
 step "2. Build (meson + ninja, into build/)"
-[ -d build/meson-private ] || meson setup build >/dev/null
-ninja -C build >/dev/null
+[ -d build/meson-private ] || quiet meson setup build
+quiet ninja -C build
 echo "built: build/provider/bitslice.so build/service/bitsliced build/service/bitslice"
 
 work=$(mktemp -d /tmp/bitslice-quickstart.XXXXXX)
@@ -39,9 +62,7 @@ export BITSLICE_SOCKET="$sock"
 build/service/bitslice status
 
 step "4. A real file"
-if [ $# -ge 1 ]; then
-  file=$1
-else
+if [ -z "${file:-}" ]; then
   file="$work/usr-share.tar"
   tar -C /usr/share -cf - . 2>/dev/null | head -c $((64 << 20)) >"$file" || true
 fi

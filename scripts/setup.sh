@@ -6,8 +6,14 @@ packages=(
   meson ninja-build pkg-config gcc g++ clang llvm lld python3
   # libraries
   libssl-dev openssl libuv1-dev libcmocka-dev
-  # tests
-  valgrind util-linux procps xxd
+  # tests (bc: bench/service/enc3.sh)
+  valgrind util-linux procps xxd bc
+  # packaging: man pages (scdoc), Debian packages and their check, unit files (systemd-analyze)
+  scdoc debhelper dpkg-dev fakeroot lintian systemd
+  # plots of the benchmark tables (bench/plot/)
+  gnuplot-nox
+  # sharded key search: a one-node Slurm and GNU parallel (scripts/test.d/80-shards.sh)
+  slurmctld slurmd slurm-client munge parallel
   # embedded: cross toolchains, C library, QEMU
   gcc-arm-none-eabi picolibc-arm-none-eabi gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
   qemu-system-arm qemu-system-misc binutils-arm-none-eabi

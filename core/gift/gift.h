@@ -1,8 +1,8 @@
 /*
  * gift.h: bitsliced GIFT-64 and GIFT-128 (Banik, Pandey, Peyrin, Sasaki, Sim, Todo, "GIFT: A Small
- * Present", CHES 2017), in the bit order of spec/algorithms.md (block = big-endian integer, bit 0
- * its least significant bit; key = k7 || ... || k0 as 16-bit words, k7 first). Not the GIFT-COFB
- * "bitsliced order".
+ * Present", CHES 2017), in the bit order of docs/spec/algorithms.md (block = big-endian
+ * integer, bit 0 its least significant bit; key = k7 || ... || k0 as 16-bit words, k7 first).
+ * Not the GIFT-COFB "bitsliced order".
  *
  * Layout. A bitsliced state is an array of words W (uint64_t on the host: 64 lanes; uint32_t on
  * the GPU: 32 lanes per thread). Word s[i] holds bit i of the block in every lane: bit L of s[i]

@@ -1,6 +1,6 @@
 /*
  * GIFT-64 and GIFT-128 fixsliced for 32-bit registers (Adomnicai, Najm, Peyrin, TCHES 2020/3),
- * in the bit order of spec/algorithms.md (the designers' vectors, not GIFT-COFB's order).
+ * in the bit order of docs/spec/algorithms.md (the designers' vectors, not GIFT-COFB's order).
  *
  * State: four slices s[j] (j = 0..3), slice j holding bit j of every nibble, nibble n at bit n
  * (GIFT-128: 32 nibbles of one block; GIFT-64: 16 nibbles of block 0 in bits 0..15 and of

@@ -3,7 +3,7 @@
  *
  * State: four slices s[j], slice j holding bit j of every nibble; nibble n of block 0 at bit n,
  * of block 1 at bit 16 + n (bs_mcu_nibble_pack, SWAPMOVE). Bit i = 4n + j of a block is the
- * integer bit of spec/algorithms.md (big-endian bytes).
+ * integer bit of docs/spec/algorithms.md (big-endian bytes).
  *
  * pLayer: P(i) = 16 i mod 63 sends bit (slice j, nibble 4q + m) to (slice m, nibble 4j + q):
  * a cycle of three 2-bit coordinates (slice, high, low half of the nibble index). Exchanging the

@@ -4,7 +4,7 @@
  * fixslicing, because Rijndael-256's offsets (0, 1, 3, 4) would need eight MixColumns variants.
  *
  * Layout: q[b] holds bit b (0 = least significant) of every state byte; state byte s[r][c]
- * (= in[r + 4c], spec/algorithms.md) sits at bit 8r + c. So row r is byte lane r of each
+ * (= in[r + 4c], docs/spec/algorithms.md) sits at bit 8r + c. So row r is byte lane r of each
  * register, ShiftRows rotates each lane right by its offset, and MixColumns reads row r + 1 as
  * the register rotated right by 8.
  *
@@ -346,7 +346,7 @@ static uint32_t r256_subword(uint32_t w)
     return r;
 }
 
-/* The key expansion of spec/algorithms.md (words as little-endian, byte 0 = row 0). */
+/* The key expansion of docs/spec/algorithms.md (words as little-endian, byte 0 = row 0). */
 static void r256m4_set_key(bs_key_schedule *ks, const uint8_t *key)
 {
     uint32_t w[8 * (R256_NR + 1)];

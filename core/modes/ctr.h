@@ -1,5 +1,5 @@
 /*
- * ctr.h: counter mode over any bs_block_cipher (spec/algorithms.md, "Counters" and "Limits").
+ * ctr.h: counter mode over any bs_block_cipher (docs/spec/algorithms.md, "Counters" and "Limits").
  *
  * The counter block is the IV for 64- and 128-bit blocks, and IV(16) || 0^16 for Rijndael-256;
  * the whole block increments as a big-endian integer. A stream may be split at any byte.

@@ -1,6 +1,6 @@
 /*
- * gcm256.c: RIJNDAEL-256-GCM, incremental (spec/rijndael256-gcm.md, limits of
- * spec/algorithms.md). CTR with inc32 over the preferred Rijndael-256 core, GHASH-256 through
+ * gcm256.c: RIJNDAEL-256-GCM, incremental (docs/spec/rijndael256-gcm.md, limits of
+ * docs/spec/algorithms.md). CTR with inc32 over the preferred Rijndael-256 core, GHASH-256 through
  * the implementation chosen at set_key. A refused call changes nothing.
  */
 #include "gcm256.h"
@@ -16,7 +16,7 @@ enum {
     ST_DEC,      /* decrypting */
 };
 
-/* AAD below 2^61 bytes (spec/algorithms.md). */
+/* AAD below 2^61 bytes (docs/spec/algorithms.md). */
 #define AAD_MAX (((uint64_t)1 << 61) - 1)
 #define DATA_MAX (BS_GCM256_MAX_BLOCKS * BL)
 

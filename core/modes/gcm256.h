@@ -1,5 +1,5 @@
 /*
- * gcm256.h: RIJNDAEL-256-GCM (spec/rijndael256-gcm.md): SP 800-38D with a 256-bit block,
+ * gcm256.h: RIJNDAEL-256-GCM (docs/spec/rijndael256-gcm.md): SP 800-38D with a 256-bit block,
  * CTR over the Rijndael-256 core plus GHASH-256 over GF(2^256) / (x^256 + x^10 + x^5 + x^2 + 1).
  *
  * Incremental: set_key, set_iv (any length >= 1), aad* , encrypt*|decrypt*, then tag or verify.
@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-/* Limits of spec/algorithms.md. */
+/* Limits of docs/spec/algorithms.md. */
 #define BS_GCM256_MAX_BLOCKS (((uint64_t)1 << 32) - 2)
 #define BS_GCM256_TAG_MIN 16
 #define BS_GCM256_TAG_MAX 32

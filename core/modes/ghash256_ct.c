@@ -1,5 +1,5 @@
 /*
- * ghash256_ct.c: portable constant-time GHASH-256 (spec/rijndael256-gcm.md).
+ * ghash256_ct.c: portable constant-time GHASH-256 (docs/spec/rijndael256-gcm.md).
  *
  * Carry-less products come from ordinary integer multiplies with "holes" (after BearSSL's
  * ghash_ctmul64): each operand is split into four classes of bits 4 apart, so that in the low

@@ -1,5 +1,5 @@
 /*
- * ghash256_ct32.c: constant-time GHASH-256 for 32-bit targets (spec/rijndael256-gcm.md), two
+ * ghash256_ct32.c: constant-time GHASH-256 for 32-bit targets (docs/spec/rijndael256-gcm.md), two
  * leaf multipliers over one Karatsuba frame:
  *
  * - ctmul32: 32 x 32 -> 32 integer multiplies with "holes" (after BearSSL's ghash_ctmul32),

@@ -4,9 +4,9 @@
  *
  * Bitsliced state: 64 words x[0..63] of a word type T (uint64_t on the host: 64 lanes; uint32_t
  * on the GPU and on 32-bit MCUs: 32 lanes). Lane l (bit l of every word) is block l of the batch.
- * A block is the big-endian integer of its 8 bytes and bit i is 2^i (spec/algorithms.md), so after
- * packing, bit l of x[i] is bit i of block l: x[0] holds the least significant bits, x[63] the
- * most significant ones. Packing is a 64x64 (host) or two 32x32 (32-lane) bit-matrix transposes.
+ * A block is the big-endian integer of its 8 bytes and bit i is 2^i (docs/spec/algorithms.md),
+ * so after packing, bit l of x[i] is bit i of block l: x[0] holds the least significant bits,
+ * x[63] the most significant ones. Packing is a 64x64 (host) or two 32x32 (32-lane) bit-matrix transposes.
  *
  * pLayer as renaming. Write a bit index as three base-4 digits, i = 16 d2 + 4 d1 + d0. The
  * pLayer P(i) = 16 i mod 63 (P(63) = 63) is then the digit rotation (d2, d1, d0) -> (d0, d2, d1),

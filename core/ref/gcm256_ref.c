@@ -1,5 +1,5 @@
 /*
- * RIJNDAEL-256-GCM by the book (spec/rijndael256-gcm.md): SP 800-38D with n = 256,
+ * RIJNDAEL-256-GCM by the book (docs/spec/rijndael256-gcm.md): SP 800-38D with n = 256,
  * Algorithm 1 bit by bit, R = A4 20 || 0^240.
  */
 #include <string.h>

@@ -2,7 +2,7 @@
  * GIFT-64 and GIFT-128, bit by bit from the specification (Banik, Pandey, Peyrin, Sasaki, Sim,
  * Todo: "GIFT: A Small Present", CHES 2017, section 2). Test oracle only.
  *
- * Bit order of spec/algorithms.md: the block is a big-endian integer and bit 0 is its least
+ * Bit order of docs/spec/algorithms.md: the block is a big-endian integer and bit 0 is its least
  * significant bit; the key is k7 || ... || k0 as 16-bit words, k7 in the first two bytes.
  */
 #include <string.h>

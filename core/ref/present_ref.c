@@ -2,7 +2,7 @@
  * PRESENT-80 and PRESENT-128, nibble by nibble and bit by bit from Bogdanov et al., "PRESENT: An
  * Ultra-Lightweight Block Cipher", CHES 2007 (section 3 and appendix II for the 128-bit key).
  * Blocks and keys are big-endian byte strings; bit 0 is the least significant bit of the integer
- * (spec/algorithms.md). The key register is kept as a bit array kbit[0..n-1], kbit[i] = k_i.
+ * (docs/spec/algorithms.md). The key register is kept as a bit array kbit[0..n-1], kbit[i] = k_i.
  */
 #include <string.h>
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Single-block encryption with the raw key; key and block sizes as in spec/algorithms.md. */
+/* Single-block encryption with the raw key; key and block sizes as in docs/spec/algorithms.md. */
 typedef void (*bs_ref_encrypt_fn)(const uint8_t *key, const uint8_t *in, uint8_t *out);
 
 void bs_ref_present80_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
@@ -22,20 +22,20 @@ void bs_ref_speedy5_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out)
 void bs_ref_speedy6_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
 void bs_ref_speedy7_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
 
-/* The reference for a cipher name of spec/vectors.txt ("PRESENT-80", ...), or NULL. */
+/* The reference for a cipher name of docs/spec/vectors.md ("PRESENT-80", ...), or NULL. */
 bs_ref_encrypt_fn bs_ref_by_name(const char *name);
 
 /*
- * CTR by the book: one block at a time, counter rule of spec/algorithms.md.
+ * CTR by the book: one block at a time, counter rule of docs/spec/algorithms.md.
  * iv is block_len bytes (16 for Rijndael-256, which counts from IV || 0^16).
  */
 void bs_ref_ctr(const char *cipher, const uint8_t *key, const uint8_t *iv, const uint8_t *in,
                 uint8_t *out, size_t len);
 
-/* GF(2^256) product of spec/rijndael256-gcm.md, SP 800-38D Algorithm 1 with n = 256. */
+/* GF(2^256) product of docs/spec/rijndael256-gcm.md, SP 800-38D Algorithm 1 with n = 256. */
 void bs_ref_gf256_mul(const uint8_t x[32], const uint8_t y[32], uint8_t out[32]);
 
-/* One-shot RIJNDAEL-256-GCM encryption (spec/rijndael256-gcm.md); tag is 32 bytes. */
+/* One-shot RIJNDAEL-256-GCM encryption (docs/spec/rijndael256-gcm.md); tag is 32 bytes. */
 void bs_ref_gcm256_encrypt(const uint8_t key[32], const uint8_t *iv, size_t iv_len,
                            const uint8_t *aad, size_t aad_len, const uint8_t *pt, size_t len,
                            uint8_t *ct, uint8_t tag[32]);

@@ -1,6 +1,6 @@
 /*
  * rijndael256.h: bitsliced, constant-time Rijndael with Nb = 8, Nk = 8, Nr = 14
- * (spec/algorithms.md): state[r][c] = in[r + 4c], ShiftRows offsets (0, 1, 3, 4), AES-256 key
+ * (docs/spec/algorithms.md): state[r][c] = in[r + 4c], ShiftRows offsets (0, 1, 3, 4), AES-256 key
  * expansion run to 120 words.
  *
  * Layout (fully bitsliced, one block per lane). A pass holds L blocks in 256 words of a type W

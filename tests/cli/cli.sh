@@ -26,7 +26,7 @@ fail() {
 }
 ok() { echo "ok: $*"; }
 
-# Key and IV sizes of spec/algorithms.md.
+# Key and IV sizes of docs/spec/algorithms.md.
 keylen() { case $1 in PRESENT-80-CTR) echo 10 ;; RIJNDAEL-256-*) echo 32 ;; *) echo 16 ;; esac; }
 ivlen() { case $1 in GIFT-128-CTR | RIJNDAEL-256-CTR) echo 16 ;; RIJNDAEL-256-GCM) echo 28 ;; *) echo 8 ;; esac; }
 randhex() { head -c "$1" /dev/urandom | xxd -p | tr -d '\n'; }

@@ -1,8 +1,8 @@
 /*
  * A user's program: public OpenSSL API only, no project header. Loads the bitslice provider
  * from the directory given as argv[1], fetches RIJNDAEL-256-GCM and reproduces the vectors of
- * spec/rijndael256-gcm.md with 16- and 32-byte tags, with the default 28-byte IV and a 12-byte IV,
- * then decrypts them and checks that a modified tag is refused.
+ * docs/spec/rijndael256-gcm.md with 16- and 32-byte tags, with the default 28-byte IV and a
+ * 12-byte IV, then decrypts them and checks that a modified tag is refused.
  */
 #include <stdio.h>
 #include <string.h>

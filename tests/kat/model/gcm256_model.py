@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent model of RIJNDAEL-256-GCM (shared/spec/rijndael256-gcm.md), written from the
+"""An independent model of RIJNDAEL-256-GCM (docs/spec/rijndael256-gcm.md), written from the
 specification in Python with integer arithmetic only, sharing no code with core/ref/. It
 reproduces the spec's vectors, then prints the extra stanzas of tests/kat/rijndael256-gcm.kat
 that the spec does not give (other IV lengths), so that those rest on two independent models.

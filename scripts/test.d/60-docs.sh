@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Every shell block of README.md and docs/ runs as written (scripts/docs-test.py), against the
+# main build in build/ (the first stage of scripts/test.sh builds it); and no file cites a path
+# outside the repository. Blocks that cannot run here are marked in the Markdown, and listed.
+set -euo pipefail
+top=${BS_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+cd "$top"
+if [ ! -x build/service/bitsliced ] && [ ! -x build/tools/bitslice ]; then
+  [ -d build/meson-private ] || meson setup build >/dev/null
+  ninja -C build >/dev/null
+fi
+# A control: a block that fails must fail the test (and its output must be shown).
+ctl=$(mktemp -d)
+trap 'rm -rf "$ctl"' EXIT
+printf '# control\n\n```sh\necho control-output; false\n```\n' >"$ctl/control.md"
+if python3 scripts/docs-test.py "$ctl/control.md" >"$ctl/out" 2>&1 || ! grep -q control-output "$ctl/out"; then
+  cat "$ctl/out"
+  echo "docs: the control (a failing block) was not reported as a failure" >&2
+  exit 1
+fi
+python3 scripts/docs-test.py
