@@ -31,12 +31,22 @@ const char *bs_strerror(int err)
 #include "mcu/mcu.h"
 #endif
 
+/* SPEEDY's 6x32 variant (core/speedy/speedy_bs32.c) is on every build that has the folder. */
+#if defined(BS_HAVE_SPEEDY) || defined(BS_HAVE_MCU_SPEEDY)
+#define BS_SPEEDY_BS32_LIST &bs_speedy7_bs32, &bs_speedy6_bs32, &bs_speedy5_bs32,
+#else
+#define BS_SPEEDY_BS32_LIST
+#endif
+
 const bs_block_cipher *const bs_block_ciphers[] = {
 #if defined(BS_HAVE_MCU) && defined(BS_PREFER_MCU)
     BS_MCU_CIPHER_LIST
 #endif
+#ifdef BS_PREFER_MCU
+            BS_SPEEDY_BS32_LIST
+#endif
 #ifdef BS_HAVE_PRESENT
-    &bs_present80_bs64,
+        & bs_present80_bs64,
     &bs_present128_bs64,
 #endif
 #ifdef BS_HAVE_GIFT
@@ -46,10 +56,18 @@ const bs_block_cipher *const bs_block_ciphers[] = {
 #ifdef BS_HAVE_RIJNDAEL256
     &bs_rijndael256_bs64,
 #endif
+#ifdef BS_HAVE_SPEEDY
+    &bs_speedy7_bs64,
+    &bs_speedy6_bs64,
+    &bs_speedy5_bs64,
+#endif
 #if defined(BS_HAVE_MCU) && !defined(BS_PREFER_MCU)
     BS_MCU_CIPHER_LIST
 #endif
-    NULL,
+#ifndef BS_PREFER_MCU
+        BS_SPEEDY_BS32_LIST
+#endif
+            NULL,
 };
 
 static int ascii_tolower(int c)

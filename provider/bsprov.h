@@ -180,5 +180,6 @@ OSSL_FUNC_cipher_settable_ctx_params_fn bsprov_gcm_settable_ctx_params;
 extern const bsprov_algorithm bsprov_present80_ctr, bsprov_present128_ctr;
 extern const bsprov_algorithm bsprov_gift64_ctr, bsprov_gift128_ctr;
 extern const bsprov_algorithm bsprov_rijndael256_ctr, bsprov_rijndael256_gcm;
+extern const bsprov_algorithm bsprov_speedy5_ctr, bsprov_speedy6_ctr, bsprov_speedy7_ctr;
 
 #endif

@@ -89,8 +89,8 @@ static const bsprov_algorithm *const all_ciphers[] = {
 #ifdef BSPROV_HAVE_GCM256
     &bsprov_rijndael256_gcm,
 #endif
-    &bsprov_rijndael256_ctr, &bsprov_gift128_ctr,   &bsprov_gift64_ctr,
-    &bsprov_present128_ctr,  &bsprov_present80_ctr,
+    &bsprov_rijndael256_ctr, &bsprov_gift128_ctr, &bsprov_gift64_ctr,  &bsprov_present128_ctr,
+    &bsprov_present80_ctr,   &bsprov_speedy7_ctr, &bsprov_speedy6_ctr, &bsprov_speedy5_ctr,
 };
 #define N_CIPHERS (sizeof all_ciphers / sizeof all_ciphers[0])
 

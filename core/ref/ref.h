@@ -27,7 +27,7 @@ bs_ref_encrypt_fn bs_ref_by_name(const char *name);
 
 /*
  * CTR by the book: one block at a time, counter rule of docs/spec/algorithms.md.
- * iv is block_len bytes (16 for Rijndael-256, which counts from IV || 0^16).
+ * iv is block_len bytes (16 for Rijndael-256 and SPEEDY, which count from IV || 0^16, IV || 0^8).
  */
 void bs_ref_ctr(const char *cipher, const uint8_t *key, const uint8_t *iv, const uint8_t *in,
                 uint8_t *out, size_t len);

@@ -1,6 +1,6 @@
 /*
  * SPEEDY-r-192, bit by bit from the specification (Leander, Moos, Moradi, Rasoolzadeh, TCHES
- * 2021(4)) in the conventions of spec/speedy-skinny.md. Test oracle only: it uses the S-box
+ * 2021(4)) in the conventions of docs/spec/skinny-speedy.md. Test oracle only: it uses the S-box
  * table and indexes by data.
  */
 #include <string.h>
@@ -15,13 +15,12 @@ static const uint8_t speedy_sbox[64] = {
 };
 
 /* The fractional part of pi, 6 * 192 bits: c_r is hex digits 48r .. 48r + 47. */
-static const char speedy_pi_hex[] =
-    "243f6a8885a308d313198a2e03707344a4093822299f31d0"
-    "082efa98ec4e6c89452821e638d01377be5466cf34e90c6c"
-    "c0ac29b7c97c50dd3f84d5b5b54709179216d5d98979fb1b"
-    "d1310ba698dfb5ac2ffd72dbd01adfb7b8e1afed6a267e96"
-    "ba7c9045f12c7f9924a19947b3916cf70801f2e2858efc16"
-    "636920d871574e69a458fea3f4933d7e0d95748f728eb658";
+static const char speedy_pi_hex[] = "243f6a8885a308d313198a2e03707344a4093822299f31d0"
+                                    "082efa98ec4e6c89452821e638d01377be5466cf34e90c6c"
+                                    "c0ac29b7c97c50dd3f84d5b5b54709179216d5d98979fb1b"
+                                    "d1310ba698dfb5ac2ffd72dbd01adfb7b8e1afed6a267e96"
+                                    "ba7c9045f12c7f9924a19947b3916cf70801f2e2858efc16"
+                                    "636920d871574e69a458fea3f4933d7e0d95748f728eb658";
 
 static const unsigned speedy_alpha[7] = {0, 1, 5, 9, 15, 21, 26};
 

@@ -1,6 +1,6 @@
 /*
  * speedy.h: SPEEDY-r-192 (Leander, Moos, Moradi, Rasoolzadeh, "The SPEEDY Family of Block
- * Ciphers", TCHES 2021(4)), r = 5, 6, 7, in the conventions of spec/speedy-skinny.md: the
+ * Ciphers", TCHES 2021(4)), r = 5, 6, 7, in the conventions of docs/spec/skinny-speedy.md: the
  * 24 bytes are the bits x[0..191], most significant first (x[0] = 0x80 of byte 0); row i is
  * x[6i..6i+5], x[6i] the most significant S-box input bit; column j is x[6i+j] over all rows.
  *
@@ -69,8 +69,7 @@ BS_FN void bs_speedy_key_next(uint8_t k[BS_SPEEDY_BLOCK])
 /*
  * The round keys rk_0 .. rk_R as bytes (layout above): (R + 1) * 24 bytes.
  */
-BS_FN void bs_speedy_round_keys(const uint8_t key[BS_SPEEDY_BLOCK], unsigned rounds,
-                                uint8_t *rk)
+BS_FN void bs_speedy_round_keys(const uint8_t key[BS_SPEEDY_BLOCK], unsigned rounds, uint8_t *rk)
 {
     uint8_t k[BS_SPEEDY_BLOCK];
     memcpy(k, key, BS_SPEEDY_BLOCK);

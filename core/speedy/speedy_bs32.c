@@ -64,9 +64,10 @@ void bs_speedy_bs32_block(const uint32_t *rk, unsigned rounds, uint8_t *out, con
             bs_speedy_bs32_block((const uint32_t *)ks->w, R, out + BS_SPEEDY_BLOCK * i,            \
                                  in + BS_SPEEDY_BLOCK * i);                                        \
     }                                                                                              \
-    const bs_block_cipher bs_speedy##R##_bs32 = {                                                  \
-        "SPEEDY-" #R "-192",    "bs32", 24, 24, 1, speedy##R##_bs32_set_key,                       \
-        speedy##R##_bs32_encrypt,                                                                  \
+    const bs_block_cipher bs_speedy##R##_bs32 =                                                    \
+        {                                                                                          \
+            "SPEEDY-" #R "-192",      "bs32", 24, 24, 1, speedy##R##_bs32_set_key,                 \
+            speedy##R##_bs32_encrypt,                                                              \
     };
 
 SPEEDY_BS32_CIPHER(5)

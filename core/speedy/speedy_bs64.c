@@ -33,7 +33,8 @@ void bs_speedy_bs64_set_key(uint64_t *m, const uint8_t *key, unsigned rounds)
 #define SPEEDY_TWORD(n) (64 * ((n) / 64) + 63 - (n) % 64)
 
 /* SubBox on the 32 rows of a (column j at a + 64 j + off), into b (doubled columns). */
-static inline void subbox_rows(uint64_t *restrict b, const uint64_t *restrict a, const unsigned *off)
+static inline void subbox_rows(uint64_t *restrict b, const uint64_t *restrict a,
+                               const unsigned *off)
 {
     for (unsigned i = 0; i < 32; i++) {
         uint64_t x[6], y[6];
@@ -122,9 +123,10 @@ static void speedy_encrypt(const bs_key_schedule *ks, unsigned rounds, uint8_t *
     {                                                                                              \
         speedy_encrypt(ks, R, out, in, nblocks);                                                   \
     }                                                                                              \
-    const bs_block_cipher bs_speedy##R##_bs64 = {                                                  \
-        "SPEEDY-" #R "-192",    "bs64", 24, 24, 64, speedy##R##_bs64_set_key,                      \
-        speedy##R##_bs64_encrypt,                                                                  \
+    const bs_block_cipher bs_speedy##R##_bs64 =                                                    \
+        {                                                                                          \
+            "SPEEDY-" #R "-192",      "bs64", 24, 24, 64, speedy##R##_bs64_set_key,                \
+            speedy##R##_bs64_encrypt,                                                              \
     };
 
 SPEEDY_BS64_CIPHER(5)

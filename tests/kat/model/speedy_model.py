@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""An independent model of SPEEDY-r-192 and SPEEDY-r-192-CTR (shared/spec/speedy-skinny.md and
-spec/algorithms.md), written from the specification in Python on 192-bit integers, sharing no
-code with core/ref/. The round constants are computed here from pi (Machin's formula), not
-copied. It reproduces the published vectors of spec/vectors.txt, then prints the CTR stanzas of
+"""An independent model of SPEEDY-r-192 and SPEEDY-r-192-CTR (docs/spec/skinny-speedy.md and
+docs/spec/algorithms.md), written from the specification in Python on bit lists, sharing no code
+with core/ref/. The round constants are computed here from pi (Machin's formula), not copied.
+It reproduces the published vectors of docs/spec/vectors.md, then prints the SPEEDY stanzas of
 tests/kat/ctr.kat, so that the C cores are checked against two independent models.
 
     python3 tests/kat/model/speedy_model.py          # checks the vectors, prints CTR stanzas
