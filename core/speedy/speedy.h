@@ -84,8 +84,9 @@ BS_FN void bs_speedy_round_keys(const uint8_t key[BS_SPEEDY_BLOCK], unsigned rou
 }
 
 /*
- * BS_SPEEDY_SUBBOX(W, y, x): the SubBox on six bit-parallel words, x[0] the most significant
- * input bit, y[0] the most significant output bit; x and y must not overlap. 54 operations
+ * BS_SPEEDY_SUBBOX6(W, y0..y5, x0..x5): the SubBox on six bit-parallel words, x0 the most
+ * significant input bit, y0 the most significant output bit; the y must be other variables than
+ * the x. 54 operations
  * where and-not and or-not are single instructions (Thumb-2 BIC/ORN). Derived from the minimal
  * four-term sums of products of each output (the designers' two-level form), factored by hand
  * into multiplexers; the known-answer and reference tests check it against the table.
@@ -96,35 +97,42 @@ BS_FN void bs_speedy_round_keys(const uint8_t key[BS_SPEEDY_BLOCK], unsigned rou
  *   y4 = x0 ~x2 ~x4 | x0 ~x3 | ~x0 x4 x5 | x1 ~x2 ~x4
  *   y5 = x0 ~x1 x3 | x0 x1 x2 | x2 x5 | ~x1 ~x2 x4
  */
+#define BS_SPEEDY_SUBBOX6(W, y0, y1, y2, y3, y4, y5, x0, x1, x2, x3, x4, x5)                       \
+    do {                                                                                           \
+        W t_, u_;                                                                                  \
+        /* y0 = x3 (~x5 | x2 x4) | x1 (x0 ~x3 | x4 x5) */                                          \
+        t_ = ((x3) & (~(x5) | ((x2) & (x4))));                                                     \
+        u_ = (x1) & (((x0) & ~(x3)) | ((x4) & (x5)));                                              \
+        (y0) = t_ | u_;                                                                            \
+        /* y1 = x5 mux(x2: x0, x3) | x3 ~(x4 | x5) | x1 ~(x0 | x3) */                              \
+        t_ = (x5) & ((x3) ^ (((x0) ^ (x3)) & (x2)));                                               \
+        u_ = ((x3) & ~((x4) | (x5))) | ((x1) & ~((x0) | (x3)));                                    \
+        (y1) = t_ | u_;                                                                            \
+        /* y2 = x0 mux(x3: x1, x4) | x2 ~(x3 | x4) | ~(x0 | x2 | x5) */                            \
+        t_ = (x0) & ((x4) ^ (((x1) ^ (x4)) & (x3)));                                               \
+        u_ = (x2) & ~((x3) | (x4));                                                                \
+        (y2) = (t_ | u_) | ~((x0) | (x2) | (x5));                                                  \
+        /* y3 = mux(x0: mux(x2: x4, x5), mux(x3: x1, x2)) */                                       \
+        t_ = (x2) ^ (((x1) ^ (x2)) & (x3));                                                        \
+        u_ = (x5) ^ (((x4) ^ (x5)) & (x2));                                                        \
+        (y3) = t_ ^ ((t_ ^ u_) & (x0));                                                            \
+        /* y4 = (x0 | x1) ~(x2 | x4) | x0 ~x3 | x4 x5 ~x0 */                                       \
+        t_ = (((x0) | (x1)) & ~((x2) | (x4))) | ((x0) & ~(x3));                                    \
+        u_ = ((x4) & (x5)) & ~(x0);                                                                \
+        (y4) = t_ | u_;                                                                            \
+        /* y5 = x0 mux(x1: x2, x3) | x2 x5 | x4 ~(x1 | x2) */                                      \
+        t_ = (x0) & ((x3) ^ (((x2) ^ (x3)) & (x1)));                                               \
+        u_ = ((x2) & (x5)) | ((x4) & ~((x1) | (x2)));                                              \
+        (y5) = t_ | u_;                                                                            \
+    } while (0)
+
+/* The same on arrays: y[0..5] from x[0..5]. */
 #define BS_SPEEDY_SUBBOX(W, y, x)                                                                  \
     do {                                                                                           \
         const W x0_ = (x)[0], x1_ = (x)[1], x2_ = (x)[2], x3_ = (x)[3], x4_ = (x)[4],              \
                 x5_ = (x)[5];                                                                      \
-        W t_, u_;                                                                                  \
-        /* y0 = x3 (~x5 | x2 x4) | x1 (x0 ~x3 | x4 x5) */                                          \
-        t_ = (x3_ & (~x5_ | (x2_ & x4_)));                                                         \
-        u_ = x1_ & ((x0_ & ~x3_) | (x4_ & x5_));                                                   \
-        (y)[0] = t_ | u_;                                                                          \
-        /* y1 = x5 mux(x2: x0, x3) | x3 ~(x4 | x5) | x1 ~(x0 | x3) */                              \
-        t_ = x5_ & (x3_ ^ ((x0_ ^ x3_) & x2_));                                                    \
-        u_ = (x3_ & ~(x4_ | x5_)) | (x1_ & ~(x0_ | x3_));                                          \
-        (y)[1] = t_ | u_;                                                                          \
-        /* y2 = x0 mux(x3: x1, x4) | x2 ~(x3 | x4) | ~(x0 | x2 | x5) */                            \
-        t_ = x0_ & (x4_ ^ ((x1_ ^ x4_) & x3_));                                                    \
-        u_ = x2_ & ~(x3_ | x4_);                                                                   \
-        (y)[2] = (t_ | u_) | ~(x0_ | x2_ | x5_);                                                   \
-        /* y3 = mux(x0: mux(x2: x4, x5), mux(x3: x1, x2)) */                                       \
-        t_ = x2_ ^ ((x1_ ^ x2_) & x3_);                                                            \
-        u_ = x5_ ^ ((x4_ ^ x5_) & x2_);                                                            \
-        (y)[3] = t_ ^ ((t_ ^ u_) & x0_);                                                           \
-        /* y4 = (x0 | x1) ~(x2 | x4) | x0 ~x3 | x4 x5 ~x0 */                                       \
-        t_ = ((x0_ | x1_) & ~(x2_ | x4_)) | (x0_ & ~x3_);                                          \
-        u_ = (x4_ & x5_) & ~x0_;                                                                   \
-        (y)[4] = t_ | u_;                                                                          \
-        /* y5 = x0 mux(x1: x2, x3) | x2 x5 | x4 ~(x1 | x2) */                                      \
-        t_ = x0_ & (x3_ ^ ((x2_ ^ x3_) & x1_));                                                    \
-        u_ = (x2_ & x5_) | (x4_ & ~(x1_ | x2_));                                                   \
-        (y)[5] = t_ | u_;                                                                          \
+        BS_SPEEDY_SUBBOX6(W, (y)[0], (y)[1], (y)[2], (y)[3], (y)[4], (y)[5], x0_, x1_, x2_, x3_,   \
+                          x4_, x5_);                                                               \
     } while (0)
 
 BS_FN uint32_t bs_speedy_rol32(uint32_t x, unsigned n)
@@ -222,5 +230,19 @@ BS_FN void bs_speedy_unpack32(uint8_t *out, const uint32_t s[6])
         out[3 * q + 2] = (uint8_t)v;
     }
 }
+
+/*
+ * The 6x32 variant's entry points (speedy_bs32.c): one block with rk from its key schedule
+ * (6 words per round key, rk_0 .. rk_R), and its components for the benchmark.
+ */
+void bs_speedy_bs32_block(const uint32_t *rk, unsigned rounds, uint8_t *out, const uint8_t *in);
+void bs_speedy_bs32_pack(uint32_t s[6], const uint8_t *in);
+void bs_speedy_bs32_unpack(uint8_t *out, const uint32_t s[6]);
+void bs_speedy_bs32_subbox(uint32_t s[6]);
+void bs_speedy_bs32_shiftcolumns(uint32_t s[6]);
+void bs_speedy_bs32_mixcolumns(uint32_t s[6]);
+void bs_speedy_bs32_addroundkey(uint32_t s[6], const uint32_t rk[6]);
+/* The 64-lane variant's key schedule (speedy_bs64.c): lane masks, 192 words per round key. */
+void bs_speedy_bs64_set_key(uint64_t *m, const uint8_t *key, unsigned rounds);
 
 #endif

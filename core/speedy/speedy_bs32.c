@@ -1,9 +1,11 @@
 /*
  * SPEEDY-r-192 for 32-bit microcontrollers: one block in the 6x32 bitsliced layout of speedy.h
- * (six column words, row i at bit 31 - i). The SubBox is the 54-operation Boolean network,
+ * (six column words, row i at bit 31 - i). The SubBox is the Boolean network of speedy.h,
  * ShiftColumns and MixColumns are rotations, and the rotation that ShiftColumns leaves on each
  * column after MixColumns is folded into the next round-key XOR (one rotated-operand EOR on
- * Thumb-2). The key schedule stores rk_0 .. rk_R packed, 6 words each.
+ * Thumb-2). Everything is written on named locals, so that the compiler keeps the six columns in
+ * registers and every rotation amount is a constant. The key schedule stores rk_0 .. rk_R
+ * packed, 6 words each.
  */
 #include "bitslice.h"
 #include "speedy/speedy.h"
@@ -12,44 +14,179 @@
 _Static_assert(sizeof(uint32_t[SPEEDY_BS32_RK_WORDS]) <= BS_KS_MAX,
                "SPEEDY bs32 key schedule does not fit bs_key_schedule");
 
+#define ROL(x, n) bs_speedy_rol32((x), (n))
+#define SWAPMOVE(a, b, m, n)                                                                       \
+    do {                                                                                           \
+        uint32_t t_ = (((b) >> (n)) ^ (a)) & (m);                                                  \
+        (a) ^= t_;                                                                                 \
+        (b) ^= t_ << (n);                                                                          \
+    } while (0)
+
+static inline uint32_t load24(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 16) | ((uint32_t)p[1] << 8) | (uint32_t)p[2];
+}
+
+static inline void store24(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 16);
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)v;
+}
+
+/*
+ * bs_speedy_pack32 written out (derivation in speedy.h): group q into word 7 - q, the five
+ * stages, columns 0..5 from words 3, 1, 6, 4, 2, 0. Words 5 and 7 end empty, so the last stage
+ * skips their pair and the one before only moves their bits out.
+ */
+void bs_speedy_bs32_pack(uint32_t s[6], const uint8_t *in)
+{
+    uint32_t w0 = bs_speedy_spread24(load24(in + 21)), w1 = bs_speedy_spread24(load24(in + 18));
+    uint32_t w2 = bs_speedy_spread24(load24(in + 15)), w3 = bs_speedy_spread24(load24(in + 12));
+    uint32_t w4 = bs_speedy_spread24(load24(in + 9)), w5 = bs_speedy_spread24(load24(in + 6));
+    uint32_t w6 = bs_speedy_spread24(load24(in + 3)), w7 = bs_speedy_spread24(load24(in));
+    SWAPMOVE(w4, w0, BS_SPEEDY_M16, 16);
+    SWAPMOVE(w5, w1, BS_SPEEDY_M16, 16);
+    SWAPMOVE(w6, w2, BS_SPEEDY_M16, 16);
+    SWAPMOVE(w7, w3, BS_SPEEDY_M16, 16);
+    SWAPMOVE(w2, w0, BS_SPEEDY_M8, 8);
+    SWAPMOVE(w3, w1, BS_SPEEDY_M8, 8);
+    SWAPMOVE(w6, w4, BS_SPEEDY_M8, 8);
+    SWAPMOVE(w7, w5, BS_SPEEDY_M8, 8);
+    SWAPMOVE(w1, w0, BS_SPEEDY_M4, 4);
+    SWAPMOVE(w3, w2, BS_SPEEDY_M4, 4);
+    SWAPMOVE(w5, w4, BS_SPEEDY_M4, 4);
+    SWAPMOVE(w7, w6, BS_SPEEDY_M4, 4);
+    SWAPMOVE(w4, w0, BS_SPEEDY_M2, 2);
+    SWAPMOVE(w6, w2, BS_SPEEDY_M2, 2);
+    w1 ^= w5 << 2; /* SWAPMOVE(w5, w1, M2, 2) with w5 ending empty */
+    w3 ^= w7 << 2; /* SWAPMOVE(w7, w3, M2, 2) likewise */
+    SWAPMOVE(w2, w0, BS_SPEEDY_M1, 1);
+    SWAPMOVE(w3, w1, BS_SPEEDY_M1, 1);
+    SWAPMOVE(w6, w4, BS_SPEEDY_M1, 1);
+    s[0] = w3;
+    s[1] = w1;
+    s[2] = w6;
+    s[3] = w4;
+    s[4] = w2;
+    s[5] = w0;
+}
+
+void bs_speedy_bs32_unpack(uint8_t *out, const uint32_t s[6])
+{
+    uint32_t w3 = s[0], w1 = s[1], w6 = s[2], w4 = s[3], w2 = s[4], w0 = s[5], w5, w7;
+    SWAPMOVE(w6, w4, BS_SPEEDY_M1, 1);
+    SWAPMOVE(w3, w1, BS_SPEEDY_M1, 1);
+    SWAPMOVE(w2, w0, BS_SPEEDY_M1, 1);
+    w7 = (w3 >> 2) & BS_SPEEDY_M2; /* SWAPMOVE(w7, w3, M2, 2) from an empty w7 */
+    w3 ^= w7 << 2;
+    w5 = (w1 >> 2) & BS_SPEEDY_M2;
+    w1 ^= w5 << 2;
+    SWAPMOVE(w6, w2, BS_SPEEDY_M2, 2);
+    SWAPMOVE(w4, w0, BS_SPEEDY_M2, 2);
+    SWAPMOVE(w7, w6, BS_SPEEDY_M4, 4);
+    SWAPMOVE(w5, w4, BS_SPEEDY_M4, 4);
+    SWAPMOVE(w3, w2, BS_SPEEDY_M4, 4);
+    SWAPMOVE(w1, w0, BS_SPEEDY_M4, 4);
+    SWAPMOVE(w7, w5, BS_SPEEDY_M8, 8);
+    SWAPMOVE(w6, w4, BS_SPEEDY_M8, 8);
+    SWAPMOVE(w3, w1, BS_SPEEDY_M8, 8);
+    SWAPMOVE(w2, w0, BS_SPEEDY_M8, 8);
+    SWAPMOVE(w7, w3, BS_SPEEDY_M16, 16);
+    SWAPMOVE(w6, w2, BS_SPEEDY_M16, 16);
+    SWAPMOVE(w5, w1, BS_SPEEDY_M16, 16);
+    SWAPMOVE(w4, w0, BS_SPEEDY_M16, 16);
+    store24(out, bs_speedy_unspread24(w7));
+    store24(out + 3, bs_speedy_unspread24(w6));
+    store24(out + 6, bs_speedy_unspread24(w5));
+    store24(out + 9, bs_speedy_unspread24(w4));
+    store24(out + 12, bs_speedy_unspread24(w3));
+    store24(out + 15, bs_speedy_unspread24(w2));
+    store24(out + 18, bs_speedy_unspread24(w1));
+    store24(out + 21, bs_speedy_unspread24(w0));
+}
+
 static void speedy_bs32_set_key(bs_key_schedule *ks, const uint8_t *key, unsigned rounds)
 {
     uint8_t rk[(BS_SPEEDY_MAX_ROUNDS + 1) * BS_SPEEDY_BLOCK];
     uint32_t *w = (uint32_t *)ks->w;
     bs_speedy_round_keys(key, rounds, rk);
     for (unsigned r = 0; r <= rounds; r++)
-        bs_speedy_pack32(w + 6 * r, rk + r * BS_SPEEDY_BLOCK);
+        bs_speedy_bs32_pack(w + 6 * r, rk + r * BS_SPEEDY_BLOCK);
     bs_wipe(rk, sizeof rk);
 }
 
-/* SubBox, ShiftColumns, SubBox on s (in place). */
-static inline void sub_shift_sub(uint32_t s[6])
-{
-    uint32_t t[6];
-    BS_SPEEDY_SUBBOX(uint32_t, t, s);
-    for (unsigned j = 1; j < 6; j++)
-        t[j] = bs_speedy_rol32(t[j], j);
-    BS_SPEEDY_SUBBOX(uint32_t, s, t);
-}
+#define SUBBOX(y, x)                                                                               \
+    BS_SPEEDY_SUBBOX6(uint32_t, y##0, y##1, y##2, y##3, y##4, y##5, x##0, x##1, x##2, x##3, x##4,  \
+                      x##5)
+
+/* SubBox, ShiftColumns, SubBox: s -> s, through t. */
+#define SUB_SHIFT_SUB()                                                                            \
+    do {                                                                                           \
+        SUBBOX(t, s);                                                                              \
+        t1 = ROL(t1, 1);                                                                           \
+        t2 = ROL(t2, 2);                                                                           \
+        t3 = ROL(t3, 3);                                                                           \
+        t4 = ROL(t4, 4);                                                                           \
+        t5 = ROL(t5, 5);                                                                           \
+        SUBBOX(s, t);                                                                              \
+    } while (0)
 
 void bs_speedy_bs32_block(const uint32_t *rk, unsigned rounds, uint8_t *out, const uint8_t *in)
 {
     uint32_t s[6];
-    bs_speedy_pack32(s, in);
-    for (unsigned j = 0; j < 6; j++)
-        s[j] ^= rk[j];
+    bs_speedy_bs32_pack(s, in);
+    uint32_t s0 = s[0] ^ rk[0], s1 = s[1] ^ rk[1], s2 = s[2] ^ rk[2], s3 = s[3] ^ rk[3],
+             s4 = s[4] ^ rk[4], s5 = s[5] ^ rk[5];
+    uint32_t t0, t1, t2, t3, t4, t5;
     for (unsigned r = 1; r < rounds; r++) {
         rk += 6;
-        sub_shift_sub(s);
+        SUB_SHIFT_SUB();
         /* ShiftColumns then MixColumns: MixColumns is circulant, so (mix x) <<< j. */
-        for (unsigned j = 0; j < 6; j++)
-            s[j] = bs_speedy_rol32(bs_speedy_mix32(s[j]), j) ^ rk[j];
+        s0 = bs_speedy_mix32(s0) ^ rk[0];
+        s1 = ROL(bs_speedy_mix32(s1), 1) ^ rk[1];
+        s2 = ROL(bs_speedy_mix32(s2), 2) ^ rk[2];
+        s3 = ROL(bs_speedy_mix32(s3), 3) ^ rk[3];
+        s4 = ROL(bs_speedy_mix32(s4), 4) ^ rk[4];
+        s5 = ROL(bs_speedy_mix32(s5), 5) ^ rk[5];
     }
     rk += 6;
-    sub_shift_sub(s);
+    SUB_SHIFT_SUB();
+    s[0] = s0 ^ rk[0];
+    s[1] = s1 ^ rk[1];
+    s[2] = s2 ^ rk[2];
+    s[3] = s3 ^ rk[3];
+    s[4] = s4 ^ rk[4];
+    s[5] = s5 ^ rk[5];
+    bs_speedy_bs32_unpack(out, s);
+}
+
+/* The components on one packed state, for the per-component benchmark (embedded/bench). */
+void bs_speedy_bs32_subbox(uint32_t s[6])
+{
+    uint32_t x0 = s[0], x1 = s[1], x2 = s[2], x3 = s[3], x4 = s[4], x5 = s[5];
+    BS_SPEEDY_SUBBOX6(uint32_t, s[0], s[1], s[2], s[3], s[4], s[5], x0, x1, x2, x3, x4, x5);
+}
+
+void bs_speedy_bs32_shiftcolumns(uint32_t s[6])
+{
+    s[1] = ROL(s[1], 1);
+    s[2] = ROL(s[2], 2);
+    s[3] = ROL(s[3], 3);
+    s[4] = ROL(s[4], 4);
+    s[5] = ROL(s[5], 5);
+}
+
+void bs_speedy_bs32_mixcolumns(uint32_t s[6])
+{
+    for (unsigned j = 0; j < 6; j++)
+        s[j] = bs_speedy_mix32(s[j]);
+}
+
+void bs_speedy_bs32_addroundkey(uint32_t s[6], const uint32_t rk[6])
+{
     for (unsigned j = 0; j < 6; j++)
         s[j] ^= rk[j];
-    bs_speedy_unpack32(out, s);
 }
 
 #define SPEEDY_BS32_CIPHER(R)                                                                      \
