@@ -12,6 +12,7 @@
  * Usage: bsbench [--quick] [--filter TEXT] [--sizes 64,16K,1M] [--runs N]
  */
 #include "bitslice.h"
+#include "bs_cpu.h"
 #include "modes/ctr.h"
 #ifdef BS_BENCH_HAVE_GCM256
 #include "modes/gcm256.h"
@@ -41,7 +42,8 @@ typedef struct row {
     char impl[24];
     enum kind kind;
     const bs_block_cipher *cipher; /* K_CTR */
-    const void *ghash;             /* K_GCM, K_GHASH: a bs_ghash256_impl */
+    const void *ghash;             /* K_GHASH: a bs_ghash256_impl */
+    int level;                     /* K_GCM: the CPU level (bs_cpu.h) its key setup runs at */
     int ref;                       /* index of the OpenSSL row for the ratio, or -1 */
     int selected;
     double mbps[16]; /* per size, for the ratio */
@@ -104,8 +106,9 @@ static void prepare(state *s)
         break;
 #ifdef BS_BENCH_HAVE_GCM256
     case K_GCM:
+        bs_cpu_limit(r->level);
         check("gcm set_key", bs_gcm256_set_key(&s->gcm, bench_key, 32));
-        bs_gcm256_set_ghash(&s->gcm, (const bs_ghash256_impl *)r->ghash);
+        bs_cpu_limit(BS_CPU_LEVELS - 1);
         break;
     case K_GHASH:
         ((const bs_ghash256_impl *)r->ghash)->init(s->hkey, bench_key);
@@ -355,23 +358,43 @@ int main(int argc, char **argv)
     add_row(rows, &nrows, "AES-256-GCM", "OpenSSL", K_OSSL_GCM, -1);
     for (size_t i = 0; bs_block_ciphers[i] != NULL && nrows < 48; i++) {
         char label[48];
+        if (!bs_impl_usable(bs_block_ciphers[i])) {
+            printf("skipped %s/%s: this CPU (level %s) lacks what it needs\n",
+                   bs_block_ciphers[i]->name, bs_block_ciphers[i]->impl,
+                   bs_cpu_level_name(bs_cpu_level()));
+            continue;
+        }
         snprintf(label, sizeof label, "%s-CTR", bs_block_ciphers[i]->name);
         add_row(rows, &nrows, label, bs_block_ciphers[i]->impl, K_CTR, 0)->cipher =
             bs_block_ciphers[i];
     }
 #ifdef BS_BENCH_HAVE_GCM256
-    /* GCM with each GHASH: the default one (PCLMULQDQ where the CPU has it) and the portable. */
-    const bs_ghash256_impl *ghashes[2] = {bs_ghash256_default(), NULL};
-    if (ghashes[0] != &bs_ghash256_ctmul64)
-        ghashes[1] = &bs_ghash256_ctmul64;
+    /*
+     * GCM at each CPU level up to the one in force (what set_key picks there: core + GHASH),
+     * best first; a level that picks the same pair as the one above it is left out.
+     */
     static bs_gcm256_ctx probe;
-    check("gcm set_key", bs_gcm256_set_key(&probe, bench_key, 32));
-    for (int g = 0; g < 2 && ghashes[g] != NULL; g++) {
+    const bs_ghash256_impl *ghashes[BS_CPU_LEVELS];
+    int nghash = 0;
+    char last[24] = "";
+    for (int lvl = bs_cpu_level(); lvl >= 0; lvl--) {
         char impl[24];
-        snprintf(impl, sizeof impl, "%s+%s", probe.cipher->impl, ghashes[g]->name);
-        add_row(rows, &nrows, "RIJNDAEL-256-GCM", impl, K_GCM, 1)->ghash = ghashes[g];
+        bs_cpu_limit(lvl);
+        check("gcm set_key", bs_gcm256_set_key(&probe, bench_key, 32));
+        bs_cpu_limit(BS_CPU_LEVELS - 1);
+        snprintf(impl, sizeof impl, "%s+%s", probe.cipher->impl, probe.ghash->name);
+        if (strcmp(impl, last) == 0)
+            continue;
+        snprintf(last, sizeof last, "%s", impl);
+        add_row(rows, &nrows, "RIJNDAEL-256-GCM", impl, K_GCM, 1)->level = lvl;
+        int seen = 0;
+        for (int g = 0; g < nghash; g++)
+            seen |= ghashes[g] == probe.ghash;
+        if (!seen)
+            ghashes[nghash++] = probe.ghash;
     }
-    for (int g = 0; g < 2 && ghashes[g] != NULL; g++)
+    bs_gcm256_clear(&probe);
+    for (int g = 0; g < nghash; g++)
         add_row(rows, &nrows, "GHASH-256", ghashes[g]->name, K_GHASH, -1)->ghash = ghashes[g];
 #endif
     for (int i = 0; i < nrows; i++)

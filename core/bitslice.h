@@ -60,6 +60,18 @@ typedef struct bs_block_cipher {
     void (*encrypt)(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in, size_t nblocks);
 } bs_block_cipher;
 
+/*
+ * Counter mode over whole blocks, for implementations that have a faster one than
+ * encrypt(): out[i] = in[i] ^ E(counter_i), where counter_0 = counter (block_len bytes) and
+ * counter_i adds i to its last 4 bytes as a big-endian integer modulo 2^32 (GCM's inc32); the
+ * caller handles carries past them (bs_ctr_crypt splits a call where they wrap). in NULL: out
+ * receives the keystream. in and out may be equal, need no alignment.
+ */
+typedef void (*bs_ctr32_fn)(const bs_key_schedule *ks, const uint8_t *counter, const uint8_t *in,
+                            uint8_t *out, size_t nblocks);
+/* The counter-mode function of an implementation, or NULL when it has none (bs_cpu.c). */
+bs_ctr32_fn bs_ctr32_for(const bs_block_cipher *c);
+
 extern const bs_block_cipher bs_present80_bs64;
 extern const bs_block_cipher bs_present128_bs64;
 extern const bs_block_cipher bs_gift64_bs64;
@@ -74,11 +86,16 @@ extern const bs_block_cipher bs_speedy6_bs32;
 extern const bs_block_cipher bs_speedy7_bs32;
 
 /*
- * Every compiled-in implementation, NULL-terminated. Several may share a name (the host's
- * 64-lane cores and the 32-bit MCU variants); the preferred one for the build comes first.
+ * Every compiled-in implementation, NULL-terminated. Several may share a name (x86-64 SIMD
+ * cores, the host's 64-lane cores and the 32-bit MCU variants); the preferred one for the build
+ * comes first. A SIMD core may need more than this CPU has: check bs_impl_usable (bs_cpu.h)
+ * before calling one from this list.
  */
 extern const bs_block_cipher *const bs_block_ciphers[];
-/* The preferred implementation of a cipher (case-insensitive name); NULL if absent. */
+/*
+ * The preferred implementation of a cipher (case-insensitive name) that the CPU level allows
+ * (bs_cpu.h: the best the CPU has, capped by $BITSLICE_CPU); NULL if absent.
+ */
 const bs_block_cipher *bs_block_cipher_by_name(const char *name);
 
 /* Overwrites n bytes in a way the compiler may not remove. */

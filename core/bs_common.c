@@ -1,4 +1,5 @@
 #include "bitslice.h"
+#include "bs_cpu.h"
 
 const char *bs_strerror(int err)
 {
@@ -30,6 +31,10 @@ const char *bs_strerror(int err)
 /* core/mcu/mcu.h declares the MCU variants and BS_MCU_CIPHER_LIST ("&a, &b, ..."). */
 #include "mcu/mcu.h"
 #endif
+#ifdef BS_HAVE_AES
+/* core/aes/aes.h: the 32-bit AES cores, the only AES there is (no 64-lane core). */
+#include "aes/aes.h"
+#endif
 
 /* SPEEDY's 6x32 variant (core/speedy/speedy_bs32.c) is on every build that has the folder. */
 #if defined(BS_HAVE_SPEEDY) || defined(BS_HAVE_MCU_SPEEDY)
@@ -43,10 +48,10 @@ const bs_block_cipher *const bs_block_ciphers[] = {
     BS_MCU_CIPHER_LIST
 #endif
 #ifdef BS_PREFER_MCU
-            BS_SPEEDY_BS32_LIST
+    BS_SPEEDY_BS32_LIST
 #endif
 #ifdef BS_HAVE_PRESENT
-        & bs_present80_bs64,
+    &bs_present80_bs64,
     &bs_present128_bs64,
 #endif
 #ifdef BS_HAVE_GIFT
@@ -54,6 +59,11 @@ const bs_block_cipher *const bs_block_ciphers[] = {
     &bs_gift128_bs64,
 #endif
 #ifdef BS_HAVE_RIJNDAEL256
+#ifdef BS_HAVE_X86
+    /* Best first: bs_block_cipher_by_name takes the first one the CPU level allows. */
+    &bs_rijndael256_vaes,
+    &bs_rijndael256_aesni,
+#endif
     &bs_rijndael256_bs64,
 #endif
 #ifdef BS_HAVE_SPEEDY
@@ -64,10 +74,16 @@ const bs_block_cipher *const bs_block_ciphers[] = {
 #if defined(BS_HAVE_MCU) && !defined(BS_PREFER_MCU)
     BS_MCU_CIPHER_LIST
 #endif
-#ifndef BS_PREFER_MCU
-        BS_SPEEDY_BS32_LIST
+#ifdef BS_HAVE_AES
+    &bs_aes128_fix32,
+    &bs_aes256_fix32,
+    &bs_aes128_semifix32,
+    &bs_aes256_semifix32,
 #endif
-            NULL,
+#ifndef BS_PREFER_MCU
+    BS_SPEEDY_BS32_LIST
+#endif
+    NULL,
 };
 
 static int ascii_tolower(int c)
@@ -83,7 +99,7 @@ const bs_block_cipher *bs_block_cipher_by_name(const char *name)
             a++;
             b++;
         }
-        if (*a == 0 && *b == 0)
+        if (*a == 0 && *b == 0 && bs_impl_usable(bs_block_ciphers[i]))
             return bs_block_ciphers[i];
     }
     return NULL;

@@ -386,7 +386,7 @@ static void gcm_kats(void)
 static void registry_coverage(void)
 {
     static const char *const names[] = {"PRESENT-80", "PRESENT-128", "GIFT-64", "GIFT-128",
-                                        "RIJNDAEL-256"};
+                                        "RIJNDAEL-256", "AES-128", "AES-256"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         checks++;
         if (bs_ref_by_name(names[i]) != NULL && bs_block_cipher_by_name(names[i]) == NULL)

@@ -19,6 +19,10 @@
 #define BSGPU_MAX_STREAMS 8
 /* Segments per launch: the planner starts a new launch when a batch has more. */
 #define BSGPU_MAX_SEG 4096
+/* Copy policy of a launch (bsgpu_copy_out): at most this many copies always go direct... */
+#define BSGPU_DIRECT_COPIES 4
+/* ... and so do copies of this many bytes on average; smaller ones are staged. */
+#define BSGPU_STAGE_BELOW ((uint64_t)32 << 10)
 
 /* ShiftRows across the 8 column threads of a group (bsgpu_r256_shift_rows_host on the host). */
 __device__ __forceinline__ void bsgpu_r256_shift_rows_dev(uint32_t *col, unsigned lane)
@@ -33,23 +37,35 @@ __device__ __forceinline__ void bsgpu_r256_shift_rows_dev(uint32_t *col, unsigne
     }
 }
 
-/* Threads per block: 128 where each warp holds an expanded key in shared memory, else 256. */
-#define BSGPU_THREADS_OF(C) ((C) == BSGPU_RIJNDAEL256 ? 256u : 128u)
-/* Shared words per warp: the expanded key, or the compact one. */
-#define BSGPU_SKEY_OF(C)                                                                           \
-    ((C) == BSGPU_RIJNDAEL256 ? BSGPU_KEY_WORDS                                                    \
-     : (C) == BSGPU_GIFT64    ? BSGPU_XKEY_GIFT64                                                  \
-     : (C) == BSGPU_GIFT128   ? BSGPU_XKEY_GIFT128                                                 \
-                              : BSGPU_XKEY_PRESENT)
+/*
+ * Threads per block: 128 for PRESENT and GIFT-64, 64 for GIFT-128 (183 registers a thread: blocks
+ * of two warps fit 10 warps an SM where blocks of four fit 8), 256 for RIJNDAEL-256.
+ */
+#define BSGPU_THREADS_OF(C) ((C) == BSGPU_RIJNDAEL256 ? 256u : (C) == BSGPU_GIFT128 ? 64u : 128u)
+/* Shared words per warp: the key, then (PRESENT, GIFT) the warp's output on its way out. */
+#define BSGPU_SLOT_OF(C)                                                                           \
+    ((C) == BSGPU_RIJNDAEL256 ? BSGPU_SLOT_R256                                                    \
+     : (C) == BSGPU_GIFT64    ? BSGPU_SLOT_GIFT64                                                  \
+     : (C) == BSGPU_GIFT128   ? BSGPU_SLOT_GIFT128                                                 \
+                              : BSGPU_SLOT_PRESENT)
+
+/* One warp per key: the expansion every warp of the keystream kernel used to repeat. */
+__global__ void __launch_bounds__(BSGPU_WARP)
+    bsgpu_xkey_kernel(int c, const bsgpu_key *__restrict__ keys, uint32_t *__restrict__ xkeys)
+{
+    bsgpu_key_expand(xkeys + (size_t)blockIdx.x * bsgpu_xkey_stride((bsgpu_cipher)c),
+                     (bsgpu_cipher)c, keys[blockIdx.x].w, threadIdx.x, BSGPU_WARP);
+}
 
 template <int C>
 __global__ void __launch_bounds__(BSGPU_THREADS_OF(C))
     bsgpu_ctr_kernel(const bsgpu_segment *__restrict__ seg, uint32_t nseg,
-                     const bsgpu_key *__restrict__ keys, uint8_t *__restrict__ out,
+                     const uint32_t *__restrict__ xkeys, uint8_t *__restrict__ out,
                      uint64_t ngroups)
 {
-    __shared__ uint32_t skey[BSGPU_THREADS_OF(C) / BSGPU_WARP][BSGPU_SKEY_OF(C)];
+    __shared__ __align__(16) uint32_t slot[BSGPU_THREADS_OF(C) / BSGPU_WARP][BSGPU_SLOT_OF(C)];
     const unsigned gt = C == BSGPU_RIJNDAEL256 ? 8u : 1u;
+    const unsigned bl = bsgpu_block_len((bsgpu_cipher)C), nw = bl / 4;
     const unsigned lane = threadIdx.x % BSGPU_WARP, warp = threadIdx.x / BSGPU_WARP;
     const uint64_t tid = (uint64_t)blockIdx.x * BSGPU_THREADS_OF(C) + threadIdx.x;
     /* ngroups is a whole number of warps: a warp is either all in or all out. */
@@ -58,20 +74,25 @@ __global__ void __launch_bounds__(BSGPU_THREADS_OF(C))
     uint32_t s;
     uint64_t g;
     const unsigned nvalid = bsgpu_group_locate(seg, nseg, (uint32_t)(tid / gt), &s, &g);
-    uint32_t *sk = skey[warp];
-    if (C == BSGPU_RIJNDAEL256) {
-        const uint32_t *src = keys[seg[s].key_index].w;
-        for (unsigned i = lane; i < BSGPU_KEY_WORDS; i += BSGPU_WARP)
-            sk[i] = src[i];
-    } else {
-        bsgpu_key_expand(sk, (bsgpu_cipher)C, keys[seg[s].key_index].w, lane, BSGPU_WARP);
+    uint64_t off = 0;
+    unsigned nbytes = 0;
+    if (C != BSGPU_RIJNDAEL256) {
+        /* The same for every lane (one segment a warp): a warp of padding groups leaves whole. */
+        nbytes = bsgpu_warp_bytes(&seg[s], g - lane, bl, &off);
+        if (nbytes == 0)
+            return;
     }
+    /* The warp's key (expanded once by bsgpu_xkey_kernel), 16 bytes a lane and load. */
+    uint32_t *sk = slot[warp];
+    const unsigned stride = bsgpu_xkey_stride((bsgpu_cipher)C);
+    const uint4 *src = (const uint4 *)(xkeys + (size_t)seg[s].key_index * stride);
+    for (unsigned i = lane; i < stride / 4; i += BSGPU_WARP)
+        ((uint4 *)sk)[i] = __ldg(src + i);
     __syncwarp();
-    const unsigned bl = bsgpu_block_len((bsgpu_cipher)C);
     uint32_t B[8];
-    bsgpu_group_counter(B, &seg[s], bl / 4, g);
-    uint8_t *dst = out + seg[s].out_offset + g * BSGPU_GROUP_BLOCKS * bl;
+    bsgpu_group_counter(B, &seg[s], nw, g);
     if (C == BSGPU_RIJNDAEL256) {
+        uint8_t *dst = out + seg[s].out_offset + g * BSGPU_GROUP_BLOCKS * bl;
         /* Every lane takes part in the exchanges, padding groups too. */
         const unsigned c = lane & 7;
         uint32_t col[32];
@@ -89,14 +110,18 @@ __global__ void __launch_bounds__(BSGPU_THREADS_OF(C))
             bsgpu_r256_store_column(dst, col, c, nvalid);
         return;
     }
-    if (nvalid == 0)
-        return;
+    /* Padding lanes of a partial warp compute too: every lane reaches the __syncwarp()s. */
+    uint32_t y[C == BSGPU_GIFT128 ? 128 : 64];
     if (C == BSGPU_PRESENT80 || C == BSGPU_PRESENT128)
-        bsgpu_present_group(dst, sk, B, nvalid);
+        bsgpu_present_y(y, sk, B);
     else if (C == BSGPU_GIFT64)
-        bsgpu_gift64_group(dst, sk, B, nvalid);
+        bsgpu_gift64_y(y, sk, B);
     else
-        bsgpu_gift128_group(dst, sk, B, nvalid);
+        bsgpu_gift128_y(y, sk, B);
+    __syncwarp(); /* every lane is done with the key before the slot takes the output */
+    bsgpu_stage_write(sk, lane, y, nw);
+    __syncwarp();
+    bsgpu_stage_store(out + off, sk, lane, nw, nbytes);
 }
 
 struct bsgpu_ctx {
@@ -109,8 +134,18 @@ struct bsgpu_ctx {
     bsgpu_segment *dseg[BSGPU_MAX_STREAMS];
     bsgpu_segment *hseg[BSGPU_MAX_STREAMS]; /* pinned staging for the segment tables */
     bsgpu_copy copy[BSGPU_MAX_STREAMS][BSGPU_MAX_SEG];
-    bsgpu_key *dkeys;
+    /* A launch's output staged in pinned memory (one copy), scattered once its stream is done:
+     * ncopy[slot] copies pending when staged[slot]. */
+    uint8_t *hstage[BSGPU_MAX_STREAMS];
+    uint32_t ncopy[BSGPU_MAX_STREAMS];
+    int staged[BSGPU_MAX_STREAMS];
+    int stage_failed; /* no pinned staging could be had: direct copies only */
+    /* Compact keys (pinned staging, device) and their expansions (device), one upload a call. */
+    bsgpu_key *hkeys, *dkeys;
+    uint32_t *dxkeys;
     uint32_t dkeys_cap;
+    cudaEvent_t keys_ready;
+    bsgpu_stats stats;
     char err[256];
 };
 
@@ -143,6 +178,26 @@ extern "C" const char *bsgpu_last_error(const bsgpu_ctx *ctx)
     return ctx != NULL ? ctx->err : bsgpu_open_err;
 }
 
+/* Keys are wiped before their memory goes back. */
+static void bsgpu_free_keys(bsgpu_ctx *ctx)
+{
+    if (ctx->hkeys != NULL) {
+        memset(ctx->hkeys, 0, ctx->dkeys_cap * sizeof(bsgpu_key));
+        cudaFreeHost(ctx->hkeys);
+    }
+    if (ctx->dkeys != NULL) {
+        cudaMemset(ctx->dkeys, 0, ctx->dkeys_cap * sizeof(bsgpu_key));
+        cudaFree(ctx->dkeys);
+    }
+    if (ctx->dxkeys != NULL) {
+        cudaMemset(ctx->dxkeys, 0, (size_t)ctx->dkeys_cap * BSGPU_XKEY_STRIDE_MAX * 4);
+        cudaFree(ctx->dxkeys);
+    }
+    ctx->hkeys = ctx->dkeys = NULL;
+    ctx->dxkeys = NULL;
+    ctx->dkeys_cap = 0;
+}
+
 static void bsgpu_free(bsgpu_ctx *ctx)
 {
     cudaSetDevice(ctx->device);
@@ -152,11 +207,14 @@ static void bsgpu_free(bsgpu_ctx *ctx)
         cudaFree(ctx->dout[i]);
         cudaFree(ctx->dseg[i]);
         cudaFreeHost(ctx->hseg[i]);
+        if (ctx->hstage[i] != NULL) {
+            memset(ctx->hstage[i], 0, ctx->chunk_bytes); /* keystream */
+            cudaFreeHost(ctx->hstage[i]);
+        }
     }
-    if (ctx->dkeys != NULL) {
-        cudaMemset(ctx->dkeys, 0, ctx->dkeys_cap * sizeof(bsgpu_key));
-        cudaFree(ctx->dkeys);
-    }
+    bsgpu_free_keys(ctx);
+    if (ctx->keys_ready != NULL)
+        cudaEventDestroy(ctx->keys_ready);
     free(ctx);
 }
 
@@ -164,6 +222,7 @@ static int bsgpu_open_inner(bsgpu_ctx *ctx)
 {
     BSGPU_CHECK(NULL, cudaSetDevice(ctx->device));
     BSGPU_CHECK(NULL, cudaGetDeviceProperties(&ctx->prop, ctx->device));
+    BSGPU_CHECK(NULL, cudaEventCreateWithFlags(&ctx->keys_ready, cudaEventDisableTiming));
     for (unsigned i = 0; i < ctx->nstreams; i++) {
         BSGPU_CHECK(NULL, cudaStreamCreateWithFlags(&ctx->stream[i], cudaStreamNonBlocking));
         BSGPU_CHECK(NULL, cudaMalloc((void **)&ctx->dout[i], ctx->chunk_bytes));
@@ -230,55 +289,71 @@ extern "C" int bsgpu_unregister_host(bsgpu_ctx *ctx, void *p)
 
 template <int C>
 static void bsgpu_launch_one(cudaStream_t st, const bsgpu_segment *seg, uint32_t nseg,
-                             const bsgpu_key *keys, uint8_t *out, uint64_t ngroups)
+                             const uint32_t *xkeys, uint8_t *out, uint64_t ngroups)
 {
     const uint64_t threads = ngroups * bsgpu_group_threads((bsgpu_cipher)C);
     const unsigned tb = BSGPU_THREADS_OF(C);
     const unsigned blocks = (unsigned)((threads + tb - 1) / tb);
     if (blocks != 0)
-        bsgpu_ctr_kernel<C><<<blocks, tb, 0, st>>>(seg, nseg, keys, out, ngroups);
+        bsgpu_ctr_kernel<C><<<blocks, tb, 0, st>>>(seg, nseg, xkeys, out, ngroups);
 }
 
-static cudaError_t bsgpu_launch(bsgpu_cipher c, cudaStream_t st, const bsgpu_segment *seg,
-                                uint32_t nseg, const bsgpu_key *keys, uint8_t *out,
+/* The keys a kernel of cipher c reads: expanded, or compact for RIJNDAEL-256. */
+static const uint32_t *bsgpu_kernel_keys(const bsgpu_ctx *ctx, bsgpu_cipher c)
+{
+    return c == BSGPU_RIJNDAEL256 ? (const uint32_t *)ctx->dkeys : ctx->dxkeys;
+}
+
+static cudaError_t bsgpu_launch(const bsgpu_ctx *ctx, bsgpu_cipher c, cudaStream_t st,
+                                const bsgpu_segment *seg, uint32_t nseg, uint8_t *out,
                                 uint64_t ngroups)
 {
+    const uint32_t *xk = bsgpu_kernel_keys(ctx, c);
     switch (c) {
     case BSGPU_PRESENT80:
     case BSGPU_PRESENT128:
-        bsgpu_launch_one<BSGPU_PRESENT80>(st, seg, nseg, keys, out, ngroups);
+        bsgpu_launch_one<BSGPU_PRESENT80>(st, seg, nseg, xk, out, ngroups);
         break;
     case BSGPU_GIFT64:
-        bsgpu_launch_one<BSGPU_GIFT64>(st, seg, nseg, keys, out, ngroups);
+        bsgpu_launch_one<BSGPU_GIFT64>(st, seg, nseg, xk, out, ngroups);
         break;
     case BSGPU_GIFT128:
-        bsgpu_launch_one<BSGPU_GIFT128>(st, seg, nseg, keys, out, ngroups);
+        bsgpu_launch_one<BSGPU_GIFT128>(st, seg, nseg, xk, out, ngroups);
         break;
     default:
-        bsgpu_launch_one<BSGPU_RIJNDAEL256>(st, seg, nseg, keys, out, ngroups);
+        bsgpu_launch_one<BSGPU_RIJNDAEL256>(st, seg, nseg, xk, out, ngroups);
         break;
     }
     return cudaGetLastError();
 }
 
-static int bsgpu_upload_keys(bsgpu_ctx *ctx, const bsgpu_key *keys, uint32_t nkeys)
+/*
+ * The call's keys: one pinned upload and one expansion pre-kernel on stream 0, which every other
+ * stream waits for (no device-wide synchronisation). The staging buffer is free: the previous
+ * call drained every stream before it returned.
+ */
+static int bsgpu_upload_keys(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *keys, uint32_t nkeys)
 {
     if (nkeys > ctx->dkeys_cap) {
-        if (ctx->dkeys != NULL) {
-            BSGPU_CHECK(ctx, cudaMemset(ctx->dkeys, 0, ctx->dkeys_cap * sizeof(bsgpu_key)));
-            BSGPU_CHECK(ctx, cudaFree(ctx->dkeys));
-            ctx->dkeys = NULL;
-            ctx->dkeys_cap = 0;
-        }
-        uint32_t cap = nkeys < 64 ? 64 : nkeys;
+        bsgpu_free_keys(ctx);
+        const uint32_t cap = nkeys < 64 ? 64 : nkeys;
+        BSGPU_CHECK(ctx, cudaMallocHost((void **)&ctx->hkeys, cap * sizeof(bsgpu_key)));
         BSGPU_CHECK(ctx, cudaMalloc((void **)&ctx->dkeys, cap * sizeof(bsgpu_key)));
+        BSGPU_CHECK(ctx,
+                    cudaMalloc((void **)&ctx->dxkeys, (size_t)cap * BSGPU_XKEY_STRIDE_MAX * 4));
         ctx->dkeys_cap = cap;
     }
-    BSGPU_CHECK(ctx,
-                cudaMemcpy(ctx->dkeys, keys, nkeys * sizeof(bsgpu_key), cudaMemcpyHostToDevice));
-    /* A pageable copy may still be in flight when cudaMemcpy returns, and the work streams are
-     * non-blocking: wait for it before any kernel reads the keys. */
-    BSGPU_CHECK(ctx, cudaDeviceSynchronize());
+    cudaStream_t st = ctx->stream[0];
+    memcpy(ctx->hkeys, keys, nkeys * sizeof(bsgpu_key));
+    BSGPU_CHECK(ctx, cudaMemcpyAsync(ctx->dkeys, ctx->hkeys, nkeys * sizeof(bsgpu_key),
+                                     cudaMemcpyHostToDevice, st));
+    if (c != BSGPU_RIJNDAEL256) {
+        bsgpu_xkey_kernel<<<nkeys, BSGPU_WARP, 0, st>>>((int)c, ctx->dkeys, ctx->dxkeys);
+        BSGPU_CHECK(ctx, cudaGetLastError());
+    }
+    BSGPU_CHECK(ctx, cudaEventRecord(ctx->keys_ready, st));
+    for (unsigned i = 1; i < ctx->nstreams; i++)
+        BSGPU_CHECK(ctx, cudaStreamWaitEvent(ctx->stream[i], ctx->keys_ready, 0));
     return 0;
 }
 
@@ -293,6 +368,57 @@ static int bsgpu_sync_all(bsgpu_ctx *ctx)
     return first == cudaSuccess ? 0 : bsgpu_fail(ctx, first, "cudaStreamSynchronize");
 }
 
+/* The host half of a staged launch: its output, from pinned memory to each job's dst. */
+static void bsgpu_scatter(bsgpu_ctx *ctx, unsigned slot)
+{
+    if (!ctx->staged[slot])
+        return;
+    const uint64_t base = ctx->copy[slot][0].src_offset;
+    for (uint32_t i = 0; i < ctx->ncopy[slot]; i++) {
+        const bsgpu_copy *cp = &ctx->copy[slot][i];
+        memcpy(cp->dst, ctx->hstage[slot] + (cp->src_offset - base), cp->len);
+    }
+    ctx->staged[slot] = 0;
+}
+
+/*
+ * The copies back of one launch: few or large ones go straight to the jobs' memory (full DMA
+ * speed into registered memory); many small ones, where each call would cost more than its bytes
+ * (~4 us), become one copy of the launch's output into pinned staging, scattered on the host.
+ */
+static int bsgpu_copy_out(bsgpu_ctx *ctx, unsigned slot, uint32_t n)
+{
+    cudaStream_t st = ctx->stream[slot];
+    const bsgpu_copy *cp = ctx->copy[slot];
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++)
+        total += cp[i].len;
+    const uint64_t span = cp[n - 1].src_offset + cp[n - 1].len - cp[0].src_offset;
+    int stage = n > BSGPU_DIRECT_COPIES && total / n < BSGPU_STAGE_BELOW && !ctx->stage_failed;
+    if (stage && ctx->hstage[slot] == NULL &&
+        cudaMallocHost((void **)&ctx->hstage[slot], ctx->chunk_bytes) != cudaSuccess) {
+        (void)cudaGetLastError(); /* not sticky: fall back to direct copies */
+        ctx->hstage[slot] = NULL;
+        ctx->stage_failed = 1;
+        stage = 0;
+    }
+    if (stage) {
+        BSGPU_CHECK(ctx, cudaMemcpyAsync(ctx->hstage[slot], ctx->dout[slot] + cp[0].src_offset,
+                                         span, cudaMemcpyDeviceToHost, st));
+        ctx->ncopy[slot] = n;
+        ctx->staged[slot] = 1;
+        ctx->stats.copies++;
+        ctx->stats.staged_launches++;
+        return 0;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        BSGPU_CHECK(ctx, cudaMemcpyAsync(cp[i].dst, ctx->dout[slot] + cp[i].src_offset, cp[i].len,
+                                         cudaMemcpyDeviceToHost, st));
+        ctx->stats.copies++;
+    }
+    return 0;
+}
+
 static int bsgpu_keystream_inner(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_job *jobs,
                                  size_t njobs)
 {
@@ -301,20 +427,20 @@ static int bsgpu_keystream_inner(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_job
         cudaStream_t st = ctx->stream[slot];
         /* The slot's previous launch and copies are done before its buffers are reused. */
         BSGPU_CHECK(ctx, cudaStreamSynchronize(st));
+        bsgpu_scatter(ctx, slot);
         uint64_t ngroups;
-        const uint32_t n = bsgpu_plan_launch(c, jobs, njobs, &cur, ctx->chunk_bytes, BSGPU_MAX_SEG,
-                                             ctx->hseg[slot], ctx->copy[slot], &ngroups);
+        uint32_t n = bsgpu_plan_launch(c, jobs, njobs, &cur, ctx->chunk_bytes, BSGPU_MAX_SEG,
+                                       ctx->hseg[slot], ctx->copy[slot], &ngroups);
         if (n == 0)
             break;
         BSGPU_CHECK(ctx, cudaMemcpyAsync(ctx->dseg[slot], ctx->hseg[slot],
                                          n * sizeof(bsgpu_segment), cudaMemcpyHostToDevice, st));
-        BSGPU_CHECK(ctx,
-                    bsgpu_launch(c, st, ctx->dseg[slot], n, ctx->dkeys, ctx->dout[slot], ngroups));
-        for (uint32_t i = 0; i < n; i++) {
-            const bsgpu_copy *cp = &ctx->copy[slot][i];
-            BSGPU_CHECK(ctx, cudaMemcpyAsync(cp->dst, ctx->dout[slot] + cp->src_offset, cp->len,
-                                             cudaMemcpyDeviceToHost, st));
-        }
+        BSGPU_CHECK(ctx, bsgpu_launch(ctx, c, st, ctx->dseg[slot], n, ctx->dout[slot], ngroups));
+        ctx->stats.launches++;
+        n = bsgpu_merge_copies(ctx->copy[slot], n);
+        const int rc = bsgpu_copy_out(ctx, slot, n);
+        if (rc != 0)
+            return rc;
     }
     return 0;
 }
@@ -330,12 +456,23 @@ extern "C" int bsgpu_keystream(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *
     if (njobs == 0)
         return 0;
     BSGPU_CHECK(ctx, cudaSetDevice(ctx->device));
-    int rc = bsgpu_upload_keys(ctx, keys, nkeys);
+    int rc = bsgpu_upload_keys(ctx, c, keys, nkeys);
     if (rc == 0)
         rc = bsgpu_keystream_inner(ctx, c, jobs, njobs);
     /* Always drain: on failure no copy may still be writing into the caller's buffers. */
     const int rs = bsgpu_sync_all(ctx);
+    for (unsigned i = 0; i < ctx->nstreams; i++) {
+        if (rc == 0 && rs == 0)
+            bsgpu_scatter(ctx, i);
+        ctx->staged[i] = 0;
+    }
+    ctx->stats.calls++;
     return rc != 0 ? rc : rs;
+}
+
+extern "C" void bsgpu_get_stats(const bsgpu_ctx *ctx, bsgpu_stats *st)
+{
+    *st = ctx->stats;
 }
 
 static int bsgpu_time_kernel_inner(bsgpu_ctx *ctx, bsgpu_cipher c, uint64_t bytes, unsigned reps,
@@ -350,10 +487,10 @@ static int bsgpu_time_kernel_inner(bsgpu_ctx *ctx, bsgpu_cipher c, uint64_t byte
     BSGPU_CHECK(ctx, cudaMemcpy(dseg, &seg, sizeof seg, cudaMemcpyHostToDevice));
     BSGPU_CHECK(ctx, cudaDeviceSynchronize());
     cudaStream_t st = ctx->stream[0];
-    BSGPU_CHECK(ctx, bsgpu_launch(c, st, dseg, 1, ctx->dkeys, dout, ngroups)); /* warm-up */
+    BSGPU_CHECK(ctx, bsgpu_launch(ctx, c, st, dseg, 1, dout, ngroups)); /* warm-up */
     for (unsigned i = 0; i < reps; i++) {
         BSGPU_CHECK(ctx, cudaEventRecord(e0, st));
-        BSGPU_CHECK(ctx, bsgpu_launch(c, st, dseg, 1, ctx->dkeys, dout, ngroups));
+        BSGPU_CHECK(ctx, bsgpu_launch(ctx, c, st, dseg, 1, dout, ngroups));
         BSGPU_CHECK(ctx, cudaEventRecord(e1, st));
         BSGPU_CHECK(ctx, cudaEventSynchronize(e1));
         BSGPU_CHECK(ctx, cudaEventElapsedTime(&ms[i], e0, e1));
@@ -367,9 +504,10 @@ extern "C" int bsgpu_time_kernel(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key
     if ((int)c < 0 || c >= BSGPU_NCIPHERS || bytes == 0)
         return BSGPU_E_ARG;
     BSGPU_CHECK(ctx, cudaSetDevice(ctx->device));
-    int rc = bsgpu_upload_keys(ctx, key, 1);
+    int rc = bsgpu_upload_keys(ctx, c, key, 1);
     if (rc != 0)
         return rc;
+    BSGPU_CHECK(ctx, cudaStreamSynchronize(ctx->stream[0]));
     /* Output rounded up to whole warps of groups. */
     const uint64_t warp_bytes = (uint64_t)bsgpu_warp_groups(c) * 32 * bsgpu_block_len(c);
     const uint64_t alloc = (bytes + warp_bytes - 1) / warp_bytes * warp_bytes;

@@ -49,6 +49,13 @@ int bsgpu_unregister_host(bsgpu_ctx *ctx, void *p);
 int bsgpu_keystream(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *keys, uint32_t nkeys,
                     const bsgpu_job *jobs, size_t njobs);
 
+/* What a context has done, for the bench and STATUS: calls, kernel launches, device-to-host copy
+ * calls, and launches whose output went back as one staged copy. */
+typedef struct bsgpu_stats {
+    uint64_t calls, launches, copies, staged_launches;
+} bsgpu_stats;
+void bsgpu_get_stats(const bsgpu_ctx *ctx, bsgpu_stats *st);
+
 /* ---- measurements (bench and device-check) ---- */
 
 /*

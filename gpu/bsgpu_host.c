@@ -2,6 +2,7 @@
 
 #include "modes/ctr.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 int bsgpu_cipher_of(const bs_block_cipher *cipher)
@@ -69,45 +70,103 @@ void bsgpu_segment_set_counter(bsgpu_segment *seg, bsgpu_cipher c, const uint8_t
     bsgpu_limbs_from_be(seg->counter, counter, bsgpu_block_len(c) / 4);
 }
 
+void bsgpu_expand_keys_host(bsgpu_cipher c, const bsgpu_key *keys, uint32_t nkeys, uint32_t *xkeys)
+{
+    const unsigned stride = bsgpu_xkey_stride(c);
+    for (uint32_t k = 0; k < nkeys; k++) {
+        uint32_t *x = xkeys + (size_t)k * stride;
+        memset(x, 0, stride * sizeof *x);
+        if (c == BSGPU_RIJNDAEL256) {
+            memcpy(x, keys[k].w, sizeof keys[k].w);
+            continue;
+        }
+        /* The pre-kernel's warp, lane by lane. */
+        for (unsigned lane = 0; lane < BSGPU_WARP; lane++)
+            bsgpu_key_expand(x, c, keys[k].w, lane, BSGPU_WARP);
+    }
+}
+
+/* One warp of PRESENT or GIFT groups, lane by lane, through the staging slot as on the device. */
+static int warp_host(bsgpu_cipher c, const bsgpu_segment *seg, uint32_t nseg, const uint32_t *xkeys,
+                     uint64_t w0, uint8_t *out, uint32_t *slot)
+{
+    const unsigned bl = bsgpu_block_len(c), nw = bl / 4;
+    const unsigned stride = bsgpu_xkey_stride(c);
+    uint32_t s0;
+    uint64_t g0;
+    bsgpu_group_locate(seg, nseg, (uint32_t)w0, &s0, &g0);
+    uint64_t off;
+    const unsigned nbytes = bsgpu_warp_bytes(&seg[s0], g0, bl, &off);
+    if (nbytes == 0)
+        return 0;
+    /* The warp's copy of its key. */
+    memcpy(slot, xkeys + (size_t)seg[s0].key_index * stride, stride * sizeof *slot);
+    uint32_t y[128], ys[BSGPU_WARP][128];
+    for (unsigned t = 0; t < BSGPU_WARP; t++) {
+        uint32_t s;
+        uint64_t g;
+        bsgpu_group_locate(seg, nseg, (uint32_t)(w0 + t), &s, &g);
+        if (s != s0)
+            return -1;
+        uint32_t B[8];
+        bsgpu_group_counter(B, &seg[s], nw, g);
+        if (c == BSGPU_GIFT64)
+            bsgpu_gift64_y(y, slot, B);
+        else if (c == BSGPU_GIFT128)
+            bsgpu_gift128_y(y, slot, B);
+        else
+            bsgpu_present_y(y, slot, B);
+        memcpy(ys[t], y, sizeof y);
+    }
+    /* Every lane has read the key before any overwrites the slot with output (__syncwarp). */
+    for (unsigned t = 0; t < BSGPU_WARP; t++)
+        bsgpu_stage_write(slot, t, ys[t], nw);
+    for (unsigned i = 0; i < BSGPU_WARP; i++)
+        bsgpu_stage_store(out + off, slot, i, nw, nbytes);
+    return 0;
+}
+
 int bsgpu_launch_host(bsgpu_cipher c, const bsgpu_segment *seg, uint32_t nseg,
                       const bsgpu_key *keys, uint64_t ngroups, uint8_t *out)
 {
-    uint32_t xkey[BSGPU_XKEY_MAX];
     const unsigned bl = bsgpu_block_len(c), wg = bsgpu_warp_groups(c);
-    uint32_t warp_seg = 0;
-    for (uint64_t group = 0; group < ngroups; group++) {
-        uint32_t s;
-        uint64_t g;
-        const unsigned nvalid = bsgpu_group_locate(seg, nseg, (uint32_t)group, &s, &g);
-        if (group % wg == 0) {
-            /* What a warp does first: its key, expanded (thread by thread here). */
-            warp_seg = s;
-            bsgpu_key_expand(xkey, c, keys[seg[s].key_index].w, 0, 1);
-        } else if (s != warp_seg) {
-            return -1;
-        }
-        if (nvalid == 0)
+    const unsigned stride = bsgpu_xkey_stride(c);
+    uint32_t nkeys = 0;
+    for (uint32_t s = 0; s < nseg; s++)
+        if (seg[s].key_index + 1 > nkeys)
+            nkeys = seg[s].key_index + 1;
+    /* The expanded keys, then the warp's shared-memory slot (per call: callers run in threads). */
+    uint32_t *xkeys =
+        (uint32_t *)malloc(((size_t)nkeys * stride + BSGPU_SLOT_GIFT128) * sizeof *xkeys);
+    if (xkeys == NULL)
+        return -1;
+    uint32_t *slot = xkeys + (size_t)nkeys * stride;
+    bsgpu_expand_keys_host(c, keys, nkeys, xkeys);
+    int rc = 0;
+    for (uint64_t w0 = 0; w0 < ngroups && rc == 0; w0 += wg) {
+        if (c != BSGPU_RIJNDAEL256) {
+            rc = warp_host(c, seg, nseg, xkeys, w0, out, slot);
             continue;
-        uint32_t B[8];
-        bsgpu_group_counter(B, &seg[s], bl / 4, g);
-        uint8_t *dst = out + seg[s].out_offset + g * BSGPU_GROUP_BLOCKS * bl;
-        switch (c) {
-        case BSGPU_PRESENT80:
-        case BSGPU_PRESENT128:
-            bsgpu_present_group(dst, xkey, B, nvalid);
-            break;
-        case BSGPU_GIFT64:
-            bsgpu_gift64_group(dst, xkey, B, nvalid);
-            break;
-        case BSGPU_GIFT128:
-            bsgpu_gift128_group(dst, xkey, B, nvalid);
-            break;
-        default:
-            bsgpu_r256_group_host(dst, keys[seg[s].key_index].w, B, nvalid);
-            break;
+        }
+        uint32_t warp_seg = 0;
+        for (uint64_t group = w0; group < w0 + wg; group++) {
+            uint32_t s;
+            uint64_t g;
+            const unsigned nvalid = bsgpu_group_locate(seg, nseg, (uint32_t)group, &s, &g);
+            if (group == w0)
+                warp_seg = s;
+            else if (s != warp_seg)
+                rc = -1;
+            if (nvalid == 0 || rc != 0)
+                continue;
+            uint32_t B[8];
+            bsgpu_group_counter(B, &seg[s], bl / 4, g);
+            uint8_t *dst = out + seg[s].out_offset + g * BSGPU_GROUP_BLOCKS * bl;
+            bsgpu_r256_group_host(dst, xkeys + (size_t)seg[s].key_index * stride, B, nvalid);
         }
     }
-    return 0;
+    free(xkeys);
+    return rc;
 }
 
 uint32_t bsgpu_plan_launch(bsgpu_cipher c, const bsgpu_job *jobs, size_t njobs, bsgpu_cursor *cur,
@@ -118,7 +177,7 @@ uint32_t bsgpu_plan_launch(bsgpu_cipher c, const bsgpu_job *jobs, size_t njobs, 
     const uint64_t group_bytes = BSGPU_GROUP_BLOCKS * bl;
     /* Whole warps of groups; the output of group n sits at n * group_bytes. */
     const uint64_t max_groups = max_bytes / group_bytes / wg * wg;
-    uint64_t next = 0;
+    uint64_t next = 0, obytes = 0;
     uint32_t n = 0;
     while (cur->job < njobs && n < max_seg && next < max_groups) {
         const bsgpu_job *j = &jobs[cur->job];
@@ -138,15 +197,30 @@ uint32_t bsgpu_plan_launch(bsgpu_cipher c, const bsgpu_job *jobs, size_t njobs, 
         seg[n].nblocks = take;
         seg[n].key_index = j->key_index;
         seg[n].first_group = (uint32_t)next;
-        seg[n].out_offset = next * group_bytes;
+        seg[n].out_offset = obytes;
         copy[n].src_offset = seg[n].out_offset;
         copy[n].dst = j->dst + cur->block * bl;
         copy[n].len = take * bl;
         const uint64_t groups = (take + BSGPU_GROUP_BLOCKS - 1) / BSGPU_GROUP_BLOCKS;
         next += (groups + wg - 1) / wg * wg;
+        obytes += (take * bl + 15) / 16 * 16;
         cur->block += take;
         n++;
     }
     *ngroups = next;
     return n;
+}
+
+uint32_t bsgpu_merge_copies(bsgpu_copy *copy, uint32_t n)
+{
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (m > 0 && copy[m - 1].src_offset + copy[m - 1].len == copy[i].src_offset &&
+            copy[m - 1].dst + copy[m - 1].len == copy[i].dst) {
+            copy[m - 1].len += copy[i].len;
+            continue;
+        }
+        copy[m++] = copy[i];
+    }
+    return m;
 }

@@ -50,16 +50,32 @@ typedef struct bsgpu_cursor {
  * Cuts the next launch out of jobs, from *cur on: at most max_seg segments and an output of at
  * most max_bytes (the device buffer; at least one warp of groups). Fills seg (planned) and one
  * copy per segment; returns the segment count (0 when the jobs are done) and the launch's group
- * count in *ngroups. A job larger than a launch continues in the next one.
+ * count in *ngroups. A job larger than a launch continues in the next one. The outputs are
+ * packed in the device buffer (each segment's out_offset a multiple of 16, the kernels' store
+ * width), so that a launch's output is one dense range however small its segments.
  */
 uint32_t bsgpu_plan_launch(bsgpu_cipher c, const bsgpu_job *jobs, size_t njobs, bsgpu_cursor *cur,
                            uint64_t max_bytes, uint32_t max_seg, bsgpu_segment *seg,
                            bsgpu_copy *copy, uint64_t *ngroups);
 
 /*
- * Runs a whole launch on the host, group by group, with the device's per-thread code: what the
+ * Merges copies that continue each other on both sides (device range and dst), as a launch of
+ * one job split across launches, or of jobs written back to back; returns the new count.
+ */
+uint32_t bsgpu_merge_copies(bsgpu_copy *copy, uint32_t n);
+
+/*
+ * The key pre-kernel's work on the host: keys[0 .. nkeys) expanded (bsgpu_key_expand, lane by
+ * lane as the pre-kernel's warp splits it; RIJNDAEL-256 copied), bsgpu_xkey_stride(c) words
+ * apart.
+ */
+void bsgpu_expand_keys_host(bsgpu_cipher c, const bsgpu_key *keys, uint32_t nkeys, uint32_t *xkeys);
+
+/*
+ * Runs a whole launch on the host, warp by warp and lane by lane, with the device's code (key
+ * pre-kernel, counters, rounds, transposes, the shared-memory staging of the output): what the
  * kernels compute, for the tests and as a reference. out is indexed by the segments' out_offset.
- * Returns -1 if a warp would serve two segments (a planning error), 0 otherwise.
+ * Returns -1 if a warp would serve two segments (a planning error) or out of memory, 0 otherwise.
  */
 int bsgpu_launch_host(bsgpu_cipher c, const bsgpu_segment *seg, uint32_t nseg,
                       const bsgpu_key *keys, uint64_t ngroups, uint8_t *out);

@@ -203,16 +203,22 @@ BS_FN uint64_t bsgpu_plan(bsgpu_segment *seg, uint32_t nseg, bsgpu_cipher c)
     return next;
 }
 
-/* Stores one 32-bit word big-endian; the device's output buffer is 4-byte aligned. */
-BS_FN void bsgpu_put_be32(uint8_t *p, uint32_t v)
+/*
+ * The output of the warp whose first group is segment group g0 (PRESENT, GIFT): its bytes
+ * (0 for a warp of padding groups) from byte offset *off of the launch's output. A warp never
+ * serves two segments, and its groups' outputs are contiguous.
+ */
+BS_FN unsigned bsgpu_warp_bytes(const bsgpu_segment *seg, uint64_t g0, unsigned bl, uint64_t *off)
 {
-#if defined(__CUDA_ARCH__)
-    *(uint32_t *)p = __byte_perm(v, 0, 0x0123);
-#else
-    bs_store_be32(p, v);
-#endif
+    *off = seg->out_offset + g0 * BSGPU_GROUP_BLOCKS * bl;
+    const uint64_t first = g0 * BSGPU_GROUP_BLOCKS, n = seg->nblocks;
+    if (first >= n)
+        return 0;
+    const uint64_t left = n - first, most = (uint64_t)BSGPU_WARP * BSGPU_GROUP_BLOCKS;
+    return (unsigned)((left < most ? left : most) * bl);
 }
 
+/* Stores one 32-bit word little-endian (the RIJNDAEL-256 columns); 4-byte aligned on the device. */
 BS_FN void bsgpu_put_le32(uint8_t *p, uint32_t v)
 {
 #if defined(__CUDA_ARCH__)
@@ -222,34 +228,161 @@ BS_FN void bsgpu_put_le32(uint8_t *p, uint32_t v)
 #endif
 }
 
-/*
- * From the bitsliced output y (nw = 2 or 4 words of 32 planes: y[32 k + b] = bit 32 k + b of
- * every block) to nvalid big-endian blocks of 4 nw bytes at out. Transposes in place.
- */
-BS_FN void bsgpu_store_blocks(uint8_t *out, uint32_t *y, unsigned nw, unsigned nvalid)
+/* __byte_perm(a, b, s) for selectors whose nibbles are below 8: byte k of the result is byte
+ * (s >> 4k) & 7 of b:a. One PRMT on the device. */
+BS_FN uint32_t bsgpu_prmt(uint32_t a, uint32_t b, unsigned s)
+{
+#if defined(__CUDA_ARCH__)
+    return __byte_perm(a, b, s);
+#else
+    const uint64_t v = (uint64_t)b << 32 | a;
+    uint32_t r = 0;
+    for (unsigned k = 0; k < 4; k++)
+        r |= (uint32_t)((v >> (8 * ((s >> (4 * k)) & 7))) & 0xffu) << (8 * k);
+    return r;
+#endif
+}
+
+/* One bit-select stage of the transpose: rows i and i + j exchange their off-diagonal bits. */
+BS_FN void bsgpu_transpose_stage(uint32_t *x, unsigned j, uint32_t lo)
 {
     BSGPU_UNROLL
-    for (unsigned k = 0; k < nw; k++)
-        bs_present_transpose32(y + 32 * k);
-    const unsigned bl = 4 * nw;
-    /* A fixed trip count, so that the device keeps y in registers (constant indices). */
-    BSGPU_UNROLL
-    for (unsigned l = 0; l < 32; l++) {
-        if (l >= nvalid)
+    for (unsigned i = 0; i < 32; i++) {
+        if (i & j)
             continue;
-        BSGPU_UNROLL
-        for (unsigned k = 0; k < nw; k++)
-            bsgpu_put_be32(out + bl * l + 4 * (nw - 1 - k), y[32 * k + l]);
+        const uint32_t a = x[i], b = x[i + j];
+        x[i] = (a & lo) | ((b << j) & ~lo);
+        x[i + j] = ((a >> j) & lo) | (b & ~lo);
     }
 }
 
-/* ---- PRESENT and GIFT: round keys expanded to lane masks, per warp ---- */
+/*
+ * 32x32 bit transpose in place (x[l] bit i = old x[i] bit l, as bs_present_transpose32). The
+ * 16- and 8-bit stages move whole bytes: one byte permute per output word instead of a
+ * five-operation swap-move per pair.
+ */
+BS_FN void bsgpu_transpose32(uint32_t *x)
+{
+    BSGPU_UNROLL
+    for (unsigned i = 0; i < 16; i++) {
+        const uint32_t a = x[i], b = x[i + 16];
+        x[i] = bsgpu_prmt(a, b, 0x5410);
+        x[i + 16] = bsgpu_prmt(a, b, 0x7632);
+    }
+    BSGPU_UNROLL
+    for (unsigned i = 0; i < 32; i++) {
+        if (i & 8)
+            continue;
+        const uint32_t a = x[i], b = x[i + 8];
+        x[i] = bsgpu_prmt(a, b, 0x6240);
+        x[i + 8] = bsgpu_prmt(a, b, 0x7351);
+    }
+    bsgpu_transpose_stage(x, 4, 0x0f0f0f0fu);
+    bsgpu_transpose_stage(x, 2, 0x33333333u);
+    bsgpu_transpose_stage(x, 1, 0x55555555u);
+}
 
 /*
- * A warp expands its compact key once into the cores' mask layouts (present.h: 64 words a
- * round, 32 rounds; gift.h: 38 or 70 words a round, round constants included), in shared memory
- * on the device, so that a round reads its key words instead of making them (2 operations a
- * bit). RIJNDAEL-256 keeps the compact key (BSGPU_XKEY_WORDS 0).
+ * The transpose with the byte swap of big-endian output folded in: x[l] = bswap32 of the
+ * transposed word l. Swapping bytes moves bit i to i ^ 24, so it is the transpose of the rows
+ * renamed i -> i ^ 24: a renaming of registers, no instruction.
+ */
+BS_FN void bsgpu_transpose32_be(uint32_t *x)
+{
+    uint32_t t[32];
+    BSGPU_UNROLL
+    for (unsigned i = 0; i < 32; i++)
+        t[i] = x[i ^ 24];
+    bsgpu_transpose32(t);
+    BSGPU_UNROLL
+    for (unsigned i = 0; i < 32; i++)
+        x[i] = t[i];
+}
+
+/*
+ * Output through the warp's shared-memory slot (PRESENT, GIFT), so that global stores are whole
+ * 512-byte warp rows (16 bytes a lane) instead of one 4-byte word per lane 256 bytes apart.
+ *
+ * Lane t's output is R = 8 nw chunks of 16 bytes (nw = 2 or 4 words a block). After
+ * bsgpu_transpose32_be of each plane set, y[32 k + l] is word k of block l with its bytes in
+ * memory order, so chunk q holds blocks 2q, 2q + 1 (nw = 2: words hi, lo, hi, lo) or block q
+ * (nw = 4: words 3, 2, 1, 0). Chunk q of lane t sits at slot chunk t R + (q ^ (t mod R)): the
+ * XOR spreads both the writes (8 lanes, same q) and the reads (8 consecutive chunks of one lane)
+ * over all banks.
+ */
+BS_FN unsigned bsgpu_stage_index(unsigned t, unsigned q, unsigned R)
+{
+    return t * R + (q ^ (t & (R - 1)));
+}
+
+BS_FN void bsgpu_stage_write(uint32_t *slot, unsigned t, const uint32_t *y, unsigned nw)
+{
+    const unsigned R = 8 * nw;
+    BSGPU_UNROLL
+    for (unsigned q = 0; q < R; q++) {
+        uint32_t *p = slot + 4 * bsgpu_stage_index(t, q, R);
+        uint32_t c0, c1, c2, c3;
+        if (nw == 2) {
+            c0 = y[32 + 2 * q];
+            c1 = y[2 * q];
+            c2 = y[32 + 2 * q + 1];
+            c3 = y[2 * q + 1];
+        } else {
+            c0 = y[96 + q];
+            c1 = y[64 + q];
+            c2 = y[32 + q];
+            c3 = y[q];
+        }
+#if defined(__CUDA_ARCH__)
+        *(uint4 *)p = make_uint4(c0, c1, c2, c3);
+#else
+        p[0] = c0;
+        p[1] = c1;
+        p[2] = c2;
+        p[3] = c3;
+#endif
+    }
+}
+
+/*
+ * Lane i's part of the warp's output (nbytes, a multiple of the block length, at out, 16-byte
+ * aligned on the device): chunks i, i + 32, ... of the warp's contiguous output, read back from
+ * the slot; the last one may be half a chunk (an odd number of 8-byte blocks).
+ */
+BS_FN void bsgpu_stage_store(uint8_t *out, const uint32_t *slot, unsigned i, unsigned nw,
+                             unsigned nbytes)
+{
+    const unsigned R = 8 * nw, nfull = nbytes / 16, half = nbytes % 16 != 0;
+    /* A fixed trip count (unrolled on the device), so the chunk's index math folds. */
+    BSGPU_UNROLL
+    for (unsigned it = 0; it < R; it++) {
+        const unsigned p = it * BSGPU_WARP + i;
+        if (p > nfull || (p == nfull && !half))
+            continue;
+        const uint32_t *s = slot + 4 * bsgpu_stage_index(p / R, p % R, R);
+#if defined(__CUDA_ARCH__)
+        const uint4 v = *(const uint4 *)s;
+        if (p < nfull)
+            *(uint4 *)(out + 16 * p) = v;
+        else
+            *(uint2 *)(out + 16 * p) = make_uint2(v.x, v.y);
+#else
+        for (unsigned w = 0; w < (p < nfull ? 4u : 2u); w++)
+            bs_store_le32(out + 16 * p + 4 * w, s[w]);
+#endif
+    }
+}
+
+/* ---- PRESENT and GIFT: round keys expanded to lane masks, once per key ---- */
+
+/*
+ * Each key of a launch is expanded once, by one warp of a small pre-kernel, from its compact
+ * form into the cores' mask layouts (present.h: 64 words a round, 32 rounds; gift.h: 38 or 70
+ * words a round, round constants included) in global memory, bsgpu_xkey_stride words apart.
+ * Every warp of the keystream kernel then copies its key into its shared-memory slot with 16-byte
+ * loads, so that a round reads its key words instead of making them (2 operations a bit), and no
+ * warp repeats the expansion or the GIFT round-constant LFSR. RIJNDAEL-256 keeps the compact key
+ * (bsgpu_xkey_words 0).
  */
 #define BSGPU_XKEY_PRESENT (64 * BS_PRESENT_ROUND_KEYS)
 #define BSGPU_XKEY_GIFT64 (BS_GIFT64_RK_WORDS * BS_GIFT64_ROUNDS)
@@ -263,6 +396,24 @@ BS_FN unsigned bsgpu_xkey_words(bsgpu_cipher c)
            : c == BSGPU_RIJNDAEL256 ? 0u
                                     : BSGPU_XKEY_PRESENT;
 }
+
+/* Words between two expanded keys: a whole number of 16-byte loads (RIJNDAEL-256: the compact
+ * key). */
+BS_FN unsigned bsgpu_xkey_stride(bsgpu_cipher c)
+{
+    return c == BSGPU_RIJNDAEL256 ? BSGPU_KEY_WORDS : (bsgpu_xkey_words(c) + 3) / 4 * 4;
+}
+
+/*
+ * Shared words per warp: the key, and later (PRESENT, GIFT) the warp's output, 32 lanes of
+ * 8 nw chunks of 16 bytes.
+ */
+#define BSGPU_SLOT_PRESENT 2048
+#define BSGPU_SLOT_GIFT64 2048
+#define BSGPU_SLOT_GIFT128 4096
+#define BSGPU_SLOT_R256 BSGPU_KEY_WORDS
+/* The largest stride (GIFT-128). */
+#define BSGPU_XKEY_STRIDE_MAX ((BSGPU_XKEY_GIFT128 + 3) / 4 * 4)
 
 /* Round constant of GIFT round r (0-based), from the LFSR; public. */
 BS_FN unsigned bsgpu_gift_rc(unsigned r)
@@ -318,13 +469,17 @@ BS_FN void bsgpu_present_encrypt(uint32_t *y, uint32_t *x, const uint32_t *rk)
         y[i] = x[BS_PRESENT_POS(1, i)] ^ rk[BS_PRESENT_POS(1, i)];
 }
 
-/* One group: keystream blocks B .. B + nvalid - 1 (B: 2 limbs) to out; rk expanded. */
-BS_FN void bsgpu_present_group(uint8_t *out, const uint32_t *rk, const uint32_t *B, unsigned nvalid)
+/*
+ * One group's keystream blocks B .. B + 31 (B: 2 limbs), rk expanded, as y for
+ * bsgpu_stage_write (transposed, bytes in memory order).
+ */
+BS_FN void bsgpu_present_y(uint32_t *y, const uint32_t *rk, const uint32_t *B)
 {
-    uint32_t x[64], y[64];
+    uint32_t x[64];
     bsgpu_ctr_bitslice(x, B, 0, 2);
     bsgpu_present_encrypt(y, x, rk);
-    bsgpu_store_blocks(out, y, 2, nvalid);
+    bsgpu_transpose32_be(y);
+    bsgpu_transpose32_be(y + 32);
 }
 
 BS_FN void bsgpu_gift64_encrypt(uint32_t *a, const uint32_t *m)
@@ -337,12 +492,12 @@ BS_FN void bsgpu_gift64_encrypt(uint32_t *a, const uint32_t *m)
     }
 }
 
-BS_FN void bsgpu_gift64_group(uint8_t *out, const uint32_t *m, const uint32_t *B, unsigned nvalid)
+BS_FN void bsgpu_gift64_y(uint32_t *a, const uint32_t *m, const uint32_t *B)
 {
-    uint32_t a[64];
     bsgpu_ctr_bitslice(a, B, 0, 2);
     bsgpu_gift64_encrypt(a, m);
-    bsgpu_store_blocks(out, a, 2, nvalid);
+    bsgpu_transpose32_be(a);
+    bsgpu_transpose32_be(a + 32);
 }
 
 BS_FN void bsgpu_gift128_encrypt(uint32_t *a, const uint32_t *m)
@@ -355,12 +510,13 @@ BS_FN void bsgpu_gift128_encrypt(uint32_t *a, const uint32_t *m)
     }
 }
 
-BS_FN void bsgpu_gift128_group(uint8_t *out, const uint32_t *m, const uint32_t *B, unsigned nvalid)
+BS_FN void bsgpu_gift128_y(uint32_t *a, const uint32_t *m, const uint32_t *B)
 {
-    uint32_t a[128];
     bsgpu_ctr_bitslice(a, B, 0, 4);
     bsgpu_gift128_encrypt(a, m);
-    bsgpu_store_blocks(out, a, 4, nvalid);
+    BSGPU_UNROLL
+    for (unsigned k = 0; k < 4; k++)
+        bsgpu_transpose32_be(a + 32 * k);
 }
 
 /* ---- RIJNDAEL-256, one column per thread ---- */
@@ -456,7 +612,7 @@ BS_FN unsigned bsgpu_r256_shift(unsigned r)
 /* Column c of nvalid blocks to out (blocks of 32 bytes): transposes col in place. */
 BS_FN void bsgpu_r256_store_column(uint8_t *out, uint32_t *col, unsigned c, unsigned nvalid)
 {
-    bs_present_transpose32(col);
+    bsgpu_transpose32(col);
     BSGPU_UNROLL
     for (unsigned l = 0; l < 32; l++)
         if (l < nvalid)

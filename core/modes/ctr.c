@@ -40,6 +40,7 @@ int bs_ctr_set_key(bs_ctr_ctx *ctx, const bs_block_cipher *cipher, const uint8_t
     if (key_len != cipher->key_len)
         return BS_ERR_KEY_LENGTH;
     ctx->cipher = cipher;
+    ctx->ctr32 = bs_ctr32_for(cipher);
     cipher->set_key(&ctx->ks, key);
     bs_wipe(ctx->stream, sizeof ctx->stream);
     ctx->num = 0;
@@ -89,12 +90,36 @@ static void fill_counters(uint8_t *ctr, size_t bl, size_t n, uint8_t *out)
     }
 }
 
+/*
+ * n whole blocks through a core's own counter mode, which counts the last 4 bytes modulo 2^32:
+ * split where they wrap, and carry here. Advances ctr by n. in NULL: keystream only.
+ */
+static void ctr32_blocks(bs_ctr32_fn f, const bs_key_schedule *ks, uint8_t *ctr, size_t bl,
+                         const uint8_t *in, uint8_t *out, uint64_t n)
+{
+    while (n > 0) {
+        uint64_t room = ((uint64_t)1 << 32) - bs_load_be32(ctr + bl - 4);
+        size_t m = (size_t)(n < room ? n : room);
+        f(ks, ctr, in, out, m);
+        bs_ctr_add(ctr, bl, m);
+        if (in != NULL)
+            in += m * bl;
+        out += m * bl;
+        n -= m;
+    }
+}
+
 void bs_ctr_keystream(const bs_block_cipher *cipher, const bs_key_schedule *ks,
                       const uint8_t *counter, uint64_t nblocks, uint8_t *out)
 {
     const size_t bl = cipher->block_len;
     uint8_t ctr[BS_BLOCK_MAX];
     memcpy(ctr, counter, bl);
+    bs_ctr32_fn f = bs_ctr32_for(cipher);
+    if (f != NULL) {
+        ctr32_blocks(f, ks, ctr, bl, NULL, out, nblocks);
+        return;
+    }
     while (nblocks > 0) {
         size_t n = nblocks < BS_LANES_MAX ? (size_t)nblocks : BS_LANES_MAX;
         fill_counters(ctr, bl, n, out);
@@ -191,6 +216,16 @@ int bs_ctr_crypt(bs_ctr_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
     in += take;
     len -= take;
 
+    if (ctx->ctr32 != NULL && len >= bl) {
+        /* The core's counter mode XORs in registers: no keystream buffer. */
+        uint64_t n = len / bl;
+        ctr32_blocks(ctx->ctr32, &ctx->ks, ctx->counter, bl, in, out, n);
+        ctx->blocks_used += n;
+        ctx->wrap_left -= n;
+        out += n * bl;
+        in += n * bl;
+        len -= n * bl;
+    }
     uint8_t buf[BS_LANES_MAX * BS_BLOCK_MAX];
     size_t used = 0;
     while (len >= bl) {

@@ -28,6 +28,7 @@ typedef struct bs_ctr_ctx {
     uint64_t blocks_used;          /* blocks generated under this key */
     uint64_t block_limit;          /* blocks allowed under this key */
     uint64_t wrap_left;            /* blocks before the counter wraps (capped at 2^64 - 1) */
+    bs_ctr32_fn ctr32;             /* the core's own counter mode (bs_ctr32_for), or NULL */
     int keyed;
 } bs_ctr_ctx;
 

@@ -48,8 +48,11 @@ extern const bs_ghash256_impl bs_ghash256_ctmul32;
 extern const bs_ghash256_impl bs_ghash256_ctshift32;
 /* The PCLMULQDQ implementation, or NULL when the build or the CPU lacks it. */
 const bs_ghash256_impl *bs_ghash256_pclmul(void);
+/* VPCLMULQDQ on zmm, eight blocks per reduction; NULL without AVX-512 (level avx512). */
+const bs_ghash256_impl *bs_ghash256_vpclmul(void);
 /*
- * What set_key picks: bs_ghash256_pclmul() when not NULL; else ctshift32 on RISC-V without M,
+ * What set_key picks, within the CPU level (bs_cpu.h): bs_ghash256_vpclmul() at avx512,
+ * bs_ghash256_pclmul() at aesni and avx2; else ctshift32 on RISC-V without M,
  * ctmul32 on other 32-bit targets (ARM M-profile among them), ctmul64 on 64-bit ones.
  */
 const bs_ghash256_impl *bs_ghash256_default(void);
@@ -57,6 +60,7 @@ const bs_ghash256_impl *bs_ghash256_default(void);
 typedef struct bs_gcm256_ctx {
     const bs_block_cipher *cipher;
     const bs_ghash256_impl *ghash;
+    bs_ctr32_fn ctr32; /* the core's own counter mode (bs_ctr32_for), or NULL */
     bs_key_schedule ks;
     BS_ALIGN(32) uint64_t hkey[BS_GHASH256_HKEY_WORDS];
     uint8_t j0[32];

@@ -14,6 +14,8 @@
  * Karatsuba needs (5 words): 36 words.
  */
 #include "gcm256.h"
+#include "../bs_cpu.h"
+#include "ghash256_rev.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 
@@ -65,36 +67,6 @@ PCLMUL_TARGET static inline void mul256_acc(uint64_t p[8], const uint64_t a[4], 
     p[7] ^= hi[3];
 }
 
-/* y = the reduction of the 511-bit carry-less product p (reversed order, see above). */
-static inline void reduce(uint64_t y[4], const uint64_t p[8])
-{
-    uint64_t q[8];
-    q[0] = p[0] << 1;
-    for (int i = 1; i < 8; i++)
-        q[i] = (p[i] << 1) | (p[i - 1] >> 63);
-    /* U ^ L ^ (L >> 2) ^ (L >> 5) ^ (L >> 10), L = q[0..3], U = q[4..7]. */
-    for (int i = 0; i < 4; i++) {
-        uint64_t l = q[i], up = i < 3 ? q[i + 1] : 0;
-        y[i] =
-            q[4 + i] ^ l ^ (l >> 2) ^ (up << 62) ^ (l >> 5) ^ (up << 59) ^ (l >> 10) ^ (up << 54);
-    }
-    /* Bits shifted out below x^255 are x^256.. x^265: fold them into the top word. */
-    uint64_t o = (q[0] << 62) ^ (q[0] << 59) ^ (q[0] << 54);
-    y[3] ^= o ^ (o >> 2) ^ (o >> 5) ^ (o >> 10);
-}
-
-static void load_rev(uint64_t w[4], const uint8_t *b)
-{
-    for (int i = 0; i < 4; i++)
-        w[i] = bs_load_be64(b + 24 - 8 * i);
-}
-
-static void store_rev(uint8_t *b, const uint64_t w[4])
-{
-    for (int i = 0; i < 4; i++)
-        bs_store_be64(b + 24 - 8 * i, w[i]);
-}
-
 static void key_form(uint64_t *k, const uint64_t h[4])
 {
     memcpy(k, h, 4 * sizeof(uint64_t));
@@ -109,12 +81,12 @@ PCLMUL_TARGET static void pclmul_init(uint64_t *hkey, const uint8_t h[32])
 {
     uint64_t pw[4], p[8];
     memset(hkey, 0, BS_GHASH256_HKEY_WORDS * sizeof(uint64_t));
-    load_rev(pw, h);
+    bs_ghash256_load_rev(pw, h);
     key_form(hkey, pw);
     for (int i = 1; i < 4; i++) {
         memset(p, 0, sizeof p);
         mul256_acc(p, pw, hkey);
-        reduce(pw, p);
+        bs_ghash256_rev_reduce(pw, p);
         key_form(hkey + POW_WORDS * i, pw);
     }
     bs_wipe(pw, sizeof pw);
@@ -126,22 +98,22 @@ PCLMUL_TARGET static void pclmul_mul_blocks(const uint64_t *hkey, uint8_t y[32],
                                             const uint8_t *blocks, size_t nblocks)
 {
     uint64_t acc[4], x[4], p[8];
-    load_rev(acc, y);
+    bs_ghash256_load_rev(acc, y);
     while (nblocks > 0) {
         size_t n = nblocks < 4 ? nblocks : 4;
         memset(p, 0, sizeof p);
         for (size_t j = 0; j < n; j++) {
-            load_rev(x, blocks + 32 * j);
+            bs_ghash256_load_rev(x, blocks + 32 * j);
             if (j == 0)
                 for (int i = 0; i < 4; i++)
                     x[i] ^= acc[i];
             mul256_acc(p, x, hkey + POW_WORDS * (n - 1 - j));
         }
-        reduce(acc, p);
+        bs_ghash256_rev_reduce(acc, p);
         blocks += 32 * n;
         nblocks -= n;
     }
-    store_rev(y, acc);
+    bs_ghash256_store_rev(y, acc);
     bs_wipe(acc, sizeof acc);
     bs_wipe(x, sizeof x);
     bs_wipe(p, sizeof p);
@@ -180,7 +152,11 @@ const bs_ghash256_impl *bs_ghash256_pclmul(void)
  */
 const bs_ghash256_impl *bs_ghash256_default(void)
 {
-    const bs_ghash256_impl *g = bs_ghash256_pclmul();
+    /* PCLMULQDQ is part of the aesni level: $BITSLICE_CPU=portable takes the portable code. */
+    const int level = bs_cpu_level();
+    const bs_ghash256_impl *g = level >= BS_CPU_AVX512 ? bs_ghash256_vpclmul() : NULL;
+    if (g == NULL && level >= BS_CPU_AESNI)
+        g = bs_ghash256_pclmul();
     if (g != NULL)
         return g;
 #if defined(__riscv) && !defined(__riscv_mul)

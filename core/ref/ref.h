@@ -17,6 +17,8 @@ void bs_ref_present128_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *o
 void bs_ref_gift64_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
 void bs_ref_gift128_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
 void bs_ref_rijndael256_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
+void bs_ref_aes128_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
+void bs_ref_aes256_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
 /* SPEEDY-r-192: 24-byte key and block (core/ref/speedy_ref.c). */
 void bs_ref_speedy5_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
 void bs_ref_speedy6_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "aes/aes.h"
 #include "mcu/mcu.h"
 #include "speedy/speedy.h"
 
@@ -79,7 +80,7 @@ static unsigned window;
 static uint32_t t0;
 
 /* Every window's counter delta, for the summary at the end. */
-#define MAX_WINDOWS 32
+#define MAX_WINDOWS 64
 static struct {
     char label[40];
     unsigned bytes;
@@ -119,9 +120,10 @@ static void summary(const bs_block_cipher *c, const char *label)
     snprintf(name, sizeof name, "%s/encrypt", label);
     uint32_t d = delta_of(name);
     unsigned bytes = c->lanes * c->block_len;
-    uint32_t pack = c->block_len == 32
-                        ? delta_of("RIJNDAEL-256/m4/pack") + delta_of("RIJNDAEL-256/m4/unpack")
-                        : delta_of("nibble/pack+unpack");
+    uint32_t pack =
+        c->block_len == 32 ? delta_of("RIJNDAEL-256/m4/pack") + delta_of("RIJNDAEL-256/m4/unpack")
+        : strncmp(c->name, "AES-", 4) == 0 ? delta_of("AES/pack") + delta_of("AES/unpack")
+                                           : delta_of("nibble/pack+unpack");
     if (c->block_len == 24)
         pack = delta_of("SPEEDY/bs32/pack") + delta_of("SPEEDY/bs32/unpack");
     uint32_t excl = d > pack ? d - pack : 0;
@@ -195,6 +197,39 @@ int main(void)
     begin();
     bs_r256m4_unpack(buf, q);
     end("RIJNDAEL-256/m4/unpack", 32);
+    /* AES, then by component, one call each, on two blocks (AES-128 fix32's round keys) */
+    bench_cipher(&bs_aes256_fix32, "AES-256/fix32");
+    bench_cipher(&bs_aes128_semifix32, "AES-128/semifix32");
+    bench_cipher(&bs_aes256_semifix32, "AES-256/semifix32");
+    bench_cipher(&bs_aes128_fix32, "AES-128/fix32");
+    rk = (const uint32_t *)ks.w;
+    begin();
+    bs_aes_part_pack(q, buf);
+    end("AES/pack", 32);
+    begin();
+    bs_aes_part_subbytes(q);
+    end("AES/subbytes", 32);
+    begin();
+    bs_aes_part_mixcolumns0(q);
+    end("AES/mixcolumns0", 32);
+    begin();
+    bs_aes_part_mixcolumns1(q);
+    end("AES/mixcolumns1", 32);
+    begin();
+    bs_aes_part_mixcolumns2(q);
+    end("AES/mixcolumns2", 32);
+    begin();
+    bs_aes_part_mixcolumns3(q);
+    end("AES/mixcolumns3", 32);
+    begin();
+    bs_aes_part_sr2(q);
+    end("AES/sr2", 32);
+    begin();
+    bs_aes_part_addroundkey(q, rk);
+    end("AES/addroundkey", 32);
+    begin();
+    bs_aes_part_unpack(buf, q);
+    end("AES/unpack", 32);
 
     /* SPEEDY-r-192 in the 6x32 layout, then by component (one call each) on SPEEDY-7's keys */
     bench_cipher(&bs_speedy5_bs32, "SPEEDY-5-192/bs32");
@@ -227,6 +262,10 @@ int main(void)
     summary(&bs_gift64_fix32, "GIFT-64/fix32");
     summary(&bs_gift128_fix32, "GIFT-128/fix32");
     summary(&bs_rijndael256_m4, "RIJNDAEL-256/m4");
+    summary(&bs_aes128_fix32, "AES-128/fix32");
+    summary(&bs_aes256_fix32, "AES-256/fix32");
+    summary(&bs_aes128_semifix32, "AES-128/semifix32");
+    summary(&bs_aes256_semifix32, "AES-256/semifix32");
     summary(&bs_speedy5_bs32, "SPEEDY-5-192/bs32");
     summary(&bs_speedy6_bs32, "SPEEDY-6-192/bs32");
     summary(&bs_speedy7_bs32, "SPEEDY-7-192/bs32");

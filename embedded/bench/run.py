@@ -37,8 +37,14 @@ CORES = {
     'SPEEDY-5-192/bs32': ('speedy_bs32', 24),
     'SPEEDY-6-192/bs32': ('speedy_bs32', 24),
     'SPEEDY-7-192/bs32': ('speedy_bs32', 24),
+    'AES-128/fix32': ('aes_fix32', 32),
+    'AES-256/fix32': ('aes_fix32', 32),
+    'AES-128/semifix32': ('aes_semifix32', 32),
+    'AES-256/semifix32': ('aes_semifix32', 32),
 }
 SPEEDY_ROUNDS = {'SPEEDY-5-192/bs32': 5, 'SPEEDY-6-192/bs32': 6, 'SPEEDY-7-192/bs32': 7}
+AES_PARTS = ('pack', 'subbytes', 'mixcolumns0', 'mixcolumns1', 'mixcolumns2', 'mixcolumns3',
+             'sr2', 'addroundkey', 'unpack')
 
 
 def symbol(elf, tool, name):
@@ -143,7 +149,7 @@ def sizes(build, target):
     for lvl in LEVELS:
         d = os.path.join(build, 'embedded', 'bench', 'libbsmcu_O%s.a.p' % lvl)
         for f in sorted(os.listdir(d)):
-            m = re.search(r'core_(?:mcu|speedy)_(\w+)\.c\.o$', f)
+            m = re.search(r'core_(?:mcu|aes|speedy)_(\w+)\.c\.o$', f)
             if not m:
                 continue
             out = subprocess.run([TOOL[target] + 'size', os.path.join(d, f)], capture_output=True,
@@ -165,7 +171,7 @@ def main():
             ' | mcycle / pass (= instr., -icount shift=0) |')
     print(hdr)
     print('|' + '---|' * (hdr.count('|') - 1))
-    comp_rows, speedy_rows = [], []
+    comp_rows, aes_rows, speedy_rows = [], [], []
     for lvl in LEVELS:
         elf = os.path.join(build, 'embedded', 'bench', 'bench_O' + lvl)
         windows, counts, _ = run(elf, target, plugin)
@@ -175,12 +181,14 @@ def main():
         insns = disassemble(elf, TOOL[target]) if arm else None
         pack16 = byname['nibble/pack+unpack'][2]
         pack32 = byname['RIJNDAEL-256/m4/pack'][2] + byname['RIJNDAEL-256/m4/unpack'][2]
+        pack_aes = byname['AES/pack'][2] + byname['AES/unpack'][2]
         pack24 = byname['SPEEDY/bs32/pack'][2] + byname['SPEEDY/bs32/unpack'][2]
         for core, (_, _) in CORES.items():
             idx, nbytes, n, cnt = byname[core + '/encrypt']
             ks = byname[core + '/set_key'][2]
             per128 = n * 16 / nbytes
-            excl = n - {32: pack32, 24: pack24}.get(nbytes, pack16)
+            excl = n - (pack_aes if core.startswith('AES-') else
+                        {32: pack32, 24: pack24}.get(nbytes, pack16))
             row = '| %s | -O%s | %d | %d | %.0f | %.1f | %.1f | %d' % (
                 core, lvl, nbytes, n, per128, n / nbytes, excl / nbytes, ks)
             if arm:
@@ -193,6 +201,8 @@ def main():
         comp = [byname['RIJNDAEL-256/m4/' + c][2] for c in
                 ('pack', 'subbytes', 'shiftrows', 'mixcolumns', 'addroundkey', 'unpack')]
         comp_rows.append((lvl, comp, byname['RIJNDAEL-256/m4/encrypt'][2]))
+        aes_rows.append((lvl, [byname['AES/' + c][2] for c in AES_PARTS],
+                         byname['AES-128/fix32/encrypt'][2]))
         scomp = [byname['SPEEDY/bs32/' + c][2] for c in
                  ('pack', 'subbox', 'shiftcolumns', 'mixcolumns', 'addroundkey', 'unpack')]
         speedy_rows.append((lvl, scomp, [(byname[c + '/encrypt'][2], byname[c + '/set_key'][2])
@@ -205,6 +215,18 @@ def main():
     print('|---|---|---|---|---|---|---|---|---|')
     for lvl, c, blk in comp_rows:
         tot = c[0] + 14 * c[1] + 14 * c[2] + 13 * c[3] + 15 * c[4] + c[5]
+        print('| -O%s | %s | %d | %d |' % (lvl, ' | '.join(str(x) for x in c), tot, blk))
+    print('\nAES (fix32) by component, instructions per call on two blocks (each a function call;'
+          ' AES-128 = pack + 10 SubBytes + MixColumns 1, 2, 3, 0, 1, 2, 3, 0, 1 + 11 AddRoundKey'
+          ' + SR^2 + unpack; the semi-fixsliced core uses MixColumns 1 and 0 and SR^2 every other'
+          ' round):\n')
+    print('| level | ' + ' | '.join(AES_PARTS) + ' | sum AES-128 fix32 | measured 2 blocks |')
+    print('|---|' + '---|' * (len(AES_PARTS) + 2))
+    for lvl, c, blk in aes_rows:
+        p = dict(zip(AES_PARTS, c))
+        tot = (p['pack'] + 10 * p['subbytes'] + 3 * p['mixcolumns1'] + 2 * p['mixcolumns2'] +
+               2 * p['mixcolumns3'] + 2 * p['mixcolumns0'] + 11 * p['addroundkey'] + p['sr2'] +
+               p['unpack'])
         print('| -O%s | %s | %d | %d |' % (lvl, ' | '.join(str(x) for x in c), tot, blk))
     print('\nSPEEDY-r-192 (bs32) by component, instructions per call (each a function call on a'
           ' packed state; a block = pack + 2r SubBox + 2r - 1 ShiftColumns + r - 1 MixColumns'
@@ -224,7 +246,8 @@ def main():
     print('| object | ' + ' | '.join('-O%s text/data/bss' % l for l in LEVELS) + ' |')
     print('|---|' + '---|' * len(LEVELS))
     sz = sizes(build, target)
-    for obj in ('present_bs32', 'gift_fix32', 'rijndael256_m4', 'speedy_bs32'):
+    for obj in ('present_bs32', 'gift_fix32', 'rijndael256_m4', 'aes_ks32', 'aes_fix32',
+                'aes_semifix32', 'speedy_bs32'):
         print('| %s | ' % obj + ' | '.join('%d/%d/%d' % sz[(obj, l)] for l in LEVELS) + ' |')
     print()
 

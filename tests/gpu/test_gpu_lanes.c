@@ -95,6 +95,36 @@ static void test_key_expand(void **state)
         }
 }
 
+/* The byte-permute transposes against the core's swap-move transpose and a byte swap. */
+static void test_transposes(void **state)
+{
+    (void)state;
+    for (int iter = 0; iter < 200; iter++) {
+        uint32_t x[32], a[32], b[32];
+        bs_test_fill((uint8_t *)x, sizeof x);
+        memcpy(a, x, sizeof x);
+        memcpy(b, x, sizeof x);
+        bs_present_transpose32(a);
+        bsgpu_transpose32(b);
+        assert_memory_equal(a, b, sizeof a);
+        memcpy(b, x, sizeof x);
+        bsgpu_transpose32_be(b);
+        for (unsigned l = 0; l < 32; l++) {
+            uint8_t be[4];
+            bs_store_be32(be, a[l]);
+            assert_int_equal(b[l], bs_load_le32(be));
+        }
+        /* __byte_perm's selection, byte by byte. */
+        const unsigned sel = x[0] & 0x7777u;
+        const uint32_t r = bsgpu_prmt(x[1], x[2], sel);
+        for (unsigned k = 0; k < 4; k++) {
+            const unsigned from = (sel >> (4 * k)) & 7;
+            const uint32_t src = from < 4 ? x[1] : x[2];
+            assert_int_equal((r >> (8 * k)) & 0xff, (src >> (8 * (from & 3))) & 0xff);
+        }
+    }
+}
+
 /* Bitsliced counters against plain additions, for every limb and lane. */
 static void test_counter_bitslice(void **state)
 {
@@ -253,12 +283,13 @@ static void test_plan_launches(void **state)
 {
     (void)state;
     enum { NJOB = 60, NKEY = 5, MAXB = 1500, MAXSEG = 16 };
-    static uint8_t dst[NJOB][MAXB * 32], want[MAXB * 32], dev[64 * 1024];
+    static uint8_t dst[NJOB * (MAXB * 32 + 8)], want[MAXB * 32], dev[128 * 1024];
     static bsgpu_job jobs[NJOB];
     static bsgpu_key dk[NKEY];
     static bs_key_schedule ks[NKEY];
     bsgpu_segment seg[MAXSEG];
     bsgpu_copy copy[MAXSEG];
+    uint32_t copies = 0, merged = 0;
     for (int c = 0; c < BSGPU_NCIPHERS; c++) {
         const bs_block_cipher *core = cores[c];
         const size_t bl = core->block_len;
@@ -268,16 +299,22 @@ static void test_plan_launches(void **state)
             core->set_key(&ks[k], key);
             assert_int_equal(bsgpu_key_from_schedule(&dk[k], core, &ks[k]), 0);
         }
+        /* Jobs back to back in one buffer, every third followed by a gap: the copies of
+         * neighbours merge where both sides continue each other. */
+        memset(dst, 0x77, sizeof dst);
+        size_t off = 0;
         for (int j = 0; j < NJOB; j++) {
             edge_counter(jobs[j].counter, bl, bs_test_below(6));
             jobs[j].nblocks = bs_test_below(5) == 0 ? 0 : bs_test_below(MAXB);
+            if (j % 2 == 0) /* short, of whole 16-byte chunks: merges with the next */
+                jobs[j].nblocks = 2 * bs_test_below(100);
             jobs[j].key_index = bs_test_below(NKEY);
-            jobs[j].dst = dst[j];
-            memset(dst[j], 0x77, sizeof dst[j]);
+            jobs[j].dst = dst + off;
+            off += jobs[j].nblocks * bl + (j % 3 == 2 ? 8 : 0);
         }
-        /* A buffer of 1 to 4 warps of groups. */
+        /* A buffer of 1 to 8 warps of groups. */
         const uint64_t warp_bytes = (uint64_t)bsgpu_warp_groups((bsgpu_cipher)c) * 32 * bl;
-        const uint64_t max_bytes = warp_bytes * (1 + bs_test_below(4));
+        const uint64_t max_bytes = warp_bytes * (1 + bs_test_below(8));
         assert_true(max_bytes <= sizeof dev);
         bsgpu_cursor cur = {0, 0};
         uint64_t ngroups, launches = 0;
@@ -286,6 +323,17 @@ static void test_plan_launches(void **state)
                                       copy, &ngroups)) > 0) {
             assert_true(ngroups * 32 * bl <= max_bytes);
             assert_int_equal(bsgpu_launch_host((bsgpu_cipher)c, seg, n, dk, ngroups, dev), 0);
+            /* Packed output: 16-byte aligned segments, one dense range. */
+            for (uint32_t i = 0; i < n; i++) {
+                assert_int_equal(seg[i].out_offset % 16, 0);
+                if (i > 0)
+                    assert_int_equal(seg[i].out_offset,
+                                     seg[i - 1].out_offset +
+                                         (seg[i - 1].nblocks * bl + 15) / 16 * 16);
+            }
+            copies += n;
+            n = bsgpu_merge_copies(copy, n);
+            merged += n;
             for (uint32_t i = 0; i < n; i++)
                 memcpy(copy[i].dst, dev + copy[i].src_offset, copy[i].len);
             launches++;
@@ -293,10 +341,13 @@ static void test_plan_launches(void **state)
         assert_true(launches > 1);
         for (int j = 0; j < NJOB; j++) {
             bs_ctr_keystream(core, &ks[jobs[j].key_index], jobs[j].counter, jobs[j].nblocks, want);
-            assert_memory_equal(dst[j], want, jobs[j].nblocks * bl);
-            assert_int_equal(dst[j][jobs[j].nblocks * bl], 0x77);
+            assert_memory_equal(jobs[j].dst, want, jobs[j].nblocks * bl);
+            if (j % 3 == 2)
+                assert_int_equal(jobs[j].dst[jobs[j].nblocks * bl], 0x77);
         }
     }
+    /* Some neighbours were merged into one copy. */
+    assert_true(merged < copies);
 }
 
 int main(void)
@@ -304,9 +355,9 @@ int main(void)
     bs_test_seed();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_keys_from_schedule), cmocka_unit_test(test_key_expand),
-        cmocka_unit_test(test_counter_bitslice),   cmocka_unit_test(test_single_segments),
-        cmocka_unit_test(test_segment_find),       cmocka_unit_test(test_segment_tables),
-        cmocka_unit_test(test_plan_launches),
+        cmocka_unit_test(test_transposes),         cmocka_unit_test(test_counter_bitslice),
+        cmocka_unit_test(test_single_segments),    cmocka_unit_test(test_segment_find),
+        cmocka_unit_test(test_segment_tables),     cmocka_unit_test(test_plan_launches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

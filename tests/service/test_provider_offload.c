@@ -266,6 +266,26 @@ static void every_cipher(const uint8_t *pt, size_t len)
     free(want);
 }
 
+/*
+ * Whether the bitslice provider offers a cipher: ctr.kat also holds ciphers that only the cores
+ * have (AES-CTR, which openssl enc takes from OpenSSL's own providers, never the daemon).
+ */
+static int provider_offers(const char *cipher)
+{
+    OSSL_LIB_CTX *ctx = OSSL_LIB_CTX_new();
+    CHECK(ctx != NULL);
+    CHECK(OSSL_PROVIDER_set_default_search_path(ctx, prov_dir) == 1);
+    OSSL_PROVIDER *p = OSSL_PROVIDER_load(ctx, "bitslice");
+    CHECK(p != NULL);
+    EVP_CIPHER *c = EVP_CIPHER_fetch(ctx, cipher, NULL);
+    int offered = c != NULL;
+    EVP_CIPHER_free(c);
+    OSSL_PROVIDER_unload(p);
+    OSSL_LIB_CTX_free(ctx);
+    ERR_clear_error();
+    return offered;
+}
+
 /* tests/kat/ctr.kat through openssl enc with offload-threshold = 0: every byte from the daemon. */
 static void kats(const char *conf0)
 {
@@ -287,6 +307,10 @@ static void kats(const char *conf0)
         }
         CHECK(cipher != NULL && key != NULL && iv != NULL && p != NULL && want != NULL);
         CHECK(pl == cl && pl > 0);
+        if (!provider_offers(cipher)) {
+            bs_kat_free(&k);
+            continue;
+        }
         char khex[130], ivhex[130];
         hex(khex, key, kl);
         hex(ivhex, iv, ivl);

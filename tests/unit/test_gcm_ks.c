@@ -19,6 +19,7 @@
 #include "kat.h"
 #include "modes/ctr.h"
 #include "modes/gcm256.h"
+#include "testcpu.h"
 #include "testutil.h"
 
 static bs_gcm256_ctx ctx_a, ctx_b, ctx_saved;
@@ -224,6 +225,7 @@ static void test_refusals(void **state)
 
 int main(void)
 {
+    bs_test_cpu_banner();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kat),
         cmocka_unit_test(test_mixed),

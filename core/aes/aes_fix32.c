@@ -1,0 +1,148 @@
+/*
+ * AES-128 and AES-256 fully fixsliced, two blocks in eight 32-bit words (layout and
+ * representations in aes.h): round i ends in representation i mod 4, so MixColumns cycles
+ * through its four variants and no ShiftRows is ever computed; 10 and 14 rounds both end in
+ * representation 2, which one SR^2 turns back into the standard state before unpacking.
+ */
+#include "aes.h"
+
+_Static_assert(sizeof(uint32_t[BS_AES256_RK_WORDS]) <= BS_KS_MAX,
+               "AES fix32 round keys exceed BS_KS_MAX");
+
+/* ngroups passes of four rounds (MixColumns 1, 2, 3, 0), one more round with MixColumns 1,
+ * then the last round (no MixColumns): 2 * 4 + 2 = 10 rounds, 3 * 4 + 2 = 14. */
+static inline __attribute__((always_inline)) void fix_encrypt(const uint32_t *rk, uint8_t *out,
+                                                              const uint8_t *in, unsigned ngroups)
+{
+    uint32_t q[8];
+    bs_aes_pack(q, in, in + 16);
+    bs_aes_addroundkey(q, rk);
+    rk += 8;
+    for (unsigned g = 0; g < ngroups; g++, rk += 32) {
+        bs_aes_sbox_nonot(q);
+        bs_aes_mixcolumns1(q);
+        bs_aes_addroundkey(q, rk);
+        bs_aes_sbox_nonot(q);
+        bs_aes_mixcolumns2(q);
+        bs_aes_addroundkey(q, rk + 8);
+        bs_aes_sbox_nonot(q);
+        bs_aes_mixcolumns3(q);
+        bs_aes_addroundkey(q, rk + 16);
+        bs_aes_sbox_nonot(q);
+        bs_aes_mixcolumns0(q);
+        bs_aes_addroundkey(q, rk + 24);
+    }
+    bs_aes_sbox_nonot(q);
+    bs_aes_mixcolumns1(q);
+    bs_aes_addroundkey(q, rk);
+    bs_aes_sbox_nonot(q);
+    bs_aes_addroundkey(q, rk + 8);
+    bs_aes_sr2_all(q);
+    bs_aes_unpack(out, out + 16, q);
+}
+
+void bs_aes128_fix_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+{
+    fix_encrypt(rk, out, in, 2);
+}
+
+void bs_aes256_fix_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+{
+    fix_encrypt(rk, out, in, 3);
+}
+
+static void aes128_fix_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
+    bs_aes_key_schedule((uint32_t *)ks->w, key, 4, 4);
+}
+
+static void aes256_fix_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
+    bs_aes_key_schedule((uint32_t *)ks->w, key, 8, 4);
+}
+
+/* An odd last block, padded to a pair; out of line so that the main path needs no buffer. */
+static __attribute__((noinline)) void
+last_block(void (*fn)(const uint32_t *, uint8_t *, const uint8_t *), const uint32_t *rk,
+           uint8_t *out, const uint8_t *in)
+{
+    uint8_t buf[32] = {0};
+    memcpy(buf, in, 16);
+    fn(rk, buf, buf);
+    memcpy(out, buf, 16);
+    bs_wipe(buf, sizeof buf);
+}
+
+static void aes128_fix_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
+                               size_t nblocks)
+{
+    const uint32_t *rk = (const uint32_t *)ks->w;
+    for (; nblocks >= 2; nblocks -= 2, in += 32, out += 32)
+        bs_aes128_fix_2blocks(rk, out, in);
+    if (nblocks)
+        last_block(bs_aes128_fix_2blocks, rk, out, in);
+}
+
+static void aes256_fix_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
+                               size_t nblocks)
+{
+    const uint32_t *rk = (const uint32_t *)ks->w;
+    for (; nblocks >= 2; nblocks -= 2, in += 32, out += 32)
+        bs_aes256_fix_2blocks(rk, out, in);
+    if (nblocks)
+        last_block(bs_aes256_fix_2blocks, rk, out, in);
+}
+
+const bs_block_cipher bs_aes128_fix32 = {
+    "AES-128", "fix32", 16, 16, 2, aes128_fix_set_key, aes128_fix_encrypt,
+};
+
+const bs_block_cipher bs_aes256_fix32 = {
+    "AES-256", "fix32", 32, 16, 2, aes256_fix_set_key, aes256_fix_encrypt,
+};
+
+/* The round's components, one call each, for the per-component benchmark (embedded/bench). */
+void bs_aes_part_pack(uint32_t q[8], const uint8_t *in)
+{
+    bs_aes_pack(q, in, in + 16);
+}
+
+void bs_aes_part_unpack(uint8_t *out, const uint32_t q[8])
+{
+    bs_aes_unpack(out, out + 16, q);
+}
+
+void bs_aes_part_subbytes(uint32_t q[8])
+{
+    bs_aes_sbox_nonot(q);
+}
+
+void bs_aes_part_mixcolumns0(uint32_t q[8])
+{
+    bs_aes_mixcolumns0(q);
+}
+
+void bs_aes_part_mixcolumns1(uint32_t q[8])
+{
+    bs_aes_mixcolumns1(q);
+}
+
+void bs_aes_part_mixcolumns2(uint32_t q[8])
+{
+    bs_aes_mixcolumns2(q);
+}
+
+void bs_aes_part_mixcolumns3(uint32_t q[8])
+{
+    bs_aes_mixcolumns3(q);
+}
+
+void bs_aes_part_sr2(uint32_t q[8])
+{
+    bs_aes_sr2_all(q);
+}
+
+void bs_aes_part_addroundkey(uint32_t q[8], const uint32_t rk[8])
+{
+    bs_aes_addroundkey(q, rk);
+}

@@ -1,0 +1,96 @@
+/*
+ * AES-128 and AES-256 semi-fixsliced, two blocks in eight 32-bit words (layout in aes.h): odd
+ * rounds skip ShiftRows and end in representation 1 (MixColumns variant 1), even rounds apply
+ * SR^2 and return to the standard representation. Two MixColumns variants instead of four
+ * (smaller code), for one SR^2 every other round; the last round (even) needs no fix-up.
+ */
+#include "aes.h"
+
+_Static_assert(sizeof(uint32_t[BS_AES256_RK_WORDS]) <= BS_KS_MAX,
+               "AES semifix32 round keys exceed BS_KS_MAX");
+
+/* npairs pairs of rounds (MixColumns 1, then SR^2 and MixColumns 0), one more odd round, and
+ * the last round: 4 * 2 + 2 = 10 rounds, 6 * 2 + 2 = 14. */
+static inline __attribute__((always_inline)) void
+semifix_encrypt(const uint32_t *rk, uint8_t *out, const uint8_t *in, unsigned npairs)
+{
+    uint32_t q[8];
+    bs_aes_pack(q, in, in + 16);
+    bs_aes_addroundkey(q, rk);
+    rk += 8;
+    for (unsigned p = 0; p < npairs; p++, rk += 16) {
+        bs_aes_sbox_nonot(q);
+        bs_aes_mixcolumns1(q);
+        bs_aes_addroundkey(q, rk);
+        bs_aes_sbox_nonot(q);
+        bs_aes_sr2_all(q);
+        bs_aes_mixcolumns0(q);
+        bs_aes_addroundkey(q, rk + 8);
+    }
+    bs_aes_sbox_nonot(q);
+    bs_aes_mixcolumns1(q);
+    bs_aes_addroundkey(q, rk);
+    bs_aes_sbox_nonot(q);
+    bs_aes_sr2_all(q);
+    bs_aes_addroundkey(q, rk + 8);
+    bs_aes_unpack(out, out + 16, q);
+}
+
+void bs_aes128_semifix_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+{
+    semifix_encrypt(rk, out, in, 4);
+}
+
+void bs_aes256_semifix_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in)
+{
+    semifix_encrypt(rk, out, in, 6);
+}
+
+static void aes128_semifix_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
+    bs_aes_key_schedule((uint32_t *)ks->w, key, 4, 2);
+}
+
+static void aes256_semifix_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
+    bs_aes_key_schedule((uint32_t *)ks->w, key, 8, 2);
+}
+
+static __attribute__((noinline)) void
+last_block(void (*fn)(const uint32_t *, uint8_t *, const uint8_t *), const uint32_t *rk,
+           uint8_t *out, const uint8_t *in)
+{
+    uint8_t buf[32] = {0};
+    memcpy(buf, in, 16);
+    fn(rk, buf, buf);
+    memcpy(out, buf, 16);
+    bs_wipe(buf, sizeof buf);
+}
+
+static void aes128_semifix_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
+                                   size_t nblocks)
+{
+    const uint32_t *rk = (const uint32_t *)ks->w;
+    for (; nblocks >= 2; nblocks -= 2, in += 32, out += 32)
+        bs_aes128_semifix_2blocks(rk, out, in);
+    if (nblocks)
+        last_block(bs_aes128_semifix_2blocks, rk, out, in);
+}
+
+static void aes256_semifix_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
+                                   size_t nblocks)
+{
+    const uint32_t *rk = (const uint32_t *)ks->w;
+    for (; nblocks >= 2; nblocks -= 2, in += 32, out += 32)
+        bs_aes256_semifix_2blocks(rk, out, in);
+    if (nblocks)
+        last_block(bs_aes256_semifix_2blocks, rk, out, in);
+}
+
+const bs_block_cipher bs_aes128_semifix32 = {
+    "AES-128", "semifix32", 16, 16, 2, aes128_semifix_set_key, aes128_semifix_encrypt,
+};
+
+const bs_block_cipher bs_aes256_semifix32 = {
+    "AES-256", "semifix32", 32, 16, 2, aes256_semifix_set_key, aes256_semifix_encrypt,
+};

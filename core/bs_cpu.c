@@ -1,0 +1,183 @@
+/*
+ * bs_cpu.c: the CPU level (bs_cpu.h) and the implementations' counter-mode functions.
+ *
+ * The level is read from CPUID, and XGETBV says whether the OS saves the AVX and AVX-512
+ * registers (clang 14's __builtin_cpu_supports knows no "vaes"). The detected level (a cache)
+ * and the cap (bs_cpu_limit) are the only process-wide state in core/: a policy for the whole
+ * process, like OpenSSL's OPENSSL_ia32cap; neither holds a secret.
+ */
+#include "bs_cpu.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
+#define BS_CPU_X86 1
+#include <stdlib.h>
+#endif
+
+static const char *const level_names[BS_CPU_LEVELS] = {"portable", "aesni", "avx2", "avx512"};
+
+static int ascii_lower(int c)
+{
+    return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
+}
+
+static int name_eq(const char *a, const char *b)
+{
+    while (*a && ascii_lower(*a) == ascii_lower(*b)) {
+        a++;
+        b++;
+    }
+    return *a == 0 && *b == 0;
+}
+
+const char *bs_cpu_level_name(int level)
+{
+    return level >= 0 && level < BS_CPU_LEVELS ? level_names[level] : NULL;
+}
+
+int bs_cpu_level_by_name(const char *name)
+{
+    for (int i = 0; name != NULL && i < BS_CPU_LEVELS; i++)
+        if (name_eq(name, level_names[i]))
+            return i;
+    return -1;
+}
+
+int bs_impl_level(const char *impl)
+{
+    static const struct {
+        const char *impl;
+        int level;
+    } map[] = {{"aesni", BS_CPU_AESNI},
+               {"avx2", BS_CPU_AVX2},
+               {"vaes", BS_CPU_AVX512},
+               {"avx512", BS_CPU_AVX512}};
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (name_eq(impl, map[i].impl))
+            return map[i].level;
+    return BS_CPU_PORTABLE;
+}
+
+#ifdef BS_CPU_X86
+
+/* CPUID bits (Intel SDM vol. 2A, CPUID): leaf 1 ECX, leaf 7 EBX and ECX. */
+#define L1C_SSSE3 (1u << 9)
+#define L1C_SSE41 (1u << 19)
+#define L1C_PCLMUL (1u << 1)
+#define L1C_AES (1u << 25)
+#define L1C_OSXSAVE (1u << 27)
+#define L1C_AVX (1u << 28)
+#define L7B_AVX2 (1u << 5)
+#define L7B_AVX512F (1u << 16)
+#define L7B_AVX512BW (1u << 30)
+#define L7B_AVX512VL (1u << 31)
+#define L7C_VBMI (1u << 1)
+#define L7C_GFNI (1u << 8)
+#define L7C_VAES (1u << 9)
+#define L7C_VPCLMUL (1u << 10)
+/* XCR0: SSE and AVX state; opmask, upper ZMM0-15 and ZMM16-31 state. */
+#define XCR0_AVX 0x6u
+#define XCR0_AVX512 0xe0u
+
+static void cpuid(unsigned leaf, unsigned sub, unsigned r[4])
+{
+    __asm__ __volatile__("cpuid"
+                         : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
+                         : "a"(leaf), "c"(sub));
+}
+
+static int detect(void)
+{
+    unsigned l0[4], l1[4], l7[4] = {0, 0, 0, 0}, xcr0 = 0, hi;
+    cpuid(0, 0, l0);
+    cpuid(1, 0, l1);
+    if (l0[0] >= 7)
+        cpuid(7, 0, l7);
+    const unsigned need1 = L1C_AES | L1C_PCLMUL | L1C_SSSE3 | L1C_SSE41;
+    if ((l1[2] & need1) != need1)
+        return BS_CPU_PORTABLE;
+    /* The OS must save the registers (XGETBV, allowed once OSXSAVE is set). */
+    if (l1[2] & L1C_OSXSAVE)
+        __asm__ __volatile__("xgetbv" : "=a"(xcr0), "=d"(hi) : "c"(0));
+    if (!(l1[2] & L1C_AVX) || !(l7[1] & L7B_AVX2) || (xcr0 & XCR0_AVX) != XCR0_AVX)
+        return BS_CPU_AESNI;
+    const unsigned need7b = L7B_AVX512F | L7B_AVX512BW | L7B_AVX512VL;
+    const unsigned need7c = L7C_VBMI | L7C_GFNI | L7C_VAES | L7C_VPCLMUL;
+    if ((l7[1] & need7b) != need7b || (l7[2] & need7c) != need7c ||
+        (xcr0 & XCR0_AVX512) != XCR0_AVX512)
+        return BS_CPU_AVX2;
+    return BS_CPU_AVX512;
+}
+
+/* CPUID once per process; -1 until then (a race only computes the same value twice). */
+static int cpu_detected = -1;
+
+int bs_cpu_detected(void)
+{
+    int d = __atomic_load_n(&cpu_detected, __ATOMIC_RELAXED);
+    if (d < 0) {
+        d = detect();
+        __atomic_store_n(&cpu_detected, d, __ATOMIC_RELAXED);
+    }
+    return d;
+}
+
+static int cpu_cap = BS_CPU_LEVELS - 1;
+
+void bs_cpu_limit(int level)
+{
+    if (level >= 0)
+        __atomic_store_n(&cpu_cap, level, __ATOMIC_RELAXED);
+}
+
+int bs_cpu_level(void)
+{
+    int level = bs_cpu_detected();
+    int cap = __atomic_load_n(&cpu_cap, __ATOMIC_RELAXED);
+    /* An unknown value is ignored here; the tools and the provider report it
+     * (bs_cpu_level_by_name). */
+    int env = bs_cpu_level_by_name(getenv(BS_CPU_ENV));
+    if (cap < level)
+        level = cap;
+    if (env >= 0 && env < level)
+        level = env;
+    return level;
+}
+
+bs_ctr32_fn bs_ctr32_for(const bs_block_cipher *c)
+{
+    if (c == &bs_rijndael256_vaes)
+        return bs_rijndael256_vaes_ctr32;
+    if (c == &bs_rijndael256_aesni)
+        return bs_rijndael256_aesni_ctr32;
+    return NULL;
+}
+
+#else
+
+int bs_cpu_detected(void)
+{
+    return BS_CPU_PORTABLE;
+}
+
+void bs_cpu_limit(int level)
+{
+    (void)level;
+}
+
+int bs_cpu_level(void)
+{
+    return BS_CPU_PORTABLE;
+}
+
+bs_ctr32_fn bs_ctr32_for(const bs_block_cipher *c)
+{
+    (void)c;
+    return NULL;
+}
+
+#endif
+
+int bs_impl_usable(const bs_block_cipher *c)
+{
+    return bs_impl_level(c->impl) <= bs_cpu_level();
+}

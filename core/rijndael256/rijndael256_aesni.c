@@ -1,0 +1,141 @@
+/*
+ * Rijndael-256 (Nb = 8, Nk = 8, Nr = 14) with AES-NI: a 32-byte block is two xmm halves,
+ * A = state columns 0..3 (bytes 0..15) and B = columns 4..7 (bytes 16..31), in the byte order
+ * of rijndael256.h (state[r][c] = byte r + 4c). AESENC on each half does the AES round: its
+ * ShiftRows (row r by r within the half), SubBytes, MixColumns (per column) and AddRoundKey.
+ * SubBytes and MixColumns are the same for Rijndael-256; only ShiftRows (offsets 0, 1, 3, 4 over
+ * eight columns) differs, so each round first moves the bytes such that AESENC's own ShiftRows
+ * then leaves them where Rijndael-256's would:
+ *
+ *   u_H[r + 4c] = x[r + 4 ((4H + ((c - r) mod 4) + s_r) mod 8)],  s = (0, 1, 3, 4), H = 0 (A), 1
+ * (B).
+ *
+ * Each source byte keeps its position within the half, up to one byte shuffle that is the same
+ * for both halves (R256_SHUF), and the bytes that cross halves sit at the same positions in both
+ * (R256_CROSS): u_A = shuffle(blend(A, B)), u_B = shuffle(blend(B, A)). AESENC and PSHUFB take
+ * constant time and index nothing by data (Intel's AES-NI white paper, and the same construction
+ * for Rijndael-256 there). Four blocks are in flight per loop so that AESENC's latency hides.
+ *
+ * Key schedule: the 15 round keys as bytes (bs_r256_key_expand), nothing else.
+ */
+#include "../bitslice.h"
+#include "../bs_cpu.h"
+#include "rijndael256.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+
+#include <immintrin.h>
+
+#define AESNI_TARGET __attribute__((target("aes,sse4.1,ssse3")))
+
+_Static_assert((BS_R256_ROUNDS + 1) * BS_R256_BLOCK <= BS_KS_MAX, "round keys exceed BS_KS_MAX");
+
+/* Bytes of a half that come from the other half (0x80), and the in-half shuffle (see above). */
+static const uint8_t R256_CROSS[16] = {0, 0x80, 0x80, 0x80, 0, 0, 0x80, 0x80,
+                                       0, 0,    0x80, 0x80, 0, 0, 0,    0x80};
+static const uint8_t R256_SHUF[16] = {0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2, 3};
+/* Reverses bytes 12..15 (the big-endian 32-bit counter of half B), keeps the others. */
+static const uint8_t CTR_BSWAP[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12};
+
+static void aesni_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
+    bs_r256_key_expand((uint8_t *)ks->w, key);
+}
+
+#define RK(i, h) _mm_load_si128((const __m128i *)(rk + 32 * (i) + 16 * (h)))
+
+/* One round on n blocks (a[i], b[i]); last: AESENCLAST. */
+#define ROUND(n, i, enc)                                                                           \
+    do {                                                                                           \
+        const __m128i ka = RK(i, 0), kb = RK(i, 1);                                                \
+        for (int j = 0; j < (n); j++) {                                                            \
+            __m128i ta = _mm_blendv_epi8(a[j], b[j], cross);                                       \
+            __m128i tb = _mm_blendv_epi8(b[j], a[j], cross);                                       \
+            a[j] = enc(_mm_shuffle_epi8(ta, shuf), ka);                                            \
+            b[j] = enc(_mm_shuffle_epi8(tb, shuf), kb);                                            \
+        }                                                                                          \
+    } while (0)
+
+/* Rounds 1..14 on n blocks already XORed with round key 0. */
+#define ROUNDS(n)                                                                                  \
+    do {                                                                                           \
+        for (int i = 1; i < BS_R256_ROUNDS; i++)                                                   \
+            ROUND(n, i, _mm_aesenc_si128);                                                         \
+        ROUND(n, BS_R256_ROUNDS, _mm_aesenclast_si128);                                            \
+    } while (0)
+
+AESNI_TARGET static void aesni_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
+                                       size_t nblocks)
+{
+    const uint8_t *rk = (const uint8_t *)ks->w;
+    const __m128i cross = _mm_loadu_si128((const __m128i *)R256_CROSS);
+    const __m128i shuf = _mm_loadu_si128((const __m128i *)R256_SHUF);
+    __m128i a[4], b[4];
+    for (; nblocks >= 4; nblocks -= 4, in += 128, out += 128) {
+        for (int j = 0; j < 4; j++) {
+            a[j] = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(in + 32 * j)), RK(0, 0));
+            b[j] = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(in + 32 * j + 16)), RK(0, 1));
+        }
+        ROUNDS(4);
+        for (int j = 0; j < 4; j++) {
+            _mm_storeu_si128((__m128i *)(out + 32 * j), a[j]);
+            _mm_storeu_si128((__m128i *)(out + 32 * j + 16), b[j]);
+        }
+    }
+    for (; nblocks > 0; nblocks--, in += 32, out += 32) {
+        a[0] = _mm_xor_si128(_mm_loadu_si128((const __m128i *)in), RK(0, 0));
+        b[0] = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(in + 16)), RK(0, 1));
+        ROUNDS(1);
+        _mm_storeu_si128((__m128i *)out, a[0]);
+        _mm_storeu_si128((__m128i *)(out + 16), b[0]);
+    }
+}
+
+/*
+ * CTR over whole blocks: block i is E(counter with its last 4 bytes + i mod 2^32, big-endian)
+ * XOR in[i] (in NULL: the keystream alone). Half A of every counter block is the same, so its
+ * AddRoundKey is done once; half B's counter is kept little-endian and byte-swapped per block.
+ */
+AESNI_TARGET static void aesni_ctr32(const bs_key_schedule *ks, const uint8_t *counter,
+                                     const uint8_t *in, uint8_t *out, size_t nblocks)
+{
+    const uint8_t *rk = (const uint8_t *)ks->w;
+    const __m128i cross = _mm_loadu_si128((const __m128i *)R256_CROSS);
+    const __m128i shuf = _mm_loadu_si128((const __m128i *)R256_SHUF);
+    const __m128i bswap = _mm_loadu_si128((const __m128i *)CTR_BSWAP);
+    const __m128i a0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)counter), RK(0, 0));
+    __m128i cb = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(counter + 16)), bswap);
+    const __m128i one = _mm_set_epi32(1, 0, 0, 0);
+    __m128i a[4], b[4];
+    while (nblocks > 0) {
+        const int n = nblocks >= 4 ? 4 : 1;
+        for (int j = 0; j < n; j++) {
+            a[j] = a0;
+            b[j] = _mm_xor_si128(_mm_shuffle_epi8(cb, bswap), RK(0, 1));
+            cb = _mm_add_epi32(cb, one);
+        }
+        if (n == 4)
+            ROUNDS(4);
+        else
+            ROUNDS(1);
+        for (int j = 0; j < n; j++) {
+            if (in != NULL) {
+                a[j] = _mm_xor_si128(a[j], _mm_loadu_si128((const __m128i *)(in + 32 * j)));
+                b[j] = _mm_xor_si128(b[j], _mm_loadu_si128((const __m128i *)(in + 32 * j + 16)));
+            }
+            _mm_storeu_si128((__m128i *)(out + 32 * j), a[j]);
+            _mm_storeu_si128((__m128i *)(out + 32 * j + 16), b[j]);
+        }
+        if (in != NULL)
+            in += 32 * n;
+        out += 32 * n;
+        nblocks -= (size_t)n;
+    }
+}
+
+const bs_block_cipher bs_rijndael256_aesni = {
+    "RIJNDAEL-256", "aesni", 32, BS_R256_BLOCK, 4, aesni_set_key, aesni_encrypt,
+};
+const bs_ctr32_fn bs_rijndael256_aesni_ctr32 = aesni_ctr32;
+
+#endif
