@@ -39,6 +39,8 @@ const char *bs_strerror(int err);
 #ifndef BS_KS_MAX
 #define BS_KS_MAX 32768
 #endif
+/* The longest key, in bytes (SKINNY-128-384's whole tweakey). */
+#define BS_KEY_MAX 48
 /* The largest block, in bytes. */
 #define BS_BLOCK_MAX 32
 /* The most blocks any core processes in one bitsliced pass. */

@@ -31,6 +31,10 @@ const char *bs_strerror(int err)
 /* core/mcu/mcu.h declares the MCU variants and BS_MCU_CIPHER_LIST ("&a, &b, ..."). */
 #include "mcu/mcu.h"
 #endif
+#if defined(BS_HAVE_SKINNY) || defined(BS_HAVE_MCU_SKINNY)
+/* core/skinny/skinny.h: the 64-lane and the fixsliced 32-bit SKINNY-128 cores. */
+#include "skinny/skinny.h"
+#endif
 #ifdef BS_HAVE_AES
 /* core/aes/aes.h: the 32-bit AES cores, the only AES there is (no 64-lane core). */
 #include "aes/aes.h"
@@ -46,6 +50,11 @@ const char *bs_strerror(int err)
 const bs_block_cipher *const bs_block_ciphers[] = {
 #if defined(BS_HAVE_MCU) && defined(BS_PREFER_MCU)
     BS_MCU_CIPHER_LIST
+#endif
+#if defined(BS_PREFER_MCU) && (defined(BS_HAVE_SKINNY) || defined(BS_HAVE_MCU_SKINNY))
+    &bs_skinny128_128_fix32,
+    &bs_skinny128_256_fix32,
+    &bs_skinny128_384_fix32,
 #endif
 #ifdef BS_PREFER_MCU
     BS_SPEEDY_BS32_LIST
@@ -66,6 +75,11 @@ const bs_block_cipher *const bs_block_ciphers[] = {
 #endif
     &bs_rijndael256_bs64,
 #endif
+#ifdef BS_HAVE_SKINNY
+    &bs_skinny128_128_bs64,
+    &bs_skinny128_256_bs64,
+    &bs_skinny128_384_bs64,
+#endif
 #ifdef BS_HAVE_SPEEDY
     &bs_speedy7_bs64,
     &bs_speedy6_bs64,
@@ -73,6 +87,11 @@ const bs_block_cipher *const bs_block_ciphers[] = {
 #endif
 #if defined(BS_HAVE_MCU) && !defined(BS_PREFER_MCU)
     BS_MCU_CIPHER_LIST
+#endif
+#if !defined(BS_PREFER_MCU) && (defined(BS_HAVE_SKINNY) || defined(BS_HAVE_MCU_SKINNY))
+    &bs_skinny128_128_fix32,
+    &bs_skinny128_256_fix32,
+    &bs_skinny128_384_fix32,
 #endif
 #ifdef BS_HAVE_AES
     &bs_aes128_fix32,

@@ -190,7 +190,7 @@ static void ctr_kats(void)
 /* A long stream in one call, in random pieces, and through the reference must agree. */
 static void ctr_split(const bs_block_cipher *c)
 {
-    uint8_t key[32], iv[BS_BLOCK_MAX];
+    uint8_t key[BS_KEY_MAX], iv[BS_BLOCK_MAX];
     size_t bl = c->block_len, il = bs_ctr_iv_len(c);
     size_t len = 3 * c->lanes * bl + bl / 2 + 3;
     if (len > sizeof buf_in)
@@ -233,7 +233,7 @@ static void random_vs_reference(const bs_block_cipher *c, unsigned rounds)
         return;
     }
     for (unsigned r = 0; r < rounds; r++) {
-        uint8_t key[32], expect[BS_BLOCK_MAX];
+        uint8_t key[BS_KEY_MAX], expect[BS_BLOCK_MAX];
         /* 1, 2, 3 blocks, a full pass, a pass and one, then random counts */
         size_t nb = r < 3    ? r + 1
                     : r == 3 ? c->lanes

@@ -23,6 +23,14 @@
 #define BSPROV_CONF_DAEMON_CONNECT_TIMEOUT "daemon-connect-timeout-ms"
 /* Environment: overrides daemon-socket (a path; "off" or empty: no offload). */
 #define BSPROV_ENV_SOCKET "BITSLICE_SOCKET"
+/*
+ * Config key: the highest CPU level the cores may use (portable, aesni, avx2, avx512; see
+ * core/bs_cpu.h; $BITSLICE_CPU caps it further). Also a gettable provider param, the level in
+ * force, and BSPROV_PARAM_IMPLS lists the implementation each algorithm runs.
+ */
+#define BSPROV_CONF_CPU "cpu"
+#define BSPROV_PARAM_CPU "bitslice-cpu"
+#define BSPROV_PARAM_IMPLS "bitslice-implementations"
 /* Default offload threshold: below a whole prefetch window the socket round trip cannot pay. */
 #define BSPROV_OFFLOAD_THRESHOLD_DEFAULT ((uint64_t)1 << 20)
 
@@ -34,7 +42,9 @@ typedef struct bsprov_ctx {
     int daemon_timeout_ms;         /* per prefetch window; 0: the client's default (5000) */
     int daemon_connect_timeout_ms; /* 0: the client's default (1000) */
     OSSL_ALGORITHM *ciphers;       /* the algorithms whose cores are compiled in */
-    char buildinfo[512];
+    char (*descriptions)[96];      /* per algorithm: "NAME, implementation IMPL" */
+    char impls[512];               /* "NAME=IMPL ..." for BSPROV_PARAM_IMPLS */
+    char buildinfo[768];
     /*
      * A refused config value. OpenSSL 3.0 drops errors raised while a provider starts, so the
      * provider starts with status 0 and every new context fails with this message instead.
@@ -180,6 +190,8 @@ OSSL_FUNC_cipher_settable_ctx_params_fn bsprov_gcm_settable_ctx_params;
 extern const bsprov_algorithm bsprov_present80_ctr, bsprov_present128_ctr;
 extern const bsprov_algorithm bsprov_gift64_ctr, bsprov_gift128_ctr;
 extern const bsprov_algorithm bsprov_rijndael256_ctr, bsprov_rijndael256_gcm;
+extern const bsprov_algorithm bsprov_skinny128_384_ctr, bsprov_skinny128_256_ctr,
+    bsprov_skinny128_128_ctr;
 extern const bsprov_algorithm bsprov_speedy5_ctr, bsprov_speedy6_ctr, bsprov_speedy7_ctr;
 
 #endif

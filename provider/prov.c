@@ -10,10 +10,15 @@
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <openssl/params.h>
 
+#include "bs_cpu.h"
 #include "bsd_client.h"
 #include "bsprov.h"
+#ifdef BSPROV_HAVE_GCM256
+#include "modes/gcm256.h"
+#endif
 #include "modes/ctr.h"
 
 #ifndef BSPROV_VERSION
@@ -89,21 +94,53 @@ static const bsprov_algorithm *const all_ciphers[] = {
 #ifdef BSPROV_HAVE_GCM256
     &bsprov_rijndael256_gcm,
 #endif
-    &bsprov_rijndael256_ctr, &bsprov_gift128_ctr, &bsprov_gift64_ctr,  &bsprov_present128_ctr,
-    &bsprov_present80_ctr,   &bsprov_speedy7_ctr, &bsprov_speedy6_ctr, &bsprov_speedy5_ctr,
+    &bsprov_rijndael256_ctr,
+    &bsprov_gift128_ctr,
+    &bsprov_gift64_ctr,
+    &bsprov_present128_ctr,
+    &bsprov_present80_ctr,
+    /* SKINNY-128 */
+    &bsprov_skinny128_384_ctr,
+    &bsprov_skinny128_256_ctr,
+    &bsprov_skinny128_128_ctr,
+    /* SPEEDY-r-192 */
+    &bsprov_speedy7_ctr,
+    &bsprov_speedy6_ctr,
+    &bsprov_speedy5_ctr,
 };
 #define N_CIPHERS (sizeof all_ciphers / sizeof all_ciphers[0])
 
 /* ---- provider params ---- */
 
+/*
+ * What runs: the implementation each algorithm's key setup picks at the CPU level in force
+ * (the same choice bs_block_cipher_by_name and bs_ghash256_default make then).
+ */
+static void describe_impl(const bsprov_cipher_info *info, char *out, size_t cap)
+{
+    const bs_block_cipher *core = bs_block_cipher_by_name(info->core);
+#ifdef BSPROV_HAVE_GCM256
+    if (info->mode == EVP_CIPH_GCM_MODE) {
+        snprintf(out, cap, "%s+%s", core->impl, bs_ghash256_default()->name);
+        return;
+    }
+#endif
+    snprintf(out, cap, "%s", core->impl);
+}
+
 static void make_buildinfo(bsprov_ctx *prov)
 {
     char *buildinfo = prov->buildinfo;
     const size_t cap = sizeof prov->buildinfo;
-    size_t n = (size_t)snprintf(buildinfo, cap, "bitslice %s; cores:", BSPROV_VERSION);
+    size_t n = (size_t)snprintf(
+        buildinfo, cap, "bitslice %s; cpu: %s (detected %s); cores:", BSPROV_VERSION,
+        bs_cpu_level_name(bs_cpu_level()), bs_cpu_level_name(bs_cpu_detected()));
     for (size_t i = 0; bs_block_ciphers[i] != NULL && n < cap; i++)
-        n += (size_t)snprintf(buildinfo + n, cap - n, " %s/%s", bs_block_ciphers[i]->name,
-                              bs_block_ciphers[i]->impl);
+        n += (size_t)snprintf(buildinfo + n, cap - n, " %s/%s%s", bs_block_ciphers[i]->name,
+                              bs_block_ciphers[i]->impl,
+                              bs_impl_usable(bs_block_ciphers[i]) ? "" : "(above the cpu level)");
+    if (n < cap)
+        n += (size_t)snprintf(buildinfo + n, cap - n, "; running: %s", prov->impls);
     if (n < cap)
         snprintf(buildinfo + n, cap - n, "; backend: in-process; compiler: %s",
 #ifdef __VERSION__
@@ -119,6 +156,8 @@ static const OSSL_PARAM prov_gettable_params[] = {
     OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, NULL, 0),
     OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, NULL, 0),
     OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, NULL),
+    OSSL_PARAM_utf8_ptr(BSPROV_PARAM_CPU, NULL, 0),
+    OSSL_PARAM_utf8_ptr(BSPROV_PARAM_IMPLS, NULL, 0),
     OSSL_PARAM_END,
 };
 
@@ -140,6 +179,12 @@ static int prov_get_params(void *provctx, OSSL_PARAM params[])
         return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO)) != NULL &&
         !OSSL_PARAM_set_utf8_ptr(p, prov->buildinfo))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, BSPROV_PARAM_CPU)) != NULL &&
+        !OSSL_PARAM_set_utf8_ptr(p, bs_cpu_level_name(bs_cpu_level())))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, BSPROV_PARAM_IMPLS)) != NULL &&
+        !OSSL_PARAM_set_utf8_ptr(p, prov->impls))
         return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != NULL &&
         !OSSL_PARAM_set_int(p, prov->config_error[0] == 0))
@@ -165,6 +210,7 @@ static void prov_teardown(void *provctx)
     if (prov == NULL)
         return;
     OPENSSL_free(prov->ciphers);
+    OPENSSL_free(prov->descriptions);
     OPENSSL_free(prov->daemon_socket);
     OPENSSL_free(prov);
 }
@@ -233,8 +279,9 @@ static int resolve_socket(bsprov_ctx *prov, const char *conf)
 
 static int read_config(bsprov_ctx *prov)
 {
-    char *limit = NULL, *sock = NULL, *threshold = NULL, *tmo = NULL, *ctmo = NULL;
+    char *limit = NULL, *sock = NULL, *threshold = NULL, *tmo = NULL, *ctmo = NULL, *cpu = NULL;
     OSSL_PARAM params[] = {
+        OSSL_PARAM_utf8_ptr(BSPROV_CONF_CPU, &cpu, 0),
         OSSL_PARAM_utf8_ptr(BSPROV_PARAM_LIMIT64_BLOCKS, &limit, 0),
         OSSL_PARAM_utf8_ptr(BSPROV_CONF_DAEMON_SOCKET, &sock, 0),
         OSSL_PARAM_utf8_ptr(BSPROV_CONF_OFFLOAD_THRESHOLD, &threshold, 0),
@@ -257,6 +304,17 @@ static int read_config(bsprov_ctx *prov)
         else
             prov->limit64_blocks = v;
     }
+    if (cpu != NULL) {
+        int level = bs_cpu_level_by_name(cpu);
+        if (level < 0)
+            snprintf(prov->config_error, sizeof prov->config_error,
+                     "bitslice: config " BSPROV_CONF_CPU
+                     " = '%.64s' is not a CPU level (portable, aesni, avx2, avx512); the "
+                     "provider is disabled",
+                     cpu);
+        else
+            bs_cpu_limit(level);
+    }
     if (threshold != NULL && !parse_u64(threshold, &prov->offload_threshold))
         snprintf(prov->config_error, sizeof prov->config_error,
                  "bitslice: config " BSPROV_CONF_OFFLOAD_THRESHOLD
@@ -278,17 +336,26 @@ static int read_config(bsprov_ctx *prov)
 static int build_cipher_table(bsprov_ctx *prov)
 {
     size_t n = 0;
+    size_t used = 0;
     prov->ciphers = OPENSSL_zalloc((N_CIPHERS + 1) * sizeof *prov->ciphers);
-    if (prov->ciphers == NULL)
+    prov->descriptions = OPENSSL_zalloc(N_CIPHERS * sizeof *prov->descriptions);
+    if (prov->ciphers == NULL || prov->descriptions == NULL)
         return 0;
     for (size_t i = 0; i < N_CIPHERS; i++) {
         const bsprov_cipher_info *info = all_ciphers[i]->info;
+        char impl[48];
         if (bs_block_cipher_by_name(info->core) == NULL)
             continue;
+        describe_impl(info, impl, sizeof impl);
+        snprintf(prov->descriptions[n], sizeof prov->descriptions[n], "%s, implementation %s",
+                 info->name, impl);
+        if (used < sizeof prov->impls)
+            used += (size_t)snprintf(prov->impls + used, sizeof prov->impls - used, "%s%s=%s",
+                                     used ? " " : "", info->name, impl);
         prov->ciphers[n].algorithm_names = info->names;
         prov->ciphers[n].property_definition = "provider=bitslice";
         prov->ciphers[n].implementation = all_ciphers[i]->dispatch;
-        prov->ciphers[n].algorithm_description = info->name;
+        prov->ciphers[n].algorithm_description = prov->descriptions[n];
         n++;
     }
     return 1;

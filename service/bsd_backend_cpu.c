@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "bs_cpu.h"
 #include "modes/ctr.h"
 
 typedef struct cpu_backend {
@@ -95,7 +96,9 @@ static int cpu_submit(bsd_backend *be, bsd_batch *b)
 static void cpu_describe(bsd_backend *be, char *out, size_t len)
 {
     cpu_backend *cpu = (cpu_backend *)be->priv;
-    snprintf(out, len, "device=cpu threads=%u", cpu->threads);
+    /* The level the sessions' cores are chosen at (bs_cpu.h; $BITSLICE_CPU caps it). */
+    snprintf(out, len, "device=cpu threads=%u cpu_level=%s", cpu->threads,
+             bs_cpu_level_name(bs_cpu_level()));
 }
 
 static void cpu_destroy(bsd_backend *be)

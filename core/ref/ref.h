@@ -17,6 +17,9 @@ void bs_ref_present128_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *o
 void bs_ref_gift64_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
 void bs_ref_gift128_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
 void bs_ref_rijndael256_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
+void bs_ref_skinny128_128_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
+void bs_ref_skinny128_256_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
+void bs_ref_skinny128_384_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
 void bs_ref_aes128_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
 void bs_ref_aes256_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
 /* SPEEDY-r-192: 24-byte key and block (core/ref/speedy_ref.c). */

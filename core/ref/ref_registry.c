@@ -18,6 +18,11 @@ bs_ref_encrypt_fn bs_ref_by_name(const char *name)
         {"GIFT-128", bs_ref_gift128_encrypt},
 #endif
         {"RIJNDAEL-256", bs_ref_rijndael256_encrypt},
+#ifdef BS_HAVE_SKINNY
+        {"SKINNY-128-128", bs_ref_skinny128_128_encrypt},
+        {"SKINNY-128-256", bs_ref_skinny128_256_encrypt},
+        {"SKINNY-128-384", bs_ref_skinny128_384_encrypt},
+#endif
 #ifdef BS_HAVE_AES
         {"AES-128", bs_ref_aes128_encrypt},
         {"AES-256", bs_ref_aes256_encrypt},
@@ -39,6 +44,8 @@ static size_t block_len_of(const char *cipher)
     if (strncasecmp(cipher, "RIJNDAEL-256", 12) == 0)
         return 32;
     if (strncasecmp(cipher, "GIFT-128", 8) == 0 || strncasecmp(cipher, "AES-", 4) == 0)
+        return 16;
+    if (strncasecmp(cipher, "SKINNY-128", 10) == 0)
         return 16;
     if (strncasecmp(cipher, "SPEEDY-", 7) == 0)
         return 24;

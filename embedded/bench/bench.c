@@ -134,7 +134,7 @@ static void summary(const bs_block_cipher *c, const char *label)
 }
 
 static bs_key_schedule ks;
-static uint8_t buf[64], key[32];
+static uint8_t buf[64], key[BS_KEY_MAX];
 static uint32_t q[8];
 
 static void bench_cipher(const bs_block_cipher *c, const char *label)

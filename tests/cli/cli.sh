@@ -27,10 +27,25 @@ fail() {
 ok() { echo "ok: $*"; }
 
 # Key and IV sizes of docs/spec/algorithms.md.
-keylen() { case $1 in PRESENT-80-CTR) echo 10 ;; RIJNDAEL-256-*) echo 32 ;; SPEEDY-*) echo 24 ;; *) echo 16 ;; esac; }
-ivlen() { case $1 in GIFT-128-CTR | RIJNDAEL-256-CTR | SPEEDY-*) echo 16 ;; RIJNDAEL-256-GCM) echo 28 ;; *) echo 8 ;; esac; }
+keylen() {
+    case $1 in
+    PRESENT-80-CTR) echo 10 ;;
+    RIJNDAEL-256-* | SKINNY-128-256-CTR) echo 32 ;;
+    SPEEDY-*) echo 24 ;;
+    SKINNY-128-384-CTR) echo 48 ;;
+    *) echo 16 ;;
+    esac
+}
+ivlen() {
+    case $1 in
+    GIFT-128-CTR | RIJNDAEL-256-CTR | SKINNY-128-*-CTR | SPEEDY-*) echo 16 ;;
+    RIJNDAEL-256-GCM) echo 28 ;;
+    *) echo 8 ;;
+    esac
+}
 randhex() { head -c "$1" /dev/urandom | xxd -p | tr -d '\n'; }
 ctr_ciphers=(RIJNDAEL-256-CTR GIFT-128-CTR GIFT-64-CTR PRESENT-128-CTR PRESENT-80-CTR)
+ctr_ciphers+=(SKINNY-128-384-CTR SKINNY-128-256-CTR SKINNY-128-128-CTR)
 ctr_ciphers+=(SPEEDY-7-192-CTR SPEEDY-6-192-CTR SPEEDY-5-192-CTR)
 all_ciphers=(RIJNDAEL-256-GCM "${ctr_ciphers[@]}")
 
@@ -69,6 +84,19 @@ check_kat() {
     done <"$tmp/kats"
     [ "$n" -gt 0 ] || fail "no CTR known answer ran"
     ok "$n CTR known answers match through openssl enc"
+    # The short aliases of docs/spec/algorithms.md reach the same cipher.
+    local alias canon
+    for alias in skinny-ctr:SKINNY-128-384-CTR; do
+        canon=${alias#*:} alias=${alias%%:*}
+        read -r c k iv p want < <(grep "^$canon " "$tmp/kats" | head -1)
+        printf '%s' "$p" | xxd -r -p >"$tmp/p"
+        if ossl enc "${prov[@]}" -e "-$alias" -K "$k" -iv "$iv" -in "$tmp/p" -out "$tmp/c" &&
+            [ "$(xxd -p "$tmp/c" | tr -d '\n')" = "$want" ]; then
+            ok "enc -$alias is $canon"
+        else
+            fail "enc -$alias differs from $canon"
+        fi
+    done
 }
 
 check_enc() {
@@ -158,6 +186,33 @@ check_conf() {
         ok "config daemon-timeout-ms = 0: provider disabled with our message"
     else
         fail "config daemon-timeout-ms: unexpected message"
+    fi
+    # The cpu key caps the CPU level; the algorithm descriptions say what runs, and the bytes
+    # are those of the best level.
+    { cat "$srcdir/conf/bitslice.cnf"; echo "cpu = portable"; } >"$tmp/cpu.cnf"
+    key=$(randhex 32) iv=$(randhex 16)
+    if OPENSSL_CONF="$tmp/cpu.cnf" OPENSSL_MODULES="$provdir" env -u BITSLICE_CPU \
+        ${BS_OPENSSL_WRAPPER:-} "$openssl_bin" list -cipher-algorithms -verbose >"$tmp/list" &&
+        grep -q "description: RIJNDAEL-256-CTR, implementation bs64" "$tmp/list" &&
+        OPENSSL_CONF="$tmp/cpu.cnf" OPENSSL_MODULES="$provdir" ${BS_OPENSSL_WRAPPER:-} \
+            "$openssl_bin" enc -rijndael-256-ctr -K "$key" -iv "$iv" -in "$tmp/p" -out "$tmp/c2" &&
+        ossl enc "${prov[@]}" -rijndael-256-ctr -K "$key" -iv "$iv" -in "$tmp/p" -out "$tmp/c" &&
+        cmp -s "$tmp/c" "$tmp/c2"; then
+        ok "config cpu = portable: RIJNDAEL-256-CTR runs bs64, the same bytes as $(grep -m1 -o \
+            'RIJNDAEL-256-CTR, implementation [a-z0-9]*' <(ossl list "${prov[@]}" \
+            -cipher-algorithms -verbose) | awk '{print $3}')"
+    else
+        fail "config cpu = portable"
+    fi
+    { cat "$srcdir/conf/bitslice.cnf"; echo "cpu = fast"; } >"$tmp/cpu.cnf"
+    if OPENSSL_CONF="$tmp/cpu.cnf" OPENSSL_MODULES="$provdir" ${BS_OPENSSL_WRAPPER:-} \
+        "$openssl_bin" enc -present-ctr -K "$key" -iv "$iv" -in "$tmp/p" -out "$tmp/c" \
+        2>"$tmp/err"; then
+        fail "cpu = fast was accepted"
+    elif grep -q "cpu = 'fast' is not a CPU level" "$tmp/err"; then
+        ok "config cpu = fast: provider disabled with our message"
+    else
+        fail "config cpu: unexpected message"
     fi
 }
 

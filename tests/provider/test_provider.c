@@ -44,6 +44,9 @@ static const alg algs[] = {
     {"GIFT-64-CTR", {"GIFT64-CTR"}, "GIFT-64", 16, 8, 0},
     {"PRESENT-128-CTR", {"PRESENT-CTR", "PRESENT128-CTR"}, "PRESENT-128", 16, 8, 0},
     {"PRESENT-80-CTR", {"PRESENT80-CTR"}, "PRESENT-80", 10, 8, 0},
+    {"SKINNY-128-384-CTR", {"SKINNY-CTR", "SKINNY128-384-CTR"}, "SKINNY-128-384", 48, 16, 0},
+    {"SKINNY-128-256-CTR", {"SKINNY128-256-CTR"}, "SKINNY-128-256", 32, 16, 0},
+    {"SKINNY-128-128-CTR", {"SKINNY128-128-CTR"}, "SKINNY-128-128", 16, 16, 0},
     {"SPEEDY-7-192-CTR", {"SPEEDY-CTR", "SPEEDY7-192-CTR"}, "SPEEDY-7-192", 24, 16, 0},
     {"SPEEDY-6-192-CTR", {"SPEEDY6-192-CTR"}, "SPEEDY-6-192", 24, 16, 0},
     {"SPEEDY-5-192-CTR", {"SPEEDY5-192-CTR"}, "SPEEDY-5-192", 24, 16, 0},
@@ -416,7 +419,7 @@ static void test_roundtrip_lengths(void **state)
         if (ciphers[i] == NULL)
             continue;
         for (size_t len = 0; len <= MAX; len += length_step) {
-            uint8_t key[32], iv[256], aad[64], tag[32], rtag[32];
+            uint8_t key[BS_KEY_MAX], iv[256], aad[64], tag[32], rtag[32];
             bs_test_fill(key, sizeof key);
             bs_test_fill(iv, sizeof iv);
             bs_test_fill(in, len);
@@ -460,7 +463,7 @@ static void test_split_streams(void **state)
         if (ciphers[i] == NULL)
             continue;
         for (int iter = 0; iter < (length_step > 1 ? 10 : 40); iter++) {
-            uint8_t key[32], iv[256], t1[32], t2[32];
+            uint8_t key[BS_KEY_MAX], iv[256], t1[32], t2[32];
             size_t len = bs_test_below(MAX), ivl = algs[i].gcm ? random_iv_len() : 0;
             size_t aadl = bs_test_below(sizeof aad);
             size_t (*piece)(size_t) = iter % 2 ? piece_one : piece_random;
@@ -497,7 +500,7 @@ static void test_dup_midstream(void **state)
         if (ciphers[i] == NULL)
             continue;
         for (size_t cut = 0; cut < LEN; cut += 1 + bs_test_below(97)) {
-            uint8_t key[32], iv[32], t1[32], t2[32], t3[32];
+            uint8_t key[BS_KEY_MAX], iv[32], t1[32], t2[32], t3[32];
             int outl;
             bs_test_fill(key, sizeof key);
             bs_test_fill(iv, sizeof iv);
@@ -545,7 +548,7 @@ static void test_ctr_position_params(void **state)
             continue;
         const bs_block_cipher *bc = core_of(i);
         const size_t bl = bc->block_len;
-        uint8_t key[32], iv[16];
+        uint8_t key[BS_KEY_MAX], iv[16];
         bs_test_fill(key, sizeof key);
         bs_test_fill(iv, sizeof iv);
         evp_ctr(i, 1, key, iv, zero, ks, 200, NULL); /* the keystream itself */
@@ -589,7 +592,7 @@ static void test_gcm_params(void **state)
     if (ciphers[i] == NULL)
         skip();
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-    uint8_t key[32] = {1}, iv[256] = {2}, got[256];
+    uint8_t key[BS_KEY_MAX] = {1}, iv[256] = {2}, got[256];
     size_t taglen = 0;
     assert_int_equal(EVP_EncryptInit_ex2(ctx, ciphers[i], NULL, NULL, NULL), 1);
     assert_int_equal(EVP_CIPHER_CTX_get_iv_length(ctx), 28);
@@ -611,7 +614,7 @@ static void test_gcm_params(void **state)
 static void test_negative(void **state)
 {
     (void)state;
-    uint8_t key[32] = {0}, iv[256] = {0}, buf[64] = {0}, tag[33] = {0};
+    uint8_t key[BS_KEY_MAX] = {0}, iv[256] = {0}, buf[64] = {0}, tag[33] = {0};
     int outl;
     for (size_t i = 0; i < NALGS; i++) {
         if (ciphers[i] == NULL)
@@ -859,7 +862,7 @@ static void test_ctr_reinit_keeps_counter(void **state)
 {
     (void)state;
     static const uint8_t zeros[256];
-    uint8_t key[32], key2[32], iv[16], one[256], ref[256], got[256];
+    uint8_t key[BS_KEY_MAX], key2[BS_KEY_MAX], iv[16], one[256], ref[256], got[256];
     int outl;
     for (size_t k = 0; k < sizeof key; k++) {
         key[k] = (uint8_t)(k * 7 + 1);
@@ -917,7 +920,7 @@ static void test_ctr_reinit_keeps_counter(void **state)
 static void test_ctr_legacy_iv_accessors(void **state)
 {
     (void)state;
-    uint8_t key[32] = {3}, iv[16], out[64], counter[32];
+    uint8_t key[BS_KEY_MAX] = {3}, iv[16], out[64], counter[32];
     for (size_t k = 0; k < sizeof iv; k++)
         iv[k] = (uint8_t)(0xf0 + k);
     for (size_t i = 0; i < NALGS; i++) {
@@ -954,7 +957,8 @@ static void test_failed_init_changes_nothing(void **state)
 {
     (void)state;
     static const uint8_t zeros[256];
-    uint8_t key[32] = {9}, key2[32] = {10}, iv[256] = {1}, iv2[256] = {2}, one[256], got[256];
+    uint8_t key[BS_KEY_MAX] = {9}, key2[BS_KEY_MAX] = {10}, iv[256] = {1}, iv2[256] = {2}, one[256],
+            got[256];
     int outl;
     size_t bad = 7;
     for (size_t i = 0; i < NALGS; i++) {
@@ -1009,7 +1013,8 @@ static void test_gcm_reinit_needs_new_iv(void **state)
 {
     (void)state;
     static const uint8_t zeros[64];
-    uint8_t key[32] = {1}, iv[28] = {2}, iv2[28] = {3}, a[64], b[64], tag[32], ref[64], ref_tag[32];
+    uint8_t key[BS_KEY_MAX] = {1}, iv[28] = {2}, iv2[28] = {3}, a[64], b[64], tag[32], ref[64],
+            ref_tag[32];
     int outl;
     size_t i = index_of("RIJNDAEL-256-GCM");
     if (i == NALGS || ciphers[i] == NULL)

@@ -42,8 +42,9 @@ static svc_daemon dmn;
 static const char *openssl_bin, *prov_dir;
 
 static const char *const ctr_names[] = {
-    "RIJNDAEL-256-CTR", "GIFT-128-CTR",     "GIFT-64-CTR",      "PRESENT-128-CTR",
-    "PRESENT-80-CTR",   "SPEEDY-7-192-CTR", "SPEEDY-6-192-CTR", "SPEEDY-5-192-CTR",
+    "RIJNDAEL-256-CTR",   "GIFT-128-CTR",       "GIFT-64-CTR",        "PRESENT-128-CTR",
+    "PRESENT-80-CTR",     "SKINNY-128-384-CTR", "SKINNY-128-256-CTR", "SKINNY-128-128-CTR",
+    "SPEEDY-7-192-CTR",   "SPEEDY-6-192-CTR",   "SPEEDY-5-192-CTR",
 };
 
 static double now_s(void)
@@ -215,8 +216,8 @@ static void expect_ctr(const bs_block_cipher *c, const uint8_t *key, const uint8
 typedef struct job {
     const char *name;
     const bs_block_cipher *c;
-    uint8_t key[32], iv[16];
-    char khex[65], ivhex[33];
+    uint8_t key[BS_KEY_MAX], iv[16];
+    char khex[2 * BS_KEY_MAX + 1], ivhex[33];
 } job;
 
 static void job_init(job *j, const char *name, uint32_t seed)

@@ -130,7 +130,7 @@ static void stream_refuses(void)
     if (bc == NULL)
         bc = bs_block_cipher_by_name("RIJNDAEL-256");
     CHECK(bc != NULL);
-    uint8_t key[32], ctr[32] = {0}, out[4096];
+    uint8_t key[BS_KEY_MAX], ctr[32] = {0}, out[4096];
     svc_fill(key, sizeof key, 1);
     ctr[0] = 7;
     bsd_stream_opts so = {sock_path, 1000, 2000, 8192, 2};
@@ -146,7 +146,7 @@ static void stream_refuses(void)
 /* The CTR offload the provider uses: the same bytes as bs_ctr, now in-process, and a backoff. */
 static void ctr_same_bytes(const bs_block_cipher *bc, int first)
 {
-    uint8_t key[32], iv[32] = {0};
+    uint8_t key[BS_KEY_MAX], iv[32] = {0};
     svc_fill(key, sizeof key, 2);
     svc_fill(iv, bs_ctr_iv_len(bc), 3);
     bsd_ctr_opts o = {sock_path, 0, 1000, 2000, 16384, 3};
@@ -204,7 +204,7 @@ static void backoff_doubles(const bs_block_cipher *bc)
         struct timespec ts = {0, 50000000};
         nanosleep(&ts, NULL);
     }
-    uint8_t key[32] = {1}, iv[32] = {2}, buf[4096];
+    uint8_t key[BS_KEY_MAX] = {1}, iv[32] = {2}, buf[4096];
     bsd_ctr_opts o = {sock_path, 0, 1000, 2000, 16384, 3};
     bsd_ctr *off = bsd_ctr_new(bc, &o);
     CHECK(off != NULL);

@@ -21,7 +21,7 @@
 static void check_one(const bs_block_cipher *c, size_t nblocks, int in_place)
 {
     bs_ref_encrypt_fn ref = bs_ref_by_name(c->name);
-    uint8_t key[32];
+    uint8_t key[BS_KEY_MAX];
     static uint8_t inbuf[MAX_BLOCKS * BS_BLOCK_MAX + 16], outbuf[MAX_BLOCKS * BS_BLOCK_MAX + 16];
     uint8_t expect[BS_BLOCK_MAX];
     bs_key_schedule ks;
@@ -80,7 +80,7 @@ static void test_zero_blocks(void **state)
         const bs_block_cipher *c = bs_block_ciphers[k];
         if (!bs_test_impl_usable(c))
             continue;
-        uint8_t key[32] = {0}, buf[BS_BLOCK_MAX], copy[BS_BLOCK_MAX];
+        uint8_t key[BS_KEY_MAX] = {0}, buf[BS_BLOCK_MAX], copy[BS_BLOCK_MAX];
         bs_key_schedule ks;
         bs_test_fill(buf, sizeof buf);
         memcpy(copy, buf, sizeof buf);

@@ -37,7 +37,7 @@ static void test_oneshot_and_split(void **state)
         if (!bs_test_impl_usable(c))
             continue;
         for (int iter = 0; iter < 60; iter++) {
-            uint8_t key[32], iv[32];
+            uint8_t key[BS_KEY_MAX], iv[32];
             bs_ctr_ctx ctx;
             size_t len = iter < 20 ? (size_t)iter : bs_test_below(MAXLEN);
             keyed(&ctx, c, key, iv);
@@ -97,7 +97,7 @@ static void test_carries(void **state)
         for (int carry_bytes = 4; carry_bytes <= 8; carry_bytes += 4) {
             if (bl == 8 && carry_bytes == 8)
                 continue; /* a 64-bit block cannot carry past its top: that is the wrap */
-            uint8_t key[32], iv[32];
+            uint8_t key[BS_KEY_MAX], iv[32];
             bs_ctr_ctx ctx;
             keyed(&ctx, c, key, iv);
             /* Rijndael-256 and SPEEDY count in the bytes past the IV, which start at zero. */
@@ -139,7 +139,7 @@ static void test_core_ctr32(void **state)
             continue;
         const size_t bl = c->block_len;
         for (int iter = 0; iter < 300; iter++) {
-            uint8_t key[32], ctr[BS_BLOCK_MAX];
+            uint8_t key[BS_KEY_MAX], ctr[BS_BLOCK_MAX];
             bs_key_schedule ks;
             size_t n = iter < 70 ? (size_t)iter + 1 : 1 + bs_test_below(MAXB);
             bs_test_fill(key, c->key_len);
@@ -181,7 +181,7 @@ static void test_keystream_carry(void **state)
         if (!bs_test_impl_usable(c))
             continue;
         const size_t bl = c->block_len;
-        uint8_t key[32], ctr[BS_BLOCK_MAX], cur[BS_BLOCK_MAX];
+        uint8_t key[BS_KEY_MAX], ctr[BS_BLOCK_MAX], cur[BS_BLOCK_MAX];
         bs_key_schedule ks;
         bs_test_fill(key, c->key_len);
         bs_test_fill(ctr, bl);
@@ -203,7 +203,7 @@ static void test_keystream_carry(void **state)
 static void test_bad_lengths(void **state)
 {
     (void)state;
-    uint8_t key[40] = {0}, iv[40] = {0};
+    uint8_t key[BS_KEY_MAX + 1] = {0}, iv[40] = {0};
     for (size_t k = 0; bs_block_ciphers[k] != NULL; k++) {
         const bs_block_cipher *c = bs_block_ciphers[k];
         if (!bs_test_impl_usable(c))
@@ -227,7 +227,7 @@ static void test_counter_wrap(void **state)
         const bs_block_cipher *c = bs_block_ciphers[k];
         if (!bs_test_impl_usable(c))
             continue;
-        uint8_t key[32] = {0}, iv[32], buf[4 * BS_BLOCK_MAX] = {0}, ref[4 * BS_BLOCK_MAX];
+        uint8_t key[BS_KEY_MAX] = {0}, iv[32], buf[4 * BS_BLOCK_MAX] = {0}, ref[4 * BS_BLOCK_MAX];
         size_t bl = c->block_len, il = bs_ctr_iv_len(c);
         bs_ctr_ctx ctx;
         memset(&ctx, 0, sizeof ctx);
@@ -267,7 +267,7 @@ static void test_data_limit(void **state)
         const bs_block_cipher *c = bs_block_ciphers[k];
         if (!bs_test_impl_usable(c))
             continue;
-        uint8_t key[32] = {0}, iv[32] = {0}, buf[10 * BS_BLOCK_MAX] = {0};
+        uint8_t key[BS_KEY_MAX] = {0}, iv[32] = {0}, buf[10 * BS_BLOCK_MAX] = {0};
         size_t bl = c->block_len;
         bs_ctr_ctx ctx;
         memset(&ctx, 0, sizeof ctx);

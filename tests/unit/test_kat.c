@@ -19,8 +19,9 @@
 #include "testutil.h"
 
 static const char *const expected[] = {
-    "PRESENT-80", "PRESENT-128", "GIFT-64",      "GIFT-128",     "RIJNDAEL-256",
-    "AES-128",    "AES-256",     "SPEEDY-5-192", "SPEEDY-6-192", "SPEEDY-7-192",
+    "PRESENT-80",   "PRESENT-128",  "GIFT-64",        "GIFT-128",       "RIJNDAEL-256",
+    "AES-128",      "AES-256",      "SKINNY-128-128", "SKINNY-128-256", "SKINNY-128-384",
+    "SPEEDY-5-192", "SPEEDY-6-192", "SPEEDY-7-192",
 };
 
 static void test_all_ciphers_present(void **state)
@@ -122,6 +123,7 @@ static void check_counter_kat(const bs_block_cipher *c, const char *name, const 
     bs_key_schedule ks;
     assert_int_equal(kl, c->key_len);
     assert_int_equal(nl, bl);
+    assert_true(len <= 256);
     c->set_key(&ks, key);
     bs_ctr_keystream(c, &ks, counter, nblocks, ks_bytes);
     for (size_t i = 0; i < len; i++)
@@ -160,28 +162,34 @@ static void test_ctr_kat(void **state)
         strcpy(name, full);
         assert_string_equal(name + strlen(name) - 4, "-CTR");
         name[strlen(name) - 4] = 0;
-        const bs_block_cipher *c = bs_block_cipher_by_name(name);
-        if (c == NULL)
+        if (bs_block_cipher_by_name(name) == NULL)
             fail_msg("%s:%d: no core for %s", k.file, k.line, name);
         assert_int_equal(pl, cl);
-        assert_true(pl <= 256);
 
-        uint8_t out[256], ref_out[256];
-        if (counter != NULL) {
-            check_counter_kat(c, name, key, kl, counter, nl, pt, ct, pl);
-            bs_kat_free(&k);
-            count++;
-            continue;
+        /* every implementation of the cipher, not only the preferred one */
+        static uint8_t out[2048], ref_out[2048];
+        assert_true(pl <= sizeof out);
+        for (size_t i = 0; bs_block_ciphers[i] != NULL; i++) {
+            const bs_block_cipher *c = bs_block_ciphers[i];
+            if (strcmp(c->name, name) != 0)
+                continue;
+            if (counter != NULL) {
+                check_counter_kat(c, name, key, kl, counter, nl, pt, ct, pl);
+                continue;
+            }
+            bs_ctr_ctx ctx;
+            memset(&ctx, 0, sizeof ctx);
+            assert_int_equal(bs_ctr_set_key(&ctx, c, key, kl), BS_OK);
+            assert_int_equal(bs_ctr_set_iv(&ctx, iv, il), BS_OK);
+            assert_int_equal(bs_ctr_crypt(&ctx, out, pt, pl), BS_OK);
+            if (memcmp(out, ct, cl) != 0)
+                fail_msg("%s:%d: %s (%s) differs", k.file, k.line, name, c->impl);
+            bs_ctr_clear(&ctx);
         }
-        bs_ctr_ctx ctx;
-        memset(&ctx, 0, sizeof ctx);
-        assert_int_equal(bs_ctr_set_key(&ctx, c, key, kl), BS_OK);
-        assert_int_equal(bs_ctr_set_iv(&ctx, iv, il), BS_OK);
-        assert_int_equal(bs_ctr_crypt(&ctx, out, pt, pl), BS_OK);
-        assert_memory_equal(out, ct, cl);
-        bs_ref_ctr(name, key, iv, pt, ref_out, pl);
-        assert_memory_equal(ref_out, ct, cl);
-        bs_ctr_clear(&ctx);
+        if (counter == NULL) { /* check_counter_kat ran the reference itself */
+            bs_ref_ctr(name, key, iv, pt, ref_out, pl);
+            assert_memory_equal(ref_out, ct, cl);
+        }
         bs_kat_free(&k);
         count++;
     }

@@ -1,0 +1,217 @@
+/*
+ * SKINNY-128-128/-256/-384 fixsliced for 32-bit registers (Adomnicai, Peyrin, "Fixslicing
+ * AES-like Ciphers", TCHES 2021/1): two blocks in eight bit-plane words, ShiftRows never
+ * computed, MixColumns as masked rotations (layout and derivation: skinny.h). Plain C; on
+ * Thumb-2 every rotation is the shifted operand of the AND/BIC or EOR that uses it.
+ *
+ * Round variants. Let SIGMA_t and O_t be the mapping at the start of round t (skinny.h), and
+ * O' = O_t(i) - i after ShiftRows. MixColumns is "row 1 ^= row 2; row 2 ^= row 0; row 3 ^= row
+ * 2", then the rows rename (0, 1, 2, 3) <- (3, 0, 1, 2). "Row a ^= row b" moves row b's bits
+ * by d = 8 (O'(a) - O'(b)) + 2 (SIGMA(a) - SIGMA(b)) (mod 32) onto row a's. Here it is written
+ * t = rotl(w, d - 2 SIGMA(a)) & 0x03030303 (row b's bits land in slot 0), w ^= t << 2 SIGMA(a),
+ * so that one mask constant serves every row. The three (rotation, shift) pairs of the four
+ * variants, t = 0, 1, 2, 3 mod 4:
+ *   t0: (4, 2) (16, 4) (20, 6)    t1: (14, 0) (26, 2) (14, 4)
+ *   t2: (24, 6) (12, 0) (8, 2)    t3: (26, 4) (30, 6) (26, 0)
+ * The second and third XOR complement what they add (BIC), which keeps every row complemented
+ * (skinny.h). SIGMA and O for the key schedule are stepped by the same rules in
+ * fix32_set_key; the KATs and the reference tests check both against each other.
+ *
+ * Packing: block k's row r as a little-endian word is word k + 2r, with bit 8c + b = bit b of
+ * column c. The target word is b with bit 8c + 2r + k, so the three word-index bits (k, r0, r1)
+ * and the three in-word bits (b0, b1, b2) exchange place: three SWAPMOVE stages of four.
+ *
+ * Constant time: no branch or index depends on the key or the data; key set-up moves bits with
+ * shifts by public amounts.
+ */
+#include "skinny/skinny.h"
+
+_Static_assert(sizeof(uint32_t) * BS_SKINNY_FIX32_KS_WORDS <= BS_KS_MAX,
+               "SKINNY-128 fix32 round tweakeys exceed BS_KS_MAX");
+
+#define SLOT0 0x03030303u
+
+static inline uint32_t rotl32(uint32_t x, unsigned n)
+{
+    return (x << n) | (x >> ((32 - n) & 31));
+}
+
+static void fix32_set_key(bs_key_schedule *ks, const uint8_t *key, unsigned key_len)
+{
+    uint8_t rtk[8 * BS_SKINNY_MAX_ROUNDS];
+    uint32_t *w = (uint32_t *)ks->w;
+    unsigned rounds = bs_skinny_rounds(key_len);
+    unsigned sigma[4] = {0, 1, 2, 3}, off[4] = {0, 0, 0, 0};
+    bs_skinny_tweakey_schedule(key, key_len, rtk);
+    for (unsigned t = 0; t < rounds; t++, w += BS_SKINNY_FIX32_RK_WORDS) {
+        for (unsigned b = 0; b < 8; b++) {
+            uint32_t v = 0;
+            for (unsigned i = 0; i < 2; i++)
+                for (unsigned j = 0; j < 4; j++) {
+                    uint32_t bit = (rtk[8 * t + 4 * i + j] >> b) & 1;
+                    v |= (bit * 3u) << (8 * ((j + off[i]) & 3) + 2 * sigma[i]);
+                }
+            /* row 1 leaves the key addition uncomplemented (skinny.h) */
+            w[b] = v ^ (SLOT0 << (2 * sigma[1]));
+        }
+        /* AddConstants' 0x2 in cell (2, 0): bit 1, both blocks */
+        w[1] ^= 3u << (8 * off[2] + 2 * sigma[2]);
+        unsigned s3 = sigma[3], o3 = (off[3] + 4 - 3) & 3;
+        for (unsigned i = 3; i > 0; i--) {
+            sigma[i] = sigma[i - 1];
+            off[i] = (off[i - 1] + 4 - (i - 1)) & 3; /* ShiftRows, then the renaming */
+        }
+        sigma[0] = s3;
+        off[0] = o3;
+    }
+    w[0] = 0; /* the word after the last round: nothing reads it, keep it defined */
+    bs_wipe(rtk, sizeof rtk);
+}
+
+static inline void pack_stage(uint32_t w[8], unsigned e, uint32_t m)
+{
+    for (unsigned i = 0; i < 8; i++)
+        if ((i & (1u << e)) == 0)
+            bs_swapmove32(&w[i | (1u << e)], &w[i], m, 1u << e);
+}
+
+static inline void transpose8(uint32_t w[8])
+{
+    pack_stage(w, 0, 0x55555555u);
+    pack_stage(w, 1, 0x33333333u);
+    pack_stage(w, 2, 0x0f0f0f0fu);
+}
+
+void bs_skinny_fix32_pack(uint32_t w[8], const uint8_t *in0, const uint8_t *in1)
+{
+    for (unsigned r = 0; r < 4; r++) {
+        w[2 * r] = bs_load_le32(in0 + 4 * r);
+        w[2 * r + 1] = bs_load_le32(in1 + 4 * r);
+    }
+    transpose8(w);
+    for (unsigned b = 0; b < 8; b++)
+        w[b] = ~w[b];
+}
+
+void bs_skinny_fix32_unpack(uint8_t *out0, uint8_t *out1, uint32_t w[8])
+{
+    for (unsigned b = 0; b < 8; b++)
+        w[b] = ~w[b];
+    transpose8(w);
+    for (unsigned r = 0; r < 4; r++) {
+        bs_store_le32(out0 + 4 * r, w[2 * r]);
+        bs_store_le32(out1 + 4 * r, w[2 * r + 1]);
+    }
+}
+
+/* The S-box on all 32 cells, renaming its outputs (skinny.h). */
+#define FIX32_SBOX(w0, w1, w2, w3, w4, w5, w6, w7)                                                 \
+    do {                                                                                           \
+        BS_SKINNY_SBOX_STEPS(w0, w1, w2, w3, w4, w5, w6, w7);                                      \
+        uint32_t y0 = w2, y1 = w7, y2 = w6, y3 = w1, y4 = w3, y5 = w0, y6 = w4, y7 = w5;           \
+        w0 = y0, w1 = y1, w2 = y2, w3 = y3, w4 = y4, w5 = y5, w6 = y6, w7 = y7;                    \
+    } while (0)
+
+/* One word's MixColumns in variant (r1, s1) (r2, s2) (r3, s3) (comment at the top). */
+#define FIX32_MC1(x, r1, s1, r2, s2, r3, s3)                                                       \
+    do {                                                                                           \
+        x ^= (rotl32(x, r1) & SLOT0) << (s1);                                                      \
+        x ^= (~rotl32(x, r2) & SLOT0) << (s2);                                                     \
+        x ^= (~rotl32(x, r3) & SLOT0) << (s3);                                                     \
+    } while (0)
+
+#define FIX32_MC(r1, s1, r2, s2, r3, s3)                                                           \
+    do {                                                                                           \
+        FIX32_MC1(w0, r1, s1, r2, s2, r3, s3);                                                     \
+        FIX32_MC1(w1, r1, s1, r2, s2, r3, s3);                                                     \
+        FIX32_MC1(w2, r1, s1, r2, s2, r3, s3);                                                     \
+        FIX32_MC1(w3, r1, s1, r2, s2, r3, s3);                                                     \
+        FIX32_MC1(w4, r1, s1, r2, s2, r3, s3);                                                     \
+        FIX32_MC1(w5, r1, s1, r2, s2, r3, s3);                                                     \
+        FIX32_MC1(w6, r1, s1, r2, s2, r3, s3);                                                     \
+        FIX32_MC1(w7, r1, s1, r2, s2, r3, s3);                                                     \
+    } while (0)
+
+#define FIX32_ADDKEY(k)                                                                            \
+    do {                                                                                           \
+        w0 ^= (k)[0], w1 ^= (k)[1], w2 ^= (k)[2], w3 ^= (k)[3];                                    \
+        w4 ^= (k)[4], w5 ^= (k)[5], w6 ^= (k)[6], w7 ^= (k)[7];                                    \
+    } while (0)
+
+#define FIX32_ROUND(k, r1, s1, r2, s2, r3, s3)                                                     \
+    do {                                                                                           \
+        FIX32_SBOX(w0, w1, w2, w3, w4, w5, w6, w7);                                                \
+        FIX32_ADDKEY(k);                                                                           \
+        FIX32_MC(r1, s1, r2, s2, r3, s3);                                                          \
+    } while (0)
+
+void bs_skinny_fix32_2blocks(const uint32_t *rtk, unsigned rounds, uint8_t *out0, uint8_t *out1,
+                             const uint8_t *in0, const uint8_t *in1)
+{
+    uint32_t w[8];
+    bs_skinny_fix32_pack(w, in0, in1);
+    uint32_t w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7];
+    for (unsigned t = 0; t < rounds; t += 4, rtk += 4 * BS_SKINNY_FIX32_RK_WORDS) {
+        FIX32_ROUND(rtk, 4, 2, 16, 4, 20, 6);
+        FIX32_ROUND(rtk + 8, 14, 0, 26, 2, 14, 4);
+        FIX32_ROUND(rtk + 16, 24, 6, 12, 0, 8, 2);
+        FIX32_ROUND(rtk + 24, 26, 4, 30, 6, 26, 0);
+    }
+    w[0] = w0, w[1] = w1, w[2] = w2, w[3] = w3, w[4] = w4, w[5] = w5, w[6] = w6, w[7] = w7;
+    bs_skinny_fix32_unpack(out0, out1, w);
+    bs_wipe(w, sizeof w);
+}
+
+/* Components, for the per-component benchmark (variant t0 for MixColumns). */
+void bs_skinny_fix32_sbox(uint32_t w[8])
+{
+    uint32_t w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7];
+    FIX32_SBOX(w0, w1, w2, w3, w4, w5, w6, w7);
+    w[0] = w0, w[1] = w1, w[2] = w2, w[3] = w3, w[4] = w4, w[5] = w5, w[6] = w6, w[7] = w7;
+}
+
+void bs_skinny_fix32_mixcolumns(uint32_t w[8])
+{
+    uint32_t w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7];
+    FIX32_MC(4, 2, 16, 4, 20, 6);
+    w[0] = w0, w[1] = w1, w[2] = w2, w[3] = w3, w[4] = w4, w[5] = w5, w[6] = w6, w[7] = w7;
+}
+
+void bs_skinny_fix32_addkey(uint32_t w[8], const uint32_t rtk[8])
+{
+    for (unsigned b = 0; b < 8; b++)
+        w[b] ^= rtk[b];
+}
+
+static void fix32_encrypt(unsigned rounds, const bs_key_schedule *ks, uint8_t *out,
+                          const uint8_t *in, size_t nblocks)
+{
+    const uint32_t *rtk = (const uint32_t *)ks->w;
+    for (; nblocks >= 2; nblocks -= 2, in += 32, out += 32)
+        bs_skinny_fix32_2blocks(rtk, rounds, out, out + 16, in, in + 16);
+    if (nblocks) {
+        /* one block: the second lane carries a copy, whose output is dropped */
+        uint8_t spare[16];
+        bs_skinny_fix32_2blocks(rtk, rounds, spare, spare, in, in);
+        memcpy(out, spare, 16);
+        bs_wipe(spare, sizeof spare);
+    }
+}
+
+#define SKINNY_FIX32_VARIANT(tag, name, klen)                                                      \
+    static void tag##_fix32_set_key(bs_key_schedule *ks, const uint8_t *key)                       \
+    {                                                                                              \
+        fix32_set_key(ks, key, klen);                                                              \
+    }                                                                                              \
+    static void tag##_fix32_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,    \
+                                    size_t nblocks)                                                \
+    {                                                                                              \
+        fix32_encrypt(bs_skinny_rounds(klen), ks, out, in, nblocks);                               \
+    }                                                                                              \
+    const bs_block_cipher bs_##tag##_fix32 = {                                                     \
+        name, "fix32", klen, 16, 2, tag##_fix32_set_key, tag##_fix32_encrypt,                      \
+    };
+
+SKINNY_FIX32_VARIANT(skinny128_128, "SKINNY-128-128", 16)
+SKINNY_FIX32_VARIANT(skinny128_256, "SKINNY-128-256", 32)
+SKINNY_FIX32_VARIANT(skinny128_384, "SKINNY-128-384", 48)
