@@ -171,7 +171,7 @@ def main():
             ' | mcycle / pass (= instr., -icount shift=0) |')
     print(hdr)
     print('|' + '---|' * (hdr.count('|') - 1))
-    comp_rows, aes_rows, speedy_rows = [], [], []
+    comp_rows, aes_rows, face_rows, speedy_rows = [], [], [], []
     for lvl in LEVELS:
         elf = os.path.join(build, 'embedded', 'bench', 'bench_O' + lvl)
         windows, counts, _ = run(elf, target, plugin)
@@ -201,6 +201,18 @@ def main():
         comp = [byname['RIJNDAEL-256/m4/' + c][2] for c in
                 ('pack', 'subbytes', 'shiftrows', 'mixcolumns', 'addroundkey', 'unpack')]
         comp_rows.append((lvl, comp, byname['RIJNDAEL-256/m4/encrypt'][2]))
+        face = []
+        for name in ('AES-128', 'AES-256'):
+            row = []
+            for kind in ('ctr-plain', 'ctr-face'):
+                idx, nbytes, n, cnt = byname['%s/%s' % (name, kind)]
+                est = None
+                if arm:
+                    _, _, pcs = run(elf, target, plugin, hist=idx)
+                    est = estimate(pcs, insns, target) - over
+                row.append((n, nbytes, est))
+            face.append((name, row))
+        face_rows.append((lvl, face))
         aes_rows.append((lvl, [byname['AES/' + c][2] for c in AES_PARTS],
                          byname['AES-128/fix32/encrypt'][2]))
         scomp = [byname['SPEEDY/bs32/' + c][2] for c in
@@ -228,6 +240,17 @@ def main():
                2 * p['mixcolumns3'] + 2 * p['mixcolumns0'] + 11 * p['addroundkey'] + p['sr2'] +
                p['unpack'])
         print('| -O%s | %s | %d | %d |' % (lvl, ' | '.join(str(x) for x in c), tot, blk))
+    print('\nAES-CTR over 16 KiB (1024 blocks, four FACE epochs, refreshes included), plain'
+          ' (bs_ctr_crypt over fix32) and with FACE caching (bs_aes_face_crypt):\n')
+    unit = 'est. cycles' if arm else 'instr.'
+    print('| level | cipher | plain instr. / byte | FACE instr. / byte | plain %s / byte |'
+          ' FACE %s / byte | FACE gain |' % (unit, unit))
+    print('|---|---|---|---|---|---|---|')
+    for lvl, face in face_rows:
+        for name, ((pn, pb, pe), (fn, fb, fe)) in face:
+            pc, fc = (pe, fe) if arm else (pn, fn)
+            print('| -O%s | %s | %.1f | %.1f | %.1f | %.1f | %.1f %% |' % (
+                lvl, name, pn / pb, fn / fb, pc / pb, fc / fb, 100.0 * (pc - fc) / pc))
     print('\nSPEEDY-r-192 (bs32) by component, instructions per call (each a function call on a'
           ' packed state; a block = pack + 2r SubBox + 2r - 1 ShiftColumns + r - 1 MixColumns'
           ' + r + 1 key additions + unpack; inside the block the last ShiftColumns of a round is'
@@ -247,7 +270,7 @@ def main():
     print('|---|' + '---|' * len(LEVELS))
     sz = sizes(build, target)
     for obj in ('present_bs32', 'gift_fix32', 'rijndael256_m4', 'aes_ks32', 'aes_fix32',
-                'aes_semifix32', 'speedy_bs32'):
+                'aes_semifix32', 'aes_ctr_face', 'speedy_bs32'):
         print('| %s | ' % obj + ' | '.join('%d/%d/%d' % sz[(obj, l)] for l in LEVELS) + ' |')
     print()
 
