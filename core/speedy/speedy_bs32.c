@@ -22,37 +22,57 @@ _Static_assert(sizeof(uint32_t[SPEEDY_BS32_RK_WORDS]) <= BS_KS_MAX,
         (b) ^= t_ << (n);                                                                          \
     } while (0)
 
-static inline uint32_t load24(const uint8_t *p)
+/*
+ * Byte k of the groups q = odd (w0 = 0) or even (w0 = 1) in one word, group q at byte
+ * 3 - (q >> 1): the word order that the first two stages of bs_speedy_pack32 (w2 <-> b4,
+ * w1 <-> b3: whole bytes between words) would leave, read directly with byte loads.
+ */
+static inline uint32_t load_strided(const uint8_t *p)
 {
-    return ((uint32_t)p[0] << 16) | ((uint32_t)p[1] << 8) | (uint32_t)p[2];
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[6] << 16) | ((uint32_t)p[12] << 8) |
+           (uint32_t)p[18];
 }
 
-static inline void store24(uint8_t *p, uint32_t v)
+static inline void store_strided(uint8_t *p, uint32_t v)
 {
-    p[0] = (uint8_t)(v >> 16);
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)v;
+    p[0] = (uint8_t)(v >> 24);
+    p[6] = (uint8_t)(v >> 16);
+    p[12] = (uint8_t)(v >> 8);
+    p[18] = (uint8_t)v;
 }
 
 /*
- * bs_speedy_pack32 written out (derivation in speedy.h): group q into word 7 - q, the five
- * stages, columns 0..5 from words 3, 1, 6, 4, 2, 0. Words 5 and 7 end empty, so the last stage
- * skips their pair and the one before only moves their bits out.
+ * bs_speedy_pack32 written out (derivation in speedy.h). Its spread and first two stages are
+ * byte moves and field extractions, done here four groups at a time: with b0, b1, b2 the
+ * strided words of a group parity, the fields of rows 4q + r (r = 0..3) are, in every byte,
+ * b0 >> 2, (b0 & 3) << 4 | b1 >> 4, (b1 & 15) << 2 | b2 >> 6 and b2 & 63, and row r's fields go
+ * to word 2 (3 - r) + w0. The last three stages follow; columns 0..5 are words 3, 1, 6, 4, 2, 0.
+ * Words 5 and 7 end empty, so the last stage skips their pair and the one before only moves
+ * their bits out.
  */
+/* The fields of one group parity, rows r = 0..3 (f[r]), from its strided words at g. */
+static inline void load_fields(uint32_t *f0, uint32_t *f1, uint32_t *f2, uint32_t *f3,
+                               const uint8_t *g)
+{
+    uint32_t b0 = load_strided(g), b1 = load_strided(g + 1), b2 = load_strided(g + 2);
+    *f0 = (b0 >> 2) & 0x3f3f3f3fu;
+    *f1 = ((b0 & 0x03030303u) << 4) | ((b1 >> 4) & 0x0f0f0f0fu);
+    *f2 = ((b1 & 0x0f0f0f0fu) << 2) | ((b2 >> 6) & 0x03030303u);
+    *f3 = b2 & 0x3f3f3f3fu;
+}
+
+static inline void store_fields(uint8_t *g, uint32_t f0, uint32_t f1, uint32_t f2, uint32_t f3)
+{
+    store_strided(g, (f0 << 2) | ((f1 >> 4) & 0x03030303u));
+    store_strided(g + 1, ((f1 << 4) & 0xf0f0f0f0u) | ((f2 >> 2) & 0x0f0f0f0fu));
+    store_strided(g + 2, ((f2 << 6) & 0xc0c0c0c0u) | f3);
+}
+
 void bs_speedy_bs32_pack(uint32_t s[6], const uint8_t *in)
 {
-    uint32_t w0 = bs_speedy_spread24(load24(in + 21)), w1 = bs_speedy_spread24(load24(in + 18));
-    uint32_t w2 = bs_speedy_spread24(load24(in + 15)), w3 = bs_speedy_spread24(load24(in + 12));
-    uint32_t w4 = bs_speedy_spread24(load24(in + 9)), w5 = bs_speedy_spread24(load24(in + 6));
-    uint32_t w6 = bs_speedy_spread24(load24(in + 3)), w7 = bs_speedy_spread24(load24(in));
-    SWAPMOVE(w4, w0, BS_SPEEDY_M16, 16);
-    SWAPMOVE(w5, w1, BS_SPEEDY_M16, 16);
-    SWAPMOVE(w6, w2, BS_SPEEDY_M16, 16);
-    SWAPMOVE(w7, w3, BS_SPEEDY_M16, 16);
-    SWAPMOVE(w2, w0, BS_SPEEDY_M8, 8);
-    SWAPMOVE(w3, w1, BS_SPEEDY_M8, 8);
-    SWAPMOVE(w6, w4, BS_SPEEDY_M8, 8);
-    SWAPMOVE(w7, w5, BS_SPEEDY_M8, 8);
+    uint32_t w0, w1, w2, w3, w4, w5, w6, w7;
+    load_fields(&w6, &w4, &w2, &w0, in + 3); /* odd groups: w0 = 0 */
+    load_fields(&w7, &w5, &w3, &w1, in);     /* even groups: w0 = 1 */
     SWAPMOVE(w1, w0, BS_SPEEDY_M4, 4);
     SWAPMOVE(w3, w2, BS_SPEEDY_M4, 4);
     SWAPMOVE(w5, w4, BS_SPEEDY_M4, 4);
@@ -88,22 +108,8 @@ void bs_speedy_bs32_unpack(uint8_t *out, const uint32_t s[6])
     SWAPMOVE(w5, w4, BS_SPEEDY_M4, 4);
     SWAPMOVE(w3, w2, BS_SPEEDY_M4, 4);
     SWAPMOVE(w1, w0, BS_SPEEDY_M4, 4);
-    SWAPMOVE(w7, w5, BS_SPEEDY_M8, 8);
-    SWAPMOVE(w6, w4, BS_SPEEDY_M8, 8);
-    SWAPMOVE(w3, w1, BS_SPEEDY_M8, 8);
-    SWAPMOVE(w2, w0, BS_SPEEDY_M8, 8);
-    SWAPMOVE(w7, w3, BS_SPEEDY_M16, 16);
-    SWAPMOVE(w6, w2, BS_SPEEDY_M16, 16);
-    SWAPMOVE(w5, w1, BS_SPEEDY_M16, 16);
-    SWAPMOVE(w4, w0, BS_SPEEDY_M16, 16);
-    store24(out, bs_speedy_unspread24(w7));
-    store24(out + 3, bs_speedy_unspread24(w6));
-    store24(out + 6, bs_speedy_unspread24(w5));
-    store24(out + 9, bs_speedy_unspread24(w4));
-    store24(out + 12, bs_speedy_unspread24(w3));
-    store24(out + 15, bs_speedy_unspread24(w2));
-    store24(out + 18, bs_speedy_unspread24(w1));
-    store24(out + 21, bs_speedy_unspread24(w0));
+    store_fields(out + 3, w6, w4, w2, w0);
+    store_fields(out, w7, w5, w3, w1);
 }
 
 static void speedy_bs32_set_key(bs_key_schedule *ks, const uint8_t *key, unsigned rounds)
