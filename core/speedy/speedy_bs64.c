@@ -5,9 +5,10 @@
  * 0..31 again), so that a rotated read is a contiguous one and the loops vectorize. The key
  * schedule holds rk_0 .. rk_R as lane masks (all-zero or all-one words), in the same order.
  *
- * Dispatch seam for SIMD variants (x86 fast paths): they keep this key schedule
- * (bs_speedy_bs64_set_key) and supply their own pass over 64 blocks (or more lanes with their
- * own descriptor), registered before these entries in bs_block_ciphers.
+ * Dispatch seam for SIMD variants (x86 fast paths): a variant keeps this key schedule
+ * (bs_speedy_bs64_set_key, lane masks) and supplies its own pass; its descriptor goes before
+ * these in bs_block_ciphers, where bs_block_cipher_by_name takes the first one the CPU level
+ * allows (bs_cpu.h: the level follows from the impl name).
  */
 #include "bitslice.h"
 #include "gift/gift.h"
