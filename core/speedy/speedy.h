@@ -28,6 +28,9 @@
 
 #define BS_SPEEDY_BLOCK 24
 #define BS_SPEEDY_MAX_ROUNDS 7
+/* Key schedule sizes: rk_0 .. rk_R, packed 6 words each (bs32), or 192 lane masks (bs64). */
+#define BS_SPEEDY_BS32_RK_WORDS (6 * (BS_SPEEDY_MAX_ROUNDS + 1))
+#define BS_SPEEDY_BS64_RK_WORDS (192 * (BS_SPEEDY_MAX_ROUNDS + 1))
 
 /*
  * c_r, r = 0..5: the 192-bit pieces of the fractional part of pi, most significant bit first

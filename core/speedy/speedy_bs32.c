@@ -10,8 +10,7 @@
 #include "bitslice.h"
 #include "speedy/speedy.h"
 
-#define SPEEDY_BS32_RK_WORDS (6 * (BS_SPEEDY_MAX_ROUNDS + 1))
-_Static_assert(sizeof(uint32_t[SPEEDY_BS32_RK_WORDS]) <= BS_KS_MAX,
+_Static_assert(sizeof(uint32_t[BS_SPEEDY_BS32_RK_WORDS]) <= BS_KS_MAX,
                "SPEEDY bs32 key schedule does not fit bs_key_schedule");
 
 #define ROL(x, n) bs_speedy_rol32((x), (n))

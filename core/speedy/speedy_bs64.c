@@ -14,8 +14,7 @@
 #include "gift/gift.h"
 #include "speedy/speedy.h"
 
-#define SPEEDY_BS64_RK_WORDS (192 * (BS_SPEEDY_MAX_ROUNDS + 1))
-_Static_assert(sizeof(uint64_t[SPEEDY_BS64_RK_WORDS]) <= BS_KS_MAX,
+_Static_assert(sizeof(uint64_t[BS_SPEEDY_BS64_RK_WORDS]) <= BS_KS_MAX,
                "SPEEDY bs64 key schedule does not fit bs_key_schedule");
 
 void bs_speedy_bs64_set_key(uint64_t *m, const uint8_t *key, unsigned rounds)

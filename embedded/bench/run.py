@@ -33,7 +33,7 @@ CORES = {
     'PRESENT-128/bs32': ('present_bs32', 16),
     'GIFT-64/fix32': ('gift_fix32', 16),
     'GIFT-128/fix32': ('gift_fix32', 16),
-    'RIJNDAEL-256/m4': ('rijndael256_m4', 32),
+    'RIJNDAEL-256/ct32': ('rijndael256_ct32', 32),
     'SPEEDY-5-192/bs32': ('speedy_bs32', 24),
     'SPEEDY-6-192/bs32': ('speedy_bs32', 24),
     'SPEEDY-7-192/bs32': ('speedy_bs32', 24),
@@ -147,9 +147,9 @@ def estimate(pcs, insns, target):
 def sizes(build, target):
     rows = {}
     for lvl in LEVELS:
-        d = os.path.join(build, 'embedded', 'bench', 'libbsmcu_O%s.a.p' % lvl)
+        d = os.path.join(build, 'core', 'libbsmcu_O%s.a.p' % lvl)
         for f in sorted(os.listdir(d)):
-            m = re.search(r'core_(?:mcu|aes|speedy)_(\w+)\.c\.o$', f)
+            m = re.search(r'^(?:present|gift|rijndael256|aes|speedy)_(\w+)\.c\.o$', f)
             if not m:
                 continue
             out = subprocess.run([TOOL[target] + 'size', os.path.join(d, f)], capture_output=True,
@@ -180,7 +180,7 @@ def main():
         byname = {w[1]: (w[0], w[2], counts[w[0]] - over, w[3] - over_cnt) for w in windows}
         insns = disassemble(elf, TOOL[target]) if arm else None
         pack16 = byname['nibble/pack+unpack'][2]
-        pack32 = byname['RIJNDAEL-256/m4/pack'][2] + byname['RIJNDAEL-256/m4/unpack'][2]
+        pack32 = byname['RIJNDAEL-256/ct32/pack'][2] + byname['RIJNDAEL-256/ct32/unpack'][2]
         pack_aes = byname['AES/pack'][2] + byname['AES/unpack'][2]
         pack24 = byname['SPEEDY/bs32/pack'][2] + byname['SPEEDY/bs32/unpack'][2]
         for core, (_, _) in CORES.items():
@@ -198,9 +198,9 @@ def main():
             else:
                 row += ' | %d |' % cnt
             print(row)
-        comp = [byname['RIJNDAEL-256/m4/' + c][2] for c in
+        comp = [byname['RIJNDAEL-256/ct32/' + c][2] for c in
                 ('pack', 'subbytes', 'shiftrows', 'mixcolumns', 'addroundkey', 'unpack')]
-        comp_rows.append((lvl, comp, byname['RIJNDAEL-256/m4/encrypt'][2]))
+        comp_rows.append((lvl, comp, byname['RIJNDAEL-256/ct32/encrypt'][2]))
         face = []
         for name in ('AES-128', 'AES-256'):
             row = []
@@ -219,7 +219,7 @@ def main():
                  ('pack', 'subbox', 'shiftcolumns', 'mixcolumns', 'addroundkey', 'unpack')]
         speedy_rows.append((lvl, scomp, [(byname[c + '/encrypt'][2], byname[c + '/set_key'][2])
                                          for c in SPEEDY_ROUNDS]))
-    print('\nRijndael-256 (m4) by component, instructions per call (each a function call; one'
+    print('\nRijndael-256 (ct32) by component, instructions per call (each a function call; one'
           ' block = pack + 14 SubBytes + 14 ShiftRows + 13 MixColumns + 15 AddRoundKey +'
           ' unpack):\n')
     print('| level | pack | SubBytes | ShiftRows | MixColumns | AddRoundKey | unpack |'
@@ -269,7 +269,7 @@ def main():
     print('| object | ' + ' | '.join('-O%s text/data/bss' % l for l in LEVELS) + ' |')
     print('|---|' + '---|' * len(LEVELS))
     sz = sizes(build, target)
-    for obj in ('present_bs32', 'gift_fix32', 'rijndael256_m4', 'aes_ks32', 'aes_fix32',
+    for obj in ('present_bs32', 'gift_fix32', 'rijndael256_ct32', 'aes_ks32', 'aes_fix32',
                 'aes_semifix32', 'aes_ctr_face', 'speedy_bs32'):
         print('| %s | ' % obj + ' | '.join('%d/%d/%d' % sz[(obj, l)] for l in LEVELS) + ' |')
     print()
