@@ -13,7 +13,7 @@ packages=(
   # plots of the benchmark tables (bench/plot/)
   gnuplot-nox
   # sharded key search: a one-node Slurm and GNU parallel (scripts/test.d/80-shards.sh)
-  slurmctld slurmd slurm-client munge parallel
+  slurmctld slurmd slurm-client munge parallel iproute2
   # embedded: cross toolchains, C library, QEMU
   gcc-arm-none-eabi picolibc-arm-none-eabi gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
   qemu-system-arm qemu-system-misc binutils-arm-none-eabi

@@ -3,7 +3,9 @@
  * destination and is renamed only when everything succeeded; `open` writes a chunk's plaintext
  * only after that chunk's tag verified. A failure it sees (or SIGINT, SIGTERM, SIGHUP) removes
  * the temporary file; a SIGKILL or a crash during `open` cannot, and leaves OUT.tmp-XXXXXX
- * (mode 0600) holding the chunks verified so far.
+ * (mode 0600) holding the chunks verified so far. `-o -` writes to standard output instead, a
+ * chunk as soon as it is sealed or verified. An existing output is replaced only with --force,
+ * and never when it is the input itself (the rename would destroy the input).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +23,7 @@
 #include "bs_keysrc.h"
 #include "bs_pipe.h"
 #include "bs_stream_format.h"
+#include "bsd_client.h"
 
 static char tmp_path[4096];
 
@@ -34,27 +37,43 @@ static void on_fatal_signal(int sig)
 
 typedef struct opts {
     const char *in, *out, *key_file, *pass_file, *socket;
-    int passphrase, no_daemon, quiet, verbose;
+    int passphrase, no_daemon, quiet, verbose, force;
     unsigned chunk_log2, scrypt_log_n;
 } opts;
 
-static void usage(const char *cmd)
+static void usage(FILE *f, const char *cmd)
 {
-    fprintf(stderr,
-            "usage: bitslice %s (-k KEYFILE | -p | --passphrase-file FILE) -o OUTPUT [INPUT]\n"
+    char sock[108];
+    bsd_client_default_socket(sock, sizeof sock);
+    fprintf(f,
+            "usage: bitslice %s (-k KEYFILE | -p | --passphrase-file FILE) -o OUTPUT [-f] [INPUT]\n"
+            "%s"
+            "  INPUT                    default, or '-': standard input\n"
             "  -k, --key-file FILE      32 raw bytes or 64 hex digits (bitslice keygen)\n"
             "  -p, --passphrase         ask on the terminal (scrypt)\n"
             "      --passphrase-file F  first line of F is the passphrase\n"
-            "  -o, --output FILE        written via a temporary file, renamed at the end\n"
+            "  -o, --output FILE        written via a temporary file, renamed at the end;\n"
+            "                           '-': standard output%s\n"
+            "  -f, --force              replace an existing OUTPUT (never the INPUT itself)\n"
             "      --no-daemon          compute in-process only\n"
-            "      --socket PATH        bitsliced socket (default: see bitslice status)\n"
+            "      --socket PATH        bitsliced socket (default %s)\n"
             "  -q, --quiet              no progress bar\n"
             "  -v, --verbose            say which backend served the keystream\n"
             "%s",
             cmd,
-            cmd[0] == 's' ? "      --chunk-log2 N       chunk size 2^N bytes (10..24, default 20)\n"
-                            "      --scrypt-log-n N     scrypt cost N = 2^N (10..20, default 16)\n"
-                          : "");
+            cmd[0] == 's' ? "Encrypts INPUT with RIJNDAEL-256-GCM in authenticated chunks.\n"
+                          : "Decrypts and verifies a sealed file.\n",
+            cmd[0] == 's' ? "" : ", each chunk once it verified", sock,
+            cmd[0] == 's'
+                ? "      --chunk-log2 N       chunk size 2^N bytes (10..24, default 20: 1 MiB)\n"
+                  "      --scrypt-log-n N     scrypt cost N = 2^N (10..20, default 16)\n"
+                : "");
+}
+
+static void usage_error(const char *cmd, const char *what, const char *arg)
+{
+    fprintf(stderr, "bitslice %s: %s%s%s%s\nRun 'bitslice %s --help' for the options.\n", cmd, what,
+            arg != NULL ? " '" : "", arg != NULL ? arg : "", arg != NULL ? "'" : "", cmd);
 }
 
 static int parse(int argc, char **argv, opts *o, const char *cmd)
@@ -70,6 +89,7 @@ static int parse(int argc, char **argv, opts *o, const char *cmd)
         {"verbose", no_argument, 0, 'v'},
         {"chunk-log2", required_argument, 0, 'C'},
         {"scrypt-log-n", required_argument, 0, 'L'},
+        {"force", no_argument, 0, 'f'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -78,8 +98,21 @@ static int parse(int argc, char **argv, opts *o, const char *cmd)
     o->scrypt_log_n = 16;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "k:po:qvh", lo, NULL)) != -1) {
+    opterr = 0; /* our own messages, with the command's name */
+    while ((c = getopt_long(argc, argv, ":k:po:fqvh", lo, NULL)) != -1) {
         switch (c) {
+        case 'h':
+            usage(stdout, cmd);
+            return 1;
+        case 'f':
+            o->force = 1;
+            break;
+        case ':':
+            usage_error(cmd, "missing argument of", argv[optind - 1]);
+            return -1;
+        case '?':
+            usage_error(cmd, "unknown option", argv[optind - 1]);
+            return -1;
         case 'k':
             o->key_file = optarg;
             break;
@@ -107,7 +140,7 @@ static int parse(int argc, char **argv, opts *o, const char *cmd)
         case 'C':
             o->chunk_log2 = (unsigned)atoi(optarg);
             if (o->chunk_log2 < BSF_CHUNK_LOG2_MIN || o->chunk_log2 > BSF_CHUNK_LOG2_MAX) {
-                fprintf(stderr, "bitslice: --chunk-log2 wants %d..%d\n", BSF_CHUNK_LOG2_MIN,
+                fprintf(stderr, "bitslice %s: --chunk-log2 wants %d..%d\n", cmd, BSF_CHUNK_LOG2_MIN,
                         BSF_CHUNK_LOG2_MAX);
                 return -1;
             }
@@ -115,21 +148,29 @@ static int parse(int argc, char **argv, opts *o, const char *cmd)
         case 'L':
             o->scrypt_log_n = (unsigned)atoi(optarg);
             if (o->scrypt_log_n < BSF_SCRYPT_LOG_N_MIN || o->scrypt_log_n > BSF_SCRYPT_LOG_N_MAX) {
-                fprintf(stderr, "bitslice: --scrypt-log-n wants %d..%d\n", BSF_SCRYPT_LOG_N_MIN,
-                        BSF_SCRYPT_LOG_N_MAX);
+                fprintf(stderr, "bitslice %s: --scrypt-log-n wants %d..%d\n", cmd,
+                        BSF_SCRYPT_LOG_N_MIN, BSF_SCRYPT_LOG_N_MAX);
                 return -1;
             }
             break;
         default:
-            usage(cmd);
+            usage_error(cmd, "unknown option", argv[optind - 1]);
             return -1;
         }
     }
     if (optind < argc)
         o->in = argv[optind++];
     int nkeys = (o->key_file != NULL) + o->passphrase + (o->pass_file != NULL);
-    if (optind != argc || o->out == NULL || nkeys != 1) {
-        usage(cmd);
+    if (optind != argc) {
+        usage_error(cmd, "one INPUT at most; unexpected", argv[optind]);
+        return -1;
+    }
+    if (o->out == NULL) {
+        usage_error(cmd, "-o OUTPUT is required ('-o -': standard output)", NULL);
+        return -1;
+    }
+    if (nkeys != 1) {
+        usage_error(cmd, "give exactly one of -k KEYFILE, -p, --passphrase-file FILE", NULL);
         return -1;
     }
     return 0;
@@ -191,10 +232,29 @@ static int open_files(const opts *o, io *f)
         fprintf(stderr, "bitslice: %s: %s\n", o->in, strerror(errno));
         return -1;
     }
-    struct stat st;
-    if (fstat(f->in_fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    struct stat st, ost;
+    const int have_in = fstat(f->in_fd, &st) == 0;
+    if (have_in && S_ISREG(st.st_mode)) {
         f->in_regular = 1;
         f->in_size = (uint64_t)st.st_size;
+    }
+    const int to_stdout = strcmp(o->out, "-") == 0;
+    /* The output must never be the input: replacing it would destroy what is being read. */
+    if (have_in && (to_stdout ? fstat(STDOUT_FILENO, &ost) : stat(o->out, &ost)) == 0 &&
+        st.st_dev == ost.st_dev && st.st_ino == ost.st_ino && S_ISREG(st.st_mode)) {
+        fprintf(stderr, "bitslice: the output %s is the input file: refused\n", o->out);
+        return -1;
+    }
+    if (to_stdout) {
+        f->tmp_fd = dup(STDOUT_FILENO);
+        f->out = f->tmp_fd >= 0 ? fdopen(f->tmp_fd, "wb") : NULL;
+        if (f->out == NULL)
+            fprintf(stderr, "bitslice: standard output: %s\n", strerror(errno));
+        return f->out != NULL ? 0 : -1;
+    }
+    if (!o->force && lstat(o->out, &ost) == 0) {
+        fprintf(stderr, "bitslice: %s exists: refused (--force replaces it)\n", o->out);
+        return -1;
     }
     if (snprintf(tmp_path, sizeof tmp_path, "%s.tmp-XXXXXX", o->out) >= (int)sizeof tmp_path) {
         fprintf(stderr, "bitslice: output path too long\n");
@@ -221,7 +281,9 @@ static int close_files(io *f, const opts *o, int ok)
         close(f->in_fd);
     f->in_fd = -1;
     if (f->out != NULL) {
-        if (ok && (fflush(f->out) != 0 || fsync(fileno(f->out)) != 0)) {
+        /* fsync of a pipe or terminal (-o -) fails with EINVAL: nothing to make durable. */
+        if (ok && (fflush(f->out) != 0 || (fsync(fileno(f->out)) != 0 && errno != EINVAL &&
+                                           errno != EROFS && errno != ENOTSUP))) {
             fprintf(stderr, "bitslice: writing %s: %s\n", o->out, strerror(errno));
             ok = 0;
         }
@@ -306,8 +368,9 @@ static void report(const opts *o, const bs_keysrc *ks)
 int bs_cmd_seal(int argc, char **argv)
 {
     opts o;
-    if (parse(argc, argv, &o, "seal") != 0)
-        return 2;
+    int pr_ = parse(argc, argv, &o, "seal");
+    if (pr_ != 0)
+        return pr_ > 0 ? 0 : 2;
     bsf_header h;
     memset(&h, 0, sizeof h);
     h.kdf = o.key_file != NULL ? BSF_KDF_KEYFILE : BSF_KDF_SCRYPT;
@@ -407,8 +470,9 @@ int bs_cmd_seal(int argc, char **argv)
 int bs_cmd_open(int argc, char **argv)
 {
     opts o;
-    if (parse(argc, argv, &o, "open") != 0)
-        return 2;
+    int pr_ = parse(argc, argv, &o, "open");
+    if (pr_ != 0)
+        return pr_ > 0 ? 0 : 2;
     io f;
     if (open_files(&o, &f) != 0)
         return close_files(&f, &o, 0);
