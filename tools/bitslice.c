@@ -40,9 +40,9 @@ static int is_help(const char *a)
 }
 
 /*
- * keysearch lives in its own program (gpu/bitslice_keysearch.c: it links the CUDA runtime when
- * built with it, which seal/open must not need). It is found beside this executable, in the
- * build tree's gpu/ folder, or on PATH.
+ * keysearch lives in its own program (keysearch/bitslice_keysearch.c: it links the CUDA runtime
+ * when built with it, which seal/open must not need). It is found beside this executable, in the
+ * build tree's keysearch/ folder, or on PATH.
  */
 static int cmd_keysearch(char **argv)
 {
@@ -53,7 +53,8 @@ static int cmd_keysearch(char **argv)
         char *slash = strrchr(self, '/');
         if (slash != NULL) {
             *slash = 0;
-            const char *candidates[] = {"%s/bitslice-keysearch", "%s/../gpu/bitslice-keysearch"};
+            const char *candidates[] = {"%s/bitslice-keysearch",
+                                        "%s/../keysearch/bitslice-keysearch"};
             for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
                 snprintf(path, sizeof path, candidates[i], self);
                 if (access(path, X_OK) == 0) {

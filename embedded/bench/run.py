@@ -33,7 +33,7 @@ CORES = {
     'PRESENT-128/bs32': ('present_bs32', 16),
     'GIFT-64/fix32': ('gift_fix32', 16),
     'GIFT-128/fix32': ('gift_fix32', 16),
-    'RIJNDAEL-256/m4': ('rijndael256_m4', 32),
+    'RIJNDAEL-256/ct32': ('rijndael256_ct32', 32),
     'AES-128/fix32': ('aes_fix32', 32),
     'AES-256/fix32': ('aes_fix32', 32),
     'AES-128/semifix32': ('aes_semifix32', 32),
@@ -143,9 +143,9 @@ def estimate(pcs, insns, target):
 def sizes(build, target):
     rows = {}
     for lvl in LEVELS:
-        d = os.path.join(build, 'embedded', 'bench', 'libbsmcu_O%s.a.p' % lvl)
+        d = os.path.join(build, 'core', 'libbsmcu_O%s.a.p' % lvl)
         for f in sorted(os.listdir(d)):
-            m = re.search(r'core_(?:mcu|aes)_(\w+)\.c\.o$', f)
+            m = re.search(r'^(?:present|gift|rijndael256|aes)_(\w+)\.c\.o$', f)
             if not m:
                 continue
             out = subprocess.run([TOOL[target] + 'size', os.path.join(d, f)], capture_output=True,
@@ -167,7 +167,7 @@ def main():
             ' | mcycle / pass (= instr., -icount shift=0) |')
     print(hdr)
     print('|' + '---|' * (hdr.count('|') - 1))
-    comp_rows, aes_rows = [], []
+    comp_rows, aes_rows, face_rows = [], [], []
     for lvl in LEVELS:
         elf = os.path.join(build, 'embedded', 'bench', 'bench_O' + lvl)
         windows, counts, _ = run(elf, target, plugin)
@@ -176,7 +176,7 @@ def main():
         byname = {w[1]: (w[0], w[2], counts[w[0]] - over, w[3] - over_cnt) for w in windows}
         insns = disassemble(elf, TOOL[target]) if arm else None
         pack16 = byname['nibble/pack+unpack'][2]
-        pack32 = byname['RIJNDAEL-256/m4/pack'][2] + byname['RIJNDAEL-256/m4/unpack'][2]
+        pack32 = byname['RIJNDAEL-256/ct32/pack'][2] + byname['RIJNDAEL-256/ct32/unpack'][2]
         pack_aes = byname['AES/pack'][2] + byname['AES/unpack'][2]
         for core, (_, _) in CORES.items():
             idx, nbytes, n, cnt = byname[core + '/encrypt']
@@ -193,12 +193,24 @@ def main():
             else:
                 row += ' | %d |' % cnt
             print(row)
-        comp = [byname['RIJNDAEL-256/m4/' + c][2] for c in
+        comp = [byname['RIJNDAEL-256/ct32/' + c][2] for c in
                 ('pack', 'subbytes', 'shiftrows', 'mixcolumns', 'addroundkey', 'unpack')]
-        comp_rows.append((lvl, comp, byname['RIJNDAEL-256/m4/encrypt'][2]))
+        comp_rows.append((lvl, comp, byname['RIJNDAEL-256/ct32/encrypt'][2]))
+        face = []
+        for name in ('AES-128', 'AES-256'):
+            row = []
+            for kind in ('ctr-plain', 'ctr-face'):
+                idx, nbytes, n, cnt = byname['%s/%s' % (name, kind)]
+                est = None
+                if arm:
+                    _, _, pcs = run(elf, target, plugin, hist=idx)
+                    est = estimate(pcs, insns, target) - over
+                row.append((n, nbytes, est))
+            face.append((name, row))
+        face_rows.append((lvl, face))
         aes_rows.append((lvl, [byname['AES/' + c][2] for c in AES_PARTS],
                          byname['AES-128/fix32/encrypt'][2]))
-    print('\nRijndael-256 (m4) by component, instructions per call (each a function call; one'
+    print('\nRijndael-256 (ct32) by component, instructions per call (each a function call; one'
           ' block = pack + 14 SubBytes + 14 ShiftRows + 13 MixColumns + 15 AddRoundKey +'
           ' unpack):\n')
     print('| level | pack | SubBytes | ShiftRows | MixColumns | AddRoundKey | unpack |'
@@ -219,12 +231,23 @@ def main():
                2 * p['mixcolumns3'] + 2 * p['mixcolumns0'] + 11 * p['addroundkey'] + p['sr2'] +
                p['unpack'])
         print('| -O%s | %s | %d | %d |' % (lvl, ' | '.join(str(x) for x in c), tot, blk))
+    print('\nAES-CTR over 16 KiB (1024 blocks, four FACE epochs, refreshes included), plain'
+          ' (bs_ctr_crypt over fix32) and with FACE caching (bs_aes_face_crypt):\n')
+    unit = 'est. cycles' if arm else 'instr.'
+    print('| level | cipher | plain instr. / byte | FACE instr. / byte | plain %s / byte |'
+          ' FACE %s / byte | FACE gain |' % (unit, unit))
+    print('|---|---|---|---|---|---|---|')
+    for lvl, face in face_rows:
+        for name, ((pn, pb, pe), (fn, fb, fe)) in face:
+            pc, fc = (pe, fe) if arm else (pn, fn)
+            print('| -O%s | %s | %.1f | %.1f | %.1f | %.1f | %.1f %% |' % (
+                lvl, name, pn / pb, fn / fb, pc / pb, fc / fb, 100.0 * (pc - fc) / pc))
     print('\nCode size (bytes, `%ssize` on each object):\n' % TOOL[target])
     print('| object | ' + ' | '.join('-O%s text/data/bss' % l for l in LEVELS) + ' |')
     print('|---|' + '---|' * len(LEVELS))
     sz = sizes(build, target)
-    for obj in ('present_bs32', 'gift_fix32', 'rijndael256_m4', 'aes_ks32', 'aes_fix32',
-                'aes_semifix32'):
+    for obj in ('present_bs32', 'gift_fix32', 'rijndael256_ct32', 'aes_ks32', 'aes_fix32',
+                'aes_semifix32', 'aes_ctr_face'):
         print('| %s | ' % obj + ' | '.join('%d/%d/%d' % sz[(obj, l)] for l in LEVELS) + ' |')
     print()
 

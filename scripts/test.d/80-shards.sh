@@ -20,8 +20,8 @@ ip link set lo up
 # a documentation address (RFC 5737) on lo, still reachable from nowhere else.
 ip addr add 192.0.2.1/32 dev lo
 
-bitslice=$top/build/service/bitslice
-[ -x "$top/build/tools/bitslice" ] && bitslice=$top/build/tools/bitslice
+bitslice=$top/build/tools/bitslice
+
 [ -x "$bitslice" ] || { echo "shards: no bitslice in build/ (the first stage builds it)" >&2; exit 1; }
 # 24 unknown bits of PRESENT-80: 2^24 candidates, a few seconds on 2 cores in all.
 search=(-c PRESENT-80 -k ffff00ffffffffff0000 -m 0000ff0000000000ffff -p 0000000000000000

@@ -1,0 +1,242 @@
+/*
+ * AES-CTR with FACE-style caching over the fully fixsliced core: what is cached and why it is
+ * exact is in aes_ctr_face.h; the layout and representations in aes.h.
+ */
+#include "aes_ctr_face.h"
+
+#include "aes.h"
+
+/* GF(2^8) doubling of four bytes at once (constant time: shifts and masks). */
+static inline uint32_t xtime4(uint32_t x)
+{
+    uint32_t hi = (x >> 7) & 0x01010101u;
+    return ((x & 0x7f7f7f7fu) << 1) ^ hi ^ (hi << 1) ^ (hi << 3) ^ (hi << 4);
+}
+
+/* The S-box (without its 0x63) of n bytes in place, n a multiple of 32, 32 bytes a pass. */
+static void sbox_bytes(uint8_t *buf, size_t n)
+{
+    uint32_t q[8];
+    for (size_t i = 0; i < n; i += 32) {
+        bs_aes_pack(q, buf + i, buf + i + 16);
+        bs_aes_sbox_nonot(q);
+        bs_aes_unpack(buf + i, buf + i + 16, q);
+    }
+    bs_wipe(q, sizeof q);
+}
+
+int bs_aes_face_set_key(bs_aes_face_ctx *ctx, const uint8_t *key, size_t key_len)
+{
+    if (key == NULL)
+        return BS_ERR_ARG;
+    const bs_block_cipher *c = key_len == 16   ? &bs_aes128_fix32
+                               : key_len == 32 ? &bs_aes256_fix32
+                                               : NULL;
+    if (c == NULL)
+        return BS_ERR_KEY_LENGTH;
+    int err = bs_ctr_set_key(&ctx->ctr, c, key, key_len);
+    if (err != BS_OK)
+        return err;
+    ctx->ngroups = key_len == 16 ? 2 : 3;
+    /* round key 0 is the key's first 16 bytes: byte 15 of block ^ key is v ^ key[15] */
+    for (unsigned v = 0; v < 256; v++)
+        ctx->sb_k15[v] = (uint8_t)(v ^ key[15]);
+    sbox_bytes(ctx->sb_k15, sizeof ctx->sb_k15);
+    ctx->cached = 0;
+    ctx->refreshes = 0;
+    return BS_OK;
+}
+
+int bs_aes_face_set_iv(bs_aes_face_ctx *ctx, const uint8_t *iv, size_t iv_len)
+{
+    return bs_ctr_set_iv(&ctx->ctr, iv, iv_len);
+}
+
+/* The tables of aes_ctr_face.h for the epoch of counter bytes cb[0..14]. */
+static void refresh(bs_aes_face_ctx *ctx, const uint8_t *cb)
+{
+    const uint32_t *rk = (const uint32_t *)ctx->ctr.ks.w;
+    uint8_t blk[16], r1[16], s2[16], spare[16];
+    static const uint8_t zero16[16];
+    uint32_t q[8];
+    uint8_t buf[1024];
+
+    /* rounds 1 and 2 of the block with v = 0 */
+    memcpy(blk, cb, 15);
+    blk[15] = 0;
+    bs_aes_pack(q, blk, zero16);
+    bs_aes_addroundkey(q, rk);
+    bs_aes_sbox_nonot(q);
+    bs_aes_mixcolumns1(q);
+    bs_aes_addroundkey(q, rk + 8);
+    bs_aes_unpack(r1, spare, q);
+    bs_aes_sbox_nonot(q);
+    bs_aes_mixcolumns2(q);
+    bs_aes_addroundkey(q, rk + 16);
+    bs_aes_unpack(s2, spare, q);
+    for (unsigned c = 0; c < 4; c++)
+        ctx->base2[c] = bs_load_le32(s2 + 4 * c);
+
+    /* round 1's diagonal T[r][r] (byte 5r) for every v: coefficients 1, 1, 3, 2 for r = 0..3 */
+    for (unsigned v = 0; v < 256; v++) {
+        uint32_t d = (uint32_t)(ctx->sb_k15[v] ^ ctx->sb_k15[0]);
+        uint32_t d2 = xtime4(d), d3 = d2 ^ d;
+        buf[4 * v] = (uint8_t)(r1[0] ^ d);
+        buf[4 * v + 1] = (uint8_t)(r1[5] ^ d);
+        buf[4 * v + 2] = (uint8_t)(r1[10] ^ d3);
+        buf[4 * v + 3] = (uint8_t)(r1[15] ^ d2);
+    }
+    /* round 2's S-box on them, then MixColumns in representation 2 of the differences: byte
+     * (r, c) gets coefficient {2, 3, 1, 1}[j] times diagonal byte r + j, j = (r - c) mod 4 */
+    sbox_bytes(buf, sizeof buf);
+    const uint32_t e0 = bs_load_le32(buf);
+#define FACE_B(w, i) (((w) >> (8 * (i))) & 0xffu)
+#define FACE_W(a, b, c, d) ((a) | ((b) << 8) | ((c) << 16) | ((d) << 24))
+    for (unsigned v = 0; v < 256; v++) {
+        uint32_t x1 = bs_load_le32(buf + 4 * v) ^ e0, x2 = xtime4(x1), x3 = x2 ^ x1;
+        ctx->p[v][0] = FACE_W(FACE_B(x2, 0), FACE_B(x3, 2), FACE_B(x1, 0), FACE_B(x1, 2));
+        ctx->p[v][1] = FACE_W(FACE_B(x1, 3), FACE_B(x2, 1), FACE_B(x3, 3), FACE_B(x1, 1));
+        ctx->p[v][2] = FACE_W(FACE_B(x1, 2), FACE_B(x1, 0), FACE_B(x2, 2), FACE_B(x3, 0));
+        ctx->p[v][3] = FACE_W(FACE_B(x3, 1), FACE_B(x1, 3), FACE_B(x1, 1), FACE_B(x2, 3));
+    }
+#undef FACE_B
+#undef FACE_W
+    memcpy(ctx->epoch, cb, 15);
+    ctx->cached = 1;
+    ctx->refreshes++;
+    bs_wipe(buf, sizeof buf);
+    bs_wipe(q, sizeof q);
+    bs_wipe(r1, sizeof r1);
+    bs_wipe(s2, sizeof s2);
+    bs_wipe(spare, sizeof spare);
+}
+
+/* Blocks with byte 15 = v and v + 1 of the cached epoch, from round 3 on, into out[0..32). */
+static void cached_pair(const bs_aes_face_ctx *ctx, unsigned v, uint8_t *out)
+{
+    const uint32_t *rk = (const uint32_t *)ctx->ctr.ks.w;
+    uint32_t x[8], q[8];
+    for (unsigned c = 0; c < 4; c++) {
+        x[c] = ctx->base2[c] ^ ctx->p[v][c];
+        x[c + 4] = ctx->base2[c] ^ ctx->p[v + 1][c];
+    }
+    bs_aes_transpose(x);
+    for (unsigned i = 0; i < 8; i++)
+        q[i] = x[(i >> 1) + 4 * (i & 1)];
+    /* rounds 3 and 4 end in representations 3 and 0; then as fix_encrypt in aes_fix32.c */
+    bs_aes_sbox_nonot(q);
+    bs_aes_mixcolumns3(q);
+    bs_aes_addroundkey(q, rk + 24);
+    bs_aes_sbox_nonot(q);
+    bs_aes_mixcolumns0(q);
+    bs_aes_addroundkey(q, rk + 32);
+    rk += 40;
+    for (unsigned g = 1; g < ctx->ngroups; g++, rk += 32) {
+        bs_aes_sbox_nonot(q);
+        bs_aes_mixcolumns1(q);
+        bs_aes_addroundkey(q, rk);
+        bs_aes_sbox_nonot(q);
+        bs_aes_mixcolumns2(q);
+        bs_aes_addroundkey(q, rk + 8);
+        bs_aes_sbox_nonot(q);
+        bs_aes_mixcolumns3(q);
+        bs_aes_addroundkey(q, rk + 16);
+        bs_aes_sbox_nonot(q);
+        bs_aes_mixcolumns0(q);
+        bs_aes_addroundkey(q, rk + 24);
+    }
+    bs_aes_sbox_nonot(q);
+    bs_aes_mixcolumns1(q);
+    bs_aes_addroundkey(q, rk);
+    bs_aes_sbox_nonot(q);
+    bs_aes_addroundkey(q, rk + 8);
+    bs_aes_sr2_all(q);
+    bs_aes_unpack(out, out + 16, q);
+}
+
+/*
+ * n blocks of keystream from counter c (advanced by n) into out; `ahead` blocks of the request
+ * remain from here (n included): a refresh is paid for only if enough of them fall into the
+ * epoch.
+ */
+static void face_keystream(bs_aes_face_ctx *ctx, uint8_t c[16], size_t n, size_t ahead,
+                           uint8_t *out)
+{
+    const bs_block_cipher *cipher = ctx->ctr.cipher;
+    while (n > 0) {
+        unsigned v = c[15];
+        size_t in_epoch = 256 - v;
+        int match = ctx->cached && memcmp(ctx->epoch, c, 15) == 0;
+        if (n >= 2 && v < 255 &&
+            (match || (in_epoch < ahead ? in_epoch : ahead) >= BS_AES_FACE_MIN_BLOCKS)) {
+            if (!match)
+                refresh(ctx, c);
+            size_t pairs = 0;
+            for (; n >= 2 && v < 255; v += 2, n -= 2, ahead -= 2, out += 32, pairs++)
+                cached_pair(ctx, v, out);
+            bs_ctr_add(c, 16, 2 * pairs);
+            continue;
+        }
+        /* the plain path: one or two blocks through the core */
+        size_t nb = n >= 2 ? 2 : 1;
+        memcpy(out, c, 16);
+        bs_ctr_add(c, 16, 1);
+        if (nb == 2) {
+            memcpy(out + 16, c, 16);
+            bs_ctr_add(c, 16, 1);
+        }
+        cipher->encrypt(&ctx->ctr.ks, out, out, nb);
+        out += 16 * nb;
+        n -= nb;
+        ahead -= nb;
+    }
+}
+
+int bs_aes_face_crypt(bs_aes_face_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
+{
+    if (!ctx->ctr.keyed)
+        return BS_ERR_STATE;
+    if (len == 0)
+        return BS_OK;
+    if (out == NULL || in == NULL)
+        return BS_ERR_ARG;
+    int err = bs_ctr_check(&ctx->ctr, len);
+    if (err != BS_OK)
+        return err;
+    /* the rest of a partial block, then whole blocks here, then a partial tail: the partial
+     * blocks go through bs_ctr_crypt, which keeps the stream state */
+    size_t pending = ctx->ctr.num ? 16 - ctx->ctr.num : 0;
+    size_t take = pending < len ? pending : len;
+    if (take > 0) {
+        bs_ctr_crypt(&ctx->ctr, out, in, take);
+        out += take;
+        in += take;
+        len -= take;
+    }
+    size_t full = len / 16;
+    uint8_t ks[32 * 16];
+    size_t used = 0;
+    while (full > 0) {
+        size_t n = full < 32 ? full : 32;
+        uint8_t c[16];
+        memcpy(c, ctx->ctr.counter, 16);
+        face_keystream(ctx, c, n, full, ks);
+        for (size_t i = 0; i < 16 * n; i++)
+            out[i] = in[i] ^ ks[i];
+        bs_ctr_seek(&ctx->ctr, 16 * (uint64_t)n);
+        used = 16 * n > used ? 16 * n : used;
+        out += 16 * n;
+        in += 16 * n;
+        len -= 16 * n;
+        full -= n;
+    }
+    bs_wipe(ks, used);
+    if (len > 0)
+        bs_ctr_crypt(&ctx->ctr, out, in, len);
+    return BS_OK;
+}
+
+void bs_aes_face_clear(bs_aes_face_ctx *ctx)
+{
+    bs_wipe(ctx, sizeof *ctx);
+}
