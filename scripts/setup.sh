@@ -9,7 +9,7 @@ packages=(
   # tests (bc: bench/service/enc3.sh)
   valgrind util-linux procps xxd bc
   # packaging: man pages (scdoc), Debian packages and their check, unit files (systemd-analyze)
-  scdoc debhelper dpkg-dev fakeroot lintian systemd
+  scdoc build-essential debhelper dpkg-dev fakeroot lintian systemd
   # plots of the benchmark tables (bench/plot/)
   gnuplot-nox
   # sharded key search: a one-node Slurm and GNU parallel (scripts/test.d/80-shards.sh)
