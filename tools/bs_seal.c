@@ -1,11 +1,12 @@
 /*
  * bitslice seal / open (docs/stream-format.md). Output goes to a temporary file beside the
- * destination and is renamed only when everything succeeded; `open` writes a chunk's plaintext
- * only after that chunk's tag verified. A failure it sees (or SIGINT, SIGTERM, SIGHUP) removes
- * the temporary file; a SIGKILL or a crash during `open` cannot, and leaves OUT.tmp-XXXXXX
- * (mode 0600) holding the chunks verified so far. `-o -` writes to standard output instead, a
- * chunk as soon as it is sealed or verified. An existing output is replaced only with --force,
- * and never when it is the input itself (the rename would destroy the input).
+ * destination (symlinks followed) and is renamed only when everything succeeded ("-", a FIFO or
+ * a device is written in place instead, verified chunks only); `open` writes a chunk's plaintext
+ * only after that chunk's tag verified. A failure it sees (or SIGINT, SIGTERM, SIGHUP, SIGQUIT)
+ * removes the temporary file; a SIGKILL or a crash during `open` cannot, and leaves OUT.tmp-XXXXXX
+ * (mode 0600) holding the chunks verified so far.
+ * An existing regular output is replaced only with --force, and never when it is the input
+ * itself (the rename would destroy what is being read).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +27,7 @@
 #include "bsd_client.h"
 
 static char tmp_path[4096];
+static char out_path[4096]; /* what tmp_path is renamed to (symlinks followed) */
 
 static void on_fatal_signal(int sig)
 {
@@ -52,8 +54,8 @@ static void usage(FILE *f, const char *cmd)
             "  -k, --key-file FILE      32 raw bytes or 64 hex digits (bitslice keygen)\n"
             "  -p, --passphrase         ask on the terminal (scrypt)\n"
             "      --passphrase-file F  first line of F is the passphrase\n"
-            "  -o, --output FILE        written via a temporary file, renamed at the end;\n"
-            "                           '-': standard output%s\n"
+            "  -o, --output FILE        a regular file is written via a temporary file renamed at\n"
+            "                           the end; -, a FIFO or a device is written in place%s\n"
             "  -f, --force              replace an existing OUTPUT (never the INPUT itself)\n"
             "      --no-daemon          compute in-process only\n"
             "      --socket PATH        bitsliced socket (default %s)\n"
@@ -63,7 +65,7 @@ static void usage(FILE *f, const char *cmd)
             cmd,
             cmd[0] == 's' ? "Encrypts INPUT with RIJNDAEL-256-GCM in authenticated chunks.\n"
                           : "Decrypts and verifies a sealed file.\n",
-            cmd[0] == 's' ? "" : ", each chunk once it verified", sock,
+            cmd[0] == 's' ? "" : "\n                           (each chunk once it verified)", sock,
             cmd[0] == 's'
                 ? "      --chunk-log2 N       chunk size 2^N bytes (10..24, default 20: 1 MiB)\n"
                   "      --scrypt-log-n N     scrypt cost N = 2^N (10..20, default 16)\n"
@@ -219,6 +221,7 @@ typedef struct io {
     int tmp_fd;
     uint64_t in_size; /* 0 when unknown */
     int in_regular;
+    int direct; /* the output is not a regular file: written in place, no temporary file */
 } io;
 
 static int open_files(const opts *o, io *f)
@@ -238,38 +241,64 @@ static int open_files(const opts *o, io *f)
         f->in_regular = 1;
         f->in_size = (uint64_t)st.st_size;
     }
-    const int to_stdout = strcmp(o->out, "-") == 0;
     /* The output must never be the input: replacing it would destroy what is being read. */
-    if (have_in && (to_stdout ? fstat(STDOUT_FILENO, &ost) : stat(o->out, &ost)) == 0 &&
-        st.st_dev == ost.st_dev && st.st_ino == ost.st_ino && S_ISREG(st.st_mode)) {
+    if (have_in && S_ISREG(st.st_mode) &&
+        (strcmp(o->out, "-") == 0 ? fstat(STDOUT_FILENO, &ost) : stat(o->out, &ost)) == 0 &&
+        st.st_dev == ost.st_dev && st.st_ino == ost.st_ino) {
         fprintf(stderr, "bitslice: the output %s is the input file: refused\n", o->out);
         return -1;
     }
-    if (to_stdout) {
-        f->tmp_fd = dup(STDOUT_FILENO);
-        f->out = f->tmp_fd >= 0 ? fdopen(f->tmp_fd, "wb") : NULL;
-        if (f->out == NULL)
-            fprintf(stderr, "bitslice: standard output: %s\n", strerror(errno));
+    /*
+     * Where the output really goes. "-", or an existing file that is not a regular one (a FIFO,
+     * a terminal, /dev/stdout, /dev/null) is written in place: a temporary file renamed over it
+     * would replace the device or the link (as root, /dev/stdout itself) instead of writing to
+     * it. An existing symlink to a regular file is followed, so that the link stays a link and
+     * the file it names is replaced.
+     */
+    const char *dest = o->out;
+    static char resolved[4096];
+    if (strcmp(o->out, "-") == 0 || (stat(o->out, &ost) == 0 && !S_ISREG(ost.st_mode))) {
+        int fd = strcmp(o->out, "-") == 0 ? dup(STDOUT_FILENO)
+                                          : open(o->out, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0) {
+            fprintf(stderr, "bitslice: %s: %s\n", o->out, strerror(errno));
+            return -1;
+        }
+        f->direct = 1;
+        f->tmp_fd = fd;
+        f->out = fdopen(fd, "wb");
         return f->out != NULL ? 0 : -1;
     }
     if (!o->force && lstat(o->out, &ost) == 0) {
         fprintf(stderr, "bitslice: %s exists: refused (--force replaces it)\n", o->out);
         return -1;
     }
-    if (snprintf(tmp_path, sizeof tmp_path, "%s.tmp-XXXXXX", o->out) >= (int)sizeof tmp_path) {
+    if (lstat(o->out, &ost) == 0 && S_ISLNK(ost.st_mode)) {
+        if (realpath(o->out, resolved) == NULL) {
+            fprintf(stderr, "bitslice: %s: %s\n", o->out, strerror(errno));
+            return -1;
+        }
+        dest = resolved;
+    }
+    snprintf(out_path, sizeof out_path, "%s", dest);
+    if (snprintf(tmp_path, sizeof tmp_path, "%s.tmp-XXXXXX", dest) >= (int)sizeof tmp_path) {
         fprintf(stderr, "bitslice: output path too long\n");
         return -1;
     }
     f->tmp_fd = mkstemp(tmp_path);
     if (f->tmp_fd < 0) {
-        fprintf(stderr, "bitslice: cannot create a temporary file beside %s: %s\n", o->out,
+        fprintf(stderr, "bitslice: cannot create a temporary file beside %s: %s\n", dest,
                 strerror(errno));
         tmp_path[0] = 0;
         return -1;
     }
-    signal(SIGINT, on_fatal_signal);
-    signal(SIGTERM, on_fatal_signal);
-    signal(SIGHUP, on_fatal_signal);
+    /* SIGQUIT too (Ctrl-\\): its default would leave open's plaintext temporary file behind. */
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        if (signal(sigs[i], on_fatal_signal) == SIG_ERR) {
+            fprintf(stderr, "bitslice: cannot handle signal %d: %s\n", sigs[i], strerror(errno));
+            return -1;
+        }
     f->out = fdopen(f->tmp_fd, "wb");
     return f->out != NULL ? 0 : -1;
 }
@@ -281,9 +310,7 @@ static int close_files(io *f, const opts *o, int ok)
         close(f->in_fd);
     f->in_fd = -1;
     if (f->out != NULL) {
-        /* fsync of a pipe or terminal (-o -) fails with EINVAL: nothing to make durable. */
-        if (ok && (fflush(f->out) != 0 || (fsync(fileno(f->out)) != 0 && errno != EINVAL &&
-                                           errno != EROFS && errno != ENOTSUP))) {
+        if (ok && (fflush(f->out) != 0 || (!f->direct && fsync(fileno(f->out)) != 0))) {
             fprintf(stderr, "bitslice: writing %s: %s\n", o->out, strerror(errno));
             ok = 0;
         }
@@ -295,7 +322,7 @@ static int close_files(io *f, const opts *o, int ok)
         close(f->tmp_fd);
     }
     if (tmp_path[0] != 0) {
-        if (ok && rename(tmp_path, o->out) != 0) {
+        if (ok && rename(tmp_path, out_path) != 0) {
             fprintf(stderr, "bitslice: rename to %s: %s\n", o->out, strerror(errno));
             ok = 0;
         }
