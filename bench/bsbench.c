@@ -16,12 +16,8 @@
 #include "bitslice.h"
 #include "bs_cpu.h"
 #include "modes/ctr.h"
-#ifdef BS_BENCH_HAVE_GCM256
-#include "modes/gcm256.h"
-#endif
-#ifdef BS_BENCH_HAVE_GCM128
 #include "modes/gcm128.h"
-#endif
+#include "modes/gcm256.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -57,14 +53,10 @@ typedef struct row {
 typedef struct state {
     row *r;
     bs_ctr_ctx ctr;
-#ifdef BS_BENCH_HAVE_GCM256
     bs_gcm256_ctx gcm;
     BS_ALIGN(64) uint64_t hkey[BS_GHASH256_HKEY_WORDS];
-#endif
-#ifdef BS_BENCH_HAVE_GCM128
     bs_gcm128_ctx gcm128;
     BS_ALIGN(64) uint64_t hkey128[BS_GHASH128_HKEY_WORDS];
-#endif
     uint8_t y[32];
     uint8_t iv[32];
     EVP_CIPHER_CTX *evp;
@@ -113,7 +105,6 @@ static void prepare(state *s)
         check("ctr set_key", bs_ctr_set_key(&s->ctr, r->cipher, bench_key, r->cipher->key_len));
         check("ctr set_iv", bs_ctr_set_iv(&s->ctr, s->iv, bs_ctr_iv_len(r->cipher)));
         break;
-#ifdef BS_BENCH_HAVE_GCM256
     case K_GCM:
         bs_cpu_limit(r->level);
         check("gcm set_key", bs_gcm256_set_key(&s->gcm, bench_key, 32));
@@ -123,12 +114,6 @@ static void prepare(state *s)
         ((const bs_ghash256_impl *)r->ghash)->init(s->hkey, bench_key);
         memset(s->y, 0, sizeof s->y);
         break;
-#else
-    case K_GCM:
-    case K_GHASH:
-        break;
-#endif
-#ifdef BS_BENCH_HAVE_GCM128
     case K_GCM128:
         check("gcm128 set_key", bs_gcm128_set_key(&s->gcm128, bench_key, 32));
         bs_gcm128_set_ghash(&s->gcm128, (const bs_ghash128_impl *)r->ghash);
@@ -137,11 +122,6 @@ static void prepare(state *s)
         ((const bs_ghash128_impl *)r->ghash)->init(s->hkey128, bench_key);
         memset(s->y, 0, sizeof s->y);
         break;
-#else
-    case K_GCM128:
-    case K_GHASH128:
-        break;
-#endif
     case K_OSSL_CTR:
         if (!EVP_EncryptInit_ex(s->evp, EVP_aes_256_ctr(), NULL, bench_key, s->iv))
             die("EVP", "AES-256-CTR init failed");
@@ -162,7 +142,6 @@ static void operate(state *s, uint8_t *buf, size_t len)
     case K_CTR:
         check("ctr crypt", bs_ctr_crypt(&s->ctr, buf, buf, len));
         break;
-#ifdef BS_BENCH_HAVE_GCM256
     case K_GCM:
         bs_ctr_add(s->iv, 28, 1);
         check("gcm set_iv", bs_gcm256_set_iv(&s->gcm, s->iv, 28));
@@ -175,13 +154,6 @@ static void operate(state *s, uint8_t *buf, size_t len)
         ((const bs_ghash256_impl *)s->r->ghash)->mul_blocks(s->hkey, s->y, buf, len / 32);
         buf[0] ^= s->y[0];
         break;
-#else
-    case K_GCM:
-    case K_GHASH:
-        (void)tag;
-        break;
-#endif
-#ifdef BS_BENCH_HAVE_GCM128
     case K_GCM128:
         bs_ctr_add(s->iv, 12, 1);
         check("gcm128 set_iv", bs_gcm128_set_iv(&s->gcm128, s->iv, 12));
@@ -194,11 +166,6 @@ static void operate(state *s, uint8_t *buf, size_t len)
         ((const bs_ghash128_impl *)s->r->ghash)->mul_blocks(s->hkey128, s->y, buf, len / 16);
         buf[0] ^= s->y[0];
         break;
-#else
-    case K_GCM128:
-    case K_GHASH128:
-        break;
-#endif
     case K_OSSL_CTR:
         if (!EVP_EncryptUpdate(s->evp, buf, &outl, buf, (int)len))
             die("EVP", "AES-256-CTR update failed");
@@ -409,7 +376,6 @@ int main(int argc, char **argv)
         add_row(rows, &nrows, label, bs_block_ciphers[i]->impl, K_CTR, 0)->cipher =
             bs_block_ciphers[i];
     }
-#ifdef BS_BENCH_HAVE_GCM256
     /*
      * GCM at each CPU level up to the one in force (what set_key picks there: core + GHASH),
      * best first; a level that picks the same pair as the one above it is left out.
@@ -437,15 +403,13 @@ int main(int argc, char **argv)
     bs_gcm256_clear(&probe);
     for (int g = 0; g < nghash; g++)
         add_row(rows, &nrows, "GHASH-256", ghashes[g]->name, K_GHASH, -1)->ghash = ghashes[g];
-#endif
-#ifdef BS_BENCH_HAVE_GCM128
     /*
      * AES-256-GCM over the fixsliced core with each GHASH-128; the 4-bit table is NOT
-     * constant-time (its name says so, and so does the row).
+     * constant-time (its name says so, and so does its GHASH row).
      */
     {
-        static const bs_ghash128_impl *const g128[] = {&bs_ghash128_ctmul32, &bs_ghash128_ctshift32,
-                                                       &bs_ghash128_table4_not_ct};
+        static const bs_ghash128_impl *const g128[] = {
+            &bs_ghash128_ctmul32, &bs_ghash128_ctshift32, &bs_ghash128_table4_not_ct};
         const bs_block_cipher *aes = bs_block_cipher_by_name("AES-256");
         for (size_t g = 0; g < 3 && aes != NULL; g++) {
             char impl[24];
@@ -457,7 +421,6 @@ int main(int argc, char **argv)
                     g128[g]->name, K_GHASH128, -1)
                 ->ghash = g128[g];
     }
-#endif
     for (int i = 0; i < nrows; i++)
         if (matches(rows[i].label, filter)) {
             rows[i].selected = 1;
@@ -528,9 +491,7 @@ int main(int argc, char **argv)
 #endif
 
     EVP_CIPHER_CTX_free(s->evp);
-#ifdef BS_BENCH_HAVE_GCM256
     bs_gcm256_clear(&s->gcm);
-#endif
     bs_ctr_clear(&s->ctr);
     free(s);
     free(buf);

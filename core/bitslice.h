@@ -79,6 +79,12 @@ extern const bs_block_cipher bs_present128_bs64;
 extern const bs_block_cipher bs_gift64_bs64;
 extern const bs_block_cipher bs_gift128_bs64;
 extern const bs_block_cipher bs_rijndael256_bs64;
+/* The 32-bit variants for microcontrollers (one or two blocks in flight), beside their ciphers. */
+extern const bs_block_cipher bs_present80_bs32;
+extern const bs_block_cipher bs_present128_bs32;
+extern const bs_block_cipher bs_gift64_fix32;
+extern const bs_block_cipher bs_gift128_fix32;
+extern const bs_block_cipher bs_rijndael256_ct32;
 
 /*
  * Every compiled-in implementation, NULL-terminated. Several may share a name (x86-64 SIMD

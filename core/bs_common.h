@@ -100,4 +100,12 @@ BS_FN void bs_swapmove32(uint32_t *a, uint32_t *b, uint32_t m, unsigned n)
     *b ^= t << n;
 }
 
+/*
+ * Nibble slicing with SWAPMOVE, for the 32-bit PRESENT and GIFT variants (defined in
+ * gift/gift_fix32.c): w[i] bit 4m + j -> s[j] bit 8i + m (w: a 128-bit block, or two 64-bit
+ * blocks, as little-endian words).
+ */
+void bs_mcu_nibble_pack(uint32_t s[4], const uint32_t w[4]);
+void bs_mcu_nibble_unpack(uint32_t w[4], const uint32_t s[4]);
+
 #endif

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bsd_digest_mix.h"
 #include "bsgpu.h"
 
 #define BSGPU_MAX_STREAMS 8
@@ -146,6 +147,10 @@ struct bsgpu_ctx {
     uint32_t dkeys_cap;
     cudaEvent_t keys_ready;
     bsgpu_stats stats;
+    /* The self-check (bsgpu_keystream_checked): second outputs and per-job digest sums. */
+    uint8_t *dout2[BSGPU_MAX_STREAMS];
+    unsigned long long *dsums;
+    size_t dsums_cap;
     char err[256];
 };
 
@@ -205,6 +210,7 @@ static void bsgpu_free(bsgpu_ctx *ctx)
         if (ctx->stream[i] != NULL)
             cudaStreamDestroy(ctx->stream[i]);
         cudaFree(ctx->dout[i]);
+        cudaFree(ctx->dout2[i]);
         cudaFree(ctx->dseg[i]);
         cudaFreeHost(ctx->hseg[i]);
         if (ctx->hstage[i] != NULL) {
@@ -215,6 +221,7 @@ static void bsgpu_free(bsgpu_ctx *ctx)
     bsgpu_free_keys(ctx);
     if (ctx->keys_ready != NULL)
         cudaEventDestroy(ctx->keys_ready);
+    cudaFree(ctx->dsums);
     free(ctx);
 }
 
@@ -419,9 +426,64 @@ static int bsgpu_copy_out(bsgpu_ctx *ctx, unsigned slot, uint32_t n)
     return 0;
 }
 
-static int bsgpu_keystream_inner(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_job *jobs,
-                                 size_t njobs)
+/*
+ * The self-check's reduction: the digest terms of nwords words of a second, independent
+ * computation, summed per warp and added to *sum. Words are little-endian, as on the wire.
+ */
+__global__ void bsgpu_digest_kernel(const uint64_t *__restrict__ words, uint64_t nwords,
+                                    uint64_t seed, uint64_t word0, unsigned long long *sum)
 {
+    uint64_t acc = 0;
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; j < nwords; j += stride)
+        acc += bsd_digest_word(seed, word0 + j, words[j]);
+    for (int o = BSGPU_WARP / 2; o > 0; o /= 2)
+        acc += __shfl_down_sync(0xffffffffu, acc, o);
+    if (threadIdx.x % BSGPU_WARP == 0)
+        atomicAdd(sum, (unsigned long long)acc);
+}
+
+/* What the self-check needs of a call: per job, its digest seed and first word index. */
+typedef struct bsgpu_check {
+    const uint64_t *seeds, *word0s;
+    size_t job; /* the job the next copy belongs to: the planner goes through them in order */
+} bsgpu_check;
+
+/*
+ * The self-check of one launch (its per-segment copies, before they are merged): the same
+ * launch again into the second buffer, then its words digested per job on the device. Queued
+ * on the launch's stream after its copies, so that the second computation overlaps the copies
+ * of the other streams.
+ */
+static int bsgpu_check_launch(bsgpu_ctx *ctx, bsgpu_cipher c, unsigned slot, uint32_t nseg,
+                              uint64_t ngroups, const bsgpu_job *jobs, size_t njobs,
+                              bsgpu_check *chk, const bsgpu_copy *cp, uint32_t ncp)
+{
+    cudaStream_t st = ctx->stream[slot];
+    const unsigned bl = bsgpu_block_len(c);
+    BSGPU_CHECK(ctx, bsgpu_launch(ctx, c, st, ctx->dseg[slot], nseg, ctx->dout2[slot], ngroups));
+    for (uint32_t i = 0; i < ncp; i++) {
+        while (chk->job < njobs && !(cp[i].dst >= jobs[chk->job].dst &&
+                                     cp[i].dst < jobs[chk->job].dst + jobs[chk->job].nblocks * bl))
+            chk->job++;
+        if (chk->job == njobs)
+            return BSGPU_E_ARG; /* a copy outside every job: a planning error */
+        const size_t j = chk->job;
+        const uint64_t w0 = chk->word0s[j] + (uint64_t)(cp[i].dst - jobs[j].dst) / 8;
+        const uint64_t nw = cp[i].len / 8, tb = 256, want = (nw + tb - 1) / tb;
+        const unsigned blocks = want > 1024 ? 1024u : (unsigned)(want > 0 ? want : 1);
+        bsgpu_digest_kernel<<<blocks, (unsigned)tb, 0, st>>>(
+            (const uint64_t *)(ctx->dout2[slot] + cp[i].src_offset), nw, chk->seeds[j], w0,
+            ctx->dsums + j);
+        BSGPU_CHECK(ctx, cudaGetLastError());
+    }
+    return 0;
+}
+
+static int bsgpu_keystream_inner(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_job *jobs,
+                                 size_t njobs, bsgpu_check *chk)
+{
+    static __thread bsgpu_copy unmerged[BSGPU_MAX_SEG];
     bsgpu_cursor cur = {0, 0};
     for (unsigned slot = 0;; slot = (slot + 1) % ctx->nstreams) {
         cudaStream_t st = ctx->stream[slot];
@@ -437,16 +499,43 @@ static int bsgpu_keystream_inner(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_job
                                          n * sizeof(bsgpu_segment), cudaMemcpyHostToDevice, st));
         BSGPU_CHECK(ctx, bsgpu_launch(ctx, c, st, ctx->dseg[slot], n, ctx->dout[slot], ngroups));
         ctx->stats.launches++;
+        const uint32_t nseg = n;
+        if (chk != NULL)
+            memcpy(unmerged, ctx->copy[slot], nseg * sizeof unmerged[0]);
         n = bsgpu_merge_copies(ctx->copy[slot], n);
-        const int rc = bsgpu_copy_out(ctx, slot, n);
+        int rc = bsgpu_copy_out(ctx, slot, n);
+        if (rc == 0 && chk != NULL)
+            rc = bsgpu_check_launch(ctx, c, slot, nseg, ngroups, jobs, njobs, chk, unmerged, nseg);
         if (rc != 0)
             return rc;
     }
     return 0;
 }
 
+static int bsgpu_keystream_any(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *keys,
+                               uint32_t nkeys, const bsgpu_job *jobs, size_t njobs,
+                               bsgpu_check *chk, uint64_t *sums);
+
 extern "C" int bsgpu_keystream(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *keys,
                                uint32_t nkeys, const bsgpu_job *jobs, size_t njobs)
+{
+    return bsgpu_keystream_any(ctx, c, keys, nkeys, jobs, njobs, NULL, NULL);
+}
+
+extern "C" int bsgpu_keystream_checked(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *keys,
+                                       uint32_t nkeys, const bsgpu_job *jobs, size_t njobs,
+                                       const uint64_t *seeds, const uint64_t *word0s,
+                                       uint64_t *sums)
+{
+    if ((int)c >= 0 && c < BSGPU_NCIPHERS && bsgpu_block_len(c) % 8 != 0)
+        return BSGPU_E_ARG;
+    bsgpu_check chk = {seeds, word0s, 0};
+    return bsgpu_keystream_any(ctx, c, keys, nkeys, jobs, njobs, &chk, sums);
+}
+
+static int bsgpu_keystream_any(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *keys,
+                               uint32_t nkeys, const bsgpu_job *jobs, size_t njobs,
+                               bsgpu_check *chk, uint64_t *sums)
 {
     if ((int)c < 0 || c >= BSGPU_NCIPHERS)
         return BSGPU_E_ARG;
@@ -456,9 +545,22 @@ extern "C" int bsgpu_keystream(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *
     if (njobs == 0)
         return 0;
     BSGPU_CHECK(ctx, cudaSetDevice(ctx->device));
+    if (chk != NULL) {
+        for (unsigned i = 0; i < ctx->nstreams; i++)
+            if (ctx->dout2[i] == NULL)
+                BSGPU_CHECK(ctx, cudaMalloc((void **)&ctx->dout2[i], ctx->chunk_bytes));
+        if (njobs > ctx->dsums_cap) {
+            BSGPU_CHECK(ctx, cudaFree(ctx->dsums));
+            ctx->dsums = NULL;
+            ctx->dsums_cap = 0;
+            BSGPU_CHECK(ctx, cudaMalloc((void **)&ctx->dsums, njobs * sizeof *ctx->dsums));
+            ctx->dsums_cap = njobs;
+        }
+        BSGPU_CHECK(ctx, cudaMemset(ctx->dsums, 0, njobs * sizeof *ctx->dsums));
+    }
     int rc = bsgpu_upload_keys(ctx, c, keys, nkeys);
     if (rc == 0)
-        rc = bsgpu_keystream_inner(ctx, c, jobs, njobs);
+        rc = bsgpu_keystream_inner(ctx, c, jobs, njobs, chk);
     /* Always drain: on failure no copy may still be writing into the caller's buffers. */
     const int rs = bsgpu_sync_all(ctx);
     for (unsigned i = 0; i < ctx->nstreams; i++) {
@@ -467,6 +569,9 @@ extern "C" int bsgpu_keystream(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *
         ctx->staged[i] = 0;
     }
     ctx->stats.calls++;
+    if (rc == 0 && rs == 0 && chk != NULL)
+        BSGPU_CHECK(ctx,
+                    cudaMemcpy(sums, ctx->dsums, njobs * sizeof *sums, cudaMemcpyDeviceToHost));
     return rc != 0 ? rc : rs;
 }
 

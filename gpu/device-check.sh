@@ -88,13 +88,13 @@ step "tests (gpu, unit)" 240 "${meson[@]}" test -C "$build" --suite gpu --suite 
   --print-errorlogs --num-processes "$jobs"
 
 say "== registers (-Xptxas -v)"
-for f in gpu/bsgpu.cu gpu/bsks_cuda.cu; do
-  nvcc -std=c++17 -O3 -gencode arch=compute_90,code=sm_90 -Icore -Igpu -Xptxas -v -c "$f" \
+for f in gpu/bsgpu.cu keysearch/bsks_cuda.cu; do
+  nvcc -std=c++17 -O3 -gencode arch=compute_90,code=sm_90 -Icore -Igpu -Ikeysearch -Xptxas -v -c "$f" \
     -o /dev/null 2>&1 | grep -E "Compiling entry|registers|spill" | sed 's/ptxas info *: //'
 done | if [ -n "$out" ]; then tee "$out/registers.txt"; else cat; fi
 
 # shellcheck disable=SC2086
-step "bench" 300 "$build/gpu/bsgpu-bench" ${out:+--out "$out/device-check.md"} \
+step "bench" 300 "$build/bench/gpu/bsgpu-bench" ${out:+--out "$out/device-check.md"} \
   ${BSGPU_BENCH_ARGS:-}
 
 say "== summary ($((SECONDS - t0)) s)"

@@ -19,9 +19,7 @@
 #include "bsd_stream.h"
 #include "bsprov.h"
 #include "modes/ctr.h"
-#ifdef BSPROV_HAVE_GCM256
 #include "modes/gcm256.h"
-#endif
 
 static void *dctr_newctx(const bs_block_cipher *cipher, const struct bsprov_ctx *prov)
 {
@@ -81,7 +79,6 @@ const bsprov_ctr_backend bsprov_ctr_daemon = {
     dctr_crypt, dctr_get_position, dctr_set_num, dctr_dup,    dctr_free,
 };
 
-#ifdef BSPROV_HAVE_GCM256
 /*
  * RIJNDAEL-256-GCM: bs_gcm256_ctx keeps the state machine, GHASH and the tag in-process; for a
  * 28-byte IV (J0 = IV || 00000001, and inc32 from it never wraps within the data limit) the
@@ -288,4 +285,3 @@ const bsprov_gcm_backend bsprov_gcm_daemon = {
     "daemon",     dgcm_newctx, dgcm_set_key, dgcm_set_iv, dgcm_aad,  dgcm_encrypt,
     dgcm_decrypt, dgcm_tag,    dgcm_verify,  dgcm_dup,    dgcm_free,
 };
-#endif

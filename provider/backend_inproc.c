@@ -9,9 +9,7 @@
 #include "backend.h"
 #include "bsprov.h"
 #include "modes/ctr.h"
-#ifdef BSPROV_HAVE_GCM256
 #include "modes/gcm256.h"
-#endif
 
 /* The core contexts carry 64-byte-aligned key schedules: malloc's alignment is not enough. */
 static void *aligned_zalloc(size_t n)
@@ -212,7 +210,6 @@ const bsprov_ctr_backend *bsprov_ctr_backend_for(const struct bsprov_ctx *prov,
     return prov->daemon_socket != NULL ? &bsprov_ctr_daemon : &bsprov_ctr_inproc;
 }
 
-#ifdef BSPROV_HAVE_GCM256
 static void *gcm_newctx(const struct bsprov_ctx *prov)
 {
     (void)prov;
@@ -277,4 +274,3 @@ const bsprov_gcm_backend *bsprov_gcm_backend_for(const struct bsprov_ctx *prov)
 {
     return prov->daemon_socket != NULL ? &bsprov_gcm_daemon : &bsprov_gcm_inproc;
 }
-#endif

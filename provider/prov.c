@@ -16,9 +16,7 @@
 #include "bs_cpu.h"
 #include "bsd_client.h"
 #include "bsprov.h"
-#ifdef BSPROV_HAVE_GCM256
 #include "modes/gcm256.h"
-#endif
 #include "modes/ctr.h"
 
 #ifndef BSPROV_VERSION
@@ -91,9 +89,7 @@ int bsprov_reason_of(int err)
 }
 
 static const bsprov_algorithm *const all_ciphers[] = {
-#ifdef BSPROV_HAVE_GCM256
     &bsprov_rijndael256_gcm,
-#endif
     &bsprov_rijndael256_ctr,
     &bsprov_gift128_ctr,
     &bsprov_gift64_ctr,
@@ -115,12 +111,10 @@ static const bsprov_algorithm *const all_ciphers[] = {
 static void describe_impl(const bsprov_cipher_info *info, char *out, size_t cap)
 {
     const bs_block_cipher *core = bs_block_cipher_by_name(info->core);
-#ifdef BSPROV_HAVE_GCM256
     if (info->mode == EVP_CIPH_GCM_MODE) {
         snprintf(out, cap, "%s+%s", core->impl, bs_ghash256_default()->name);
         return;
     }
-#endif
     snprintf(out, cap, "%s", core->impl);
 }
 

@@ -5,7 +5,7 @@ A block is a fenced block opened with ```sh (or ```bash). The blocks of one Mark
 order, each in its own `bash -e -o pipefail`, all in one scratch directory per file: a later
 block may use the files an earlier one made. The scratch directory holds a symlink to every
 top-level entry of the repository (build/ included), so repository paths such as
-`build/service/bitslice` or `conf/bitslice.cnf` resolve while the files a block writes stay in
+`build/tools/bitslice` or `conf/bitslice.cnf` resolve while the files a block writes stay in
 the scratch directory. Whatever a block leaves running (a daemon started with `&`) is stopped
 when the block ends.
 

@@ -38,7 +38,7 @@ bash scripts/setup.sh
 step "2. Build (meson + ninja, into build/)"
 [ -d build/meson-private ] || quiet meson setup build
 quiet ninja -C build
-echo "built: build/provider/bitslice.so build/service/bitsliced build/service/bitslice"
+echo "built: build/provider/bitslice.so build/service/bitsliced build/tools/bitslice"
 
 work=$(mktemp -d /tmp/bitslice-quickstart.XXXXXX)
 chmod 700 "$work"
@@ -59,7 +59,7 @@ daemon_pid=$!
 for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
 [ -S "$sock" ] || { cat "$work/bitsliced.log"; echo "the daemon did not start" >&2; exit 1; }
 export BITSLICE_SOCKET="$sock"
-build/service/bitslice status
+build/tools/bitslice status
 
 step "4. A real file"
 if [ -z "${file:-}" ]; then
@@ -72,7 +72,7 @@ prov=(-provider-path "$top/build/provider" -provider bitslice -provider default)
 pass="pass:quickstart-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
 
 step "5. openssl enc -provider bitslice: PRESENT-128-CTR and GIFT-128-CTR, encrypt and decrypt"
-served() { build/service/bitslice status | sed -n 's/^bytes_served=//p'; }
+served() { build/tools/bitslice status | sed -n 's/^bytes_served=//p'; }
 for cipher in present-ctr gift-ctr; do
   before=$(served)
   openssl enc "${prov[@]}" -e -"$cipher" -pbkdf2 -pass "$pass" -in "$file" -out "$work/f.$cipher"
@@ -84,14 +84,14 @@ for cipher in present-ctr gift-ctr; do
 done
 
 step "6. bitslice seal/open: RIJNDAEL-256-GCM, chunked and authenticated"
-build/service/bitslice keygen -o "$work/key"
-build/service/bitslice seal -v -k "$work/key" -o "$work/f.bs" "$file"
-build/service/bitslice open -v -k "$work/key" -o "$work/f.bs.out" "$work/f.bs"
+build/tools/bitslice keygen -o "$work/key"
+build/tools/bitslice seal -v -k "$work/key" -o "$work/f.bs" "$file"
+build/tools/bitslice open -v -k "$work/key" -o "$work/f.bs.out" "$work/f.bs"
 cmp "$file" "$work/f.bs.out"
 echo "sealed and opened: identical"
 
 step "7. Who served it: the daemon's status"
-build/service/bitslice status
+build/tools/bitslice status
 
 step "8. Stop the daemon (SIGTERM drains, wipes keys, removes the socket)"
 kill -TERM "$daemon_pid"

@@ -11,14 +11,16 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "bsd_daemon.h"
+#include "bsd_batcher.h"
+
 #include "bsd_log.h"
+#include "bsd_time.h"
 
 static void try_flush(bsd_batcher *b);
 
 static int group_ready(const bsd_batcher *b, const bsd_pending *p, uint64_t now)
 {
-    const bsd_config *c = &b->d->cfg;
+    const bsd_config *c = b->cfg;
     if (p->njobs == 0)
         return 0;
     return b->flush_all || p->bytes >= c->batch_max_bytes || p->njobs >= c->batch_max_requests ||
@@ -46,7 +48,7 @@ static void rearm(bsd_batcher *b, uint64_t now)
         bsd_pending *p = &b->pend[i];
         if (p->njobs == 0 || group_ready(b, p, now))
             continue;
-        uint64_t t = p->first_ns + (uint64_t)b->d->cfg.batch_deadline_us * 1000;
+        uint64_t t = p->first_ns + (uint64_t)b->cfg->batch_deadline_us * 1000;
         if (next == 0 || t < next)
             next = t;
     }
@@ -61,11 +63,12 @@ static void batch_done(bsd_batch *batch, int status)
     if (status != 0)
         BSD_ERR("batch", "status=%d jobs=%zu", status, batch->njobs);
     for (size_t i = 0; i < batch->njobs; i++)
-        bsd_server_job_done(batch->jobs[i], status);
+        b->job_done(b->arg, batch->jobs[i], status);
     free(batch->jobs);
     free(batch);
     try_flush(b);
-    bsd_daemon_maybe_finish(b->d);
+    if (b->on_idle != NULL)
+        b->on_idle(b->arg);
 }
 
 static void flush_group(bsd_batcher *b, bsd_pending *p)
@@ -87,7 +90,7 @@ static void flush_group(bsd_batcher *b, bsd_pending *p)
     batch->nblocks = p->nblocks;
     batch->done = batch_done;
     batch->owner = b;
-    int r = b->d->backend->ops->submit(b->d->backend, batch);
+    int r = b->backend->ops->submit(b->backend, batch);
     if (r != 0) {
         BSD_ERR("batch", "reason=submit status=%d", r);
         free(jobs);
@@ -95,7 +98,7 @@ static void flush_group(bsd_batcher *b, bsd_pending *p)
         return;
     }
     b->inflight_batches++;
-    bsd_stats_batch(&b->d->stats, n);
+    bsd_stats_batch(b->stats, n);
     BSD_DEBUG("batch", "cipher=%s jobs=%zu blocks=%llu", p->cipher->name, n,
               (unsigned long long)p->nblocks);
     p->head = p->tail = NULL;
@@ -107,7 +110,7 @@ static void flush_group(bsd_batcher *b, bsd_pending *p)
 static void try_flush(bsd_batcher *b)
 {
     uint64_t now = bsd_now_ns();
-    while (b->inflight_batches < b->d->cfg.max_inflight_batches) {
+    while (b->inflight_batches < b->cfg->max_inflight_batches) {
         /* The ready group whose oldest job has waited longest goes first. */
         bsd_pending *best = NULL;
         for (int i = 0; i < BSD_MAX_CIPHERS; i++) {
@@ -137,14 +140,21 @@ static void on_timer(uv_poll_t *h, int status, int events)
     try_flush(b);
 }
 
-int bsd_batcher_init(bsd_batcher *b, bsd_daemon *d)
+int bsd_batcher_init(bsd_batcher *b, uv_loop_t *loop, const bsd_config *cfg, bsd_backend *backend,
+                     bsd_stats *stats, bsd_job_done_fn job_done, bsd_batch_idle_fn on_idle,
+                     void *arg)
 {
     memset(b, 0, sizeof *b);
-    b->d = d;
+    b->cfg = cfg;
+    b->backend = backend;
+    b->stats = stats;
+    b->job_done = job_done;
+    b->on_idle = on_idle;
+    b->arg = arg;
     b->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     if (b->timerfd < 0)
         return -errno;
-    int r = uv_poll_init(d->loop, &b->timer_poll, b->timerfd);
+    int r = uv_poll_init(loop, &b->timer_poll, b->timerfd);
     if (r != 0)
         return r;
     b->timer_poll.data = b;

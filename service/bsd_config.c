@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bsd_backend.h"
+
 void bsd_default_socket_path(char *out, size_t outlen)
 {
     const char *rt = getenv("XDG_RUNTIME_DIR");
@@ -147,17 +149,13 @@ int bsd_config_set(bsd_config *c, const char *key, const char *v, char *err, siz
         return 0;
     }
     if (strcmp(key, "backend") == 0) {
-#ifdef BSD_HAVE_CUDA
-        if (strcmp(v, "cpu") != 0 && strcmp(v, "cuda") != 0 && strcmp(v, "auto") != 0) {
-            snprintf(err, errlen, "backend: cpu, cuda or auto, got '%s'", v);
+        if (!bsd_backend_known(v)) {
+            char names[64] = "auto";
+            for (const bsd_backend_kind *k = bsd_backend_kinds; k->name != NULL; k++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), ", %s", k->name);
+            snprintf(err, errlen, "backend: one of %s (this build), got '%s'", names, v);
             return -1;
         }
-#else
-        if (strcmp(v, "cpu") != 0 && strcmp(v, "auto") != 0) {
-            snprintf(err, errlen, "backend: this build has no CUDA: cpu or auto, got '%s'", v);
-            return -1;
-        }
-#endif
         snprintf(c->backend, sizeof c->backend, "%s", v);
         return 0;
     }

@@ -8,11 +8,12 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "bsd_conn.h"
 #include "bsd_daemon.h"
+#include "bsd_handlers.h"
+#include "bsd_integrity.h"
+#include "bsd_listen.h"
 #include "bsd_log.h"
-#ifdef BSD_HAVE_CUDA
-#include "bsd_backend_cuda.h"
-#endif
 
 static void usage(FILE *f)
 {
@@ -31,16 +32,16 @@ static void walk_close(uv_handle_t *h, void *arg)
         uv_close(h, NULL);
 }
 
-void bsd_daemon_maybe_finish(bsd_daemon *d)
+/* Finishes the shutdown once draining and nothing is in flight (also the batcher's on_idle). */
+static void maybe_finish(void *arg)
 {
-    if (!d->draining || d->inflight_jobs > 0 || d->batcher.inflight_batches > 0)
+    bsd_daemon *d = (bsd_daemon *)arg;
+    if (d->draining != BSD_DRAINING || d->inflight_jobs > 0 || d->batcher.inflight_batches > 0)
         return;
-    if (d->draining == 2)
-        return;
-    d->draining = 2;
+    d->draining = BSD_DRAINED;
     BSD_INFO("drained", "bytes_served=%llu batches=%llu", (unsigned long long)d->stats.bytes_served,
              (unsigned long long)d->stats.batches_total);
-    bsd_server_close_all(d);
+    bsd_conn_close_all(d);
     bsd_batcher_close(&d->batcher);
     uv_timer_stop(&d->drain_timer);
     uv_close((uv_handle_t *)&d->drain_timer, NULL);
@@ -66,20 +67,35 @@ static void on_signal(uv_signal_t *s, int signum)
         return;
     BSD_INFO("shutdown", "signal=%d inflight_jobs=%u queued_jobs=%zu", signum, d->inflight_jobs,
              bsd_batcher_queued_jobs(&d->batcher));
-    d->draining = 1;
-    bsd_server_stop_listening(d);
+    d->draining = BSD_DRAINING;
+    bsd_listen_stop(d);
+    bsd_conn_stop_timeouts(d);
     uv_timer_start(&d->drain_timer, on_drain_timeout, d->cfg.drain_timeout_ms, 0);
     bsd_batcher_flush_all(&d->batcher);
-    bsd_daemon_maybe_finish(d);
+    maybe_finish(d);
 }
 
-static void harden(void)
+/*
+ * Keys must never reach a core file or a ptrace-capable peer of the same uid: a daemon that
+ * cannot make sure of it does not start. Lowering one's own limits and dumpable flag cannot be
+ * refused on Linux, so a failure here means something is badly wrong.
+ */
+static int harden(char *err, size_t errlen)
 {
-    /* Keys must never reach a core file or a ptrace-capable peer of the same uid. */
     struct rlimit rl = {0, 0};
-    setrlimit(RLIMIT_CORE, &rl);
-    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-    signal(SIGPIPE, SIG_IGN);
+    if (setrlimit(RLIMIT_CORE, &rl) != 0) {
+        snprintf(err, errlen, "setrlimit(RLIMIT_CORE, 0): %s", strerror(errno));
+        return -1;
+    }
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0) {
+        snprintf(err, errlen, "prctl(PR_SET_DUMPABLE, 0): %s", strerror(errno));
+        return -1;
+    }
+    if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+        snprintf(err, errlen, "ignoring SIGPIPE: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -135,7 +151,16 @@ int main(int argc, char **argv)
         return 0;
     }
     bsd_log_set_debug(d->cfg.log_debug);
-    harden();
+    if (harden(err, sizeof err) != 0) {
+        BSD_ERR("start", "reason=\"%s\"", err);
+        return 1;
+    }
+    const char *fault = bsd_fault_init();
+    if (fault != NULL)
+        BSD_WARN("test_fault",
+                 "mode=%s reason=\"BSD_TEST_FAULT is set: this daemon corrupts its "
+                 "own keystream on purpose (tests only)\"",
+                 fault);
     d->loop = uv_default_loop();
     d->listen_fd = -1;
     d->stats.start_ns = bsd_now_ns();
@@ -146,21 +171,14 @@ int main(int argc, char **argv)
     }
     if (!d->keys.locked && d->cfg.memlock != BSD_MEMLOCK_OFF)
         BSD_WARN("memlock", "locked=0 reason=\"mlock failed; keys may be swapped\"");
-    d->backend = NULL;
-#ifdef BSD_HAVE_CUDA
-    if (strcmp(d->cfg.backend, "cpu") != 0) {
-        d->backend = bsd_backend_cuda_create(d->loop, d->cfg.threads);
-        if (d->backend == NULL && strcmp(d->cfg.backend, "cuda") == 0)
-            BSD_WARN("backend", "wanted=cuda reason=\"no usable CUDA device\" using=cpu");
-    }
-#endif
-    if (d->backend == NULL)
-        d->backend = bsd_backend_cpu_create(d->loop, d->cfg.threads);
-    if (d->backend == NULL || bsd_batcher_init(&d->batcher, d) != 0) {
+    d->backend = bsd_backend_create(d->cfg.backend, d->loop, d->cfg.threads);
+    d->on_request = bsd_handle_request;
+    if (d->backend == NULL || bsd_batcher_init(&d->batcher, d->loop, &d->cfg, d->backend, &d->stats,
+                                               bsd_handle_job_done, maybe_finish, d) != 0) {
         BSD_ERR("start", "reason=\"backend or batcher init failed\"");
         return 1;
     }
-    if (bsd_server_listen(d, err, sizeof err) != 0) {
+    if (bsd_listen_open(d, err, sizeof err) != 0) {
         BSD_ERR("start", "reason=\"%s\"", err);
         return 1;
     }
@@ -171,7 +189,7 @@ int main(int argc, char **argv)
     d->sigterm.data = d->sigint.data = d;
     uv_signal_start(&d->sigterm, on_signal, SIGTERM);
     uv_signal_start(&d->sigint, on_signal, SIGINT);
-    if (bsd_server_start(d) != 0) {
+    if (bsd_listen_start(d) != 0 || bsd_conn_start_timeouts(d) != 0) {
         BSD_ERR("start", "reason=\"cannot watch the socket\"");
         return 1;
     }

@@ -3,34 +3,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "bsd_daemon.h"
+#include "bsd_status.h"
 
-uint64_t bsd_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-void bsd_stats_batch(bsd_stats *s, size_t njobs)
-{
-    unsigned b = 0;
-    while (b + 1 < BSD_HIST_BUCKETS && ((size_t)1 << b) < njobs)
-        b++;
-    s->hist[b]++;
-    s->size_counts[njobs < BSD_SIZE_COUNTS ? njobs : BSD_SIZE_COUNTS - 1]++;
-    s->batches_total++;
-    s->batched_jobs_total += njobs;
-    if (njobs > s->batch_max)
-        s->batch_max = njobs;
-}
-
-void bsd_stats_error(bsd_stats *s, uint32_t code)
-{
-    if (code <= BSD_E_STATE)
-        s->errors[code]++;
-    s->errors_total++;
-}
+#include "bsd_batcher.h"
 
 typedef struct text {
     char *p;
@@ -48,19 +23,6 @@ static void add(text *t, const char *fmt, ...)
     va_end(ap);
     if (n > 0)
         t->len = t->len + (size_t)n < t->cap ? t->len + (size_t)n : t->cap - 1;
-}
-
-static uint64_t median_batch(const bsd_stats *s)
-{
-    if (s->batches_total == 0)
-        return 0;
-    uint64_t half = (s->batches_total + 1) / 2, seen = 0;
-    for (size_t i = 0; i < BSD_SIZE_COUNTS; i++) {
-        seen += s->size_counts[i];
-        if (seen >= half)
-            return i;
-    }
-    return BSD_SIZE_COUNTS - 1;
 }
 
 size_t bsd_status_text(bsd_daemon *d, char *out, size_t len)
@@ -94,7 +56,7 @@ size_t bsd_status_text(bsd_daemon *d, char *out, size_t len)
     add(&t, "bytes_served=%llu\n", (unsigned long long)s->bytes_served);
     add(&t, "batches_total=%llu\n", (unsigned long long)s->batches_total);
     add(&t, "batched_jobs_total=%llu\n", (unsigned long long)s->batched_jobs_total);
-    add(&t, "batch_median=%llu\n", (unsigned long long)median_batch(s));
+    add(&t, "batch_median=%llu\n", (unsigned long long)bsd_stats_median_batch(s));
     add(&t, "batch_max=%llu\n", (unsigned long long)s->batch_max);
     add(&t, "batch_hist=");
     for (unsigned b = 0; b < BSD_HIST_BUCKETS; b++)
@@ -102,7 +64,13 @@ size_t bsd_status_text(bsd_daemon *d, char *out, size_t len)
             b + 1 == BSD_HIST_BUCKETS ? 1u << (b - 1) : 1u << b, (unsigned long long)s->hist[b]);
     add(&t, "\n");
     add(&t, "errors_total=%llu\n", (unsigned long long)s->errors_total);
-    for (uint32_t c = 1; c <= BSD_E_STATE; c++)
+    add(&t, "integrity.unwritten_jobs=%llu\n", (unsigned long long)s->integrity_unwritten_jobs);
+    add(&t, "integrity.client_digest_mismatches=%llu\n",
+        (unsigned long long)s->integrity_client_digest);
+    add(&t, "integrity.client_spot_mismatches=%llu\n",
+        (unsigned long long)s->integrity_client_spot);
+    add(&t, "integrity.unchecked_requests=%llu\n", (unsigned long long)s->unchecked_requests);
+    for (uint32_t c = 1; c <= BSD_E_MAX; c++)
         if (s->errors[c] != 0)
             add(&t, "errors.%u=%llu # %s\n", c, (unsigned long long)s->errors[c], bsd_errc_str(c));
     return t.len;

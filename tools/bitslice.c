@@ -24,9 +24,9 @@ static void usage(FILE *f)
 }
 
 /*
- * keysearch lives in its own program (gpu/bitslice_keysearch.c: it links the CUDA runtime when
+ * keysearch lives in its own program (keysearch/bitslice_keysearch.c: it links the CUDA runtime when
  * built with it, which seal/open must not need). It is found beside this executable, in the
- * build tree's gpu/ folder, or on PATH.
+ * build tree's keysearch/ folder, or on PATH.
  */
 static int cmd_keysearch(char **argv)
 {
@@ -37,7 +37,7 @@ static int cmd_keysearch(char **argv)
         char *slash = strrchr(self, '/');
         if (slash != NULL) {
             *slash = 0;
-            const char *candidates[] = {"%s/bitslice-keysearch", "%s/../gpu/bitslice-keysearch"};
+            const char *candidates[] = {"%s/bitslice-keysearch", "%s/../keysearch/bitslice-keysearch"};
             for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
                 snprintf(path, sizeof path, candidates[i], self);
                 if (access(path, X_OK) == 0) {

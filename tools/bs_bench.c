@@ -14,6 +14,7 @@
 #include "bsd_client.h"
 #include "bsd_ctr.h"
 #include "bsd_stream.h"
+#include "bsd_verify.h"
 #include "modes/ctr.h"
 
 static double now_s(void)
@@ -37,10 +38,156 @@ static void row(const char *what, size_t bytes, double wall, double cpu)
            (double)bytes / wall / 1e6, wall, cpu);
 }
 
+/*
+ * The daemon's three paths: large requests, the prefetching stream read 4 KiB at a time, and the
+ * provider's CTR path fed like openssl enc. Prints rows unless mbs is given (then fills it).
+ */
+static void daemon_rows(const bs_block_cipher *c, const char *sock, const uint8_t *key,
+                        const uint8_t *ctr, uint8_t *out, size_t bytes, double *mbs)
+{
+    size_t nb = bytes / c->block_len;
+    double t0, c0;
+    static bs_key_schedule ks;
+    c->set_key(&ks, key);
+    bsd_client_opts o = {sock, 1000, 600000};
+    bsd_client *cl;
+    int r = bsd_client_connect(&o, &cl);
+    if (r != 0) {
+        printf("daemon: not reachable (%s); nothing more to measure\n", strerror(-r));
+        return;
+    }
+    uint32_t sid;
+    r = bsd_client_map_shm(cl, bytes);
+    if (r == 0)
+        r = bsd_client_open_session(cl, c->name, key, c->key_len, &sid, NULL);
+    uint64_t max_req = bsd_client_info(cl)->max_request_bytes / c->block_len;
+    t0 = now_s();
+    c0 = cpu_s();
+    for (uint64_t done = 0; r == 0 && done < nb;) {
+        uint64_t n = nb - done < max_req ? nb - done : max_req;
+        uint8_t cc[32];
+        memcpy(cc, ctr, c->block_len);
+        bs_ctr_add(cc, c->block_len, done);
+        uint32_t id;
+        uint64_t digest = 0;
+        r = bsd_client_keystream_submit(cl, sid, cc, c->block_len, n, done * c->block_len, &id);
+        if (r == 0)
+            r = bsd_client_wait_keystream(cl, id, 600000, &digest);
+        /* What every client does before it uses a window (a no-op when unchecked). */
+        if (r == 0)
+            r = bsd_verify_window(cl, sid, c, &ks, cc, n,
+                                  bsd_client_shm(cl, NULL) + done * c->block_len, digest);
+        done += n;
+    }
+    if (r != 0) {
+        printf("daemon: request failed (%s)\n", strerror(-r));
+    } else {
+        char what[64];
+        snprintf(what, sizeof what, "daemon (%s), large requests", bsd_client_info(cl)->backend);
+        if (mbs != NULL)
+            mbs[0] = (double)bytes / (now_s() - t0) / 1e6;
+        else
+            row(what, bytes, now_s() - t0, cpu_s() - c0);
+    }
+    bsd_client_close(cl);
+
+    bsd_stream_opts so = {sock, 1000, 60000, 0, 0};
+    bsd_stream *s = NULL;
+    r = bsd_stream_open(&so, c->name, key, c->key_len, ctr, &s);
+    t0 = now_s();
+    c0 = cpu_s();
+    for (size_t off = 0; r == 0 && off < bytes; off += 4096)
+        r = bsd_stream_read(s, out + off, bytes - off < 4096 ? bytes - off : 4096);
+    if (r == 0 && mbs != NULL)
+        mbs[1] = (double)bytes / (now_s() - t0) / 1e6;
+    else if (r == 0)
+        row("daemon stream, 4 KiB reads", bytes, now_s() - t0, cpu_s() - c0);
+    else
+        printf("daemon stream failed (%s)\n", strerror(-r));
+    bsd_stream_close(s);
+
+    /* The provider's two paths, fed like openssl enc: 4 KiB XORs in place. */
+    memset(out, 0, bytes);
+    if (mbs == NULL) {
+        static bs_ctr_ctx ref;
+        bs_ctr_set_key(&ref, c, key, c->key_len);
+        bs_ctr_set_iv(&ref, ctr, bs_ctr_iv_len(c));
+        t0 = now_s();
+        c0 = cpu_s();
+        for (size_t off = 0; off < bytes; off += 4096)
+            bs_ctr_crypt(&ref, out + off, out + off, bytes - off < 4096 ? bytes - off : 4096);
+        row("provider path in-process, 4 KiB calls", bytes, now_s() - t0, cpu_s() - c0);
+    }
+    bsd_ctr_opts co = {sock, 0, 1000, 60000, 0, 0};
+    bsd_ctr *dc = bsd_ctr_new(c, &co);
+    r = dc == NULL ? -ENOMEM : bsd_ctr_set_key(dc, key, c->key_len, UINT64_MAX);
+    if (r == 0)
+        r = bsd_ctr_set_iv(dc, ctr, bs_ctr_iv_len(c));
+    t0 = now_s();
+    c0 = cpu_s();
+    for (size_t off = 0; r == 0 && off < bytes; off += 4096)
+        r = bsd_ctr_crypt(dc, out + off, out + off, bytes - off < 4096 ? bytes - off : 4096);
+    uint64_t db = 0, lb = 0;
+    if (dc != NULL)
+        bsd_ctr_counts(dc, &db, &lb);
+    if (mbs != NULL) {
+        mbs[2] = lb == 0 ? (double)bytes / (now_s() - t0) / 1e6 : 0;
+    } else {
+        row("provider path via daemon, 4 KiB calls", bytes, now_s() - t0, cpu_s() - c0);
+        printf("  (%llu bytes from the daemon, %llu in-process%s)\n", (unsigned long long)db,
+               (unsigned long long)lb,
+               dc != NULL && bsd_ctr_fallback_reason(dc) ? ", fell back" : "");
+    }
+    bsd_ctr_free(dc);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * --integrity-compare: the same three daemon paths with the integrity checks on and off
+ * (BENCHMARK ONLY: bsd_verify_bench_set_unchecked asks the daemon for unpoisoned, undigested
+ * windows and skips the client's checks), alternating, reps times each; medians and ratios.
+ */
+static void compare_checks(const bs_block_cipher *c, const char *sock, const uint8_t *key,
+                           const uint8_t *ctr, uint8_t *out, size_t bytes, unsigned reps)
+{
+    static const char *const what[3] = {"large requests", "stream, 4 KiB reads",
+                                        "provider CTR path, 4 KiB calls"};
+    double on[3][64], off[3][64];
+    for (unsigned i = 0; i < reps; i++) {
+        double m[3] = {0, 0, 0};
+        bsd_verify_bench_set_unchecked(0);
+        daemon_rows(c, sock, key, ctr, out, bytes, m);
+        for (int k = 0; k < 3; k++)
+            on[k][i] = m[k];
+        bsd_verify_bench_set_unchecked(1);
+        memset(m, 0, sizeof m);
+        daemon_rows(c, sock, key, ctr, out, bytes, m);
+        for (int k = 0; k < 3; k++)
+            off[k][i] = m[k];
+    }
+    bsd_verify_bench_set_unchecked(0);
+    printf("integrity checks on vs off (benchmark switch), %u runs each, alternating; medians\n",
+           reps);
+    printf("%-32s %12s %12s %8s\n", "daemon path", "checks MB/s", "none MB/s", "ratio");
+    for (int k = 0; k < 3; k++) {
+        qsort(on[k], reps, sizeof(double), cmp_double);
+        qsort(off[k], reps, sizeof(double), cmp_double);
+        double a = on[k][reps / 2], b = off[k][reps / 2];
+        printf("%-32s %12.1f %12.1f %8.3f\n", what[k], a, b, b > 0 ? a / b : 0.0);
+    }
+}
+
 int bs_cmd_bench(int argc, char **argv)
 {
     const char *cipher = "PRESENT-80", *sock = NULL;
     size_t mib = 64;
+    int compare = 0;
+    unsigned reps = 5;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--cipher") == 0 && i + 1 < argc)
             cipher = argv[++i];
@@ -48,12 +195,22 @@ int bs_cmd_bench(int argc, char **argv)
             mib = (size_t)strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc)
             sock = argv[++i];
+        else if (strcmp(argv[i], "--integrity-compare") == 0)
+            compare = 1;
+        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+            reps = (unsigned)strtoul(argv[++i], NULL, 10);
         else {
-            fprintf(stderr, "usage: bitslice bench [--cipher NAME] [--size-mib N] [--socket P]\n");
+            fprintf(stderr, "usage: bitslice bench [--cipher NAME] [--size-mib N] [--socket P]\n"
+                            "                      [--integrity-compare [--reps N]]\n"
+                            "  --integrity-compare  measure the daemon paths with the keystream\n"
+                            "                       integrity checks on and, for this measurement\n"
+                            "                       only, off (never a way to run unchecked)\n");
             return 2;
         }
     }
     const bs_block_cipher *c = bs_block_cipher_by_name(cipher);
+    if (reps < 1 || reps > 64)
+        reps = 5;
     if (c == NULL || mib == 0 || mib > 4096) {
         fprintf(stderr, "bitslice: unknown cipher %s (or size out of 1..4096 MiB)\n", cipher);
         return 2;
@@ -70,79 +227,12 @@ int bs_cmd_bench(int argc, char **argv)
     bs_ctr_keystream(c, &ks, ctr, nb, out);
     row("in-process, 1 thread", bytes, now_s() - t0, cpu_s() - c0);
 
-    bsd_client_opts o = {sock, 1000, 600000};
-    bsd_client *cl;
-    int r = bsd_client_connect(&o, &cl);
-    if (r != 0) {
-        printf("daemon: not reachable (%s); nothing more to measure\n", strerror(-r));
+    if (compare) {
+        compare_checks(c, sock, key, ctr, out, bytes, reps);
         free(out);
         return 0;
     }
-    uint32_t sid;
-    r = bsd_client_map_shm(cl, bytes);
-    if (r == 0)
-        r = bsd_client_open_session(cl, c->name, key, c->key_len, &sid, NULL);
-    uint64_t max_req = bsd_client_info(cl)->max_request_bytes / c->block_len;
-    t0 = now_s();
-    c0 = cpu_s();
-    for (uint64_t done = 0; r == 0 && done < nb;) {
-        uint64_t n = nb - done < max_req ? nb - done : max_req;
-        uint8_t cc[32];
-        memcpy(cc, ctr, c->block_len);
-        bs_ctr_add(cc, c->block_len, done);
-        r = bsd_client_keystream(cl, sid, cc, c->block_len, n, done * c->block_len);
-        done += n;
-    }
-    if (r != 0) {
-        printf("daemon: request failed (%s)\n", strerror(-r));
-    } else {
-        char what[64];
-        snprintf(what, sizeof what, "daemon (%s), large requests", bsd_client_info(cl)->backend);
-        row(what, bytes, now_s() - t0, cpu_s() - c0);
-    }
-    bsd_client_close(cl);
-
-    bsd_stream_opts so = {sock, 1000, 60000, 0, 0};
-    bsd_stream *s = NULL;
-    r = bsd_stream_open(&so, c->name, key, c->key_len, ctr, &s);
-    t0 = now_s();
-    c0 = cpu_s();
-    for (size_t off = 0; r == 0 && off < bytes; off += 4096)
-        r = bsd_stream_read(s, out + off, bytes - off < 4096 ? bytes - off : 4096);
-    if (r == 0)
-        row("daemon stream, 4 KiB reads", bytes, now_s() - t0, cpu_s() - c0);
-    else
-        printf("daemon stream failed (%s)\n", strerror(-r));
-    bsd_stream_close(s);
-
-    /* The provider's two paths, fed like openssl enc: 4 KiB XORs in place. */
-    memset(out, 0, bytes);
-    static bs_ctr_ctx ref;
-    bs_ctr_set_key(&ref, c, key, c->key_len);
-    bs_ctr_set_iv(&ref, ctr, bs_ctr_iv_len(c));
-    t0 = now_s();
-    c0 = cpu_s();
-    for (size_t off = 0; off < bytes; off += 4096)
-        bs_ctr_crypt(&ref, out + off, out + off, bytes - off < 4096 ? bytes - off : 4096);
-    row("provider path in-process, 4 KiB calls", bytes, now_s() - t0, cpu_s() - c0);
-    bsd_ctr_opts co = {sock, 0, 1000, 60000, 0, 0};
-    bsd_ctr *dc = bsd_ctr_new(c, &co);
-    r = dc == NULL ? -ENOMEM : bsd_ctr_set_key(dc, key, c->key_len, UINT64_MAX);
-    if (r == 0)
-        r = bsd_ctr_set_iv(dc, ctr, bs_ctr_iv_len(c));
-    t0 = now_s();
-    c0 = cpu_s();
-    for (size_t off = 0; r == 0 && off < bytes; off += 4096)
-        r = bsd_ctr_crypt(dc, out + off, out + off, bytes - off < 4096 ? bytes - off : 4096);
-    uint64_t db = 0, lb = 0;
-    if (dc != NULL)
-        bsd_ctr_counts(dc, &db, &lb);
-    char what[80];
-    snprintf(what, sizeof what, "provider path via daemon, 4 KiB calls");
-    row(what, bytes, now_s() - t0, cpu_s() - c0);
-    printf("  (%llu bytes from the daemon, %llu in-process%s)\n", (unsigned long long)db,
-           (unsigned long long)lb, dc != NULL && bsd_ctr_fallback_reason(dc) ? ", fell back" : "");
-    bsd_ctr_free(dc);
+    daemon_rows(c, sock, key, ctr, out, bytes, NULL);
     free(out);
     return 0;
 }

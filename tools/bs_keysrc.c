@@ -5,12 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bsd_verify.h"
 #include "modes/ctr.h"
 
 static void drop_daemon(bs_keysrc *s, const char *why, int err)
 {
     if (s->cl == NULL)
         return;
+    if (s->local_why[0] == 0)
+        snprintf(s->local_why, sizeof s->local_why, "in-process (daemon %s)", why);
     const char *text = "";
     if (err == -EREMOTEIO)
         bsd_client_last_error(s->cl, &text);
@@ -30,6 +33,7 @@ int bs_keysrc_init(bs_keysrc *s, const bsf_keys *k, size_t chunk_size, int use_d
 {
     memset(s, 0, sizeof s[0]);
     s->k = k;
+    s->verbose = verbose;
     s->timeout_ms = 30000;
     s->slot_bytes = (size_t)bsf_chunk_ks_blocks(chunk_size) * 32;
     s->local = (uint8_t *)malloc(s->slot_bytes);
@@ -43,6 +47,7 @@ int bs_keysrc_init(bs_keysrc *s, const bsf_keys *k, size_t chunk_size, int use_d
     if (r != 0) {
         if (verbose)
             fprintf(stderr, "bitslice: no daemon (%s); in-process\n", strerror(-r));
+        snprintf(s->local_why, sizeof s->local_why, "in-process (no daemon: %s)", strerror(-r));
         s->cl = NULL;
         return 0;
     }
@@ -80,22 +85,31 @@ void bs_keysrc_request(bs_keysrc *s, uint64_t index, int last, size_t len)
     sl->state = 1;
 }
 
-/*
- * The daemon is not trusted to have written what it says it wrote: the first and the last block
- * of the chunk's keystream are recomputed here and compared in constant time. 0 or -1.
- */
-static int check_slot(const bs_keysrc *s, uint64_t index, int last, uint64_t nblocks,
-                      const uint8_t *ks)
+/* -v: one line per run of chunks from the same source, said when the source changes. */
+static void source_flush(bs_keysrc *s)
 {
-    uint8_t ctr[32], mine[32];
-    bsf_chunk_j0(ctr, index, last);
-    bs_ctr_keystream(s->k->cipher, &s->k->ks, ctr, 1, mine);
-    int bad = bs_ct_memcmp(mine, ks, 32);
-    bs_ctr_add(ctr, 32, nblocks - 1);
-    bs_ctr_keystream(s->k->cipher, &s->k->ks, ctr, 1, mine);
-    bad |= bs_ct_memcmp(mine, ks + (nblocks - 1) * 32, 32);
-    bs_wipe(mine, sizeof mine);
-    return bad;
+    if (!s->verbose || s->run_len == 0)
+        return;
+    fprintf(stderr, "bitslice: chunk%s %llu", s->run_len > 1 ? "s" : "",
+            (unsigned long long)s->run_first);
+    if (s->run_len > 1)
+        fprintf(stderr, "-%llu", (unsigned long long)(s->run_first + s->run_len - 1));
+    fprintf(stderr, ": %s\n", s->run_src);
+    s->run_len = 0;
+}
+
+static void source_note(bs_keysrc *s, uint64_t index, const char *src)
+{
+    if (!s->verbose)
+        return;
+    if (s->run_len > 0 && strcmp(src, s->run_src) == 0 && index == s->run_first + s->run_len) {
+        s->run_len++;
+        return;
+    }
+    source_flush(s);
+    snprintf(s->run_src, sizeof s->run_src, "%s", src);
+    s->run_first = index;
+    s->run_len = 1;
 }
 
 const uint8_t *bs_keysrc_get(bs_keysrc *s, uint64_t index, int last, size_t len)
@@ -113,28 +127,43 @@ const uint8_t *bs_keysrc_get(bs_keysrc *s, uint64_t index, int last, size_t len)
         if (s->cl != NULL)
             bs_keysrc_request(s, index, last, len);
     }
+    const char *why = s->cl != NULL ? NULL : s->local_why;
     if (s->cl != NULL && sl->state == 1) {
-        int r = bsd_client_wait(s->cl, sl->req, s->timeout_ms);
+        uint64_t digest = 0;
+        int r = bsd_client_wait_keystream(s->cl, sl->req, s->timeout_ms, &digest);
         sl->state = 0;
         const uint8_t *ks = s->shm + (index % BS_KEYSRC_SLOTS) * s->slot_bytes;
-        if (r == 0 && check_slot(s, index, last, need, ks) == 0) {
-            s->daemon_chunks++;
-            return ks;
+        if (r == 0) {
+            /* The one check of bsd_verify.h, over the whole window the daemon computed. */
+            uint8_t j0[32];
+            bsf_chunk_j0(j0, index, last);
+            r = bsd_verify_window(s->cl, s->session, s->k->cipher, &s->k->ks, j0, sl->nblocks, ks,
+                                  digest);
         }
         if (r == 0) {
-            s->mismatches++;
-            r = -EBADMSG;
+            s->daemon_chunks++;
+            source_note(s, index, s->backend);
+            return ks;
         }
+        if (r == -EBADMSG)
+            s->mismatches++;
+        snprintf(s->local_why, sizeof s->local_why,
+                 "in-process (after the daemon %s at chunk %llu)",
+                 r == -EBADMSG ? "sent keystream that failed the check" : "failed",
+                 (unsigned long long)index);
+        why = s->local_why;
         drop_daemon(s, r == -EBADMSG ? "keystream failed the in-process check" : "failed mid-file",
                     r);
     }
     bsf_chunk_keystream(s->k, index, last, len, s->local);
     s->local_chunks++;
+    source_note(s, index, why != NULL && why[0] != 0 ? why : "in-process");
     return s->local;
 }
 
 void bs_keysrc_close(bs_keysrc *s)
 {
+    source_flush(s);
     if (s->shm != NULL)
         bs_wipe(s->shm, s->slot_bytes * BS_KEYSRC_SLOTS);
     bsd_client_close(s->cl);

@@ -3,8 +3,9 @@
  * (requested several chunks ahead, so that the daemon computes while this process does GHASH
  * and I/O), else in-process. A daemon failure mid-file switches to in-process for the chunk
  * at hand and every later one; the output is the same either way. The daemon's keystream is
- * checked before use (first and last block of each chunk, recomputed in-process): a mismatch
- * counts as a daemon failure. Each slot is wiped in the shared memory once used.
+ * checked before use by bsd_verify_window (service/client/bsd_verify.h): a mismatch counts as a
+ * daemon failure. Each slot is wiped in the shared memory once used. With -v, every chunk's
+ * actual source is said (runs of chunks, one line each).
  */
 #ifndef BS_KEYSRC_H
 #define BS_KEYSRC_H
@@ -34,6 +35,10 @@ typedef struct bs_keysrc {
     uint64_t daemon_chunks, local_chunks;
     uint64_t mismatches; /* daemon chunks that failed the in-process check */
     char backend[32];
+    int verbose;
+    char local_why[96];          /* why chunks are computed in-process ("" before any reason) */
+    uint64_t run_first, run_len; /* -v: the current run of chunks from one source */
+    char run_src[96];
 } bs_keysrc;
 
 /* use_daemon: try the daemon at socket (NULL: default path). Never fails for lack of a daemon. */

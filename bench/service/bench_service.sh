@@ -14,7 +14,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/bs-bench-XXXXXX")
 sock=$work/run/bitsliced.sock
 dpid=
 trap '[ -n "$dpid" ] && kill "$dpid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
-bs=$build/service/bitslice
+bs=$build/tools/bitslice
 
 timed() { # label command... : prints wall, MB/s over $mib MiB, user+sys CPU of the command
   local label=$1 t

@@ -48,10 +48,10 @@ for r in $(seq "$rounds"); do
   [ "$rounds" -gt 1 ] && echo "## round $r"
   timed "PRESENT-128-CTR in-process" off \
     openssl enc "${prov[@]}" -present-ctr -K "${key:0:32}" -iv "$iv" -in "$work/in" -out "$work/o1"
-  served0=$("$build/service/bitslice" status --socket "$sock" | sed -n 's/^bytes_served=//p')
+  served0=$("$build/tools/bitslice" status --socket "$sock" | sed -n 's/^bytes_served=//p')
   timed "PRESENT-128-CTR via bitsliced (cpu)" "$sock" \
     openssl enc "${prov[@]}" -present-ctr -K "${key:0:32}" -iv "$iv" -in "$work/in" -out "$work/o2"
-  served1=$("$build/service/bitslice" status --socket "$sock" | sed -n 's/^bytes_served=//p')
+  served1=$("$build/tools/bitslice" status --socket "$sock" | sed -n 's/^bytes_served=//p')
   timed "AES-256-CTR (OpenSSL default)" off \
     openssl enc -aes-256-ctr -K "$key" -iv "${iv}${iv}" -in "$work/in" -out "$work/o3"
   if cmp -s "$work/o1" "$work/o2"; then same=identical; else same="DIFFERENT (bug)"; fi

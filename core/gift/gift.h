@@ -361,4 +361,13 @@ BS_FN void bs_gift_transpose32(uint32_t x[32])
 BS_GIFT_DEFINE(uint64_t, u64)
 BS_GIFT_DEFINE(uint32_t, u32)
 
+/*
+ * The fixsliced 32-bit MCU variants (gift_fix32.c): rk from the key schedule, 3 words per
+ * round, kept at the start of its bs_key_schedule.
+ */
+#define BS_GIFT64_FIX32_RK_WORDS (3 * 28)  /* 28 rounds */
+#define BS_GIFT128_FIX32_RK_WORDS (3 * 40) /* 40 rounds */
+void bs_gift128_fix_block(const uint32_t *rk, uint8_t *out, const uint8_t *in);
+void bs_gift64_fix_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in);
+
 #endif

@@ -46,10 +46,29 @@ extern const bs_ghash256_impl bs_ghash256_ctmul64;
 extern const bs_ghash256_impl bs_ghash256_ctmul32;
 /* Portable without any multiply (shifts and masks): for cores without a multiplier. */
 extern const bs_ghash256_impl bs_ghash256_ctshift32;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define BS_GHASH256_HAVE_PCLMUL 1
+/* PCLMULQDQ + SSE4.1 (ghash256_pclmul.c); usable only where the CPU has them. */
+extern const bs_ghash256_impl bs_ghash256_pclmul_impl;
+#ifdef BS_HAVE_X86
+#define BS_GHASH256_HAVE_VPCLMUL 1
+/* VPCLMULQDQ on zmm (ghash256_vpclmul.c); usable only at CPU level avx512. */
+extern const bs_ghash256_impl bs_ghash256_vpclmul_impl;
+#endif
+#endif
 /* The PCLMULQDQ implementation, or NULL when the build or the CPU lacks it. */
 const bs_ghash256_impl *bs_ghash256_pclmul(void);
 /* VPCLMULQDQ on zmm, eight blocks per reduction; NULL without AVX-512 (level avx512). */
 const bs_ghash256_impl *bs_ghash256_vpclmul(void);
+/*
+ * Every GHASH-256 implementation compiled in, NULL-terminated (ghash256.c), beside
+ * bs_block_ciphers: the portable ones, then the CPU-specific ones. An entry may need features
+ * this CPU lacks; the unit, taint and firmware suites run every entry bs_ghash256_usable says
+ * runs here.
+ */
+extern const bs_ghash256_impl *const bs_ghash256_impls[];
+/* 1 if impl runs on this CPU (the portable ones everywhere). */
+int bs_ghash256_usable(const bs_ghash256_impl *impl);
 /*
  * What set_key picks, within the CPU level (bs_cpu.h): bs_ghash256_vpclmul() at avx512,
  * bs_ghash256_pclmul() at aesni and avx2; else ctshift32 on RISC-V without M,

@@ -1,6 +1,6 @@
 /*
  * ghash256_pclmul.c: GHASH-256 with PCLMULQDQ (x86-64), chosen at run time; bit-exact with the
- * portable ghash256_ct.c. Carry-less multiply instructions take constant time, and nothing
+ * portable ghash256_ctmul64.c. Carry-less multiply instructions take constant time, and nothing
  * here indexes memory or branches on data.
  *
  * Layout. A block is kept as the 256-bit integer it is when read big-endian (word 3 = bytes
@@ -17,7 +17,7 @@
 #include "../bs_cpu.h"
 #include "ghash256_rev.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef BS_GHASH256_HAVE_PCLMUL
 
 #include <immintrin.h>
 
@@ -119,51 +119,11 @@ PCLMUL_TARGET static void pclmul_mul_blocks(const uint64_t *hkey, uint8_t y[32],
     bs_wipe(p, sizeof p);
 }
 
-static const bs_ghash256_impl pclmul_impl = {
+const bs_ghash256_impl bs_ghash256_pclmul_impl = {
     "pclmul",
     1,
     pclmul_init,
     pclmul_mul_blocks,
 };
 
-const bs_ghash256_impl *bs_ghash256_pclmul(void)
-{
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1"))
-        return &pclmul_impl;
-    return NULL;
-}
-
-#else
-
-const bs_ghash256_impl *bs_ghash256_pclmul(void)
-{
-    return NULL;
-}
-
 #endif
-
-/*
- * Without PCLMULQDQ: no multiplier (RISC-V without M: even 32-bit products are data-dependent
- * library loops) takes shifts only; a 32-bit target takes 32 x 32 -> 32 multiplies, the only
- * ones that are constant-time on every ARM M-profile core (Cortex-M3's UMULL ends early,
- * ARMv6-M calls a library) and as fast where 64-bit ones are constant-time too (see
- * ghash256_ct32.c); a 64-bit target takes 64 x 64 -> 64 multiplies.
- */
-const bs_ghash256_impl *bs_ghash256_default(void)
-{
-    /* PCLMULQDQ is part of the aesni level: $BITSLICE_CPU=portable takes the portable code. */
-    const int level = bs_cpu_level();
-    const bs_ghash256_impl *g = level >= BS_CPU_AVX512 ? bs_ghash256_vpclmul() : NULL;
-    if (g == NULL && level >= BS_CPU_AESNI)
-        g = bs_ghash256_pclmul();
-    if (g != NULL)
-        return g;
-#if defined(__riscv) && !defined(__riscv_mul)
-    return &bs_ghash256_ctshift32;
-#elif defined(UINTPTR_MAX) && UINTPTR_MAX <= 0xFFFFFFFFu
-    return &bs_ghash256_ctmul32;
-#else
-    return &bs_ghash256_ctmul64;
-#endif
-}

@@ -16,7 +16,7 @@
 #include "gcm256.h"
 #include "ghash256_rev.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
+#ifdef BS_GHASH256_HAVE_VPCLMUL
 
 #include <immintrin.h>
 
@@ -122,23 +122,11 @@ VPCLMUL_TARGET static void vpclmul_mul_blocks(const uint64_t *hkey, uint8_t y[32
     bs_wipe(acc, sizeof acc);
 }
 
-static const bs_ghash256_impl vpclmul_impl = {
+const bs_ghash256_impl bs_ghash256_vpclmul_impl = {
     "vpclmul",
     1,
     vpclmul_init,
     vpclmul_mul_blocks,
 };
-
-const bs_ghash256_impl *bs_ghash256_vpclmul(void)
-{
-    return bs_cpu_detected() >= BS_CPU_AVX512 ? &vpclmul_impl : NULL;
-}
-
-#else
-
-const bs_ghash256_impl *bs_ghash256_vpclmul(void)
-{
-    return NULL;
-}
 
 #endif

@@ -301,4 +301,12 @@ BS_FN void bs_present_unpack_u32(uint64_t *blk, const uint32_t *x)
         blk[l] = ((uint64_t)hi[l] << 32) | lo[l];
 }
 
+/*
+ * The 32-bit MCU variant (present_bs32.c): two blocks, rk 4 words per round key, 32 round
+ * keys, kept at the start of its bs_key_schedule (core/meson.build sizes BS_KS_MAX from it in
+ * a build without the 64-lane cores).
+ */
+#define BS_PRESENT_BS32_RK_WORDS (4 * 32)
+void bs_present_bs32_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in);
+
 #endif

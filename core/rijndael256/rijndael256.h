@@ -391,4 +391,19 @@ BS_FN void bs_r256_key_expand(uint8_t *w, const uint8_t *key)
 BS_R256_DEFINE_KEY_MASKS(bs_r256_key_masks64, uint64_t)
 BS_R256_DEFINE_KEY_MASKS(bs_r256_key_masks32, uint32_t)
 
+/*
+ * The one-block 32-bit variant (rijndael256_ct32.c; Cortex-M3/M4 and RV32I): its components on
+ * one packed block (q: eight 32-bit slices, layout in that file), exported for the
+ * per-component benchmark. rk: BS_R256_CT32_RK_WORDS (15 round keys of 8 slices), kept at the
+ * start of its bs_key_schedule.
+ */
+#define BS_R256_CT32_RK_WORDS (8 * 15)
+void bs_r256ct32_pack(uint32_t q[8], const uint8_t *in);
+void bs_r256ct32_unpack(uint8_t *out, uint32_t q[8]);
+void bs_r256ct32_subbytes(uint32_t q[8]);
+void bs_r256ct32_shiftrows(uint32_t q[8]);
+void bs_r256ct32_mixcolumns(uint32_t q[8]);
+void bs_r256ct32_addroundkey(uint32_t q[8], const uint32_t rk[8]);
+void bs_r256ct32_encrypt_block(const uint32_t *rk, uint8_t *out, const uint8_t *in);
+
 #endif

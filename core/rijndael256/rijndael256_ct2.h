@@ -3,7 +3,7 @@
  * calls, where a full bitsliced pass (rijndael256.h) would mostly encrypt padding. Constant-time:
  * straight-line logic; only the public block count decides branches.
  *
- * Layout (byte-sliced, as in rijndael256_m4.c but two blocks wide): q[j] bit 16r + 8b + c holds
+ * Layout (byte-sliced, as in rijndael256_ct32.c but two blocks wide): q[j] bit 16r + 8b + c holds
  * bit j of state[r][c] (= byte r + 4c) of block b. So row r is the 16-bit lane r of every word,
  * the row below is the word rotated right by 16, ShiftRows rotates each 8-bit column field of
  * row r right by its offset (0, 1, 3, 4), and the S-box circuit of rijndael256.h (without the

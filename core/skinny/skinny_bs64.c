@@ -32,49 +32,55 @@ static void skinny_set_key(bs_key_schedule *ks, const uint8_t *key, unsigned key
     bs_wipe(rtk, sizeof rtk);
 }
 
-/* x[L] bit i <-> x[i] bit L: six SWAPMOVE stages. */
-static void transpose64(uint64_t x[64])
-{
-    static const uint64_t masks[6] = {0x00000000ffffffffull, 0x0000ffff0000ffffull,
-                                      0x00ff00ff00ff00ffull, 0x0f0f0f0f0f0f0f0full,
-                                      0x3333333333333333ull, 0x5555555555555555ull};
-    for (unsigned st = 0, d = 32; st < 6; st++, d >>= 1)
-        for (unsigned k = 0; k < 64; k++)
-            if ((k & d) == 0)
-                bs_swapmove64(&x[k + d], &x[k], masks[st], d);
-}
+/*
+ * Packing, in place in the state. Half h (cells 8h..8h+7) of lane L is the little-endian word
+ * of bytes 8h..8h+7: bit i = 8c + b is bit b of cell 8h + c. It starts at s[POS(L, h)] and a
+ * 64x64 bit-matrix transpose makes s[POS(W, h)] hold bit i of every lane with W = 8b + c,
+ * which is s[16 b + 8 h + c], the layout of skinny.h. The transpose exchanges each bit-index
+ * bit k with a word-index bit, one SWAPMOVE stage each; pairing the b bits (k = 0, 1, 2) with
+ * word bits 3, 4, 5 and the c bits with 0, 1, 2 (rather than k with k) puts W = 8b + c straight
+ * into place. It also permutes the lanes (bit position 8 (L % 8) + L / 8 holds lane L), which
+ * the same stages undo on the way out. The stages commute and are involutions.
+ */
+#define POS(w, h) (16 * ((w) >> 3) + 8 * (h) + ((w)&7))
 
 /*
- * Lane L's bytes 0..7 (cells 0..7) and 8..15 as little-endian words, transposed: bit b of cell
- * c is then bit 8c + b of a word, i.e. word 8c + b of the transpose; s[16 b + c] takes it,
- * complemented (the cores' polarity).
+ * One stage on both halves at once: words j and j + d of the state for every j with (j & d) == 0
+ * (d = 1, 2, 4: word bits 0..2 inside a run of 8; d = 16, 32, 64: bits 3..5). Loops over
+ * contiguous j, so that they vectorize.
  */
-static void load_planes(uint64_t s[128], const uint8_t *in)
+static inline void pack_stage(uint64_t s[128], unsigned d, unsigned shift, uint64_t m)
 {
-    BS_ALIGN(64) uint64_t x[64];
-    for (unsigned h = 0; h < 2; h++) {
-        for (unsigned l = 0; l < 64; l++)
-            x[l] = bs_load_le64(in + 16 * l + 8 * h);
-        transpose64(x);
-        for (unsigned c = 0; c < 8; c++)
-            for (unsigned b = 0; b < 8; b++)
-                s[16 * b + 8 * h + c] = ~x[8 * c + b];
-    }
-    bs_wipe(x, sizeof x);
+    for (unsigned i = 0; i < 128; i += 2 * d)
+        for (unsigned j = i; j < i + d; j++)
+            bs_swapmove64(&s[j + d], &s[j], m, shift);
 }
 
-static void store_planes(uint8_t *out, const uint64_t s[128])
+static void transpose_planes(uint64_t s[128])
 {
-    BS_ALIGN(64) uint64_t x[64];
-    for (unsigned h = 0; h < 2; h++) {
-        for (unsigned c = 0; c < 8; c++)
-            for (unsigned b = 0; b < 8; b++)
-                x[8 * c + b] = ~s[16 * b + 8 * h + c];
-        transpose64(x);
-        for (unsigned l = 0; l < 64; l++)
-            bs_store_le64(out + 16 * l + 8 * h, x[l]);
-    }
-    bs_wipe(x, sizeof x);
+    pack_stage(s, 16, 1, 0x5555555555555555ull); /* bit-index bit 0 <-> word bit 3 */
+    pack_stage(s, 32, 2, 0x3333333333333333ull); /* 1 <-> 4 */
+    pack_stage(s, 64, 4, 0x0f0f0f0f0f0f0f0full); /* 2 <-> 5 */
+    pack_stage(s, 1, 8, 0x00ff00ff00ff00ffull);  /* 3 <-> 0 */
+    pack_stage(s, 2, 16, 0x0000ffff0000ffffull); /* 4 <-> 1 */
+    pack_stage(s, 4, 32, 0x00000000ffffffffull); /* 5 <-> 2 */
+}
+
+/* 64 blocks in, complemented (the cores' polarity). */
+static void load_planes(uint64_t s[128], const uint8_t *in)
+{
+    for (unsigned l = 0; l < 64; l++)
+        for (unsigned h = 0; h < 2; h++)
+            s[POS(l, h)] = ~bs_load_le64(in + 16 * l + 8 * h);
+    transpose_planes(s);
+}
+
+static void store_planes(uint8_t *out, uint64_t s[128])
+{
+    transpose_planes(s);
+    for (unsigned l = 0; l < 64; l++)
+        for (unsigned h = 0; h < 2; h++)
+            bs_store_le64(out + 16 * l + 8 * h, ~s[POS(l, h)]);
 }
 
 /* S-box of cell i from s into t, complemented in and out; y bits as in skinny.h. */

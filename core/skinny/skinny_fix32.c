@@ -9,8 +9,8 @@
  * 2", then the rows rename (0, 1, 2, 3) <- (3, 0, 1, 2). "Row a ^= row b" moves row b's bits
  * by d = 8 (O'(a) - O'(b)) + 2 (SIGMA(a) - SIGMA(b)) (mod 32) onto row a's. Here it is written
  * t = rotl(w, d - 2 SIGMA(a)) & 0x03030303 (row b's bits land in slot 0), w ^= t << 2 SIGMA(a),
- * so that one mask constant serves every row. The three (rotation, shift) pairs of the four
- * variants, t = 0, 1, 2, 3 mod 4:
+ * so that one mask constant serves every row. The three (left rotation, shift) pairs of the
+ * four variants, t = 0, 1, 2, 3 mod 4 (the code takes 32 - rotation, a right rotation):
  *   t0: (4, 2) (16, 4) (20, 6)    t1: (14, 0) (26, 2) (14, 4)
  *   t2: (24, 6) (12, 0) (8, 2)    t3: (26, 4) (30, 6) (26, 0)
  * The second and third XOR complement what they add (BIC), which keeps every row complemented
@@ -31,9 +31,9 @@ _Static_assert(sizeof(uint32_t) * BS_SKINNY_FIX32_KS_WORDS <= BS_KS_MAX,
 
 #define SLOT0 0x03030303u
 
-static inline uint32_t rotl32(uint32_t x, unsigned n)
+static inline uint32_t rotr32(uint32_t x, unsigned n)
 {
-    return (x << n) | (x >> ((32 - n) & 31));
+    return (x >> n) | (x << ((32 - n) & 31));
 }
 
 static void fix32_set_key(bs_key_schedule *ks, const uint8_t *key, unsigned key_len)
@@ -112,12 +112,31 @@ void bs_skinny_fix32_unpack(uint8_t *out0, uint8_t *out1, uint32_t w[8])
         w0 = y0, w1 = y1, w2 = y2, w3 = y3, w4 = y4, w5 = y5, w6 = y6, w7 = y7;                    \
     } while (0)
 
-/* One word's MixColumns in variant (r1, s1) (r2, s2) (r3, s3) (comment at the top). */
+/*
+ * "Row a ^= row b" on one word: w ^= (rotr(w, r) & SLOT0) << s, or with ~rotr (BIC) for the
+ * complementing XORs; r = (32 - rotation of the table above) mod 32, never 0. On Thumb-2 each
+ * is AND/BIC with a rotated operand and EOR with a shifted one, written as single instructions
+ * (GCC otherwise folds the shift into a per-slot immediate mask and needs three).
+ */
+#if defined(__thumb2__)
+#define FIX32_ROWXOR(op, x, r, s)                                                                  \
+    do {                                                                                           \
+        uint32_t t_;                                                                               \
+        __asm__(#op " %1, %2, %0, ror #" #r "\n\teor %0, %0, %1, lsl #" #s                         \
+                : "+r"(x), "=&r"(t_)                                                               \
+                : "r"(slot0));                                                                     \
+    } while (0)
+#else
+#define FIX32_ROWXOR(op, x, r, s) (x ^= FIX32_C_##op(rotr32(x, r)) << (s))
+#define FIX32_C_and(v) ((v)&slot0)
+#define FIX32_C_bic(v) (~(v)&slot0)
+#endif
+
 #define FIX32_MC1(x, r1, s1, r2, s2, r3, s3)                                                       \
     do {                                                                                           \
-        x ^= (rotl32(x, r1) & SLOT0) << (s1);                                                      \
-        x ^= (~rotl32(x, r2) & SLOT0) << (s2);                                                     \
-        x ^= (~rotl32(x, r3) & SLOT0) << (s3);                                                     \
+        FIX32_ROWXOR(and, x, r1, s1);                                                              \
+        FIX32_ROWXOR(bic, x, r2, s2);                                                              \
+        FIX32_ROWXOR(bic, x, r3, s3);                                                              \
     } while (0)
 
 #define FIX32_MC(r1, s1, r2, s2, r3, s3)                                                           \
@@ -151,11 +170,12 @@ void bs_skinny_fix32_2blocks(const uint32_t *rtk, unsigned rounds, uint8_t *out0
     uint32_t w[8];
     bs_skinny_fix32_pack(w, in0, in1);
     uint32_t w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7];
+    uint32_t slot0 = SLOT0;
     for (unsigned t = 0; t < rounds; t += 4, rtk += 4 * BS_SKINNY_FIX32_RK_WORDS) {
-        FIX32_ROUND(rtk, 4, 2, 16, 4, 20, 6);
-        FIX32_ROUND(rtk + 8, 14, 0, 26, 2, 14, 4);
-        FIX32_ROUND(rtk + 16, 24, 6, 12, 0, 8, 2);
-        FIX32_ROUND(rtk + 24, 26, 4, 30, 6, 26, 0);
+        FIX32_ROUND(rtk, 28, 2, 16, 4, 12, 6);
+        FIX32_ROUND(rtk + 8, 18, 0, 6, 2, 18, 4);
+        FIX32_ROUND(rtk + 16, 8, 6, 20, 0, 24, 2);
+        FIX32_ROUND(rtk + 24, 6, 4, 2, 6, 6, 0);
     }
     w[0] = w0, w[1] = w1, w[2] = w2, w[3] = w3, w[4] = w4, w[5] = w5, w[6] = w6, w[7] = w7;
     bs_skinny_fix32_unpack(out0, out1, w);
@@ -173,7 +193,8 @@ void bs_skinny_fix32_sbox(uint32_t w[8])
 void bs_skinny_fix32_mixcolumns(uint32_t w[8])
 {
     uint32_t w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7];
-    FIX32_MC(4, 2, 16, 4, 20, 6);
+    uint32_t slot0 = SLOT0;
+    FIX32_MC(28, 2, 16, 4, 12, 6);
     w[0] = w0, w[1] = w1, w[2] = w2, w[3] = w3, w[4] = w4, w[5] = w5, w[6] = w6, w[7] = w7;
 }
 

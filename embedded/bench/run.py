@@ -33,7 +33,7 @@ CORES = {
     'PRESENT-128/bs32': ('present_bs32', 16),
     'GIFT-64/fix32': ('gift_fix32', 16),
     'GIFT-128/fix32': ('gift_fix32', 16),
-    'RIJNDAEL-256/m4': ('rijndael256_m4', 32),
+    'RIJNDAEL-256/ct32': ('rijndael256_ct32', 32),
     'AES-128/fix32': ('aes_fix32', 32),
     'AES-256/fix32': ('aes_fix32', 32),
     'AES-128/semifix32': ('aes_semifix32', 32),
@@ -144,9 +144,9 @@ def estimate(pcs, insns, target):
 def sizes(build, target):
     rows = {}
     for lvl in LEVELS:
-        d = os.path.join(build, 'embedded', 'bench', 'libbsmcu_O%s.a.p' % lvl)
+        d = os.path.join(build, 'core', 'libbsmcu_O%s.a.p' % lvl)
         for f in sorted(os.listdir(d)):
-            m = re.search(r'core_(?:mcu|aes)_(\w+)\.c\.o$', f)
+            m = re.search(r'^(?:present|gift|rijndael256|aes)_(\w+)\.c\.o$', f)
             if not m:
                 continue
             out = subprocess.run([TOOL[target] + 'size', os.path.join(d, f)], capture_output=True,
@@ -177,7 +177,7 @@ def main():
         byname = {w[1]: (w[0], w[2], counts[w[0]] - over, w[3] - over_cnt) for w in windows}
         insns = disassemble(elf, TOOL[target]) if arm else None
         pack16 = byname['nibble/pack+unpack'][2]
-        pack32 = byname['RIJNDAEL-256/m4/pack'][2] + byname['RIJNDAEL-256/m4/unpack'][2]
+        pack32 = byname['RIJNDAEL-256/ct32/pack'][2] + byname['RIJNDAEL-256/ct32/unpack'][2]
         pack_aes = byname['AES/pack'][2] + byname['AES/unpack'][2]
         for core, (_, _) in CORES.items():
             idx, nbytes, n, cnt = byname[core + '/encrypt']
@@ -194,9 +194,9 @@ def main():
             else:
                 row += ' | %d |' % cnt
             print(row)
-        comp = [byname['RIJNDAEL-256/m4/' + c][2] for c in
+        comp = [byname['RIJNDAEL-256/ct32/' + c][2] for c in
                 ('pack', 'subbytes', 'shiftrows', 'mixcolumns', 'addroundkey', 'unpack')]
-        comp_rows.append((lvl, comp, byname['RIJNDAEL-256/m4/encrypt'][2]))
+        comp_rows.append((lvl, comp, byname['RIJNDAEL-256/ct32/encrypt'][2]))
         face = []
         for name in ('AES-128', 'AES-256'):
             row = []
@@ -227,7 +227,7 @@ def main():
         gcm_rows.append((lvl, gcm))
         aes_rows.append((lvl, [byname['AES/' + c][2] for c in AES_PARTS],
                          byname['AES-128/fix32/encrypt'][2]))
-    print('\nRijndael-256 (m4) by component, instructions per call (each a function call; one'
+    print('\nRijndael-256 (ct32) by component, instructions per call (each a function call; one'
           ' block = pack + 14 SubBytes + 14 ShiftRows + 13 MixColumns + 15 AddRoundKey +'
           ' unpack):\n')
     print('| level | pack | SubBytes | ShiftRows | MixColumns | AddRoundKey | unpack |'
@@ -275,7 +275,7 @@ def main():
     print('| object | ' + ' | '.join('-O%s text/data/bss' % l for l in LEVELS) + ' |')
     print('|---|' + '---|' * len(LEVELS))
     sz = sizes(build, target)
-    for obj in ('present_bs32', 'gift_fix32', 'rijndael256_m4', 'aes_ks32', 'aes_fix32',
+    for obj in ('present_bs32', 'gift_fix32', 'rijndael256_ct32', 'aes_ks32', 'aes_fix32',
                 'aes_semifix32', 'aes_ctr_face'):
         print('| %s | ' % obj + ' | '.join('%d/%d/%d' % sz[(obj, l)] for l in LEVELS) + ' |')
     print()

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Derives the fixsliced representation of GIFT-64 and GIFT-128 from the specification's
-PermBits and writes core/mcu/gift_fix_gen.h (run from the repository root; the output is
+PermBits and writes core/gift/gift_fix_gen.h (run from the repository root; the output is
 committed). Nothing here is copied: every table is computed below and checked.
 
 Bitsliced state: slice j (j = 0..3) holds bit j of every nibble; nibble n sits at bit n of the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# libFuzzer on the daemon's frame decoder (service/fuzz/fuzz_frame.c) for a bounded time: it
+# libFuzzer on the daemon's frame decoder (fuzz/fuzz_frame.c) for a bounded time: it
 # needs clang and -Dfuzz=true, so it cannot run in the main build's `meson test`. Shares the
 # build-fuzz folder (same setup line) with 32-fuzz.sh. $BS_FUZZ_SECONDS bounds the run (30).
 set -euo pipefail
@@ -10,12 +10,12 @@ if [ ! -d "$b/meson-private" ]; then
     CC=clang meson setup "$b" -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
         -Dc_args=-fsanitize=fuzzer-no-link -Dbuildtype=debugoptimized >/dev/null
 fi
-ninja -C "$b" -j "$(nproc)" service/fuzz/fuzz_frame >/dev/null
-mkdir -p "$b/service/fuzz/corpus"
+ninja -C "$b" -j "$(nproc)" fuzz/fuzz_frame >/dev/null
+mkdir -p "$b/fuzz/frame-corpus"
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 rc=0
-"$b/service/fuzz/fuzz_frame" -max_total_time="${BS_FUZZ_SECONDS:-30}" -max_len=1024 \
-    -print_final_stats=1 "$b/service/fuzz/corpus" service/fuzz/corpus >"$b/fuzz-frame.log" 2>&1 ||
+"$b/fuzz/fuzz_frame" -max_total_time="${BS_FUZZ_SECONDS:-30}" -max_len=1024 \
+    -print_final_stats=1 "$b/fuzz/frame-corpus" fuzz/frame-corpus >"$b/fuzz-frame.log" 2>&1 ||
     rc=$?
 grep -E 'DONE|stat::number_of_executed_units|==[0-9]+==|SUMMARY|ERROR|Test unit written' \
     "$b/fuzz-frame.log" || true

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bsd_verify.h"
+
 /* Answers that arrived while the caller waited for another one. */
 #define BSD_CLIENT_PARKED 64
 
@@ -20,6 +22,7 @@ typedef struct parked {
     uint32_t id;
     uint8_t op;
     uint32_t err;
+    uint64_t digest; /* of a KEYSTREAM reply */
 } parked;
 
 struct bsd_client {
@@ -198,7 +201,15 @@ static int read_reply(bsd_client *c, uint32_t id, uint8_t expect_op, uint8_t *ou
             snprintf(c->last_text, sizeof c->last_text, "%s", bsd_errc_str(p.err));
             return -EREMOTEIO;
         }
-        return p.op == (expect_op | BSD_OP_REPLY) ? 0 : -EPROTO;
+        if (p.op != (expect_op | BSD_OP_REPLY))
+            return -EPROTO;
+        /* Only KEYSTREAM replies are parked with a payload worth keeping: re-encode it. */
+        if (expect_op == BSD_OP_KEYSTREAM && out != NULL && out_len != NULL &&
+            *out_len >= BSD_KEYSTREAM_REP_LEN) {
+            bsd_keystream_rep k = {0, p.digest};
+            *out_len = bsd_keystream_rep_encode(out, &k);
+        }
+        return 0;
     }
     if (c->fd < 0)
         return -EPIPE;
@@ -236,9 +247,14 @@ static int read_reply(bsd_client *c, uint32_t id, uint8_t expect_op, uint8_t *ou
             if (result == 1) {
                 if (c->nparked == BSD_CLIENT_PARKED)
                     goto broken;
+                bsd_keystream_rep k = {0, 0};
+                if (h.op == (BSD_OP_KEYSTREAM | BSD_OP_REPLY) &&
+                    bsd_keystream_rep_decode(p, h.len, &k) != BSD_OK)
+                    goto broken;
                 c->parked[c->nparked].id = h.id;
                 c->parked[c->nparked].op = h.op;
                 c->parked[c->nparked].err = err;
+                c->parked[c->nparked].digest = k.digest;
                 c->nparked++;
             }
             size_t used = BSD_HDR_LEN + h.len;
@@ -469,6 +485,7 @@ int bsd_client_keystream_submit(bsd_client *c, uint32_t session, const uint8_t *
     bsd_keystream_req m;
     memset(&m, 0, sizeof m);
     m.session = session;
+    m.flags = bsd_verify_bench_unchecked() ? BSD_KS_UNCHECKED : 0;
     m.shm_offset = shm_offset;
     m.nblocks = nblocks;
     memcpy(m.counter, counter, counter_len);
@@ -476,11 +493,37 @@ int bsd_client_keystream_submit(bsd_client *c, uint32_t session, const uint8_t *
     return send_frame(c, BSD_OP_KEYSTREAM, pl, bsd_keystream_req_encode(pl, &m), req_id, -1);
 }
 
-int bsd_client_wait(bsd_client *c, uint32_t req_id, int timeout_ms)
+int bsd_client_wait_keystream(bsd_client *c, uint32_t req_id, int timeout_ms, uint64_t *digest)
 {
     uint8_t rep[BSD_KEYSTREAM_REP_LEN];
     size_t rlen = sizeof rep;
     int r = read_reply(c, req_id, BSD_OP_KEYSTREAM, rep, &rlen, timeout_ms);
+    bsd_keystream_rep k = {0, 0};
+    if (r == 0 && bsd_keystream_rep_decode(rep, rlen, &k) != BSD_OK)
+        r = -EPROTO;
+    /* The daemon's own check refused the window: as wrong keystream, not a refused request. */
+    if (r == -EREMOTEIO && c->last_err == BSD_E_INTEGRITY)
+        r = -EBADMSG;
+    if (digest != NULL)
+        *digest = k.digest;
+    return r;
+}
+
+int bsd_client_wait(bsd_client *c, uint32_t req_id, int timeout_ms)
+{
+    return bsd_client_wait_keystream(c, req_id, timeout_ms, NULL);
+}
+
+int bsd_client_report(bsd_client *c, uint32_t kind, uint32_t session, uint64_t nblocks)
+{
+    bsd_report_req m = {kind, session, nblocks};
+    uint8_t pl[BSD_REPORT_REQ_LEN];
+    uint32_t id;
+    int r = send_frame(c, BSD_OP_REPORT, pl, bsd_report_req_encode(pl, &m), &id, -1);
+    /* Best effort, on the way to dropping this daemon: not worth a long wait. */
+    if (r == 0)
+        r = read_reply(c, id, BSD_OP_REPORT, NULL, NULL,
+                       c->io_timeout_ms < 500 ? c->io_timeout_ms : 500);
     return r;
 }
 

@@ -57,6 +57,14 @@ int bsd_client_keystream_submit(bsd_client *c, uint32_t session, const uint8_t *
                                 size_t counter_len, uint64_t nblocks, uint64_t shm_offset,
                                 uint32_t *req_id);
 int bsd_client_wait(bsd_client *c, uint32_t req_id, int timeout_ms);
+/*
+ * wait, and the reply's window digest (bsd_digest.h): what the daemon computed over the window
+ * right after its backend wrote it. Check it with bsd_verify_window before using the window.
+ * -EBADMSG when the daemon's own check refused the window (ERROR integrity).
+ */
+int bsd_client_wait_keystream(bsd_client *c, uint32_t req_id, int timeout_ms, uint64_t *digest);
+/* REPORT: tells the daemon that a window failed the client's check (kind BSD_REPORT_*). */
+int bsd_client_report(bsd_client *c, uint32_t kind, uint32_t session, uint64_t nblocks);
 /* submit + wait. */
 int bsd_client_keystream(bsd_client *c, uint32_t session, const uint8_t *counter,
                          size_t counter_len, uint64_t nblocks, uint64_t shm_offset);

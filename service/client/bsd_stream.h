@@ -9,10 +9,11 @@
  * continues in-process: bsd_stream_resume_point() gives the counter block and the offset into it,
  * and the output is byte-identical either way. After a failure every later call fails the same.
  *
- * The daemon's keystream is checked before use: the first and the last block of every window are
- * recomputed in-process (the key schedule is kept here) and compared in constant time. A mismatch
- * is a failure like any other (-EBADMSG): the connection is dropped and the caller continues
- * in-process at the exact position. Each window is wiped in the shared memory once read.
+ * The daemon's keystream is checked before use by bsd_verify_window (bsd_verify.h: the window's
+ * digest, and its first, last and random blocks recomputed in-process from the key schedule kept
+ * here). A mismatch is reported to the daemon and is a failure like any other (-EBADMSG): the
+ * connection is dropped and the caller continues in-process at the exact position. Each window
+ * is wiped in the shared memory once read.
  *
  * After fork(), the first read in the child opens its own connection, memfd and session (the
  * key is kept, wiped on close) and continues at the child's position.
@@ -59,7 +60,7 @@ uint64_t bsd_stream_position(const bsd_stream *s);
 void bsd_stream_resume_point(const bsd_stream *s, uint8_t *counter, unsigned *skip);
 /* The error that stopped the stream (0 while it works), and the daemon's text if it refused. */
 int bsd_stream_error(const bsd_stream *s, const char **text);
-/* Windows that failed the in-process check, in this process, since it started. */
+/* Windows that failed the in-process check, in this process, since it started (bsd_verify). */
 uint64_t bsd_stream_mismatches(void);
 /* Closes the connection (the daemon wipes the session) and wipes the key. */
 void bsd_stream_close(bsd_stream *s);

@@ -101,6 +101,8 @@ const char *bsd_errc_str(uint32_t code)
         return "read timeout";
     case BSD_E_STATE:
         return "operation out of order";
+    case BSD_E_INTEGRITY:
+        return "keystream failed the daemon's integrity check";
     default:
         return "unknown error";
     }
@@ -210,7 +212,7 @@ int bsd_close_req_decode(const uint8_t *p, size_t len, bsd_close_req *m)
 size_t bsd_keystream_req_encode(uint8_t *out, const bsd_keystream_req *m)
 {
     put32(out, m->session);
-    put32(out + 4, 0);
+    put32(out + 4, m->flags);
     put64(out + 8, m->shm_offset);
     put64(out + 16, m->nblocks);
     memcpy(out + 24, m->counter, BSD_COUNTER_LEN);
@@ -219,9 +221,12 @@ size_t bsd_keystream_req_encode(uint8_t *out, const bsd_keystream_req *m)
 
 int bsd_keystream_req_decode(const uint8_t *p, size_t len, bsd_keystream_req *m)
 {
-    if (len != BSD_KEYSTREAM_REQ_LEN || !all_zero(p + 4, 4))
+    if (len != BSD_KEYSTREAM_REQ_LEN)
         return -BSD_E_MALFORMED;
     m->session = get32(p);
+    m->flags = get32(p + 4);
+    if (m->flags & ~BSD_KS_UNCHECKED)
+        return -BSD_E_MALFORMED;
     m->shm_offset = get64(p + 8);
     m->nblocks = get64(p + 16);
     memcpy(m->counter, p + 24, BSD_COUNTER_LEN);
@@ -279,6 +284,7 @@ int bsd_open_rep_decode(const uint8_t *p, size_t len, bsd_open_rep *m)
 size_t bsd_keystream_rep_encode(uint8_t *out, const bsd_keystream_rep *m)
 {
     put64(out, m->nblocks);
+    put64(out + 8, m->digest);
     return BSD_KEYSTREAM_REP_LEN;
 }
 
@@ -287,6 +293,27 @@ int bsd_keystream_rep_decode(const uint8_t *p, size_t len, bsd_keystream_rep *m)
     if (len != BSD_KEYSTREAM_REP_LEN)
         return -BSD_E_MALFORMED;
     m->nblocks = get64(p);
+    m->digest = get64(p + 8);
+    return BSD_OK;
+}
+
+size_t bsd_report_req_encode(uint8_t *out, const bsd_report_req *m)
+{
+    put32(out, m->kind);
+    put32(out + 4, m->session);
+    put64(out + 8, m->nblocks);
+    return BSD_REPORT_REQ_LEN;
+}
+
+int bsd_report_req_decode(const uint8_t *p, size_t len, bsd_report_req *m)
+{
+    if (len != BSD_REPORT_REQ_LEN)
+        return -BSD_E_MALFORMED;
+    m->kind = get32(p);
+    m->session = get32(p + 4);
+    m->nblocks = get64(p + 8);
+    if (m->kind != BSD_REPORT_DIGEST && m->kind != BSD_REPORT_SPOT)
+        return -BSD_E_MALFORMED;
     return BSD_OK;
 }
 
@@ -339,6 +366,8 @@ int bsd_request_decode(const uint8_t *buf, size_t len, bsd_request *req, size_t 
         return bsd_keystream_req_decode(p, n, &req->u.keystream);
     case BSD_OP_STATUS:
         return n == 0 ? BSD_OK : -BSD_E_MALFORMED;
+    case BSD_OP_REPORT:
+        return bsd_report_req_decode(p, n, &req->u.report);
     default:
         return -BSD_E_UNKNOWN_OP;
     }

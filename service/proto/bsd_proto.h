@@ -13,7 +13,8 @@
 extern "C" {
 #endif
 
-#define BSD_PROTO_VERSION 1
+/* Version 2 added the window digest to KEYSTREAM replies, the REPORT op and the integrity error. */
+#define BSD_PROTO_VERSION 2
 /* 'B' 'S' on the wire. */
 #define BSD_PROTO_MAGIC 0x5342u
 #define BSD_HDR_LEN 12
@@ -37,6 +38,7 @@ typedef enum bsd_op {
     BSD_OP_CLOSE_SESSION = 4,
     BSD_OP_KEYSTREAM = 5,
     BSD_OP_STATUS = 6,
+    BSD_OP_REPORT = 7,
     BSD_OP_ERROR = 0x7f,
 } bsd_op;
 /* A reply carries the request's op with this bit set, or BSD_OP_ERROR | BSD_OP_REPLY. */
@@ -60,9 +62,19 @@ typedef enum bsd_errc {
     BSD_E_SHUTDOWN = 13,     /* the daemon is draining */
     BSD_E_NOT_ALLOWED = 14,  /* peer credentials refused */
     BSD_E_INTERNAL = 15,
-    BSD_E_TIMEOUT = 16, /* a frame stayed incomplete past the read timeout */
-    BSD_E_STATE = 17,   /* op out of order (e.g. before HELLO) */
+    BSD_E_TIMEOUT = 16,   /* a frame stayed incomplete past the read timeout */
+    BSD_E_STATE = 17,     /* op out of order (e.g. before HELLO) */
+    BSD_E_INTEGRITY = 18, /* the backend's output failed the daemon's own check */
 } bsd_errc;
+#define BSD_E_MAX BSD_E_INTEGRITY
+
+/* KEYSTREAM request flags. */
+/* Benchmark only: no poisoning and no digest (the reply's digest is 0). Never set by clients. */
+#define BSD_KS_UNCHECKED 1u
+
+/* REPORT kinds: what the client found wrong in a window the daemon said it wrote. */
+#define BSD_REPORT_DIGEST 1u /* the window's digest did not match */
+#define BSD_REPORT_SPOT 2u   /* a block recomputed in-process did not match */
 
 const char *bsd_errc_str(uint32_t code);
 
@@ -101,6 +113,7 @@ typedef struct bsd_close_req {
 } bsd_close_req;
 typedef struct bsd_keystream_req {
     uint32_t session;
+    uint32_t flags;                   /* BSD_KS_*; other bits must be zero */
     uint64_t shm_offset;              /* byte offset of the destination in the mapped memfd */
     uint64_t nblocks;                 /* >= 1 */
     uint8_t counter[BSD_COUNTER_LEN]; /* first block_len bytes used; the rest must be zero */
@@ -121,7 +134,13 @@ typedef struct bsd_open_rep {
 } bsd_open_rep;
 typedef struct bsd_keystream_rep {
     uint64_t nblocks;
+    uint64_t digest; /* bsd_digest.h over the window as the daemon left it */
 } bsd_keystream_rep;
+typedef struct bsd_report_req {
+    uint32_t kind; /* BSD_REPORT_* */
+    uint32_t session;
+    uint64_t nblocks; /* size of the window that failed */
+} bsd_report_req;
 typedef struct bsd_error_rep {
     uint32_t code;
     char text[BSD_ERROR_TEXT_MAX + 1];
@@ -135,7 +154,8 @@ typedef struct bsd_error_rep {
 #define BSD_KEYSTREAM_REQ_LEN (4 + 4 + 8 + 8 + BSD_COUNTER_LEN)
 #define BSD_HELLO_REP_LEN (2 + 2 + 4 + 4 + 8 + 8 + BSD_BACKEND_NAME_LEN)
 #define BSD_OPEN_REP_LEN 8
-#define BSD_KEYSTREAM_REP_LEN 8
+#define BSD_KEYSTREAM_REP_LEN 16
+#define BSD_REPORT_REQ_LEN 16
 #define BSD_ERROR_REP_FIXED_LEN 8
 
 /* Encoders write exactly the payload and return its length (out must be large enough). */
@@ -147,6 +167,7 @@ size_t bsd_keystream_req_encode(uint8_t *out, const bsd_keystream_req *m);
 size_t bsd_hello_rep_encode(uint8_t *out, const bsd_hello_rep *m);
 size_t bsd_open_rep_encode(uint8_t *out, const bsd_open_rep *m);
 size_t bsd_keystream_rep_encode(uint8_t *out, const bsd_keystream_rep *m);
+size_t bsd_report_req_encode(uint8_t *out, const bsd_report_req *m);
 /* text is truncated to BSD_ERROR_TEXT_MAX bytes. */
 size_t bsd_error_rep_encode(uint8_t *out, uint32_t code, const char *text);
 
@@ -160,6 +181,7 @@ int bsd_hello_rep_decode(const uint8_t *p, size_t len, bsd_hello_rep *m);
 int bsd_open_rep_decode(const uint8_t *p, size_t len, bsd_open_rep *m);
 int bsd_keystream_rep_decode(const uint8_t *p, size_t len, bsd_keystream_rep *m);
 int bsd_error_rep_decode(const uint8_t *p, size_t len, bsd_error_rep *m);
+int bsd_report_req_decode(const uint8_t *p, size_t len, bsd_report_req *m);
 
 /* A decoded request, whatever its op. */
 typedef struct bsd_request {
@@ -170,6 +192,7 @@ typedef struct bsd_request {
         bsd_open_req open;
         bsd_close_req close;
         bsd_keystream_req keystream;
+        bsd_report_req report;
     } u;
 } bsd_request;
 

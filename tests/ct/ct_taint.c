@@ -19,9 +19,7 @@
 #include "bitslice.h"
 #include "bs_cpu.h"
 #include "modes/ctr.h"
-#ifdef BS_CT_HAVE_GCM256
 #include "modes/gcm256.h"
-#endif
 #ifdef BS_CT_HAVE_AES_FACE
 #include "aes/aes_ctr_face.h"
 #include "modes/gcm128.h"
@@ -227,18 +225,14 @@ static int run_by_name(const char *name, void (*run)(const bs_block_cipher *))
     return found;
 }
 
-#ifdef BS_CT_HAVE_GCM256
-/* The constant-time GHASH-256 implementations this build and CPU have, NULL-terminated. */
-static void ghash_impls(const bs_ghash256_impl *list[6])
+/* The GHASH-256 implementations of the registry that run on this CPU, NULL-terminated. */
+#define GHASH_LIST_MAX 16
+static void ghash_impls(const bs_ghash256_impl *list[GHASH_LIST_MAX])
 {
     size_t n = 0;
-    list[n++] = &bs_ghash256_ctmul64;
-    list[n++] = &bs_ghash256_ctmul32;
-    list[n++] = &bs_ghash256_ctshift32;
-    if (bs_ghash256_pclmul() != NULL)
-        list[n++] = bs_ghash256_pclmul();
-    if (bs_ghash256_vpclmul() != NULL)
-        list[n++] = bs_ghash256_vpclmul();
+    for (size_t k = 0; bs_ghash256_impls[k] != NULL && n + 1 < GHASH_LIST_MAX; k++)
+        if (bs_ghash256_usable(bs_ghash256_impls[k]))
+            list[n++] = bs_ghash256_impls[k];
     list[n] = NULL;
 }
 
@@ -289,7 +283,7 @@ static void run_ghash256(void)
 {
     static uint64_t hkey[BS_GHASH256_HKEY_WORDS];
     uint8_t h[32], y[32];
-    const bs_ghash256_impl *list[6];
+    const bs_ghash256_impl *list[GHASH_LIST_MAX];
     ghash_impls(list);
 
     for (size_t k = 0; list[k] != NULL; k++) {
@@ -378,7 +372,7 @@ static void run_gcm256_with(const bs_ghash256_impl *g, size_t t)
 
 static void run_gcm256(void)
 {
-    const bs_ghash256_impl *list[6];
+    const bs_ghash256_impl *list[GHASH_LIST_MAX];
     ghash_impls(list);
     for (size_t k = 0; list[k] != NULL; k++) {
         run_gcm256_with(list[k], 0);
@@ -388,7 +382,6 @@ static void run_gcm256(void)
                list[k]->name);
     }
 }
-#endif
 
 #ifdef BS_CT_HAVE_AES_FACE
 static void gcm128_check(const char *what, int rc)
@@ -569,9 +562,7 @@ static void list_targets(void)
         if (j == i)
             printf("block:%s\nctr:%s\n", bs_block_ciphers[i]->name, bs_block_ciphers[i]->name);
     }
-#ifdef BS_CT_HAVE_GCM256
     printf("ghash256\ngcm256\n");
-#endif
 #ifdef BS_CT_HAVE_AES_FACE
     printf("ctr-face:AES-128\nctr-face:AES-256\ngcm128\ncontrol-ghash128-table4\n");
 #endif
@@ -630,12 +621,10 @@ int main(int argc, char **argv)
         run_by_name(t + 6, run_block);
     else if (strncmp(t, "ctr:", 4) == 0)
         run_by_name(t + 4, run_ctr);
-#ifdef BS_CT_HAVE_GCM256
     else if (strcmp(t, "ghash256") == 0)
         run_ghash256();
     else if (strcmp(t, "gcm256") == 0)
         run_gcm256();
-#endif
 #ifdef BS_CT_HAVE_AES_FACE
     else if (strcmp(t, "ctr-face:AES-128") == 0)
         run_ctr_face(16);

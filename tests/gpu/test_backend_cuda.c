@@ -1,8 +1,11 @@
 /*
- * The daemon's CUDA backend (gpu/bsd_backend_cuda.c) over the fake bsgpu: batches of many
+ * The daemon's CUDA backend (service/backend/bsd_backend_cuda.c) over the fake bsgpu: batches of many
  * sessions split across two "devices" give bs_ctr_keystream's bytes; a failing device's part is
  * redone on the CPU with the right bytes, reported in STATUS, and the device is not used again;
- * with every device failed the batches still complete on the CPU.
+ * with every device failed the batches still complete on the CPU. Every job's window digest
+ * (the daemon's reply) is the digest of the right bytes. A device whose result silently differs
+ * from its own redundant computation fails the self-check: taken out of service, its part redone
+ * on the CPU, counted in STATUS.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +18,8 @@
 #include <cmocka.h>
 
 #include "bsd_backend_cuda.h"
+#include "bsd_digest.h"
+#include "bsd_integrity.h"
 #include "fake_bsgpu.h"
 #include "modes/ctr.h"
 #include "testutil.h"
@@ -52,9 +57,12 @@ static void run_batch(bsd_backend *be, uv_loop_t *loop, const bs_block_cipher *c
         if (j % 4 == 0)
             memset(jobs[j].counter + bl - 4, 0xff, 4);
         jobs[j].nblocks = big && j == 3 ? ((uint64_t)1 << 21) + 77 : bs_test_below(3000);
+        if (jobs[j].nblocks == 0)
+            jobs[j].nblocks = 1;
         jobs[j].dst = (uint8_t *)malloc(jobs[j].nblocks * bl + 1);
         assert_non_null(jobs[j].dst);
         memset(jobs[j].dst, 0x11, jobs[j].nblocks * bl + 1);
+        bsd_job_integrity_init(&jobs[j], 0);
         list[j] = &jobs[j];
         total += jobs[j].nblocks;
     }
@@ -76,6 +84,9 @@ static void run_batch(bsd_backend *be, uv_loop_t *loop, const bs_block_cipher *c
         bs_ctr_keystream(c, jobs[j].ks, jobs[j].counter, jobs[j].nblocks, want);
         assert_memory_equal(jobs[j].dst, want, jobs[j].nblocks * bl);
         assert_int_equal(jobs[j].dst[jobs[j].nblocks * bl], 0x11);
+        uint64_t digest, unwritten;
+        assert_int_equal(bsd_job_verdict(&jobs[j], &digest, &unwritten), 0);
+        assert_true(digest == bsd_digest(jobs[j].counter, bl, jobs[j].nblocks, want));
         free(want);
         free(jobs[j].dst);
     }
@@ -112,6 +123,18 @@ static void test_backend(void **state)
     assert_int_equal(bsgpu_fake_calls[0], 1);
     assert_int_equal(bsgpu_fake_calls[1], 1);
     status_has(be, "cuda_errors=0");
+
+    /* Silently wrong: the self-check catches it, the CPU redoes the part, the device is out. */
+    bsgpu_fake_silent = 1;
+    run_batch(be, &loop, &bs_gift64_bs64, 0);
+    bsgpu_fake_silent = 0;
+    status_has(be, "gpus_failed=1");
+    status_has(be, "self_check_failures=1");
+    status_has(be, "differs from its redundant computation");
+    be->ops->destroy(be);
+    be = bsd_backend_cuda_create(&loop, 2);
+    assert_non_null(be);
+    status_has(be, "gpus_failed=0");
 
     bsgpu_fake_fail = 1;
     run_batch(be, &loop, &bs_present80_bs64, 0);

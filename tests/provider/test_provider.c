@@ -78,10 +78,6 @@ static int group_setup(void **state)
         int have = bs_block_cipher_by_name(algs[i].core) != NULL;
         ciphers[i] = EVP_CIPHER_fetch(libctx, algs[i].name, "provider=bitslice");
         ERR_clear_error();
-#ifndef BSPROV_TEST_GCM
-        if (algs[i].gcm)
-            have = 0;
-#endif
         if (have != (ciphers[i] != NULL)) {
             fprintf(stderr, "%s: core present %d, cipher fetched %d\n", algs[i].name, have,
                     ciphers[i] != NULL);
@@ -201,7 +197,6 @@ static void core_ctr(size_t i, const uint8_t *key, const uint8_t *iv, const uint
     bs_ctr_clear(&c);
 }
 
-#ifdef BSPROV_TEST_GCM
 static void core_gcm(const uint8_t *key, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
                      size_t aad_len, const uint8_t *in, uint8_t *out, size_t len, uint8_t *tag,
                      size_t tag_len)
@@ -214,7 +209,6 @@ static void core_gcm(const uint8_t *key, const uint8_t *iv, size_t iv_len, const
     assert_int_equal(bs_gcm256_tag(&c, tag, tag_len), BS_OK);
     bs_gcm256_clear(&c);
 }
-#endif
 
 static size_t piece_one(size_t left)
 {
@@ -235,12 +229,10 @@ static size_t random_iv_len(void)
     return r < 7 ? classes[r] : 1 + bs_test_below(256);
 }
 
-#ifdef BSPROV_TEST_GCM
 static size_t random_tag_len(void)
 {
     return 16 + 4 * bs_test_below(5);
 }
-#endif
 
 /* ---- tests ---- */
 
@@ -426,7 +418,6 @@ static void test_roundtrip_lengths(void **state)
                 assert_memory_equal(back, in, len);
                 continue;
             }
-#ifdef BSPROV_TEST_GCM
             size_t ivl = random_iv_len(), aadl = bs_test_below(65), tl = random_tag_len();
             bs_test_fill(aad, aadl);
             assert_int_equal(evp_gcm(i, 1, key, iv, ivl, aad, aadl, in, out, len, tag, tl, NULL),
@@ -438,11 +429,6 @@ static void test_roundtrip_lengths(void **state)
             assert_int_equal(evp_gcm(i, 0, key, iv, ivl, aad, aadl, out, back, len, tag, tl, NULL),
                              1);
             assert_memory_equal(back, in, len);
-#else
-            (void)aad;
-            (void)tag;
-            (void)rtag;
-#endif
         }
     }
 }

@@ -107,7 +107,7 @@ static void expect_closed(int fd)
 static void hello(int fd)
 {
     uint8_t buf[64], p[BSD_HELLO_REQ_LEN];
-    bsd_hello_req hr = {1, 1};
+    bsd_hello_req hr = {BSD_PROTO_VERSION, BSD_PROTO_VERSION};
     send_bytes(fd, buf, frame(buf, BSD_OP_HELLO, 1, p, bsd_hello_req_encode(p, &hr)));
     CHECK(read_reply(fd, NULL, NULL) == (BSD_OP_HELLO | BSD_OP_REPLY));
 }
@@ -227,7 +227,7 @@ static void one_round(int with_timeout)
 
     /* One byte per write: HELLO, OPEN_SESSION, then a correct answer. */
     fd = raw_connect();
-    bsd_hello_req hr = {1, 1};
+    bsd_hello_req hr = {BSD_PROTO_VERSION, BSD_PROTO_VERSION};
     n = frame(buf, BSD_OP_HELLO, 1, p, bsd_hello_req_encode(p, &hr));
     bsd_open_req orq;
     memset(&orq, 0, sizeof orq);

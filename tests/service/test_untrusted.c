@@ -75,7 +75,7 @@ static void serve(int fd)
                 bsd_open_rep o = {1, (uint16_t)(bc != NULL ? bc->block_len : 8)};
                 n = bsd_open_rep_encode(p, &o);
             } else if (req.hdr.op == BSD_OP_KEYSTREAM) {
-                bsd_keystream_rep k = {req.u.keystream.nblocks};
+                bsd_keystream_rep k = {req.u.keystream.nblocks, 0};
                 n = bsd_keystream_rep_encode(p, &k);
             }
             reply(fd, req.hdr.op, req.hdr.id, p, n);

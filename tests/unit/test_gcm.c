@@ -21,13 +21,13 @@
 
 static const size_t tag_lens[] = {16, 20, 24, 28, 32};
 
-/* Every GHASH-256 implementation compiled in. */
+/* The i-th GHASH-256 implementation of the registry that runs on this CPU, or NULL. */
 static const bs_ghash256_impl *ghash_impls(size_t i)
 {
-    const bs_ghash256_impl *all[] = {&bs_ghash256_ctmul64, &bs_ghash256_ctmul32,
-                                     &bs_ghash256_ctshift32, bs_ghash256_pclmul(),
-                                     bs_ghash256_vpclmul()};
-    return i < sizeof all / sizeof all[0] ? all[i] : NULL;
+    for (size_t k = 0; bs_ghash256_impls[k] != NULL; k++)
+        if (bs_ghash256_usable(bs_ghash256_impls[k]) && i-- == 0)
+            return bs_ghash256_impls[k];
+    return NULL;
 }
 
 static void gf_mul_impl(const bs_ghash256_impl *g, const uint8_t x[32], const uint8_t y[32],

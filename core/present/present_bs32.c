@@ -15,31 +15,14 @@
  * the odd 31st round one in-register exchange restores the order (a fixslicing of PRESENT's
  * pLayer with period 2).
  *
- * S-box: a 14-operation Boolean form (checked against the specification's table by the KAT
- * and reference tests). Key schedule: the specification's register, with the S-box on the
- * top nibble(s) computed by the same Boolean form (no table lookups on key bits).
+ * S-box and key schedule: present.h's (bs_present_sbox_u32, the circuit the 64-lane core and
+ * the GPU use; bs_present80/128_round_keys), so there is one of each.
  */
-#include "mcu.h"
+#include "bitslice.h"
+#include "present.h"
 
 _Static_assert(sizeof(uint32_t[BS_PRESENT_BS32_RK_WORDS]) <= BS_KS_MAX,
                "PRESENT bs32 round keys exceed BS_KS_MAX");
-
-#define PRESENT_SBOX(x0, x1, x2, x3) /* x0 = most significant slice; in place */                   \
-    do {                                                                                           \
-        uint32_t t1_ = (x2) ^ (x1), t2_ = (x1)&t1_, t3_ = (x0) ^ t2_, t4_, y2_;                    \
-        uint32_t y3_ = (x3) ^ t3_;                                                                 \
-        t2_ = t1_ & t3_;                                                                           \
-        t1_ ^= y3_;                                                                                \
-        t2_ ^= (x1);                                                                               \
-        t4_ = (x3) | t2_;                                                                          \
-        y2_ = t1_ ^ t4_;                                                                           \
-        t2_ ^= ~(x3);                                                                              \
-        (x0) = y2_ ^ t2_;                                                                          \
-        t2_ |= t1_;                                                                                \
-        (x1) = t3_ ^ t2_;                                                                          \
-        (x2) = y2_;                                                                                \
-        (x3) = y3_;                                                                                \
-    } while (0)
 
 /*
  * pLayer with the slice index exchanged for the nibble index's low half (odd rounds) or its
@@ -75,7 +58,7 @@ static inline uint32_t swap_halves(uint32_t x)
         s1 ^= (rk)[1];                                                                             \
         s2 ^= (rk)[2];                                                                             \
         s3 ^= (rk)[3];                                                                             \
-        PRESENT_SBOX(s3, s2, s1, s0);                                                              \
+        bs_present_sbox_u32(&s3, &s2, &s1, &s0);                                                   \
         PLAYER(&s0, &s1, &s2, &s3);                                                                \
     } while (0)
 
@@ -105,14 +88,6 @@ void bs_present_bs32_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in
     }
 }
 
-/* The S-box on the low nibble of v, through the Boolean form. */
-static uint32_t sbox4(uint32_t v)
-{
-    uint32_t x0 = (v >> 3) & 1, x1 = (v >> 2) & 1, x2 = (v >> 1) & 1, x3 = v & 1;
-    PRESENT_SBOX(x0, x1, x2, x3);
-    return ((x0 & 1) << 3) | ((x1 & 1) << 2) | ((x2 & 1) << 1) | (x3 & 1);
-}
-
 /*
  * Round key r (1..32, 64 bits) -> four slices, the same key for both blocks, in the
  * representation the state has before round r: after an odd number of pLayers the halves of
@@ -127,48 +102,27 @@ static void slice_key(uint32_t *rk, uint64_t k, uint32_t r)
             rk[i] = swap_halves(rk[i]);
 }
 
-static void present80_set_key(bs_key_schedule *ks, const uint8_t *key)
+/* present.h's round keys K(1..32), sliced. */
+static void slice_keys(bs_key_schedule *ks, uint64_t K[BS_PRESENT_ROUND_KEYS])
 {
     uint32_t *rk = (uint32_t *)ks->w;
-    /* register k79..k0: a = k79..k16, b = k15..k0 */
-    uint64_t a = bs_load_be64(key);
-    uint32_t b = ((uint32_t)key[8] << 8) | key[9];
-    for (uint32_t r = 1; r <= 32; r++) {
-        slice_key(rk + 4 * (r - 1), a, r);
-        if (r == 32)
-            break;
-        /* rotate left by 61 (right by 19) */
-        uint64_t na = (a >> 19) | ((uint64_t)b << 45) | ((a & 7) << 61);
-        b = (uint32_t)(a >> 3) & 0xffff;
-        a = na;
-        a = (a & 0x0fffffffffffffffull) | ((uint64_t)sbox4((uint32_t)(a >> 60)) << 60);
-        /* round counter into k19..k15 */
-        a ^= r >> 1;
-        b ^= (r & 1) << 15;
-    }
-    a = 0;
-    b = 0;
+    for (uint32_t r = 1; r <= BS_PRESENT_ROUND_KEYS; r++)
+        slice_key(rk + 4 * (r - 1), K[r - 1], r);
+    bs_wipe(K, BS_PRESENT_ROUND_KEYS * sizeof K[0]);
+}
+
+static void present80_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
+    uint64_t K[BS_PRESENT_ROUND_KEYS];
+    bs_present80_round_keys(K, key);
+    slice_keys(ks, K);
 }
 
 static void present128_set_key(bs_key_schedule *ks, const uint8_t *key)
 {
-    uint32_t *rk = (uint32_t *)ks->w;
-    uint64_t hi = bs_load_be64(key), lo = bs_load_be64(key + 8);
-    for (uint32_t r = 1; r <= 32; r++) {
-        slice_key(rk + 4 * (r - 1), hi, r);
-        if (r == 32)
-            break;
-        uint64_t nhi = (hi << 61) | (lo >> 3);
-        lo = (lo << 61) | (hi >> 3);
-        hi = nhi;
-        hi = (hi & 0x00ffffffffffffffull) | ((uint64_t)sbox4((uint32_t)(hi >> 60)) << 60) |
-             ((uint64_t)sbox4((uint32_t)(hi >> 56)) << 56);
-        /* round counter into k66..k62 */
-        hi ^= r >> 2;
-        lo ^= (uint64_t)(r & 3) << 62;
-    }
-    hi = 0;
-    lo = 0;
+    uint64_t K[BS_PRESENT_ROUND_KEYS];
+    bs_present128_round_keys(K, key);
+    slice_keys(ks, K);
 }
 
 static void present_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,

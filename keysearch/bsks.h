@@ -52,7 +52,7 @@ int bsks_search_cpu(const bsks_search *s, unsigned threads, uint64_t first, uint
                     uint8_t *key, uint64_t *tried);
 
 /*
- * CUDA search on device `device` over all candidates (gpu/bsks_cuda.cu; only in CUDA builds).
+ * CUDA search on device `device` over all candidates (keysearch/bsks_cuda.cu; only in CUDA builds).
  * 1 found, 0 not found, negative on a CUDA error (message in err).
  */
 int bsks_search_cuda(const bsks_search *s, int device, uint8_t *key, uint64_t *tried, char *err,

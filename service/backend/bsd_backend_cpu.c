@@ -12,6 +12,8 @@
 #include "bs_cpu.h"
 #include "modes/ctr.h"
 
+#define CPU_PIECE_BYTES 32768
+
 typedef struct cpu_backend {
     unsigned threads;
 } cpu_backend;
@@ -43,9 +45,20 @@ static void slice_work(uv_work_t *w)
             continue;
         uint8_t ctr[BS_BLOCK_MAX];
         const size_t bl = job->cipher->block_len;
-        memcpy(ctr, job->counter, bl);
-        bs_ctr_add(ctr, bl, lo - js);
-        bs_ctr_keystream(job->cipher, job->ks, ctr, hi - lo, job->dst + (lo - js) * bl);
+        /*
+         * In pieces of about 32 KiB (whole bitsliced passes): each is poisoned, written and
+         * digested while it is still in this core's cache.
+         */
+        const uint64_t step =
+            (CPU_PIECE_BYTES / bl + BS_LANES_MAX - 1) / BS_LANES_MAX * BS_LANES_MAX;
+        for (uint64_t a = lo - js; a < hi - js; a += step) {
+            uint64_t b = hi - js - a < step ? hi - js : a + step;
+            memcpy(ctr, job->counter, bl);
+            bs_ctr_add(ctr, bl, a);
+            bsd_job_poison(job, a, b);
+            bs_ctr_keystream(job->cipher, job->ks, ctr, b - a, job->dst + a * bl);
+            bsd_job_seal(job, a, b);
+        }
     }
 }
 
@@ -108,10 +121,7 @@ static void cpu_destroy(bsd_backend *be)
 }
 
 static const bsd_backend_ops cpu_ops = {
-    "cpu",
-    cpu_submit,
-    cpu_describe,
-    cpu_destroy,
+    "cpu", cpu_submit, cpu_describe, cpu_destroy, NULL, NULL,
 };
 
 bsd_backend *bsd_backend_cpu_create(uv_loop_t *loop, unsigned threads)

@@ -34,7 +34,8 @@
  * fixed operands: a logic operation with a fixed rotation (GIFT_ROR_OP), BFI with a fixed field,
  * and LDR of round-key words at public offsets (GIFT_LOAD3).
  */
-#include "mcu.h"
+#include "bitslice.h"
+#include "gift.h"
 
 _Static_assert(sizeof(uint32_t[BS_GIFT128_FIX32_RK_WORDS]) <= BS_KS_MAX,
                "GIFT-128 fix32 round keys exceed BS_KS_MAX");
@@ -212,12 +213,6 @@ void bs_mcu_nibble_unpack(uint32_t w[4], const uint32_t s[4])
         (s0) = ~(s0);                                                                              \
     } while (0)
 
-/* Round constant sequence of the specification: (c5..c0) <- (c4..c0, c5 ^ c4 ^ 1). */
-static unsigned next_const(unsigned c)
-{
-    return ((c << 1) & 0x3e) | (((c >> 5) ^ (c >> 4) ^ 1) & 1);
-}
-
 /* Spreads the low `n` bits of v to the positions pos[0..n-1] (public), also at +16 if dup. */
 static uint32_t place(uint32_t v, const uint8_t *pos, unsigned n, int dup)
 {
@@ -231,42 +226,25 @@ static uint32_t place(uint32_t v, const uint8_t *pos, unsigned n, int dup)
     return r;
 }
 
-static void key_words(uint16_t k[8], const uint8_t *key)
-{
-    for (unsigned j = 0; j < 8; j++)
-        k[7 - j] = (uint16_t)((key[2 * j] << 8) | key[2 * j + 1]);
-}
-
-static void key_update(uint16_t k[8])
-{
-    uint16_t k0 = k[0], k1 = k[1];
-    for (unsigned j = 0; j < 6; j++)
-        k[j] = k[j + 2];
-    k[6] = (uint16_t)((k0 >> 12) | (k0 << 4));
-    k[7] = (uint16_t)((k1 >> 2) | (k1 << 14));
-}
-
 /* ---- GIFT-128: one block, 40 rounds ---- */
 
+/* gift.h's compact schedule (U, V and the round constant), placed in each round's representation. */
 static void gift128_set_key(bs_key_schedule *ks, const uint8_t *key)
 {
     uint32_t *rk = (uint32_t *)ks->w;
-    uint16_t k[8];
-    unsigned c = 0;
-    key_words(k, key);
-    for (unsigned r = 0; r < 40; r++) {
+    uint32_t uv[2 * BS_GIFT128_ROUNDS];
+    uint8_t rc[BS_GIFT128_ROUNDS];
+    bs_gift128_key_schedule(key, uv, rc);
+    for (unsigned r = 0; r < BS_GIFT128_ROUNDS; r++) {
         const uint8_t *pos = gift128_POS[r % GIFT128_PERIOD];
-        uint32_t u = ((uint32_t)k[5] << 16) | k[4], v = ((uint32_t)k[1] << 16) | k[0];
-        c = next_const(c);
-        rk[3 * r] = place(v, pos, 32, 0);
-        rk[3 * r + 1] = place(u, pos, 32, 0);
-        rk[3 * r + 2] = place(c | 0x80000000u, pos, 32, 0);
+        rk[3 * r] = place(uv[2 * r + 1], pos, 32, 0);
+        rk[3 * r + 1] = place(uv[2 * r], pos, 32, 0);
+        rk[3 * r + 2] = place(rc[r] | 0x80000000u, pos, 32, 0);
 #if defined(__thumb2__)
         rk[3 * r + 2] = ~rk[3 * r + 2]; /* slot 3 arrives complemented (header comment) */
 #endif
-        key_update(k);
     }
-    bs_wipe(k, sizeof k);
+    bs_wipe(uv, sizeof uv);
 }
 
 #if !defined(__thumb2__)
@@ -342,19 +320,17 @@ const bs_block_cipher bs_gift128_fix32 = {
 static void gift64_set_key(bs_key_schedule *ks, const uint8_t *key)
 {
     uint32_t *rk = (uint32_t *)ks->w;
-    uint16_t k[8];
-    unsigned c = 0;
-    key_words(k, key);
-    for (unsigned r = 0; r < 28; r++) {
+    uint32_t uv[BS_GIFT64_ROUNDS]; /* U = k1 in the high half, V = k0 in the low */
+    uint8_t rc[BS_GIFT64_ROUNDS];
+    bs_gift64_key_schedule(key, uv, rc);
+    for (unsigned r = 0; r < BS_GIFT64_ROUNDS; r++) {
         const uint8_t *pos = gift64_POS[r % GIFT64_PERIOD];
-        c = next_const(c);
         /* complemented: carries the S-box's NOT (slot 0 is keyed right after it) */
-        rk[3 * r] = ~place(k[0], pos, 16, 1);
-        rk[3 * r + 1] = place(k[1], pos, 16, 1);
-        rk[3 * r + 2] = place(c | 0x8000u, pos, 16, 1);
-        key_update(k);
+        rk[3 * r] = ~place(uv[r] & 0xffffu, pos, 16, 1);
+        rk[3 * r + 1] = place(uv[r] >> 16, pos, 16, 1);
+        rk[3 * r + 2] = place(rc[r] | 0x8000u, pos, 16, 1);
     }
-    bs_wipe(k, sizeof k);
+    bs_wipe(uv, sizeof uv);
 }
 
 #if !defined(__thumb2__)

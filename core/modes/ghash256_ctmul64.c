@@ -1,5 +1,5 @@
 /*
- * ghash256_ct.c: portable constant-time GHASH-256 (docs/spec/rijndael256-gcm.md).
+ * ghash256_ctmul64.c: portable constant-time GHASH-256 (docs/spec/rijndael256-gcm.md).
  *
  * Carry-less products come from ordinary integer multiplies with "holes" (after BearSSL's
  * ghash_ctmul64): each operand is split into four classes of bits 4 apart, so that in the low
@@ -214,7 +214,7 @@ static void ctmul64_mul_blocks(const uint64_t *hkey, uint8_t y[32], const uint8_
  * 64-bit multiplies are variable-time where they are a UMULL with early termination
  * (Cortex-M3, armv7-m without DSP) or a libgcc loop (RISC-V without M): not constant-time there.
  */
-#if (defined(__ARM_ARCH) && __ARM_ARCH == 7 && defined(__ARM_ARCH_PROFILE) &&                    \
+#if (defined(__ARM_ARCH) && __ARM_ARCH == 7 && defined(__ARM_ARCH_PROFILE) &&                      \
      __ARM_ARCH_PROFILE == 'M' && !defined(__ARM_FEATURE_DSP)) ||                                  \
     (defined(__riscv) && !defined(__riscv_mul))
 #define BS_CTMUL64_CONSTANT_TIME 0

@@ -1,10 +1,12 @@
 /*
  * The CUDA backend. A batch is cut, by block ranges over its jobs, into one part per healthy
- * device (parts of at least 2^20 blocks); each part runs on libuv's pool, where it turns the
- * jobs' key schedules into compact device keys (one per distinct schedule), calls
- * bsgpu_keystream, and on any failure redoes its whole part with bs_ctr_keystream, so a job is
- * never answered with unchecked output. A device that failed is not used again; its error is
- * logged and shown in STATUS.
+ * device (parts of at least 2^20 blocks); each part runs on libuv's pool, where it poisons its
+ * windows, turns the jobs' key schedules into compact device keys (one per distinct schedule),
+ * calls bsgpu_keystream_checked (the device computes everything twice; the digest of the second
+ * result must match the digest of what reached the shared memory), and on any failure or
+ * mismatch redoes its whole part with bs_ctr_keystream, so a job is never answered with
+ * unchecked output. A device that failed or gave a wrong result is taken out of service; its
+ * error is logged and shown in STATUS.
  */
 #include "bsd_backend_cuda.h"
 
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bsd_integrity.h"
 #include "bsd_log.h"
 #include "bsgpu.h"
 #include "modes/ctr.h"
@@ -32,7 +35,7 @@ typedef struct cuda_backend {
     atomic_int failed[CUDA_MAX_DEV];
     unsigned next; /* loop thread only */
     /* Loop thread only (updated in after-work callbacks). */
-    uint64_t batches, blocks, fallbacks, errors;
+    uint64_t batches, blocks, fallbacks, errors, check_failures;
     char last_error[256];
 } cuda_backend;
 
@@ -45,6 +48,7 @@ typedef struct cuda_part {
     int cpu_only;         /* no healthy device at submit */
     int status;           /* 0 GPU, 1 CPU fallback */
     int cuda_failed;      /* the device failed (not only this batch's keys) */
+    int check_failed;     /* the device's result failed its self-check */
     char err[256];
 } cuda_part;
 
@@ -53,23 +57,35 @@ typedef struct cuda_batch {
     cuda_part parts[];
 } cuda_batch;
 
-/* The part's jobs as bsgpu jobs: counters advanced to the range, keys deduplicated. */
+/*
+ * The part's jobs as bsgpu jobs (counters advanced to the range, keys deduplicated), computed
+ * with the device's self-check: the device computes each launch twice and returns the digest
+ * sums of its second result; they must equal the sums of what reached the shared memory,
+ * computed here (the window digests of the replies, so they cost nothing extra). A difference
+ * is a device (or bus) fault: the part fails its check and is redone on the CPU.
+ */
 static int run_on_gpu(cuda_part *p, bsgpu_cipher c)
 {
     bsd_batch *b = p->batch;
-    bsgpu_job *jobs = (bsgpu_job *)calloc(b->njobs, sizeof *jobs);
-    bsgpu_key *keys = (bsgpu_key *)calloc(b->njobs, sizeof *keys);
-    const bs_key_schedule **from = (const bs_key_schedule **)calloc(b->njobs, sizeof *from);
+    const size_t n = b->njobs;
+    bsgpu_job *jobs = (bsgpu_job *)calloc(n, sizeof *jobs);
+    bsgpu_key *keys = (bsgpu_key *)calloc(n, sizeof *keys);
+    const bs_key_schedule **from = (const bs_key_schedule **)calloc(n, sizeof *from);
+    uint64_t *seeds = (uint64_t *)calloc(3 * n, sizeof *seeds);
+    bsd_job **owner = (bsd_job **)calloc(n, sizeof *owner);
+    uint64_t *lo_of = (uint64_t *)calloc(2 * n, sizeof *lo_of);
     int rc = -1;
     size_t nj = 0;
     uint32_t nk = 0;
-    if (jobs == NULL || keys == NULL || from == NULL) {
+    if (jobs == NULL || keys == NULL || from == NULL || seeds == NULL || owner == NULL ||
+        lo_of == NULL) {
         snprintf(p->err, sizeof p->err, "out of memory");
         goto out;
     }
+    uint64_t *word0s = seeds + n, *sums = seeds + 2 * n, *hi_of = lo_of + n;
     uint64_t base = 0;
     for (size_t j = 0; j < b->njobs && base < p->last; j++) {
-        const bsd_job *job = b->jobs[j];
+        bsd_job *job = b->jobs[j];
         const uint64_t js = base, je = base + job->nblocks;
         base = je;
         const uint64_t lo = js > p->first ? js : p->first, hi = je < p->last ? je : p->last;
@@ -92,22 +108,80 @@ static int run_on_gpu(cuda_part *p, bsgpu_cipher c)
         jobs[nj].nblocks = hi - lo;
         jobs[nj].key_index = k;
         jobs[nj].dst = job->dst + (lo - js) * bl;
+        seeds[nj] = job->seed;
+        word0s[nj] = (lo - js) * bl / 8;
+        owner[nj] = job;
+        lo_of[nj] = lo - js;
+        hi_of[nj] = hi - js;
         nj++;
     }
     pthread_mutex_lock(&p->cb->lock[p->dev]);
-    rc = bsgpu_keystream(p->cb->dev[p->dev], c, keys, nk, jobs, nj);
+    rc = bsgpu_keystream_checked(p->cb->dev[p->dev], c, keys, nk, jobs, nj, seeds, word0s, sums);
     if (rc != 0) {
         snprintf(p->err, sizeof p->err, "%s", bsgpu_last_error(p->cb->dev[p->dev]));
         p->cuda_failed = rc == BSGPU_E_CUDA;
     }
     pthread_mutex_unlock(&p->cb->lock[p->dev]);
+    if (rc != 0)
+        goto out;
+    /* Test hook (BSD_TEST_FAULT=device): the device's copy went wrong and nobody said so. */
+    if (bsd_fault_mode() == BSD_FAULT_DEVICE && nj > 0)
+        jobs[0].dst[jobs[0].nblocks * b->cipher->block_len / 2] ^= 0x01;
+    uint64_t *host = (uint64_t *)calloc(2 * nj + 1, sizeof *host);
+    if (host == NULL) {
+        snprintf(p->err, sizeof p->err, "out of memory");
+        rc = -1;
+        goto out;
+    }
+    for (size_t i = 0; i < nj; i++) {
+        host[2 * i] = bsd_job_piece_sum(owner[i], lo_of[i], hi_of[i], &host[2 * i + 1]);
+        if (!owner[i]->unchecked && host[2 * i] != sums[i] && rc == 0) {
+            snprintf(p->err, sizeof p->err,
+                     "self-check: the device's result for %llu blocks differs from its redundant "
+                     "computation",
+                     (unsigned long long)jobs[i].nblocks);
+            p->check_failed = 1;
+            rc = -1;
+        }
+    }
+    for (size_t i = 0; rc == 0 && i < nj; i++)
+        if (!owner[i]->unchecked)
+            bsd_job_add(owner[i], host[2 * i], host[2 * i + 1]);
+    free(host);
 out:
     if (keys != NULL)
-        bs_wipe(keys, b->njobs * sizeof *keys);
+        bs_wipe(keys, n * sizeof *keys);
     free(keys);
     free(jobs);
     free(from);
+    free(seeds);
+    free(owner);
+    free(lo_of);
     return rc;
+}
+
+/* Calls fn(job, lo, hi) for each job's share [lo, hi) of the part's block range. */
+static void each_piece(cuda_part *p, void (*fn)(bsd_job *job, uint64_t lo, uint64_t hi))
+{
+    bsd_batch *b = p->batch;
+    uint64_t base = 0;
+    for (size_t j = 0; j < b->njobs && base < p->last; j++) {
+        bsd_job *job = b->jobs[j];
+        const uint64_t js = base, je = base + job->nblocks;
+        base = je;
+        const uint64_t lo = js > p->first ? js : p->first, hi = je < p->last ? je : p->last;
+        if (lo < hi)
+            fn(job, lo - js, hi - js);
+    }
+}
+
+static void cpu_piece(bsd_job *job, uint64_t lo, uint64_t hi)
+{
+    const size_t bl = job->cipher->block_len;
+    uint8_t ctr[BS_BLOCK_MAX];
+    memcpy(ctr, job->counter, bl);
+    bs_ctr_add(ctr, bl, lo);
+    bs_ctr_keystream(job->cipher, job->ks, ctr, hi - lo, job->dst + lo * bl);
 }
 
 static void part_work(uv_work_t *w)
@@ -116,24 +190,17 @@ static void part_work(uv_work_t *w)
     bsd_batch *b = p->batch;
     const int c = bsgpu_cipher_of(b->cipher);
     p->status = 0;
+    /*
+     * Poisoned first: a block that the device's copy never reached is found by the seal below
+     * (the job is then refused), not answered with what the memory held before.
+     */
+    each_piece(p, bsd_job_poison);
     if (!p->cpu_only && c >= 0 && run_on_gpu(p, (bsgpu_cipher)c) == 0)
-        return;
+        return; /* checked and sealed */
     /* Whatever the GPU wrote is overwritten: the part is redone in full on the CPU. */
     p->status = 1;
-    uint64_t base = 0;
-    for (size_t j = 0; j < b->njobs && base < p->last; j++) {
-        bsd_job *job = b->jobs[j];
-        const uint64_t js = base, je = base + job->nblocks;
-        base = je;
-        const uint64_t lo = js > p->first ? js : p->first, hi = je < p->last ? je : p->last;
-        if (lo >= hi)
-            continue;
-        const size_t bl = job->cipher->block_len;
-        uint8_t ctr[BS_BLOCK_MAX];
-        memcpy(ctr, job->counter, bl);
-        bs_ctr_add(ctr, bl, lo - js);
-        bs_ctr_keystream(job->cipher, job->ks, ctr, hi - lo, job->dst + (lo - js) * bl);
-    }
+    each_piece(p, cpu_piece);
+    each_piece(p, bsd_job_seal);
 }
 
 static void part_after(uv_work_t *w, int status)
@@ -148,9 +215,11 @@ static void part_after(uv_work_t *w, int status)
         if (p->err[0] != '\0') {
             cb->errors++;
             snprintf(cb->last_error, sizeof cb->last_error, "%s", p->err);
-            /* A device that failed once is not trusted again. */
-            if (p->cuda_failed)
+            /* A device that failed once, or gave a wrong result, is not trusted again. */
+            if (p->cuda_failed || p->check_failed)
                 atomic_store(&cb->failed[p->dev], 1);
+            if (p->check_failed)
+                cb->check_failures++;
             BSD_ERR("cuda_error", "device=%u cipher=%s blocks=%llu fallback=cpu reason=\"%s\"",
                     p->dev, b->cipher->name, (unsigned long long)(p->last - p->first), p->err);
         }
@@ -209,9 +278,10 @@ static void cuda_describe(bsd_backend *be, char *out, size_t len)
         bsgpu_describe(cb->dev[0], dev, sizeof dev);
     snprintf(out, len,
              "device=cuda gpus=%u gpus_failed=%u %s batches=%llu blocks=%llu cpu_fallbacks=%llu "
-             "cuda_errors=%llu last_cuda_error=\"%s\"",
+             "cuda_errors=%llu self_check_failures=%llu last_cuda_error=\"%s\"",
              cb->ndev, failed, dev, (unsigned long long)cb->batches, (unsigned long long)cb->blocks,
-             (unsigned long long)cb->fallbacks, (unsigned long long)cb->errors, cb->last_error);
+             (unsigned long long)cb->fallbacks, (unsigned long long)cb->errors,
+             (unsigned long long)cb->check_failures, cb->last_error);
 }
 
 static void cuda_destroy(bsd_backend *be)
@@ -225,25 +295,22 @@ static void cuda_destroy(bsd_backend *be)
     free(be);
 }
 
-static const bsd_backend_ops cuda_ops = {
-    "cuda",
-    cuda_submit,
-    cuda_describe,
-    cuda_destroy,
-};
-
-int bsd_backend_cuda_register(bsd_backend *be, void *p, size_t len)
+static int cuda_register(bsd_backend *be, void *p, size_t len)
 {
     cuda_backend *cb = (cuda_backend *)be->priv;
     /* Portable registration: one call serves every device. */
     return cb->ndev > 0 && bsgpu_register_host(cb->dev[0], p, len) == 0 ? 0 : -1;
 }
 
-int bsd_backend_cuda_unregister(bsd_backend *be, void *p)
+static int cuda_unregister(bsd_backend *be, void *p)
 {
     cuda_backend *cb = (cuda_backend *)be->priv;
     return cb->ndev > 0 && bsgpu_unregister_host(cb->dev[0], p) == 0 ? 0 : -1;
 }
+
+static const bsd_backend_ops cuda_ops = {
+    "cuda", cuda_submit, cuda_describe, cuda_destroy, cuda_register, cuda_unregister,
+};
 
 bsd_backend *bsd_backend_cuda_create(uv_loop_t *loop, unsigned threads)
 {

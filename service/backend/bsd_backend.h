@@ -1,0 +1,113 @@
+/*
+ * bsd_backend.h: what the daemon asks of a keystream backend. The daemon sees backends only
+ * through this table and the list of create functions in bsd_backends.c: the CPU backend
+ * (bsd_backend_cpu.c) always, the CUDA backend (bsd_backend_cuda.c) in builds with CUDA.
+ *
+ * The batcher hands a backend a batch: jobs of one cipher, each "nblocks of CTR keystream from
+ * counter with schedule ks, into dst". The backend may split and reorder the work freely, but
+ * must write exactly bs_ctr_keystream()'s bytes for every job, and then call batch->done once,
+ * on the loop thread. It never touches a job after that. Between submit and done, the daemon
+ * keeps every ks and dst alive.
+ */
+#ifndef BSD_BACKEND_H
+#define BSD_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "bitslice.h"
+
+typedef struct bsd_job {
+    struct bsd_job *next;
+    const bs_block_cipher *cipher;
+    const bs_key_schedule *ks;
+    uint8_t counter[BS_BLOCK_MAX];
+    uint64_t nblocks;
+    uint8_t *dst;
+    /*
+     * Integrity (bsd_integrity.c, PROTOCOL.md "Integrity"): backends call bsd_job_poison over a
+     * block range before they produce it and bsd_job_seal right after it is in dst, from their
+     * worker threads; sum and poison_hits accumulate atomically over the ranges.
+     */
+    uint64_t seed, poison;
+    uint64_t sum, poison_hits;
+    int unchecked; /* benchmark request: no poison, no digest */
+    /* The batcher's; backends ignore it. The daemon embeds the job in its own bookkeeping. */
+    uint64_t enqueued_ns;
+} bsd_job;
+
+typedef struct bsd_batch {
+    const bs_block_cipher *cipher;
+    bsd_job **jobs;
+    size_t njobs;
+    uint64_t nblocks; /* sum over jobs */
+    /* Set by the batcher; the backend calls it once, on the loop thread. status 0 or -errno. */
+    void (*done)(struct bsd_batch *batch, int status);
+    void *owner;
+    void *backend_data; /* the backend's own per-batch state */
+} bsd_batch;
+
+typedef struct bsd_backend bsd_backend;
+
+typedef struct bsd_backend_ops {
+    const char *name;
+    /* Starts the batch; 0, or -errno when it cannot (then done is never called). */
+    int (*submit)(bsd_backend *be, bsd_batch *batch);
+    /* One line of key=value pairs for STATUS (device, threads, ...). */
+    void (*describe)(bsd_backend *be, char *out, size_t len);
+    /* Called after the last batch completed. */
+    void (*destroy)(bsd_backend *be);
+    /*
+     * Optional (NULL when the backend has no use for it): prepares a shared-memory window that
+     * keystream will be written into (the CUDA backend page-locks it, so the device copies
+     * straight in), and undoes that before the window is unmapped. 0, or -1: failure only
+     * costs speed.
+     */
+    int (*register_memory)(bsd_backend *be, void *p, size_t len);
+    int (*unregister_memory)(bsd_backend *be, void *p);
+} bsd_backend_ops;
+
+struct bsd_backend {
+    const bsd_backend_ops *ops;
+    uv_loop_t *loop;
+    void *priv;
+};
+
+/*
+ * A backend's constructor: NULL when it cannot run here (no device). threads: the CPU
+ * workers (0: one per online CPU). Call before anything else uses the libuv pool.
+ */
+typedef bsd_backend *(*bsd_backend_create_fn)(uv_loop_t *loop, unsigned threads);
+
+typedef struct bsd_backend_kind {
+    const char *name;
+    bsd_backend_create_fn create;
+} bsd_backend_kind;
+
+/*
+ * The backends compiled into this daemon (bsd_backends.c), NULL-terminated, in the order
+ * "auto" tries them; the last, "cpu", always starts.
+ */
+extern const bsd_backend_kind bsd_backend_kinds[];
+
+/* 1 if name is "auto" or a compiled-in backend. */
+int bsd_backend_known(const char *name);
+/*
+ * The backend called name, or for "auto" the first of bsd_backend_kinds that starts. When the
+ * wanted one cannot start, logs why and returns the CPU backend; NULL only when none starts.
+ */
+bsd_backend *bsd_backend_create(const char *name, uv_loop_t *loop, unsigned threads);
+
+/* Blocks [lo, hi) of the job: fill with its poison word (before the backend writes them). */
+void bsd_job_poison(bsd_job *job, uint64_t lo, uint64_t hi);
+/* Blocks [lo, hi) of the job are final: digest them and count words still equal to the poison. */
+void bsd_job_seal(bsd_job *job, uint64_t lo, uint64_t hi);
+/* The two halves of bsd_job_seal, for a backend that compares the sum with its own first. */
+uint64_t bsd_job_piece_sum(const bsd_job *job, uint64_t lo, uint64_t hi, uint64_t *hits);
+void bsd_job_add(bsd_job *job, uint64_t sum, uint64_t hits);
+
+
+bsd_backend *bsd_backend_cpu_create(uv_loop_t *loop, unsigned threads);
+
+#endif

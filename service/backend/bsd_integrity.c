@@ -1,0 +1,96 @@
+#include "bsd_integrity.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bsd_digest.h"
+
+static int fault_mode;
+
+const char *bsd_fault_init(void)
+{
+    const char *f = getenv("BSD_TEST_FAULT");
+    if (f == NULL || f[0] == 0)
+        return NULL;
+    if (strcmp(f, "skip") == 0)
+        fault_mode = BSD_FAULT_SKIP;
+    else if (strcmp(f, "wrong") == 0)
+        fault_mode = BSD_FAULT_WRONG;
+    else if (strcmp(f, "device") == 0)
+        fault_mode = BSD_FAULT_DEVICE;
+    else
+        return NULL;
+    return f;
+}
+
+int bsd_fault_mode(void)
+{
+    return fault_mode;
+}
+
+void bsd_job_integrity_init(bsd_job *job, int unchecked)
+{
+    const size_t bl = job->cipher->block_len;
+    job->unchecked = unchecked;
+    job->seed = bsd_digest_seed(job->counter, bl, job->nblocks);
+    job->poison = bsd_digest_poison(job->seed);
+    job->sum = job->poison_hits = 0;
+}
+
+void bsd_job_poison(bsd_job *job, uint64_t lo, uint64_t hi)
+{
+    if (job->unchecked || lo >= hi)
+        return;
+    const size_t bl = job->cipher->block_len;
+    bsd_digest_poison_fill(job->dst + lo * bl, (size_t)((hi - lo) * bl / 8), job->poison);
+}
+
+/* The test faults, applied to blocks [lo, hi) that the backend has just written. */
+static void inject(bsd_job *job, uint64_t lo, uint64_t hi)
+{
+    const size_t bl = job->cipher->block_len;
+    const uint64_t mid = job->nblocks / 2;
+    if (fault_mode == BSD_FAULT_SKIP && mid >= lo && mid < hi)
+        bsd_digest_poison_fill(job->dst + mid * bl, bl / 8, job->poison);
+    /* Every block but the first and the last: what a check of those two alone cannot see. */
+    if (fault_mode == BSD_FAULT_WRONG)
+        for (uint64_t b = lo; b < hi; b++)
+            if (b != 0 && b + 1 != job->nblocks)
+                job->dst[b * bl] ^= 0x5a;
+}
+
+uint64_t bsd_job_piece_sum(const bsd_job *job, uint64_t lo, uint64_t hi, uint64_t *hits)
+{
+    const size_t bl = job->cipher->block_len;
+    return bsd_digest_sum(job->seed, lo * bl / 8, job->dst + lo * bl, (size_t)((hi - lo) * bl / 8),
+                          job->poison, hits);
+}
+
+void bsd_job_add(bsd_job *job, uint64_t sum, uint64_t hits)
+{
+    __atomic_fetch_add(&job->sum, sum, __ATOMIC_RELAXED);
+    if (hits != 0)
+        __atomic_fetch_add(&job->poison_hits, hits, __ATOMIC_RELAXED);
+}
+
+void bsd_job_seal(bsd_job *job, uint64_t lo, uint64_t hi)
+{
+    if (job->unchecked || lo >= hi)
+        return;
+    if (fault_mode == BSD_FAULT_SKIP || fault_mode == BSD_FAULT_WRONG)
+        inject(job, lo, hi);
+    uint64_t hits = 0;
+    uint64_t s = bsd_job_piece_sum(job, lo, hi, &hits);
+    bsd_job_add(job, s, hits);
+}
+
+int bsd_job_verdict(const bsd_job *job, uint64_t *digest, uint64_t *unwritten)
+{
+    /* The backend's completion reached the loop thread through libuv's queue: a full barrier. */
+    uint64_t hits = __atomic_load_n(&job->poison_hits, __ATOMIC_ACQUIRE);
+    *unwritten = hits;
+    *digest = job->unchecked ? 0
+                             : bsd_digest_final(__atomic_load_n(&job->sum, __ATOMIC_ACQUIRE),
+                                                job->nblocks * job->cipher->block_len / 8);
+    return hits == 0 ? 0 : -1;
+}

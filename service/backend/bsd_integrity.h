@@ -1,0 +1,31 @@
+/*
+ * bsd_integrity.h: the daemon's side of keystream integrity (PROTOCOL.md "Integrity"): each
+ * KEYSTREAM job gets a seed and a poison word when it is accepted; its backend poisons and then
+ * seals (digests) the blocks it writes (bsd_backend.h); at completion the job is answered with
+ * the digest, or refused when a poisoned word survived. A test hook can make the daemon fault on
+ * purpose (BSD_TEST_FAULT, tests only).
+ */
+#ifndef BSD_INTEGRITY_H
+#define BSD_INTEGRITY_H
+
+#include "bsd_backend.h"
+
+/* On the loop thread, when the job is accepted. */
+void bsd_job_integrity_init(bsd_job *job, int unchecked);
+/*
+ * On the loop thread, after the backend finished: 0 and the reply's digest, or -1 when words of
+ * the window still hold the poison (*unwritten: how many).
+ */
+int bsd_job_verdict(const bsd_job *job, uint64_t *digest, uint64_t *unwritten);
+
+/*
+ * Test hook, read once at start from $BSD_TEST_FAULT: "skip" leaves the middle block of every
+ * job unwritten (poisoned), "wrong" makes every block wrong before it is sealed (a consistently
+ * wrong backend), "device" makes the CUDA backend's device results fail its self-check.
+ * Returns the mode's name, or NULL when no fault is set.
+ */
+const char *bsd_fault_init(void);
+enum { BSD_FAULT_NONE, BSD_FAULT_SKIP, BSD_FAULT_WRONG, BSD_FAULT_DEVICE };
+int bsd_fault_mode(void);
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * bsd_batcher.h: pending KEYSTREAM jobs grouped by cipher, flushed to the backend on size,
+ * count or a µs deadline. The batcher knows none of its callers: it hands each finished job to
+ * job_done and, after every completed batch, calls on_idle (both on the loop thread), so the
+ * daemon answers requests and finishes a drain without the batcher naming either.
+ */
+#ifndef BSD_BATCHER_H
+#define BSD_BATCHER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "bsd_backend.h"
+#include "bsd_config.h"
+#include "bsd_stats.h"
+
+#define BSD_MAX_CIPHERS 32
+
+/* Called once per job the batcher accepted: status 0 (dst holds the keystream) or -errno. */
+typedef void (*bsd_job_done_fn)(void *arg, bsd_job *job, int status);
+/* Called after a batch completed and its jobs were handed to job_done. */
+typedef void (*bsd_batch_idle_fn)(void *arg);
+
+typedef struct bsd_pending {
+    const bs_block_cipher *cipher;
+    bsd_job *head, *tail;
+    size_t njobs;
+    uint64_t nblocks, bytes;
+    uint64_t first_ns;
+} bsd_pending;
+
+typedef struct bsd_batcher {
+    const bsd_config *cfg;
+    bsd_backend *backend;
+    bsd_stats *stats;
+    bsd_job_done_fn job_done;
+    bsd_batch_idle_fn on_idle;
+    void *arg;
+    bsd_pending pend[BSD_MAX_CIPHERS];
+    int timerfd;
+    uv_poll_t timer_poll;
+    uint64_t armed_ns; /* 0: not armed */
+    unsigned inflight_batches;
+    int flush_all; /* draining: ignore deadlines */
+} bsd_batcher;
+
+/* 0 or -errno. cfg, backend and stats must outlive the batcher. */
+int bsd_batcher_init(bsd_batcher *b, uv_loop_t *loop, const bsd_config *cfg, bsd_backend *backend,
+                     bsd_stats *stats, bsd_job_done_fn job_done, bsd_batch_idle_fn on_idle,
+                     void *arg);
+/* 0, or -1 when the cipher table is full (more ciphers than BSD_MAX_CIPHERS). */
+int bsd_batcher_add(bsd_batcher *b, bsd_job *job);
+/* Flushes everything pending, deadlines aside (shutdown). */
+void bsd_batcher_flush_all(bsd_batcher *b);
+size_t bsd_batcher_queued_jobs(const bsd_batcher *b);
+void bsd_batcher_close(bsd_batcher *b);
+
+#endif

@@ -1,0 +1,87 @@
+/*
+ * bsd_conn.h: one client connection: a non-blocking Unix stream socket watched with uv_poll
+ * (the daemon does its own recvmsg() because MAP_SHM carries a memfd in SCM_RIGHTS, which
+ * uv_stream would treat as a handle to accept), its input framing, reply backlog, read
+ * timeout, sessions and shared memory. Sessions, shared memory and the connection itself are
+ * reference counted, because jobs in flight use them after the client may have gone.
+ */
+#ifndef BSD_CONN_H
+#define BSD_CONN_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <uv.h>
+
+#include "bsd_daemon.h"
+
+/* Largest reply backlog a connection may have before it counts as not reading. */
+#define BSD_OUT_MAX (1u << 20)
+#define BSD_IN_BUF 4096
+
+typedef struct bsd_shm {
+    int refs;
+    uint8_t *base;
+    uint64_t size;
+    bsd_backend *registered_with; /* the backend that registered it, or NULL */
+} bsd_shm;
+
+typedef struct bsd_session {
+    int refs;
+    uint32_t id;
+    unsigned slot;
+    const bs_block_cipher *cipher;
+    bs_key_schedule *ks;
+    bsd_daemon *d;
+} bsd_session;
+
+typedef struct bsd_conn {
+    struct bsd_conn *prev, *next;
+    bsd_daemon *d;
+    uv_poll_t poll;
+    int fd;
+    int events;
+    int refs; /* 1 for the poll handle, 1 per job in flight */
+    int closing;
+    int close_after_flush;
+    int hello_done;
+    unsigned cid;
+    uid_t uid;
+    gid_t gid;
+    pid_t pid;
+    uint8_t in[BSD_IN_BUF];
+    size_t in_len;
+    uint64_t partial_since_ns; /* when the first byte of the incomplete frame arrived */
+    int pending_fd;            /* an fd received by SCM_RIGHTS, waiting for MAP_SHM */
+    uint8_t *out;
+    size_t out_len, out_off, out_cap;
+    bsd_session **sessions;
+    unsigned nsessions;
+    uint32_t next_session_id;
+    bsd_shm *shm;
+    uint64_t queued_bytes;
+    unsigned inflight;
+} bsd_conn;
+
+/* A connection for an accepted fd of an allowed peer; NULL (fd closed) when out of memory. */
+bsd_conn *bsd_conn_new(bsd_daemon *d, int fd, const struct ucred *cred);
+
+void bsd_conn_send(bsd_conn *c, uint8_t op, uint32_t id, const void *payload, size_t len);
+void bsd_conn_send_error(bsd_conn *c, uint32_t id, uint32_t code, const char *text);
+/* A framing error: answer, then close once the answer is out (the stream cannot be resynced). */
+void bsd_conn_fatal_error(bsd_conn *c, uint32_t id, uint32_t code);
+void bsd_conn_close(bsd_conn *c, const char *why);
+/* Flushes what each connection can take and closes it (shutdown). */
+void bsd_conn_close_all(bsd_daemon *d);
+
+/* Removes session index from the connection and drops the connection's reference. */
+void bsd_conn_drop_session(bsd_conn *c, unsigned index);
+void bsd_conn_unref(bsd_conn *c);
+void bsd_session_unref(bsd_session *s);
+void bsd_shm_unref(bsd_shm *m);
+
+/* The read-timeout tick over every connection (read_timeout_ms). 0 or a libuv error. */
+int bsd_conn_start_timeouts(bsd_daemon *d);
+void bsd_conn_stop_timeouts(bsd_daemon *d);
+
+#endif

@@ -1,0 +1,347 @@
+/*
+ * The request handlers (bsd_handlers.h). A KEYSTREAM request becomes a job for the batcher,
+ * embedded in a ks_job that holds what the answer needs; the job's connection, session and
+ * shared memory stay referenced until bsd_handle_job_done answers it.
+ */
+#include "bsd_handlers.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bsd_integrity.h"
+#include "bsd_log.h"
+#include "bsd_status.h"
+#include "modes/ctr.h"
+
+/* KEYSTREAM requests one connection may have in flight (clients use 8 at most). */
+#define BSD_CONN_MAX_INFLIGHT 64
+
+/* A KEYSTREAM job and the daemon's bookkeeping for its answer; backends see only job. */
+typedef struct ks_job {
+    bsd_job job;
+    bsd_conn *conn;
+    bsd_session *session;
+    bsd_shm *shm;
+    uint32_t id;
+} ks_job;
+
+static bsd_session *find_session(bsd_conn *c, uint32_t id, unsigned *index)
+{
+    for (unsigned i = 0; i < c->nsessions; i++)
+        if (c->sessions[i]->id == id) {
+            if (index != NULL)
+                *index = i;
+            return c->sessions[i];
+        }
+    return NULL;
+}
+
+static void handle_hello(bsd_conn *c, const bsd_request *r)
+{
+    if (r->u.hello.min_version > BSD_PROTO_VERSION || r->u.hello.max_version < BSD_PROTO_VERSION) {
+        bsd_conn_send_error(c, r->hdr.id, BSD_E_VERSION, "this daemon speaks protocol version 2");
+        return;
+    }
+    bsd_hello_rep rep;
+    memset(&rep, 0, sizeof rep);
+    rep.version = BSD_PROTO_VERSION;
+    rep.caps = BSD_CAP_SHM_KEYSTREAM;
+    rep.max_sessions = c->d->cfg.max_sessions_per_client;
+    rep.max_request_bytes = c->d->cfg.max_request_bytes;
+    rep.max_queued_bytes = c->d->cfg.max_queued_bytes;
+    snprintf(rep.backend, sizeof rep.backend, "%s", c->d->backend->ops->name);
+    uint8_t p[BSD_HELLO_REP_LEN];
+    size_t n = bsd_hello_rep_encode(p, &rep);
+    c->hello_done = 1;
+    bsd_conn_send(c, BSD_OP_HELLO | BSD_OP_REPLY, r->hdr.id, p, n);
+}
+
+static void handle_map_shm(bsd_conn *c, const bsd_request *r)
+{
+    uint32_t id = r->hdr.id;
+    int fd = c->pending_fd;
+    c->pending_fd = -1;
+    if (fd < 0) {
+        bsd_conn_send_error(c, id, BSD_E_NO_SHM, "MAP_SHM needs a memfd in SCM_RIGHTS");
+        return;
+    }
+    uint64_t size = r->u.map_shm.size;
+    struct stat st;
+    int seals = fcntl(fd, F_GET_SEALS);
+    const char *why = NULL;
+    if (size > c->d->cfg.max_shm_bytes)
+        why = "mapping larger than max_shm_bytes";
+    else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < size)
+        why = "fd is not a regular file of at least size bytes";
+    /* Without a shrink seal the client could truncate the file under us: SIGBUS on write. */
+    else if (seals < 0 || !(seals & F_SEAL_SHRINK))
+        why = "memfd must carry F_SEAL_SHRINK";
+    if (why != NULL) {
+        close(fd);
+        bsd_conn_send_error(c, id, BSD_E_RANGE, why);
+        return;
+    }
+    void *base = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    bsd_shm *m = base == MAP_FAILED ? NULL : (bsd_shm *)calloc(1, sizeof *m);
+    if (m == NULL) {
+        if (base != MAP_FAILED)
+            munmap(base, (size_t)size);
+        bsd_conn_send_error(c, id, BSD_E_INTERNAL, "cannot map the memfd");
+        return;
+    }
+    m->refs = 1;
+    m->base = (uint8_t *)base;
+    m->size = size;
+    /* E.g. page-locked windows let a GPU copy keystream straight in; failure only costs speed. */
+    bsd_backend *be = c->d->backend;
+    if (be->ops->register_memory != NULL && be->ops->unregister_memory != NULL &&
+        be->ops->register_memory(be, base, (size_t)size) == 0)
+        m->registered_with = be;
+    bsd_shm_unref(c->shm);
+    c->shm = m;
+    bsd_conn_send(c, BSD_OP_MAP_SHM | BSD_OP_REPLY, id, NULL, 0);
+}
+
+static void handle_open(bsd_conn *c, bsd_request *r)
+{
+    bsd_daemon *d = c->d;
+    uint32_t id = r->hdr.id;
+    const bs_block_cipher *cipher = bs_block_cipher_by_name(r->u.open.cipher);
+    if (cipher == NULL) {
+        bsd_conn_send_error(c, id, BSD_E_UNKNOWN_CIPHER, "cipher not compiled into this daemon");
+        return;
+    }
+    /* The window digest works on 64-bit words (bsd_digest.h): every block cipher here has them. */
+    if (cipher->block_len % 8 != 0) {
+        bsd_conn_send_error(c, id, BSD_E_UNKNOWN_CIPHER, "block length not a multiple of 8 bytes");
+        return;
+    }
+    if (r->u.open.key_len != cipher->key_len) {
+        bsd_conn_send_error(c, id, BSD_E_KEY_LENGTH, "key length does not match the cipher");
+        return;
+    }
+    if (c->nsessions >= d->cfg.max_sessions_per_client) {
+        bsd_conn_send_error(c, id, BSD_E_TOO_MANY_SESSIONS, "max_sessions_per_client reached");
+        return;
+    }
+    unsigned slot;
+    bs_key_schedule *ks = bsd_keypool_get(&d->keys, &slot);
+    bsd_session *s = ks == NULL ? NULL : (bsd_session *)calloc(1, sizeof *s);
+    if (s == NULL) {
+        if (ks != NULL)
+            bsd_keypool_put(&d->keys, slot);
+        bsd_conn_send_error(c, id, BSD_E_TOO_MANY_SESSIONS, "max_sessions_total reached");
+        return;
+    }
+    cipher->set_key(ks, r->u.open.key);
+    s->refs = 1;
+    s->id = c->next_session_id++;
+    if (c->next_session_id == 0)
+        c->next_session_id = 1;
+    s->slot = slot;
+    s->cipher = cipher;
+    s->ks = ks;
+    s->d = d;
+    c->sessions[c->nsessions++] = s;
+    d->sessions_open++;
+    bsd_open_rep rep = {s->id, (uint16_t)cipher->block_len};
+    uint8_t p[BSD_OPEN_REP_LEN];
+    size_t n = bsd_open_rep_encode(p, &rep);
+    BSD_DEBUG("session_open", "conn=%u session=%u cipher=%s", c->cid, s->id, cipher->name);
+    bsd_conn_send(c, BSD_OP_OPEN_SESSION | BSD_OP_REPLY, id, p, n);
+}
+
+static void handle_close(bsd_conn *c, const bsd_request *r)
+{
+    unsigned index;
+    if (find_session(c, r->u.close.session, &index) == NULL) {
+        bsd_conn_send_error(c, r->hdr.id, BSD_E_NO_SESSION, "no such session on this connection");
+        return;
+    }
+    bsd_conn_drop_session(c, index);
+    bsd_conn_send(c, BSD_OP_CLOSE_SESSION | BSD_OP_REPLY, r->hdr.id, NULL, 0);
+}
+
+static void handle_keystream(bsd_conn *c, const bsd_request *r)
+{
+    bsd_daemon *d = c->d;
+    const bsd_keystream_req *k = &r->u.keystream;
+    uint32_t id = r->hdr.id;
+    if (d->draining) {
+        bsd_conn_send_error(c, id, BSD_E_SHUTDOWN, "daemon is draining");
+        return;
+    }
+    bsd_session *s = find_session(c, k->session, NULL);
+    if (s == NULL) {
+        bsd_conn_send_error(c, id, BSD_E_NO_SESSION, "no such session on this connection");
+        return;
+    }
+    const size_t bl = s->cipher->block_len;
+    for (size_t i = bl; i < BSD_COUNTER_LEN; i++)
+        if (k->counter[i] != 0) {
+            bsd_conn_send_error(c, id, BSD_E_MALFORMED,
+                                "counter bytes past the block length not zero");
+            return;
+        }
+    if (c->shm == NULL) {
+        bsd_conn_send_error(c, id, BSD_E_NO_SHM, "KEYSTREAM before MAP_SHM");
+        return;
+    }
+    /* The decoder bounds nblocks and the offset by 2^40, so none of this overflows. */
+    uint64_t bytes = k->nblocks * bl;
+    if (bytes > d->cfg.max_request_bytes || k->shm_offset + bytes > c->shm->size) {
+        bsd_conn_send_error(c, id, BSD_E_RANGE,
+                            "destination outside the mapping or above max_request_bytes");
+        return;
+    }
+    if (bs_ctr_blocks_before_wrap(k->counter, bl) < k->nblocks) {
+        bsd_conn_send_error(c, id, BSD_E_COUNTER_WRAP, "the counter would wrap");
+        return;
+    }
+    if (c->queued_bytes + bytes > d->cfg.max_queued_bytes ||
+        d->inflight_jobs >= d->cfg.max_inflight_jobs) {
+        bsd_conn_send_error(c, id, BSD_E_BUSY, "queue bound reached");
+        return;
+    }
+    /* One peer may not take the whole max_inflight_jobs and leave everyone else BUSY. */
+    if (c->inflight >= BSD_CONN_MAX_INFLIGHT) {
+        bsd_conn_send_error(c, id, BSD_E_BUSY, "too many requests in flight on this connection");
+        return;
+    }
+    ks_job *kj = (ks_job *)calloc(1, sizeof *kj);
+    if (kj == NULL) {
+        bsd_conn_send_error(c, id, BSD_E_INTERNAL, "out of memory");
+        return;
+    }
+    bsd_job *job = &kj->job;
+    job->cipher = s->cipher;
+    job->ks = s->ks;
+    memcpy(job->counter, k->counter, bl);
+    job->nblocks = k->nblocks;
+    job->dst = c->shm->base + k->shm_offset;
+    job->enqueued_ns = bsd_now_ns();
+    bsd_job_integrity_init(job, (k->flags & BSD_KS_UNCHECKED) != 0);
+    if (job->unchecked)
+        d->stats.unchecked_requests++;
+    kj->conn = c;
+    kj->session = s;
+    kj->shm = c->shm;
+    kj->id = id;
+    if (bsd_batcher_add(&d->batcher, job) != 0) {
+        free(kj);
+        bsd_conn_send_error(c, id, BSD_E_INTERNAL, "batcher full");
+        return;
+    }
+    c->refs++;
+    s->refs++;
+    c->shm->refs++;
+    c->queued_bytes += bytes;
+    c->inflight++;
+    d->inflight_jobs++;
+    d->stats.keystream_requests++;
+}
+
+void bsd_handle_job_done(void *arg, bsd_job *job, int status)
+{
+    ks_job *kj = (ks_job *)job; /* job is its first member */
+    bsd_conn *c = kj->conn;
+    bsd_daemon *d = (bsd_daemon *)arg;
+    uint64_t bytes = job->nblocks * job->cipher->block_len;
+    c->queued_bytes -= bytes;
+    c->inflight--;
+    d->inflight_jobs--;
+    uint64_t digest = 0, unwritten = 0;
+    if (status == 0 && bsd_job_verdict(job, &digest, &unwritten) != 0) {
+        /* Words still hold this request's poison: the backend did not write them. */
+        d->stats.integrity_unwritten_jobs++;
+        BSD_ERR("integrity",
+                "conn=%u cipher=%s blocks=%llu unwritten_words=%llu "
+                "reason=\"backend left poisoned words\"",
+                c->cid, job->cipher->name, (unsigned long long)job->nblocks,
+                (unsigned long long)unwritten);
+        if (!c->closing)
+            bsd_conn_send_error(c, kj->id, BSD_E_INTEGRITY,
+                                "the backend did not write the whole window");
+    } else if (!c->closing && status != 0) {
+        /* The backend failed: the shared memory does not hold this keystream. */
+        bsd_conn_send_error(c, kj->id, BSD_E_INTERNAL,
+                            "the backend failed to compute this keystream");
+    } else if (!c->closing) {
+        bsd_keystream_rep rep = {job->nblocks, digest};
+        uint8_t p[BSD_KEYSTREAM_REP_LEN];
+        size_t n = bsd_keystream_rep_encode(p, &rep);
+        d->stats.bytes_served += bytes;
+        bsd_conn_send(c, BSD_OP_KEYSTREAM | BSD_OP_REPLY, kj->id, p, n);
+    }
+    bsd_session_unref(kj->session);
+    bsd_shm_unref(kj->shm);
+    free(kj);
+    bsd_conn_unref(c);
+}
+
+static void handle_status(bsd_conn *c, const bsd_request *r)
+{
+    char *text = (char *)malloc(BSD_MAX_REPLY_PAYLOAD);
+    if (text == NULL) {
+        bsd_conn_send_error(c, r->hdr.id, BSD_E_INTERNAL, "out of memory");
+        return;
+    }
+    size_t n = bsd_status_text(c->d, text, BSD_MAX_REPLY_PAYLOAD);
+    bsd_conn_send(c, BSD_OP_STATUS | BSD_OP_REPLY, r->hdr.id, text, n);
+    free(text);
+}
+
+/* A client found a window that failed its check: count and log it, so that STATUS shows it. */
+static void handle_report(bsd_conn *c, const bsd_request *r)
+{
+    const bsd_report_req *m = &r->u.report;
+    if (m->kind == BSD_REPORT_DIGEST)
+        c->d->stats.integrity_client_digest++;
+    else
+        c->d->stats.integrity_client_spot++;
+    BSD_ERR("integrity", "conn=%u uid=%u pid=%d session=%u blocks=%llu reason=\"%s\"", c->cid,
+            (unsigned)c->uid, (int)c->pid, m->session, (unsigned long long)m->nblocks,
+            m->kind == BSD_REPORT_DIGEST ? "client: window digest mismatch"
+                                         : "client: block recomputed in-process differs");
+    bsd_conn_send(c, BSD_OP_REPORT | BSD_OP_REPLY, r->hdr.id, NULL, 0);
+}
+
+void bsd_handle_request(bsd_conn *c, bsd_request *r)
+{
+    c->d->stats.requests_total++;
+    if (r->hdr.op != BSD_OP_HELLO && !c->hello_done) {
+        bsd_conn_send_error(c, r->hdr.id, BSD_E_STATE, "HELLO first");
+        return;
+    }
+    switch (r->hdr.op) {
+    case BSD_OP_HELLO:
+        handle_hello(c, r);
+        break;
+    case BSD_OP_MAP_SHM:
+        handle_map_shm(c, r);
+        break;
+    case BSD_OP_OPEN_SESSION:
+        handle_open(c, r);
+        break;
+    case BSD_OP_CLOSE_SESSION:
+        handle_close(c, r);
+        break;
+    case BSD_OP_KEYSTREAM:
+        handle_keystream(c, r);
+        break;
+    case BSD_OP_STATUS:
+        handle_status(c, r);
+        break;
+    case BSD_OP_REPORT:
+        handle_report(c, r);
+        break;
+    default:
+        break; /* the decoder has rejected every other op */
+    }
+}

@@ -1,0 +1,16 @@
+/*
+ * bsd_handlers.h: the request handlers (HELLO, MAP_SHM, OPEN_SESSION, CLOSE_SESSION,
+ * KEYSTREAM, STATUS) over a connection, and the answer to a KEYSTREAM job once the batcher is
+ * done with it.
+ */
+#ifndef BSD_HANDLERS_H
+#define BSD_HANDLERS_H
+
+#include "bsd_conn.h"
+
+/* One decoded request (the daemon's on_request). */
+void bsd_handle_request(bsd_conn *c, bsd_request *r);
+/* The batcher's job_done (arg: the daemon): answers KEYSTREAM, or ERROR INTERNAL on failure. */
+void bsd_handle_job_done(void *arg, bsd_job *job, int status);
+
+#endif

@@ -1,0 +1,247 @@
+/*
+ * The listener (bsd_listen.h): the socket and its directory, systemd socket activation, and
+ * accept with the peer checks; an admitted peer becomes a bsd_conn.
+ */
+#include "bsd_listen.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "bsd_conn.h"
+#include "bsd_log.h"
+
+/* ---- peers ---- */
+
+/*
+ * allow_gids matches the peer's primary gid (SO_PEERCRED) or one of its supplementary groups
+ * (SO_PEERGROUPS, Linux 4.13): both are the credentials of the process that called connect(), as
+ * at that call, so group membership admits a peer just as the socket file's group mode does.
+ */
+static int peer_allowed(const bsd_config *cfg, int fd, uid_t uid, gid_t gid)
+{
+    if (cfg->n_allow_uids == 0 && cfg->n_allow_gids == 0)
+        return uid == geteuid();
+    for (size_t i = 0; i < cfg->n_allow_uids; i++)
+        if (cfg->allow_uids[i] == uid)
+            return 1;
+    for (size_t i = 0; i < cfg->n_allow_gids; i++)
+        if (cfg->allow_gids[i] == gid)
+            return 1;
+    if (cfg->n_allow_gids == 0)
+        return 0;
+    int ok = 0;
+#ifdef SO_PEERGROUPS
+    gid_t small[64], *groups = small;
+    socklen_t gl = sizeof small;
+    int r = getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &gl);
+    if (r != 0 && errno == ERANGE && (groups = (gid_t *)malloc(gl)) != NULL)
+        r = getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &gl);
+    for (size_t j = 0; r == 0 && j < gl / sizeof(gid_t); j++)
+        for (size_t i = 0; i < cfg->n_allow_gids; i++)
+            ok |= cfg->allow_gids[i] == groups[j];
+    if (groups != small)
+        free(groups);
+#else
+    (void)fd;
+#endif
+    return ok;
+}
+
+/* Best effort, on a fresh socket whose buffer is empty: one small frame fits. */
+static void refuse(int fd, uint32_t code, const char *text)
+{
+    uint8_t buf[BSD_HDR_LEN + BSD_ERROR_REP_FIXED_LEN + BSD_ERROR_TEXT_MAX];
+    size_t n = bsd_error_rep_encode(buf + BSD_HDR_LEN, code, text);
+    bsd_hdr h = {BSD_PROTO_VERSION, BSD_OP_ERROR | BSD_OP_REPLY, 0, (uint32_t)n};
+    bsd_hdr_encode(buf, &h);
+    (void)!send(fd, buf, BSD_HDR_LEN + n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    close(fd);
+}
+
+static void accept_one(bsd_daemon *d, int fd)
+{
+    struct ucred cred;
+    socklen_t cl = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0) {
+        BSD_WARN("refused", "reason=no_peercred errno=%d", errno);
+        d->stats.refused_peers++;
+        close(fd);
+        return;
+    }
+    if (!peer_allowed(&d->cfg, fd, cred.uid, cred.gid)) {
+        BSD_WARN("refused", "reason=peer_not_allowed uid=%u gid=%u pid=%d", (unsigned)cred.uid,
+                 (unsigned)cred.gid, (int)cred.pid);
+        d->stats.refused_peers++;
+        bsd_stats_error(&d->stats, BSD_E_NOT_ALLOWED);
+        refuse(fd, BSD_E_NOT_ALLOWED, "peer uid/gid not in the allow-list");
+        return;
+    }
+    if (d->nconns >= d->cfg.max_clients || d->draining) {
+        BSD_WARN("refused", "reason=%s uid=%u pid=%d", d->draining ? "draining" : "max_clients",
+                 (unsigned)cred.uid, (int)cred.pid);
+        bsd_stats_error(&d->stats, d->draining ? BSD_E_SHUTDOWN : BSD_E_BUSY);
+        refuse(fd, d->draining ? BSD_E_SHUTDOWN : BSD_E_BUSY,
+               d->draining ? "daemon is draining" : "max_clients reached");
+        return;
+    }
+    bsd_conn_new(d, fd, &cred);
+}
+
+static void on_listen_event(uv_poll_t *h, int status, int events)
+{
+    bsd_daemon *d = (bsd_daemon *)h->data;
+    (void)events;
+    if (status < 0)
+        return;
+    for (int i = 0; i < 64; i++) {
+        int fd = accept4(d->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                BSD_WARN("accept", "errno=%d", errno);
+            return;
+        }
+        accept_one(d, fd);
+    }
+}
+
+/* The directory must be ours and 0700: the socket's only access control besides SO_PEERCRED. */
+static int prepare_dir(const char *sock, char *err, size_t errlen)
+{
+    char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    snprintf(dir, sizeof dir, "%s", sock);
+    char *slash = strrchr(dir, '/');
+    if (slash == NULL || slash == dir) {
+        snprintf(err, errlen, "socket %s: needs its own directory", sock);
+        return -1;
+    }
+    *slash = 0;
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "mkdir %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a directory", dir);
+        return -1;
+    }
+    if (st.st_uid != geteuid()) {
+        snprintf(err, errlen, "%s: owned by uid %u, not by this daemon's uid %u", dir,
+                 (unsigned)st.st_uid, (unsigned)geteuid());
+        return -1;
+    }
+    if ((st.st_mode & 0777) != 0700) {
+        if (chmod(dir, 0700) != 0) {
+            snprintf(err, errlen, "chmod 0700 %s: %s", dir, strerror(errno));
+            return -1;
+        }
+        BSD_WARN("socket_dir", "path=%s old_mode=%o new_mode=700", dir,
+                 (unsigned)(st.st_mode & 0777));
+    }
+    return 0;
+}
+
+/* A socket file left by a daemon that died: nobody accepts on it, so it can go. */
+static int remove_stale(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return 0;
+    if (!S_ISSOCK(st.st_mode)) {
+        snprintf(err, errlen, "%s exists and is not a socket", path);
+        return -1;
+    }
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    int r = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+    int e = errno;
+    close(fd);
+    if (r == 0) {
+        snprintf(err, errlen, "%s: another daemon is listening there", path);
+        return -1;
+    }
+    if (e != ECONNREFUSED) {
+        snprintf(err, errlen, "%s: cannot tell whether it is stale: %s", path, strerror(e));
+        return -1;
+    }
+    BSD_INFO("stale_socket", "path=%s action=unlink", path);
+    return unlink(path);
+}
+
+int bsd_listen_open(bsd_daemon *d, char *err, size_t errlen)
+{
+    /* systemd socket activation: LISTEN_FDS=1 and LISTEN_PID=us hand over fd 3. */
+    const char *lfds = getenv("LISTEN_FDS"), *lpid = getenv("LISTEN_PID");
+    if (lfds != NULL && lpid != NULL && atoi(lfds) >= 1 && atoi(lpid) == (int)getpid()) {
+        int fd = 3, type = 0, listening = 0;
+        socklen_t l = sizeof type;
+        getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l);
+        l = sizeof listening;
+        getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &l);
+        if (type != SOCK_STREAM || !listening) {
+            snprintf(err, errlen, "LISTEN_FDS: fd 3 is not a listening stream socket");
+            return -1;
+        }
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+        unsetenv("LISTEN_FDS");
+        unsetenv("LISTEN_PID");
+        unsetenv("LISTEN_FDNAMES");
+        d->listen_fd = fd;
+        d->socket_activated = 1;
+        BSD_INFO("listen", "socket_activated=1 fd=3");
+        return 0;
+    }
+    const char *path = d->cfg.socket_path;
+    if (prepare_dir(path, err, errlen) != 0 || remove_stale(path, err, errlen) != 0)
+        return -1;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    mode_t old = umask(0177);
+    int r = bind(fd, (struct sockaddr *)&sa, sizeof sa);
+    umask(old);
+    if (r != 0 || listen(fd, 128) != 0) {
+        snprintf(err, errlen, "bind/listen %s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    d->listen_fd = fd;
+    d->unlink_on_exit = 1;
+    BSD_INFO("listen", "socket=%s", path);
+    return 0;
+}
+
+int bsd_listen_start(bsd_daemon *d)
+{
+    int r = uv_poll_init(d->loop, &d->listen_poll, d->listen_fd);
+    if (r != 0)
+        return r;
+    d->listen_poll.data = d;
+    return uv_poll_start(&d->listen_poll, UV_READABLE, on_listen_event);
+}
+
+void bsd_listen_stop(bsd_daemon *d)
+{
+    if (d->listen_fd < 0)
+        return;
+    uv_poll_stop(&d->listen_poll);
+    uv_close((uv_handle_t *)&d->listen_poll, NULL);
+    close(d->listen_fd);
+    d->listen_fd = -1;
+    if (d->unlink_on_exit)
+        unlink(d->cfg.socket_path);
+}

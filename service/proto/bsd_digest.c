@@ -1,0 +1,134 @@
+#include "bsd_digest.h"
+
+#include <string.h>
+
+#include "bsd_digest_mix.h"
+
+static inline uint64_t load64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+uint64_t bsd_digest_seed(const uint8_t *counter, size_t block_len, uint64_t nblocks)
+{
+    uint64_t s = bsd_digest_fmix64(nblocks ^ 0x62736432ull ^ ((uint64_t)block_len << 56));
+    uint8_t w[8];
+    for (size_t i = 0; i < block_len; i += 8) {
+        size_t n = block_len - i < 8 ? block_len - i : 8;
+        memset(w, 0, sizeof w);
+        memcpy(w, counter + i, n);
+        s = bsd_digest_fmix64(s ^ load64(w)) + BSD_DIGEST_G;
+    }
+    return s;
+}
+
+uint64_t bsd_digest_poison(uint64_t seed)
+{
+    return bsd_digest_fmix64(seed ^ 0x706f69736f6e2121ull) |
+           1; /* odd: differs from a zeroed word */
+}
+
+/* Words are little-endian on the wire. */
+static inline uint64_t word_at(const uint8_t *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+#else
+    return load64(p);
+#endif
+}
+
+/*
+ * Eight independent lanes keep the multipliers busy; where the target has 64-bit vector
+ * multiplies (AVX-512DQ, chosen at run time below) the compiler turns the lanes into vectors.
+ * The result is the same sum either way.
+ */
+static inline __attribute__((always_inline)) uint64_t sum_lanes(uint64_t seed, uint64_t word0,
+                                                                const uint8_t *p, size_t nwords,
+                                                                uint64_t poison, uint64_t *hits)
+{
+    uint64_t acc[8] = {0}, hit[8] = {0};
+    size_t j = 0;
+    for (; j + 8 <= nwords; j += 8)
+        for (int l = 0; l < 8; l++) {
+            uint64_t w = word_at(p + 8 * (j + l));
+            acc[l] += bsd_digest_word(seed, word0 + j + (unsigned)l, w);
+            hit[l] += (uint64_t)(w == poison);
+        }
+    uint64_t a = 0, h = 0;
+    for (int l = 0; l < 8; l++) {
+        a += acc[l];
+        h += hit[l];
+    }
+    for (; j < nwords; j++) {
+        uint64_t w = word_at(p + 8 * j);
+        a += bsd_digest_word(seed, word0 + j, w);
+        h += (uint64_t)(w == poison);
+    }
+    *hits = h;
+    return a;
+}
+
+static uint64_t sum_portable(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords,
+                             uint64_t poison, uint64_t *hits)
+{
+    return sum_lanes(seed, word0, p, nwords, poison, hits);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define BSD_DIGEST_DISPATCH 1
+__attribute__((target("avx512f,avx512dq"))) static uint64_t
+sum_avx512(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords, uint64_t poison,
+           uint64_t *hits)
+{
+    return sum_lanes(seed, word0, p, nwords, poison, hits);
+}
+#endif
+
+uint64_t bsd_digest_sum(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords,
+                        uint64_t poison, uint64_t *poison_hits)
+{
+    uint64_t hits = 0, s;
+#ifdef BSD_DIGEST_DISPATCH
+    /* Valgrind's CPU has no AVX-512: it gets the portable lanes. */
+    static int have_avx512 = -1;
+    int h = __atomic_load_n(&have_avx512, __ATOMIC_RELAXED);
+    if (h < 0) {
+        h = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+        __atomic_store_n(&have_avx512, h, __ATOMIC_RELAXED);
+    }
+    s = h ? sum_avx512(seed, word0, p, nwords, poison, &hits)
+          : sum_portable(seed, word0, p, nwords, poison, &hits);
+#else
+    s = sum_portable(seed, word0, p, nwords, poison, &hits);
+#endif
+    if (poison_hits != NULL)
+        *poison_hits = hits;
+    return s;
+}
+
+uint64_t bsd_digest_final(uint64_t sum, uint64_t nwords)
+{
+    return bsd_digest_fmix64(sum ^ nwords);
+}
+
+uint64_t bsd_digest(const uint8_t *counter, size_t block_len, uint64_t nblocks, const uint8_t *p)
+{
+    uint64_t seed = bsd_digest_seed(counter, block_len, nblocks);
+    uint64_t nwords = nblocks * block_len / 8;
+    return bsd_digest_final(bsd_digest_sum(seed, 0, p, (size_t)nwords, 0, NULL), nwords);
+}
+
+void bsd_digest_poison_fill(uint8_t *p, size_t nwords, uint64_t poison)
+{
+    uint8_t w[8];
+    for (int i = 0; i < 8; i++)
+        w[i] = (uint8_t)(poison >> (8 * i));
+    for (size_t j = 0; j < nwords; j++)
+        memcpy(p + 8 * j, w, 8);
+}

@@ -1,0 +1,57 @@
+/*
+ * bsd_digest.h: the keystream window digest of protocol version 2 (PROTOCOL.md, "Integrity").
+ * The daemon computes it right after its backend wrote a KEYSTREAM window and sends it in the
+ * reply; the client recomputes it over the shared memory before it uses a byte of the window.
+ *
+ * It guards against faults, not against an adversary (the daemon is trusted with the keys
+ * anyway): the window's 64-bit little-endian words w_j (j counted from the request's first
+ * block) are mixed one by one with a bijective 64-bit finalizer and summed,
+ *
+ *     digest = fmix64(nwords ^ sum_j fmix64(w_j ^ (seed + j * G)) mod 2^64),
+ *
+ * seed derived from the request's counter block and block count, G the 64-bit golden ratio.
+ * Because fmix64 is a bijection, a change of any one word always changes the digest (certain
+ * detection of a flipped bit or byte, or of one overwritten word); changes of several words cancel
+ * with probability about 2^-64 (fmix64 has full avalanche, so the differences behave as random);
+ * the seed makes the digest of one request useless for another (a stale window or a digest
+ * replayed for another counter does not match). The sum can be taken over any split of the
+ * window in any order, so backend threads digest the slices they just wrote, while they are
+ * still in cache. No secret-dependent branch or index: only xor, shift, multiply and add.
+ *
+ * Poisoning: before the backend runs, the daemon fills the window with a per-request poison
+ * word, and after it every word is compared with it: a block the backend did not write is found
+ * with certainty (a real keystream word equals the poison with probability 2^-64).
+ */
+#ifndef BSD_DIGEST_H
+#define BSD_DIGEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The seed of one request: its first counter block (block_len bytes) and its block count. */
+uint64_t bsd_digest_seed(const uint8_t *counter, size_t block_len, uint64_t nblocks);
+/* The request's poison word (never equal to the seed; both public, neither secret). */
+uint64_t bsd_digest_poison(uint64_t seed);
+/*
+ * The partial sum over words [word0, word0 + nwords) of the request, p pointing at word word0.
+ * Partial sums of disjoint ranges add (mod 2^64). If poison_hits is not NULL, it receives the
+ * number of those words equal to poison.
+ */
+uint64_t bsd_digest_sum(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords,
+                        uint64_t poison, uint64_t *poison_hits);
+/* The digest from the sum of all partial sums of a request of nwords words. */
+uint64_t bsd_digest_final(uint64_t sum, uint64_t nwords);
+/* All of it at once, for nblocks blocks of block_len bytes (a multiple of 8) at p. */
+uint64_t bsd_digest(const uint8_t *counter, size_t block_len, uint64_t nblocks, const uint8_t *p);
+/* Fills nwords words at p with the poison word. */
+void bsd_digest_poison_fill(uint8_t *p, size_t nwords, uint64_t poison);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
