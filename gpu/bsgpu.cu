@@ -141,6 +141,10 @@ struct bsgpu_ctx {
     uint32_t ncopy[BSGPU_MAX_STREAMS];
     int staged[BSGPU_MAX_STREAMS];
     int stage_failed; /* no pinned staging could be had: direct copies only */
+    int batch_failed; /* the driver has no cudaMemcpyBatchAsync: one call a copy */
+    void *bdst[BSGPU_MAX_SEG];
+    const void *bsrc[BSGPU_MAX_SEG];
+    size_t blen[BSGPU_MAX_SEG];
     /* Compact keys (pinned staging, device) and their expansions (device), one upload a call. */
     bsgpu_key *hkeys, *dkeys;
     uint32_t *dxkeys;
@@ -389,9 +393,10 @@ static void bsgpu_scatter(bsgpu_ctx *ctx, unsigned slot)
 }
 
 /*
- * The copies back of one launch: few or large ones go straight to the jobs' memory (full DMA
- * speed into registered memory); many small ones, where each call would cost more than its bytes
- * (~4 us), become one copy of the launch's output into pinned staging, scattered on the host.
+ * The copies back of one launch: a few go straight to the jobs' memory (full DMA speed into
+ * registered memory), one call each; many large ones too, as one batch call; many small ones,
+ * where each copy would cost more than its bytes (~4 us), become one copy of the launch's packed
+ * output into pinned staging, scattered on the host once the stream is done.
  */
 static int bsgpu_copy_out(bsgpu_ctx *ctx, unsigned slot, uint32_t n)
 {
@@ -417,6 +422,27 @@ static int bsgpu_copy_out(bsgpu_ctx *ctx, unsigned slot, uint32_t n)
         ctx->stats.copies++;
         ctx->stats.staged_launches++;
         return 0;
+    }
+    if (n > BSGPU_DIRECT_COPIES && !ctx->batch_failed) {
+        /* One call for the launch's copies (CUDA 12.8 and later), in stream order after the
+         * kernel; where the driver refuses, one call each from now on. */
+        for (uint32_t i = 0; i < n; i++) {
+            ctx->bdst[i] = cp[i].dst;
+            ctx->bsrc[i] = ctx->dout[slot] + cp[i].src_offset;
+            ctx->blen[i] = cp[i].len;
+        }
+        cudaMemcpyAttributes attr;
+        memset(&attr, 0, sizeof attr);
+        attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+        size_t attr_index = 0;
+        if (cudaMemcpyBatchAsync(ctx->bdst, ctx->bsrc, ctx->blen, n, &attr, &attr_index, 1, st) ==
+            cudaSuccess) {
+            ctx->stats.copies++;
+            ctx->stats.batched_launches++;
+            return 0;
+        }
+        (void)cudaGetLastError();
+        ctx->batch_failed = 1;
     }
     for (uint32_t i = 0; i < n; i++) {
         BSGPU_CHECK(ctx, cudaMemcpyAsync(cp[i].dst, ctx->dout[slot] + cp[i].src_offset, cp[i].len,
@@ -680,4 +706,58 @@ extern "C" int bsgpu_time_copies(bsgpu_ctx *ctx, size_t bytes, unsigned reps, fl
     if (e1 != NULL)
         cudaEventDestroy(e1);
     return rc;
+}
+
+template <typename K> static void bsgpu_attr_of(K kernel, unsigned tb, bsgpu_kernel_attr *a)
+{
+    cudaFuncAttributes fa;
+    int blocks = 0;
+    if (cudaFuncGetAttributes(&fa, kernel) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, (int)tb, 0) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    a->regs = fa.numRegs;
+    a->local_bytes = (int)fa.localSizeBytes;
+    a->shared_bytes = (int)fa.sharedSizeBytes;
+    a->threads = (int)tb;
+    a->warps_per_sm = blocks * (int)tb / BSGPU_WARP;
+}
+
+extern "C" void bsgpu_get_kernel_attr(bsgpu_ctx *ctx, bsgpu_cipher c, bsgpu_kernel_attr *a)
+{
+    memset(a, 0, sizeof *a);
+    if (cudaSetDevice(ctx->device) != cudaSuccess)
+        return;
+    switch (c) {
+    case BSGPU_PRESENT80:
+    case BSGPU_PRESENT128:
+        bsgpu_attr_of(bsgpu_ctr_kernel<BSGPU_PRESENT80>, BSGPU_THREADS_OF(BSGPU_PRESENT80), a);
+        break;
+    case BSGPU_GIFT64:
+        bsgpu_attr_of(bsgpu_ctr_kernel<BSGPU_GIFT64>, BSGPU_THREADS_OF(BSGPU_GIFT64), a);
+        break;
+    case BSGPU_GIFT128:
+        bsgpu_attr_of(bsgpu_ctr_kernel<BSGPU_GIFT128>, BSGPU_THREADS_OF(BSGPU_GIFT128), a);
+        break;
+    default:
+        bsgpu_attr_of(bsgpu_ctr_kernel<BSGPU_RIJNDAEL256>, BSGPU_THREADS_OF(BSGPU_RIJNDAEL256), a);
+        break;
+    }
+}
+
+extern "C" void *bsgpu_alloc_pinned(bsgpu_ctx *ctx, size_t len)
+{
+    void *p = NULL;
+    if (cudaSetDevice(ctx->device) != cudaSuccess || cudaMallocHost(&p, len) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    return p;
+}
+
+extern "C" void bsgpu_free_pinned(void *p)
+{
+    if (p != NULL)
+        cudaFreeHost(p);
 }

@@ -62,9 +62,9 @@ int bsgpu_keystream_checked(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *key
                             const uint64_t *word0s, uint64_t *sums);
 
 /* What a context has done, for the bench and STATUS: calls, kernel launches, device-to-host copy
- * calls, and launches whose output went back as one staged copy. */
+ * calls, launches whose output went back as one staged copy, and as one batch call. */
 typedef struct bsgpu_stats {
-    uint64_t calls, launches, copies, staged_launches;
+    uint64_t calls, launches, copies, staged_launches, batched_launches;
 } bsgpu_stats;
 void bsgpu_get_stats(const bsgpu_ctx *ctx, bsgpu_stats *st);
 
@@ -78,6 +78,17 @@ int bsgpu_time_kernel(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *key, uint
                       unsigned reps, float *ms);
 /* Pinned copies of `bytes`, host to device and device to host, timed `reps` times each. */
 int bsgpu_time_copies(bsgpu_ctx *ctx, size_t bytes, unsigned reps, float *h2d_ms, float *d2h_ms);
+
+/* A CTR kernel's registers, local (spill) and static shared bytes, threads per block and
+ * resident warps per SM on the context's device (zeros when CUDA cannot tell). */
+typedef struct bsgpu_kernel_attr {
+    int regs, local_bytes, shared_bytes, threads, warps_per_sm;
+} bsgpu_kernel_attr;
+void bsgpu_get_kernel_attr(bsgpu_ctx *ctx, bsgpu_cipher c, bsgpu_kernel_attr *a);
+
+/* Page-locked host memory from the driver (cudaMallocHost): where registering memory is refused. */
+void *bsgpu_alloc_pinned(bsgpu_ctx *ctx, size_t len);
+void bsgpu_free_pinned(void *p);
 
 #ifdef __cplusplus
 }

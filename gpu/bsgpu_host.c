@@ -141,7 +141,14 @@ int bsgpu_launch_host(bsgpu_cipher c, const bsgpu_segment *seg, uint32_t nseg,
     if (xkeys == NULL)
         return -1;
     uint32_t *slot = xkeys + (size_t)nkeys * stride;
-    bsgpu_expand_keys_host(c, keys, nkeys, xkeys);
+    /* The keys the segments use, each once (the pre-kernel expands every key of a call). */
+    for (uint32_t s = 0; s < nseg; s++) {
+        uint32_t k = seg[s].key_index, seen = 0;
+        for (uint32_t t = 0; t < s && !seen; t++)
+            seen = seg[t].key_index == k;
+        if (!seen)
+            bsgpu_expand_keys_host(c, keys + k, 1, xkeys + (size_t)k * stride);
+    }
     int rc = 0;
     for (uint64_t w0 = 0; w0 < ngroups && rc == 0; w0 += wg) {
         if (c != BSGPU_RIJNDAEL256) {
@@ -223,4 +230,53 @@ uint32_t bsgpu_merge_copies(bsgpu_copy *copy, uint32_t n)
         copy[m++] = copy[i];
     }
     return m;
+}
+
+size_t bsgpu_sample_jobs(bsgpu_cipher c, const bsgpu_job *jobs, size_t njobs, size_t nsample,
+                         uint64_t nblocks, uint64_t seed, uint8_t *scratch, bsgpu_job *sample,
+                         bsgpu_sample_where *where)
+{
+    const unsigned bl = bsgpu_block_len(c);
+    size_t nonempty = 0, n = 0;
+    for (size_t j = 0; j < njobs; j++)
+        nonempty += jobs[j].nblocks > 0;
+    if (nonempty == 0 || nblocks == 0)
+        return 0;
+    uint64_t x = seed | 1;
+    for (size_t i = 0; i < nsample; i++) {
+        /* xorshift64: public positions, no need for more */
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        size_t pick = (size_t)(x % nonempty), j = 0;
+        for (;; j++)
+            if (jobs[j].nblocks > 0 && pick-- == 0)
+                break;
+        const bsgpu_job *job = &jobs[j];
+        const uint64_t len = job->nblocks < nblocks ? job->nblocks : nblocks;
+        const uint64_t room = job->nblocks - len;
+        /* The first sub-jobs take each end of a job: where carries and launch splits show. */
+        const uint64_t first = i == 0 ? 0 : i == 1 ? room : (x >> 17) % (room + 1);
+        bsgpu_job *sj = &sample[n];
+        memcpy(sj->counter, job->counter, bl);
+        bs_ctr_add(sj->counter, bl, first);
+        sj->nblocks = len;
+        sj->key_index = job->key_index;
+        sj->dst = scratch + n * nblocks * bl;
+        where[n].job = j;
+        where[n].block = first;
+        n++;
+    }
+    return n;
+}
+
+long bsgpu_sample_check(bsgpu_cipher c, const bsgpu_job *jobs, const bsgpu_job *sample,
+                        const bsgpu_sample_where *where, size_t n)
+{
+    const unsigned bl = bsgpu_block_len(c);
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(jobs[where[i].job].dst + where[i].block * bl, sample[i].dst,
+                   sample[i].nblocks * bl) != 0)
+            return (long)i;
+    return -1;
 }

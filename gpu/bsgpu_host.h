@@ -59,6 +59,26 @@ uint32_t bsgpu_plan_launch(bsgpu_cipher c, const bsgpu_job *jobs, size_t njobs, 
                            bsgpu_copy *copy, uint64_t *ngroups);
 
 /*
+ * A sample of a batch, for a cheap second opinion on its output (the CUDA backend's self-check):
+ * up to nsample sub-jobs of at most nblocks blocks, spread over the jobs with blocks (the first
+ * and last blocks of a job among them; seed picks the others), each writing into its own part of
+ * scratch (nsample * nblocks * block_len bytes) instead of its job's dst. Run them through another
+ * engine (bs_ctr_keystream, or bsgpu_keystream again: the sample lands in other warps, launches
+ * and copies) and compare with bsgpu_sample_check. Returns the number of sub-jobs.
+ */
+typedef struct bsgpu_sample_where {
+    size_t job;
+    uint64_t block;
+} bsgpu_sample_where;
+size_t bsgpu_sample_jobs(bsgpu_cipher c, const bsgpu_job *jobs, size_t njobs, size_t nsample,
+                         uint64_t nblocks, uint64_t seed, uint8_t *scratch, bsgpu_job *sample,
+                         bsgpu_sample_where *where);
+
+/* The first sub-job whose scratch output differs from its job's dst, or -1 when all agree. */
+long bsgpu_sample_check(bsgpu_cipher c, const bsgpu_job *jobs, const bsgpu_job *sample,
+                        const bsgpu_sample_where *where, size_t n);
+
+/*
  * Merges copies that continue each other on both sides (device range and dst), as a launch of
  * one job split across launches, or of jobs written back to back; returns the new count.
  */

@@ -20,6 +20,9 @@
 
 #define BSKS_MAX_UNKNOWN 64
 #define BSKS_MAX_PAIRS 4
+/* Chunk bits a key-word table leaves to the thread (bsks_kwtab_*): a launch's chunks share the
+ * others. */
+#define BSKS_TBITS 22
 
 /* A search, prepared on the host (bsks_prepare). Block and key bits as big-endian integers. */
 typedef struct bsks_problem {
@@ -55,32 +58,66 @@ BS_FN unsigned bsks_gift_key_bit(unsigned r, unsigned i)
 
 /*
  * BSKS_DEFINE(W, SFX, LOG2) defines, for word type W with 2^LOG2 lanes:
- *   bsks_key_words_SFX(kw, pb, q)        the candidates of chunk q;
+ *   bsks_kwtab_make_SFX(tab, pb, qbase)  the key-word table of chunks qbase + t (host, once);
+ *   bsks_key_words_tab_SFX(kw, tab, t)   the candidates of chunk qbase + t from it;
+ *   bsks_key_words_SFX(kw, pb, q)        the candidates of chunk q (both of the above);
  *   bsks_present_SFX(y, kw, pb)          PRESENT-80/128 (pb->key_bits) with per-lane keys;
  *   bsks_gift64_SFX(y, kw, pb), bsks_gift128_SFX(y, kw, pb);
- *   bsks_chunk_SFX(pb, q)                the lanes of chunk q whose encryption of the first
+ *   bsks_chunk_tab_SFX(pb, tab, t), bsks_chunk_SFX(pb, q)
+ *                                        the lanes of chunk q whose encryption of the first
  *                                        plaintext equals the first ciphertext (0 when none).
  */
-#define BSKS_DEFINE(W, SFX, LOG2, LANEBIT)                                                         \
+#define BSKS_DEFINE(W, SW, SFX, LOG2, LANEBIT)                                                     \
     BS_FN W bsks_bit_##SFX(unsigned v)                                                             \
     {                                                                                              \
         return (W)0 - (W)(v & 1u);                                                                 \
     }                                                                                              \
                                                                                                    \
-    /* Every index a constant, so that the device keeps kw in registers. */                        \
-    BS_FN void bsks_key_words_##SFX(W *kw, const bsks_problem *pb, uint64_t q)                     \
+    /*                                                                                             \
+     * The key words of chunks qbase + t (qbase a multiple of 2^BSKS_TBITS, t below it), made      \
+     * once on the host: kw[i] = base[i] ^ (bit 8 sizeof(W) - 1 - ls[i] of t << ls[i], as a mask). \
+     * Known bits, lane patterns and the chunk bits above BSKS_TBITS are in base (ls 0: t has no   \
+     * bit there); a thread only shifts its t: 3 operations a bit, no branch, no table index.      \
+     */                                                                                            \
+    typedef struct bsks_kwtab_##SFX {                                                              \
+        W base[128];                                                                               \
+        uint32_t ls[128];                                                                          \
+    } bsks_kwtab_##SFX;                                                                            \
+                                                                                                   \
+    BS_FN void bsks_kwtab_make_##SFX(bsks_kwtab_##SFX *tab, const bsks_problem *pb,                \
+                                     uint64_t qbase)                                               \
     {                                                                                              \
-        BSGPU_UNROLL                                                                               \
         for (unsigned i = 0; i < 128; i++) {                                                       \
             const int u = pb->unknown_index[i];                                                    \
-            W lane = 0;                                                                            \
-            BSGPU_UNROLL                                                                           \
-            for (int b = 0; b < (LOG2); b++)                                                       \
-                lane = u == b ? (W)LANEBIT(b) : lane;                                              \
-            kw[i] = u < 0        ? bsks_bit_##SFX(pb->key_bit[i])                                  \
-                    : u < (LOG2) ? lane                                                            \
-                                 : bsks_bit_##SFX((unsigned)(q >> (u - (LOG2))));                  \
+            tab->ls[i] = 0;                                                                        \
+            if (u < 0)                                                                             \
+                tab->base[i] = bsks_bit_##SFX(pb->key_bit[i]);                                     \
+            else if (u < (LOG2))                                                                   \
+                tab->base[i] = (W)LANEBIT(u);                                                      \
+            else if (u - (LOG2) >= BSKS_TBITS)                                                     \
+                tab->base[i] = bsks_bit_##SFX((unsigned)(qbase >> (u - (LOG2))));                  \
+            else {                                                                                 \
+                tab->base[i] = 0;                                                                  \
+                tab->ls[i] = 8 * sizeof(W) - 1 - (unsigned)(u - (LOG2));                           \
+            }                                                                                      \
         }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    /* Every index a constant, so that the device keeps kw in registers. */                        \
+    BS_FN void bsks_key_words_tab_##SFX(W *kw, const bsks_kwtab_##SFX *tab, uint32_t t)            \
+    {                                                                                              \
+        BSGPU_UNROLL                                                                               \
+        for (unsigned i = 0; i < 128; i++)                                                         \
+            kw[i] = tab->base[i] ^ (W)((SW)((W)t << tab->ls[i]) >> (8 * sizeof(W) - 1));           \
+    }                                                                                              \
+                                                                                                   \
+    /* The candidates of chunk q. */                                                               \
+    BS_FN void bsks_key_words_##SFX(W *kw, const bsks_problem *pb, uint64_t q)                     \
+    {                                                                                              \
+        bsks_kwtab_##SFX tab;                                                                      \
+        const uint64_t tmask = ((uint64_t)1 << BSKS_TBITS) - 1;                                    \
+        bsks_kwtab_make_##SFX(&tab, pb, q & ~tmask);                                               \
+        bsks_key_words_tab_##SFX(kw, &tab, (uint32_t)(q & tmask));                                 \
     }                                                                                              \
                                                                                                    \
     /* One PRESENT round in phase PH with round key K(r + 1) = kw[n - 64 .. n - 1]. */             \
@@ -271,10 +308,10 @@ BS_FN unsigned bsks_gift_key_bit(unsigned r, unsigned i)
         return ~diff;                                                                              \
     }                                                                                              \
                                                                                                    \
-    BS_FN W bsks_chunk_##SFX(const bsks_problem *pb, uint64_t q)                                   \
+    BS_FN W bsks_chunk_tab_##SFX(const bsks_problem *pb, const bsks_kwtab_##SFX *tab, uint32_t t)  \
     {                                                                                              \
         W kw[128], y[128];                                                                         \
-        bsks_key_words_##SFX(kw, pb, q);                                                           \
+        bsks_key_words_tab_##SFX(kw, tab, t);                                                      \
         if (pb->cipher == BSGPU_GIFT64) {                                                          \
             bsks_gift64_##SFX(y, kw, 1, pb);                                                       \
             return bsks_compare_##SFX(y, pb, 64);                                                  \
@@ -285,9 +322,17 @@ BS_FN unsigned bsks_gift_key_bit(unsigned r, unsigned i)
         }                                                                                          \
         bsks_present_##SFX(y, kw, pb);                                                             \
         return bsks_compare_##SFX(y, pb, 64);                                                      \
+    }                                                                                              \
+                                                                                                   \
+    BS_FN W bsks_chunk_##SFX(const bsks_problem *pb, uint64_t q)                                   \
+    {                                                                                              \
+        bsks_kwtab_##SFX tab;                                                                      \
+        const uint64_t tmask = ((uint64_t)1 << BSKS_TBITS) - 1;                                    \
+        bsks_kwtab_make_##SFX(&tab, pb, q & ~tmask);                                               \
+        return bsks_chunk_tab_##SFX(pb, &tab, (uint32_t)(q & tmask));                              \
     }
 
-BSKS_DEFINE(uint64_t, u64, 6, BSKS_LANE_BIT64)
-BSKS_DEFINE(uint32_t, u32, 5, BSGPU_LANE_BIT)
+BSKS_DEFINE(uint64_t, int64_t, u64, 6, BSKS_LANE_BIT64)
+BSKS_DEFINE(uint32_t, int32_t, u32, 5, BSGPU_LANE_BIT)
 
 #endif

@@ -125,11 +125,18 @@ typedef struct bsks_worker {
 static void *bsks_work(void *arg)
 {
     bsks_worker *w = (bsks_worker *)arg;
+    const uint64_t tmask = ((uint64_t)1 << BSKS_TBITS) - 1;
+    bsks_kwtab_u64 tab;
+    uint64_t qbase = ~(uint64_t)0;
     for (uint64_t q = w->first; q < w->last; q += w->step) {
         /* Checked now and then: a found key stops the others within a few chunks. */
         if ((q & 63) == (w->first & 63) && atomic_load(w->found))
             break;
-        uint64_t hit = bsks_chunk_u64(&w->s->pb, q);
+        if ((q & ~tmask) != qbase) {
+            qbase = q & ~tmask;
+            bsks_kwtab_make_u64(&tab, &w->s->pb, qbase);
+        }
+        uint64_t hit = bsks_chunk_tab_u64(&w->s->pb, &tab, (uint32_t)(q & tmask));
         w->tried += 64;
         while (hit != 0) {
             const unsigned lane = (unsigned)__builtin_ctzll(hit);

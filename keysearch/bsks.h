@@ -58,6 +58,17 @@ int bsks_search_cpu(const bsks_search *s, unsigned threads, uint64_t first, uint
 int bsks_search_cuda(const bsks_search *s, int device, uint8_t *key, uint64_t *tried, char *err,
                      size_t errlen);
 
+/* Which build of the CUDA kernels bsks_search_cuda uses: 0 (default) or 1, the register-capped
+ * launch bounds (PRESENT-80 __launch_bounds__(128, 3), the others (64, 6)); for the bench. */
+void bsks_cuda_set_variant(unsigned v);
+
+/* A kernel's registers, local (spill) bytes and resident warps per SM on the current device
+ * (zeros when CUDA cannot tell). */
+typedef struct bsks_kernel_attr {
+    int regs, local_bytes, warps_per_sm;
+} bsks_kernel_attr;
+void bsks_cuda_kernel_attr(int cipher, unsigned variant, bsks_kernel_attr *a);
+
 #ifdef __cplusplus
 }
 #endif

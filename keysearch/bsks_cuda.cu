@@ -32,15 +32,23 @@ __device__ __forceinline__ void bsks_report(uint32_t hit, uint64_t q, unsigned l
     }
 }
 
-/* PRESENT-80: the key register in registers; the unrolled schedule renames it for free. */
-__global__ void __launch_bounds__(BSKS_THREADS)
-    bsks_present_kernel(uint64_t first, uint64_t end, unsigned long long *hits, unsigned *nhits)
+/*
+ * PRESENT-80: the key register in registers; the unrolled schedule renames it for free.
+ * Variant 0: 256 threads, 255 registers (8 warps an SM); variant 1: __launch_bounds__(128, 3),
+ * 12 warps an SM at the price of spills (the bench times both).
+ */
+template <int V>
+__global__ void __launch_bounds__(V == 0 ? BSKS_THREADS : 128, V == 0 ? 1 : 3)
+    bsks_present_kernel(bsks_kwtab_u32 tab, uint64_t first, uint64_t end, unsigned long long *hits,
+                        unsigned *nhits)
 {
-    const uint64_t q = first + (uint64_t)blockIdx.x * BSKS_THREADS + threadIdx.x;
+    const unsigned tb = V == 0 ? BSKS_THREADS : 128;
+    const uint32_t t = blockIdx.x * tb + threadIdx.x;
+    const uint64_t q = first + t;
     if (q >= end)
         return;
     uint32_t kw[128], y[64];
-    bsks_key_words_u32(kw, &bsks_cpb, q);
+    bsks_key_words_tab_u32(kw, &tab, t);
     bsks_present_n_u32(y, kw, &bsks_cpb, 80);
     bsks_report(bsks_compare_u32(y, &bsks_cpb, 64), q, hits, nhits);
 }
@@ -51,16 +59,18 @@ __global__ void __launch_bounds__(BSKS_THREADS)
  * threads: 32 banks). GIFT's schedule is a fixed permutation, read by index; PRESENT-128's is a
  * ring.
  */
-template <int C>
-__global__ void __launch_bounds__(BSKS_GIFT_THREADS)
-    bsks_shared_kernel(uint64_t first, uint64_t end, unsigned long long *hits, unsigned *nhits)
+template <int C, int V>
+__global__ void __launch_bounds__(BSKS_GIFT_THREADS, C == BSGPU_GIFT128 && V == 0 ? 1 : 6)
+    bsks_shared_kernel(bsks_kwtab_u32 tab, uint64_t first, uint64_t end, unsigned long long *hits,
+                       unsigned *nhits)
 {
     __shared__ uint32_t skw[128 * BSKS_GIFT_THREADS];
-    const uint64_t q = first + (uint64_t)blockIdx.x * BSKS_GIFT_THREADS + threadIdx.x;
+    const uint32_t t = blockIdx.x * BSKS_GIFT_THREADS + threadIdx.x;
+    const uint64_t q = first + t;
     if (q >= end)
         return;
     uint32_t kw[128], y[128];
-    bsks_key_words_u32(kw, &bsks_cpb, q);
+    bsks_key_words_tab_u32(kw, &tab, t);
     uint32_t *mine = skw + threadIdx.x;
 #pragma unroll
     for (unsigned i = 0; i < 128; i++)
@@ -92,26 +102,92 @@ static int bsks_fail(char *err, size_t errlen, cudaError_t e, const char *what)
         }                                                                                          \
     } while (0)
 
-static cudaError_t bsks_launch(int c, uint64_t first, uint64_t end, unsigned long long *hits,
-                               unsigned *nhits)
+static unsigned bsks_variant;
+
+extern "C" void bsks_cuda_set_variant(unsigned v)
 {
-    const unsigned tb = c == BSGPU_PRESENT80 ? BSKS_THREADS : BSKS_GIFT_THREADS;
+    bsks_variant = v != 0;
+}
+
+template <int V>
+static cudaError_t bsks_launch_v(int c, const bsks_kwtab_u32 &tab, uint64_t first, uint64_t end,
+                                 unsigned long long *hits, unsigned *nhits)
+{
+    const unsigned tb = c == BSGPU_PRESENT80 ? (V == 0 ? BSKS_THREADS : 128) : BSKS_GIFT_THREADS;
     const unsigned blocks = (unsigned)((end - first + tb - 1) / tb);
     switch (c) {
     case BSGPU_PRESENT80:
-        bsks_present_kernel<<<blocks, tb>>>(first, end, hits, nhits);
+        bsks_present_kernel<V><<<blocks, tb>>>(tab, first, end, hits, nhits);
         break;
     case BSGPU_PRESENT128:
-        bsks_shared_kernel<BSGPU_PRESENT128><<<blocks, tb>>>(first, end, hits, nhits);
+        bsks_shared_kernel<BSGPU_PRESENT128, V><<<blocks, tb>>>(tab, first, end, hits, nhits);
         break;
     case BSGPU_GIFT64:
-        bsks_shared_kernel<BSGPU_GIFT64><<<blocks, tb>>>(first, end, hits, nhits);
+        bsks_shared_kernel<BSGPU_GIFT64, V><<<blocks, tb>>>(tab, first, end, hits, nhits);
         break;
     default:
-        bsks_shared_kernel<BSGPU_GIFT128><<<blocks, tb>>>(first, end, hits, nhits);
+        bsks_shared_kernel<BSGPU_GIFT128, V><<<blocks, tb>>>(tab, first, end, hits, nhits);
         break;
     }
     return cudaGetLastError();
+}
+
+static cudaError_t bsks_launch(const bsks_problem *pb, uint64_t first, uint64_t end,
+                               unsigned long long *hits, unsigned *nhits)
+{
+    const int c = pb->cipher;
+    /* first is a multiple of BSKS_SLICE = 2^BSKS_TBITS: the launch's chunks share the bits above.
+     */
+    bsks_kwtab_u32 tab;
+    bsks_kwtab_make_u32(&tab, pb, first);
+    return bsks_variant == 0 ? bsks_launch_v<0>(c, tab, first, end, hits, nhits)
+                             : bsks_launch_v<1>(c, tab, first, end, hits, nhits);
+}
+
+template <typename K> static void bsks_attr_of(K kernel, unsigned tb, bsks_kernel_attr *a)
+{
+    cudaFuncAttributes fa;
+    int blocks = 0;
+    memset(a, 0, sizeof *a);
+    if (cudaFuncGetAttributes(&fa, kernel) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, (int)tb, 0) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    a->regs = fa.numRegs;
+    a->local_bytes = (int)fa.localSizeBytes;
+    a->warps_per_sm = blocks * (int)tb / 32;
+}
+
+extern "C" void bsks_cuda_kernel_attr(int c, unsigned v, bsks_kernel_attr *a)
+{
+    const unsigned tbp = v == 0 ? BSKS_THREADS : 128;
+    switch (c * 2 + (v != 0)) {
+    case BSGPU_PRESENT80 * 2:
+        bsks_attr_of(bsks_present_kernel<0>, tbp, a);
+        break;
+    case BSGPU_PRESENT80 * 2 + 1:
+        bsks_attr_of(bsks_present_kernel<1>, tbp, a);
+        break;
+    case BSGPU_PRESENT128 * 2:
+        bsks_attr_of(bsks_shared_kernel<BSGPU_PRESENT128, 0>, BSKS_GIFT_THREADS, a);
+        break;
+    case BSGPU_PRESENT128 * 2 + 1:
+        bsks_attr_of(bsks_shared_kernel<BSGPU_PRESENT128, 1>, BSKS_GIFT_THREADS, a);
+        break;
+    case BSGPU_GIFT64 * 2:
+        bsks_attr_of(bsks_shared_kernel<BSGPU_GIFT64, 0>, BSKS_GIFT_THREADS, a);
+        break;
+    case BSGPU_GIFT64 * 2 + 1:
+        bsks_attr_of(bsks_shared_kernel<BSGPU_GIFT64, 1>, BSKS_GIFT_THREADS, a);
+        break;
+    case BSGPU_GIFT128 * 2:
+        bsks_attr_of(bsks_shared_kernel<BSGPU_GIFT128, 0>, BSKS_GIFT_THREADS, a);
+        break;
+    default:
+        bsks_attr_of(bsks_shared_kernel<BSGPU_GIFT128, 1>, BSKS_GIFT_THREADS, a);
+        break;
+    }
 }
 
 extern "C" int bsks_search_cuda(const bsks_search *s, int device, uint8_t *key, uint64_t *tried,
@@ -124,12 +200,13 @@ extern "C" int bsks_search_cuda(const bsks_search *s, int device, uint8_t *key, 
     *tried = 0;
     BSKS_CHECK(cudaSetDevice(device));
     BSKS_CHECK(cudaMemcpyToSymbol(bsks_cpb, &s->pb, sizeof s->pb));
+
     BSKS_CHECK(cudaMalloc((void **)&dhits, sizeof hhits));
     BSKS_CHECK(cudaMalloc((void **)&dn, sizeof hn));
     for (uint64_t first = 0; first < total && rc == 0;) {
         const uint64_t end = total - first < BSKS_SLICE ? total : first + BSKS_SLICE;
         BSKS_CHECK(cudaMemset(dn, 0, sizeof hn));
-        BSKS_CHECK(bsks_launch(s->pb.cipher, first, end, dhits, dn));
+        BSKS_CHECK(bsks_launch(&s->pb, first, end, dhits, dn));
         BSKS_CHECK(cudaMemcpy(&hn, dn, sizeof hn, cudaMemcpyDeviceToHost));
         *tried += (end - first) * 32;
         if (hn > 0) {

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -112,12 +114,17 @@ static int cmd_keygen(int argc, char **argv)
     hex[64] = '\n';
     hex[65] = 0;
     explicit_bzero(key, sizeof key);
-    FILE *f = NULL;
+    /* write(2), not stdio: no library buffer is left holding the key. */
     int fd = open(argv[2], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd >= 0)
-        f = fdopen(fd, "w");
-    int ok = f != NULL && fputs(hex, f) >= 0;
-    if (f != NULL && fclose(f) != 0)
+    int ok = fd >= 0;
+    for (size_t off = 0; ok && off < 65;) {
+        ssize_t n = write(fd, hex + off, 65 - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        ok = n > 0;
+        off += ok ? (size_t)n : 0;
+    }
+    if (fd >= 0 && close(fd) != 0)
         ok = 0;
     explicit_bzero(hex, sizeof hex);
     if (!ok) {
@@ -127,8 +134,25 @@ static int cmd_keygen(int argc, char **argv)
     return 0;
 }
 
+/*
+ * Like bitsliced: a core of seal/open would hold the derived payload key and plaintext, and a
+ * ptrace-capable process of the same uid could read them; keys are never worth a core file.
+ * A command that handles keys does not run when this fails.
+ */
+static int harden(void)
+{
+    struct rlimit rl = {0, 0};
+    if (setrlimit(RLIMIT_CORE, &rl) != 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+        fprintf(stderr, "bitslice: cannot turn core dumps off: %s\n", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (harden() != 0)
+        return 1;
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -73,14 +73,31 @@ static int hexval(int c)
 
 int bs_read_key_file(const char *path, uint8_t key[32], char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
+    /* read(2), not stdio: stdio's buffer would keep the key after fclose (it is not wiped). */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
         snprintf(err, errlen, "key file %s: %s", path, strerror(errno));
         return -1;
     }
     uint8_t buf[130];
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
+    size_t n = 0;
+    int rerr = 0;
+    while (n < sizeof buf) {
+        ssize_t r = read(fd, buf + n, sizeof buf - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            rerr = errno;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (rerr != 0) {
+        explicit_bzero(buf, sizeof buf);
+        snprintf(err, errlen, "key file %s: %s", path, strerror(rerr));
+        return -1;
+    }
     int rc = -1;
     if (n == 32) {
         memcpy(key, buf, 32);

@@ -1,8 +1,9 @@
 /*
  * bitslice seal / open (docs/stream-format.md). Output goes to a temporary file beside the
- * destination and is renamed only when everything succeeded; `open` writes a chunk's plaintext
- * only after that chunk's tag verified. A failure it sees (or SIGINT, SIGTERM, SIGHUP) removes
- * the temporary file; a SIGKILL or a crash during `open` cannot, and leaves OUT.tmp-XXXXXX
+ * destination (symlinks followed) and is renamed only when everything succeeded ("-", a FIFO or
+ * a device is written in place instead, verified chunks only); `open` writes a chunk's plaintext
+ * only after that chunk's tag verified. A failure it sees (or SIGINT, SIGTERM, SIGHUP, SIGQUIT)
+ * removes the temporary file; a SIGKILL or a crash during `open` cannot, and leaves OUT.tmp-XXXXXX
  * (mode 0600) holding the chunks verified so far.
  */
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include "bs_stream_format.h"
 
 static char tmp_path[4096];
+static char out_path[4096]; /* what tmp_path is renamed to (symlinks followed) */
 
 static void on_fatal_signal(int sig)
 {
@@ -45,7 +47,8 @@ static void usage(const char *cmd)
             "  -k, --key-file FILE      32 raw bytes or 64 hex digits (bitslice keygen)\n"
             "  -p, --passphrase         ask on the terminal (scrypt)\n"
             "      --passphrase-file F  first line of F is the passphrase\n"
-            "  -o, --output FILE        written via a temporary file, renamed at the end\n"
+            "  -o, --output FILE        a regular file is written via a temporary file renamed at\n"
+            "                           the end; -, a FIFO or a device is written in place\n"
             "      --no-daemon          compute in-process only\n"
             "      --socket PATH        bitsliced socket (default: see bitslice status)\n"
             "  -q, --quiet              no progress bar\n"
@@ -178,6 +181,7 @@ typedef struct io {
     int tmp_fd;
     uint64_t in_size; /* 0 when unknown */
     int in_regular;
+    int direct; /* the output is not a regular file: written in place, no temporary file */
 } io;
 
 static int open_files(const opts *o, io *f)
@@ -196,20 +200,54 @@ static int open_files(const opts *o, io *f)
         f->in_regular = 1;
         f->in_size = (uint64_t)st.st_size;
     }
-    if (snprintf(tmp_path, sizeof tmp_path, "%s.tmp-XXXXXX", o->out) >= (int)sizeof tmp_path) {
+    /*
+     * Where the output really goes. "-", or an existing file that is not a regular one (a FIFO,
+     * a terminal, /dev/stdout, /dev/null) is written in place: a temporary file renamed over it
+     * would replace the device or the link (as root, /dev/stdout itself) instead of writing to
+     * it. An existing symlink to a regular file is followed, so that the link stays a link and
+     * the file it names is replaced.
+     */
+    struct stat ost;
+    const char *dest = o->out;
+    static char resolved[4096];
+    if (strcmp(o->out, "-") == 0 || (stat(o->out, &ost) == 0 && !S_ISREG(ost.st_mode))) {
+        int fd = strcmp(o->out, "-") == 0 ? dup(STDOUT_FILENO)
+                                          : open(o->out, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0) {
+            fprintf(stderr, "bitslice: %s: %s\n", o->out, strerror(errno));
+            return -1;
+        }
+        f->direct = 1;
+        f->tmp_fd = fd;
+        f->out = fdopen(fd, "wb");
+        return f->out != NULL ? 0 : -1;
+    }
+    if (lstat(o->out, &ost) == 0 && S_ISLNK(ost.st_mode)) {
+        if (realpath(o->out, resolved) == NULL) {
+            fprintf(stderr, "bitslice: %s: %s\n", o->out, strerror(errno));
+            return -1;
+        }
+        dest = resolved;
+    }
+    snprintf(out_path, sizeof out_path, "%s", dest);
+    if (snprintf(tmp_path, sizeof tmp_path, "%s.tmp-XXXXXX", dest) >= (int)sizeof tmp_path) {
         fprintf(stderr, "bitslice: output path too long\n");
         return -1;
     }
     f->tmp_fd = mkstemp(tmp_path);
     if (f->tmp_fd < 0) {
-        fprintf(stderr, "bitslice: cannot create a temporary file beside %s: %s\n", o->out,
+        fprintf(stderr, "bitslice: cannot create a temporary file beside %s: %s\n", dest,
                 strerror(errno));
         tmp_path[0] = 0;
         return -1;
     }
-    signal(SIGINT, on_fatal_signal);
-    signal(SIGTERM, on_fatal_signal);
-    signal(SIGHUP, on_fatal_signal);
+    /* SIGQUIT too (Ctrl-\\): its default would leave open's plaintext temporary file behind. */
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        if (signal(sigs[i], on_fatal_signal) == SIG_ERR) {
+            fprintf(stderr, "bitslice: cannot handle signal %d: %s\n", sigs[i], strerror(errno));
+            return -1;
+        }
     f->out = fdopen(f->tmp_fd, "wb");
     return f->out != NULL ? 0 : -1;
 }
@@ -221,7 +259,7 @@ static int close_files(io *f, const opts *o, int ok)
         close(f->in_fd);
     f->in_fd = -1;
     if (f->out != NULL) {
-        if (ok && (fflush(f->out) != 0 || fsync(fileno(f->out)) != 0)) {
+        if (ok && (fflush(f->out) != 0 || (!f->direct && fsync(fileno(f->out)) != 0))) {
             fprintf(stderr, "bitslice: writing %s: %s\n", o->out, strerror(errno));
             ok = 0;
         }
@@ -233,7 +271,7 @@ static int close_files(io *f, const opts *o, int ok)
         close(f->tmp_fd);
     }
     if (tmp_path[0] != 0) {
-        if (ok && rename(tmp_path, o->out) != 0) {
+        if (ok && rename(tmp_path, out_path) != 0) {
             fprintf(stderr, "bitslice: rename to %s: %s\n", o->out, strerror(errno));
             ok = 0;
         }

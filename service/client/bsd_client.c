@@ -62,13 +62,40 @@ void bsd_client_default_socket(char *out, size_t len)
 }
 
 /*
- * A daemon of another uid is trusted when it owns the directory that holds the socket and only
- * root could have made that directory there, as systemd-tmpfiles makes /run/bitslice for the
- * system service: the socket path is absolute with no "." or ".." component, every directory
- * from "/" down to the socket's parent's parent is owned by root with no write bit for group or
- * others, and no component is a symlink. Each component is opened (O_PATH | O_NOFOLLOW) from the
- * one above and checked with fstat, so the checks apply to the directories the path named when
- * walked; a non-root user can neither rename nor replace any of them.
+ * The first uid of login accounts (UID_MIN of /etc/login.defs, 1000 when it says nothing): the
+ * daemons that rule 3 below may trust run as system accounts, below it.
+ */
+static uid_t login_uid_min(void)
+{
+    static long cached = -1;
+    long v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (v >= 0)
+        return (uid_t)v;
+    v = 1000;
+    FILE *f = fopen("/etc/login.defs", "re");
+    if (f != NULL) {
+        char line[256];
+        while (fgets(line, sizeof line, f) != NULL) {
+            char key[32];
+            long n;
+            if (sscanf(line, " %31s %ld", key, &n) == 2 && strcmp(key, "UID_MIN") == 0 && n > 0)
+                v = n;
+        }
+        fclose(f);
+    }
+    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+    return (uid_t)v;
+}
+
+/*
+ * A daemon of another uid is trusted when it runs as a system account (below UID_MIN: the
+ * bitslice service user, not another person's login) that owns the directory that holds the
+ * socket, and only root could have made that directory there, as systemd-tmpfiles makes
+ * /run/bitslice for the system service: the socket path is absolute with no "." or ".." component,
+ * every directory from "/" down to the socket's parent's parent is owned by root with no write bit
+ * for group or others, and no component is a symlink. Each component is opened (O_PATH |
+ * O_NOFOLLOW) from the one above and checked with fstat, so the checks apply to the directories the
+ * path named when walked; a non-root user can neither rename nor replace any of them.
  */
 static int dir_owner_is(const char *path, uid_t uid)
 {
@@ -97,7 +124,11 @@ static int dir_owner_is(const char *path, uid_t uid)
     ok = ok && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid;
     if (fd >= 0)
         close(fd);
-    return ok;
+    /*
+     * Every login's home (/home/alice) and runtime directory (/run/user/1000) is a directory of
+     * that user made by root: without this, anyone's daemon there would get everyone's keys.
+     */
+    return ok && uid < login_uid_min();
 }
 
 static int wait_fd(int fd, short events, int64_t deadline)

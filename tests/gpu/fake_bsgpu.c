@@ -1,11 +1,13 @@
 /*
- * A host stand-in for bsgpu.cu, for testing the daemon's CUDA backend without a GPU: "devices"
- * that run each launch with bsgpu_launch_host (the kernels' own per-thread code), and a switch
- * that makes the next calls fail after scribbling over the output, as a faulting device might.
+ * A host stand-in for bsgpu.cu, for testing the daemon's CUDA backend and bsgpu-bench without a
+ * GPU: "devices" that run each launch with bsgpu_launch_host (the kernels' own per-thread code),
+ * a switch that makes the next calls fail after scribbling over the output, as a faulting device
+ * might, and BSGPU_FAKE_REFUSE_REGISTER=1 refusing to register host memory (as a sandbox may).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bsd_digest_mix.h"
 #include "bsgpu.h"
@@ -18,6 +20,7 @@ unsigned bsgpu_fake_calls[8];
 
 struct bsgpu_ctx {
     int device;
+    bsgpu_stats stats;
     char err[128];
 };
 
@@ -58,9 +61,13 @@ const char *bsgpu_last_error(const bsgpu_ctx *ctx)
 
 int bsgpu_register_host(bsgpu_ctx *ctx, void *p, size_t len)
 {
-    (void)ctx;
     (void)p;
     (void)len;
+    const char *r = getenv("BSGPU_FAKE_REFUSE_REGISTER");
+    if (r != NULL && strcmp(r, "1") == 0) {
+        snprintf(ctx->err, sizeof ctx->err, "fake device %d: registering refused", ctx->device);
+        return BSGPU_E_CUDA;
+    }
     return 0;
 }
 
@@ -92,10 +99,43 @@ int bsgpu_keystream(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *keys, uint3
     while ((n = bsgpu_plan_launch(c, jobs, njobs, &cur, CHUNK, MAXSEG, seg, copy, &ngroups)) > 0) {
         if (bsgpu_launch_host(c, seg, n, keys, ngroups, dev) != 0)
             return BSGPU_E_ARG;
+        n = bsgpu_merge_copies(copy, n);
         for (uint32_t i = 0; i < n; i++)
             memcpy(copy[i].dst, dev + copy[i].src_offset, copy[i].len);
+        ctx->stats.launches++;
+        ctx->stats.copies += n;
     }
+    ctx->stats.calls++;
     return 0;
+}
+
+void bsgpu_get_stats(const bsgpu_ctx *ctx, bsgpu_stats *st)
+{
+    *st = ctx->stats;
+}
+
+void bsgpu_get_kernel_attr(bsgpu_ctx *ctx, bsgpu_cipher c, bsgpu_kernel_attr *a)
+{
+    (void)ctx, (void)c;
+    memset(a, 0, sizeof *a);
+}
+
+void *bsgpu_alloc_pinned(bsgpu_ctx *ctx, size_t len)
+{
+    (void)ctx;
+    return malloc(len);
+}
+
+void bsgpu_free_pinned(void *p)
+{
+    free(p);
+}
+
+static double fake_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
 }
 
 /*
@@ -142,15 +182,45 @@ int bsgpu_keystream_checked(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *key
     return 0;
 }
 
+/* One launch of `bytes` on the host (keep it small), timed like the device's. */
 int bsgpu_time_kernel(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *key, uint64_t bytes,
                       unsigned reps, float *ms)
 {
-    (void)ctx, (void)c, (void)key, (void)bytes, (void)reps, (void)ms;
-    return BSGPU_E_ARG;
+    (void)ctx;
+    bsgpu_segment seg;
+    memset(&seg, 0, sizeof seg);
+    seg.nblocks = bytes / bsgpu_block_len(c);
+    const uint64_t ngroups = bsgpu_plan(&seg, 1, c);
+    uint8_t *out = (uint8_t *)malloc(ngroups * 32 * bsgpu_block_len(c) + 16);
+    if (out == NULL)
+        return BSGPU_E_ARG;
+    for (unsigned i = 0; i < reps; i++) {
+        const double t0 = fake_now_ms();
+        bsgpu_launch_host(c, &seg, 1, key, ngroups, out);
+        ms[i] = (float)(fake_now_ms() - t0);
+    }
+    free(out);
+    return 0;
 }
 
 int bsgpu_time_copies(bsgpu_ctx *ctx, size_t bytes, unsigned reps, float *h2d_ms, float *d2h_ms)
 {
-    (void)ctx, (void)bytes, (void)reps, (void)h2d_ms, (void)d2h_ms;
-    return BSGPU_E_ARG;
+    (void)ctx;
+    uint8_t *a = (uint8_t *)calloc(1, bytes), *b = (uint8_t *)calloc(1, bytes);
+    if (a == NULL || b == NULL) {
+        free(a);
+        free(b);
+        return BSGPU_E_ARG;
+    }
+    for (unsigned i = 0; i < reps; i++) {
+        double t0 = fake_now_ms();
+        memcpy(b, a, bytes);
+        h2d_ms[i] = (float)(fake_now_ms() - t0);
+        t0 = fake_now_ms();
+        memcpy(a, b, bytes);
+        d2h_ms[i] = (float)(fake_now_ms() - t0);
+    }
+    free(a);
+    free(b);
+    return 0;
 }

@@ -26,7 +26,12 @@ static const bs_block_cipher *const cores[BSGPU_NCIPHERS] = {
 
 enum { NJOB = 150, NKEY = 40, MAXB = 20000 };
 
-static void run_batch(bsgpu_ctx *ctx, int c, uint8_t *buf, int registered)
+/* BSGPU_TEST_QUICK=1 (device-check.sh's compute-sanitizer pass, 10-100x slower): fewer and
+ * smaller jobs, one stream count, a 2^16 key search. */
+static int quick;
+
+/* small: many short jobs, so that launches take the staged copy path (bsgpu_copy_out). */
+static void run_batch(bsgpu_ctx *ctx, int c, uint8_t *buf, int registered, int small)
 {
     static bsgpu_job jobs[NJOB];
     static bsgpu_key dk[NKEY];
@@ -41,22 +46,25 @@ static void run_batch(bsgpu_ctx *ctx, int c, uint8_t *buf, int registered)
         assert_int_equal(bsgpu_key_from_schedule(&dk[k], core, &ks[k]), 0);
     }
     size_t off = 0;
-    for (int j = 0; j < NJOB; j++) {
+    const int njob = quick ? 12 : NJOB;
+    for (int j = 0; j < njob; j++) {
         bs_test_fill(jobs[j].counter, bl);
         if (j % 3 == 1) /* carries across 2^32 and 2^64 in the first blocks */
             memset(jobs[j].counter + bl - (j % 2 ? 4 : 8), 0xff, j % 2 ? 4 : 8);
         const uint32_t r = bs_test_below(8);
-        jobs[j].nblocks = r == 0 ? 0 : r < 3 ? bs_test_below(64) : bs_test_below(MAXB);
+        jobs[j].nblocks = r == 0           ? 0
+                          : r < 3 || small ? bs_test_below(64)
+                                           : bs_test_below(quick ? MAXB / 20 : MAXB);
         jobs[j].key_index = bs_test_below(NKEY);
         jobs[j].dst = buf + off;
         off += jobs[j].nblocks * bl + 8;
     }
     memset(buf, 0xc3, off);
-    const int rc = bsgpu_keystream(ctx, (bsgpu_cipher)c, dk, NKEY, jobs, NJOB);
+    const int rc = bsgpu_keystream(ctx, (bsgpu_cipher)c, dk, NKEY, jobs, (size_t)njob);
     if (rc != 0)
         printf("bsgpu_keystream: %d %s\n", rc, bsgpu_last_error(ctx));
     assert_int_equal(rc, 0);
-    for (int j = 0; j < NJOB; j++) {
+    for (int j = 0; j < njob; j++) {
         bs_ctr_keystream(core, &ks[jobs[j].key_index], jobs[j].counter, jobs[j].nblocks, want);
         if (memcmp(jobs[j].dst, want, jobs[j].nblocks * bl) != 0) {
             printf("%s job %d (%llu blocks, %s memory) differs\n", core->name, j,
@@ -73,15 +81,25 @@ static void test_keystream(void **state)
     const size_t cap = (size_t)NJOB * (MAXB * 32 + 8);
     uint8_t *buf = (uint8_t *)malloc(cap);
     assert_non_null(buf);
-    for (int streams = 2; streams <= 4; streams += 2) {
+    for (int streams = 2; streams <= (quick ? 2 : 4); streams += 2) {
         bsgpu_ctx *ctx;
         /* A small device buffer, so that a batch takes many launches across the streams. */
         assert_int_equal(bsgpu_open(&ctx, 0, (unsigned)streams, (size_t)1 << 20), 0);
         for (int c = 0; c < BSGPU_NCIPHERS; c++)
-            run_batch(ctx, c, buf, 0);
+            for (int small = 0; small < 2; small++)
+                run_batch(ctx, c, buf, 0, small);
         assert_int_equal(bsgpu_register_host(ctx, buf, cap), 0);
         for (int c = 0; c < BSGPU_NCIPHERS; c++)
-            run_batch(ctx, c, buf, 1);
+            for (int small = 0; small < 2; small++)
+                run_batch(ctx, c, buf, 1, small);
+        bsgpu_stats st;
+        bsgpu_get_stats(ctx, &st);
+        printf(
+            "%d streams: %llu calls, %llu launches, %llu copy calls, %llu staged, %llu batched\n",
+            streams, (unsigned long long)st.calls, (unsigned long long)st.launches,
+            (unsigned long long)st.copies, (unsigned long long)st.staged_launches,
+            (unsigned long long)st.batched_launches);
+        assert_true(st.staged_launches > 0); /* the small batches took the staged path */
         assert_int_equal(bsgpu_unregister_host(ctx, buf), 0);
         bsgpu_close(ctx);
     }
@@ -99,8 +117,9 @@ static void test_keysearch(void **state)
             bs_key_schedule ks;
             char err[256];
             bs_test_fill(key, core->key_len);
-            /* 26 unknown bits: the top 20 and 6 low ones. */
-            for (unsigned i = 0; i < 20; i++)
+            /* 26 unknown bits: the top 20 and 6 low ones (quick: 10 and 6). */
+            const unsigned top = quick ? 10 : 20;
+            for (unsigned i = 0; i < top; i++)
                 mask[i / 8] |= (uint8_t)(0x80u >> (i % 8));
             mask[core->key_len - 1] = 0x3f;
             core->set_key(&ks, key);
@@ -124,7 +143,7 @@ static void test_keysearch(void **state)
             if (!neg)
                 assert_memory_equal(found, key, core->key_len);
             else
-                assert_int_equal(tried, (uint64_t)1 << 26);
+                assert_int_equal(tried, (uint64_t)1 << (top + 6));
         }
 }
 
@@ -135,6 +154,8 @@ int main(void)
         return 77;
     }
     bs_test_seed();
+    const char *q = getenv("BSGPU_TEST_QUICK");
+    quick = q != NULL && strcmp(q, "0") != 0;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_keystream),
         cmocka_unit_test(test_keysearch),

@@ -350,6 +350,60 @@ static void test_plan_launches(void **state)
     assert_true(merged < copies);
 }
 
+/* A sample of a batch recomputed through another launch plan agrees, and catches a wrong byte. */
+static void test_sample_jobs(void **state)
+{
+    (void)state;
+    enum { NJOB = 40, NKEY = 6, MAXB = 900, NS = 16, SB = 24 };
+    static uint8_t dst[NJOB][MAXB * 32], scratch[NS * SB * 32], dev[256 * 1024];
+    static bsgpu_job jobs[NJOB], sample[NS];
+    static bsgpu_key dk[NKEY];
+    bsgpu_sample_where where[NS];
+    bsgpu_segment seg[64];
+    bsgpu_copy copy[64];
+    for (int c = 0; c < BSGPU_NCIPHERS; c++) {
+        const bs_block_cipher *core = cores[c];
+        for (int k = 0; k < NKEY; k++) {
+            uint8_t key[32];
+            bs_test_fill(key, core->key_len);
+            bsgpu_key_from_bytes(&dk[k], (bsgpu_cipher)c, key);
+        }
+        for (int j = 0; j < NJOB; j++) {
+            edge_counter(jobs[j].counter, core->block_len, bs_test_below(6));
+            jobs[j].nblocks = bs_test_below(4) == 0 ? bs_test_below(3) : bs_test_below(MAXB);
+            jobs[j].key_index = bs_test_below(NKEY);
+            jobs[j].dst = dst[j];
+        }
+        /* The batch, and then its sample, each through the planner and the launches. */
+        const bsgpu_job *lists[2] = {jobs, sample};
+        size_t counts[2] = {NJOB, 0};
+        for (int pass = 0; pass < 2; pass++) {
+            if (pass == 1) {
+                counts[1] = bsgpu_sample_jobs((bsgpu_cipher)c, jobs, NJOB, NS, SB, bs_test_rand64(),
+                                              scratch, sample, where);
+                assert_int_equal(counts[1], NS);
+                assert_int_equal(where[0].block, 0);
+            }
+            bsgpu_cursor cur = {0, 0};
+            uint64_t ngroups;
+            uint32_t n;
+            while ((n = bsgpu_plan_launch((bsgpu_cipher)c, lists[pass], counts[pass], &cur,
+                                          sizeof dev, 64, seg, copy, &ngroups)) > 0) {
+                assert_int_equal(bsgpu_launch_host((bsgpu_cipher)c, seg, n, dk, ngroups, dev), 0);
+                for (uint32_t i = 0; i < n; i++)
+                    memcpy(copy[i].dst, dev + copy[i].src_offset, copy[i].len);
+            }
+        }
+        assert_int_equal(bsgpu_sample_check((bsgpu_cipher)c, jobs, sample, where, NS), -1);
+        /* One wrong byte inside a sampled range is seen. */
+        const size_t i = bs_test_below(NS);
+        jobs[where[i].job].dst[where[i].block * core->block_len +
+                               bs_test_below((uint32_t)(sample[i].nblocks * core->block_len))] ^=
+            0x10;
+        assert_true(bsgpu_sample_check((bsgpu_cipher)c, jobs, sample, where, NS) >= 0);
+    }
+}
+
 int main(void)
 {
     bs_test_seed();
@@ -358,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_transposes),         cmocka_unit_test(test_counter_bitslice),
         cmocka_unit_test(test_single_segments),    cmocka_unit_test(test_segment_find),
         cmocka_unit_test(test_segment_tables),     cmocka_unit_test(test_plan_launches),
+        cmocka_unit_test(test_sample_jobs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,9 +1,11 @@
 /*
  * SO_PEERCRED: a daemon running as uid 65534 (through setpriv) refuses a peer of another uid
  * (this test, as root) with ERROR not-allowed and a closed connection, and serves a peer of its
- * own uid. The client side: root refuses that daemon in a directory under /tmp, trusts it in a
- * directory it owns under a root-made parent (as /run/bitslice for the system service), and
- * refuses it again when that parent is writable by others or reached through a symlink. The
+ * own uid. The client side: root refuses that daemon in a directory under /tmp; trusts a daemon
+ * of a system account (uid 987) in a directory it owns under a root-made parent (as
+ * /run/bitslice for the system service), refuses it again when that parent is writable by
+ * others or reached through a symlink, and refuses a login account's daemon (uid 54321) in the
+ * same layout (as in /home/alice or /run/user/1000, directories root made for a user). The
  * daemon's allow_gids admits a supplementary group of the peer. Needs root, setpriv and a
  * root-owned /run without group/other write; skips (77) otherwise.
  */
@@ -19,6 +21,8 @@
 #include "svc_util.h"
 
 #define NOBODY "65534"
+#define SYSUID 987     /* below UID_MIN: a system account, as the bitslice service user */
+#define LOGINUID 54321 /* a person's login account */
 
 int main(void)
 {
@@ -95,17 +99,33 @@ int main(void)
     CHECK(chmod(t.dir, 0755) == 0);
     char run[72];
     snprintf(run, sizeof run, "%s/run", t.dir);
-    CHECK(mkdir(run, 0700) == 0 && chown(run, 65534, 65534) == 0);
     snprintf(t.socket, sizeof t.socket, "%s/bitsliced.sock", run);
     snprintf(t.log, sizeof t.log, "%s/daemon.log", t.dir);
     static const char *const admit_root[] = {"allow_uids=0", NULL};
-    svc_start(&t, as_nobody, admit_root);
+    static const char *const as_login[] = {"setpriv", "--reuid=54321", "--regid=54321",
+                                           "--clear-groups", NULL};
+    static const char *const as_sys[] = {"setpriv", "--reuid=987", "--regid=987", "--clear-groups",
+                                         NULL};
 
+    /* A login account's daemon in a directory root made for it (as /home/alice): refused. */
+    CHECK(mkdir(run, 0700) == 0 && chown(run, LOGINUID, LOGINUID) == 0);
+    svc_start(&t, as_login, admit_root);
+    snprintf(cmd, sizeof cmd, "'%s' status --socket '%s' 2>&1 | grep -q 'runs as another user'",
+             cli, t.socket);
+    rc = system(cmd);
+    CHECK(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
+    CHECK(svc_stop(&t) == 0);
+    printf("refused: a login account's daemon (uid %d) in its root-made directory %s\n", LOGINUID,
+           run);
+
+    CHECK(chown(run, SYSUID, SYSUID) == 0);
+    svc_start(&t, as_sys, admit_root);
     snprintf(cmd, sizeof cmd, "'%s' status --socket '%s' | grep -q '^bytes_served='", cli,
              t.socket);
     rc = system(cmd);
     CHECK(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
-    printf("trusted: daemon uid 65534 owns %s under a root-owned 0755 parent\n", run);
+    printf("trusted: a system account's daemon (uid %d) owns %s under a root-owned 0755 parent\n",
+           SYSUID, run);
 
     /* The same daemon, its directory's parent now writable by others: refused. */
     snprintf(cmd, sizeof cmd, "'%s' status --socket '%s' 2>&1 | grep -q 'runs as another user'",
@@ -135,7 +155,7 @@ int main(void)
      * daemon has refused two peers when the member asks: svc_start's probe and the non-member.
      */
     static const char *const admit_group[] = {"allow_gids=4242", NULL};
-    svc_start(&t, as_nobody, admit_group);
+    svc_start(&t, as_sys, admit_group);
     snprintf(cmd, sizeof cmd, "setpriv --clear-groups '%s' status --socket '%s' 2>&1", cli,
              t.socket);
     rc = system(cmd);

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The GPU device check as on a bare GPU machine: the carried packages (gpu/fetch-gpu-deps.sh),
+# the system's uv, cmocka and OpenSSL development files hidden in a private mount namespace
+# (gpu/bare-machine.sh), then gpu/device-check.sh. Configure, the GPU build, the rest of the
+# build and the gpu and unit suites must pass from the carried packages alone; only the device
+# steps (the device test, compute-sanitizer, the bench sections) may skip. Needs nvcc and root
+# (unshare -m); says so and passes where either is missing.
+set -euo pipefail
+cd "${BS_TOP:-$(dirname "$0")/../..}"
+if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "gpu-bare: no nvcc on this machine: not run"
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null; then
+  echo "gpu-bare: needs root and unshare for the private mount namespace: not run"
+  exit 0
+fi
+ls .gpu-deps/*.deb >/dev/null 2>&1 || bash gpu/fetch-gpu-deps.sh >/dev/null
+out=$(mktemp -d /tmp/bitslice-gpu-bare.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+if ! BSGPU_BUILD=build-bare OUT="$out" bash gpu/bare-machine.sh bash gpu/device-check.sh \
+  >"$out/log" 2>&1; then
+  tail -80 "$out/log"
+  echo "gpu-bare: device-check.sh failed"
+  exit 1
+fi
+cat "$out/summary.txt"
+fail=0
+for want in "configure: rc=0" "build (GPU targets): rc=0" \
+  "build (everything else, not fatal): rc=0" "tests (gpu, unit): rc=0"; do
+  grep -qF "$want" "$out/summary.txt" || { echo "gpu-bare: missing '$want'"; fail=1; }
+done
+# The device steps skip without a device, and nothing else does.
+for s in copies kernels bulk keysearch; do
+  grep -qF "bench $s: skipped (no device)" "$out/summary.txt" ||
+    { echo "gpu-bare: bench $s did not skip"; fail=1; }
+done
+grep -qE 'gpu-device +SKIP' "$out/log" || { echo "gpu-bare: gpu-device did not skip"; fail=1; }
+grep -qF '| measurement | size | run 1 | run 2 |' "$out/device-check.md" ||
+  { echo "gpu-bare: no result table header"; fail=1; }
+# Only the carried packages were used.
+grep -qF 'Found pkg-config: /tmp/bitslice-deps/usr/bin/pkgconf' "$out/log" ||
+  { echo "gpu-bare: pkg-config was not the carried one"; fail=1; }
+rm -rf build-bare
+exit "$fail"
