@@ -85,6 +85,13 @@ extern const bs_block_cipher bs_present128_bs32;
 extern const bs_block_cipher bs_gift64_fix32;
 extern const bs_block_cipher bs_gift128_fix32;
 extern const bs_block_cipher bs_rijndael256_ct32;
+/* SPEEDY-r-192 (core/speedy/): 64 lanes on the host, one block in the 6x32 layout on MCUs. */
+extern const bs_block_cipher bs_speedy5_bs64;
+extern const bs_block_cipher bs_speedy6_bs64;
+extern const bs_block_cipher bs_speedy7_bs64;
+extern const bs_block_cipher bs_speedy5_bs32;
+extern const bs_block_cipher bs_speedy6_bs32;
+extern const bs_block_cipher bs_speedy7_bs32;
 
 /*
  * Every compiled-in implementation, NULL-terminated. Several may share a name (x86-64 SIMD

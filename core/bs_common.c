@@ -55,7 +55,14 @@ const char *bs_strerror(int err)
 #else
 #define BS_MCU_LIST_SKINNY
 #endif
-#define BS_MCU_CIPHER_LIST BS_MCU_LIST_PRESENT BS_MCU_LIST_GIFT BS_MCU_LIST_R256 BS_MCU_LIST_SKINNY
+/* core/speedy/speedy_bs32.c: SPEEDY-r-192 in the 6x32 bitsliced layout. */
+#if defined(BS_HAVE_SPEEDY) || defined(BS_HAVE_MCU_SPEEDY)
+#define BS_MCU_LIST_SPEEDY &bs_speedy7_bs32, &bs_speedy6_bs32, &bs_speedy5_bs32,
+#else
+#define BS_MCU_LIST_SPEEDY
+#endif
+#define BS_MCU_CIPHER_LIST                                                                         \
+    BS_MCU_LIST_PRESENT BS_MCU_LIST_GIFT BS_MCU_LIST_R256 BS_MCU_LIST_SKINNY BS_MCU_LIST_SPEEDY
 
 #ifdef BS_HAVE_AES
 /* core/aes/aes.h: the 32-bit AES cores, the only AES there is (no 64-lane core). */
@@ -69,10 +76,18 @@ const bs_block_cipher *const bs_block_ciphers[] = {
     BS_MCU_CIPHER_LIST
 #endif
 #ifdef BS_HAVE_PRESENT
+#ifdef BS_HAVE_X86
+        & bs_present80_avx512,
+    &bs_present128_avx512,
+#endif
     &bs_present80_bs64,
     &bs_present128_bs64,
 #endif
 #ifdef BS_HAVE_GIFT
+#ifdef BS_HAVE_X86
+    &bs_gift64_avx512,
+    &bs_gift128_avx512,
+#endif
     &bs_gift64_bs64,
     &bs_gift128_bs64,
 #endif
@@ -89,11 +104,16 @@ const bs_block_cipher *const bs_block_ciphers[] = {
     &bs_skinny128_256_bs64,
     &bs_skinny128_384_bs64,
 #endif
+#ifdef BS_HAVE_SPEEDY
+    &bs_speedy7_bs64,
+    &bs_speedy6_bs64,
+    &bs_speedy5_bs64,
+#endif
 #if !defined(BS_PREFER_MCU)
     BS_MCU_CIPHER_LIST
 #endif
 #ifdef BS_HAVE_AES
-    &bs_aes128_fix32,
+        &bs_aes128_fix32,
     &bs_aes256_fix32,
     &bs_aes128_semifix32,
     &bs_aes256_semifix32,

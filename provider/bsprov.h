@@ -192,5 +192,6 @@ extern const bsprov_algorithm bsprov_gift64_ctr, bsprov_gift128_ctr;
 extern const bsprov_algorithm bsprov_rijndael256_ctr, bsprov_rijndael256_gcm;
 extern const bsprov_algorithm bsprov_skinny128_384_ctr, bsprov_skinny128_256_ctr,
     bsprov_skinny128_128_ctr;
+extern const bsprov_algorithm bsprov_speedy5_ctr, bsprov_speedy6_ctr, bsprov_speedy7_ctr;
 
 #endif

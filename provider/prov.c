@@ -99,6 +99,10 @@ static const bsprov_algorithm *const all_ciphers[] = {
     &bsprov_skinny128_384_ctr,
     &bsprov_skinny128_256_ctr,
     &bsprov_skinny128_128_ctr,
+    /* SPEEDY-r-192 */
+    &bsprov_speedy7_ctr,
+    &bsprov_speedy6_ctr,
+    &bsprov_speedy5_ctr,
 };
 #define N_CIPHERS (sizeof all_ciphers / sizeof all_ciphers[0])
 

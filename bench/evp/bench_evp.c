@@ -28,6 +28,8 @@ static const struct {
     {"RIJNDAEL-256-CTR", "provider=bitslice"}, {"RIJNDAEL-256-GCM", "provider=bitslice"},
     {"GIFT-128-CTR", "provider=bitslice"},     {"GIFT-64-CTR", "provider=bitslice"},
     {"PRESENT-128-CTR", "provider=bitslice"},  {"PRESENT-80-CTR", "provider=bitslice"},
+    {"SPEEDY-7-192-CTR", "provider=bitslice"}, {"SPEEDY-6-192-CTR", "provider=bitslice"},
+    {"SPEEDY-5-192-CTR", "provider=bitslice"},
 };
 static const size_t sizes[] = {16, 256, 4096, 65536};
 #define NSIZES (sizeof sizes / sizeof sizes[0])

@@ -23,7 +23,8 @@ uint64_t bs_ctr_blocks_before_wrap(const uint8_t *counter, size_t len)
 
 size_t bs_ctr_iv_len(const bs_block_cipher *cipher)
 {
-    return cipher->block_len == 32 ? 16 : cipher->block_len;
+    /* Blocks wider than 128 bits count from IV(16) || 0 (Rijndael-256, SPEEDY). */
+    return cipher->block_len > 16 ? 16 : cipher->block_len;
 }
 
 static uint64_t absolute_limit(const bs_block_cipher *cipher)

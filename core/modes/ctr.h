@@ -1,7 +1,8 @@
 /*
  * ctr.h: counter mode over any bs_block_cipher (docs/spec/algorithms.md, "Counters" and "Limits").
  *
- * The counter block is the IV for 64- and 128-bit blocks, and IV(16) || 0^16 for Rijndael-256;
+ * The counter block is the IV for 64- and 128-bit blocks, IV(16) || 0^16 for Rijndael-256 and
+ * IV(16) || 0^8 for SPEEDY;
  * the whole block increments as a big-endian integer. A stream may be split at any byte.
  * A request that would pass the data limit or wrap the counter fails as a whole and changes
  * nothing, so the caller loses no data and may report the error.

@@ -22,13 +22,17 @@ void bs_ref_skinny128_256_encrypt(const uint8_t *key, const uint8_t *in, uint8_t
 void bs_ref_skinny128_384_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
 void bs_ref_aes128_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
 void bs_ref_aes256_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
+/* SPEEDY-r-192: 24-byte key and block (core/ref/speedy_ref.c). */
+void bs_ref_speedy5_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
+void bs_ref_speedy6_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
+void bs_ref_speedy7_encrypt(const uint8_t *key, const uint8_t *in, uint8_t *out);
 
 /* The reference for a cipher name of docs/spec/vectors.md ("PRESENT-80", ...), or NULL. */
 bs_ref_encrypt_fn bs_ref_by_name(const char *name);
 
 /*
  * CTR by the book: one block at a time, counter rule of docs/spec/algorithms.md.
- * iv is block_len bytes (16 for Rijndael-256, which counts from IV || 0^16).
+ * iv is block_len bytes (16 for Rijndael-256 and SPEEDY, which count from IV || 0^16, IV || 0^8).
  */
 void bs_ref_ctr(const char *cipher, const uint8_t *key, const uint8_t *iv, const uint8_t *in,
                 uint8_t *out, size_t len);

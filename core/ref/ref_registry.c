@@ -27,6 +27,11 @@ bs_ref_encrypt_fn bs_ref_by_name(const char *name)
         {"AES-128", bs_ref_aes128_encrypt},
         {"AES-256", bs_ref_aes256_encrypt},
 #endif
+#ifdef BS_HAVE_SPEEDY
+        {"SPEEDY-5-192", bs_ref_speedy5_encrypt},
+        {"SPEEDY-6-192", bs_ref_speedy6_encrypt},
+        {"SPEEDY-7-192", bs_ref_speedy7_encrypt},
+#endif
     };
     for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++)
         if (strcasecmp(refs[i].name, name) == 0)
@@ -42,6 +47,8 @@ static size_t block_len_of(const char *cipher)
         return 16;
     if (strncasecmp(cipher, "SKINNY-128", 10) == 0)
         return 16;
+    if (strncasecmp(cipher, "SPEEDY-", 7) == 0)
+        return 24;
     return 8;
 }
 
@@ -51,7 +58,7 @@ void bs_ref_ctr(const char *cipher, const uint8_t *key, const uint8_t *iv, const
     bs_ref_encrypt_fn enc = bs_ref_by_name(cipher);
     size_t bl = block_len_of(cipher);
     uint8_t ctr[32] = {0}, ks[32];
-    memcpy(ctr, iv, bl == 32 ? 16 : bl);
+    memcpy(ctr, iv, bl > 16 ? 16 : bl); /* IV || 0^(bl - 16) past 128 bits */
     for (size_t off = 0; off < len; off += bl) {
         enc(key, ctr, ks);
         for (size_t i = 0; i < bl && off + i < len; i++)

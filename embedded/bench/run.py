@@ -34,12 +34,16 @@ CORES = {
     'GIFT-64/fix32': ('gift_fix32', 16),
     'GIFT-128/fix32': ('gift_fix32', 16),
     'RIJNDAEL-256/ct32': ('rijndael256_ct32', 32),
+    'SPEEDY-5-192/bs32': ('speedy_bs32', 24),
+    'SPEEDY-6-192/bs32': ('speedy_bs32', 24),
+    'SPEEDY-7-192/bs32': ('speedy_bs32', 24),
     'AES-128/fix32': ('aes_fix32', 32),
     'AES-256/fix32': ('aes_fix32', 32),
     'AES-128/semifix32': ('aes_semifix32', 32),
     'AES-256/semifix32': ('aes_semifix32', 32),
 }
 GHASH128 = ('ctmul32', 'ctshift32', 'table4_not_ct')
+SPEEDY_ROUNDS = {'SPEEDY-5-192/bs32': 5, 'SPEEDY-6-192/bs32': 6, 'SPEEDY-7-192/bs32': 7}
 AES_PARTS = ('pack', 'subbytes', 'mixcolumns0', 'mixcolumns1', 'mixcolumns2', 'mixcolumns3',
              'sr2', 'addroundkey', 'unpack')
 
@@ -146,7 +150,7 @@ def sizes(build, target):
     for lvl in LEVELS:
         d = os.path.join(build, 'core', 'libbsmcu_O%s.a.p' % lvl)
         for f in sorted(os.listdir(d)):
-            m = re.search(r'^(?:present|gift|rijndael256|aes)_(\w+)\.c\.o$', f)
+            m = re.search(r'^(?:present|gift|rijndael256|aes|speedy)_(\w+)\.c\.o$', f)
             if not m:
                 continue
             out = subprocess.run([TOOL[target] + 'size', os.path.join(d, f)], capture_output=True,
@@ -168,7 +172,7 @@ def main():
             ' | mcycle / pass (= instr., -icount shift=0) |')
     print(hdr)
     print('|' + '---|' * (hdr.count('|') - 1))
-    comp_rows, aes_rows, face_rows, gcm_rows = [], [], [], []
+    comp_rows, aes_rows, face_rows, gcm_rows, speedy_rows = [], [], [], [], []
     for lvl in LEVELS:
         elf = os.path.join(build, 'embedded', 'bench', 'bench_O' + lvl)
         windows, counts, _ = run(elf, target, plugin)
@@ -179,12 +183,13 @@ def main():
         pack16 = byname['nibble/pack+unpack'][2]
         pack32 = byname['RIJNDAEL-256/ct32/pack'][2] + byname['RIJNDAEL-256/ct32/unpack'][2]
         pack_aes = byname['AES/pack'][2] + byname['AES/unpack'][2]
+        pack24 = byname['SPEEDY/bs32/pack'][2] + byname['SPEEDY/bs32/unpack'][2]
         for core, (_, _) in CORES.items():
             idx, nbytes, n, cnt = byname[core + '/encrypt']
             ks = byname[core + '/set_key'][2]
             per128 = n * 16 / nbytes
             excl = n - (pack_aes if core.startswith('AES-') else
-                        pack32 if nbytes == 32 else pack16)
+                        {32: pack32, 24: pack24}.get(nbytes, pack16))
             row = '| %s | -O%s | %d | %d | %.0f | %.1f | %.1f | %d' % (
                 core, lvl, nbytes, n, per128, n / nbytes, excl / nbytes, ks)
             if arm:
@@ -227,6 +232,10 @@ def main():
         gcm_rows.append((lvl, gcm))
         aes_rows.append((lvl, [byname['AES/' + c][2] for c in AES_PARTS],
                          byname['AES-128/fix32/encrypt'][2]))
+        scomp = [byname['SPEEDY/bs32/' + c][2] for c in
+                 ('pack', 'subbox', 'shiftcolumns', 'mixcolumns', 'addroundkey', 'unpack')]
+        speedy_rows.append((lvl, scomp, [(byname[c + '/encrypt'][2], byname[c + '/set_key'][2])
+                                         for c in SPEEDY_ROUNDS]))
     print('\nRijndael-256 (ct32) by component, instructions per call (each a function call; one'
           ' block = pack + 14 SubBytes + 14 ShiftRows + 13 MixColumns + 15 AddRoundKey +'
           ' unpack):\n')
@@ -271,12 +280,26 @@ def main():
             print('| -O%s | %s | %.1f | %.1f | %.1f | %.1f | %.2fx |' % (
                 lvl, g, gcm[(g, 'plain')][1], gcm[(g, 'face')][1], gcm[(g, 'ghash')][1],
                 gcm[(g, 'ghash')][0], gcm[(g, 'ghash')][1] / t4))
+    print('\nSPEEDY-r-192 (bs32) by component, instructions per call (each a function call on a'
+          ' packed state; a block = pack + 2r SubBox + 2r - 1 ShiftColumns + r - 1 MixColumns'
+          ' + r + 1 key additions + unpack; inside the block the last ShiftColumns of a round is'
+          ' folded into the next key addition); key schedule = set_key:\n')
+    print('| level | pack | SubBox | ShiftColumns | MixColumns | key addition | unpack |'
+          ' sum / measured block, r = 5 | r = 6 | r = 7 | key schedule r = 5 / 6 / 7 |')
+    print('|---|---|---|---|---|---|---|---|---|---|---|')
+    for lvl, c, blocks in speedy_rows:
+        cells = []
+        for r, (blk, _) in zip((5, 6, 7), blocks):
+            tot = c[0] + 2 * r * c[1] + (2 * r - 1) * c[2] + (r - 1) * c[3] + (r + 1) * c[4] + c[5]
+            cells.append('%d / %d' % (tot, blk))
+        print('| -O%s | %s | %s | %s |' % (lvl, ' | '.join(str(x) for x in c), ' | '.join(cells),
+                                          ' / '.join(str(k) for _, k in blocks)))
     print('\nCode size (bytes, `%ssize` on each object):\n' % TOOL[target])
     print('| object | ' + ' | '.join('-O%s text/data/bss' % l for l in LEVELS) + ' |')
     print('|---|' + '---|' * len(LEVELS))
     sz = sizes(build, target)
     for obj in ('present_bs32', 'gift_fix32', 'rijndael256_ct32', 'aes_ks32', 'aes_fix32',
-                'aes_semifix32', 'aes_ctr_face'):
+                'aes_semifix32', 'aes_ctr_face', 'speedy_bs32'):
         print('| %s | ' % obj + ' | '.join('%d/%d/%d' % sz[(obj, l)] for l in LEVELS) + ' |')
     print()
 

@@ -47,6 +47,9 @@ static const alg algs[] = {
     {"SKINNY-128-384-CTR", {"SKINNY-CTR", "SKINNY128-384-CTR"}, "SKINNY-128-384", 48, 16, 0},
     {"SKINNY-128-256-CTR", {"SKINNY128-256-CTR"}, "SKINNY-128-256", 32, 16, 0},
     {"SKINNY-128-128-CTR", {"SKINNY128-128-CTR"}, "SKINNY-128-128", 16, 16, 0},
+    {"SPEEDY-7-192-CTR", {"SPEEDY-CTR", "SPEEDY7-192-CTR"}, "SPEEDY-7-192", 24, 16, 0},
+    {"SPEEDY-6-192-CTR", {"SPEEDY6-192-CTR"}, "SPEEDY-6-192", 24, 16, 0},
+    {"SPEEDY-5-192-CTR", {"SPEEDY5-192-CTR"}, "SPEEDY-5-192", 24, 16, 0},
 };
 #define NALGS (sizeof algs / sizeof algs[0])
 
@@ -300,6 +303,9 @@ static int run_kat(const bs_kat *k)
     size_t i;
 
     if (cname == NULL)
+        return 0;
+    /* A stanza that starts from a whole counter block (no IV) has no EVP equivalent. */
+    if (bs_kat_bytes(k, "Counter", NULL) != NULL)
         return 0;
     if ((i = index_of(cname)) < NALGS) {
         if (ciphers[i] == NULL)
@@ -624,7 +630,7 @@ static void test_negative(void **state)
             const bs_block_cipher *bc = core_of(i);
             uint8_t top[16];
             memset(top, 0xff, sizeof top);
-            if (bc->block_len < 32) {
+            if (bc->block_len <= 16) { /* wider blocks count from IV || 0: no wrap in reach */
                 assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, key, top, NULL), 1);
                 assert_int_equal(EVP_EncryptUpdate(ctx, buf, &outl, buf, (int)bc->block_len), 1);
                 assert_int_equal(EVP_EncryptUpdate(ctx, buf, &outl, buf, 1), 0);
@@ -879,7 +885,8 @@ static void test_ctr_reinit_keeps_counter(void **state)
         assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, key2, NULL, NULL), 1);
         assert_int_equal(EVP_EncryptUpdate(ctx, got, &outl, zeros, 64), 1);
         core_ctr(i, key2, iv, zeros, ref, sizeof ref);
-        assert_memory_equal(got, ref + bl + 64, 64);
+        /* bl + 64 bytes were used: the next block boundary (64 is no multiple of 24) */
+        assert_memory_equal(got, ref + (bl + 64 + bl - 1) / bl * bl, 64);
         EVP_CIPHER_CTX_free(ctx);
 
         /* a new IV still restarts there */

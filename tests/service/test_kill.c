@@ -100,7 +100,7 @@ static void restart_serves(const bs_block_cipher *c)
 
 static void sigterm_drains(const bs_block_cipher *c)
 {
-    const size_t bytes = 8u << 20;
+    const size_t bytes = (8u << 20) / c->block_len * c->block_len; /* whole blocks */
     uint8_t key[64] = {9}, ctr[32] = {0};
     bsd_client_opts o = {dmn.socket, 1000, 20000};
     bsd_client *cl;

@@ -42,8 +42,9 @@ static svc_daemon dmn;
 static const char *openssl_bin, *prov_dir;
 
 static const char *const ctr_names[] = {
-    "RIJNDAEL-256-CTR", "GIFT-128-CTR",       "GIFT-64-CTR",        "PRESENT-128-CTR",
-    "PRESENT-80-CTR",   "SKINNY-128-384-CTR", "SKINNY-128-256-CTR", "SKINNY-128-128-CTR",
+    "RIJNDAEL-256-CTR",   "GIFT-128-CTR",       "GIFT-64-CTR",        "PRESENT-128-CTR",
+    "PRESENT-80-CTR",     "SKINNY-128-384-CTR", "SKINNY-128-256-CTR", "SKINNY-128-128-CTR",
+    "SPEEDY-7-192-CTR",   "SPEEDY-6-192-CTR",   "SPEEDY-5-192-CTR",
 };
 
 static double now_s(void)
@@ -301,6 +302,10 @@ static void kats(const char *conf0)
         const uint8_t *key = bs_kat_bytes(&k, "Key", &kl), *iv = bs_kat_bytes(&k, "IV", &ivl);
         const uint8_t *p = bs_kat_bytes(&k, "Plaintext", &pl);
         const uint8_t *want = bs_kat_bytes(&k, "Ciphertext", &cl);
+        if (bs_kat_bytes(&k, "Counter", NULL) != NULL) {
+            bs_kat_free(&k); /* a whole first counter block: no openssl enc equivalent */
+            continue;
+        }
         CHECK(cipher != NULL && key != NULL && iv != NULL && p != NULL && want != NULL);
         CHECK(pl == cl && pl > 0);
         if (!provider_offers(cipher)) {

@@ -100,8 +100,8 @@ static void test_carries(void **state)
             uint8_t key[BS_KEY_MAX], iv[32];
             bs_ctr_ctx ctx;
             keyed(&ctx, c, key, iv);
-            /* Rijndael-256 counts in the low 16 bytes, which start at zero: its IV is the top. */
-            if (bl == 32)
+            /* Rijndael-256 and SPEEDY count in the bytes past the IV, which start at zero. */
+            if (bl > 16)
                 continue;
             memset(iv + il - carry_bytes, 0xff, (size_t)carry_bytes);
             iv[il - 1] = (uint8_t)(0x100 - 5 - bs_test_below(40));
@@ -233,8 +233,8 @@ static void test_counter_wrap(void **state)
         memset(&ctx, 0, sizeof ctx);
         memset(iv, 0xff, sizeof iv);
         assert_int_equal(bs_ctr_set_key(&ctx, c, key, c->key_len), BS_OK);
-        if (bl == 32) {
-            /* IV || 0^16 counts 2^128 blocks before it wraps: no test can reach that. */
+        if (bl > 16) {
+            /* IV || 0^16 (0^8) counts 2^128 (2^64) blocks before it wraps: out of reach. */
             assert_int_equal(bs_ctr_set_iv(&ctx, iv, il), BS_OK);
             assert_int_equal(bs_ctr_crypt(&ctx, buf, buf, sizeof buf), BS_OK);
             continue;
