@@ -76,10 +76,18 @@ const bs_block_cipher *const bs_block_ciphers[] = {
     BS_MCU_CIPHER_LIST
 #endif
 #ifdef BS_HAVE_PRESENT
+#ifdef BS_HAVE_X86
+        & bs_present80_avx512,
+    &bs_present128_avx512,
+#endif
     &bs_present80_bs64,
     &bs_present128_bs64,
 #endif
 #ifdef BS_HAVE_GIFT
+#ifdef BS_HAVE_X86
+    &bs_gift64_avx512,
+    &bs_gift128_avx512,
+#endif
     &bs_gift64_bs64,
     &bs_gift128_bs64,
 #endif
@@ -105,7 +113,7 @@ const bs_block_cipher *const bs_block_ciphers[] = {
     BS_MCU_CIPHER_LIST
 #endif
 #ifdef BS_HAVE_AES
-    &bs_aes128_fix32,
+        &bs_aes128_fix32,
     &bs_aes256_fix32,
     &bs_aes128_semifix32,
     &bs_aes256_semifix32,

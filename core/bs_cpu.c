@@ -145,10 +145,24 @@ int bs_cpu_level(void)
 
 bs_ctr32_fn bs_ctr32_for(const bs_block_cipher *c)
 {
+#ifdef BS_HAVE_RIJNDAEL256
     if (c == &bs_rijndael256_vaes)
         return bs_rijndael256_vaes_ctr32;
     if (c == &bs_rijndael256_aesni)
         return bs_rijndael256_aesni_ctr32;
+#endif
+#ifdef BS_HAVE_PRESENT
+    if (c == &bs_present80_avx512)
+        return bs_present80_avx512_ctr32;
+    if (c == &bs_present128_avx512)
+        return bs_present128_avx512_ctr32;
+#endif
+#ifdef BS_HAVE_GIFT
+    if (c == &bs_gift64_avx512)
+        return bs_gift64_avx512_ctr32;
+    if (c == &bs_gift128_avx512)
+        return bs_gift128_avx512_ctr32;
+#endif
     return NULL;
 }
 

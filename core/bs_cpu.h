@@ -54,6 +54,14 @@ extern const bs_block_cipher bs_rijndael256_aesni;
 extern const bs_block_cipher bs_rijndael256_vaes;
 extern const bs_ctr32_fn bs_rijndael256_aesni_ctr32;
 extern const bs_ctr32_fn bs_rijndael256_vaes_ctr32;
+extern const bs_block_cipher bs_present80_avx512;
+extern const bs_block_cipher bs_present128_avx512;
+extern const bs_ctr32_fn bs_present80_avx512_ctr32;
+extern const bs_ctr32_fn bs_present128_avx512_ctr32;
+extern const bs_block_cipher bs_gift64_avx512;
+extern const bs_block_cipher bs_gift128_avx512;
+extern const bs_ctr32_fn bs_gift64_avx512_ctr32;
+extern const bs_ctr32_fn bs_gift128_avx512_ctr32;
 
 #ifdef __cplusplus
 }

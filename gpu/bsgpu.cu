@@ -379,6 +379,32 @@ static int bsgpu_sync_all(bsgpu_ctx *ctx)
     return first == cudaSuccess ? 0 : bsgpu_fail(ctx, first, "cudaStreamSynchronize");
 }
 
+/*
+ * cudaMemcpyBatchAsync: CUDA 12.8 has it with a failIdx argument, 13.0 without; an older toolkit
+ * has none, and every copy is its own call.
+ */
+#if CUDART_VERSION >= 12080
+typedef cudaMemcpyAttributes bsgpu_copy_attr;
+#else
+typedef struct bsgpu_copy_attr {
+    int srcAccessOrder;
+} bsgpu_copy_attr;
+#define cudaMemcpySrcAccessOrderStream 1
+#endif
+static cudaError_t bsgpu_memcpy_batch(void **dst, const void **src, size_t *len, size_t n,
+                                      bsgpu_copy_attr *attr, size_t *attr_index, cudaStream_t st)
+{
+#if CUDART_VERSION >= 13000
+    return cudaMemcpyBatchAsync(dst, src, len, n, attr, attr_index, 1, st);
+#elif CUDART_VERSION >= 12080
+    size_t fail = 0;
+    return cudaMemcpyBatchAsync(dst, (void **)src, len, n, attr, attr_index, 1, &fail, st);
+#else
+    (void)dst, (void)src, (void)len, (void)n, (void)attr, (void)attr_index, (void)st;
+    return cudaErrorNotSupported;
+#endif
+}
+
 /* The host half of a staged launch: its output, from pinned memory to each job's dst. */
 static void bsgpu_scatter(bsgpu_ctx *ctx, unsigned slot)
 {
@@ -431,11 +457,11 @@ static int bsgpu_copy_out(bsgpu_ctx *ctx, unsigned slot, uint32_t n)
             ctx->bsrc[i] = ctx->dout[slot] + cp[i].src_offset;
             ctx->blen[i] = cp[i].len;
         }
-        cudaMemcpyAttributes attr;
+        bsgpu_copy_attr attr;
         memset(&attr, 0, sizeof attr);
         attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
         size_t attr_index = 0;
-        if (cudaMemcpyBatchAsync(ctx->bdst, ctx->bsrc, ctx->blen, n, &attr, &attr_index, 1, st) ==
+        if (bsgpu_memcpy_batch(ctx->bdst, ctx->bsrc, ctx->blen, n, &attr, &attr_index, st) ==
             cudaSuccess) {
             ctx->stats.copies++;
             ctx->stats.batched_launches++;

@@ -15,7 +15,8 @@
 # Environment: OUT (where the table and logs go; default $BSGPU_BUILD/device-check),
 # BSGPU_BUILD (build directory, default build-device), BSGPU_PREFIX (where the packages are
 # unpacked, default /tmp/bitslice-deps), BSGPU_BENCH_ARGS (extra bsgpu-bench arguments, e.g.
-# "--bytes 268435456 --reps 5").
+# "--bytes 268435456 --reps 5"), BSGPU_SUITES (test suites, default "gpu unit"),
+# BSGPU_TEST_TIMEOUT (seconds for them, default 300).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -132,8 +133,11 @@ fi
 ) &
 regs_pid=$!
 
-step "tests (gpu, unit)" 240 "${meson[@]}" test -C "$build" --no-rebuild --suite gpu \
-  --suite unit --print-errorlogs --num-processes "$jobs"
+suites=${BSGPU_SUITES:-gpu unit}
+suite_args=()
+for s in $suites; do suite_args+=(--suite "$s"); done
+step "tests (${suites// /, })" "${BSGPU_TEST_TIMEOUT:-300}" "${meson[@]}" test -C "$build" \
+  --no-rebuild "${suite_args[@]}" --print-errorlogs --num-processes "$jobs"
 dev_test=$(find "$build" -name test_gpu_device -type f -perm -u+x | head -1)
 sanitizer=$(command -v compute-sanitizer || true)
 if [ -n "$sanitizer" ] && [ -n "$dev_test" ]; then

@@ -43,6 +43,15 @@ typedef struct bsd_daemon {
     int listen_fd;
     int socket_activated;
     int unlink_on_exit;
+    /* The socket this daemon bound: its directory (held open) and inode, unlinked at most once. */
+    int sock_dir_fd;
+    char sock_name[108];
+    dev_t sock_dev;
+    ino_t sock_ino;
+    /* Out of file descriptors: accepting paused until the timer fires; warnings rate-limited. */
+    uv_timer_t accept_pause;
+    int accept_paused;
+    uint64_t emfile_total, emfile_warned_ns, emfile_unwarned;
     uv_poll_t listen_poll;
     uv_timer_t tick; /* read timeouts */
     uv_timer_t drain_timer;

@@ -185,8 +185,8 @@ static void handle_keystream(bsd_conn *c, const bsd_request *r)
     const size_t bl = s->cipher->block_len;
     for (size_t i = bl; i < BSD_COUNTER_LEN; i++)
         if (k->counter[i] != 0) {
-            bsd_conn_send_error(c, id, BSD_E_MALFORMED,
-                                "counter bytes past the block length not zero");
+            /* Malformed (PROTOCOL.md): answered, and the connection closed. */
+            bsd_conn_fatal_error(c, id, BSD_E_MALFORMED);
             return;
         }
     if (c->shm == NULL) {

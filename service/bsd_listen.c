@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -94,6 +95,40 @@ static void accept_one(bsd_daemon *d, int fd)
     bsd_conn_new(d, fd, &cred);
 }
 
+static void on_listen_event(uv_poll_t *h, int status, int events);
+
+static void on_accept_resume(uv_timer_t *t)
+{
+    bsd_daemon *d = (bsd_daemon *)t->data;
+    d->accept_paused = 0;
+    if (d->listen_fd >= 0)
+        uv_poll_start(&d->listen_poll, UV_READABLE, on_listen_event);
+}
+
+/*
+ * accept() failed for want of a resource (EMFILE, ENFILE, ENOBUFS, ENOMEM): the pending
+ * connection stays in the backlog, so polling again at once would spin. Stop listening for
+ * BSD_ACCEPT_PAUSE_MS (connections that end meanwhile give fds back), and warn at most once a
+ * second, with the count of the failures not warned about.
+ */
+#define BSD_ACCEPT_PAUSE_MS 100
+static void accept_pause(bsd_daemon *d, int err)
+{
+    d->emfile_total++;
+    uint64_t now = bsd_now_ns();
+    if (d->emfile_warned_ns == 0 || now - d->emfile_warned_ns >= 1000000000u) {
+        BSD_WARN("accept", "errno=%d reason=\"%s\" action=pause pause_ms=%d not_logged=%llu", err,
+                 strerror(err), BSD_ACCEPT_PAUSE_MS, (unsigned long long)d->emfile_unwarned);
+        d->emfile_warned_ns = now;
+        d->emfile_unwarned = 0;
+    } else {
+        d->emfile_unwarned++;
+    }
+    uv_poll_stop(&d->listen_poll);
+    d->accept_paused = 1;
+    uv_timer_start(&d->accept_pause, on_accept_resume, BSD_ACCEPT_PAUSE_MS, 0);
+}
+
 static void on_listen_event(uv_poll_t *h, int status, int events)
 {
     bsd_daemon *d = (bsd_daemon *)h->data;
@@ -106,54 +141,116 @@ static void on_listen_event(uv_poll_t *h, int status, int events)
             if (errno == EINTR || errno == ECONNABORTED)
                 continue;
             if (errno != EAGAIN && errno != EWOULDBLOCK)
-                BSD_WARN("accept", "errno=%d", errno);
+                accept_pause(d, errno);
             return;
         }
         accept_one(d, fd);
     }
 }
 
-/* The directory must be ours and 0700: the socket's only access control besides SO_PEERCRED. */
-static int prepare_dir(const char *sock, char *err, size_t errlen)
+/*
+ * max_clients against RLIMIT_NOFILE: each connection holds one fd (and briefly a second, the
+ * memfd of MAP_SHM), besides the daemon's own (listener, loop, timers, logs, a GPU's). The soft
+ * limit is raised to the hard one if needed; if that is still short, max_clients is lowered to
+ * what fits, with a warning, and the daemon refuses to start when not even one client fits.
+ */
+#define BSD_FD_RESERVE 32
+static int fit_fd_limit(bsd_daemon *d, char *err, size_t errlen)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+        snprintf(err, errlen, "getrlimit(RLIMIT_NOFILE): %s", strerror(errno));
+        return -1;
+    }
+    const rlim_t want = (rlim_t)d->cfg.max_clients + BSD_FD_RESERVE;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+        struct rlimit up = rl;
+        up.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+            rl = up;
+    }
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+        return 0;
+    if (rl.rlim_cur <= BSD_FD_RESERVE) {
+        snprintf(err, errlen, "RLIMIT_NOFILE %llu leaves no file descriptor for a client",
+                 (unsigned long long)rl.rlim_cur);
+        return -1;
+    }
+    const unsigned fit = (unsigned)(rl.rlim_cur - BSD_FD_RESERVE);
+    BSD_WARN("max_clients", "configured=%u clamped=%u rlimit_nofile=%llu", d->cfg.max_clients, fit,
+             (unsigned long long)rl.rlim_cur);
+    d->cfg.max_clients = fit;
+    return 0;
+}
+
+/*
+ * The directory must be ours and 0700: the socket's only access control besides SO_PEERCRED.
+ * It is opened once (O_NOFOLLOW) and every later step goes through that descriptor: fstat,
+ * fchmod, and the socket's bind, stale check and unlink through /proc/self/fd/N/NAME or
+ * *at() calls. Checking a path with lstat and then using the path (chmod, bind) would act on
+ * whatever another user put there in between when the parent directory is writable by others.
+ */
+static int prepare_dir(bsd_daemon *d, const char *sock, char *err, size_t errlen)
 {
     char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
     snprintf(dir, sizeof dir, "%s", sock);
     char *slash = strrchr(dir, '/');
-    if (slash == NULL || slash == dir) {
+    if (slash == NULL || slash == dir || slash[1] == 0) {
         snprintf(err, errlen, "socket %s: needs its own directory", sock);
         return -1;
     }
     *slash = 0;
+    snprintf(d->sock_name, sizeof d->sock_name, "%s", slash + 1);
     if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
         snprintf(err, errlen, "mkdir %s: %s", dir, strerror(errno));
         return -1;
     }
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
-    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a directory", dir);
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a directory (or a symlink)", dir);
+        if (fd >= 0)
+            close(fd);
         return -1;
     }
     if (st.st_uid != geteuid()) {
         snprintf(err, errlen, "%s: owned by uid %u, not by this daemon's uid %u", dir,
                  (unsigned)st.st_uid, (unsigned)geteuid());
+        close(fd);
         return -1;
     }
     if ((st.st_mode & 0777) != 0700) {
-        if (chmod(dir, 0700) != 0) {
+        if (fchmod(fd, 0700) != 0) {
             snprintf(err, errlen, "chmod 0700 %s: %s", dir, strerror(errno));
+            close(fd);
             return -1;
         }
         BSD_WARN("socket_dir", "path=%s old_mode=%o new_mode=700", dir,
                  (unsigned)(st.st_mode & 0777));
     }
+    d->sock_dir_fd = fd;
     return 0;
 }
 
-/* A socket file left by a daemon that died: nobody accepts on it, so it can go. */
-static int remove_stale(const char *path, char *err, size_t errlen)
+/* The socket's address through the directory we checked (the path itself when /proc is not). */
+static void sock_addr(const bsd_daemon *d, struct sockaddr_un *sa)
 {
+    memset(sa, 0, sizeof *sa);
+    sa->sun_family = AF_UNIX;
+    char via[sizeof sa->sun_path];
+    int n = snprintf(via, sizeof via, "/proc/self/fd/%d/%s", d->sock_dir_fd, d->sock_name);
+    if (n > 0 && (size_t)n < sizeof via && access("/proc/self/fd", X_OK) == 0)
+        memcpy(sa->sun_path, via, (size_t)n + 1);
+    else
+        snprintf(sa->sun_path, sizeof sa->sun_path, "%s", d->cfg.socket_path);
+}
+
+/* A socket file left by a daemon that died: nobody accepts on it, so it can go. */
+static int remove_stale(bsd_daemon *d, char *err, size_t errlen)
+{
+    const char *path = d->cfg.socket_path;
     struct stat st;
-    if (lstat(path, &st) != 0)
+    if (fstatat(d->sock_dir_fd, d->sock_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
         return 0;
     if (!S_ISSOCK(st.st_mode)) {
         snprintf(err, errlen, "%s exists and is not a socket", path);
@@ -161,9 +258,7 @@ static int remove_stale(const char *path, char *err, size_t errlen)
     }
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_un sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sun_family = AF_UNIX;
-    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    sock_addr(d, &sa);
     int r = connect(fd, (struct sockaddr *)&sa, sizeof sa);
     int e = errno;
     close(fd);
@@ -176,11 +271,30 @@ static int remove_stale(const char *path, char *err, size_t errlen)
         return -1;
     }
     BSD_INFO("stale_socket", "path=%s action=unlink", path);
-    return unlink(path);
+    return unlinkat(d->sock_dir_fd, d->sock_name, 0);
+}
+
+void bsd_listen_unlink(bsd_daemon *d)
+{
+    if (!d->unlink_on_exit || d->sock_dir_fd < 0)
+        return;
+    d->unlink_on_exit = 0; /* once: a restarted daemon may bind the same path meanwhile */
+    struct stat st;
+    if (fstatat(d->sock_dir_fd, d->sock_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return;
+    if (!S_ISSOCK(st.st_mode) || st.st_dev != d->sock_dev || st.st_ino != d->sock_ino) {
+        BSD_INFO("unlink", "path=%s action=keep reason=\"not the socket this daemon bound\"",
+                 d->cfg.socket_path);
+        return;
+    }
+    unlinkat(d->sock_dir_fd, d->sock_name, 0);
 }
 
 int bsd_listen_open(bsd_daemon *d, char *err, size_t errlen)
 {
+    d->sock_dir_fd = -1;
+    if (fit_fd_limit(d, err, errlen) != 0)
+        return -1;
     /* systemd socket activation: LISTEN_FDS=1 and LISTEN_PID=us hand over fd 3. */
     const char *lfds = getenv("LISTEN_FDS"), *lpid = getenv("LISTEN_PID");
     if (lfds != NULL && lpid != NULL && atoi(lfds) >= 1 && atoi(lpid) == (int)getpid()) {
@@ -204,21 +318,28 @@ int bsd_listen_open(bsd_daemon *d, char *err, size_t errlen)
         return 0;
     }
     const char *path = d->cfg.socket_path;
-    if (prepare_dir(path, err, errlen) != 0 || remove_stale(path, err, errlen) != 0)
+    if (prepare_dir(d, path, err, errlen) != 0 || remove_stale(d, err, errlen) != 0)
         return -1;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     struct sockaddr_un sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sun_family = AF_UNIX;
-    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    sock_addr(d, &sa);
     mode_t old = umask(0177);
-    int r = bind(fd, (struct sockaddr *)&sa, sizeof sa);
+    int r = fd < 0 ? -1 : bind(fd, (struct sockaddr *)&sa, sizeof sa);
     umask(old);
     if (r != 0 || listen(fd, 128) != 0) {
         snprintf(err, errlen, "bind/listen %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    struct stat st;
+    if (fstatat(d->sock_dir_fd, d->sock_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        snprintf(err, errlen, "stat %s after bind: %s", path, strerror(errno));
         close(fd);
         return -1;
     }
+    d->sock_dev = st.st_dev;
+    d->sock_ino = st.st_ino;
     d->listen_fd = fd;
     d->unlink_on_exit = 1;
     BSD_INFO("listen", "socket=%s", path);
@@ -227,7 +348,11 @@ int bsd_listen_open(bsd_daemon *d, char *err, size_t errlen)
 
 int bsd_listen_start(bsd_daemon *d)
 {
-    int r = uv_poll_init(d->loop, &d->listen_poll, d->listen_fd);
+    int r = uv_timer_init(d->loop, &d->accept_pause);
+    if (r != 0)
+        return r;
+    d->accept_pause.data = d;
+    r = uv_poll_init(d->loop, &d->listen_poll, d->listen_fd);
     if (r != 0)
         return r;
     d->listen_poll.data = d;
@@ -240,8 +365,9 @@ void bsd_listen_stop(bsd_daemon *d)
         return;
     uv_poll_stop(&d->listen_poll);
     uv_close((uv_handle_t *)&d->listen_poll, NULL);
+    uv_timer_stop(&d->accept_pause);
+    uv_close((uv_handle_t *)&d->accept_pause, NULL);
     close(d->listen_fd);
     d->listen_fd = -1;
-    if (d->unlink_on_exit)
-        unlink(d->cfg.socket_path);
+    bsd_listen_unlink(d);
 }

@@ -16,5 +16,10 @@ int bsd_listen_open(bsd_daemon *d, char *err, size_t errlen);
 int bsd_listen_start(bsd_daemon *d);
 /* Stops accepting and unlinks the socket (when the daemon created it). */
 void bsd_listen_stop(bsd_daemon *d);
+/*
+ * Unlinks the socket, at most once and only if the path still holds the socket this daemon
+ * bound (a daemon restarted over it keeps its own).
+ */
+void bsd_listen_unlink(bsd_daemon *d);
 
 #endif

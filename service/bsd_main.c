@@ -55,8 +55,7 @@ static void on_drain_timeout(uv_timer_t *t)
     BSD_ERR("drain_timeout", "inflight_jobs=%u action=exit", d->inflight_jobs);
     /* Workers may still be running on the schedules: wipe and leave without joining them. */
     explicit_bzero(d->keys.base, d->keys.map_len);
-    if (d->unlink_on_exit)
-        unlink(d->cfg.socket_path);
+    bsd_listen_unlink(d);
     _exit(1);
 }
 

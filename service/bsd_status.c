@@ -51,6 +51,9 @@ size_t bsd_status_text(bsd_daemon *d, char *out, size_t len)
     }
     add(&t, "connections_total=%llu\n", (unsigned long long)s->connections_total);
     add(&t, "refused_peers=%llu\n", (unsigned long long)s->refused_peers);
+    add(&t, "max_clients=%u\n", d->cfg.max_clients);
+    add(&t, "accept_out_of_fds=%llu\n", (unsigned long long)d->emfile_total);
+    add(&t, "accepting=%d\n", d->listen_fd >= 0 && !d->accept_paused);
     add(&t, "requests_total=%llu\n", (unsigned long long)s->requests_total);
     add(&t, "keystream_requests=%llu\n", (unsigned long long)s->keystream_requests);
     add(&t, "bytes_served=%llu\n", (unsigned long long)s->bytes_served);

@@ -201,15 +201,29 @@ BS_FN void bs_gift_transpose32(uint32_t x[32])
  * The S-box circuits are checked against the table S = 1a4c6f392db7508e through the known-answer
  * and reference tests (tests/unit).
  */
+/*
+ * The S-box circuits as statements on four variables of any word type (the wide x86 cores use
+ * them on 512-bit vectors); outputs y0..y3 are then x3, x1, x2, x0.
+ */
+#define BS_GIFT_SBOX_NN_STEPS(x0, x1, x2, x3)                                                      \
+    x1 ^= x0 & x2;                                                                                 \
+    x0 ^= x1 & x3;                                                                                 \
+    x2 ^= x0 | x1;                                                                                 \
+    x3 ^= x2;                                                                                      \
+    x1 ^= x3;                                                                                      \
+    x2 ^= x0 & x1
+#define BS_GIFT_SBOX_ANDN_STEPS(x0, x1, x2, x3)                                                    \
+    x1 ^= ~x0 & x2;                                                                                \
+    x0 ^= ~x3 & x1;                                                                                \
+    x2 ^= ~x1 & x0;                                                                                \
+    x3 ^= x2;                                                                                      \
+    x1 ^= x3;                                                                                      \
+    x2 ^= ~x0 & x1
+
 #define BS_GIFT_DEFINE(W, SFX)                                                                     \
     BS_FN void bs_gift_sbox_nn_##SFX(W *y0, W *y1, W *y2, W *y3, W x0, W x1, W x2, W x3)           \
     {                                                                                              \
-        x1 ^= x0 & x2;                                                                             \
-        x0 ^= x1 & x3;                                                                             \
-        x2 ^= x0 | x1;                                                                             \
-        x3 ^= x2;                                                                                  \
-        x1 ^= x3;                                                                                  \
-        x2 ^= x0 & x1;                                                                             \
+        BS_GIFT_SBOX_NN_STEPS(x0, x1, x2, x3);                                                     \
         *y0 = x3;                                                                                  \
         *y1 = x1;                                                                                  \
         *y2 = x2;                                                                                  \
@@ -225,12 +239,7 @@ BS_FN void bs_gift_transpose32(uint32_t x[32])
     /* x0 and x3 enter complemented; y0, y2 and y3 leave complemented (4 ANDN, 6 XOR). */          \
     BS_FN void bs_gift_sbox_andn_##SFX(W *y0, W *y1, W *y2, W *y3, W x0, W x1, W x2, W x3)         \
     {                                                                                              \
-        x1 ^= ~x0 & x2;                                                                            \
-        x0 ^= ~x3 & x1;                                                                            \
-        x2 ^= ~x1 & x0;                                                                            \
-        x3 ^= x2;                                                                                  \
-        x1 ^= x3;                                                                                  \
-        x2 ^= ~x0 & x1;                                                                            \
+        BS_GIFT_SBOX_ANDN_STEPS(x0, x1, x2, x3);                                                   \
         *y0 = x3;                                                                                  \
         *y1 = x1;                                                                                  \
         *y2 = x2;                                                                                  \

@@ -243,6 +243,17 @@ static void one_round(int with_timeout)
     }
     CHECK(read_reply(fd, NULL, NULL) == (BSD_OP_HELLO | BSD_OP_REPLY));
     CHECK(read_reply(fd, NULL, NULL) == (BSD_OP_OPEN_SESSION | BSD_OP_REPLY));
+    /* A counter with a byte set past the block length is malformed: ERROR, then closed. */
+    if (cipher->block_len < BSD_COUNTER_LEN) {
+        bsd_keystream_req kq;
+        memset(&kq, 0, sizeof kq);
+        kq.session = 1; /* the connection's first session */
+        kq.nblocks = 1;
+        kq.counter[cipher->block_len] = 1;
+        send_bytes(fd, buf, frame(buf, BSD_OP_KEYSTREAM, 3, p, bsd_keystream_req_encode(p, &kq)));
+        expect_error(fd, BSD_E_MALFORMED);
+        expect_closed(fd);
+    }
     close(fd);
 
     /* A frame left incomplete past read_timeout_ms: ERROR timeout, then closed. */

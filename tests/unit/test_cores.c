@@ -16,7 +16,9 @@
 #include "testcpu.h"
 #include "testutil.h"
 
-#define MAX_BLOCKS (3 * BS_LANES_MAX + 5)
+/* Past two passes of the widest cores (512 lanes), for the fixed sizes below. */
+#define MAX_BLOCKS 1100
+#define RANDOM_MAX (3 * BS_LANES_MAX + 5)
 
 static void check_one(const bs_block_cipher *c, size_t nblocks, int in_place)
 {
@@ -67,7 +69,11 @@ static void test_random_vs_reference(void **state)
         }
         /* at least 1000 random (key, length) cases, long runs included */
         for (int i = 0; i < 1000; i++)
-            check_one(c, 1 + bs_test_below(MAX_BLOCKS), (int)bs_test_below(2));
+            check_one(c, 1 + bs_test_below(RANDOM_MAX), (int)bs_test_below(2));
+        /* around the wide cores' pass and narrow-path edges */
+        static const size_t edges[] = {159, 160, 161, 511, 512, 513, 672, 1024 + 75};
+        for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
+            check_one(c, edges[e], (int)(e & 1));
         ciphers++;
     }
     assert_true(ciphers >= 5);

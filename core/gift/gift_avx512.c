@@ -1,0 +1,311 @@
+/*
+ * GIFT-64 and GIFT-128, 512 blocks per pass on zmm registers (x86-64 with AVX-512).
+ *
+ * Layout: that of gift.h with 512-bit words (bs_v512.h): element g, bit l of s[i] is bit i of
+ * block 8 l + g (GIFT-128: s[0..63] the low 64 bits of the blocks, s[64..127] the high ones,
+ * split with one VPERMT2Q per half before the transpose). The S-box statements
+ * (BS_GIFT_SBOX_NN_STEPS, _ANDN_STEPS), the permutation-as-renaming (BS_GIFT64_PN,
+ * BS_GIFT128_PN) and the round-key masks are gift.h's; the masks are bs64's uint64_t ones,
+ * broadcast to the eight elements as they are used, so the key schedule is gift_bs64.c's and
+ * short calls run there (the narrow path). In counter mode the high 64 bits of a GIFT-128
+ * counter are the same in every block: their bitsliced words are all-zero or all-one masks,
+ * made without a transpose. Logic, shifts and permutes only: constant time.
+ */
+#include "../bitslice.h"
+#include "../bs_cpu.h"
+#include "gift.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
+
+/* The GIFT-128 round form must be the one gift_bs64.c's key schedule was made for. */
+#if defined(__BMI__) || defined(__aarch64__)
+#define GIFT128_ANDN 1
+#else
+#define GIFT128_ANDN 0
+#endif
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl"))),                 \
+                             apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512vl")
+#endif
+
+#include "../bs_v512.h"
+
+typedef bs_v8 v8;
+
+/* Below this many blocks a call (or a call's tail) runs through the 64-lane core. */
+#define WIDE_MIN 160
+
+static inline void gift64_nibble(v8 *restrict d, const v8 *restrict s, const uint64_t *m,
+                                 unsigned n)
+{
+    v8 x0 = s[4 * n], x1 = s[4 * n + 1], x2 = s[4 * n + 2], x3 = s[4 * n + 3];
+    BS_GIFT_SBOX_NN_STEPS(x0, x1, x2, x3);
+    d[4 * BS_GIFT64_PN(n, 0)] = x3 ^ m[BS_GIFT64_PN(n, 0)];
+    d[4 * BS_GIFT64_PN(n, 1) + 1] = x1 ^ m[16 + BS_GIFT64_PN(n, 1)];
+    d[4 * BS_GIFT64_PN(n, 2) + 2] = x2;
+    d[4 * BS_GIFT64_PN(n, 3) + 3] = x0;
+}
+
+__attribute__((noinline)) static void gift64_round(v8 *restrict d, const v8 *restrict s,
+                                                   const uint64_t *m)
+{
+    BS_GIFT_REPEAT16(gift64_nibble, d, s, m, 0);
+    for (unsigned i = 0; i < 6; i++)
+        d[4 * i + 3] ^= m[32 + i];
+    d[63] = ~d[63];
+}
+
+static inline void gift128_nibble(v8 *restrict d, const v8 *restrict s, const uint64_t *m,
+                                  unsigned n)
+{
+    v8 x0 = s[4 * n], x1 = s[4 * n + 1], x2 = s[4 * n + 2], x3 = s[4 * n + 3];
+#if GIFT128_ANDN
+    BS_GIFT_SBOX_ANDN_STEPS(x0, x1, x2, x3);
+    d[4 * BS_GIFT128_PN(n, 0)] = x3;
+#else
+    BS_GIFT_SBOX_NN_STEPS(x0, x1, x2, x3);
+    d[4 * BS_GIFT128_PN(n, 0)] = ~x3;
+#endif
+    d[4 * BS_GIFT128_PN(n, 1) + 1] = x1 ^ m[BS_GIFT128_PN(n, 1)];
+    d[4 * BS_GIFT128_PN(n, 2) + 2] = x2 ^ m[32 + BS_GIFT128_PN(n, 2)];
+    d[4 * BS_GIFT128_PN(n, 3) + 3] = x0;
+}
+
+__attribute__((noinline)) static void gift128_round(v8 *restrict d, const v8 *restrict s,
+                                                    const uint64_t *m)
+{
+    BS_GIFT_REPEAT16(gift128_nibble, d, s, m, 0);
+    BS_GIFT_REPEAT16(gift128_nibble, d, s, m, 16);
+    for (unsigned i = 0; i < 6; i++)
+        d[4 * i + 3] ^= m[64 + i];
+    d[127] = ~d[127];
+}
+
+#if GIFT128_ANDN
+static void flip03(v8 *s)
+{
+    for (unsigned n = 0; n < 32; n++) {
+        s[4 * n] = ~s[4 * n];
+        s[4 * n + 3] = ~s[4 * n + 3];
+    }
+}
+#endif
+
+/* a packed; the rounds alternate a -> b -> a; returns the state holding the result. */
+static v8 *gift64_rounds(v8 *a, v8 *b, const uint64_t *m)
+{
+    for (unsigned r = 0; r < BS_GIFT64_ROUNDS; r += 2) {
+        gift64_round(b, a, m);
+        gift64_round(a, b, m + BS_GIFT64_RK_WORDS);
+        m += 2 * BS_GIFT64_RK_WORDS;
+    }
+    return a;
+}
+
+static v8 *gift128_rounds(v8 *a, v8 *b, const uint64_t *m)
+{
+#if GIFT128_ANDN
+    flip03(a);
+#endif
+    for (unsigned r = 0; r < BS_GIFT128_ROUNDS; r += 2) {
+        gift128_round(b, a, m);
+        gift128_round(a, b, m + BS_GIFT128_RK_WORDS);
+        m += 2 * BS_GIFT128_RK_WORDS;
+    }
+#if GIFT128_ANDN
+    flip03(a);
+#endif
+    return a;
+}
+
+/* GIFT-64, one pass: a[l] = blocks 8l..8l+7 as integers; out = E ^ in (in NULL: E). */
+static void gift64_pass(const bs_key_schedule *ks, v8 *a, v8 *b, const uint8_t *in, uint8_t *out)
+{
+    bs_v8_transpose64(a, b);
+    v8 *r = gift64_rounds(a, b, ks->w);
+    bs_v8_transpose64(r, r == a ? b : a);
+    for (unsigned l = 0; l < 64; l++) {
+        v8 c = bs_v8_bswap64(r[l]);
+        if (in != NULL)
+            c ^= bs_v8_load(in + 64 * l);
+        bs_v8_store(out + 64 * l, c);
+    }
+}
+
+/*
+ * GIFT-128, one pass: a[l] / a[64 + l] = the low / high halves of blocks 8l..8l+7 as integers,
+ * with hi_packed set when a[64..127] already hold bitsliced words.
+ */
+static void gift128_pass(const bs_key_schedule *ks, v8 *a, v8 *b, int hi_packed, const uint8_t *in,
+                         uint8_t *out)
+{
+    const __m512i join_lo = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
+    const __m512i join_hi = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
+    bs_v8_transpose64(a, b);
+    if (!hi_packed)
+        bs_v8_transpose64(a + 64, b);
+    v8 *r = gift128_rounds(a, b, ks->w);
+    v8 *t = r == a ? b : a;
+    bs_v8_transpose64(r, t);
+    bs_v8_transpose64(r + 64, t);
+    for (unsigned l = 0; l < 64; l++) {
+        /* Blocks 8l..8l+3 and 8l+4..8l+7: (high, low) pairs of elements, big-endian. */
+        __m512i hi = (__m512i)bs_v8_bswap64(r[64 + l]), lo = (__m512i)bs_v8_bswap64(r[l]);
+        v8 c0 = (v8)_mm512_permutex2var_epi64(hi, join_lo, lo);
+        v8 c1 = (v8)_mm512_permutex2var_epi64(hi, join_hi, lo);
+        if (in != NULL) {
+            c0 ^= bs_v8_load(in + 128 * l);
+            c1 ^= bs_v8_load(in + 128 * l + 64);
+        }
+        bs_v8_store(out + 128 * l, c0);
+        bs_v8_store(out + 128 * l + 64, c1);
+    }
+}
+
+static void gift128_load(v8 *a, const uint8_t *in)
+{
+    const __m512i pick_lo = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+    const __m512i pick_hi = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+    for (unsigned l = 0; l < 64; l++) {
+        __m512i p = _mm512_loadu_si512((const void *)(in + 128 * l));
+        __m512i q = _mm512_loadu_si512((const void *)(in + 128 * l + 64));
+        a[l] = bs_v8_bswap64((v8)_mm512_permutex2var_epi64(p, pick_lo, q));
+        a[64 + l] = bs_v8_bswap64((v8)_mm512_permutex2var_epi64(p, pick_hi, q));
+    }
+}
+
+static void gift_wide_encrypt(const bs_block_cipher *narrow, const bs_key_schedule *ks,
+                              uint8_t *out, const uint8_t *in, size_t nblocks)
+{
+    const size_t bl = narrow->block_len;
+    BS_ALIGN(64) v8 a[128];
+    BS_ALIGN(64) v8 b[128];
+    while (nblocks >= WIDE_MIN) {
+        uint8_t buf[512 * 16];
+        const size_t n = nblocks < 512 ? nblocks : 512;
+        const uint8_t *src = in;
+        uint8_t *dst = out;
+        if (n < 512) {
+            memcpy(buf, in, n * bl);
+            memset(buf + n * bl, 0, (512 - n) * bl);
+            src = dst = buf;
+        }
+        if (bl == 8) {
+            for (unsigned l = 0; l < 64; l++)
+                a[l] = bs_v8_bswap64(bs_v8_load(src + 64 * l));
+            gift64_pass(ks, a, b, NULL, dst);
+        } else {
+            gift128_load(a, src);
+            gift128_pass(ks, a, b, 0, NULL, dst);
+        }
+        if (n < 512) {
+            memcpy(out, buf, n * bl);
+            bs_v8_wipe(buf, sizeof buf);
+        }
+        in += n * bl;
+        out += n * bl;
+        nblocks -= n;
+    }
+    bs_v8_wipe(a, sizeof a);
+    bs_v8_wipe(b, sizeof b);
+    if (nblocks > 0)
+        narrow->encrypt(ks, out, in, nblocks);
+}
+
+/* bs_ctr32_fn over a pass's counters made in registers; the tail through encrypt. */
+static void gift_wide_ctr32(const bs_block_cipher *narrow, const bs_key_schedule *ks,
+                            const uint8_t *counter, const uint8_t *in, uint8_t *out, size_t nblocks)
+{
+    const size_t bl = narrow->block_len;
+    BS_ALIGN(64) v8 a[128];
+    BS_ALIGN(64) v8 b[128];
+    const uint64_t c0 = bs_load_be64(counter + bl - 8);
+    const uint64_t top = c0 & 0xffffffff00000000ULL;
+    const uint64_t high = bl == 16 ? bs_load_be64(counter) : 0;
+    uint32_t lo = (uint32_t)c0;
+    const v8 lane = {0, 1, 2, 3, 4, 5, 6, 7};
+    while (nblocks >= 512) {
+        for (unsigned l = 0; l < 64; l++)
+            a[l] = top | ((lo + 8 * l + lane) & 0xffffffffULL);
+        if (bl == 8) {
+            gift64_pass(ks, a, b, in, out);
+        } else {
+            for (unsigned i = 0; i < 64; i++)
+                a[64 + i] = (v8){0} - ((high >> i) & 1);
+            gift128_pass(ks, a, b, 1, in, out);
+        }
+        lo += 512;
+        if (in != NULL)
+            in += 512 * bl;
+        out += 512 * bl;
+        nblocks -= 512;
+    }
+    bs_v8_wipe(a, sizeof a);
+    bs_v8_wipe(b, sizeof b);
+    if (nblocks > 0) {
+        uint8_t buf[512 * 16];
+        for (size_t i = 0; i < nblocks; i++) {
+            if (bl == 16)
+                bs_store_be64(buf + 16 * i, high);
+            bs_store_be64(buf + bl * i + bl - 8, top | (uint32_t)(lo + i));
+        }
+        gift_wide_encrypt(narrow, ks, buf, buf, nblocks);
+        for (size_t i = 0; i < nblocks * bl; i++)
+            out[i] = (uint8_t)(buf[i] ^ (in != NULL ? in[i] : 0));
+        bs_v8_wipe(buf, sizeof buf);
+    }
+}
+
+static void g64_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in, size_t n)
+{
+    gift_wide_encrypt(&bs_gift64_bs64, ks, out, in, n);
+}
+
+static void g128_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in, size_t n)
+{
+    gift_wide_encrypt(&bs_gift128_bs64, ks, out, in, n);
+}
+
+static void g64_ctr32(const bs_key_schedule *ks, const uint8_t *ctr, const uint8_t *in,
+                      uint8_t *out, size_t n)
+{
+    gift_wide_ctr32(&bs_gift64_bs64, ks, ctr, in, out, n);
+}
+
+static void g128_ctr32(const bs_key_schedule *ks, const uint8_t *ctr, const uint8_t *in,
+                       uint8_t *out, size_t n)
+{
+    gift_wide_ctr32(&bs_gift128_bs64, ks, ctr, in, out, n);
+}
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+/* The key schedule is bs64's (it is what the narrow path runs on). */
+static void g64_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
+    bs_gift64_bs64.set_key(ks, key);
+}
+
+static void g128_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
+    bs_gift128_bs64.set_key(ks, key);
+}
+
+const bs_block_cipher bs_gift64_avx512 = {
+    "GIFT-64", "avx512", 16, 8, 64, g64_set_key, g64_encrypt,
+};
+const bs_block_cipher bs_gift128_avx512 = {
+    "GIFT-128", "avx512", 16, 16, 64, g128_set_key, g128_encrypt,
+};
+const bs_ctr32_fn bs_gift64_avx512_ctr32 = g64_ctr32;
+const bs_ctr32_fn bs_gift128_avx512_ctr32 = g128_ctr32;
+
+#endif

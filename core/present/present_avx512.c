@@ -1,0 +1,203 @@
+/*
+ * PRESENT-80 and PRESENT-128, 512 blocks per pass on zmm registers (x86-64 with AVX-512).
+ *
+ * Layout: that of present.h with a word of 512 bits (bs_v512.h) in place of a uint64_t:
+ * element g, bit l of x[i] is bit i of block 8 l + g of the pass, packed by bs_v8_transpose64
+ * with no gather; the S-box circuit (BS_PRESENT_SBOX_BODY), the pLayer-as-renaming and the
+ * round-key masks (32 x 64 uint64_t, broadcast to the eight elements as they are used) are
+ * those of present.h and present_bs64.c, so the key schedule is the same and calls of fewer
+ * blocks than a wide pass is worth go to bs_present*_bs64 (the narrow path).
+ * GCC's vector extensions give the 512-bit words; the compiler emits VPTERNLOGQ for the
+ * three-input lines of the S-box. Only logic, shifts and byte shuffles: constant time.
+ */
+#include "../bitslice.h"
+#include "../bs_cpu.h"
+#include "present.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl"))),                 \
+                             apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512vl")
+#endif
+
+#include "../bs_v512.h"
+
+typedef bs_v8 v8;
+
+/* Below this many blocks a call (or a call's tail) runs through the 64-lane core. */
+#define WIDE_MIN 160
+
+/* S-box j of a round on words a > b > c > d with their keys: bs_present_sbox_n on 512 lanes. */
+static inline void bs_present_sbox_key_v8(v8 *x, const uint64_t *k, unsigned a, unsigned b,
+                                          unsigned c, unsigned d)
+{
+    v8 x3 = x[a] ^ k[a], x2 = x[b] ^ k[b], x1 = x[c] ^ k[c], x0 = x[d] ^ k[d];
+    BS_PRESENT_SBOX_BODY(v8);
+    x[a] = y1 ^ u;
+    x[b] = t3 ^ (u & ~t5);
+    x[c] = y1;
+    x[d] = y0;
+}
+
+/* One function per phase: inlined together, the 64-word state would spill worse. */
+__attribute__((noinline)) static void round0(v8 *x, const uint64_t *k)
+{
+    BS_PRESENT_SBOX_LAYER(v8, x, k, 0);
+}
+
+__attribute__((noinline)) static void round1(v8 *x, const uint64_t *k)
+{
+    BS_PRESENT_SBOX_LAYER(v8, x, k, 1);
+}
+
+__attribute__((noinline)) static void round2(v8 *x, const uint64_t *k)
+{
+    BS_PRESENT_SBOX_LAYER(v8, x, k, 2);
+}
+
+/* x packed (layout above) -> 31 rounds and the last key -> y[i] = logical bit i. */
+static void rounds(v8 *y, v8 *x, const uint64_t *rk)
+{
+    for (unsigned r = 0; r < 30; r += 3) {
+        round0(x, rk + 64 * r);
+        round1(x, rk + 64 * (r + 1));
+        round2(x, rk + 64 * (r + 2));
+    }
+    round0(x, rk + 64 * 30);
+    rk += 64 * 31;
+    for (unsigned i = 0; i < 64; i++)
+        y[i] = x[BS_PRESENT_POS(1, i)] ^ rk[BS_PRESENT_POS(1, i)];
+}
+
+/* One pass: x[l] = blocks 8l..8l+7 as integers in; out = E(x) ^ in (in NULL: E(x)). */
+static void pass(const bs_key_schedule *ks, v8 *x, v8 *y, const uint8_t *in, uint8_t *out)
+{
+    bs_v8_transpose64(x, y);
+    rounds(y, x, ks->w);
+    bs_v8_transpose64(y, x);
+    for (unsigned l = 0; l < 64; l++) {
+        v8 c = bs_v8_bswap64(y[l]);
+        if (in != NULL)
+            c ^= bs_v8_load(in + 64 * l);
+        bs_v8_store(out + 64 * l, c);
+    }
+}
+
+static void present_wide_encrypt(const bs_block_cipher *narrow, const bs_key_schedule *ks,
+                                 uint8_t *out, const uint8_t *in, size_t nblocks)
+{
+    BS_ALIGN(64) v8 x[64];
+    BS_ALIGN(64) v8 y[64];
+    while (nblocks >= WIDE_MIN) {
+        uint8_t buf[512 * 8];
+        const size_t n = nblocks < 512 ? nblocks : 512;
+        const uint8_t *src = in;
+        if (n < 512) {
+            memcpy(buf, in, n * 8);
+            memset(buf + n * 8, 0, (512 - n) * 8);
+            src = buf;
+        }
+        for (unsigned l = 0; l < 64; l++)
+            x[l] = bs_v8_bswap64(bs_v8_load(src + 64 * l));
+        pass(ks, x, y, NULL, n < 512 ? buf : out);
+        if (n < 512) {
+            memcpy(out, buf, n * 8);
+            bs_v8_wipe(buf, sizeof buf);
+        }
+        in += n * 8;
+        out += n * 8;
+        nblocks -= n;
+    }
+    bs_v8_wipe(x, sizeof x);
+    bs_v8_wipe(y, sizeof y);
+    if (nblocks > 0)
+        narrow->encrypt(ks, out, in, nblocks);
+}
+
+static void present_wide_ctr32(const bs_block_cipher *narrow, const bs_key_schedule *ks,
+                               const uint8_t *counter, const uint8_t *in, uint8_t *out,
+                               size_t nblocks)
+{
+    BS_ALIGN(64) v8 x[64];
+    BS_ALIGN(64) v8 y[64];
+    const uint64_t c0 = bs_load_be64(counter);
+    const uint64_t hi = c0 & 0xffffffff00000000ULL;
+    uint32_t lo = (uint32_t)c0;
+    const v8 lane = {0, 1, 2, 3, 4, 5, 6, 7};
+    while (nblocks >= 512) {
+        for (unsigned l = 0; l < 64; l++)
+            x[l] = hi | ((lo + 8 * l + lane) & 0xffffffffULL);
+        pass(ks, x, y, in, out);
+        lo += 512;
+        if (in != NULL)
+            in += 512 * 8;
+        out += 512 * 8;
+        nblocks -= 512;
+    }
+    bs_v8_wipe(x, sizeof x);
+    bs_v8_wipe(y, sizeof y);
+    if (nblocks > 0) {
+        /* The tail: counters written out, through encrypt (wide or narrow), then XORed. */
+        uint8_t buf[512 * 8];
+        for (size_t i = 0; i < nblocks; i++)
+            bs_store_be64(buf + 8 * i, hi | (uint32_t)(lo + i));
+        present_wide_encrypt(narrow, ks, buf, buf, nblocks);
+        for (size_t i = 0; i < nblocks * 8; i++)
+            out[i] = (uint8_t)(buf[i] ^ (in != NULL ? in[i] : 0));
+        bs_v8_wipe(buf, sizeof buf);
+    }
+}
+
+static void p80_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in, size_t n)
+{
+    present_wide_encrypt(&bs_present80_bs64, ks, out, in, n);
+}
+
+static void p128_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in, size_t n)
+{
+    present_wide_encrypt(&bs_present128_bs64, ks, out, in, n);
+}
+
+static void p80_ctr32(const bs_key_schedule *ks, const uint8_t *ctr, const uint8_t *in,
+                      uint8_t *out, size_t n)
+{
+    present_wide_ctr32(&bs_present80_bs64, ks, ctr, in, out, n);
+}
+
+static void p128_ctr32(const bs_key_schedule *ks, const uint8_t *ctr, const uint8_t *in,
+                       uint8_t *out, size_t n)
+{
+    present_wide_ctr32(&bs_present128_bs64, ks, ctr, in, out, n);
+}
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+/* The key schedule is bs64's (it is what the narrow path runs on). */
+static void p80_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
+    bs_present80_bs64.set_key(ks, key);
+}
+
+static void p128_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
+    bs_present128_bs64.set_key(ks, key);
+}
+
+const bs_block_cipher bs_present80_avx512 = {
+    "PRESENT-80", "avx512", 10, 8, 64, p80_set_key, p80_encrypt,
+};
+const bs_block_cipher bs_present128_avx512 = {
+    "PRESENT-128", "avx512", 16, 8, 64, p128_set_key, p128_encrypt,
+};
+const bs_ctr32_fn bs_present80_avx512_ctr32 = p80_ctr32;
+const bs_ctr32_fn bs_present128_avx512_ctr32 = p128_ctr32;
+
+#endif
