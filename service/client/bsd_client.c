@@ -13,7 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bsd_verify.h"
 
 /* Answers that arrived while the caller waited for another one. */
 #define BSD_CLIENT_PARKED 64
@@ -507,6 +506,18 @@ int bsd_client_close_session(bsd_client *c, uint32_t session)
     return r;
 }
 
+static int bench_unchecked;
+
+void bsd_client_bench_set_unchecked(int on)
+{
+    __atomic_store_n(&bench_unchecked, on != 0, __ATOMIC_RELAXED);
+}
+
+int bsd_client_bench_unchecked(void)
+{
+    return __atomic_load_n(&bench_unchecked, __ATOMIC_RELAXED);
+}
+
 int bsd_client_keystream_submit(bsd_client *c, uint32_t session, const uint8_t *counter,
                                 size_t counter_len, uint64_t nblocks, uint64_t shm_offset,
                                 uint32_t *req_id)
@@ -516,7 +527,7 @@ int bsd_client_keystream_submit(bsd_client *c, uint32_t session, const uint8_t *
     bsd_keystream_req m;
     memset(&m, 0, sizeof m);
     m.session = session;
-    m.flags = bsd_verify_bench_unchecked() ? BSD_KS_UNCHECKED : 0;
+    m.flags = bsd_client_bench_unchecked() ? BSD_KS_UNCHECKED : 0;
     m.shm_offset = shm_offset;
     m.nblocks = nblocks;
     memcpy(m.counter, counter, counter_len);

@@ -75,6 +75,13 @@ int bsd_client_status(bsd_client *c, char *out, size_t len);
 /* Low level, for tests: sends raw bytes on the socket, with an optional fd in SCM_RIGHTS. */
 int bsd_client_send_raw(bsd_client *c, const void *buf, size_t len, int fd);
 
+/*
+ * BENCHMARK ONLY (bsd_verify_bench_set_unchecked, bsd_verify.h): KEYSTREAM requests of this
+ * process ask for unchecked windows (no poison, no digest).
+ */
+void bsd_client_bench_set_unchecked(int on);
+int bsd_client_bench_unchecked(void);
+
 #ifdef __cplusplus
 }
 #endif
