@@ -34,6 +34,8 @@ void bsd_config_defaults(bsd_config *c)
     c->max_inflight_jobs = 4096;
     c->max_inflight_batches = 2;
     c->read_timeout_ms = 5000;
+    c->hello_timeout_ms = 5000;
+    c->idle_timeout_ms = 600000;
     c->batch_deadline_us = 200;
     c->batch_max_bytes = (uint64_t)32 << 20;
     c->batch_max_requests = 256;
@@ -112,6 +114,10 @@ int bsd_config_set(bsd_config *c, const char *key, const char *v, char *err, siz
     } nums[] = {
         {"threads", 0, 256, 0, &c->threads},
         {"max_clients", 1, 65536, 0, &c->max_clients},
+        {"max_clients_per_uid", 0, 65536, 0, &c->max_clients_per_uid},
+        {"max_sessions_per_uid", 0, 65536, 0, &c->max_sessions_per_uid},
+        {"hello_timeout_ms", 1, 3600000, 0, &c->hello_timeout_ms},
+        {"idle_timeout_ms", 0, 86400000, 0, &c->idle_timeout_ms},
         {"max_sessions_per_client", 1, 1024, 0, &c->max_sessions_per_client},
         {"max_sessions_total", 1, 65536, 0, &c->max_sessions_total},
         {"max_request_bytes", 32, (uint64_t)1 << 36, 1, &c->max_request_bytes},

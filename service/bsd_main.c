@@ -172,6 +172,7 @@ int main(int argc, char **argv)
         BSD_WARN("memlock", "locked=0 reason=\"mlock failed; keys may be swapped\"");
     d->backend = bsd_backend_create(d->cfg.backend, d->loop, d->cfg.threads);
     d->on_request = bsd_handle_request;
+    d->on_close = bsd_handle_conn_closed;
     if (d->backend == NULL || bsd_batcher_init(&d->batcher, d->loop, &d->cfg, d->backend, &d->stats,
                                                bsd_handle_job_done, maybe_finish, d) != 0) {
         BSD_ERR("start", "reason=\"backend or batcher init failed\"");
