@@ -221,7 +221,9 @@ static char *trim(char *s)
 
 int bsd_config_load(bsd_config *c, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
+    /* "-": the settings come on standard input (e.g. from a here-document or a pipe). */
+    const int from_stdin = strcmp(path, "-") == 0;
+    FILE *f = from_stdin ? stdin : fopen(path, "r");
     if (f == NULL) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
@@ -250,6 +252,7 @@ int bsd_config_load(bsd_config *c, const char *path, char *err, size_t errlen)
             rc = -1;
         }
     }
-    fclose(f);
+    if (!from_stdin)
+        fclose(f);
     return rc;
 }
