@@ -105,6 +105,12 @@ extern const bs_block_cipher *const bs_block_ciphers[];
  * (bs_cpu.h: the best the CPU has, capped by $BITSLICE_CPU); NULL if absent.
  */
 const bs_block_cipher *bs_block_cipher_by_name(const char *name);
+/*
+ * The same for any name the OpenSSL provider accepts (docs/spec/algorithms.md): the block
+ * cipher of "PRESENT-80-CTR", "PRESENT80-CTR", "PRESENT-CTR" (PRESENT-128), "gift-ctr",
+ * "RIJNDAEL256-GCM" ..., or a block-cipher name itself; NULL if none.
+ */
+const bs_block_cipher *bs_block_cipher_by_any_name(const char *name);
 
 /* Overwrites n bytes in a way the compiler may not remove. */
 void bs_wipe(void *p, size_t n);

@@ -119,3 +119,38 @@ const bs_block_cipher *bs_block_cipher_by_name(const char *name)
     }
     return NULL;
 }
+
+/* Provider names: a mode suffix, an optional hyphen between family and size, family aliases. */
+const bs_block_cipher *bs_block_cipher_by_any_name(const char *name)
+{
+    static const char *const family_default[][2] = {
+        {"PRESENT", "PRESENT-128"},
+        {"GIFT", "GIFT-128"},
+        {"SKINNY", "SKINNY-128-384"},
+        {"SPEEDY", "SPEEDY-7-192"},
+    };
+    const bs_block_cipher *c = bs_block_cipher_by_name(name);
+    char buf[40];
+    size_t n = strlen(name);
+    if (c != NULL || n + 2 > sizeof buf)
+        return c;
+    for (size_t i = 0; i <= n; i++)
+        buf[i] = name[i] >= 'a' && name[i] <= 'z' ? (char)(name[i] - 'a' + 'A') : name[i];
+    if (n > 4 && (strcmp(buf + n - 4, "-CTR") == 0 || strcmp(buf + n - 4, "-GCM") == 0))
+        buf[n -= 4] = 0;
+    if ((c = bs_block_cipher_by_name(buf)) != NULL)
+        return c;
+    /* "PRESENT128" -> "PRESENT-128", "SPEEDY7-192" -> "SPEEDY-7-192". */
+    size_t k = 0;
+    while (buf[k] >= 'A' && buf[k] <= 'Z')
+        k++;
+    if (k > 0 && buf[k] >= '0' && buf[k] <= '9') {
+        memmove(buf + k + 1, buf + k, n - k + 1);
+        buf[k] = '-';
+        return bs_block_cipher_by_name(buf);
+    }
+    for (size_t i = 0; i < sizeof family_default / sizeof family_default[0]; i++)
+        if (strcmp(buf, family_default[i][0]) == 0)
+            return bs_block_cipher_by_name(family_default[i][1]);
+    return NULL;
+}

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const struct {
@@ -117,6 +118,7 @@ typedef struct bsks_worker {
     const bsks_search *s;
     uint64_t first, last, step;
     atomic_int *found;
+    atomic_uint *done; /* workers finished, for the progress display */
     uint64_t tried;
     int hit;
     uint8_t key[16];
@@ -137,7 +139,8 @@ static void *bsks_work(void *arg)
             bsks_kwtab_make_u64(&tab, &w->s->pb, qbase);
         }
         uint64_t hit = bsks_chunk_tab_u64(&w->s->pb, &tab, (uint32_t)(q & tmask));
-        w->tried += 64;
+        /* Read by the progress display while this runs. */
+        __atomic_store_n(&w->tried, w->tried + 64, __ATOMIC_RELAXED);
         while (hit != 0) {
             const unsigned lane = (unsigned)__builtin_ctzll(hit);
             hit &= hit - 1;
@@ -151,8 +154,30 @@ static void *bsks_work(void *arg)
     return NULL;
 }
 
+/* A worker thread: its share, then one more done. */
+static void *bsks_thread(void *arg)
+{
+    bsks_work(arg);
+    atomic_fetch_add(((bsks_worker *)arg)->done, 1);
+    return NULL;
+}
+
+void bsks_part(const bsks_search *s, unsigned lanes_log2, uint64_t k, uint64_t n, uint64_t *first,
+               uint64_t *last)
+{
+    const unsigned __int128 c = bsks_chunks(s, lanes_log2);
+    *first = (uint64_t)(c * k / n);
+    *last = (uint64_t)(c * (k + 1) / n);
+}
+
 int bsks_search_cpu(const bsks_search *s, unsigned threads, uint64_t first, uint64_t last,
                     uint8_t *key, uint64_t *tried)
+{
+    return bsks_search_cpu_progress(s, threads, first, last, key, tried, NULL, NULL);
+}
+
+int bsks_search_cpu_progress(const bsks_search *s, unsigned threads, uint64_t first, uint64_t last,
+                             uint8_t *key, uint64_t *tried, bsks_progress_fn fn, void *arg)
 {
     enum { MAX_THREADS = 256 };
     if (threads == 0) {
@@ -170,7 +195,10 @@ int bsks_search_cpu(const bsks_search *s, unsigned threads, uint64_t first, uint
         return -1;
     }
     atomic_int found;
+    atomic_uint done;
+    unsigned nstarted = 0;
     atomic_init(&found, 0);
+    atomic_init(&done, 0);
     for (unsigned t = 0; t < threads; t++) {
         memset(&w[t], 0, sizeof w[t]);
         w[t].s = s;
@@ -178,7 +206,24 @@ int bsks_search_cpu(const bsks_search *s, unsigned threads, uint64_t first, uint
         w[t].last = last;
         w[t].step = threads;
         w[t].found = &found;
-        started[t] = t != 0 && pthread_create(&w[t].tid, NULL, bsks_work, &w[t]) == 0;
+        w[t].done = &done;
+        started[t] =
+            (t != 0 || fn != NULL) && pthread_create(&w[t].tid, NULL, bsks_thread, &w[t]) == 0;
+        nstarted += (unsigned)started[t];
+    }
+    if (fn != NULL) {
+        /* Every worker is a thread: this one reports until they are all done. */
+        for (;;) {
+            uint64_t sum = 0;
+            for (unsigned t = 0; t < threads; t++)
+                sum += __atomic_load_n(&w[t].tried, __ATOMIC_RELAXED);
+            const int all_done = atomic_load(&done) == nstarted;
+            fn(sum, arg);
+            if (all_done)
+                break;
+            struct timespec ts = {0, 200 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
     }
     /* Thread 0's share, and that of any thread that did not start, run here. */
     for (unsigned t = 0; t < threads; t++)

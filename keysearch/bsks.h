@@ -52,11 +52,35 @@ int bsks_search_cpu(const bsks_search *s, unsigned threads, uint64_t first, uint
                     uint8_t *key, uint64_t *tried);
 
 /*
- * CUDA search on device `device` over all candidates (keysearch/bsks_cuda.cu; only in CUDA builds).
+ * Called about every 200 ms during a search with the candidates covered so far (for a progress
+ * display); NULL for none.
+ */
+typedef void (*bsks_progress_fn)(uint64_t tried, void *arg);
+
+/* bsks_search_cpu with a progress callback (the calling thread then only watches). */
+int bsks_search_cpu_progress(const bsks_search *s, unsigned threads, uint64_t first, uint64_t last,
+                             uint8_t *key, uint64_t *tried, bsks_progress_fn fn, void *arg);
+
+/*
+ * Slice k of n (0 <= k < n) of the search's chunks of 2^lanes_log2 candidates: chunks
+ * [*first, *last). The n slices are disjoint, cover every chunk once, and differ in size by one
+ * chunk at most, for any n (a slice may be empty when n exceeds the chunks).
+ */
+void bsks_part(const bsks_search *s, unsigned lanes_log2, uint64_t k, uint64_t n, uint64_t *first,
+               uint64_t *last);
+
+/*
+ * CUDA search on device `device` over all candidates (keysearch/bsks_cuda.cu; only in CUDA
+ * builds).
  * 1 found, 0 not found, negative on a CUDA error (message in err).
  */
 int bsks_search_cuda(const bsks_search *s, int device, uint8_t *key, uint64_t *tried, char *err,
                      size_t errlen);
+
+/* The same over chunks [first, last) of 32 candidates, with an optional progress callback. */
+int bsks_search_cuda_range(const bsks_search *s, int device, uint64_t first, uint64_t last,
+                           uint8_t *key, uint64_t *tried, bsks_progress_fn fn, void *arg, char *err,
+                           size_t errlen);
 
 /* Which build of the CUDA kernels bsks_search_cuda uses: 0 (default) or 1, the register-capped
  * launch bounds (PRESENT-80 __launch_bounds__(128, 3), the others (64, 6)); for the bench. */

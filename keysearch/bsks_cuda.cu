@@ -193,17 +193,24 @@ extern "C" void bsks_cuda_kernel_attr(int c, unsigned v, bsks_kernel_attr *a)
 extern "C" int bsks_search_cuda(const bsks_search *s, int device, uint8_t *key, uint64_t *tried,
                                 char *err, size_t errlen)
 {
+    return bsks_search_cuda_range(s, device, 0, bsks_chunks(s, 5), key, tried, NULL, NULL, err,
+                                  errlen);
+}
+
+extern "C" int bsks_search_cuda_range(const bsks_search *s, int device, uint64_t begin,
+                                      uint64_t total, uint8_t *key, uint64_t *tried,
+                                      bsks_progress_fn fn, void *arg, char *err, size_t errlen)
+{
     int rc = 0;
     unsigned long long *dhits = NULL, hhits[2 * BSKS_MAX_HITS];
     unsigned *dn = NULL, hn = 0;
-    const uint64_t total = bsks_chunks(s, 5);
     *tried = 0;
     BSKS_CHECK(cudaSetDevice(device));
     BSKS_CHECK(cudaMemcpyToSymbol(bsks_cpb, &s->pb, sizeof s->pb));
 
     BSKS_CHECK(cudaMalloc((void **)&dhits, sizeof hhits));
     BSKS_CHECK(cudaMalloc((void **)&dn, sizeof hn));
-    for (uint64_t first = 0; first < total && rc == 0;) {
+    for (uint64_t first = begin; first < total && rc == 0;) {
         const uint64_t end = total - first < BSKS_SLICE ? total : first + BSKS_SLICE;
         BSKS_CHECK(cudaMemset(dn, 0, sizeof hn));
         BSKS_CHECK(bsks_launch(&s->pb, first, end, dhits, dn));
@@ -226,6 +233,8 @@ extern "C" int bsks_search_cuda(const bsks_search *s, int device, uint8_t *key, 
             }
         }
         first = end;
+        if (fn != NULL)
+            fn(*tried, arg);
     }
 out:
     cudaFree(dhits);

@@ -9,11 +9,11 @@ packages=(
   # tests (bc: bench/service/enc3.sh)
   valgrind util-linux procps xxd bc
   # packaging: man pages (scdoc), Debian packages and their check, unit files (systemd-analyze)
-  scdoc debhelper dpkg-dev fakeroot lintian systemd
+  scdoc build-essential debhelper dpkg-dev fakeroot lintian systemd
   # plots of the benchmark tables (bench/plot/)
   gnuplot-nox
   # sharded key search: a one-node Slurm and GNU parallel (scripts/test.d/80-shards.sh)
-  slurmctld slurmd slurm-client munge parallel
+  slurmctld slurmd slurm-client munge parallel iproute2
   # embedded: cross toolchains, C library, QEMU
   gcc-arm-none-eabi picolibc-arm-none-eabi gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
   qemu-system-arm qemu-system-misc binutils-arm-none-eabi

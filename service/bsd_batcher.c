@@ -195,6 +195,44 @@ void bsd_batcher_flush_all(bsd_batcher *b)
     try_flush(b);
 }
 
+size_t bsd_batcher_cancel(bsd_batcher *b, int (*match)(const bsd_job *job, const void *arg),
+                          const void *arg)
+{
+    size_t n = 0;
+    for (int i = 0; i < BSD_MAX_CIPHERS; i++) {
+        bsd_pending *p = &b->pend[i];
+        bsd_job *keep = NULL, *tail = NULL, *gone = NULL;
+        for (bsd_job *j = p->head, *next; j != NULL; j = next) {
+            next = j->next;
+            if (match(j, arg)) {
+                p->njobs--;
+                p->nblocks -= j->nblocks;
+                p->bytes -= j->nblocks * j->cipher->block_len;
+                j->next = gone;
+                gone = j;
+                continue;
+            }
+            j->next = NULL;
+            if (tail != NULL)
+                tail->next = j;
+            else
+                keep = j;
+            tail = j;
+        }
+        p->head = keep;
+        p->tail = tail;
+        p->first_ns = keep != NULL ? keep->enqueued_ns : 0;
+        for (bsd_job *j = gone, *next; j != NULL; j = next) {
+            next = j->next;
+            b->job_done(b->arg, j, -ECANCELED);
+            n++;
+        }
+    }
+    if (n > 0)
+        rearm(b, bsd_now_ns());
+    return n;
+}
+
 size_t bsd_batcher_queued_jobs(const bsd_batcher *b)
 {
     size_t n = 0;

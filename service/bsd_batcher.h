@@ -54,6 +54,12 @@ int bsd_batcher_add(bsd_batcher *b, bsd_job *job);
 /* Flushes everything pending, deadlines aside (shutdown). */
 void bsd_batcher_flush_all(bsd_batcher *b);
 size_t bsd_batcher_queued_jobs(const bsd_batcher *b);
+/*
+ * Takes the pending jobs (not yet handed to the backend) for which match(job, arg) says so out
+ * of the queues and hands each to job_done with -ECANCELED. Returns how many.
+ */
+size_t bsd_batcher_cancel(bsd_batcher *b, int (*match)(const bsd_job *job, const void *arg),
+                          const void *arg);
 void bsd_batcher_close(bsd_batcher *b);
 
 #endif

@@ -34,6 +34,8 @@ void bsd_config_defaults(bsd_config *c)
     c->max_inflight_jobs = 4096;
     c->max_inflight_batches = 2;
     c->read_timeout_ms = 5000;
+    c->hello_timeout_ms = 5000;
+    c->idle_timeout_ms = 600000;
     c->batch_deadline_us = 200;
     c->batch_max_bytes = (uint64_t)32 << 20;
     c->batch_max_requests = 256;
@@ -112,6 +114,10 @@ int bsd_config_set(bsd_config *c, const char *key, const char *v, char *err, siz
     } nums[] = {
         {"threads", 0, 256, 0, &c->threads},
         {"max_clients", 1, 65536, 0, &c->max_clients},
+        {"max_clients_per_uid", 0, 65536, 0, &c->max_clients_per_uid},
+        {"max_sessions_per_uid", 0, 65536, 0, &c->max_sessions_per_uid},
+        {"hello_timeout_ms", 1, 3600000, 0, &c->hello_timeout_ms},
+        {"idle_timeout_ms", 0, 86400000, 0, &c->idle_timeout_ms},
         {"max_sessions_per_client", 1, 1024, 0, &c->max_sessions_per_client},
         {"max_sessions_total", 1, 65536, 0, &c->max_sessions_total},
         {"max_request_bytes", 32, (uint64_t)1 << 36, 1, &c->max_request_bytes},
@@ -215,7 +221,9 @@ static char *trim(char *s)
 
 int bsd_config_load(bsd_config *c, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
+    /* "-": the settings come on standard input (e.g. from a here-document or a pipe). */
+    const int from_stdin = strcmp(path, "-") == 0;
+    FILE *f = from_stdin ? stdin : fopen(path, "r");
     if (f == NULL) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
@@ -244,6 +252,7 @@ int bsd_config_load(bsd_config *c, const char *path, char *err, size_t errlen)
             rc = -1;
         }
     }
-    fclose(f);
+    if (!from_stdin)
+        fclose(f);
     return rc;
 }

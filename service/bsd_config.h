@@ -20,6 +20,12 @@ typedef struct bsd_config {
     char backend[16]; /* "cpu" */
     unsigned threads; /* CPU backend workers; 0: one per online CPU */
     unsigned max_clients;
+    /* Fair share between allowed users: 0 means three quarters of max_clients / of the key
+     * slots, so one uid can never take everything. */
+    unsigned max_clients_per_uid;
+    unsigned max_sessions_per_uid;
+    unsigned hello_timeout_ms; /* a connection must say HELLO within this */
+    unsigned idle_timeout_ms;  /* closed after this long without a request or a job; 0: never */
     unsigned max_sessions_per_client;
     unsigned max_sessions_total; /* slots in the locked key pool */
     uint64_t max_request_bytes;  /* one KEYSTREAM */

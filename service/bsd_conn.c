@@ -173,6 +173,7 @@ static void process_input(bsd_conn *c)
             bsd_conn_fatal_error(c, id, (uint32_t)-r);
             break;
         }
+        c->active_ns = bsd_now_ns();
         c->d->on_request(c, &req);
         /* A request may carry a key: wipe both copies. */
         explicit_bzero(&req, sizeof req);
@@ -265,6 +266,9 @@ void bsd_conn_close(bsd_conn *c, const char *why)
     c->closing = 1;
     BSD_INFO("disconnect", "conn=%u pid=%d reason=%s inflight=%u", c->cid, (int)c->pid, why,
              c->inflight);
+    /* Its jobs not yet on the backend are dropped, not computed for nobody. */
+    if (c->d->on_close != NULL)
+        c->d->on_close(c);
     /* Keys go now unless a job still uses them; then its completion wipes them. */
     while (c->nsessions > 0)
         bsd_conn_drop_session(c, c->nsessions - 1);
@@ -300,6 +304,7 @@ bsd_conn *bsd_conn_new(bsd_daemon *d, int fd, const struct ucred *cred)
     c->uid = cred->uid;
     c->gid = cred->gid;
     c->pid = cred->pid;
+    c->opened_ns = c->active_ns = bsd_now_ns();
     c->poll.data = c;
     c->next = d->conns;
     if (d->conns != NULL)
@@ -328,11 +333,22 @@ static void on_tick(uv_timer_t *t)
     bsd_daemon *d = (bsd_daemon *)t->data;
     uint64_t now = bsd_now_ns();
     uint64_t limit = (uint64_t)d->cfg.read_timeout_ms * 1000000u;
+    uint64_t hello = (uint64_t)d->cfg.hello_timeout_ms * 1000000u;
+    uint64_t idle = (uint64_t)d->cfg.idle_timeout_ms * 1000000u;
     for (bsd_conn *c = d->conns, *next; c != NULL; c = next) {
         next = c->next;
-        if (!c->closing && !c->close_after_flush && c->in_len > 0 &&
-            now - c->partial_since_ns > limit)
+        if (c->closing || c->close_after_flush)
+            continue;
+        if (c->in_len > 0 && now - c->partial_since_ns > limit) {
             bsd_conn_fatal_error(c, 0, BSD_E_TIMEOUT);
+        } else if (!c->hello_done && now - c->opened_ns > hello) {
+            /* Connected and never said HELLO: it holds a client slot for nothing. */
+            BSD_INFO("timeout", "conn=%u uid=%u reason=no_hello", c->cid, (unsigned)c->uid);
+            bsd_conn_fatal_error(c, 0, BSD_E_TIMEOUT);
+        } else if (idle != 0 && c->inflight == 0 && c->in_len == 0 && now - c->active_ns > idle) {
+            BSD_INFO("timeout", "conn=%u uid=%u reason=idle", c->cid, (unsigned)c->uid);
+            bsd_conn_fatal_error(c, 0, BSD_E_TIMEOUT);
+        }
     }
 }
 

@@ -51,8 +51,9 @@ typedef struct bsd_conn {
     pid_t pid;
     uint8_t in[BSD_IN_BUF];
     size_t in_len;
-    uint64_t partial_since_ns; /* when the first byte of the incomplete frame arrived */
-    int pending_fd;            /* an fd received by SCM_RIGHTS, waiting for MAP_SHM */
+    uint64_t partial_since_ns;     /* when the first byte of the incomplete frame arrived */
+    uint64_t opened_ns, active_ns; /* accepted; last request or job completion */
+    int pending_fd;                /* an fd received by SCM_RIGHTS, waiting for MAP_SHM */
     uint8_t *out;
     size_t out_len, out_off, out_cap;
     bsd_session **sessions;

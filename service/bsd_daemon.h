@@ -40,6 +40,8 @@ typedef struct bsd_daemon {
     bsd_stats stats;
     /* Each decoded request of a connection (bsd_handlers.c: bsd_handle_request). */
     void (*on_request)(struct bsd_conn *c, bsd_request *r);
+    /* Each connection that closes (bsd_handlers.c: its queued jobs are cancelled). */
+    void (*on_close)(struct bsd_conn *c);
     int listen_fd;
     int socket_activated;
     int unlink_on_exit;

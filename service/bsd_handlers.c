@@ -130,6 +130,19 @@ static void handle_open(bsd_conn *c, bsd_request *r)
         bsd_conn_send_error(c, id, BSD_E_TOO_MANY_SESSIONS, "max_sessions_per_client reached");
         return;
     }
+    /* Fair share: one uid never holds every key slot (the others keep a quarter at least). */
+    unsigned cap = d->cfg.max_sessions_per_uid != 0
+                       ? d->cfg.max_sessions_per_uid
+                       : d->cfg.max_sessions_total - d->cfg.max_sessions_total / 4;
+    unsigned mine = 0;
+    for (const bsd_conn *o = d->conns; o != NULL; o = o->next)
+        if (!o->closing && o->uid == c->uid)
+            mine += o->nsessions;
+    if (mine >= cap) {
+        d->stats.per_uid_refusals++;
+        bsd_conn_send_error(c, id, BSD_E_TOO_MANY_SESSIONS, "max_sessions_per_uid reached");
+        return;
+    }
     unsigned slot;
     bs_key_schedule *ks = bsd_keypool_get(&d->keys, &slot);
     bsd_session *s = ks == NULL ? NULL : (bsd_session *)calloc(1, sizeof *s);
@@ -257,7 +270,10 @@ void bsd_handle_job_done(void *arg, bsd_job *job, int status)
     c->inflight--;
     d->inflight_jobs--;
     uint64_t digest = 0, unwritten = 0;
-    if (status == 0 && bsd_job_verdict(job, &digest, &unwritten) != 0) {
+    c->active_ns = bsd_now_ns();
+    if (status == -ECANCELED) {
+        /* Its connection closed before the job reached the backend: nothing to answer. */
+    } else if (status == 0 && bsd_job_verdict(job, &digest, &unwritten) != 0) {
         /* Words still hold this request's poison: the backend did not write them. */
         d->stats.integrity_unwritten_jobs++;
         BSD_ERR("integrity",
@@ -310,6 +326,19 @@ static void handle_report(bsd_conn *c, const bsd_request *r)
             m->kind == BSD_REPORT_DIGEST ? "client: window digest mismatch"
                                          : "client: block recomputed in-process differs");
     bsd_conn_send(c, BSD_OP_REPORT | BSD_OP_REPLY, r->hdr.id, NULL, 0);
+}
+
+static int job_of_conn(const bsd_job *job, const void *conn)
+{
+    return ((const ks_job *)job)->conn == (const bsd_conn *)conn;
+}
+
+void bsd_handle_conn_closed(bsd_conn *c)
+{
+    size_t n = bsd_batcher_cancel(&c->d->batcher, job_of_conn, c);
+    c->d->stats.cancelled_jobs += n;
+    if (n > 0)
+        BSD_INFO("cancel", "conn=%u queued_jobs=%zu reason=\"connection closed\"", c->cid, n);
 }
 
 void bsd_handle_request(bsd_conn *c, bsd_request *r)

@@ -10,6 +10,8 @@
 
 /* One decoded request (the daemon's on_request). */
 void bsd_handle_request(bsd_conn *c, bsd_request *r);
+/* A connection closed (the daemon's on_close): its jobs still queued are cancelled. */
+void bsd_handle_conn_closed(bsd_conn *c);
 /* The batcher's job_done (arg: the daemon): answers KEYSTREAM, or ERROR INTERNAL on failure. */
 void bsd_handle_job_done(void *arg, bsd_job *job, int status);
 

@@ -92,6 +92,20 @@ static void accept_one(bsd_daemon *d, int fd)
                d->draining ? "daemon is draining" : "max_clients reached");
         return;
     }
+    /* Fair share: one uid never takes every client slot (the others keep a quarter at least). */
+    unsigned cap = d->cfg.max_clients_per_uid != 0 ? d->cfg.max_clients_per_uid
+                                                   : d->cfg.max_clients - d->cfg.max_clients / 4;
+    unsigned mine = 0;
+    for (const bsd_conn *o = d->conns; o != NULL; o = o->next)
+        mine += !o->closing && o->uid == cred.uid;
+    if (mine >= (cap > 0 ? cap : 1)) {
+        BSD_WARN("refused", "reason=max_clients_per_uid uid=%u pid=%d", (unsigned)cred.uid,
+                 (int)cred.pid);
+        d->stats.per_uid_refusals++;
+        bsd_stats_error(&d->stats, BSD_E_BUSY);
+        refuse(fd, BSD_E_BUSY, "max_clients_per_uid reached");
+        return;
+    }
     bsd_conn_new(d, fd, &cred);
 }
 

@@ -15,14 +15,31 @@
 #include "bsd_listen.h"
 #include "bsd_log.h"
 
+#ifndef BS_VERSION
+#define BS_VERSION "unknown"
+#endif
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bitsliced [--config FILE] [--socket PATH] [--set KEY=VALUE]... [--check]\n"
-               "  --config FILE     settings (see conf/bitsliced.conf)\n"
-               "  --socket PATH     listening socket (default $XDG_RUNTIME_DIR/bitslice/"
-               "bitsliced.sock)\n"
-               "  --set KEY=VALUE   one setting, applied after the file\n"
-               "  --check           validate the settings and exit\n");
+    bsd_config d;
+    bsd_config_defaults(&d);
+    fprintf(f,
+            "usage: bitsliced [--config FILE] [--socket PATH] [--set KEY=VALUE]... [--check]\n"
+            "       bitsliced --help | --version\n"
+            "The bitslice keystream daemon (bitsliced(8)).\n"
+            "  --config FILE     settings, key = value lines ('-': standard input); every key and\n"
+            "                    its default: the example bitsliced.conf\n"
+            "  --socket PATH     listening socket (default %s:\n"
+            "                    $XDG_RUNTIME_DIR/bitslice/bitsliced.sock, else\n"
+            "                    /run/bitslice/bitsliced.sock; systemd socket activation wins)\n"
+            "  --set KEY=VALUE   one setting, applied after the file\n"
+            "  --check           validate the settings, print the main ones and exit\n"
+            "Defaults: backend=%s threads=%u (0: one per CPU) max_clients=%u "
+            "max_sessions_total=%u\n"
+            "          batch_deadline_us=%u batch_max_requests=%u memlock=try log_level=info\n"
+            "Allowed peers by default: the daemon's own uid only (allow_uids, allow_gids).\n",
+            d.socket_path, d.backend, d.threads, d.max_clients, d.max_sessions_total,
+            d.batch_deadline_us, d.batch_max_requests);
 }
 
 static void walk_close(uv_handle_t *h, void *arg)
@@ -104,6 +121,21 @@ int main(int argc, char **argv)
     char err[512];
     int check_only = 0;
     bsd_config_defaults(&d->cfg);
+    /* --help and --version win over everything else, even an unreadable config. */
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0) {
+            printf("bitsliced %s\n", BS_VERSION);
+            return 0;
+        }
+        if ((strcmp(argv[i], "--config") == 0 || strcmp(argv[i], "--socket") == 0 ||
+             strcmp(argv[i], "--set") == 0) &&
+            i + 1 < argc)
+            i++;
+    }
     /* The config file first, then the flags that override it. */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
@@ -115,7 +147,7 @@ int main(int argc, char **argv)
     }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--config") == 0) {
+        if (strcmp(a, "--config") == 0 && i + 1 < argc) {
             i++;
         } else if (strcmp(a, "--socket") == 0 && i + 1 < argc) {
             if (bsd_config_set(&d->cfg, "socket", argv[++i], err, sizeof err) != 0) {
@@ -137,11 +169,14 @@ int main(int argc, char **argv)
             }
         } else if (strcmp(a, "--check") == 0) {
             check_only = 1;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 0;
         } else {
-            usage(stderr);
+            const int known =
+                strcmp(a, "--config") == 0 || strcmp(a, "--socket") == 0 || strcmp(a, "--set") == 0;
+            fprintf(stderr, "bitsliced: %s '%s'\nRun 'bitsliced --help' for the options.\n",
+                    known         ? "missing argument of"
+                    : a[0] == '-' ? "unknown option"
+                                  : "unexpected argument",
+                    a);
             return 2;
         }
     }
@@ -172,6 +207,7 @@ int main(int argc, char **argv)
         BSD_WARN("memlock", "locked=0 reason=\"mlock failed; keys may be swapped\"");
     d->backend = bsd_backend_create(d->cfg.backend, d->loop, d->cfg.threads);
     d->on_request = bsd_handle_request;
+    d->on_close = bsd_handle_conn_closed;
     if (d->backend == NULL || bsd_batcher_init(&d->batcher, d->loop, &d->cfg, d->backend, &d->stats,
                                                bsd_handle_job_done, maybe_finish, d) != 0) {
         BSD_ERR("start", "reason=\"backend or batcher init failed\"");

@@ -17,6 +17,7 @@
 typedef struct bsd_stats {
     uint64_t start_ns;
     uint64_t connections_total, refused_peers, requests_total, keystream_requests;
+    uint64_t per_uid_refusals, cancelled_jobs;
     uint64_t bytes_served, batches_total, batched_jobs_total;
     uint64_t hist[BSD_HIST_BUCKETS];
     uint64_t size_counts[BSD_SIZE_COUNTS]; /* exact batch sizes, last one is "or more" */

@@ -52,6 +52,8 @@ size_t bsd_status_text(bsd_daemon *d, char *out, size_t len)
     add(&t, "connections_total=%llu\n", (unsigned long long)s->connections_total);
     add(&t, "refused_peers=%llu\n", (unsigned long long)s->refused_peers);
     add(&t, "max_clients=%u\n", d->cfg.max_clients);
+    add(&t, "per_uid_refusals=%llu\n", (unsigned long long)s->per_uid_refusals);
+    add(&t, "cancelled_jobs=%llu\n", (unsigned long long)s->cancelled_jobs);
     add(&t, "accept_out_of_fds=%llu\n", (unsigned long long)d->emfile_total);
     add(&t, "accepting=%d\n", d->listen_fd >= 0 && !d->accept_paused);
     add(&t, "requests_total=%llu\n", (unsigned long long)s->requests_total);

@@ -13,21 +13,37 @@
 #include "bs_kdf.h"
 #include "bsd_client.h"
 
+#ifndef BS_VERSION
+#define BS_VERSION "unknown"
+#endif
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bitslice COMMAND [options]\n"
-               "  seal     encrypt a file (RIJNDAEL-256-GCM, chunked; docs/stream-format.md)\n"
-               "  open     decrypt and verify a sealed file\n"
-               "  keygen   write a new random 32-byte key file (mode 0600)\n"
-               "  status   print the daemon's status\n"
-               "  bench    keystream throughput: in-process and through the daemon\n"
-               "  keysearch  exhaustive key search over unknown key bits (GPU or CPU)\n"
-               "Run 'bitslice COMMAND --help' for its options.\n");
+    char sock[108];
+    bsd_client_default_socket(sock, sizeof sock);
+    fprintf(f,
+            "usage: bitslice COMMAND [options]      bitslice --help | --version\n"
+            "  seal       encrypt a file (RIJNDAEL-256-GCM, chunked; docs/stream-format.md)\n"
+            "  open       decrypt and verify a sealed file\n"
+            "  keygen     write a new random 32-byte key file (mode 0600)\n"
+            "  status     print the daemon's status\n"
+            "  bench      keystream throughput: in-process and through the daemon\n"
+            "  keysearch  exhaustive key search over unknown key bits (GPU or CPU), shardable\n"
+            "Run 'bitslice COMMAND --help' for its options. A file argument '-' is standard\n"
+            "input or output. The daemon's socket: %s\n"
+            "($BITSLICE_SOCKET, else $XDG_RUNTIME_DIR/bitslice/bitsliced.sock, else\n"
+            "/run/bitslice/bitsliced.sock). Manual: bitslice(1).\n",
+            sock);
+}
+
+static int is_help(const char *a)
+{
+    return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0;
 }
 
 /*
- * keysearch lives in its own program (keysearch/bitslice_keysearch.c: it links the CUDA runtime when
- * built with it, which seal/open must not need). It is found beside this executable, in the
+ * keysearch lives in its own program (keysearch/bitslice_keysearch.c: it links the CUDA runtime
+ * when built with it, which seal/open must not need). It is found beside this executable, in the
  * build tree's keysearch/ folder, or on PATH.
  */
 static int cmd_keysearch(char **argv)
@@ -39,7 +55,8 @@ static int cmd_keysearch(char **argv)
         char *slash = strrchr(self, '/');
         if (slash != NULL) {
             *slash = 0;
-            const char *candidates[] = {"%s/bitslice-keysearch", "%s/../keysearch/bitslice-keysearch"};
+            const char *candidates[] = {"%s/bitslice-keysearch",
+                                        "%s/../keysearch/bitslice-keysearch"};
             for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
                 snprintf(path, sizeof path, candidates[i], self);
                 if (access(path, X_OK) == 0) {
@@ -58,15 +75,25 @@ static int cmd_keysearch(char **argv)
 static int cmd_status(int argc, char **argv)
 {
     const char *sock = NULL;
+    char path[108];
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc)
+        if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc) {
             sock = argv[++i];
-        else {
-            fprintf(stderr, "usage: bitslice status [--socket PATH]\n");
+        } else if (is_help(argv[i])) {
+            bsd_client_default_socket(path, sizeof path);
+            printf("usage: bitslice status [--socket PATH]\n"
+                   "Prints the daemon's status (backend, queues, batch sizes, bytes served).\n"
+                   "  --socket PATH   the daemon's socket (default %s)\n",
+                   path);
+            return 0;
+        } else {
+            fprintf(stderr,
+                    "bitslice status: unknown option '%s'\n"
+                    "usage: bitslice status [--socket PATH]\n",
+                    argv[i]);
             return 2;
         }
     }
-    char path[108];
     if (sock == NULL) {
         bsd_client_default_socket(path, sizeof path);
         sock = path;
@@ -101,8 +128,15 @@ static int cmd_status(int argc, char **argv)
 
 static int cmd_keygen(int argc, char **argv)
 {
+    if (argc == 2 && is_help(argv[1])) {
+        printf("usage: bitslice keygen -o KEYFILE\n"
+               "Writes a new random 32-byte key as 64 hex digits, mode 0600; never over an\n"
+               "existing file. '-o -' writes it to standard output.\n");
+        return 0;
+    }
     if (argc != 3 || strcmp(argv[1], "-o") != 0) {
-        fprintf(stderr, "usage: bitslice keygen -o KEYFILE\n");
+        fprintf(stderr, "bitslice keygen: %s\nusage: bitslice keygen -o KEYFILE\n",
+                argc < 3 ? "-o KEYFILE is required" : "unexpected arguments");
         return 2;
     }
     uint8_t key[32];
@@ -115,7 +149,9 @@ static int cmd_keygen(int argc, char **argv)
     hex[65] = 0;
     explicit_bzero(key, sizeof key);
     /* write(2), not stdio: no library buffer is left holding the key. */
-    int fd = open(argv[2], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    const int to_stdout = strcmp(argv[2], "-") == 0;
+    int fd = to_stdout ? dup(STDOUT_FILENO)
+                       : open(argv[2], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     int ok = fd >= 0;
     for (size_t off = 0; ok && off < 65;) {
         ssize_t n = write(fd, hex + off, 65 - off);
@@ -154,10 +190,15 @@ int main(int argc, char **argv)
     if (harden() != 0)
         return 1;
     if (argc < 2) {
+        fprintf(stderr, "bitslice: no command given\n");
         usage(stderr);
         return 2;
     }
     const char *cmd = argv[1];
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0 || strcmp(cmd, "version") == 0) {
+        printf("bitslice %s\n", BS_VERSION);
+        return 0;
+    }
     if (strcmp(cmd, "seal") == 0)
         return bs_cmd_seal(argc - 1, argv + 1);
     if (strcmp(cmd, "open") == 0)
@@ -170,10 +211,11 @@ int main(int argc, char **argv)
         return bs_cmd_bench(argc - 1, argv + 1);
     if (strcmp(cmd, "keysearch") == 0)
         return cmd_keysearch(argv + 1);
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    if (is_help(cmd) || strcmp(cmd, "help") == 0) {
         usage(stdout);
         return 0;
     }
-    usage(stderr);
+    fprintf(stderr, "bitslice: unknown %s '%s'\nRun 'bitslice --help' for the commands.\n",
+            cmd[0] == '-' ? "option" : "command", cmd);
     return 2;
 }

@@ -192,6 +192,26 @@ static void compare_checks(const bs_block_cipher *c, const char *sock, const uin
     }
 }
 
+static void bench_usage(FILE *f)
+{
+    char sock[108];
+    bsd_client_default_socket(sock, sizeof sock);
+    fprintf(
+        f,
+        "usage: bitslice bench [--cipher NAME] [--size-mib N] [--socket P]\n"
+        "                      [--integrity-compare [--reps N]]\n"
+        "Keystream throughput of one cipher, in-process (one thread) and through the daemon.\n"
+        "  --cipher NAME        a block cipher (PRESENT-80) or a provider name (PRESENT-80-CTR,\n"
+        "                       GIFT-CTR, RIJNDAEL256-CTR); default PRESENT-80\n"
+        "  --size-mib N         MiB of keystream per measurement, 1..4096 (default 64)\n"
+        "  --socket P           the daemon's socket (default %s)\n"
+        "  --integrity-compare  measure the daemon paths with the keystream\n"
+        "                       integrity checks on and, for this measurement\n"
+        "                       only, off (never a way to run unchecked)\n"
+        "  --reps N             repetitions of each compared row, 1..64 (default 5)\n",
+        sock);
+}
+
 int bs_cmd_bench(int argc, char **argv)
 {
     const char *cipher = "PRESENT-80", *sock = NULL;
@@ -209,16 +229,16 @@ int bs_cmd_bench(int argc, char **argv)
             compare = 1;
         else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
             reps = (unsigned)strtoul(argv[++i], NULL, 10);
-        else {
-            fprintf(stderr, "usage: bitslice bench [--cipher NAME] [--size-mib N] [--socket P]\n"
-                            "                      [--integrity-compare [--reps N]]\n"
-                            "  --integrity-compare  measure the daemon paths with the keystream\n"
-                            "                       integrity checks on and, for this measurement\n"
-                            "                       only, off (never a way to run unchecked)\n");
+        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            bench_usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "bitslice bench: unknown option or missing argument '%s'\n", argv[i]);
+            bench_usage(stderr);
             return 2;
         }
     }
-    const bs_block_cipher *c = bs_block_cipher_by_name(cipher);
+    const bs_block_cipher *c = bs_block_cipher_by_any_name(cipher);
     if (reps < 1 || reps > 64)
         reps = 5;
     if (c == NULL || mib == 0 || mib > 4096) {

@@ -5,6 +5,8 @@
  * only after that chunk's tag verified. A failure it sees (or SIGINT, SIGTERM, SIGHUP, SIGQUIT)
  * removes the temporary file; a SIGKILL or a crash during `open` cannot, and leaves OUT.tmp-XXXXXX
  * (mode 0600) holding the chunks verified so far.
+ * An existing regular output is replaced only with --force, and never when it is the input
+ * itself (the rename would destroy what is being read).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +24,7 @@
 #include "bs_keysrc.h"
 #include "bs_pipe.h"
 #include "bs_stream_format.h"
+#include "bsd_client.h"
 
 static char tmp_path[4096];
 static char out_path[4096]; /* what tmp_path is renamed to (symlinks followed) */
@@ -36,28 +39,43 @@ static void on_fatal_signal(int sig)
 
 typedef struct opts {
     const char *in, *out, *key_file, *pass_file, *socket;
-    int passphrase, no_daemon, quiet, verbose;
+    int passphrase, no_daemon, quiet, verbose, force;
     unsigned chunk_log2, scrypt_log_n;
 } opts;
 
-static void usage(const char *cmd)
+static void usage(FILE *f, const char *cmd)
 {
-    fprintf(stderr,
-            "usage: bitslice %s (-k KEYFILE | -p | --passphrase-file FILE) -o OUTPUT [INPUT]\n"
+    char sock[108];
+    bsd_client_default_socket(sock, sizeof sock);
+    fprintf(f,
+            "usage: bitslice %s (-k KEYFILE | -p | --passphrase-file FILE) -o OUTPUT [-f] [INPUT]\n"
+            "%s"
+            "  INPUT                    default, or '-': standard input\n"
             "  -k, --key-file FILE      32 raw bytes or 64 hex digits (bitslice keygen)\n"
             "  -p, --passphrase         ask on the terminal (scrypt)\n"
             "      --passphrase-file F  first line of F is the passphrase\n"
             "  -o, --output FILE        a regular file is written via a temporary file renamed at\n"
-            "                           the end; -, a FIFO or a device is written in place\n"
+            "                           the end; -, a FIFO or a device is written in place%s\n"
+            "  -f, --force              replace an existing OUTPUT (never the INPUT itself)\n"
             "      --no-daemon          compute in-process only\n"
-            "      --socket PATH        bitsliced socket (default: see bitslice status)\n"
+            "      --socket PATH        bitsliced socket (default %s)\n"
             "  -q, --quiet              no progress bar\n"
             "  -v, --verbose            say which backend served the keystream\n"
             "%s",
             cmd,
-            cmd[0] == 's' ? "      --chunk-log2 N       chunk size 2^N bytes (10..24, default 20)\n"
-                            "      --scrypt-log-n N     scrypt cost N = 2^N (10..20, default 16)\n"
-                          : "");
+            cmd[0] == 's' ? "Encrypts INPUT with RIJNDAEL-256-GCM in authenticated chunks.\n"
+                          : "Decrypts and verifies a sealed file.\n",
+            cmd[0] == 's' ? "" : "\n                           (each chunk once it verified)", sock,
+            cmd[0] == 's'
+                ? "      --chunk-log2 N       chunk size 2^N bytes (10..24, default 20: 1 MiB)\n"
+                  "      --scrypt-log-n N     scrypt cost N = 2^N (10..20, default 16)\n"
+                : "");
+}
+
+static void usage_error(const char *cmd, const char *what, const char *arg)
+{
+    fprintf(stderr, "bitslice %s: %s%s%s%s\nRun 'bitslice %s --help' for the options.\n", cmd, what,
+            arg != NULL ? " '" : "", arg != NULL ? arg : "", arg != NULL ? "'" : "", cmd);
 }
 
 static int parse(int argc, char **argv, opts *o, const char *cmd)
@@ -73,6 +91,7 @@ static int parse(int argc, char **argv, opts *o, const char *cmd)
         {"verbose", no_argument, 0, 'v'},
         {"chunk-log2", required_argument, 0, 'C'},
         {"scrypt-log-n", required_argument, 0, 'L'},
+        {"force", no_argument, 0, 'f'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -81,8 +100,21 @@ static int parse(int argc, char **argv, opts *o, const char *cmd)
     o->scrypt_log_n = 16;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "k:po:qvh", lo, NULL)) != -1) {
+    opterr = 0; /* our own messages, with the command's name */
+    while ((c = getopt_long(argc, argv, ":k:po:fqvh", lo, NULL)) != -1) {
         switch (c) {
+        case 'h':
+            usage(stdout, cmd);
+            return 1;
+        case 'f':
+            o->force = 1;
+            break;
+        case ':':
+            usage_error(cmd, "missing argument of", argv[optind - 1]);
+            return -1;
+        case '?':
+            usage_error(cmd, "unknown option", argv[optind - 1]);
+            return -1;
         case 'k':
             o->key_file = optarg;
             break;
@@ -110,7 +142,7 @@ static int parse(int argc, char **argv, opts *o, const char *cmd)
         case 'C':
             o->chunk_log2 = (unsigned)atoi(optarg);
             if (o->chunk_log2 < BSF_CHUNK_LOG2_MIN || o->chunk_log2 > BSF_CHUNK_LOG2_MAX) {
-                fprintf(stderr, "bitslice: --chunk-log2 wants %d..%d\n", BSF_CHUNK_LOG2_MIN,
+                fprintf(stderr, "bitslice %s: --chunk-log2 wants %d..%d\n", cmd, BSF_CHUNK_LOG2_MIN,
                         BSF_CHUNK_LOG2_MAX);
                 return -1;
             }
@@ -118,21 +150,29 @@ static int parse(int argc, char **argv, opts *o, const char *cmd)
         case 'L':
             o->scrypt_log_n = (unsigned)atoi(optarg);
             if (o->scrypt_log_n < BSF_SCRYPT_LOG_N_MIN || o->scrypt_log_n > BSF_SCRYPT_LOG_N_MAX) {
-                fprintf(stderr, "bitslice: --scrypt-log-n wants %d..%d\n", BSF_SCRYPT_LOG_N_MIN,
-                        BSF_SCRYPT_LOG_N_MAX);
+                fprintf(stderr, "bitslice %s: --scrypt-log-n wants %d..%d\n", cmd,
+                        BSF_SCRYPT_LOG_N_MIN, BSF_SCRYPT_LOG_N_MAX);
                 return -1;
             }
             break;
         default:
-            usage(cmd);
+            usage_error(cmd, "unknown option", argv[optind - 1]);
             return -1;
         }
     }
     if (optind < argc)
         o->in = argv[optind++];
     int nkeys = (o->key_file != NULL) + o->passphrase + (o->pass_file != NULL);
-    if (optind != argc || o->out == NULL || nkeys != 1) {
-        usage(cmd);
+    if (optind != argc) {
+        usage_error(cmd, "one INPUT at most; unexpected", argv[optind]);
+        return -1;
+    }
+    if (o->out == NULL) {
+        usage_error(cmd, "-o OUTPUT is required ('-o -': standard output)", NULL);
+        return -1;
+    }
+    if (nkeys != 1) {
+        usage_error(cmd, "give exactly one of -k KEYFILE, -p, --passphrase-file FILE", NULL);
         return -1;
     }
     return 0;
@@ -195,10 +235,18 @@ static int open_files(const opts *o, io *f)
         fprintf(stderr, "bitslice: %s: %s\n", o->in, strerror(errno));
         return -1;
     }
-    struct stat st;
-    if (fstat(f->in_fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    struct stat st, ost;
+    const int have_in = fstat(f->in_fd, &st) == 0;
+    if (have_in && S_ISREG(st.st_mode)) {
         f->in_regular = 1;
         f->in_size = (uint64_t)st.st_size;
+    }
+    /* The output must never be the input: replacing it would destroy what is being read. */
+    if (have_in && S_ISREG(st.st_mode) &&
+        (strcmp(o->out, "-") == 0 ? fstat(STDOUT_FILENO, &ost) : stat(o->out, &ost)) == 0 &&
+        st.st_dev == ost.st_dev && st.st_ino == ost.st_ino) {
+        fprintf(stderr, "bitslice: the output %s is the input file: refused\n", o->out);
+        return -1;
     }
     /*
      * Where the output really goes. "-", or an existing file that is not a regular one (a FIFO,
@@ -207,7 +255,6 @@ static int open_files(const opts *o, io *f)
      * it. An existing symlink to a regular file is followed, so that the link stays a link and
      * the file it names is replaced.
      */
-    struct stat ost;
     const char *dest = o->out;
     static char resolved[4096];
     if (strcmp(o->out, "-") == 0 || (stat(o->out, &ost) == 0 && !S_ISREG(ost.st_mode))) {
@@ -221,6 +268,10 @@ static int open_files(const opts *o, io *f)
         f->tmp_fd = fd;
         f->out = fdopen(fd, "wb");
         return f->out != NULL ? 0 : -1;
+    }
+    if (!o->force && lstat(o->out, &ost) == 0) {
+        fprintf(stderr, "bitslice: %s exists: refused (--force replaces it)\n", o->out);
+        return -1;
     }
     if (lstat(o->out, &ost) == 0 && S_ISLNK(ost.st_mode)) {
         if (realpath(o->out, resolved) == NULL) {
@@ -344,8 +395,9 @@ static void report(const opts *o, const bs_keysrc *ks)
 int bs_cmd_seal(int argc, char **argv)
 {
     opts o;
-    if (parse(argc, argv, &o, "seal") != 0)
-        return 2;
+    int pr_ = parse(argc, argv, &o, "seal");
+    if (pr_ != 0)
+        return pr_ > 0 ? 0 : 2;
     bsf_header h;
     memset(&h, 0, sizeof h);
     h.kdf = o.key_file != NULL ? BSF_KDF_KEYFILE : BSF_KDF_SCRYPT;
@@ -445,8 +497,9 @@ int bs_cmd_seal(int argc, char **argv)
 int bs_cmd_open(int argc, char **argv)
 {
     opts o;
-    if (parse(argc, argv, &o, "open") != 0)
-        return 2;
+    int pr_ = parse(argc, argv, &o, "open");
+    if (pr_ != 0)
+        return pr_ > 0 ? 0 : 2;
     io f;
     if (open_files(&o, &f) != 0)
         return close_files(&f, &o, 0);

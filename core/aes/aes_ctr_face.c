@@ -154,12 +154,17 @@ static void cached_pair(const bs_aes_face_ctx *ctx, unsigned v, uint8_t *out)
     bs_aes_unpack(out, out + 16, q);
 }
 
-/*
- * n blocks of keystream from counter c (advanced by n) into out; `ahead` blocks of the request
- * remain from here (n included): a refresh is paid for only if enough of them fall into the
- * epoch.
- */
-static void face_keystream(bs_aes_face_ctx *ctx, uint8_t c[16], size_t n, size_t ahead,
+/* counter += n: GCM's inc32 (the low 32 bits wrap) or the whole block. */
+static void add_blocks(uint8_t c[16], size_t n, int inc32)
+{
+    if (inc32)
+        bs_store_be32(c + 12, bs_load_be32(c + 12) + (uint32_t)n);
+    else
+        bs_ctr_add(c, 16, n);
+}
+
+/* See aes_ctr_face.h; `ahead` counts down with the blocks produced. */
+void bs_aes_face_keystream(bs_aes_face_ctx *ctx, uint8_t c[16], size_t n, size_t ahead, int inc32,
                            uint8_t *out)
 {
     const bs_block_cipher *cipher = ctx->ctr.cipher;
@@ -174,16 +179,16 @@ static void face_keystream(bs_aes_face_ctx *ctx, uint8_t c[16], size_t n, size_t
             size_t pairs = 0;
             for (; n >= 2 && v < 255; v += 2, n -= 2, ahead -= 2, out += 32, pairs++)
                 cached_pair(ctx, v, out);
-            bs_ctr_add(c, 16, 2 * pairs);
+            add_blocks(c, 2 * pairs, inc32);
             continue;
         }
         /* the plain path: one or two blocks through the core */
         size_t nb = n >= 2 ? 2 : 1;
         memcpy(out, c, 16);
-        bs_ctr_add(c, 16, 1);
+        add_blocks(c, 1, inc32);
         if (nb == 2) {
             memcpy(out + 16, c, 16);
-            bs_ctr_add(c, 16, 1);
+            add_blocks(c, 1, inc32);
         }
         cipher->encrypt(&ctx->ctr.ks, out, out, nb);
         out += 16 * nb;
@@ -220,7 +225,7 @@ int bs_aes_face_crypt(bs_aes_face_ctx *ctx, uint8_t *out, const uint8_t *in, siz
         size_t n = full < 32 ? full : 32;
         uint8_t c[16];
         memcpy(c, ctx->ctr.counter, 16);
-        face_keystream(ctx, c, n, full, ks);
+        bs_aes_face_keystream(ctx, c, n, full, 0, ks);
         for (size_t i = 0; i < 16 * n; i++)
             out[i] = in[i] ^ ks[i];
         bs_ctr_seek(&ctx->ctr, 16 * (uint64_t)n);

@@ -49,6 +49,14 @@ int bs_aes_face_set_iv(bs_aes_face_ctx *ctx, const uint8_t *iv, size_t iv_len);
 /* As bs_ctr_crypt (all or nothing, in may equal out). */
 int bs_aes_face_crypt(bs_aes_face_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len);
 void bs_aes_face_clear(bs_aes_face_ctx *ctx);
+/*
+ * Stateless use of the cache (GCM): nblocks blocks of keystream from counter (advanced by
+ * nblocks) into out; ahead >= nblocks blocks remain in the caller's request (a refresh is paid
+ * only when enough of them fall into the epoch). inc32: the counter rule of GCM (the low 32
+ * bits wrap), else the whole block increments. No limit check: the caller does it.
+ */
+void bs_aes_face_keystream(bs_aes_face_ctx *ctx, uint8_t counter[16], size_t nblocks, size_t ahead,
+                           int inc32, uint8_t *out);
 
 #ifdef __cplusplus
 }

@@ -18,114 +18,25 @@
  * levels of Karatsuba down to 27 limb products (kara_operands, kara_join).
  *
  * Key form (hkey), the same for both: for each power H^(e+1), e = 0..3, and each of its 27
- * Karatsuba operands op_k: hkey[27 e + k] = op_k | rev32(op_k) << 32 (ctshift32 reads the low
+ * Karatsuba operands op_k: hkey[27 e + k] = op_k | bs_rev32(op_k) << 32 (ctshift32 reads the low
  * half only). Four blocks share one recombination and one reduction.
  */
 #include "gcm256.h"
 
-#define M0 0x11111111u
-#define M1 0x22222222u
-#define M2 0x44444444u
-#define M3 0x88888888u
+#include "clmul32.h"
+
 /* Limb products of one 256 x 256 product, and key-form words per power of H. */
 #define LEAVES 27
 
-static inline uint32_t rev32(uint32_t x)
-{
-#if defined(__arm__) && defined(__ARM_ARCH_ISA_THUMB) && __ARM_ARCH_ISA_THUMB == 2 &&              \
-    (defined(__GNUC__) || defined(__clang__))
-    /* Thumb-2 (ARMv6T2 and later, ARMv7-M included) has RBIT. */
-    uint32_t r;
-    __asm__("rbit %0, %1" : "=r"(r) : "r"(x));
-    return r;
-#else
-    x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
-    x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
-    x = ((x >> 4) & 0x0F0F0F0Fu) | ((x & 0x0F0F0F0Fu) << 4);
-    /* Compilers turn this into a byte swap where there is one (no libgcc __bswapsi2 call). */
-    x = ((x >> 8) & 0x00FF00FFu) | ((x & 0x00FF00FFu) << 8);
-    return (x >> 16) | (x << 16);
-#endif
-}
-
-/*
- * z[c] ^= the class-c part (before masking) of the low 32 bits of the integer product of the
- * classes of x and y: bits of class c of (z[c] & M_c) are the low 32 bits of the carry-less
- * product. Masking is linear, so sums over several products are masked once.
- */
-static inline void bmul32_acc(uint32_t z[4], uint32_t x, uint32_t y)
-{
-    uint32_t x0 = x & M0, x1 = x & M1, x2 = x & M2, x3 = x & M3;
-    uint32_t y0 = y & M0, y1 = y & M1, y2 = y & M2, y3 = y & M3;
-    z[0] ^= (x0 * y0) ^ (x1 * y3) ^ (x2 * y2) ^ (x3 * y1);
-    z[1] ^= (x0 * y1) ^ (x1 * y0) ^ (x2 * y3) ^ (x3 * y2);
-    z[2] ^= (x0 * y2) ^ (x1 * y1) ^ (x2 * y0) ^ (x3 * y3);
-    z[3] ^= (x0 * y3) ^ (x1 * y2) ^ (x2 * y1) ^ (x3 * y0);
-}
-
-static inline uint32_t merge_classes(const uint32_t z[4])
-{
-    return (z[0] & M0) | (z[1] & M1) | (z[2] & M2) | (z[3] & M3);
-}
-
-/* lo, hi ^= the 63-bit carry-less product of x and y, one masked shift of y per bit of x. */
-static inline void clmul32_shift_acc(uint32_t *lo, uint32_t *hi, uint32_t x, uint32_t y)
-{
-    uint32_t l = y & (0u - (x & 1u)), h = 0;
-    /* Unrolled, the shifts are constants; 0 - (bit 31 >> 31) compiles to one arithmetic shift. */
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC unroll 31
-#endif
-    for (unsigned i = 1; i < 32; i++) {
-        uint32_t m = 0u - ((x << (31 - i)) >> 31);
-        l ^= (y << i) & m;
-        h ^= (y >> (32 - i)) & m;
-    }
-    *lo ^= l;
-    *hi ^= h;
-}
-
-/*
- * The 27 limb operands of a three-level Karatsuba product of a[0..7]: at each level the
- * operands of the low half, of the high half, then of their sum.
- */
-static inline void kara_operands2(uint32_t *op, uint32_t a0, uint32_t a1)
-{
-    op[0] = a0;
-    op[1] = a1;
-    op[2] = a0 ^ a1;
-}
-
-static inline void kara_operands4(uint32_t *op, const uint32_t a[4])
-{
-    kara_operands2(op, a[0], a[1]);
-    kara_operands2(op + 3, a[2], a[3]);
-    kara_operands2(op + 6, a[0] ^ a[2], a[1] ^ a[3]);
-}
-
+/* The 27 limb operands of a three-level Karatsuba product of a[0..7]. */
 static void kara_operands(uint32_t op[LEAVES], const uint32_t a[8])
 {
     uint32_t m[4];
     for (int i = 0; i < 4; i++)
         m[i] = a[i] ^ a[4 + i];
-    kara_operands4(op, a);
-    kara_operands4(op + 9, a + 4);
-    kara_operands4(op + 18, m);
-}
-
-/*
- * c (4 n words) = the product of two 2n-word operands from the three 2n-word products of their
- * halves: lo, hi, and mid = (a_lo ^ a_hi)(b_lo ^ b_hi).
- */
-static inline void kara_join(uint32_t *c, const uint32_t *lo, const uint32_t *hi,
-                             const uint32_t *mid, int n)
-{
-    for (int i = 0; i < 2 * n; i++) {
-        c[i] = lo[i];
-        c[2 * n + i] = hi[i];
-    }
-    for (int i = 0; i < 2 * n; i++)
-        c[n + i] ^= mid[i] ^ lo[i] ^ hi[i];
+    bs_kara_operands4(op, a);
+    bs_kara_operands4(op + 9, a + 4);
+    bs_kara_operands4(op + 18, m);
 }
 
 /* y = the 511-bit product c reduced mod f = x^256 + x^10 + x^5 + x^2 + 1. */
@@ -166,12 +77,12 @@ static void group_operands(ghash32_scratch *t, const uint32_t y[8], const uint8_
         const uint8_t *b = blocks + 32 * (n - 1 - e);
         for (int i = 0; i < 8; i++) {
             r[i] = bs_load_be32(b + 4 * i);
-            a[i] = rev32(r[i]);
+            a[i] = bs_rev32(r[i]);
         }
         if (e == n - 1)
             for (int i = 0; i < 8; i++) {
                 a[i] ^= y[i];
-                r[i] = rev32(a[i]);
+                r[i] = bs_rev32(a[i]);
             }
         kara_operands(on, a);
         if (rev)
@@ -185,10 +96,10 @@ static void group_finish(uint32_t y[8], ghash32_scratch *t)
     const uint32_t *p = t->p, *q = t->q;
     uint32_t *qo = t->q, *so = t->s;
     for (int g = 0; g < 9; g++, p += 6, qo += 4)
-        kara_join(qo, p, p + 2, p + 4, 1);
+        bs_kara_join(qo, p, p + 2, p + 4, 1);
     for (int g = 0; g < 3; g++, q += 12, so += 8)
-        kara_join(so, q, q + 4, q + 8, 2);
-    kara_join(t->c, t->s, t->s + 8, t->s + 16, 4);
+        bs_kara_join(so, q, q + 4, q + 8, 2);
+    bs_kara_join(t->c, t->s, t->s + 8, t->s + 16, 4);
     reduce(y, t->c);
 }
 
@@ -209,11 +120,11 @@ static void group_mul32(uint32_t y[8], const uint64_t *hkey, const uint8_t *bloc
         /* Low halves, then high halves: one set of accumulators live at a time (registers). */
         uint32_t zl[4] = {0, 0, 0, 0}, zh[4] = {0, 0, 0, 0};
         for (size_t e = 0; e < n; e++)
-            bmul32_acc(zl, t->opn[LEAVES * e + k], (uint32_t)hkey[LEAVES * e + k]);
-        t->p[2 * k] = merge_classes(zl);
+            bs_bmul32_acc(zl, t->opn[LEAVES * e + k], (uint32_t)hkey[LEAVES * e + k]);
+        t->p[2 * k] = bs_clmul_merge(zl);
         for (size_t e = 0; e < n; e++)
-            bmul32_acc(zh, t->opr[LEAVES * e + k], (uint32_t)(hkey[LEAVES * e + k] >> 32));
-        t->p[2 * k + 1] = rev32(merge_classes(zh)) >> 1;
+            bs_bmul32_acc(zh, t->opr[LEAVES * e + k], (uint32_t)(hkey[LEAVES * e + k] >> 32));
+        t->p[2 * k + 1] = bs_rev32(bs_clmul_merge(zh)) >> 1;
     }
     group_finish(y, t);
 }
@@ -227,7 +138,7 @@ static void group_shift32(uint32_t y[8], const uint64_t *hkey, const uint8_t *bl
         const uint32_t *x = t->opn + k;
         const uint64_t *h = hkey + k;
         for (size_t e = 0; e < n; e++, x += LEAVES, h += LEAVES)
-            clmul32_shift_acc(&lo, &hi, *x, (uint32_t)*h);
+            bs_clmul32_shift_acc(&lo, &hi, *x, (uint32_t)*h);
         t->p[2 * k] = lo;
         t->p[2 * k + 1] = hi;
     }
@@ -237,13 +148,13 @@ static void group_shift32(uint32_t y[8], const uint64_t *hkey, const uint8_t *bl
 static void load_limbs(uint32_t a[8], const uint8_t *b)
 {
     for (int i = 0; i < 8; i++)
-        a[i] = rev32(bs_load_be32(b + 4 * i));
+        a[i] = bs_rev32(bs_load_be32(b + 4 * i));
 }
 
 static void store_limbs(uint8_t *b, const uint32_t a[8])
 {
     for (int i = 0; i < 8; i++)
-        bs_store_be32(b + 4 * i, rev32(a[i]));
+        bs_store_be32(b + 4 * i, bs_rev32(a[i]));
 }
 
 static void init_with(uint64_t *hkey, const uint8_t h[32], ghash32_group_fn *group)
@@ -257,7 +168,7 @@ static void init_with(uint64_t *hkey, const uint8_t h[32], ghash32_group_fn *gro
     for (int e = 0; e < 4; e++, hp += LEAVES) {
         kara_operands(op, pw);
         for (int k = 0; k < LEAVES; k++)
-            hp[k] = op[k] | (uint64_t)rev32(op[k]) << 32;
+            hp[k] = op[k] | (uint64_t)bs_rev32(op[k]) << 32;
         /* H^(e+2) = H^(e+1) * H: a block of zeros absorbed into y = H^(e+1). */
         if (e < 3)
             group(pw, hkey, zero, 1, &t);

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Runs the MCU benchmark firmware under QEMU and prints Markdown tables.
 
-    embedded/bench/run.py BUILD_DIR TARGET      (TARGET: cortex-m3, cortex-m4 or rv32i)
+    embedded/bench/run.py BUILD_DIR TARGET [CORE]   (TARGET: cortex-m3, cortex-m4 or rv32i)
+
+CORE (e.g. SPEEDY) limits the per-core rows to the cores whose name contains it (the
+per-PC histogram runs are the slow part); the other tables are printed in full.
 
 For each optimisation level (bench_O0 ... bench_Os) it runs the firmware once:
   - Cortex-M: with the project's TCG plugin (libbsemb_insn.so, built natively in the same build
@@ -42,6 +45,7 @@ CORES = {
     'AES-128/semifix32': ('aes_semifix32', 32),
     'AES-256/semifix32': ('aes_semifix32', 32),
 }
+GHASH128 = ('ctmul32', 'ctshift32', 'table4_not_ct')
 SPEEDY_ROUNDS = {'SPEEDY-5-192/bs32': 5, 'SPEEDY-6-192/bs32': 6, 'SPEEDY-7-192/bs32': 7}
 AES_PARTS = ('pack', 'subbytes', 'mixcolumns0', 'mixcolumns1', 'mixcolumns2', 'mixcolumns3',
              'sr2', 'addroundkey', 'unpack')
@@ -159,9 +163,10 @@ def sizes(build, target):
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[2] not in QEMU:
+    if len(sys.argv) not in (3, 4) or sys.argv[2] not in QEMU:
         raise SystemExit(__doc__)
     build, target = sys.argv[1], sys.argv[2]
+    only = sys.argv[3] if len(sys.argv) == 4 else ''
     plugin = os.path.join(build, 'embedded', 'bench', 'libbsemb_insn.so')
     arm = target != 'rv32i'
     print('### %s (QEMU %s)\n' % (target, ' '.join(QEMU[target][1:])))
@@ -171,7 +176,7 @@ def main():
             ' | mcycle / pass (= instr., -icount shift=0) |')
     print(hdr)
     print('|' + '---|' * (hdr.count('|') - 1))
-    comp_rows, aes_rows, face_rows, speedy_rows = [], [], [], []
+    comp_rows, aes_rows, face_rows, gcm_rows, speedy_rows = [], [], [], [], []
     for lvl in LEVELS:
         elf = os.path.join(build, 'embedded', 'bench', 'bench_O' + lvl)
         windows, counts, _ = run(elf, target, plugin)
@@ -184,6 +189,8 @@ def main():
         pack_aes = byname['AES/pack'][2] + byname['AES/unpack'][2]
         pack24 = byname['SPEEDY/bs32/pack'][2] + byname['SPEEDY/bs32/unpack'][2]
         for core, (_, _) in CORES.items():
+            if only not in core:
+                continue
             idx, nbytes, n, cnt = byname[core + '/encrypt']
             ks = byname[core + '/set_key'][2]
             per128 = n * 16 / nbytes
@@ -213,6 +220,22 @@ def main():
                 row.append((n, nbytes, est))
             face.append((name, row))
         face_rows.append((lvl, face))
+        gcm = {}
+        for g in GHASH128:
+            for kind in ('plain', 'face'):
+                idx, nbytes, n, cnt = byname['GCM128/%s/%s' % (g, kind)]
+                est = None
+                if arm:
+                    _, _, pcs = run(elf, target, plugin, hist=idx)
+                    est = estimate(pcs, insns, target) - over
+                gcm[(g, kind)] = (n / nbytes, (est if arm else n) / nbytes)
+            idx, nbytes, n, cnt = byname['GHASH128/%s' % g]
+            est = None
+            if arm:
+                _, _, pcs = run(elf, target, plugin, hist=idx)
+                est = estimate(pcs, insns, target) - over
+            gcm[(g, 'ghash')] = (n / nbytes, (est if arm else n) / nbytes)
+        gcm_rows.append((lvl, gcm))
         aes_rows.append((lvl, [byname['AES/' + c][2] for c in AES_PARTS],
                          byname['AES-128/fix32/encrypt'][2]))
         scomp = [byname['SPEEDY/bs32/' + c][2] for c in
@@ -251,6 +274,18 @@ def main():
             pc, fc = (pe, fe) if arm else (pn, fn)
             print('| -O%s | %s | %.1f | %.1f | %.1f | %.1f | %.1f %% |' % (
                 lvl, name, pn / pb, fn / fb, pc / pb, fc / fb, 100.0 * (pc - fc) / pc))
+    print('\nAES-128-GCM over 16 KiB (new IV, 16 B AAD, data, tag), %s per byte, by GHASH-128'
+          ' (table4_not_ct is NOT constant-time) and CTR plain / FACE; GHASH-128 alone over the'
+          ' same 16 KiB; the table-free / table ratio:\n' % unit)
+    print('| level | GHASH-128 | GCM, FACE off | GCM, FACE on | GHASH alone | GHASH instr. / byte |'
+          ' GHASH vs table4 |')
+    print('|---|---|---|---|---|---|---|')
+    for lvl, gcm in gcm_rows:
+        t4 = gcm[('table4_not_ct', 'ghash')][1]
+        for g in GHASH128:
+            print('| -O%s | %s | %.1f | %.1f | %.1f | %.1f | %.2fx |' % (
+                lvl, g, gcm[(g, 'plain')][1], gcm[(g, 'face')][1], gcm[(g, 'ghash')][1],
+                gcm[(g, 'ghash')][0], gcm[(g, 'ghash')][1] / t4))
     print('\nSPEEDY-r-192 (bs32) by component, instructions per call (each a function call on a'
           ' packed state; a block = pack + 2r SubBox + 2r - 1 ShiftColumns + r - 1 MixColumns'
           ' + r + 1 key additions + unpack; inside the block the last ShiftColumns of a round is'

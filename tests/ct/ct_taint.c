@@ -12,8 +12,9 @@
  *        ct_taint --list         print the targets this build can run
  *        ct_taint --coverage N.. check that the registry holds exactly the cipher names N..
  * Targets: block:NAME, ctr:NAME (every implementation of NAME in bs_block_ciphers), ghash256,
- * gcm256, ctr-face:AES-128 and ctr-face:AES-256 (AES-CTR with FACE caching), ct-memcmp, and the
- * leaky controls control-sbox-table and control-early-exit.
+ * gcm256, ctr-face:AES-128 and ctr-face:AES-256 (AES-CTR with FACE caching), gcm128 (AES-GCM
+ * with the table-free GHASH-128s, CTR plain and FACE), ct-memcmp, and the leaky controls
+ * control-sbox-table, control-early-exit and control-ghash128-table4 (the 4-bit table GHASH).
  */
 #include "bitslice.h"
 #include "bs_cpu.h"
@@ -21,6 +22,7 @@
 #include "modes/gcm256.h"
 #ifdef BS_CT_HAVE_AES_FACE
 #include "aes/aes_ctr_face.h"
+#include "modes/gcm128.h"
 #endif
 
 #include <stdio.h>
@@ -381,6 +383,117 @@ static void run_gcm256(void)
     }
 }
 
+#ifdef BS_CT_HAVE_AES_FACE
+static void gcm128_check(const char *what, int rc)
+{
+    if (rc != BS_OK)
+        fail(what, bs_strerror(rc));
+}
+
+/* GHASH-128 alone: H, the accumulator and the blocks secret, 1, 2, 5 and 9 blocks. */
+static void run_ghash128_with(const bs_ghash128_impl *g)
+{
+    static uint64_t hkey[BS_GHASH128_HKEY_WORDS];
+    uint8_t h[16], y[16];
+    memset(hkey, 0, sizeof hkey);
+    fill(h, sizeof h, 0x13);
+    make_secret(h, sizeof h);
+    g->init(hkey, h);
+    if (!carries_secret(hkey, sizeof hkey))
+        fail(g->name, "hkey carries no secret bit");
+    const size_t nblocks[4] = {1, 2, 5, 9};
+    for (size_t i = 0; i < 4; i++) {
+        fill(y, sizeof y, (uint8_t)(0x22 + i));
+        fill(in, nblocks[i] * 16, (uint8_t)(0x31 + i));
+        make_secret(hkey, sizeof hkey);
+        make_secret(y, sizeof y);
+        make_secret(in, nblocks[i] * 16);
+        g->mul_blocks(hkey, y, in, nblocks[i]);
+        declassify(g->name, y, sizeof y);
+    }
+    printf("ghash128/%s: init and 1, 2, 5, 9 blocks\n", g->name);
+}
+
+/* AES-GCM with one GHASH-128 and CTR plain or through FACE: key, AAD, data, tag secret. */
+static void run_gcm128_with(const bs_ghash128_impl *g, size_t key_len, int with_face)
+{
+    static bs_gcm128_ctx ctx;
+    static bs_aes_face_ctx face;
+    static uint8_t ct[2000], pt[2000];
+    uint8_t iv[12], tag[16], bad[16], aad[23];
+    /* Data pieces: partial block, many blocks (FACE's cached path), partial again. */
+    const size_t pieces[3] = {1, 1500, 99};
+    char what[80];
+    snprintf(what, sizeof what, "gcm128 AES-%zu %s%s", 8 * key_len, g->name,
+             with_face ? " FACE" : "");
+    memset(&ctx, 0, sizeof ctx);
+    fill(key, key_len, 0x41);
+    make_secret(key, key_len);
+    gcm128_check(what, bs_gcm128_set_key(&ctx, key, key_len));
+    bs_gcm128_set_ghash(&ctx, g);
+    if (with_face) {
+        memset(&face, 0, sizeof face);
+        gcm128_check(what, bs_aes_face_set_key(&face, key, key_len));
+        gcm128_check(what, bs_gcm128_set_face(&ctx, &face));
+    }
+    fill(iv, sizeof iv, 0x51);
+    gcm128_check(what, bs_gcm128_set_iv(&ctx, iv, sizeof iv));
+    fill(aad, sizeof aad, 0x61);
+    make_secret(aad, sizeof aad);
+    gcm128_check(what, bs_gcm128_aad(&ctx, aad, sizeof aad));
+    fill(pt, sizeof pt, 0x71);
+    make_secret(pt, sizeof pt);
+    size_t pos = 0;
+    for (size_t i = 0; i < 3; i++) {
+        gcm128_check(what, bs_gcm128_encrypt(&ctx, ct + pos, pt + pos, pieces[i]));
+        pos += pieces[i];
+    }
+    gcm128_check(what, bs_gcm128_tag(&ctx, tag, 16));
+    declassify(what, ct, pos);
+    declassify(what, tag, 16);
+    for (int tamper = 0; tamper < 2; tamper++) {
+        gcm128_check(what, bs_gcm128_set_iv(&ctx, iv, sizeof iv));
+        make_secret(aad, sizeof aad);
+        gcm128_check(what, bs_gcm128_aad(&ctx, aad, sizeof aad));
+        make_secret(ct, pos);
+        gcm128_check(what, bs_gcm128_decrypt(&ctx, pt, ct, pos));
+        memcpy(bad, tag, 16);
+        bad[15] ^= (uint8_t)(tamper << 4);
+        make_secret(bad, 16);
+        int rc = declassify_int(bs_gcm128_verify(&ctx, bad, 16));
+        declassify(what, pt, pos);
+        if (rc != (tamper ? BS_ERR_AUTH : BS_OK))
+            fail(what, tamper ? "tampered tag accepted" : "valid tag rejected");
+        (void)VALGRIND_MAKE_MEM_DEFINED(ct, pos);
+    }
+    bs_gcm128_clear(&ctx);
+    if (with_face && face.refreshes == 0)
+        fail(what, "the FACE cache never ran");
+    bs_aes_face_clear(&face);
+    printf("%s: AAD 23 bytes, 1600 bytes in 3 pieces, tag, verify good and tampered\n", what);
+}
+
+static void run_gcm128(void)
+{
+    const bs_ghash128_impl *list[2] = {&bs_ghash128_ctmul32, &bs_ghash128_ctshift32};
+    for (size_t k = 0; k < 2; k++) {
+        if (!list[k]->constant_time)
+            fail(list[k]->name, "listed as a constant-time GHASH but says it is not");
+        run_ghash128_with(list[k]);
+        for (size_t kl = 16; kl <= 32; kl += 16)
+            for (int f = 0; f < 2; f++)
+                run_gcm128_with(list[k], kl, f);
+    }
+}
+
+/* The leaky control: the 4-bit table GHASH-128 under the same taint must be caught. */
+static void run_control_ghash128_table4(void)
+{
+    run_ghash128_with(&bs_ghash128_table4_not_ct);
+    printf("control-ghash128-table4: ran (memcheck must report its table index)\n");
+}
+#endif
+
 static void run_ct_memcmp(void)
 {
     uint8_t a[32], b[32];
@@ -451,7 +564,7 @@ static void list_targets(void)
     }
     printf("ghash256\ngcm256\n");
 #ifdef BS_CT_HAVE_AES_FACE
-    printf("ctr-face:AES-128\nctr-face:AES-256\n");
+    printf("ctr-face:AES-128\nctr-face:AES-256\ngcm128\ncontrol-ghash128-table4\n");
 #endif
     printf("ct-memcmp\ncontrol-sbox-table\ncontrol-early-exit\n");
 }
@@ -517,6 +630,10 @@ int main(int argc, char **argv)
         run_ctr_face(16);
     else if (strcmp(t, "ctr-face:AES-256") == 0)
         run_ctr_face(32);
+    else if (strcmp(t, "gcm128") == 0)
+        run_gcm128();
+    else if (strcmp(t, "control-ghash128-table4") == 0)
+        run_control_ghash128_table4();
 #endif
     else if (strcmp(t, "ct-memcmp") == 0)
         run_ct_memcmp();

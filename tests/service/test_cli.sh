@@ -230,3 +230,50 @@ if mount -t tmpfs -o size=256k tmpfs full 2>/dev/null; then
 else
     echo "skip: full-disk check (cannot mount a tmpfs here)"
 fi
+
+# CLI conventions: --help on stdout with exit 0 for every command, --version, unknown command or
+# option -> the reason on stderr and exit 2, '-' for stdin/stdout, no overwrite without --force,
+# never the input as output, provider cipher names.
+conv() { # expected-rc stdout-must-match stderr-must-match command...
+  local want=$1 out_re=$2 err_re=$3 rc=0
+  shift 3
+  "$@" >conv.out 2>conv.err || rc=$?
+  [ "$rc" -eq "$want" ] || fail "'$*': exit $rc, not $want: $(cat conv.err)"
+  [ -z "$out_re" ] || grep -qE "$out_re" conv.out || fail "'$*': stdout lacks /$out_re/: $(head -3 conv.out)"
+  [ -n "$out_re" ] || [ ! -s conv.out ] || fail "'$*': unexpected stdout: $(head -3 conv.out)"
+  [ -z "$err_re" ] || grep -qE "$err_re" conv.err || fail "'$*': stderr lacks /$err_re/: $(cat conv.err)"
+  [ -n "$err_re" ] || [ ! -s conv.err ] || fail "'$*': unexpected stderr: $(cat conv.err)"
+}
+conv 0 '^usage: bitslice COMMAND' '' "$BITSLICE" --help
+conv 0 '^bitslice [0-9]' '' "$BITSLICE" --version
+conv 2 '' 'no command given' "$BITSLICE"
+conv 2 '' "unknown command 'frobnicate'" "$BITSLICE" frobnicate
+conv 2 '' "unknown option '--frobnicate'" "$BITSLICE" --frobnicate
+for c in seal open keygen status bench keysearch; do
+  conv 0 'usage: bitslice' '' "$BITSLICE" "$c" --help
+done
+for c in seal open status bench keysearch; do
+  conv 2 '' "unknown option.*--frobnicate" "$BITSLICE" "$c" --frobnicate
+done
+conv 0 'default .*bitsliced\.sock' '' "$BITSLICE" seal --help
+conv 0 'default 20: 1 MiB' '' "$BITSLICE" seal --help
+conv 0 '^usage: bitsliced' '' "$BITSLICED" --help
+conv 0 'default /.*bitsliced\.sock' '' "$BITSLICED" --help
+conv 0 '^bitsliced [0-9]' '' "$BITSLICED" --version
+conv 2 '' "unknown option '--frobnicate'" "$BITSLICED" --frobnicate
+printf 'threads = 1\n' | conv 0 'socket=' '' "$BITSLICED" --config - --check
+head -c 300000 /dev/urandom >conv.in
+conv 0 '' '' "$BITSLICE" seal -q --no-daemon -k key -o conv.bs conv.in
+conv 1 '' 'exists: refused' "$BITSLICE" seal -q --no-daemon -k key -o conv.bs conv.in
+conv 0 '' '' "$BITSLICE" seal -q --no-daemon -f -k key -o conv.bs conv.in
+conv 1 '' 'is the input file' "$BITSLICE" seal -q --no-daemon -f -k key -o conv.in conv.in
+cmp -s conv.in <("$BITSLICE" open -q --no-daemon -k key -o - conv.bs) || fail "open -o - differs"
+"$BITSLICE" seal -q --no-daemon -k key -o - - <conv.in | "$BITSLICE" open -q --no-daemon -k key -o - |
+  cmp -s conv.in - || fail "seal/open through stdin and stdout differ"
+[ ! -e ./- ] || fail "'-o -' created a file named '-'"
+conv 0 'cipher PRESENT-80' '' "$BITSLICE" bench --cipher present80-ctr --size-mib 1 --socket /nonexistent
+conv 0 'cipher GIFT-128' '' "$BITSLICE" bench --cipher GIFT-CTR --size-mib 1 --socket /nonexistent
+conv 0 '^found ffffffffffffffffffff' '' "$BITSLICE" keysearch -q -c PRESENT-80-CTR -k ffffffffffffffff0000 \
+  -m 0000000000000000ffff -p 0000000000000000 -x e72c46c0f5945049 --part 0/1
+conv 2 '' 'K/N' "$BITSLICE" keysearch -c PRESENT-80 -k 0 -m 0 -p 0 -x 0 --part 3/3
+echo "ok: CLI conventions (help, version, errors, '-', --force, same-file, provider names)"

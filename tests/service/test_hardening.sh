@@ -77,14 +77,19 @@ done
 
 # -o onto links and non-regular files: the output goes where the link points, and the link stays
 # a link (a temporary file renamed over it would replace it: as root, /dev/stdout itself).
+# The targets exist (the shell made 'got'), so --force (bitslice never replaces an existing
+# regular file without it; without it the refusal is checked below).
 ln -s /proc/self/fd/1 to_stdout
-"$BITSLICE" open -q --no-daemon -k key -o to_stdout pt.bs >got || fail "open -o a link to stdout"
+"$BITSLICE" open -q --no-daemon -f -k key -o to_stdout pt.bs >got || fail "open -o a link to stdout"
 cmp -s got pt || fail "open -o a link to stdout: not the plaintext on stdout"
 [ -L to_stdout ] || fail "open -o a link to stdout replaced the link"
 "$BITSLICE" open -q --no-daemon -k key -o - pt.bs >got2 || fail "open -o -"
 cmp -s got2 pt || fail "open -o -: not the plaintext"
 : >target
 ln -s target to_file
-"$BITSLICE" open -q --no-daemon -k key -o to_file pt.bs || fail "open -o a link to a file"
+"$BITSLICE" open -q --no-daemon -k key -o to_file pt.bs 2>/dev/null &&
+  fail "open -o a link to an existing file without --force"
+[ -L to_file ] && [ ! -s target ] || fail "a refused open changed the link or its target"
+"$BITSLICE" open -q --no-daemon -f -k key -o to_file pt.bs || fail "open -o a link to a file"
 [ -L to_file ] && cmp -s target pt || fail "open -o a link to a file: link replaced or wrong"
 echo "ok: -o onto a link to stdout, -, and a link to a file: written through, links kept"
