@@ -85,20 +85,143 @@ void bs_r256ct32_unpack(uint8_t *out, uint32_t q[8])
 }
 
 /*
- * SubBytes on the 32 bytes at once: rijndael256.h's Boyar-Peralta circuit (bs_r256_sbox32,
- * which leaves out the affine constant) and the constant 0x63 (bits 0, 1, 5, 6). flatten
- * inlines the circuit whole, so the state stays in registers at every level.
+ * The S-box circuit of rijndael256.h (Boyar and Peralta), written out here for one register
+ * set, with the affine constant as four XNORs. Measured (QEMU, Cortex-M4, -O2): calling
+ * bs_r256_sbox32 instead costs 5483 instead of 5024 instructions per block (+9%), as its
+ * strided memory interface survives inlining; so this one copy of the circuit stays.
  */
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((flatten))
-#endif
 R256_FN void r256_sbox(uint32_t q[8])
 {
-    bs_r256_sbox32(q, 1, q, 1);
-    q[0] = ~q[0];
-    q[1] = ~q[1];
-    q[5] = ~q[5];
-    q[6] = ~q[6];
+    const uint32_t u0 = q[7], u1 = q[6], u2 = q[5], u3 = q[4];
+    const uint32_t u4 = q[3], u5 = q[2], u6 = q[1], u7 = q[0];
+    const uint32_t t1 = u0 ^ u3;
+    const uint32_t t2 = u0 ^ u5;
+    const uint32_t t3 = u0 ^ u6;
+    const uint32_t t4 = u3 ^ u5;
+    const uint32_t t5 = u4 ^ u6;
+    const uint32_t t6 = t1 ^ t5;
+    const uint32_t t7 = u1 ^ u2;
+    const uint32_t t8 = u7 ^ t6;
+    const uint32_t t9 = u7 ^ t7;
+    const uint32_t t10 = t6 ^ t7;
+    const uint32_t t11 = u1 ^ u5;
+    const uint32_t t12 = u2 ^ u5;
+    const uint32_t t13 = t3 ^ t4;
+    const uint32_t t14 = t6 ^ t11;
+    const uint32_t t15 = t5 ^ t11;
+    const uint32_t t16 = t5 ^ t12;
+    const uint32_t t17 = t9 ^ t16;
+    const uint32_t t18 = u3 ^ u7;
+    const uint32_t t19 = t7 ^ t18;
+    const uint32_t t20 = t1 ^ t19;
+    const uint32_t t21 = u6 ^ u7;
+    const uint32_t t22 = t7 ^ t21;
+    const uint32_t t23 = t2 ^ t22;
+    const uint32_t t24 = t2 ^ t10;
+    const uint32_t t25 = t20 ^ t17;
+    const uint32_t t26 = t3 ^ t16;
+    const uint32_t t27 = t1 ^ t12;
+    const uint32_t m1 = t13 & t6;
+    const uint32_t m2 = t23 & t8;
+    const uint32_t m3 = t14 ^ m1;
+    const uint32_t m4 = t19 & u7;
+    const uint32_t m5 = m4 ^ m1;
+    const uint32_t m6 = t3 & t16;
+    const uint32_t m7 = t22 & t9;
+    const uint32_t m8 = t26 ^ m6;
+    const uint32_t m9 = t20 & t17;
+    const uint32_t m10 = m9 ^ m6;
+    const uint32_t m11 = t1 & t15;
+    const uint32_t m12 = t4 & t27;
+    const uint32_t m13 = m12 ^ m11;
+    const uint32_t m14 = t2 & t10;
+    const uint32_t m15 = m14 ^ m11;
+    const uint32_t m16 = m3 ^ m2;
+    const uint32_t m17 = m5 ^ t24;
+    const uint32_t m18 = m8 ^ m7;
+    const uint32_t m19 = m10 ^ m15;
+    const uint32_t m20 = m16 ^ m13;
+    const uint32_t m21 = m17 ^ m15;
+    const uint32_t m22 = m18 ^ m13;
+    const uint32_t m23 = m19 ^ t25;
+    const uint32_t m24 = m22 ^ m23;
+    const uint32_t m25 = m22 & m20;
+    const uint32_t m26 = m21 ^ m25;
+    const uint32_t m27 = m20 ^ m21;
+    const uint32_t m28 = m23 ^ m25;
+    const uint32_t m29 = m28 & m27;
+    const uint32_t m30 = m26 & m24;
+    const uint32_t m31 = m20 & m23;
+    const uint32_t m32 = m27 & m31;
+    const uint32_t m33 = m27 ^ m25;
+    const uint32_t m34 = m21 & m22;
+    const uint32_t m35 = m24 & m34;
+    const uint32_t m36 = m24 ^ m25;
+    const uint32_t m37 = m21 ^ m29;
+    const uint32_t m38 = m32 ^ m33;
+    const uint32_t m39 = m23 ^ m30;
+    const uint32_t m40 = m35 ^ m36;
+    const uint32_t m41 = m38 ^ m40;
+    const uint32_t m42 = m37 ^ m39;
+    const uint32_t m43 = m37 ^ m38;
+    const uint32_t m44 = m39 ^ m40;
+    const uint32_t m45 = m42 ^ m41;
+    const uint32_t m46 = m44 & t6;
+    const uint32_t m47 = m40 & t8;
+    const uint32_t m48 = m39 & u7;
+    const uint32_t m49 = m43 & t16;
+    const uint32_t m50 = m38 & t9;
+    const uint32_t m51 = m37 & t17;
+    const uint32_t m52 = m42 & t15;
+    const uint32_t m53 = m45 & t27;
+    const uint32_t m54 = m41 & t10;
+    const uint32_t m55 = m44 & t13;
+    const uint32_t m56 = m40 & t23;
+    const uint32_t m57 = m39 & t19;
+    const uint32_t m58 = m43 & t3;
+    const uint32_t m59 = m38 & t22;
+    const uint32_t m60 = m37 & t20;
+    const uint32_t m61 = m42 & t1;
+    const uint32_t m62 = m45 & t4;
+    const uint32_t m63 = m41 & t2;
+    const uint32_t l0 = m61 ^ m62;
+    const uint32_t l1 = m50 ^ m56;
+    const uint32_t l2 = m46 ^ m48;
+    const uint32_t l3 = m47 ^ m55;
+    const uint32_t l4 = m54 ^ m58;
+    const uint32_t l5 = m49 ^ m61;
+    const uint32_t l6 = m62 ^ l5;
+    const uint32_t l7 = m46 ^ l3;
+    const uint32_t l8 = m51 ^ m59;
+    const uint32_t l9 = m52 ^ m53;
+    const uint32_t l10 = m53 ^ l4;
+    const uint32_t l11 = m60 ^ l2;
+    const uint32_t l12 = m48 ^ m51;
+    const uint32_t l13 = m50 ^ l0;
+    const uint32_t l14 = m52 ^ m61;
+    const uint32_t l15 = m55 ^ l1;
+    const uint32_t l16 = m56 ^ l0;
+    const uint32_t l17 = m57 ^ l1;
+    const uint32_t l18 = m58 ^ l8;
+    const uint32_t l19 = m63 ^ l4;
+    const uint32_t l20 = l0 ^ l1;
+    const uint32_t l21 = l1 ^ l7;
+    const uint32_t l22 = l3 ^ l12;
+    const uint32_t l23 = l18 ^ l2;
+    const uint32_t l24 = l15 ^ l9;
+    const uint32_t l25 = l6 ^ l10;
+    const uint32_t l26 = l7 ^ l9;
+    const uint32_t l27 = l8 ^ l10;
+    const uint32_t l28 = l11 ^ l14;
+    const uint32_t l29 = l11 ^ l17;
+    q[7] = l6 ^ l24;
+    q[6] = ~(l16 ^ l26);
+    q[5] = ~(l19 ^ l28);
+    q[4] = l6 ^ l21;
+    q[3] = l20 ^ l22;
+    q[2] = l25 ^ l29;
+    q[1] = ~(l13 ^ l27);
+    q[0] = ~(l6 ^ l23);
 }
 
 void bs_r256ct32_subbytes(uint32_t q[8])

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Runs the MCU benchmark firmware under QEMU and prints Markdown tables.
 
-    embedded/bench/run.py BUILD_DIR TARGET      (TARGET: cortex-m3, cortex-m4 or rv32i)
+    embedded/bench/run.py BUILD_DIR TARGET [CORE]   (TARGET: cortex-m3, cortex-m4 or rv32i)
+
+CORE (e.g. SPEEDY) limits the per-core rows to the cores whose name contains it (the
+per-PC histogram runs are the slow part); the other tables are printed in full.
 
 For each optimisation level (bench_O0 ... bench_Os) it runs the firmware once:
   - Cortex-M: with the project's TCG plugin (libbsemb_insn.so, built natively in the same build
@@ -165,9 +168,10 @@ def sizes(build, target):
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[2] not in QEMU:
+    if len(sys.argv) not in (3, 4) or sys.argv[2] not in QEMU:
         raise SystemExit(__doc__)
     build, target = sys.argv[1], sys.argv[2]
+    only = sys.argv[3] if len(sys.argv) == 4 else ''
     plugin = os.path.join(build, 'embedded', 'bench', 'libbsemb_insn.so')
     arm = target != 'rv32i'
     print('### %s (QEMU %s)\n' % (target, ' '.join(QEMU[target][1:])))
@@ -191,6 +195,8 @@ def main():
         pack_skinny = byname['SKINNY/pack'][2] + byname['SKINNY/unpack'][2]
         pack24 = byname['SPEEDY/bs32/pack'][2] + byname['SPEEDY/bs32/unpack'][2]
         for core, (_, _) in CORES.items():
+            if only not in core:
+                continue
             idx, nbytes, n, cnt = byname[core + '/encrypt']
             ks = byname[core + '/set_key'][2]
             per128 = n * 16 / nbytes
