@@ -664,7 +664,14 @@ static int bitslice(const char *cmd, const char *sock, const char *in, const cha
     argv[n++] = in;
     argv[n] = NULL;
     unlink(out);
-    return run(argv, NULL, err_path);
+    int rc = run(argv, NULL, err_path);
+    if (rc != 0 && err_path != NULL) {
+        size_t n;
+        char *t = (char *)read_file(err_path, &n);
+        fprintf(stderr, "bitslice %s exited %d; it said:\n%.*s", cmd, rc, (int)n, t);
+        free(t);
+    }
+    return rc;
 }
 
 /* The -v lines name a source for every chunk: no chunk is said to come from the daemon. */
@@ -774,7 +781,7 @@ int main(void)
         snprintf(dir_file[i], sizeof dir_file[i], "%s/%s", dmn.dir, names[i]);
     pt = sentences(pt_len);
     write_file(dir_file[0], pt, pt_len);
-    uint8_t key[BS_KEY_MAX];
+    uint8_t key[32]; /* a sealed-file key: 32 raw bytes */
     svc_fill(key, sizeof key, 40);
     write_file(dir_file[3], key, sizeof key);
 
