@@ -450,7 +450,7 @@ static void stream_refuses(const char *sock)
     const bs_block_cipher *bc = bs_block_cipher_by_name("RIJNDAEL-256");
     if (bc == NULL)
         return;
-    uint8_t key[32], ctr[32] = {0}, out[65536];
+    uint8_t key[BS_KEY_MAX], ctr[32] = {0}, out[65536];
     svc_fill(key, sizeof key, 1);
     bsd_stream_opts so = {sock, 1000, 5000, 65536, 2};
     bsd_stream *s = NULL;
@@ -470,7 +470,7 @@ static void ctr_same_bytes(const char *sock)
     /* The first cipher meets the fault; the back-off then keeps later contexts in-process. */
     for (size_t i = 0; i < nc; i++) {
         const bs_block_cipher *bc = cs[i];
-        uint8_t key[32], iv[32] = {0};
+        uint8_t key[BS_KEY_MAX], iv[32] = {0};
         svc_fill(key, sizeof key, 2 + (uint32_t)i);
         svc_fill(iv, bs_ctr_iv_len(bc), 3);
         iv[0] = 0;
@@ -530,7 +530,7 @@ static void gcm_common(const char *sock, int decrypt)
     OSSL_LIB_CTX *lc = evp_load(sock);
     EVP_CIPHER *ciph = EVP_CIPHER_fetch(lc, "RIJNDAEL-256-GCM", NULL);
     CHECK(ciph != NULL);
-    uint8_t key[32], iv[28], tag_want[32], tag[32];
+    uint8_t key[BS_KEY_MAX], iv[28], tag_want[32], tag[32];
     svc_fill(key, sizeof key, 21);
     svc_fill(iv, sizeof iv, 22);
     uint8_t *want = (uint8_t *)malloc(pt_len), *got = (uint8_t *)malloc(pt_len);
@@ -589,7 +589,7 @@ static int enc(const char *cipher, const char *sock, const char *out)
 {
     char lc[40], khex[65], ivhex[33];
     snprintf(lc, sizeof lc, "-%s", cipher);
-    uint8_t key[32], iv[16];
+    uint8_t key[BS_KEY_MAX], iv[16];
     svc_fill(key, sizeof key, 31);
     svc_fill(iv, sizeof iv, 32);
     iv[0] = 0;
@@ -664,7 +664,14 @@ static int bitslice(const char *cmd, const char *sock, const char *in, const cha
     argv[n++] = in;
     argv[n] = NULL;
     unlink(out);
-    return run(argv, NULL, err_path);
+    int rc = run(argv, NULL, err_path);
+    if (rc != 0 && err_path != NULL) {
+        size_t n;
+        char *t = (char *)read_file(err_path, &n);
+        fprintf(stderr, "bitslice %s exited %d; it said:\n%.*s", cmd, rc, (int)n, t);
+        free(t);
+    }
+    return rc;
 }
 
 /* The -v lines name a source for every chunk: no chunk is said to come from the daemon. */
@@ -774,7 +781,7 @@ int main(void)
         snprintf(dir_file[i], sizeof dir_file[i], "%s/%s", dmn.dir, names[i]);
     pt = sentences(pt_len);
     write_file(dir_file[0], pt, pt_len);
-    uint8_t key[32];
+    uint8_t key[32]; /* a sealed-file key: 32 raw bytes */
     svc_fill(key, sizeof key, 40);
     write_file(dir_file[3], key, sizeof key);
 
