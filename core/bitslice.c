@@ -11,7 +11,7 @@ const char *bs_strerror(int err)
     case BS_ERR_IV_LENGTH:
         return "IV length not allowed";
     case BS_ERR_TAG_LENGTH:
-        return "tag length not allowed (16..32 bytes, step 4)";
+        return "tag length not allowed (RIJNDAEL-256-GCM: 16..32 bytes, step 4; AES-GCM: 12..16)";
     case BS_ERR_DATA_LIMIT:
         return "data limit for this key and IV reached";
     case BS_ERR_COUNTER_WRAP:
