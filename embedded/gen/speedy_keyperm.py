@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Finds the in-word delta swaps of SPEEDY's key-schedule row permutation in the 6x32 layout
+(core/speedy/speedy_bs32.c, speedy_rows_times7) and checks the packed key step against the
+specification's k'[n] = k[(7n + 1) mod 192] on random keys. Prints the (shift, mask) pairs.
+
+A delta swap (shift s, mask m) exchanges bits p and p + s for every p in m:
+t = ((x >> s) ^ x) & m; x ^= t ^ (t << s). A Benes network on 32 positions is nine such stages
+(shifts 16 8 4 2 1 2 4 8 16); the looping algorithm below sets their masks, and for the row
+permutation i <- 7i mod 32 five of the nine come out empty.
+"""
+import random
+
+
+def benes(P, n=32):
+    """P[src] = dst. Returns the non-empty (shift, mask) stages, applied in order."""
+    m_in, m_out, mid = {}, {}, [0]
+
+    def rec(P, base, n):
+        if n == 2:
+            if P[0] == 1:
+                mid[0] |= 1 << base
+            return
+        h = n // 2
+        inv = [0] * n
+        for s, d in enumerate(P):
+            inv[d] = s
+        color = [None] * n
+        for start in range(n):  # 2-colour: input pairs and output pairs in different halves
+            s, c = start, 0
+            while color[s] is None:
+                color[s] = c
+                s2 = s + h if s < h else s - h
+                color[s2] = 1 - c
+                d = P[s2]
+                s = inv[d + h if d < h else d - h]
+                c = 1 - color[s2]
+        lo, hi = [None] * h, [None] * h
+        for a in range(h):
+            low, high = (a + h, a) if color[a] == 1 else (a, a + h)
+            if color[a] == 1:
+                m_in[h] = m_in.get(h, 0) | 1 << (base + a)
+            lo[a], hi[a] = P[low] % h, P[high] % h
+            if P[low] >= h:
+                m_out[h] = m_out.get(h, 0) | 1 << (base + P[low] % h)
+        rec(lo, base, h)
+        rec(hi, base + h, h)
+    rec(P, 0, n)
+    seq = [(h, m_in.get(h, 0)) for h in (16, 8, 4, 2)] + [(1, mid[0])]
+    seq += [(h, m_out.get(h, 0)) for h in (2, 4, 8, 16)]
+    return [(s, m) for s, m in seq if m]
+
+
+def apply(seq, x):
+    for s, m in seq:
+        t = ((x >> s) ^ x) & m
+        x ^= t ^ (t << s)
+    return x & 0xffffffff
+
+
+def rol(x, c):
+    c %= 32
+    return ((x << c) | (x >> (32 - c))) & 0xffffffff if c else x
+
+
+def main():
+    rnd = random.Random(1)
+    for _ in range(50):  # the network builder itself, on random permutations
+        P = list(range(32))
+        rnd.shuffle(P)
+        seq = benes(P)
+        assert all(apply(seq, 1 << s) == 1 << P[s] for s in range(32))
+    # row i at bit 31 - i; destination row i takes source row 7i mod 32
+    P = [0] * 32
+    for i in range(32):
+        P[31 - (7 * i) % 32] = 31 - i
+    seq = benes(P)
+    assert all(apply(seq, 1 << s) == 1 << P[s] for s in range(32))
+
+    def pack(bits):  # bit 31 - i of word j = x[6i + j]
+        return [sum(bits[6 * i + j] << (31 - i) for i in range(32)) for j in range(6)]
+
+    def step(k):  # speedy_key_next32
+        return [apply(seq, rol(k[j + 1], j)) for j in range(5)] + [apply(seq, rol(k[0], 6))]
+    for _ in range(100):
+        b = [rnd.getrandbits(1) for _ in range(192)]
+        assert step(pack(b)) == pack([b[(7 * n + 1) % 192] for n in range(192)])
+    print(' '.join('(%d, 0x%08x)' % sm for sm in seq))
+
+
+if __name__ == '__main__':
+    main()
