@@ -206,7 +206,7 @@ static void daemon_rows(const bs_block_cipher *c, const char *sock, const uint8_
     if (dc != NULL)
         bsd_ctr_counts(dc, &db, &lb);
     if (cpu != NULL)
-        cpu[2] = (all_cpu_s() - a0) / (double)bytes * 1e9;
+        cpu[2] = lb == 0 ? (all_cpu_s() - a0) / (double)bytes * 1e9 : 0;
     if (mbs != NULL) {
         mbs[2] = lb == 0 ? (double)bytes / (now_s() - t0) / 1e6 : 0;
     } else {
