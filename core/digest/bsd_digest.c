@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "bs_cpu.h"
 #include "bsd_digest_mix.h"
 
 static inline uint64_t load64(const uint8_t *p)
@@ -43,14 +44,10 @@ static inline uint64_t word_at(const uint8_t *p)
 #endif
 }
 
-/*
- * Eight independent lanes keep the multipliers busy; where the target has 64-bit vector
- * multiplies (AVX-512DQ, chosen at run time below) the compiler turns the lanes into vectors.
- * The result is the same sum either way.
- */
-static inline __attribute__((always_inline)) uint64_t sum_lanes(uint64_t seed, uint64_t word0,
-                                                                const uint8_t *p, size_t nwords,
-                                                                uint64_t poison, uint64_t *hits)
+/* Eight independent lanes keep the multipliers busy; the vector paths (bsd_digest_x86.c) add
+ * the same terms in another order. */
+static uint64_t sum_portable(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords,
+                             uint64_t poison, uint64_t *hits)
 {
     uint64_t acc[8] = {0}, hit[8] = {0};
     size_t j = 0;
@@ -74,39 +71,70 @@ static inline __attribute__((always_inline)) uint64_t sum_lanes(uint64_t seed, u
     return a;
 }
 
-static uint64_t sum_portable(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords,
-                             uint64_t poison, uint64_t *hits)
+typedef uint64_t (*sum_fn)(uint64_t, uint64_t, const uint8_t *, size_t, uint64_t, uint64_t *);
+
+/* The highest of the digest's levels (portable, avx2, avx512) this CPU can run. */
+static int level_here(void)
 {
-    return sum_lanes(seed, word0, p, nwords, poison, hits);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
+    int d = bs_cpu_detected();
+    /* VPMULLQ is AVX-512DQ, which the bs_cpu avx512 level does not ask for. */
+    if (d >= BS_CPU_AVX512 && __builtin_cpu_supports("avx512dq"))
+        return BS_CPU_AVX512;
+    if (d >= BS_CPU_AVX2)
+        return BS_CPU_AVX2;
+#endif
+    return BS_CPU_PORTABLE;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#define BSD_DIGEST_DISPATCH 1
-__attribute__((target("avx512f,avx512dq"))) static uint64_t
-sum_avx512(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords, uint64_t poison,
-           uint64_t *hits)
+int bsd_digest_level_at(int level)
 {
-    return sum_lanes(seed, word0, p, nwords, poison, hits);
+    int here = level_here();
+    level = level < here ? level : here;
+    /* aesni brings nothing to the digest. */
+    return level >= BS_CPU_AVX2 ? level : BS_CPU_PORTABLE;
 }
+
+static sum_fn sum_for(int level)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
+    if (level == BS_CPU_AVX512)
+        return bsd_digest_sum_avx512;
+    if (level == BS_CPU_AVX2)
+        return bsd_digest_sum_avx2;
 #endif
+    (void)level;
+    return sum_portable;
+}
+
+/* Chosen at the first call (getenv is too slow for a call per 32 KiB piece); -1 until then. */
+static int digest_level = -1;
+
+int bsd_digest_level(void)
+{
+    int l = __atomic_load_n(&digest_level, __ATOMIC_RELAXED);
+    if (l < 0) {
+        l = bsd_digest_level_at(bs_cpu_level());
+        __atomic_store_n(&digest_level, l, __ATOMIC_RELAXED);
+    }
+    return l;
+}
+
+uint64_t bsd_digest_sum_at(int level, uint64_t seed, uint64_t word0, const uint8_t *p,
+                           size_t nwords, uint64_t poison, uint64_t *poison_hits)
+{
+    uint64_t hits = 0;
+    uint64_t s = sum_for(bsd_digest_level_at(level))(seed, word0, p, nwords, poison, &hits);
+    if (poison_hits != NULL)
+        *poison_hits = hits;
+    return s;
+}
 
 uint64_t bsd_digest_sum(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords,
                         uint64_t poison, uint64_t *poison_hits)
 {
-    uint64_t hits = 0, s;
-#ifdef BSD_DIGEST_DISPATCH
-    /* Valgrind's CPU has no AVX-512: it gets the portable lanes. */
-    static int have_avx512 = -1;
-    int h = __atomic_load_n(&have_avx512, __ATOMIC_RELAXED);
-    if (h < 0) {
-        h = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
-        __atomic_store_n(&have_avx512, h, __ATOMIC_RELAXED);
-    }
-    s = h ? sum_avx512(seed, word0, p, nwords, poison, &hits)
-          : sum_portable(seed, word0, p, nwords, poison, &hits);
-#else
-    s = sum_portable(seed, word0, p, nwords, poison, &hits);
-#endif
+    uint64_t hits = 0;
+    uint64_t s = sum_for(bsd_digest_level())(seed, word0, p, nwords, poison, &hits);
     if (poison_hits != NULL)
         *poison_hits = hits;
     return s;
