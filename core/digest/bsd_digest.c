@@ -46,8 +46,10 @@ static inline uint64_t word_at(const uint8_t *p)
 
 /* Eight independent lanes keep the multipliers busy; the vector paths (bsd_digest_x86.c) add
  * the same terms in another order. */
-static uint64_t sum_portable(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords,
-                             uint64_t poison, uint64_t *hits)
+static inline __attribute__((always_inline)) uint64_t sum_lanes(uint64_t seed, uint64_t word0,
+                                                                const uint8_t *p, size_t nwords,
+                                                                uint64_t poison, uint64_t *hits,
+                                                                const int count)
 {
     uint64_t acc[8] = {0}, hit[8] = {0};
     size_t j = 0;
@@ -55,7 +57,8 @@ static uint64_t sum_portable(uint64_t seed, uint64_t word0, const uint8_t *p, si
         for (int l = 0; l < 8; l++) {
             uint64_t w = word_at(p + 8 * (j + l));
             acc[l] += bsd_digest_word(seed, word0 + j + (unsigned)l, w);
-            hit[l] += (uint64_t)(w == poison);
+            if (count)
+                hit[l] += (uint64_t)(w == poison);
         }
     uint64_t a = 0, h = 0;
     for (int l = 0; l < 8; l++) {
@@ -67,8 +70,16 @@ static uint64_t sum_portable(uint64_t seed, uint64_t word0, const uint8_t *p, si
         a += bsd_digest_word(seed, word0 + j, w);
         h += (uint64_t)(w == poison);
     }
-    *hits = h;
+    if (count)
+        *hits = h;
     return a;
+}
+
+static uint64_t sum_portable(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords,
+                             uint64_t poison, uint64_t *hits)
+{
+    return hits != NULL ? sum_lanes(seed, word0, p, nwords, poison, hits, 1)
+                        : sum_lanes(seed, word0, p, nwords, poison, hits, 0);
 }
 
 typedef uint64_t (*sum_fn)(uint64_t, uint64_t, const uint8_t *, size_t, uint64_t, uint64_t *);
@@ -120,24 +131,17 @@ int bsd_digest_level(void)
     return l;
 }
 
+/* Each implementation counts poison words only when asked to (poison_hits not NULL). */
 uint64_t bsd_digest_sum_at(int level, uint64_t seed, uint64_t word0, const uint8_t *p,
                            size_t nwords, uint64_t poison, uint64_t *poison_hits)
 {
-    uint64_t hits = 0;
-    uint64_t s = sum_for(bsd_digest_level_at(level))(seed, word0, p, nwords, poison, &hits);
-    if (poison_hits != NULL)
-        *poison_hits = hits;
-    return s;
+    return sum_for(bsd_digest_level_at(level))(seed, word0, p, nwords, poison, poison_hits);
 }
 
 uint64_t bsd_digest_sum(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords,
                         uint64_t poison, uint64_t *poison_hits)
 {
-    uint64_t hits = 0;
-    uint64_t s = sum_for(bsd_digest_level())(seed, word0, p, nwords, poison, &hits);
-    if (poison_hits != NULL)
-        *poison_hits = hits;
-    return s;
+    return sum_for(bsd_digest_level())(seed, word0, p, nwords, poison, poison_hits);
 }
 
 uint64_t bsd_digest_final(uint64_t sum, uint64_t nwords)

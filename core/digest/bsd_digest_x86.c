@@ -58,9 +58,10 @@ fmix_avx2(__m256i x, __m256i m1lo, __m256i m1hi, __m256i m2lo, __m256i m2hi)
     return _mm256_xor_si256(x, _mm256_srli_epi64(x, 33));
 }
 
-__attribute__((target("avx2"))) uint64_t bsd_digest_sum_avx2(uint64_t seed, uint64_t word0,
-                                                             const uint8_t *p, size_t nwords,
-                                                             uint64_t poison, uint64_t *hits)
+/* count: whether to count poison words (the daemon) or not (the client, hits NULL). */
+__attribute__((target("avx2"), always_inline)) static inline uint64_t
+sum_avx2(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords, uint64_t poison,
+         uint64_t *hits, const int count)
 {
     const __m256i m1lo = _mm256_set1_epi64x((long long)(M1 & 0xffffffffu));
     const __m256i m1hi = _mm256_set1_epi64x((long long)(M1 >> 32));
@@ -85,7 +86,8 @@ __attribute__((target("avx2"))) uint64_t bsd_digest_sum_avx2(uint64_t seed, uint
             acc[v] = _mm256_add_epi64(acc[v],
                                       fmix_avx2(_mm256_xor_si256(w, k[v]), m1lo, m1hi, m2lo, m2hi));
             /* A match is all ones (-1): subtracting it counts it. */
-            hit[v] = _mm256_sub_epi64(hit[v], _mm256_cmpeq_epi64(w, pv));
+            if (count)
+                hit[v] = _mm256_sub_epi64(hit[v], _mm256_cmpeq_epi64(w, pv));
             k[v] = _mm256_add_epi64(k[v], step);
         }
     __m256i a =
@@ -95,9 +97,19 @@ __attribute__((target("avx2"))) uint64_t bsd_digest_sum_avx2(uint64_t seed, uint
     uint64_t al[4], hl[4];
     _mm256_storeu_si256((__m256i *)(void *)al, a);
     _mm256_storeu_si256((__m256i *)(void *)hl, h);
-    uint64_t sum = al[0] + al[1] + al[2] + al[3];
-    *hits = hl[0] + hl[1] + hl[2] + hl[3];
-    return sum + scalar_tail(seed, word0 + j, p + 8 * j, nwords - j, poison, hits);
+    uint64_t sum = al[0] + al[1] + al[2] + al[3], hc = hl[0] + hl[1] + hl[2] + hl[3];
+    sum += scalar_tail(seed, word0 + j, p + 8 * j, nwords - j, poison, &hc);
+    if (count)
+        *hits = hc;
+    return sum;
+}
+
+__attribute__((target("avx2"))) uint64_t bsd_digest_sum_avx2(uint64_t seed, uint64_t word0,
+                                                             const uint8_t *p, size_t nwords,
+                                                             uint64_t poison, uint64_t *hits)
+{
+    return hits != NULL ? sum_avx2(seed, word0, p, nwords, poison, hits, 1)
+                        : sum_avx2(seed, word0, p, nwords, poison, hits, 0);
 }
 
 /* AVX-512 F and DQ (VPMULLQ): eight words a vector, four vectors a step. */
@@ -111,9 +123,9 @@ __attribute__((target("avx512f,avx512dq"))) static inline __m512i fmix_avx512(__
     return _mm512_xor_si512(x, _mm512_srli_epi64(x, 33));
 }
 
-__attribute__((target("avx512f,avx512dq"))) uint64_t
-bsd_digest_sum_avx512(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords,
-                      uint64_t poison, uint64_t *hits)
+__attribute__((target("avx512f,avx512dq"), always_inline)) static inline uint64_t
+sum_avx512(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords, uint64_t poison,
+           uint64_t *hits, const int count)
 {
     const __m512i m1 = _mm512_set1_epi64((long long)M1);
     const __m512i m2 = _mm512_set1_epi64((long long)M2);
@@ -135,23 +147,35 @@ bsd_digest_sum_avx512(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nw
         for (int v = 0; v < 4; v++) {
             __m512i w = _mm512_loadu_si512((const void *)(p + 8 * (j + 8 * (size_t)v)));
             acc[v] = _mm512_add_epi64(acc[v], fmix_avx512(_mm512_xor_si512(w, k[v]), m1, m2));
-            hit[v] = _mm512_mask_add_epi64(hit[v], _mm512_cmpeq_epi64_mask(w, pv), hit[v], one);
+            if (count)
+                hit[v] = _mm512_mask_add_epi64(hit[v], _mm512_cmpeq_epi64_mask(w, pv), hit[v], one);
             k[v] = _mm512_add_epi64(k[v], step);
         }
     /* Whole vectors of the rest, then single words. */
     for (; j + 8 <= nwords; j += 8) {
         __m512i w = _mm512_loadu_si512((const void *)(p + 8 * j));
         acc[0] = _mm512_add_epi64(acc[0], fmix_avx512(_mm512_xor_si512(w, k[0]), m1, m2));
-        hit[0] = _mm512_mask_add_epi64(hit[0], _mm512_cmpeq_epi64_mask(w, pv), hit[0], one);
+        if (count)
+            hit[0] = _mm512_mask_add_epi64(hit[0], _mm512_cmpeq_epi64_mask(w, pv), hit[0], one);
         k[0] = _mm512_add_epi64(k[0], _mm512_set1_epi64((long long)(8 * BSD_DIGEST_G)));
     }
     __m512i a =
         _mm512_add_epi64(_mm512_add_epi64(acc[0], acc[1]), _mm512_add_epi64(acc[2], acc[3]));
     __m512i h =
         _mm512_add_epi64(_mm512_add_epi64(hit[0], hit[1]), _mm512_add_epi64(hit[2], hit[3]));
-    uint64_t sum = (uint64_t)_mm512_reduce_add_epi64(a);
-    *hits = (uint64_t)_mm512_reduce_add_epi64(h);
-    return sum + scalar_tail(seed, word0 + j, p + 8 * j, nwords - j, poison, hits);
+    uint64_t sum = (uint64_t)_mm512_reduce_add_epi64(a), hc = (uint64_t)_mm512_reduce_add_epi64(h);
+    sum += scalar_tail(seed, word0 + j, p + 8 * j, nwords - j, poison, &hc);
+    if (count)
+        *hits = hc;
+    return sum;
+}
+
+__attribute__((target("avx512f,avx512dq"))) uint64_t
+bsd_digest_sum_avx512(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords,
+                      uint64_t poison, uint64_t *hits)
+{
+    return hits != NULL ? sum_avx512(seed, word0, p, nwords, poison, hits, 1)
+                        : sum_avx512(seed, word0, p, nwords, poison, hits, 0);
 }
 
 #endif
