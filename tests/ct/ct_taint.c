@@ -13,8 +13,9 @@
  *        ct_taint --coverage N.. check that the registry holds exactly the cipher names N..
  * Targets: block:NAME, ctr:NAME (every implementation of NAME in bs_block_ciphers), ghash256,
  * gcm256, ctr-face:AES-128 and ctr-face:AES-256 (AES-CTR with FACE caching), gcm128 (AES-GCM
- * with the table-free GHASH-128s, CTR plain and FACE), ct-memcmp, digest (the daemon's window
- * digest), and the leaky controls
+ * with the table-free GHASH-128s, CTR plain and FACE), masked:AES-128 (the first-order masked
+ * core: key, data and its randomness secret), ct-memcmp, digest (the daemon's window digest),
+ * and the leaky controls
  * control-sbox-table, control-early-exit and control-ghash128-table4 (the 4-bit table GHASH).
  */
 #include "bitslice.h"
@@ -24,6 +25,7 @@
 #include "modes/gcm256.h"
 #ifdef BS_CT_HAVE_AES_FACE
 #include "aes/aes_ctr_face.h"
+#include "aes/aes_masked.h"
 #include "modes/gcm128.h"
 #endif
 
@@ -488,6 +490,33 @@ static void run_gcm128(void)
     }
 }
 
+/* The masked core's random words are as secret as the key: no branch or index may use them. */
+static void rng_secret(void *ctx, uint32_t *out, size_t n)
+{
+    uint32_t *state = ctx;
+    for (size_t i = 0; i < n; i++) {
+        *state = *state * 1664525u + 1013904223u;
+        out[i] = *state;
+    }
+    make_secret(out, n * sizeof *out);
+}
+
+static void run_masked_aes128(void)
+{
+    static bs_aes128_masked_key mk;
+    uint32_t state = 1;
+    fill(key, 16, 9);
+    fill(in, 64, 21);
+    make_secret(key, 16);
+    make_secret(in, 64);
+    bs_aes128_masked_set_key(&mk, key, rng_secret, &state);
+    bs_aes128_masked_2blocks(&mk, out, in, rng_secret, &state);
+    bs_aes128_masked_2blocks(&mk, out + 32, in + 32, rng_secret, &state);
+    declassify("masked:AES-128", out, 64);
+    bs_aes128_masked_clear(&mk);
+    printf("masked:AES-128: set_key and two calls of two blocks\n");
+}
+
 /* The leaky control: the 4-bit table GHASH-128 under the same taint must be caught. */
 static void run_control_ghash128_table4(void)
 {
@@ -602,7 +631,8 @@ static void list_targets(void)
     }
     printf("ghash256\ngcm256\n");
 #ifdef BS_CT_HAVE_AES_FACE
-    printf("ctr-face:AES-128\nctr-face:AES-256\ngcm128\ncontrol-ghash128-table4\n");
+    printf("ctr-face:AES-128\nctr-face:AES-256\ngcm128\nmasked:AES-128\n"
+           "control-ghash128-table4\n");
 #endif
     printf("ct-memcmp\ndigest\ncontrol-sbox-table\ncontrol-early-exit\n");
 }
@@ -670,6 +700,8 @@ int main(int argc, char **argv)
         run_ctr_face(32);
     else if (strcmp(t, "gcm128") == 0)
         run_gcm128();
+    else if (strcmp(t, "masked:AES-128") == 0)
+        run_masked_aes128();
     else if (strcmp(t, "control-ghash128-table4") == 0)
         run_control_ghash128_table4();
 #endif
