@@ -4,6 +4,7 @@
  * the implementation chosen at set_key. A refused call changes nothing.
  */
 #include "gcm256.h"
+#include "gcm256_bulk.h"
 
 #define BL 32
 
@@ -216,6 +217,14 @@ static int gcm_crypt(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t
     }
 
     if (ctx->ctr32 != NULL && len >= BL) {
+        /* A stitched CTR + GHASH loop takes what it can (gcm256_bulk.h). */
+        const bs_gcm256_bulk_fn bulk = bs_gcm256_bulk_for(ctx->cipher, ctx->ghash);
+        const size_t done =
+            bulk != NULL ? bulk(&ctx->ks, ctx->hkey, ctx->counter, ctx->y, in, out, len / BL, dec)
+                         : 0;
+        out += done * BL;
+        in += done * BL;
+        len -= done * BL;
         /*
          * The core's counter mode XORs in registers (inc32 is its counting rule), in pieces
          * small enough that GHASH reads what CTR wrote, or decrypt's input, while in cache.
