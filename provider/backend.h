@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "bitslice.h"
+#include "modes/keystream.h"
 
 struct bsprov_ctx;
 
@@ -67,10 +68,16 @@ typedef struct bsprov_gcm_backend {
     void (*free)(void *bctx);
 } bsprov_gcm_backend;
 
-extern const bsprov_ctr_backend bsprov_ctr_inproc, bsprov_ctr_daemon;
+extern const bsprov_ctr_backend bsprov_ctr_modes;
 extern const bsprov_gcm_backend bsprov_gcm_inproc, bsprov_gcm_daemon;
 
-/* The backend a new context uses: the daemon's when prov->daemon_socket is set. */
+/*
+ * The keystream source a new context pulls from when prov->daemon_socket is set (the daemon's,
+ * backend_daemon.c); NULL on allocation failure. The context owns it (ops->copy, ops->free).
+ */
+bs_keystream_source *bsprov_source_new(const struct bsprov_ctx *prov);
+
+/* The table a new context uses (the GCM one: the daemon's when prov->daemon_socket is set). */
 const bsprov_ctr_backend *bsprov_ctr_backend_for(const struct bsprov_ctx *prov,
                                                  const bs_block_cipher *cipher);
 const bsprov_gcm_backend *bsprov_gcm_backend_for(const struct bsprov_ctx *prov);

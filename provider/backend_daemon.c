@@ -1,11 +1,9 @@
 /*
- * backend_daemon.c: the CTR seam backed by bitsliced (service/client/bsd_ctr.h), chosen when a
- * daemon socket is configured (bsprov_ctx.daemon_socket, resolved in prov.c).
- *
- * bsd_ctr keeps a bs_ctr_ctx as the authority for key, counter, num and limits; once a stream
- * under one IV reaches offload-threshold bytes it takes keystream from prefetched daemon windows
- * and moves the context with bs_ctr_seek, and on any daemon failure it finishes in-process at
- * the exact byte. Output, positions and errors are those of bsprov_ctr_inproc. GCM below.
+ * backend_daemon.c: the keystream source of bitsliced (service/client/bsd_source.h), chosen when a
+ * daemon socket is configured (bsprov_ctx.daemon_socket, resolved in prov.c). The mode contexts
+ * keep key, counter, num and limits; the source serves blocks from prefetched, checked daemon
+ * windows once a run reaches offload-threshold bytes and the mode finishes in-process at the
+ * exact block on any daemon failure. GCM below.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,69 +13,22 @@
 #include <openssl/crypto.h>
 
 #include "backend.h"
-#include "bsd_ctr.h"
+#include "bsd_source.h"
 #include "bsd_stream.h"
 #include "bsprov.h"
 #include "modes/ctr.h"
 #include "modes/gcm256.h"
 
-static void *dctr_newctx(const bs_block_cipher *cipher, const struct bsprov_ctx *prov)
+bs_keystream_source *bsprov_source_new(const struct bsprov_ctx *prov)
 {
-    bsd_ctr_opts o;
+    bsd_source_opts o;
     memset(&o, 0, sizeof o);
     o.socket_path = prov->daemon_socket;
     o.threshold = prov->offload_threshold;
     o.connect_timeout_ms = prov->daemon_connect_timeout_ms;
     o.timeout_ms = prov->daemon_timeout_ms;
-    return bsd_ctr_new(cipher, &o);
+    return bsd_source_new(&o);
 }
-
-static int dctr_set_key(void *bctx, const uint8_t *key, size_t key_len, uint64_t block_limit)
-{
-    return bsd_ctr_set_key((bsd_ctr *)bctx, key, key_len, block_limit);
-}
-
-static int dctr_set_iv(void *bctx, const uint8_t *iv, size_t iv_len)
-{
-    return bsd_ctr_set_iv((bsd_ctr *)bctx, iv, iv_len);
-}
-
-static int dctr_set_block_limit(void *bctx, uint64_t block_limit)
-{
-    return bsd_ctr_set_block_limit((bsd_ctr *)bctx, block_limit);
-}
-
-static int dctr_crypt(void *bctx, uint8_t *out, const uint8_t *in, size_t len)
-{
-    return bsd_ctr_crypt((bsd_ctr *)bctx, out, in, len);
-}
-
-static void dctr_get_position(const void *bctx, uint8_t *counter, unsigned *num)
-{
-    bsd_ctr_get_position((const bsd_ctr *)bctx, counter, num);
-}
-
-static int dctr_set_num(void *bctx, unsigned num)
-{
-    return bsd_ctr_set_num((bsd_ctr *)bctx, num);
-}
-
-/* The copy has no stream: it continues in-process and opens its own when due. */
-static void *dctr_dup(const void *bctx)
-{
-    return bsd_ctr_dup((const bsd_ctr *)bctx);
-}
-
-/* bsd_ctr_free wipes the key, the schedule and the pending keystream. */
-static void dctr_free(void *bctx)
-{
-    bsd_ctr_free((bsd_ctr *)bctx);
-}
-
-const bsprov_ctr_backend bsprov_ctr_daemon = {
-    "daemon",   dctr_newctx,       dctr_set_key, dctr_set_iv, dctr_set_block_limit,
-    dctr_crypt, dctr_get_position, dctr_set_num, dctr_dup,    dctr_free,
-};
 
 /*
  * RIJNDAEL-256-GCM: bs_gcm256_ctx keeps the state machine, GHASH and the tag in-process; for a
@@ -160,8 +111,8 @@ static int dgcm_aad(void *bctx, const uint8_t *aad, size_t len)
  */
 static void dgcm_start(dgcm *x)
 {
-    /* One back-off for the process, shared with CTR offload (bsd_ctr). */
-    if (bsd_ctr_backoff_ms() > 0) {
+    /* One back-off for the process, shared with CTR offload (bsd_source). */
+    if (bsd_source_backoff_ms() > 0) {
         x->fallback = -EAGAIN;
         return;
     }
@@ -170,11 +121,11 @@ static void dgcm_start(dgcm *x)
     memcpy(counter, x->g.j0, GCM_BL);
     bs_ctr_add(counter, GCM_BL, 1 + x->g.data_len / GCM_BL);
     bsd_stream_opts so = {x->socket_path, x->connect_timeout_ms, x->timeout_ms, 0, 0};
-    int r = bsd_stream_open(&so, c->name, x->key, sizeof x->key, counter, &x->stream);
+    int r = bsd_stream_open(&so, c, x->key, c->key_len, counter, &x->stream);
     if (r != 0) {
         x->stream = NULL;
         x->fallback = r;
-        bsd_ctr_note_open(r);
+        bsd_source_note_open(r);
     }
 }
 
@@ -208,7 +159,7 @@ static int dgcm_crypt(dgcm *x, uint8_t *out, const uint8_t *in, size_t len, int 
     while (len > 0 && x->stream != NULL) {
         size_t n = len < sizeof x->ks ? len : sizeof x->ks;
         uint64_t before = bsd_stream_position(x->stream);
-        int r = bsd_stream_read(x->stream, x->ks, n);
+        int r = bsd_stream_read(x->stream, &x->g.ks, x->ks, n);
         size_t got = (size_t)(bsd_stream_position(x->stream) - before);
         with_ks(&x->g, out, in, got, x->ks); /* checked above: cannot fail */
         out += got;
@@ -217,10 +168,10 @@ static int dgcm_crypt(dgcm *x, uint8_t *out, const uint8_t *in, size_t len, int 
         if (r != 0) {
             /* Dead, refused or timed out: this message goes on in-process, from this byte. */
             x->fallback = r;
-            bsd_ctr_note_stream(r);
+            bsd_source_note_stream(r);
             dgcm_stop(x);
         } else if (got > 0) {
-            bsd_ctr_note_stream(0); /* verified keystream arrived: the daemon works */
+            bsd_source_note_stream(0); /* verified keystream arrived: the daemon works */
         }
     }
     OPENSSL_cleanse(x->ks, sizeof x->ks);
