@@ -130,67 +130,94 @@ const bsprov_ctr_backend *bsprov_ctr_backend_for(const struct bsprov_ctx *prov,
     return &bsprov_ctr_modes;
 }
 
+/* The GCM context: the core's bs_gcm256_ctx over the source chosen at newctx, as CTR. */
+typedef struct prov_gcm {
+    bs_gcm256_ctx g; /* first: 64-byte aligned with the allocation */
+    bs_keystream_source *src;
+} prov_gcm;
+
+static void gcm_free(void *bctx)
+{
+    prov_gcm *x = (prov_gcm *)bctx;
+    if (x == NULL)
+        return;
+    if (x->src != NULL)
+        x->src->ops->free(x->src);
+    bs_gcm256_clear(&x->g);
+    OPENSSL_cleanse(x, sizeof *x);
+    free(x);
+}
+
 static void *gcm_newctx(const struct bsprov_ctx *prov)
 {
-    (void)prov;
-    return aligned_zalloc(sizeof(bs_gcm256_ctx));
+    prov_gcm *x = (prov_gcm *)aligned_zalloc(sizeof *x);
+    if (x == NULL)
+        return NULL;
+    if (prov->daemon_socket != NULL && (x->src = bsprov_source_new(prov)) == NULL) {
+        free(x);
+        return NULL;
+    }
+    bs_gcm256_set_source(&x->g, x->src);
+    return x;
 }
 
 static int gcm_set_key(void *bctx, const uint8_t *key, size_t key_len)
 {
-    return bs_gcm256_set_key((bs_gcm256_ctx *)bctx, key, key_len);
+    return bs_gcm256_set_key(&((prov_gcm *)bctx)->g, key, key_len);
 }
 
 static int gcm_set_iv(void *bctx, const uint8_t *iv, size_t iv_len)
 {
-    return bs_gcm256_set_iv((bs_gcm256_ctx *)bctx, iv, iv_len);
+    return bs_gcm256_set_iv(&((prov_gcm *)bctx)->g, iv, iv_len);
 }
 
 static int gcm_aad(void *bctx, const uint8_t *aad, size_t len)
 {
-    return bs_gcm256_aad((bs_gcm256_ctx *)bctx, aad, len);
+    return bs_gcm256_aad(&((prov_gcm *)bctx)->g, aad, len);
 }
 
 static int gcm_encrypt(void *bctx, uint8_t *out, const uint8_t *in, size_t len)
 {
-    return bs_gcm256_encrypt((bs_gcm256_ctx *)bctx, out, in, len);
+    return bs_gcm256_encrypt(&((prov_gcm *)bctx)->g, out, in, len);
 }
 
 static int gcm_decrypt(void *bctx, uint8_t *out, const uint8_t *in, size_t len)
 {
-    return bs_gcm256_decrypt((bs_gcm256_ctx *)bctx, out, in, len);
+    return bs_gcm256_decrypt(&((prov_gcm *)bctx)->g, out, in, len);
 }
 
 static int gcm_tag(void *bctx, uint8_t *tag, size_t tag_len)
 {
-    return bs_gcm256_tag((bs_gcm256_ctx *)bctx, tag, tag_len);
+    return bs_gcm256_tag(&((prov_gcm *)bctx)->g, tag, tag_len);
 }
 
 static int gcm_verify(void *bctx, const uint8_t *tag, size_t tag_len)
 {
-    return bs_gcm256_verify((bs_gcm256_ctx *)bctx, tag, tag_len);
+    return bs_gcm256_verify(&((prov_gcm *)bctx)->g, tag, tag_len);
 }
 
 static void *gcm_dup(const void *bctx)
 {
-    return aligned_dup(bctx, sizeof(bs_gcm256_ctx));
+    const prov_gcm *x = (const prov_gcm *)bctx;
+    prov_gcm *d = (prov_gcm *)aligned_dup(x, sizeof *x);
+    if (d == NULL)
+        return NULL;
+    if (x->src != NULL && (d->src = x->src->ops->copy(x->src)) == NULL) {
+        OPENSSL_cleanse(d, sizeof *d);
+        free(d);
+        return NULL;
+    }
+    bs_gcm256_set_source(&d->g, d->src);
+    return d;
 }
 
-static void gcm_free(void *bctx)
-{
-    if (bctx == NULL)
-        return;
-    bs_gcm256_clear((bs_gcm256_ctx *)bctx);
-    OPENSSL_cleanse(bctx, sizeof(bs_gcm256_ctx));
-    free(bctx);
-}
-
-const bsprov_gcm_backend bsprov_gcm_inproc = {
-    "in-process", gcm_newctx, gcm_set_key, gcm_set_iv, gcm_aad,  gcm_encrypt,
-    gcm_decrypt,  gcm_tag,    gcm_verify,  gcm_dup,    gcm_free,
+const bsprov_gcm_backend bsprov_gcm_modes = {
+    "modes",     gcm_newctx, gcm_set_key, gcm_set_iv, gcm_aad,  gcm_encrypt,
+    gcm_decrypt, gcm_tag,    gcm_verify,  gcm_dup,    gcm_free,
 };
 
 const bsprov_gcm_backend *bsprov_gcm_backend_for(const struct bsprov_ctx *prov)
 {
-    return prov->daemon_socket != NULL ? &bsprov_gcm_daemon : &bsprov_gcm_inproc;
+    (void)prov;
+    return &bsprov_gcm_modes;
 }
