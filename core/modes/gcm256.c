@@ -5,6 +5,7 @@
  * set_key. E_K(J0), the tag's mask, is always computed here. A refused call changes nothing.
  */
 #include "gcm256.h"
+#include "gcm256_bulk.h"
 
 #define BL 32
 
@@ -230,6 +231,16 @@ static int gcm_crypt(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t
         }
         bs_wipe(buf, sizeof buf);
         return BS_OK;
+    }
+    if (inproc && ctx->ctr32 != NULL && len >= BL) {
+        /* In-process, a stitched CTR + GHASH loop takes what it can (gcm256_bulk.h). */
+        const bs_gcm256_bulk_fn bulk = bs_gcm256_bulk_for(ctx->cipher, ctx->ghash);
+        const size_t done =
+            bulk != NULL ? bulk(&ctx->ks, ctx->hkey, ctx->counter, ctx->y, in, out, len / BL, dec)
+                         : 0;
+        out += done * BL;
+        in += done * BL;
+        len -= done * BL;
     }
     /*
      * Whole blocks from the source (inc32 is the counting rule), in pieces small enough that
