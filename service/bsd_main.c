@@ -64,6 +64,14 @@ static void maybe_finish(void *arg)
     uv_close((uv_handle_t *)&d->drain_timer, NULL);
     uv_close((uv_handle_t *)&d->sigterm, NULL);
     uv_close((uv_handle_t *)&d->sigint, NULL);
+    /*
+     * Closing a signal handle gives the signal back its default action, which would kill the
+     * daemon mid-teardown (socket left behind, a clean exit reported as death by signal) if a
+     * second SIGTERM came now, as from a supervisor or a user who sends it twice. The shutdown
+     * is under way: ignore them.
+     */
+    signal(SIGTERM, SIG_IGN);
+    signal(SIGINT, SIG_IGN);
 }
 
 static void on_drain_timeout(uv_timer_t *t)

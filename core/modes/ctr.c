@@ -68,8 +68,12 @@ int bs_ctr_set_key(bs_ctr_ctx *ctx, const bs_block_cipher *cipher, const uint8_t
         return BS_ERR_ARG;
     if (key_len != cipher->key_len)
         return BS_ERR_KEY_LENGTH;
-    if (ctx->keyed && ctx->cipher == cipher)
-        settle(ctx); /* a new key goes on at the next counter block, past a partial one */
+    /*
+     * A new key goes on at the next counter block, past a partial one, whatever the cipher of
+     * the old key was (settle works in the old cipher's blocks, ctx->cipher until below).
+     */
+    if (ctx->keyed)
+        settle(ctx);
     ctx->cipher = cipher;
     cipher->set_key(&ctx->ks, key);
     bs_wipe(ctx->ahead, sizeof ctx->ahead);

@@ -8,8 +8,9 @@
  * checked windows (service/client/bsd_source.h) are another; AES FACE caching is a third.
  *
  * fill also XORs: given in, it writes out = in ^ keystream, so that a core's own counter mode
- * can XOR in registers and a daemon window in shared memory is read once, with no keystream
- * buffer in between (with in NULL, out receives the keystream itself).
+ * can XOR in registers and a daemon window (the client's checked private copy of it) is read
+ * straight into the output, with no keystream buffer in between (with in NULL, out receives the
+ * keystream itself).
  *
  * A source may do fewer blocks than asked, a prefix: it returns how many it did, and the mode
  * computes the rest in-process from its own key schedule (bs_keystream_local), so the output

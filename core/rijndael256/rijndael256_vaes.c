@@ -62,6 +62,7 @@ VAES_TARGET static void vaes_encrypt(const bs_key_schedule *ks, uint8_t *out, co
         out += 32 * m;
         nblocks -= m;
     }
+    bs_wipe(&K, sizeof K); /* the broadcast round keys, wherever the compiler kept them */
 }
 
 /* bs_ctr32_fn (bitslice.h). */
@@ -103,6 +104,7 @@ VAES_TARGET static void vaes_ctr32(const bs_key_schedule *ks, const uint8_t *cou
         out += 32 * m;
         nblocks -= m;
     }
+    bs_wipe(&K, sizeof K);
 }
 
 const bs_block_cipher bs_rijndael256_vaes = {

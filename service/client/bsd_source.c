@@ -161,9 +161,11 @@ static uint64_t src_fill(bs_keystream_source *src, const bs_block_cipher *cipher
      * serve up to there, and let the wrap end the run.
      */
     uint64_t serve = nblocks;
+    int reaches_wrap = 0;
     if (step == BS_KS_STEP_INC32) {
         uint64_t room = ((uint64_t)1 << 32) - bs_load_be32(counter + bl - 4);
         serve = nblocks < room ? nblocks : room;
+        reaches_wrap = serve == room;
     }
     maybe_start(s, counter, nblocks * bl);
     uint64_t done = 0;
@@ -181,7 +183,7 @@ static uint64_t src_fill(bs_keystream_source *src, const bs_block_cipher *cipher
                 s->fallback = -EIO;
             bsd_source_note_stream(s->fallback);
             stop_stream(s);
-        } else if (serve < nblocks) {
+        } else if (reaches_wrap) {
             s->fallback = -ERANGE; /* inc32 wrapped: the daemon's count goes on differently */
             stop_stream(s);
         }

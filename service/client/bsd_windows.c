@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "bsd_verify.h"
@@ -11,6 +12,23 @@
 static uint8_t *window_mem(bsd_windows *w, unsigned k)
 {
     return bsd_client_shm(w->client, NULL) + (size_t)k * w->slot_bytes;
+}
+
+static uint8_t *window_copy(bsd_windows *w, unsigned k)
+{
+    return w->priv + (size_t)k * w->slot_bytes;
+}
+
+/* The copies hold keystream: wiped before they are unmapped, in this process only (after fork
+ * the child's are its own copy-on-write pages, wiped by its own close). */
+static void drop_copies(bsd_windows *w)
+{
+    if (w->priv == NULL)
+        return;
+    bs_wipe(w->priv, w->priv_size);
+    munmap(w->priv, w->priv_size);
+    w->priv = NULL;
+    w->priv_size = 0;
 }
 
 /* Not in a child after fork(): the mapping is still the parent's, and the parent's to wipe. */
@@ -25,6 +43,7 @@ static void drop(bsd_windows *w)
     bsd_client_close(w->client);
     w->client = NULL;
     memset(w->slot, 0, sizeof w->slot);
+    drop_copies(w);
 }
 
 void bsd_windows_fail(bsd_windows *w, int err)
@@ -42,6 +61,7 @@ void bsd_windows_fail(bsd_windows *w, int err)
 void bsd_windows_close(bsd_windows *w)
 {
     drop(w);
+    drop_copies(w);
 }
 
 int bsd_windows_open(bsd_windows *w, const bsd_client_opts *co, const bs_block_cipher *bc,
@@ -61,6 +81,16 @@ int bsd_windows_open(bsd_windows *w, const bsd_client_opts *co, const bs_block_c
     }
     w->pid = getpid();
     w->connected = 1;
+    w->priv_size = slot_bytes * w->nslots;
+    void *p = mmap(NULL, w->priv_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        r = -errno;
+        w->priv_size = 0;
+        bsd_windows_fail(w, r);
+        return r;
+    }
+    w->priv = p;
+    (void)madvise(p, w->priv_size, MADV_DONTDUMP); /* advice, as for the shared mapping */
     r = bsd_client_map_shm(w->client, slot_bytes * w->nslots);
     if (r == 0)
         r = bsd_client_open_session(w->client, bc->name, key, key_len, &w->session, &bl);
@@ -78,8 +108,11 @@ int bsd_windows_submit(bsd_windows *w, unsigned k, const uint8_t *counter, uint6
     bsd_window_slot *s = &w->slot[k];
     s->state = 0;
     /* the window's previous keystream has been used: do not leave it in shared memory */
-    if (w->pid == getpid())
+    if (s->dirty && w->pid == getpid())
         bs_wipe(window_mem(w, k), w->slot_bytes);
+    if (w->priv != NULL)
+        bs_wipe(window_copy(w, k), (size_t)s->nblocks * w->bc->block_len);
+    s->dirty = 1;
     memcpy(s->counter, counter, w->bc->block_len);
     s->nblocks = nblocks;
     int r = bsd_client_keystream_submit(w->client, w->session, counter, w->bc->block_len, nblocks,
@@ -105,19 +138,29 @@ int bsd_windows_get(bsd_windows *w, unsigned k, const bs_key_schedule *ks, const
         uint64_t digest = 0;
         int r = bsd_client_wait_keystream(w->client, s->req_id, w->timeout_ms, &digest);
         /*
-         * The daemon is trusted with the key, not with correctness: the window is checked
-         * (digest, first, last and random blocks recomputed here) before any byte of it is used.
+         * The daemon is trusted with the key, not with correctness: the window is copied out of
+         * the shared memory once, and the copy is checked (digest, first, last and random blocks
+         * recomputed here) before any byte of it is used. Checking the shared window in place
+         * and reading it again later would let a write that lands after the check (a stray or
+         * late write of the daemon or its device) reach the output unchecked.
          */
-        if (r == 0)
+        size_t bytes = (size_t)s->nblocks * w->bc->block_len;
+        if (r == 0) {
+            uint8_t *shared = window_mem(w, k);
+            memcpy(window_copy(w, k), shared, bytes);
+            bs_wipe(shared, w->slot_bytes); /* consumed: no keystream left in shared memory */
+            s->dirty = 0;
             r = bsd_verify_window(w->client, w->session, w->bc, ks, s->counter, s->nblocks,
-                                  window_mem(w, k), digest);
+                                  window_copy(w, k), digest);
+        }
         if (r != 0) {
+            bs_wipe(window_copy(w, k), bytes);
             bsd_windows_fail(w, r);
             return r;
         }
         s->state = 2;
     }
-    *mem = window_mem(w, k);
+    *mem = window_copy(w, k);
     return 0;
 }
 
@@ -139,7 +182,12 @@ int bsd_windows_discard(bsd_windows *w, unsigned k)
 
 void bsd_windows_release(bsd_windows *w, unsigned k)
 {
-    if (w->client != NULL && w->pid == getpid())
+    bsd_window_slot *s = &w->slot[k];
+    if (w->client != NULL && s->dirty && w->pid == getpid()) {
         bs_wipe(window_mem(w, k), w->slot_bytes);
-    w->slot[k].state = 0;
+        s->dirty = 0;
+    }
+    if (w->priv != NULL && s->state == 2)
+        bs_wipe(window_copy(w, k), (size_t)s->nblocks * w->bc->block_len);
+    s->state = 0;
 }

@@ -1,10 +1,13 @@
 /*
  * bsd_windows.h: windows of daemon keystream in shared memory, each checked before use: the
  * one place where a client of bitsliced connects, maps, opens a session, asks for a window,
- * waits for it, checks it (bsd_verify_window: digest and recomputed blocks), wipes it once used,
- * and drops the daemon on any failure. Two users, with two orders: bsd_stream (consecutive
- * windows of one CTR stream, a ring) and bitslice seal/open (one window per chunk, several
- * chunks ahead, tools/bs_keysrc.c).
+ * waits for it, copies it out of the shared memory into this process's own memory, checks the
+ * copy (bsd_verify_window: digest and recomputed blocks), wipes both once used, and drops the
+ * daemon on any failure. Only the checked private copy is ever used: a writer of the shared
+ * memory (a late or stray write of the daemon or its device) cannot change a byte between the
+ * check and its use, however long the caller takes to consume the window. Two users, with two
+ * orders: bsd_stream (consecutive windows of one CTR stream, a ring) and bitslice seal/open (one
+ * window per chunk, several chunks ahead, tools/bs_keysrc.c).
  *
  * After any failure (connect, refusal, death, timeout, a window that fails the check) the
  * connection is dropped, the shared memory wiped, and every later call fails with the same
@@ -30,7 +33,8 @@ typedef struct bsd_window_slot {
     uint8_t counter[BS_BLOCK_MAX]; /* first counter block of the window */
     uint64_t nblocks;
     uint32_t req_id;
-    int state; /* 0 idle, 1 requested, 2 checked */
+    int state; /* 0 idle, 1 requested, 2 checked (the private copy holds it) */
+    int dirty; /* the shared window may hold keystream (asked for and not wiped since) */
 } bsd_window_slot;
 
 typedef struct bsd_windows {
@@ -40,8 +44,10 @@ typedef struct bsd_windows {
     uint32_t session;
     size_t slot_bytes;
     unsigned nslots;
-    int timeout_ms; /* per window wait */
-    int connected;  /* the connect succeeded (a later failure was a refusal or worse) */
+    uint8_t *priv;    /* nslots private copies of slot_bytes (anonymous, kept out of dumps) */
+    size_t priv_size; /* its mapping's size, 0 when none */
+    int timeout_ms;   /* per window wait */
+    int connected;    /* the connect succeeded (a later failure was a refusal or worse) */
     bsd_window_slot slot[BSD_WINDOWS_MAX];
     int error; /* 0 while usable */
     char error_text[BSD_ERROR_TEXT_MAX + 1];
@@ -56,17 +62,19 @@ int bsd_windows_open(bsd_windows *w, const bsd_client_opts *co, const bs_block_c
 /* Asks for nblocks blocks from counter into window k (wiped first). 0 or the error. */
 int bsd_windows_submit(bsd_windows *w, unsigned k, const uint8_t *counter, uint64_t nblocks);
 /*
- * Waits for window k and checks it with ks (bc's schedule of the session's key): 0 and *mem
- * pointing at its keystream, or the error (-EBADMSG: it failed the check).
+ * Waits for window k, copies it into this process's memory (the shared window is wiped at once)
+ * and checks the copy with ks (bc's schedule of the session's key): 0 and *mem pointing at the
+ * checked copy, valid until window k is released, submitted again or closed; or the error
+ * (-EBADMSG: it failed the check).
  */
 int bsd_windows_get(bsd_windows *w, unsigned k, const bs_key_schedule *ks, const uint8_t **mem);
 /* Waits for a requested window whose keystream is not wanted (0 or the error). */
 int bsd_windows_discard(bsd_windows *w, unsigned k);
-/* Window k has been used: wipe it in the shared memory. */
+/* Window k has been used: wipe its copy (and the shared window, if not wiped yet). */
 void bsd_windows_release(bsd_windows *w, unsigned k);
 /* Records err (the first one counts), drops the daemon and wipes the shared memory. */
 void bsd_windows_fail(bsd_windows *w, int err);
-/* Drops the connection and wipes the shared memory (w may be reopened). */
+/* Drops the connection, wipes the shared memory and the copies (w may be reopened). */
 void bsd_windows_close(bsd_windows *w);
 
 #ifdef __cplusplus

@@ -300,6 +300,51 @@ static void test_data_limit(void **state)
     }
 }
 
+/*
+ * A new key, of the same cipher or another one with the same block length, goes on at the next
+ * counter block past a partly used one, however far the old key's pass read ahead.
+ */
+static void test_rekey_other_cipher(void **state)
+{
+    (void)state;
+    int pairs = 0;
+    for (size_t a = 0; bs_block_ciphers[a] != NULL; a++) {
+        for (size_t b = 0; bs_block_ciphers[b] != NULL; b++) {
+            const bs_block_cipher *c1 = bs_block_ciphers[a], *c2 = bs_block_ciphers[b];
+            /* the reference starts at IV + 1: ciphers whose IV is the whole counter block */
+            if (c1->block_len != c2->block_len || bs_ctr_iv_len(c1) != c1->block_len ||
+                bs_ctr_iv_len(c2) != c2->block_len || !bs_test_impl_usable(c1) ||
+                !bs_test_impl_usable(c2))
+                continue;
+            const size_t bl = c1->block_len, n = 3 * bl;
+            uint8_t k1[BS_KEY_MAX], k2[BS_KEY_MAX], iv[32], iv1[32], buf[96], want[96];
+            bs_ctr_ctx ctx, ref;
+            keyed(&ctx, c1, k1, iv);
+            memset(buf, 0, sizeof buf);
+            assert_int_equal(bs_ctr_crypt(&ctx, buf, buf, 5), BS_OK);
+            bs_test_fill(k2, c2->key_len);
+            k2[0] ^= 0x5a;
+            assert_int_equal(bs_ctr_set_key(&ctx, c2, k2, c2->key_len), BS_OK);
+            memset(buf, 0, sizeof buf);
+            assert_int_equal(bs_ctr_crypt(&ctx, buf, buf, n), BS_OK);
+            memcpy(iv1, iv, bl);
+            bs_ctr_add(iv1, bl, 1);
+            memset(&ref, 0, sizeof ref);
+            assert_int_equal(bs_ctr_set_key(&ref, c2, k2, c2->key_len), BS_OK);
+            assert_int_equal(bs_ctr_set_iv(&ref, iv1, bl), BS_OK);
+            memset(want, 0, sizeof want);
+            assert_int_equal(bs_ctr_crypt(&ref, want, want, n), BS_OK);
+            if (memcmp(buf, want, n) != 0)
+                fail_msg("%s then %s: the new key did not start at the next block", c1->name,
+                         c2->name);
+            bs_ctr_clear(&ctx);
+            bs_ctr_clear(&ref);
+            pairs++;
+        }
+    }
+    assert_true(pairs > 0);
+}
+
 static void test_counter_arithmetic(void **state)
 {
     (void)state;
@@ -347,6 +392,7 @@ int main(void)
         cmocka_unit_test(test_bad_lengths),
         cmocka_unit_test(test_counter_wrap),
         cmocka_unit_test(test_data_limit),
+        cmocka_unit_test(test_rekey_other_cipher),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
