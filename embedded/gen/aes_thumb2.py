@@ -128,14 +128,20 @@ def ark(q, i):
     return [XOR(q[b], LDRK(4 * (8 * i + b))) for b in range(8)]
 
 
-def program(nrounds):
-    """aes_fix32.c's fix_encrypt between packing and SR^2: rounds 1..Nr-1 end in
-    representation i mod 4, the last round has no MixColumns."""
+def program(nrounds, first, last):
+    """aes_fix32.c's fix_encrypt between packing and SR^2, rounds first..last (round 0 being the
+    first AddRoundKey): round i < Nr ends in representation i mod 4, the last round has no
+    MixColumns. Rounds 0..2 and 3..Nr are separate functions, so that FACE (aes_ctr_face.c),
+    which caches rounds 1 and 2, runs the second alone."""
     del defs[:]
-    q = ark([LDQ(i) for i in range(8)], 0)
-    for i in range(1, nrounds):
-        q = ark(mixcolumns(sbox(q), i % 4), i)
-    return ark(sbox(q), nrounds)
+    q = [LDQ(i) for i in range(8)]
+    for i in range(first, last + 1):
+        if i:
+            q = sbox(q)
+            if i < nrounds:
+                q = mixcolumns(q, i % 4)
+        q = ark(q, i)
+    return q
 
 
 # ---- a direct model of the C, to check the program against ----
@@ -164,13 +170,14 @@ def model_mc(q, k):
             t[5] ^ n[6] ^ R2(t[6]), t[6] ^ n[7] ^ R2(t[7])]
 
 
-def model(q, rk, nrounds):
-    q = [q[b] ^ rk[b] for b in range(8)]
-    for i in range(1, nrounds):
-        q = model_mc(model_sbox(q), i % 4)
+def model(q, rk, nrounds, first, last):
+    for i in range(first, last + 1):
+        if i:
+            q = model_sbox(q)
+            if i < nrounds:
+                q = model_mc(q, i % 4)
         q = [q[b] ^ rk[8 * i + b] for b in range(8)]
-    q = model_sbox(q)
-    return [q[b] ^ rk[8 * nrounds + b] for b in range(8)]
+    return q
 
 
 def evaluate(outs, q, rk):
@@ -214,7 +221,8 @@ def schedule(outs):
             dying = sum(1 for v in set(srcs[p]) if remaining[v] == 1)
             recent = max((when[v] for v in srcs[p]), default=-1)
             return (1 - dying, -recent, p)
-        p = min(ready, key=score)
+        loads = [p for p in ready if defs[p][0] == 'ldq']  # r0 is the state pointer until then
+        p = min(loads) if loads else min(ready, key=score)
         ready.remove(p)
         when[p] = len(order)
         order.append(p)
@@ -336,37 +344,43 @@ def allocate(outs):
     # the outputs: rotations resolved, stored through the state pointer
     qp = None
     for i, (v, r) in enumerate(outs):
-        src = fetch(v, END, {w for w, _ in outs})
         if qp is None:
-            qp = get_reg(END, {w for w, _ in outs[i:]})
+            qp = get_reg(END, {w for w, _ in outs})
             lines.append('ldr %s, [sp, #0]' % qp)
+        src = fetch(v, END, {w for w, _ in outs[i:]})
         if r:
             lines.append('ror %s, %s, #%d' % (src, src, r))
         lines.append('str %s, [%s, #%d]' % (src, qp, 4 * i))
+        del holder[reg_of.pop(v)]  # stored: its register is free for the next ones
+        free.append(src)
     return lines, nslots
 
 
-def check(nrounds, outs):
-    rng = random.Random(nrounds)
+def check(rounds, outs):
+    rng = random.Random(rounds[0] * 100 + rounds[1])
     for _ in range(200):
         q = [rng.getrandbits(32) for _ in range(8)]
-        rk = [rng.getrandbits(32) for _ in range(8 * (nrounds + 1))]
-        if evaluate(outs, q, rk) != model(q, rk, nrounds):
-            raise SystemExit('program for %d rounds differs from the model' % nrounds)
+        rk = [rng.getrandbits(32) for _ in range(8 * 15)]
+        if evaluate(outs, q, rk) != model(q, rk, *rounds):
+            raise SystemExit('program for rounds %d..%d of %d differs from the model'
+                             % (rounds[1], rounds[2], rounds[0]))
 
 
-def function(name, nrounds):
-    outs = program(nrounds)
-    check(nrounds, outs)
+def function(name, nrounds, first, last):
+    rounds = (nrounds, first, last)
+    outs = program(*rounds)
+    check(rounds, outs)
     outs = schedule(outs)
-    check(nrounds, outs)
+    check(rounds, outs)
     lines, nslots = allocate(outs)
     frame = 4 * nslots
     body = ['push {r4-r11, lr}', 'sub sp, sp, #%d' % frame] + lines + [
         'add sp, sp, #%d' % frame, 'pop {r4-r11, pc}']
     spills = sum(1 for l in lines if '[sp' in l)
-    out = ['/* AES-%d: %d instructions, %d of them stack loads and stores (%d spill slots). */'
-           % (128 if nrounds == 10 else 256, len(body), spills, nslots - 1),
+    what = 'rounds %d..%d' % (first, last) + (' of AES-%d' % (128 if nrounds == 10 else 256)
+                                              if last > 2 else ' (AES-128, AES-256)')
+    out = ['/* %s: %d instructions, %d stack loads and stores, %d spill slots */'
+           % (what, len(body), spills, nslots - 1),
            'BS_AES_T2_NAKED void %s(uint32_t *q BS_AES_T2_ARG,' % name,
            '                     const uint32_t *rk BS_AES_T2_ARG)', '{',
            '    __asm__ volatile(']
@@ -381,17 +395,30 @@ def main():
     print('/*')
     print(' * aes_fix32_t2.h: generated by embedded/gen/aes_thumb2.py (do not edit; see there for how')
     print(' * and why). Fully fixsliced AES rounds as straight-line Thumb-2 for Cortex-M3/M4: q holds')
-    print(' * the packed state (aes.h), rk the round keys of bs_aes_key_schedule(.., 4); on return q')
-    print(' * holds the state after the last AddRoundKey, before SR^2 and unpacking (aes_fix32.c).')
+    print(' * the packed state (aes.h), rk the round keys of bs_aes_key_schedule(.., 4). Rounds 0..2')
+    print(' * (the first AddRoundKey and rounds 1 and 2) then 3..Nr leave in q the state before SR^2')
+    print(' * and unpacking (aes_fix32.c); FACE (aes_ctr_face.c) starts at round 3.')
     print(' */')
     print('#ifndef BS_AES_FIX32_T2_H')
     print('#define BS_AES_FIX32_T2_H')
     print('')
-    print('#define BS_AES_T2_NAKED static __attribute__((naked, noinline, used))')
+    print('#if defined(__thumb2__)')
+    print('#define BS_AES_FIX_T2 1')
+    fns = [('bs_aes_fix_rounds012_t2', 10, 0, 2), ('bs_aes128_fix_rounds3_t2', 10, 3, 10),
+           ('bs_aes256_fix_rounds3_t2', 14, 3, 14)]
+    for f in fns:
+        print('void %s(uint32_t *q, const uint32_t *rk);' % f[0])
+    print('')
+    print('/* The definitions, in aes_fix32.c only. */')
+    print('#ifdef BS_AES_T2_DEFINE')
+    print('#define BS_AES_T2_NAKED __attribute__((naked, noinline))')
     print('#define BS_AES_T2_ARG __attribute__((unused)) /* read by the assembly only */')
     print('')
-    print('\n'.join(function('bs_aes128_fix_rounds_t2', 10)))
-    print('\n'.join(function('bs_aes256_fix_rounds_t2', 14)))
+    for f in fns:
+        print('\n'.join(function(*f)))
+    print('#endif')
+    print('#endif')
+    print('')
     print('#endif')
 
 
