@@ -17,7 +17,7 @@
 #include "bs_cli.h"
 #include "bs_cpu.h"
 #include "bsd_client.h"
-#include "bsd_ctr.h"
+#include "bsd_source.h"
 #include "bsd_digest.h"
 #include "bsd_stream.h"
 #include "bsd_verify.h"
@@ -30,12 +30,12 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* All threads of this process, in ns steps (getrusage counts in scheduler ticks here). */
 static double cpu_s(void)
 {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
-           ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /*
@@ -164,12 +164,12 @@ static void daemon_rows(const bs_block_cipher *c, const char *sock, const uint8_
 
     bsd_stream_opts so = {sock, 1000, 60000, 0, 0};
     bsd_stream *s = NULL;
-    r = bsd_stream_open(&so, c->name, key, c->key_len, ctr, &s);
+    r = bsd_stream_open(&so, c, key, c->key_len, ctr, &s);
     t0 = now_s();
     c0 = cpu_s();
     a0 = all_cpu_s();
     for (size_t off = 0; r == 0 && off < bytes; off += 4096)
-        r = bsd_stream_read(s, out + off, bytes - off < 4096 ? bytes - off : 4096);
+        r = bsd_stream_read(s, &ks, out + off, bytes - off < 4096 ? bytes - off : 4096);
     if (r == 0 && cpu != NULL)
         cpu[1] = (all_cpu_s() - a0) / (double)bytes * 1e9;
     if (r == 0 && mbs != NULL)
@@ -192,19 +192,22 @@ static void daemon_rows(const bs_block_cipher *c, const char *sock, const uint8_
             bs_ctr_crypt(&ref, out + off, out + off, bytes - off < 4096 ? bytes - off : 4096);
         row("provider path in-process, 4 KiB calls", bytes, now_s() - t0, cpu_s() - c0);
     }
-    bsd_ctr_opts co = {sock, 0, 1000, 60000, 0, 0};
-    bsd_ctr *dc = bsd_ctr_new(c, &co);
-    r = dc == NULL ? -ENOMEM : bsd_ctr_set_key(dc, key, c->key_len, UINT64_MAX);
+    /* The same bs_ctr_ctx, pulling from the daemon's keystream source. */
+    bsd_source_opts co = {sock, 0, 1000, 60000, 0, 0};
+    bs_keystream_source *src = bsd_source_new(&co);
+    static bs_ctr_ctx dc;
+    bs_ctr_set_source(&dc, src);
+    r = src == NULL ? -ENOMEM : bs_ctr_set_key(&dc, c, key, c->key_len);
     if (r == 0)
-        r = bsd_ctr_set_iv(dc, ctr, bs_ctr_iv_len(c));
+        r = bs_ctr_set_iv(&dc, ctr, bs_ctr_iv_len(c));
     t0 = now_s();
     c0 = cpu_s();
     a0 = all_cpu_s();
     for (size_t off = 0; r == 0 && off < bytes; off += 4096)
-        r = bsd_ctr_crypt(dc, out + off, out + off, bytes - off < 4096 ? bytes - off : 4096);
+        r = bs_ctr_crypt(&dc, out + off, out + off, bytes - off < 4096 ? bytes - off : 4096);
     uint64_t db = 0, lb = 0;
-    if (dc != NULL)
-        bsd_ctr_counts(dc, &db, &lb);
+    if (src != NULL)
+        bsd_source_counts(src, &db, &lb);
     if (cpu != NULL)
         cpu[2] = lb == 0 ? (all_cpu_s() - a0) / (double)bytes * 1e9 : 0;
     if (mbs != NULL) {
@@ -213,9 +216,11 @@ static void daemon_rows(const bs_block_cipher *c, const char *sock, const uint8_
         row("provider path via daemon, 4 KiB calls", bytes, now_s() - t0, cpu_s() - c0);
         printf("  (%llu bytes from the daemon, %llu in-process%s)\n", (unsigned long long)db,
                (unsigned long long)lb,
-               dc != NULL && bsd_ctr_fallback_reason(dc) ? ", fell back" : "");
+               src != NULL && bsd_source_fallback_reason(src) ? ", fell back" : "");
     }
-    bsd_ctr_free(dc);
+    bs_ctr_clear(&dc);
+    if (src != NULL)
+        src->ops->free(src);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -257,7 +262,8 @@ static void print_load(const char *when)
  * CPU cost, and the cost ratio does not move with what else runs, as the wall-clock one does.
  */
 static void compare_checks(const bs_block_cipher *c, const char *sock, const uint8_t *key,
-                           const uint8_t *ctr, uint8_t *out, size_t bytes, unsigned reps)
+                           const uint8_t *ctr, uint8_t *out, size_t bytes, unsigned reps,
+                           double core_ns)
 {
     static const char *const what[3] = {"large requests", "stream, 4 KiB reads",
                                         "provider CTR path, 4 KiB calls"};
@@ -303,18 +309,57 @@ static void compare_checks(const bs_block_cipher *c, const char *sock, const uin
            "in cache with the poison count (%s)\n",
            bs_cpu_level_name(bsd_digest_level()), (double)bytes * reps / dt / 1e9, bytes >> 20,
            16.0 * (double)bytes / dp / 1e9, sink != 0 ? "measured" : "measured.");
+    /* Each implementation this CPU has, on the same piece (bit-exact: tests/service). */
+    printf("window digest on 32 KiB in cache, CPU time, GB/s, with / without the poison count:");
+    for (int level = BS_CPU_PORTABLE; level < BS_CPU_LEVELS; level++) {
+        if (bsd_digest_level_at(level) != level)
+            continue;
+        double g[2];
+        for (int w = 0; w < 2; w++) {
+            t0 = cpu_s();
+            for (size_t i = 0; i < 4 * nw / piece; i++)
+                sink += bsd_digest_sum_at(level, 1, 0, out, piece, 5, w == 0 ? &hits : NULL);
+            g[w] = 4.0 * (double)bytes / (cpu_s() - t0) / 1e9;
+        }
+        printf(" %s %.1f / %.1f", bs_cpu_level_name(level), g[0], g[1]);
+    }
+    printf("%s\n", sink != 0 ? "" : " ");
+    /*
+     * An estimate from the parts, each timed alone on one core in CPU time (steadier than the
+     * end-to-end rows on a shared machine): the daemon poisons and digests each piece in cache,
+     * the client digests the window from memory (no poison count); the keystream itself costs
+     * what the in-process row above took.
+     */
+    t0 = cpu_s();
+    for (size_t i = 0; i < 16 * nw / piece; i++)
+        bsd_digest_poison_fill(out + 8 * piece * (i % 4), piece, 5 + i);
+    const double fill_ns = (cpu_s() - t0) / (16.0 * (double)bytes) * 1e9;
+    t0 = cpu_s();
+    for (size_t i = 0; i < 4 * nw / piece; i++)
+        sink += bsd_digest_sum(1, 0, out + 8 * piece * (i % 4), piece, 5, &hits);
+    const double dd_ns = (cpu_s() - t0) / (4.0 * (double)bytes) * 1e9;
+    t0 = cpu_s();
+    for (unsigned i = 0; i < 2; i++)
+        sink += bsd_digest_sum(1, 0, out, nw, 5, NULL);
+    const double dc_ns = (cpu_s() - t0) / (2.0 * (double)bytes) * 1e9;
+    const double checks_ns = fill_ns + dd_ns + dc_ns;
+    printf("the checks alone, one core, CPU time per byte: %.3f ns (poison %.3f, daemon digest "
+           "%.3f, client digest %.3f); the keystream alone: %.3f ns%s\n",
+           checks_ns, fill_ns, dd_ns, dc_ns, core_ns, sink != 0 ? "" : " ");
     printf("integrity checks on vs off (benchmark switch), %u runs each, alternating; medians\n",
            reps);
-    printf("%-32s %11s %11s %7s %12s %12s %7s\n", "daemon path", "checks MB/s", "none MB/s",
-           "ratio", "checks cpu", "none cpu", "cost");
+    printf("%-32s %11s %11s %7s %12s %12s %7s %7s\n", "daemon path", "checks MB/s", "none MB/s",
+           "ratio", "checks cpu", "none cpu", "cost", "model");
     for (int k = 0; k < 3; k++) {
         double a = median(on[k], reps), b = median(off[k], reps);
         double ca = median(con[k], reps), cb = median(coff[k], reps);
-        printf("%-32s %11.1f %11.1f %7.3f %9.3f ns/B %7.3f ns/B %7.3f\n", what[k], a, b,
-               b > 0 ? a / b : 0.0, ca, cb, ca > 0 ? cb / ca : 0.0);
+        printf("%-32s %11.1f %11.1f %7.3f %9.3f ns/B %7.3f ns/B %7.3f %7.3f\n", what[k], a, b,
+               b > 0 ? a / b : 0.0, ca, cb, ca > 0 ? cb / ca : 0.0,
+               cb > 0 ? cb / (cb + checks_ns) : 0.0);
     }
     printf("cpu: this process and %s per byte; cost: none cpu / checks cpu (the throughput "
-           "ratio where the CPUs are the limit)\n",
+           "ratio where the CPUs are the limit); model: none cpu / (none cpu + the checks "
+           "alone), an estimate\n",
            bench_daemon > 0 ? "the daemon's threads (/proc/PID/task/*/schedstat)"
                             : "(daemon not readable: this process only)");
 }
@@ -380,12 +425,15 @@ int bs_cmd_bench(int argc, char **argv)
         return 1;
     printf("cipher %s (%s), %zu MiB of keystream\n", c->name, c->impl, mib);
     c->set_key(&ks, key);
+    /* Touched first: the row times the core, not the page faults of a fresh buffer. */
+    memset(out, 0, bytes);
     double t0 = now_s(), c0 = cpu_s();
     bs_ctr_keystream(c, &ks, ctr, nb, out);
-    row("in-process, 1 thread", bytes, now_s() - t0, cpu_s() - c0);
+    const double core_cpu = cpu_s() - c0;
+    row("in-process, 1 thread", bytes, now_s() - t0, core_cpu);
 
     if (compare) {
-        compare_checks(c, sock, key, ctr, out, bytes, reps);
+        compare_checks(c, sock, key, ctr, out, bytes, reps, core_cpu / (double)bytes * 1e9);
         free(out);
         return 0;
     }

@@ -156,11 +156,33 @@ uint64_t bsd_digest(const uint8_t *counter, size_t block_len, uint64_t nblocks, 
     return bsd_digest_final(bsd_digest_sum(seed, 0, p, (size_t)nwords, 0, NULL), nwords);
 }
 
-void bsd_digest_poison_fill(uint8_t *p, size_t nwords, uint64_t poison)
+static void poison_fill_portable(uint8_t *p, size_t nwords, uint64_t poison)
 {
     uint8_t w[8];
     for (int i = 0; i < 8; i++)
         w[i] = (uint8_t)(poison >> (8 * i));
     for (size_t j = 0; j < nwords; j++)
         memcpy(p + 8 * j, w, 8);
+}
+
+void bsd_digest_poison_fill_at(int level, uint8_t *p, size_t nwords, uint64_t poison)
+{
+    level = bsd_digest_level_at(level);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
+    /* x86-64 is little-endian: the vector stores lay the word out as the wire does. */
+    if (level == BS_CPU_AVX512) {
+        bsd_digest_poison_fill_avx512(p, nwords, poison);
+        return;
+    }
+    if (level == BS_CPU_AVX2) {
+        bsd_digest_poison_fill_avx2(p, nwords, poison);
+        return;
+    }
+#endif
+    poison_fill_portable(p, nwords, poison);
+}
+
+void bsd_digest_poison_fill(uint8_t *p, size_t nwords, uint64_t poison)
+{
+    bsd_digest_poison_fill_at(bsd_digest_level(), p, nwords, poison);
 }

@@ -68,8 +68,12 @@ uint64_t bsd_digest_sum_avx512(uint64_t seed, uint64_t word0, const uint8_t *p, 
 uint64_t bsd_digest_final(uint64_t sum, uint64_t nwords);
 /* All of it at once, for nblocks blocks of block_len bytes (a multiple of 8) at p. */
 uint64_t bsd_digest(const uint8_t *counter, size_t block_len, uint64_t nblocks, const uint8_t *p);
-/* Fills nwords words at p with the poison word. */
+/* Fills nwords words at p with the poison word (little-endian), at bsd_digest_level(). */
 void bsd_digest_poison_fill(uint8_t *p, size_t nwords, uint64_t poison);
+/* The same at a given level (capped at what this CPU runs): for the tests. */
+void bsd_digest_poison_fill_at(int level, uint8_t *p, size_t nwords, uint64_t poison);
+void bsd_digest_poison_fill_avx2(uint8_t *p, size_t nwords, uint64_t poison);
+void bsd_digest_poison_fill_avx512(uint8_t *p, size_t nwords, uint64_t poison);
 
 #ifdef __cplusplus
 }

@@ -178,4 +178,27 @@ bsd_digest_sum_avx512(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nw
                         : sum_avx512(seed, word0, p, nwords, poison, hits, 0);
 }
 
+/* The poison fill (bsd_digest_poison_fill) in whole vectors: stores as wide as the CPU has. */
+__attribute__((target("avx2"))) void bsd_digest_poison_fill_avx2(uint8_t *p, size_t nwords,
+                                                                 uint64_t poison)
+{
+    const __m256i v = _mm256_set1_epi64x((long long)poison);
+    size_t j = 0;
+    for (; j + 4 <= nwords; j += 4)
+        _mm256_storeu_si256((__m256i *)(void *)(p + 8 * j), v);
+    for (; j < nwords; j++)
+        memcpy(p + 8 * j, &poison, 8);
+}
+
+__attribute__((target("avx512f"))) void bsd_digest_poison_fill_avx512(uint8_t *p, size_t nwords,
+                                                                      uint64_t poison)
+{
+    const __m512i v = _mm512_set1_epi64((long long)poison);
+    size_t j = 0;
+    for (; j + 8 <= nwords; j += 8)
+        _mm512_storeu_si512((void *)(p + 8 * j), v);
+    for (; j < nwords; j++)
+        memcpy(p + 8 * j, &poison, 8);
+}
+
 #endif

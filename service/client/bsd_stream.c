@@ -16,6 +16,7 @@
 #include "bitslice.h"
 #include "bsd_verify.h"
 #include "modes/ctr.h"
+#include "modes/keystream.h"
 
 typedef struct window {
     uint64_t first, nblocks;
@@ -34,7 +35,6 @@ struct bsd_stream {
     uint8_t key[BSD_KEY_MAX];
     size_t key_len;
     const bs_block_cipher *bc;
-    bs_key_schedule ks; /* in-process, to check the daemon's keystream */
     unsigned block_len;
     uint8_t counter0[BS_BLOCK_MAX];
     uint64_t total_blocks; /* blocks before the counter wraps */
@@ -61,12 +61,13 @@ uint64_t bsd_stream_mismatches(void)
  * (digest, first, last and random blocks recomputed here) before any byte of it is used.
  * Returns 0 or -EBADMSG.
  */
-static int check_window(bsd_stream *s, const window *w, const uint8_t *ks, uint64_t digest)
+static int check_window(bsd_stream *s, const bs_key_schedule *sched, const window *w,
+                        const uint8_t *ks, uint64_t digest)
 {
     uint8_t ctr[BS_BLOCK_MAX];
     memcpy(ctr, s->counter0, s->block_len);
     bs_ctr_add(ctr, s->block_len, w->first);
-    return bsd_verify_window(s->client, s->session, s->bc, &s->ks, ctr, w->nblocks, ks, digest);
+    return bsd_verify_window(s->client, s->session, s->bc, sched, ctr, w->nblocks, ks, digest);
 }
 
 /* Window k of the shared memory. */
@@ -149,11 +150,10 @@ static int start(bsd_stream *s)
     return r;
 }
 
-int bsd_stream_open(const bsd_stream_opts *o, const char *cipher, const uint8_t *key,
+int bsd_stream_open(const bsd_stream_opts *o, const bs_block_cipher *bc, const uint8_t *key,
                     size_t key_len, const uint8_t *counter, bsd_stream **out)
 {
-    const bs_block_cipher *bc = bs_block_cipher_by_name(cipher);
-    if (bc == NULL || key_len != bc->key_len || strlen(cipher) > BSD_CIPHER_NAME_LEN)
+    if (bc == NULL || key_len != bc->key_len || strlen(bc->name) > BSD_CIPHER_NAME_LEN)
         return -EINVAL;
     bsd_stream *s = (bsd_stream *)calloc(1, sizeof *s);
     if (s == NULL)
@@ -172,7 +172,6 @@ int bsd_stream_open(const bsd_stream_opts *o, const char *cipher, const uint8_t 
     memcpy(s->key, key, key_len);
     s->key_len = key_len;
     s->bc = bc;
-    bc->set_key(&s->ks, key);
     s->block_len = bc->block_len;
     memcpy(s->counter0, counter, bc->block_len);
     s->total_blocks = bs_ctr_blocks_before_wrap(counter, bc->block_len);
@@ -195,7 +194,8 @@ static int reconnect_after_fork(bsd_stream *s)
     return start(s);
 }
 
-static int stream_apply(bsd_stream *s, uint8_t *out, const uint8_t *in, size_t len)
+static int stream_apply(bsd_stream *s, const bs_key_schedule *sched, uint8_t *out,
+                        const uint8_t *in, size_t len)
 {
     if (s->error != 0)
         return s->error;
@@ -217,7 +217,7 @@ static int stream_apply(bsd_stream *s, uint8_t *out, const uint8_t *in, size_t l
             uint64_t digest = 0;
             int r = bsd_client_wait_keystream(s->client, w->req_id, s->timeout_ms, &digest);
             if (r == 0)
-                r = check_window(s, w, window_mem(s, s->head), digest);
+                r = check_window(s, sched, w, window_mem(s, s->head), digest);
             if (r != 0) {
                 fail(s, r);
                 return r;
@@ -231,8 +231,7 @@ static int stream_apply(bsd_stream *s, uint8_t *out, const uint8_t *in, size_t l
         if (in == NULL) {
             memcpy(out, ks + off, n);
         } else {
-            for (size_t i = 0; i < n; i++)
-                out[i] = in[i] ^ ks[off + i];
+            bs_keystream_xor(out, in, ks + off, n);
             in += n;
         }
         out += n;
@@ -252,14 +251,15 @@ static int stream_apply(bsd_stream *s, uint8_t *out, const uint8_t *in, size_t l
     return 0;
 }
 
-int bsd_stream_read(bsd_stream *s, uint8_t *out, size_t len)
+int bsd_stream_read(bsd_stream *s, const bs_key_schedule *ks, uint8_t *out, size_t len)
 {
-    return stream_apply(s, out, NULL, len);
+    return stream_apply(s, ks, out, NULL, len);
 }
 
-int bsd_stream_xor(bsd_stream *s, uint8_t *out, const uint8_t *in, size_t len)
+int bsd_stream_xor(bsd_stream *s, const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
+                   size_t len)
 {
-    return stream_apply(s, out, in, len);
+    return stream_apply(s, ks, out, in, len);
 }
 
 uint64_t bsd_stream_position(const bsd_stream *s)

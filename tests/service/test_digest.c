@@ -8,6 +8,7 @@
  * AVX-512: bsd_digest_sum_at) on every length from 0 to 80 words and on long ones, at every
  * byte alignment, every first-word index and with poison anywhere.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "bs_cpu.h"
@@ -104,7 +105,21 @@ static unsigned check_levels(void)
             CHECK((t % 3 != 0 || n == 0) || h_ref >= 1);
             cases++;
         }
-        printf("%s digest = reference on %u ranges (0..4180 words, every alignment, poison)\n",
+        /* The poison fill: exactly nwords little-endian copies, not a byte outside. */
+        static uint8_t fill[8 * 100 + 16], want[sizeof fill];
+        for (size_t nw = 0; nw <= 90; nw++) {
+            const size_t off = 1 + nw % 8;
+            const uint64_t pw = 0x0102030405060708ull * (nw + 3);
+            svc_fill(fill, sizeof fill, (uint32_t)nw);
+            memcpy(want, fill, sizeof fill);
+            for (size_t j = 0; j < nw; j++)
+                for (int b = 0; b < 8; b++)
+                    want[off + 8 * j + (size_t)b] = (uint8_t)(pw >> (8 * b));
+            bsd_digest_poison_fill_at(level, fill + off, nw, pw);
+            CHECK(memcmp(fill, want, sizeof fill) == 0);
+        }
+        printf("%s digest = reference on %u ranges (0..4180 words, every alignment, poison); "
+               "poison fill exact on 0..90 words\n",
                bs_cpu_level_name(level), cases);
         ran++;
     }
@@ -115,6 +130,12 @@ static unsigned check_levels(void)
 int main(void)
 {
     check_levels();
+    /* The dispatch follows the bs_cpu level: $BITSLICE_CPU caps it like the ciphers'. */
+    const char *cap = getenv(BS_CPU_ENV);
+    if (cap != NULL && bs_cpu_level_by_name(cap) >= 0)
+        CHECK(bsd_digest_level() <= bs_cpu_level_by_name(cap));
+    printf("bsd_digest_sum runs at %s (%s=%s)\n", bs_cpu_level_name(bsd_digest_level()), BS_CPU_ENV,
+           cap != NULL ? cap : "unset");
     static uint8_t win[1 << 16];
     static const size_t bls[] = {8, 16, 24, 32};
     unsigned tests = 0;
