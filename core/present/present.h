@@ -6,7 +6,8 @@
  * on the GPU and on 32-bit MCUs: 32 lanes). Lane l (bit l of every word) is block l of the batch.
  * A block is the big-endian integer of its 8 bytes and bit i is 2^i (docs/spec/algorithms.md),
  * so after packing, bit l of x[i] is bit i of block l: x[0] holds the least significant bits,
- * x[63] the most significant ones. Packing is a 64x64 (host) or two 32x32 (32-lane) bit-matrix transposes.
+ * x[63] the most significant ones. Packing is a 64x64 (host) or two 32x32 (32-lane) bit-matrix
+ * transposes.
  *
  * pLayer as renaming. Write a bit index as three base-4 digits, i = 16 d2 + 4 d1 + d0. The
  * pLayer P(i) = 16 i mod 63 (P(63) = 63) is then the digit rotation (d2, d1, d0) -> (d0, d2, d1),
@@ -83,98 +84,25 @@
     BS_PRESENT_SB(SFX, x, k, ph, 15)
 
 /*
- * Defines, for word type T and name suffix SFX:
+ * present_rounds.inc.h (below) defines, for word type BS_W and name suffix BS_SFX:
  *   bs_present_sbox_SFX(&x3, &x2, &x1, &x0)     the exact S-box, in place;
  *   bs_present_sbox_n_SFX(&x3, &x2, &x1, &x0)   the same with outputs 3 and 2 complemented (13
  *                                               gates when AND-NOT is one instruction);
  *   bs_present_roundP_SFX(x, rk), P = 0, 1, 2   AddRoundKey + sBoxLayer in phase P (the pLayer
  *                                               is the move to phase P + 1 mod 3);
  *   bs_present_rounds_SFX(x, rk)                all 31 rounds and the final key;
- *   bs_present_expand_keys_SFX(rk, K)           K[0..31] -> 32 * 64 lane masks of type T.
+ *   bs_present_expand_keys_SFX(rk, K)           K[0..31] -> 32 * 64 lane masks of type BS_W.
  */
-#define BS_PRESENT_DEFINE(T, SFX)                                                                  \
-    BS_FN void bs_present_sbox_##SFX(T *p3, T *p2, T *p1, T *p0)                                   \
-    {                                                                                              \
-        T x3 = *p3, x2 = *p2, x1 = *p1, x0 = *p0;                                                  \
-        BS_PRESENT_SBOX_BODY(T);                                                                   \
-        T v = ~u;                                                                                  \
-        *p3 = y1 ^ v;                                                                              \
-        *p2 = t3 ^ (v | t5);                                                                       \
-        *p1 = y1;                                                                                  \
-        *p0 = y0;                                                                                  \
-    }                                                                                              \
-                                                                                                   \
-    BS_FN void bs_present_sbox_n_##SFX(T *p3, T *p2, T *p1, T *p0)                                 \
-    {                                                                                              \
-        T x3 = *p3, x2 = *p2, x1 = *p1, x0 = *p0;                                                  \
-        BS_PRESENT_SBOX_BODY(T);                                                                   \
-        *p3 = y1 ^ u;                                                                              \
-        *p2 = t3 ^ (u & ~t5);                                                                      \
-        *p1 = y1;                                                                                  \
-        *p0 = y0;                                                                                  \
-    }                                                                                              \
-                                                                                                   \
-    /* S-box on words a > b > c > d (its input bits 3..0), after adding their key words. */        \
-    BS_FN void bs_present_sbox_key_##SFX(T *x, const T *k, unsigned a, unsigned b, unsigned c,     \
-                                         unsigned d)                                               \
-    {                                                                                              \
-        T x3 = x[a] ^ k[a], x2 = x[b] ^ k[b], x1 = x[c] ^ k[c], x0 = x[d] ^ k[d];                  \
-        bs_present_sbox_n_##SFX(&x3, &x2, &x1, &x0);                                               \
-        x[a] = x3;                                                                                 \
-        x[b] = x2;                                                                                 \
-        x[c] = x1;                                                                                 \
-        x[d] = x0;                                                                                 \
-    }                                                                                              \
-                                                                                                   \
-    /* One round in each phase: AddRoundKey and sBoxLayer; the pLayer is the phase change. */      \
-    BS_FN void bs_present_round0_##SFX(T *x, const T *k)                                           \
-    {                                                                                              \
-        BS_PRESENT_SBOX_LAYER(SFX, x, k, 0);                                                       \
-    }                                                                                              \
-    /* n S-boxes whose input words are a + i > b + i > c + i > d + i, i < n (SIMD-friendly). */    \
-    BS_FN void bs_present_sbox_run_##SFX(T *x, const T *k, unsigned a, unsigned b, unsigned c,     \
-                                         unsigned d, unsigned n)                                   \
-    {                                                                                              \
-        for (unsigned i = 0; i < n; i++)                                                           \
-            bs_present_sbox_key_##SFX(x, k, a + i, b + i, c + i, d + i);                           \
-    }                                                                                              \
-    /* Phase 1: S-box 4 jh + jl reads words 16 jl + 4 b + jh, contiguous in jh. */                 \
-    BS_FN void bs_present_round1_##SFX(T *x, const T *k)                                           \
-    {                                                                                              \
-        bs_present_sbox_run_##SFX(x, k, 12, 8, 4, 0, 4);                                           \
-        bs_present_sbox_run_##SFX(x, k, 28, 24, 20, 16, 4);                                        \
-        bs_present_sbox_run_##SFX(x, k, 44, 40, 36, 32, 4);                                        \
-        bs_present_sbox_run_##SFX(x, k, 60, 56, 52, 48, 4);                                        \
-    }                                                                                              \
-    /* Phase 2: S-box j reads words 16 b + j, contiguous in j. */                                  \
-    BS_FN void bs_present_round2_##SFX(T *x, const T *k)                                           \
-    {                                                                                              \
-        bs_present_sbox_run_##SFX(x, k, 48, 32, 16, 0, 16);                                        \
-    }                                                                                              \
-                                                                                                   \
-    BS_FN void bs_present_rounds_##SFX(T *x, const T *rk)                                          \
-    {                                                                                              \
-        for (unsigned r = 0; r < 30; r += 3) {                                                     \
-            bs_present_round0_##SFX(x, rk + 64 * r);                                               \
-            bs_present_round1_##SFX(x, rk + 64 * (r + 1));                                         \
-            bs_present_round2_##SFX(x, rk + 64 * (r + 2));                                         \
-        }                                                                                          \
-        bs_present_round0_##SFX(x, rk + 64 * 30);                                                  \
-        for (unsigned i = 0; i < 64; i++)                                                          \
-            x[i] ^= rk[64 * 31 + i];                                                               \
-    }                                                                                              \
-                                                                                                   \
-    BS_FN void bs_present_expand_keys_##SFX(T *rk, const uint64_t *K)                              \
-    {                                                                                              \
-        for (unsigned r = 0; r < BS_PRESENT_ROUND_KEYS; r++) {                                     \
-            uint64_t kr = K[r] ^ (r != 0 ? BS_PRESENT_KEY_NOT : 0);                                \
-            for (unsigned i = 0; i < 64; i++)                                                      \
-                rk[64 * r + BS_PRESENT_POS(r % 3, i)] = (T)0 - (T)((kr >> i) & 1);                 \
-        }                                                                                          \
-    }
-
-BS_PRESENT_DEFINE(uint64_t, u64)
-BS_PRESENT_DEFINE(uint32_t, u32)
+#define BS_W uint64_t
+#define BS_SFX u64
+#include "present_rounds.inc.h"
+#undef BS_W
+#undef BS_SFX
+#define BS_W uint32_t
+#define BS_SFX u32
+#include "present_rounds.inc.h"
+#undef BS_W
+#undef BS_SFX
 
 /* The S-box on the low nibble of v, constant-time (the circuit on single bits). */
 BS_FN uint64_t bs_present_sbox_nibble(uint64_t v)
