@@ -27,10 +27,14 @@ stage() { # name command...
 }
 
 main_build() {
+  # Where the machine has nvcc, the kernels must build: 'auto' would quietly leave them out if
+  # the toolkit were found only in part (a wrapper nvcc whose libcudart is elsewhere).
+  local cuda=auto
+  if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then cuda=enabled; fi
   if [ -d build/meson-private ]; then
-    meson setup --reconfigure build >/dev/null || return 1
+    meson setup --reconfigure -Dcuda=$cuda build >/dev/null || { meson setup --reconfigure -Dcuda=$cuda build | tail -20; return 1; }
   else
-    meson setup build >/dev/null || return 1
+    meson setup -Dcuda=$cuda build >/dev/null || { rm -rf build; meson setup -Dcuda=$cuda build | tail -20; return 1; }
   fi
   ninja -C build -j "$jobs" >/dev/null || { ninja -C build -j 1 2>&1 | tail -40; return 1; }
   meson test -C build --num-processes "$jobs" --print-errorlogs

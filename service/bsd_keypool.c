@@ -16,7 +16,9 @@ int bsd_keypool_init(bsd_keypool *kp, unsigned nslots, bsd_memlock mode, char *e
         return -1;
     }
     kp->base = (uint8_t *)p;
-    (void)madvise(p, kp->map_len, MADV_DONTDUMP);
+    /* Out of any core file; RLIMIT_CORE 0 and the dumpable flag already keep cores away. */
+    if (madvise(p, kp->map_len, MADV_DONTDUMP) != 0)
+        kp->dontdump_errno = errno;
     if (mode != BSD_MEMLOCK_OFF) {
         if (mlock(p, kp->map_len) == 0) {
             kp->locked = 1;

@@ -15,7 +15,8 @@ typedef struct bsd_keypool {
     unsigned nslots;
     unsigned *free_slots;
     unsigned nfree;
-    int locked; /* mlock succeeded */
+    int locked;         /* mlock succeeded */
+    int dontdump_errno; /* 0, or why madvise(MADV_DONTDUMP) failed */
 } bsd_keypool;
 
 /* 0, or -1 with a message in err (mlock failure is fatal only for BSD_MEMLOCK_REQUIRED). */

@@ -103,8 +103,17 @@ static int harden(char *err, size_t errlen)
         snprintf(err, errlen, "setrlimit(RLIMIT_CORE, 0): %s", strerror(errno));
         return -1;
     }
-    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0) {
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
         snprintf(err, errlen, "prctl(PR_SET_DUMPABLE, 0): %s", strerror(errno));
+        return -1;
+    }
+    /* Read back: the flag is what keeps a same-uid ptrace and /proc/PID/mem away. */
+    int dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+    if (dumpable != 0) {
+        if (dumpable < 0)
+            snprintf(err, errlen, "prctl(PR_GET_DUMPABLE): %s", strerror(errno));
+        else
+            snprintf(err, errlen, "still dumpable (%d) after prctl(PR_SET_DUMPABLE, 0)", dumpable);
         return -1;
     }
     if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
@@ -203,6 +212,11 @@ int main(int argc, char **argv)
         BSD_ERR("start", "reason=\"%s\"", err);
         return 1;
     }
+    if (d->keys.dontdump_errno != 0)
+        BSD_WARN("dontdump",
+                 "reason=\"madvise(MADV_DONTDUMP) of the key pool: %s; core dumps are off "
+                 "(RLIMIT_CORE 0, not dumpable) all the same\"",
+                 strerror(d->keys.dontdump_errno));
     if (!d->keys.locked && d->cfg.memlock != BSD_MEMLOCK_OFF)
         BSD_WARN("memlock", "locked=0 reason=\"mlock failed; keys may be swapped\"");
     d->backend = bsd_backend_create(d->cfg.backend, d->loop, d->cfg.threads);

@@ -3,14 +3,19 @@
  * daemon: one large KEYSTREAM request, and the prefetching stream read 4 KiB at a time the way
  * `openssl enc` feeds the provider. A benchmark prints; it asserts nothing.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bs_cli.h"
+#include "bs_cpu.h"
 #include "bsd_client.h"
 #include "bsd_ctr.h"
 #include "bsd_digest.h"
@@ -25,12 +30,73 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* All threads of this process, in ns steps (getrusage counts in scheduler ticks here). */
 static double cpu_s(void)
 {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
-           ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * The daemon's pid, from SO_PEERCRED on a connection that sends nothing (the daemon drops it at
+ * its hello timeout), so that --integrity-compare can add the daemon's CPU time to its own.
+ */
+static pid_t daemon_pid(const char *sock)
+{
+    char def[108];
+    if (sock == NULL) {
+        bsd_client_default_socket(def, sizeof def);
+        sock = def;
+    }
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", sock);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct ucred cr = {0, 0, 0};
+    socklen_t len = sizeof cr;
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+        getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0)
+        cr.pid = 0;
+    if (fd >= 0)
+        close(fd);
+    return cr.pid;
+}
+
+/* CPU seconds of every thread of a process (/proc/PID/task/N/schedstat, in ns); -1 if unreadable.
+ */
+static double proc_cpu_s(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = pid > 0 ? opendir(path) : NULL;
+    if (d == NULL)
+        return -1;
+    double ns = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char f[384];
+        int n = snprintf(f, sizeof f, "%.63s/%.255s/schedstat", path, e->d_name);
+        FILE *fp = n > 0 && (size_t)n < sizeof f ? fopen(f, "r") : NULL;
+        unsigned long long run = 0;
+        if (fp != NULL) {
+            if (fscanf(fp, "%llu", &run) == 1)
+                ns += (double)run;
+            fclose(fp);
+        }
+    }
+    closedir(d);
+    return ns / 1e9;
+}
+
+static pid_t bench_daemon = 0;
+
+/* This process's and the daemon's CPU seconds together (the daemon's only in compare mode). */
+static double all_cpu_s(void)
+{
+    double dc = bench_daemon > 0 ? proc_cpu_s(bench_daemon) : 0;
+    return cpu_s() + (dc > 0 ? dc : 0);
 }
 
 static void row(const char *what, size_t bytes, double wall, double cpu)
@@ -44,8 +110,9 @@ static void row(const char *what, size_t bytes, double wall, double cpu)
  * provider's CTR path fed like openssl enc. Prints rows unless mbs is given (then fills it).
  */
 static void daemon_rows(const bs_block_cipher *c, const char *sock, const uint8_t *key,
-                        const uint8_t *ctr, uint8_t *out, size_t bytes, double *mbs)
+                        const uint8_t *ctr, uint8_t *out, size_t bytes, double *mbs, double *cpu)
 {
+    double a0;
     size_t nb = bytes / c->block_len;
     double t0, c0;
     static bs_key_schedule ks;
@@ -64,6 +131,7 @@ static void daemon_rows(const bs_block_cipher *c, const char *sock, const uint8_
     uint64_t max_req = bsd_client_info(cl)->max_request_bytes / c->block_len;
     t0 = now_s();
     c0 = cpu_s();
+    a0 = all_cpu_s();
     for (uint64_t done = 0; r == 0 && done < nb;) {
         uint64_t n = nb - done < max_req ? nb - done : max_req;
         uint8_t cc[32];
@@ -87,7 +155,9 @@ static void daemon_rows(const bs_block_cipher *c, const char *sock, const uint8_
         snprintf(what, sizeof what, "daemon (%s), large requests", bsd_client_info(cl)->backend);
         if (mbs != NULL)
             mbs[0] = (double)bytes / (now_s() - t0) / 1e6;
-        else
+        if (cpu != NULL)
+            cpu[0] = (all_cpu_s() - a0) / (double)bytes * 1e9;
+        if (mbs == NULL)
             row(what, bytes, now_s() - t0, cpu_s() - c0);
     }
     bsd_client_close(cl);
@@ -97,8 +167,11 @@ static void daemon_rows(const bs_block_cipher *c, const char *sock, const uint8_
     r = bsd_stream_open(&so, c->name, key, c->key_len, ctr, &s);
     t0 = now_s();
     c0 = cpu_s();
+    a0 = all_cpu_s();
     for (size_t off = 0; r == 0 && off < bytes; off += 4096)
         r = bsd_stream_read(s, out + off, bytes - off < 4096 ? bytes - off : 4096);
+    if (r == 0 && cpu != NULL)
+        cpu[1] = (all_cpu_s() - a0) / (double)bytes * 1e9;
     if (r == 0 && mbs != NULL)
         mbs[1] = (double)bytes / (now_s() - t0) / 1e6;
     else if (r == 0)
@@ -126,11 +199,14 @@ static void daemon_rows(const bs_block_cipher *c, const char *sock, const uint8_
         r = bsd_ctr_set_iv(dc, ctr, bs_ctr_iv_len(c));
     t0 = now_s();
     c0 = cpu_s();
+    a0 = all_cpu_s();
     for (size_t off = 0; r == 0 && off < bytes; off += 4096)
         r = bsd_ctr_crypt(dc, out + off, out + off, bytes - off < 4096 ? bytes - off : 4096);
     uint64_t db = 0, lb = 0;
     if (dc != NULL)
         bsd_ctr_counts(dc, &db, &lb);
+    if (cpu != NULL)
+        cpu[2] = lb == 0 ? (all_cpu_s() - a0) / (double)bytes * 1e9 : 0;
     if (mbs != NULL) {
         mbs[2] = lb == 0 ? (double)bytes / (now_s() - t0) / 1e6 : 0;
     } else {
@@ -153,43 +229,134 @@ static int cmp_double(const void *a, const void *b)
  * (BENCHMARK ONLY: bsd_verify_bench_set_unchecked asks the daemon for unpoisoned, undigested
  * windows and skips the client's checks), alternating, reps times each; medians and ratios.
  */
+static double median(double *v, unsigned n)
+{
+    qsort(v, n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void print_load(const char *when)
+{
+    char buf[64] = "?";
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f != NULL) {
+        if (fgets(buf, sizeof buf, f) == NULL)
+            snprintf(buf, sizeof buf, "?");
+        fclose(f);
+    }
+    buf[strcspn(buf, "\n")] = 0;
+    printf("load average %s: %s\n", when, buf);
+}
+
+/*
+ * --integrity-compare: the same three daemon paths with the integrity checks on and off
+ * (BENCHMARK ONLY: bsd_verify_bench_set_unchecked asks the daemon for unpoisoned, undigested
+ * windows and skips the client's checks), alternating, reps times each; medians and ratios.
+ * Besides throughput, the CPU time this process and the daemon spent per byte: on a machine
+ * whose cores are all busy (shared, or the daemon's threads filling them) throughput follows the
+ * CPU cost, and the cost ratio does not move with what else runs, as the wall-clock one does.
+ */
 static void compare_checks(const bs_block_cipher *c, const char *sock, const uint8_t *key,
-                           const uint8_t *ctr, uint8_t *out, size_t bytes, unsigned reps)
+                           const uint8_t *ctr, uint8_t *out, size_t bytes, unsigned reps,
+                           double core_ns)
 {
     static const char *const what[3] = {"large requests", "stream, 4 KiB reads",
                                         "provider CTR path, 4 KiB calls"};
-    double on[3][64], off[3][64];
+    double on[3][64], off[3][64], con[3][64], coff[3][64];
+    bench_daemon = daemon_pid(sock);
+    if (proc_cpu_s(bench_daemon) < 0)
+        bench_daemon = 0;
+    print_load("at start");
     for (unsigned i = 0; i < reps; i++) {
-        double m[3] = {0, 0, 0};
+        double m[3] = {0, 0, 0}, cp[3] = {0, 0, 0};
         bsd_verify_bench_set_unchecked(0);
-        daemon_rows(c, sock, key, ctr, out, bytes, m);
-        for (int k = 0; k < 3; k++)
+        daemon_rows(c, sock, key, ctr, out, bytes, m, cp);
+        for (int k = 0; k < 3; k++) {
             on[k][i] = m[k];
+            con[k][i] = cp[k];
+        }
         bsd_verify_bench_set_unchecked(1);
         memset(m, 0, sizeof m);
-        daemon_rows(c, sock, key, ctr, out, bytes, m);
-        for (int k = 0; k < 3; k++)
+        memset(cp, 0, sizeof cp);
+        daemon_rows(c, sock, key, ctr, out, bytes, m, cp);
+        for (int k = 0; k < 3; k++) {
             off[k][i] = m[k];
+            coff[k][i] = cp[k];
+        }
     }
     bsd_verify_bench_set_unchecked(0);
-    /* What one pass of the window digest costs on one core (the daemon and the client each do one).
-     */
-    double t0 = now_s();
+    print_load("at end");
+    /* What one pass of the window digest costs on one core (the daemon and the client each do
+     * one), in this process's CPU time: in cache (32 KiB, as the daemon's pieces) and over the
+     * whole buffer (from memory, as the client's). */
+    const size_t nw = bytes / 8, piece = 4096;
     uint64_t sink = 0;
+    double t0 = cpu_s();
     for (unsigned i = 0; i < reps; i++)
         sink += bsd_digest(ctr, c->block_len, bytes / c->block_len, out);
-    double dt = now_s() - t0;
-    printf("window digest, one core: %.1f GB/s (%s)\n", (double)bytes * reps / dt / 1e9,
-           sink != 0 ? "measured" : "measured.");
+    double dt = cpu_s() - t0;
+    t0 = cpu_s();
+    uint64_t hits = 0;
+    for (size_t i = 0; i < 16 * nw / piece; i++)
+        sink += bsd_digest_sum(1, 0, out, piece, 5, &hits);
+    double dp = cpu_s() - t0;
+    printf("window digest (%s), one core, CPU time: %.1f GB/s over %zu MiB, %.1f GB/s on 32 KiB "
+           "in cache with the poison count (%s)\n",
+           bs_cpu_level_name(bsd_digest_level()), (double)bytes * reps / dt / 1e9, bytes >> 20,
+           16.0 * (double)bytes / dp / 1e9, sink != 0 ? "measured" : "measured.");
+    /* Each implementation this CPU has, on the same piece (bit-exact: tests/service). */
+    printf("window digest on 32 KiB in cache, CPU time, GB/s, with / without the poison count:");
+    for (int level = BS_CPU_PORTABLE; level < BS_CPU_LEVELS; level++) {
+        if (bsd_digest_level_at(level) != level)
+            continue;
+        double g[2];
+        for (int w = 0; w < 2; w++) {
+            t0 = cpu_s();
+            for (size_t i = 0; i < 4 * nw / piece; i++)
+                sink += bsd_digest_sum_at(level, 1, 0, out, piece, 5, w == 0 ? &hits : NULL);
+            g[w] = 4.0 * (double)bytes / (cpu_s() - t0) / 1e9;
+        }
+        printf(" %s %.1f / %.1f", bs_cpu_level_name(level), g[0], g[1]);
+    }
+    printf("%s\n", sink != 0 ? "" : " ");
+    /*
+     * An estimate from the parts, each timed alone on one core in CPU time (steadier than the
+     * end-to-end rows on a shared machine): the daemon poisons and digests each piece in cache,
+     * the client digests the window from memory (no poison count); the keystream itself costs
+     * what the in-process row above took.
+     */
+    t0 = cpu_s();
+    for (size_t i = 0; i < 16 * nw / piece; i++)
+        bsd_digest_poison_fill(out + 8 * piece * (i % 4), piece, 5 + i);
+    const double fill_ns = (cpu_s() - t0) / (16.0 * (double)bytes) * 1e9;
+    t0 = cpu_s();
+    for (size_t i = 0; i < 4 * nw / piece; i++)
+        sink += bsd_digest_sum(1, 0, out + 8 * piece * (i % 4), piece, 5, &hits);
+    const double dd_ns = (cpu_s() - t0) / (4.0 * (double)bytes) * 1e9;
+    t0 = cpu_s();
+    for (unsigned i = 0; i < 2; i++)
+        sink += bsd_digest_sum(1, 0, out, nw, 5, NULL);
+    const double dc_ns = (cpu_s() - t0) / (2.0 * (double)bytes) * 1e9;
+    const double checks_ns = fill_ns + dd_ns + dc_ns;
+    printf("the checks alone, one core, CPU time per byte: %.3f ns (poison %.3f, daemon digest "
+           "%.3f, client digest %.3f); the keystream alone: %.3f ns%s\n",
+           checks_ns, fill_ns, dd_ns, dc_ns, core_ns, sink != 0 ? "" : " ");
     printf("integrity checks on vs off (benchmark switch), %u runs each, alternating; medians\n",
            reps);
-    printf("%-32s %12s %12s %8s\n", "daemon path", "checks MB/s", "none MB/s", "ratio");
+    printf("%-32s %11s %11s %7s %12s %12s %7s %7s\n", "daemon path", "checks MB/s", "none MB/s",
+           "ratio", "checks cpu", "none cpu", "cost", "model");
     for (int k = 0; k < 3; k++) {
-        qsort(on[k], reps, sizeof(double), cmp_double);
-        qsort(off[k], reps, sizeof(double), cmp_double);
-        double a = on[k][reps / 2], b = off[k][reps / 2];
-        printf("%-32s %12.1f %12.1f %8.3f\n", what[k], a, b, b > 0 ? a / b : 0.0);
+        double a = median(on[k], reps), b = median(off[k], reps);
+        double ca = median(con[k], reps), cb = median(coff[k], reps);
+        printf("%-32s %11.1f %11.1f %7.3f %9.3f ns/B %7.3f ns/B %7.3f %7.3f\n", what[k], a, b,
+               b > 0 ? a / b : 0.0, ca, cb, ca > 0 ? cb / ca : 0.0,
+               cb > 0 ? cb / (cb + checks_ns) : 0.0);
     }
+    printf("cpu: this process and %s per byte; cost: none cpu / checks cpu (the throughput "
+           "ratio where the CPUs are the limit); model: none cpu / (none cpu + the checks "
+           "alone), an estimate\n",
+           bench_daemon > 0 ? "the daemon's threads (/proc/PID/task/*/schedstat)"
+                            : "(daemon not readable: this process only)");
 }
 
 static void bench_usage(FILE *f)
@@ -253,16 +420,19 @@ int bs_cmd_bench(int argc, char **argv)
         return 1;
     printf("cipher %s (%s), %zu MiB of keystream\n", c->name, c->impl, mib);
     c->set_key(&ks, key);
+    /* Touched first: the row times the core, not the page faults of a fresh buffer. */
+    memset(out, 0, bytes);
     double t0 = now_s(), c0 = cpu_s();
     bs_ctr_keystream(c, &ks, ctr, nb, out);
-    row("in-process, 1 thread", bytes, now_s() - t0, cpu_s() - c0);
+    const double core_cpu = cpu_s() - c0;
+    row("in-process, 1 thread", bytes, now_s() - t0, core_cpu);
 
     if (compare) {
-        compare_checks(c, sock, key, ctr, out, bytes, reps);
+        compare_checks(c, sock, key, ctr, out, bytes, reps, core_cpu / (double)bytes * 1e9);
         free(out);
         return 0;
     }
-    daemon_rows(c, sock, key, ctr, out, bytes, NULL);
+    daemon_rows(c, sock, key, ctr, out, bytes, NULL, NULL);
     free(out);
     return 0;
 }

@@ -13,15 +13,19 @@
  *        ct_taint --coverage N.. check that the registry holds exactly the cipher names N..
  * Targets: block:NAME, ctr:NAME (every implementation of NAME in bs_block_ciphers), ghash256,
  * gcm256, ctr-face:AES-128 and ctr-face:AES-256 (AES-CTR with FACE caching), gcm128 (AES-GCM
- * with the table-free GHASH-128s, CTR plain and FACE), ct-memcmp, and the leaky controls
+ * with the table-free GHASH-128s, CTR plain and FACE), masked:AES-128 (the first-order masked
+ * core: key, data and its randomness secret), ct-memcmp, digest (the daemon's window digest),
+ * and the leaky controls
  * control-sbox-table, control-early-exit and control-ghash128-table4 (the 4-bit table GHASH).
  */
 #include "bitslice.h"
 #include "bs_cpu.h"
+#include "bsd_digest.h"
 #include "modes/ctr.h"
 #include "modes/gcm256.h"
 #ifdef BS_CT_HAVE_AES_FACE
 #include "aes/aes_ctr_face.h"
+#include "aes/aes_masked.h"
 #include "modes/gcm128.h"
 #endif
 
@@ -486,6 +490,33 @@ static void run_gcm128(void)
     }
 }
 
+/* The masked core's random words are as secret as the key: no branch or index may use them. */
+static void rng_secret(void *ctx, uint32_t *out, size_t n)
+{
+    uint32_t *state = ctx;
+    for (size_t i = 0; i < n; i++) {
+        *state = *state * 1664525u + 1013904223u;
+        out[i] = *state;
+    }
+    make_secret(out, n * sizeof *out);
+}
+
+static void run_masked_aes128(void)
+{
+    static bs_aes128_masked_key mk;
+    uint32_t state = 1;
+    fill(key, 16, 9);
+    fill(in, 64, 21);
+    make_secret(key, 16);
+    make_secret(in, 64);
+    bs_aes128_masked_set_key(&mk, key, rng_secret, &state);
+    bs_aes128_masked_2blocks(&mk, out, in, rng_secret, &state);
+    bs_aes128_masked_2blocks(&mk, out + 32, in + 32, rng_secret, &state);
+    declassify("masked:AES-128", out, 64);
+    bs_aes128_masked_clear(&mk);
+    printf("masked:AES-128: set_key and two calls of two blocks\n");
+}
+
 /* The leaky control: the 4-bit table GHASH-128 under the same taint must be caught. */
 static void run_control_ghash128_table4(void)
 {
@@ -509,6 +540,42 @@ static void run_ct_memcmp(void)
             fail("ct-memcmp", "wrong result");
     }
     printf("ct-memcmp: equal and differing at 0, 8, 16, 24\n");
+}
+
+/*
+ * The window digest (core/digest/): the keystream is secret, the digest and the poison count are
+ * what the daemon and the client compare. Every implementation valgrind runs (portable, AVX2),
+ * at every tail length, with poison words present and absent.
+ */
+static void run_digest(void)
+{
+    static uint8_t win[8 * 80];
+    static const int levels[] = {BS_CPU_PORTABLE, BS_CPU_AVX2};
+    unsigned ran = 0;
+    for (int li = 0; li < 2; li++) {
+        if (bsd_digest_level_at(levels[li]) != levels[li])
+            continue;
+        for (size_t n = 1; n <= 80; n += 7) {
+            fill(win, sizeof win, (uint8_t)n);
+            const uint64_t poison = bsd_digest_poison(0x1234 + n);
+            if (n % 2)
+                bsd_digest_poison_fill(win + 8 * (n / 2), 1, poison);
+            make_secret(win, sizeof win);
+            uint64_t hits = 0;
+            uint64_t sum = bsd_digest_sum_at(levels[li], 0x1234 + n, n, win, n, poison, &hits);
+            uint64_t d = bsd_digest_final(sum, n);
+            declassify("digest", &d, sizeof d);
+            /* The client's call: no poison count. */
+            uint64_t c = bsd_digest_sum_at(levels[li], 0x1234 + n, n, win, n, poison, NULL);
+            declassify("digest without the poison count", &c, sizeof c);
+            declassify("digest poison count", &hits, sizeof hits);
+            (void)VALGRIND_MAKE_MEM_DEFINED(win, sizeof win);
+        }
+        ran++;
+    }
+    if (ran == 0)
+        fail("digest", "no implementation ran");
+    printf("digest: %u implementations, lengths 1..78 words, with and without poison\n", ran);
 }
 
 /* The PRESENT S-box, by table: the textbook leak that memcheck must report. */
@@ -564,9 +631,10 @@ static void list_targets(void)
     }
     printf("ghash256\ngcm256\n");
 #ifdef BS_CT_HAVE_AES_FACE
-    printf("ctr-face:AES-128\nctr-face:AES-256\ngcm128\ncontrol-ghash128-table4\n");
+    printf("ctr-face:AES-128\nctr-face:AES-256\ngcm128\nmasked:AES-128\n"
+           "control-ghash128-table4\n");
 #endif
-    printf("ct-memcmp\ncontrol-sbox-table\ncontrol-early-exit\n");
+    printf("ct-memcmp\ndigest\ncontrol-sbox-table\ncontrol-early-exit\n");
 }
 
 /* Every name in the registry must have its own test, and every configured name must exist. */
@@ -632,11 +700,15 @@ int main(int argc, char **argv)
         run_ctr_face(32);
     else if (strcmp(t, "gcm128") == 0)
         run_gcm128();
+    else if (strcmp(t, "masked:AES-128") == 0)
+        run_masked_aes128();
     else if (strcmp(t, "control-ghash128-table4") == 0)
         run_control_ghash128_table4();
 #endif
     else if (strcmp(t, "ct-memcmp") == 0)
         run_ct_memcmp();
+    else if (strcmp(t, "digest") == 0)
+        run_digest();
     else if (strcmp(t, "control-sbox-table") == 0)
         run_control_sbox();
     else if (strcmp(t, "control-early-exit") == 0)

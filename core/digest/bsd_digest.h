@@ -18,6 +18,15 @@
  * window in any order, so backend threads digest the slices they just wrote, while they are
  * still in cache. No secret-dependent branch or index: only xor, shift, multiply and add.
  *
+ * The sum runs on the best of three bit-exact implementations the CPU and the bs_cpu level
+ * (bs_cpu.h, $BITSLICE_CPU) allow: eight scalar lanes (portable), four-word AVX2 vectors with the
+ * 64-bit multiply made of three 32-bit ones, and eight-word AVX-512 vectors (VPMULLQ, which also
+ * needs AVX-512DQ); chosen once, at the first call.
+ *
+ * It lives in core/ because the daemon's backends (right after they wrote a piece), the clients
+ * (before they use a window) and the GPU's self-check (bsd_digest_mix.h, on the device) all
+ * compute it; the wire protocol (service/proto/PROTOCOL.md) only carries the result.
+ *
  * Poisoning: before the backend runs, the daemon fills the window with a per-request poison
  * word, and after it every word is compared with it: a block the backend did not write is found
  * with certainty (a real keystream word equals the poison with probability 2^-64).
@@ -43,12 +52,28 @@ uint64_t bsd_digest_poison(uint64_t seed);
  */
 uint64_t bsd_digest_sum(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords,
                         uint64_t poison, uint64_t *poison_hits);
+/* The same at a given bs_cpu level (capped at what this CPU runs): for the tests. */
+uint64_t bsd_digest_sum_at(int level, uint64_t seed, uint64_t word0, const uint8_t *p,
+                           size_t nwords, uint64_t poison, uint64_t *poison_hits);
+/* The level bsd_digest_sum runs at (BS_CPU_PORTABLE, BS_CPU_AVX2 or BS_CPU_AVX512). */
+int bsd_digest_level(void);
+/* The level bsd_digest_sum_at(level, ...) runs at on this CPU. */
+int bsd_digest_level_at(int level);
+/* The x86-64 implementations (bsd_digest_x86.c), behind the dispatch. */
+uint64_t bsd_digest_sum_avx2(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords,
+                             uint64_t poison, uint64_t *hits);
+uint64_t bsd_digest_sum_avx512(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords,
+                               uint64_t poison, uint64_t *hits);
 /* The digest from the sum of all partial sums of a request of nwords words. */
 uint64_t bsd_digest_final(uint64_t sum, uint64_t nwords);
 /* All of it at once, for nblocks blocks of block_len bytes (a multiple of 8) at p. */
 uint64_t bsd_digest(const uint8_t *counter, size_t block_len, uint64_t nblocks, const uint8_t *p);
-/* Fills nwords words at p with the poison word. */
+/* Fills nwords words at p with the poison word (little-endian), at bsd_digest_level(). */
 void bsd_digest_poison_fill(uint8_t *p, size_t nwords, uint64_t poison);
+/* The same at a given level (capped at what this CPU runs): for the tests. */
+void bsd_digest_poison_fill_at(int level, uint8_t *p, size_t nwords, uint64_t poison);
+void bsd_digest_poison_fill_avx2(uint8_t *p, size_t nwords, uint64_t poison);
+void bsd_digest_poison_fill_avx512(uint8_t *p, size_t nwords, uint64_t poison);
 
 #ifdef __cplusplus
 }

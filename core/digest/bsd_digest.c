@@ -1,0 +1,188 @@
+#include "bsd_digest.h"
+
+#include <string.h>
+
+#include "bs_cpu.h"
+#include "bsd_digest_mix.h"
+
+static inline uint64_t load64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+uint64_t bsd_digest_seed(const uint8_t *counter, size_t block_len, uint64_t nblocks)
+{
+    uint64_t s = bsd_digest_fmix64(nblocks ^ 0x62736432ull ^ ((uint64_t)block_len << 56));
+    uint8_t w[8];
+    for (size_t i = 0; i < block_len; i += 8) {
+        size_t n = block_len - i < 8 ? block_len - i : 8;
+        memset(w, 0, sizeof w);
+        memcpy(w, counter + i, n);
+        s = bsd_digest_fmix64(s ^ load64(w)) + BSD_DIGEST_G;
+    }
+    return s;
+}
+
+uint64_t bsd_digest_poison(uint64_t seed)
+{
+    return bsd_digest_fmix64(seed ^ 0x706f69736f6e2121ull) |
+           1; /* odd: differs from a zeroed word */
+}
+
+/* Words are little-endian on the wire. */
+static inline uint64_t word_at(const uint8_t *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+#else
+    return load64(p);
+#endif
+}
+
+/* Eight independent lanes keep the multipliers busy; the vector paths (bsd_digest_x86.c) add
+ * the same terms in another order. */
+static inline __attribute__((always_inline)) uint64_t sum_lanes(uint64_t seed, uint64_t word0,
+                                                                const uint8_t *p, size_t nwords,
+                                                                uint64_t poison, uint64_t *hits,
+                                                                const int count)
+{
+    uint64_t acc[8] = {0}, hit[8] = {0};
+    size_t j = 0;
+    for (; j + 8 <= nwords; j += 8)
+        for (int l = 0; l < 8; l++) {
+            uint64_t w = word_at(p + 8 * (j + l));
+            acc[l] += bsd_digest_word(seed, word0 + j + (unsigned)l, w);
+            if (count)
+                hit[l] += (uint64_t)(w == poison);
+        }
+    uint64_t a = 0, h = 0;
+    for (int l = 0; l < 8; l++) {
+        a += acc[l];
+        h += hit[l];
+    }
+    for (; j < nwords; j++) {
+        uint64_t w = word_at(p + 8 * j);
+        a += bsd_digest_word(seed, word0 + j, w);
+        h += (uint64_t)(w == poison);
+    }
+    if (count)
+        *hits = h;
+    return a;
+}
+
+static uint64_t sum_portable(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords,
+                             uint64_t poison, uint64_t *hits)
+{
+    return hits != NULL ? sum_lanes(seed, word0, p, nwords, poison, hits, 1)
+                        : sum_lanes(seed, word0, p, nwords, poison, hits, 0);
+}
+
+typedef uint64_t (*sum_fn)(uint64_t, uint64_t, const uint8_t *, size_t, uint64_t, uint64_t *);
+
+/* The highest of the digest's levels (portable, avx2, avx512) this CPU can run. */
+static int level_here(void)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
+    int d = bs_cpu_detected();
+    /* VPMULLQ is AVX-512DQ, which the bs_cpu avx512 level does not ask for. */
+    if (d >= BS_CPU_AVX512 && __builtin_cpu_supports("avx512dq"))
+        return BS_CPU_AVX512;
+    if (d >= BS_CPU_AVX2)
+        return BS_CPU_AVX2;
+#endif
+    return BS_CPU_PORTABLE;
+}
+
+int bsd_digest_level_at(int level)
+{
+    int here = level_here();
+    level = level < here ? level : here;
+    /* aesni brings nothing to the digest. */
+    return level >= BS_CPU_AVX2 ? level : BS_CPU_PORTABLE;
+}
+
+static sum_fn sum_for(int level)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
+    if (level == BS_CPU_AVX512)
+        return bsd_digest_sum_avx512;
+    if (level == BS_CPU_AVX2)
+        return bsd_digest_sum_avx2;
+#endif
+    (void)level;
+    return sum_portable;
+}
+
+/* Chosen at the first call (getenv is too slow for a call per 32 KiB piece); -1 until then. */
+static int digest_level = -1;
+
+int bsd_digest_level(void)
+{
+    int l = __atomic_load_n(&digest_level, __ATOMIC_RELAXED);
+    if (l < 0) {
+        l = bsd_digest_level_at(bs_cpu_level());
+        __atomic_store_n(&digest_level, l, __ATOMIC_RELAXED);
+    }
+    return l;
+}
+
+/* Each implementation counts poison words only when asked to (poison_hits not NULL). */
+uint64_t bsd_digest_sum_at(int level, uint64_t seed, uint64_t word0, const uint8_t *p,
+                           size_t nwords, uint64_t poison, uint64_t *poison_hits)
+{
+    return sum_for(bsd_digest_level_at(level))(seed, word0, p, nwords, poison, poison_hits);
+}
+
+uint64_t bsd_digest_sum(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords,
+                        uint64_t poison, uint64_t *poison_hits)
+{
+    return sum_for(bsd_digest_level())(seed, word0, p, nwords, poison, poison_hits);
+}
+
+uint64_t bsd_digest_final(uint64_t sum, uint64_t nwords)
+{
+    return bsd_digest_fmix64(sum ^ nwords);
+}
+
+uint64_t bsd_digest(const uint8_t *counter, size_t block_len, uint64_t nblocks, const uint8_t *p)
+{
+    uint64_t seed = bsd_digest_seed(counter, block_len, nblocks);
+    uint64_t nwords = nblocks * block_len / 8;
+    return bsd_digest_final(bsd_digest_sum(seed, 0, p, (size_t)nwords, 0, NULL), nwords);
+}
+
+static void poison_fill_portable(uint8_t *p, size_t nwords, uint64_t poison)
+{
+    uint8_t w[8];
+    for (int i = 0; i < 8; i++)
+        w[i] = (uint8_t)(poison >> (8 * i));
+    for (size_t j = 0; j < nwords; j++)
+        memcpy(p + 8 * j, w, 8);
+}
+
+void bsd_digest_poison_fill_at(int level, uint8_t *p, size_t nwords, uint64_t poison)
+{
+    level = bsd_digest_level_at(level);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
+    /* x86-64 is little-endian: the vector stores lay the word out as the wire does. */
+    if (level == BS_CPU_AVX512) {
+        bsd_digest_poison_fill_avx512(p, nwords, poison);
+        return;
+    }
+    if (level == BS_CPU_AVX2) {
+        bsd_digest_poison_fill_avx2(p, nwords, poison);
+        return;
+    }
+#endif
+    poison_fill_portable(p, nwords, poison);
+}
+
+void bsd_digest_poison_fill(uint8_t *p, size_t nwords, uint64_t poison)
+{
+    bsd_digest_poison_fill_at(bsd_digest_level(), p, nwords, poison);
+}

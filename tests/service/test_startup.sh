@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The start-up hardening calls' results are checked (issue 13, item 6): each call is made to fail
+# for real by a seccomp filter (seccomp_fail, errno EXFULL, which none of them returns by itself)
+# and the daemon must refuse to start, naming the call and the error, before it listens; the
+# soft ones (mlock with memlock=try, MADV_DONTDUMP) must warn and start. bitslice refuses to run
+# a command when it cannot turn core dumps off. A control filter that matches nothing the daemon
+# calls shows that the filter alone changes nothing.
+set -euo pipefail
+: "${BITSLICED:?}" "${BITSLICE:?}" "${SECCOMP_FAIL:?}"
+work=$(mktemp -d "${TMPDIR:-/tmp}/bs-startup-XXXXXX")
+pid=
+cleanup() {
+  if [ -n "$pid" ]; then kill -9 "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  [ -f "$work/log" ] && sed 's/^/  log: /' "$work/log" >&2
+  exit 1
+}
+sock=$work/run/s.sock
+why="Exchange full"
+
+# Whether seccomp filters work here at all (a container may forbid them): skip, do not pass.
+if ! "$SECCOMP_FAIL" prctl:0=9999 -- /bin/true; then
+  rc=$?
+  [ "$rc" = 77 ] && { echo "SKIP: seccomp filters are not available here"; exit 77; }
+  fail "seccomp_fail exited $rc on a harmless filter"
+fi
+
+# refuses RULES... -- MESSAGE [daemon args]: the daemon exits 1 with MESSAGE and never listens.
+refuses() {
+  local rules=()
+  while [ "$1" != -- ]; do rules+=("$1"); shift; done
+  shift
+  local msg=$1
+  shift
+  rm -rf "$work/run"
+  [ $# -gt 0 ] && [ "$1" = --dir-755 ] && { mkdir -m 755 "$work/run"; shift; }
+  set +e
+  timeout 20 "$SECCOMP_FAIL" "${rules[@]}" -- "$BITSLICED" --socket "$sock" "$@" >"$work/log" 2>&1
+  local rc=$?
+  set -e
+  [ "$rc" = 1 ] || fail "${rules[*]}: the daemon exited $rc, not 1"
+  grep -qF "level=error event=start reason=\"$msg" "$work/log" ||
+    fail "${rules[*]}: no start error \"$msg\""
+  ! grep -q "event=ready\|event=listen" "$work/log" || fail "${rules[*]}: the daemon listened"
+  [ ! -e "$sock" ] || fail "${rules[*]}: the socket exists"
+  echo "ok: ${rules[*]} -> refuses: $msg"
+}
+
+# starts RULES... -- LOG_PATTERN [daemon args]: it starts, serves status and logs LOG_PATTERN.
+starts() {
+  local rules=()
+  while [ "$1" != -- ]; do rules+=("$1"); shift; done
+  shift
+  local pat=$1
+  shift
+  rm -rf "$work/run"
+  "$SECCOMP_FAIL" "${rules[@]}" -- "$BITSLICED" --socket "$sock" "$@" >"$work/log" 2>&1 &
+  pid=$!
+  for _ in $(seq 200); do
+    grep -q "event=ready" "$work/log" && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  grep -q "event=ready" "$work/log" || fail "${rules[*]}: the daemon did not start"
+  "$BITSLICE" status --socket "$sock" >"$work/status" || fail "${rules[*]}: no status"
+  grep -q "$pat" "$work/log" || fail "${rules[*]}: no log line matching $pat"
+  kill -TERM "$pid"
+  wait "$pid" || fail "${rules[*]}: the daemon exited $? after SIGTERM"
+  pid=
+  echo "ok: ${rules[*]} -> starts, logs: $pat"
+}
+
+starts prctl:0=9999 -- "event=ready"
+grep -q "keys_locked=1" "$work/status" || [ "$(id -u)" != 0 ] ||
+  fail "the control run did not lock its keys as root"
+
+refuses prlimit64:1=4 setrlimit:0=4 -- "setrlimit(RLIMIT_CORE, 0): $why"
+refuses prctl:0=4 -- "prctl(PR_SET_DUMPABLE, 0): $why"
+refuses prctl:0=3 -- "prctl(PR_GET_DUMPABLE): $why"
+refuses rt_sigaction:0=13 -- "ignoring SIGPIPE: $why"
+refuses prlimit64:1=7 getrlimit:0=7 -- "getrlimit(RLIMIT_NOFILE): $why"
+refuses fchmod fchmodat -- "chmod 0700 $work/run: $why" --dir-755
+keys=$("$BITSLICED" --socket "$sock" --set memlock=required --check >/dev/null && echo ok)
+[ "$keys" = ok ] || fail "--check"
+refuses mlock mlock2 -- "mlock of" --set memlock=required
+grep -qF "for keys: $why (raise RLIMIT_MEMLOCK" "$work/log" || fail "the mlock error names no cause"
+
+starts mlock mlock2 -- 'event=memlock locked=0' --set memlock=try
+grep -q "keys_locked=0" "$work/status" || fail "status does not say that the keys are not locked"
+# MADV_DONTDUMP is 16.
+starts madvise:2=16 -- "event=dontdump reason=\"madvise(MADV_DONTDUMP) of the key pool: $why"
+
+# bitslice: no key material is handled when core dumps cannot be turned off.
+cd "$work"
+for rules in "prctl:0=4" "prlimit64:1=4 setrlimit:0=4"; do
+  set +e
+  # shellcheck disable=SC2086
+  "$SECCOMP_FAIL" $rules -- "$BITSLICE" keygen -o key 2>"$work/err"
+  rc=$?
+  set -e
+  [ "$rc" = 1 ] || fail "bitslice keygen under $rules exited $rc, not 1"
+  grep -qF "bitslice: cannot turn core dumps off: $why" "$work/err" || fail "bitslice: $(cat "$work/err")"
+  [ ! -e key ] || fail "bitslice keygen wrote a key under $rules"
+  echo "ok: bitslice under $rules -> refuses"
+done
+"$SECCOMP_FAIL" prctl:0=9999 -- "$BITSLICE" keygen -o key || fail "bitslice keygen under the control filter"
+[ -s key ] || fail "bitslice keygen under the control filter wrote no key"
+echo "start-up hardening: every failed call refuses (or warns, where soft), by name and errno"
