@@ -133,6 +133,7 @@ static void test_mapping_flags(void **state)
         skip(); /* no /proc/self/smaps here */
     }
     assert_true(has_flag(flags, "dd")); /* MADV_DONTDUMP */
+    assert_int_equal(kp.dontdump_errno, 0);
     assert_false(has_flag(flags, "lo"));
     assert_int_equal(kp.locked, 0);
     bsd_keypool_destroy(&kp);
