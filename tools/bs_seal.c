@@ -392,12 +392,22 @@ static void report(const opts *o, const bs_keysrc *ks)
                 (unsigned long long)ks->local_chunks);
 }
 
+/*
+ * seal and open leave through one exit: "out" closes the keystream source when it was started,
+ * wipes the derived keys (harmless when there are none yet) and, once open_files ran, finishes
+ * or removes the output (close_files). ok says whether the output is to be kept.
+ */
 int bs_cmd_seal(int argc, char **argv)
 {
     opts o;
     int pr_ = parse(argc, argv, &o, "seal");
     if (pr_ != 0)
         return pr_ > 0 ? 0 : 2;
+    static bsf_keys keys;
+    io f;
+    bs_keysrc ks;
+    bs_pipe io_pipe;
+    int files = 0, have_ks = 0, ok = 0;
     bsf_header h;
     memset(&h, 0, sizeof h);
     h.kdf = o.key_file != NULL ? BSF_KDF_KEYFILE : BSF_KDF_SCRYPT;
@@ -409,56 +419,48 @@ int bs_cmd_seal(int argc, char **argv)
     }
     if (bs_random(h.salt, sizeof h.salt) != 0 || bs_random(h.nonce, sizeof h.nonce) != 0) {
         fprintf(stderr, "bitslice: no randomness from the kernel\n");
-        return 1;
+        goto out;
     }
     uint8_t master[32];
-    static bsf_keys keys;
     if (master_key(&o, &h, 1, master) != 0)
-        return 1;
+        goto out;
     int kr = bsf_keys_derive(&keys, master, h.nonce);
     bs_wipe(master, sizeof master);
     if (kr != 0) {
         fprintf(stderr, "bitslice: RIJNDAEL-256 is not compiled in, or HKDF failed\n");
-        return 1;
+        goto out;
     }
-    io f;
-    if (open_files(&o, &f) != 0) {
-        bsf_keys_wipe(&keys);
-        return close_files(&f, &o, 0);
-    }
+    files = 1;
+    if (open_files(&o, &f) != 0)
+        goto out;
     uint8_t hdr[BSF_HEADER_LEN];
     bsf_header_encode(hdr, &h);
     bsf_header_tag(&keys, hdr, h.tag);
     bsf_header_encode(hdr, &h);
-    int ok = fwrite(hdr, 1, sizeof hdr, f.out) == sizeof hdr;
+    if (fwrite(hdr, 1, sizeof hdr, f.out) != sizeof hdr) {
+        fprintf(stderr, "bitslice: writing %s: %s\n", o.out, strerror(errno));
+        goto out;
+    }
 
     const size_t cs = (size_t)1 << o.chunk_log2;
     /* Known size: the last chunk is known in advance; otherwise prefetches guess "not last". */
     uint64_t nchunks = f.in_regular ? (f.in_size + cs - 1) / cs : 0;
     if (f.in_regular && nchunks == 0)
         nchunks = 1;
-    if (!ok) {
-        fprintf(stderr, "bitslice: writing %s: %s\n", o.out, strerror(errno));
-        bsf_keys_wipe(&keys);
-        return close_files(&f, &o, 0);
-    }
-    bs_keysrc ks;
-    bs_pipe io_pipe;
     if (bs_keysrc_init(&ks, &keys, cs, !o.no_daemon, o.socket, o.verbose) != 0) {
         fprintf(stderr, "bitslice: out of memory\n");
-        bsf_keys_wipe(&keys);
-        return close_files(&f, &o, 0);
+        goto out;
     }
+    have_ks = 1;
     if (bs_pipe_start(&io_pipe, f.in_fd, f.out, cs, cs + BSF_TAG_LEN) != 0) {
         fprintf(stderr, "bitslice: out of memory or threads\n");
-        bs_keysrc_close(&ks);
-        bsf_keys_wipe(&keys);
-        return close_files(&f, &o, 0);
+        goto out;
     }
     progress pr = {isatty(2) && !o.quiet, f.in_size, 0, {0, 0}, {0, 0}};
     clock_gettime(CLOCK_MONOTONIC, &pr.t0);
     for (uint64_t i = 0; i < BS_KEYSRC_SLOTS && (nchunks == 0 || i < nchunks); i++)
         bs_keysrc_request(&ks, i, nchunks != 0 && i + 1 == nchunks, cs);
+    ok = 1;
     for (uint64_t i = 0; ok; i++) {
         bs_pipe_slot *s = bs_pipe_next(&io_pipe);
         if (s == NULL) {
@@ -489,9 +491,11 @@ int bs_cmd_seal(int argc, char **argv)
         ok = 0;
     }
     report(&o, &ks);
-    bs_keysrc_close(&ks);
+out:
+    if (have_ks)
+        bs_keysrc_close(&ks);
     bsf_keys_wipe(&keys);
-    return close_files(&f, &o, ok);
+    return files ? close_files(&f, &o, ok) : 1;
 }
 
 int bs_cmd_open(int argc, char **argv)
@@ -500,59 +504,57 @@ int bs_cmd_open(int argc, char **argv)
     int pr_ = parse(argc, argv, &o, "open");
     if (pr_ != 0)
         return pr_ > 0 ? 0 : 2;
+    static bsf_keys keys;
     io f;
+    bs_keysrc ks;
+    bs_pipe io_pipe;
+    int have_ks = 0, ok = 0;
     if (open_files(&o, &f) != 0)
-        return close_files(&f, &o, 0);
+        goto out;
     uint8_t hdr[BSF_HEADER_LEN];
     bsf_header h;
     char err[256];
     int rerr = 0;
     if (read_full(f.in_fd, hdr, sizeof hdr, &rerr) != sizeof hdr) {
         fprintf(stderr, "bitslice: %s\n", rerr ? strerror(rerr) : "input too short for a header");
-        return close_files(&f, &o, 0);
+        goto out;
     }
     if (bsf_header_decode(hdr, &h, err, sizeof err) != 0) {
         fprintf(stderr, "bitslice: %s\n", err);
-        return close_files(&f, &o, 0);
+        goto out;
     }
     uint8_t master[32], tag[32];
-    static bsf_keys keys;
     if (master_key(&o, &h, 0, master) != 0)
-        return close_files(&f, &o, 0);
+        goto out;
     int kr = bsf_keys_derive(&keys, master, h.nonce);
     bs_wipe(master, sizeof master);
     if (kr != 0) {
         fprintf(stderr, "bitslice: RIJNDAEL-256 is not compiled in, or HKDF failed\n");
-        return close_files(&f, &o, 0);
+        goto out;
     }
     bsf_header_tag(&keys, hdr, tag);
     if (bs_ct_memcmp(tag, h.tag, 32) != 0) {
         fprintf(stderr, "bitslice: wrong key or passphrase, or the header is corrupted "
                         "(header authentication failed)\n");
-        bsf_keys_wipe(&keys);
-        return close_files(&f, &o, 0);
+        goto out;
     }
     const size_t cs = (size_t)1 << h.chunk_log2, rec = cs + BSF_TAG_LEN;
     uint64_t body = f.in_regular && f.in_size >= BSF_HEADER_LEN ? f.in_size - BSF_HEADER_LEN : 0;
     uint64_t nchunks = f.in_regular ? (body + rec - 1) / rec : 0;
-    bs_keysrc ks;
-    bs_pipe io_pipe;
     if (bs_keysrc_init(&ks, &keys, cs, !o.no_daemon, o.socket, o.verbose) != 0) {
         fprintf(stderr, "bitslice: out of memory\n");
-        bsf_keys_wipe(&keys);
-        return close_files(&f, &o, 0);
+        goto out;
     }
+    have_ks = 1;
     if (bs_pipe_start(&io_pipe, f.in_fd, f.out, rec, rec) != 0) {
         fprintf(stderr, "bitslice: out of memory or threads\n");
-        bs_keysrc_close(&ks);
-        bsf_keys_wipe(&keys);
-        return close_files(&f, &o, 0);
+        goto out;
     }
     progress pr = {isatty(2) && !o.quiet, body, 0, {0, 0}, {0, 0}};
     clock_gettime(CLOCK_MONOTONIC, &pr.t0);
     for (uint64_t i = 0; i < BS_KEYSRC_SLOTS && (nchunks == 0 || i < nchunks); i++)
         bs_keysrc_request(&ks, i, nchunks != 0 && i + 1 == nchunks, cs);
-    int ok = 1;
+    ok = 1;
     for (uint64_t i = 0;; i++) {
         bs_pipe_slot *s = bs_pipe_next(&io_pipe);
         if (s == NULL) {
@@ -621,7 +623,9 @@ int bs_cmd_open(int argc, char **argv)
     }
     if (ok)
         report(&o, &ks);
-    bs_keysrc_close(&ks);
+out:
+    if (have_ks)
+        bs_keysrc_close(&ks);
     bsf_keys_wipe(&keys);
     return close_files(&f, &o, ok);
 }
