@@ -14,6 +14,8 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "bs_hex.h"
+
 static int derive(const char *alg, OSSL_PARAM *params, uint8_t *out, size_t len)
 {
     EVP_KDF *kdf = EVP_KDF_fetch(NULL, alg, NULL);
@@ -63,14 +65,6 @@ int bs_kdf_hkdf(const uint8_t *ikm, size_t ikm_len, const uint8_t *salt, size_t 
     return derive("HKDF", params, out, len);
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = tolower(c);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 int bs_read_key_file(const char *path, uint8_t key[32], char *err, size_t errlen)
 {
     /* read(2), not stdio: stdio's buffer would keep the key after fclose (it is not wiped). */
@@ -108,16 +102,10 @@ int bs_read_key_file(const char *path, uint8_t key[32], char *err, size_t errlen
             s++;
         while (e > s && isspace(buf[e - 1]))
             e--;
-        if (e - s == 64) {
+        if (e - s == 64 && bs_hex_decode_n((const char *)buf + s, 64, key, 32) == 32)
             rc = 0;
-            for (size_t i = 0; i < 32 && rc == 0; i++) {
-                int hi = hexval(buf[s + 2 * i]), lo = hexval(buf[s + 2 * i + 1]);
-                if (hi < 0 || lo < 0)
-                    rc = -1;
-                else
-                    key[i] = (uint8_t)(hi << 4 | lo);
-            }
-        }
+        else
+            explicit_bzero(key, 32); /* a bad digit leaves part of the key decoded */
     }
     explicit_bzero(buf, sizeof buf);
     if (rc != 0)
