@@ -113,42 +113,78 @@ BS_FN uint64_t bs_present_sbox_nibble(uint64_t v)
 }
 
 /*
- * PRESENT-80 key schedule (paper, section 3): the 80-bit register k79..k0 is hi (k79..k64, 16
- * bits) and lo (k63..k0). K(i) = k79..k16; then rotate left by 61, S-box on k79..k76,
- * k19..k15 ^= i. key: 10 bytes, k79 first.
+ * The key registers, one round key at a time: load, then K(i) = bs_present_key_get before
+ * update i. The 32-bit core slices each key as it comes (no table of 32 keys to wipe); the
+ * round_keys functions below fill the table. In both registers hi is the round key itself.
+ *
+ * PRESENT-80 (paper, section 3): the 80-bit register k79..k0 is hi (k79..k16) and lo (k15..k0,
+ * 16 bits). K(i) = k79..k16; then rotate left by 61, S-box on k79..k76, k19..k15 ^= i. key: 10
+ * bytes, k79 first.
  */
-BS_FN void bs_present80_round_keys(uint64_t *K, const uint8_t *key)
+typedef struct bs_present_key_reg {
+    uint64_t hi, lo;
+} bs_present_key_reg;
+
+BS_FN uint64_t bs_present_key_get(const bs_present_key_reg *r)
 {
-    uint64_t hi = ((uint64_t)key[0] << 8) | key[1];
-    uint64_t lo = bs_load_be64(key + 2);
-    for (unsigned i = 1; i <= BS_PRESENT_ROUND_KEYS; i++) {
-        K[i - 1] = (hi << 48) | (lo >> 16);
-        /* rotate left by 61 = rotate right by 19 over 80 bits */
-        uint64_t nlo = (lo >> 19) | (hi << 45) | (lo << 61);
-        hi = (lo >> 3) & 0xffff;
-        lo = nlo;
-        hi = (hi & 0x0fff) | (bs_present_sbox_nibble(hi >> 12) << 12);
-        lo ^= (uint64_t)i << 15;
-    }
+    return r->hi;
+}
+
+BS_FN void bs_present80_key_load(bs_present_key_reg *r, const uint8_t *key)
+{
+    r->hi = bs_load_be64(key);
+    r->lo = ((uint64_t)key[8] << 8) | key[9];
+}
+
+BS_FN void bs_present80_key_update(bs_present_key_reg *r, unsigned i)
+{
+    const uint64_t hi = r->hi, lo = r->lo;
+    /* rotate left by 61 = right by 19 over 80 bits: k18..k0 (hi's low 3 bits, lo) go on top */
+    uint64_t nhi = (hi >> 19) | (lo << 45) | ((hi & 7) << 61);
+    nhi = (nhi & 0x0fffffffffffffffULL) | (bs_present_sbox_nibble(nhi >> 60) << 60);
+    /* k19..k16 are hi's low 4 bits, k15 is lo's top bit */
+    r->hi = nhi ^ (i >> 1);
+    r->lo = ((hi >> 3) & 0xffff) ^ ((uint64_t)(i & 1) << 15);
 }
 
 /*
- * PRESENT-128 key schedule (paper, appendix II): register k127..k0 = hi, lo. K(i) = hi; then
- * rotate left by 61, S-box on k127..k124 and k123..k120, k66..k62 ^= i. key: 16 bytes, k127 first.
+ * PRESENT-128 (paper, appendix II): register k127..k0 = hi, lo. K(i) = hi; then rotate left by
+ * 61, S-box on k127..k124 and k123..k120, k66..k62 ^= i. key: 16 bytes, k127 first.
  */
+BS_FN void bs_present128_key_load(bs_present_key_reg *r, const uint8_t *key)
+{
+    r->hi = bs_load_be64(key);
+    r->lo = bs_load_be64(key + 8);
+}
+
+BS_FN void bs_present128_key_update(bs_present_key_reg *r, unsigned i)
+{
+    const uint64_t hi = r->hi, lo = r->lo;
+    uint64_t nhi = (hi << 61) | (lo >> 3);
+    r->lo = ((lo << 61) | (hi >> 3)) ^ ((uint64_t)(i & 3) << 62);
+    nhi = (nhi & 0x00ffffffffffffffULL) | (bs_present_sbox_nibble(nhi >> 60) << 60) |
+          (bs_present_sbox_nibble(nhi >> 56) << 56);
+    r->hi = nhi ^ ((uint64_t)i >> 2);
+}
+
+/* All 32 round keys K(1..32) into K. */
+BS_FN void bs_present80_round_keys(uint64_t *K, const uint8_t *key)
+{
+    bs_present_key_reg r;
+    bs_present80_key_load(&r, key);
+    for (unsigned i = 1; i <= BS_PRESENT_ROUND_KEYS; i++) {
+        K[i - 1] = bs_present_key_get(&r);
+        bs_present80_key_update(&r, i);
+    }
+}
+
 BS_FN void bs_present128_round_keys(uint64_t *K, const uint8_t *key)
 {
-    uint64_t hi = bs_load_be64(key);
-    uint64_t lo = bs_load_be64(key + 8);
+    bs_present_key_reg r;
+    bs_present128_key_load(&r, key);
     for (unsigned i = 1; i <= BS_PRESENT_ROUND_KEYS; i++) {
-        K[i - 1] = hi;
-        uint64_t nhi = (hi << 61) | (lo >> 3);
-        lo = (lo << 61) | (hi >> 3);
-        hi = nhi;
-        hi = (hi & 0x00ffffffffffffffULL) | (bs_present_sbox_nibble(hi >> 60) << 60) |
-             (bs_present_sbox_nibble(hi >> 56) << 56);
-        hi ^= (uint64_t)i >> 2;
-        lo ^= (uint64_t)(i & 3) << 62;
+        K[i - 1] = bs_present_key_get(&r);
+        bs_present128_key_update(&r, i);
     }
 }
 
