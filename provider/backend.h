@@ -1,12 +1,12 @@
 /*
- * backend.h: the provider's one seam to keystream producers.
+ * backend.h: the tables the provider's generic glue (ciphercommon.c, ciphercommon_gcm.c) calls,
+ * over the core's mode contexts (backend_inproc.c: bs_ctr_ctx, bs_gcm256_ctx).
  *
- * The generic glue (ciphercommon.c, ciphercommon_gcm.c) never touches a core directly: every
- * context holds a backend table and an opaque backend context. backend_inproc.c implements both
- * tables over core/modes (bs_ctr_ctx, bs_gcm256_ctx); backend_daemon.c implements them over the
- * bitsliced client (service/client). bsprov_ctr_backend_for() / bsprov_gcm_backend_for() choose
- * the daemon tables when a daemon socket is configured; they give byte-identical output, the
- * same bs_err codes and the same limits, finishing in-process when the daemon is absent or fails.
+ * The seam to keystream producers is below them, at the keystream (core/modes/keystream.h):
+ * each context pulls its blocks from a source chosen at newctx, the daemon's
+ * (bsprov_source_new, backend_daemon.c) when a daemon socket is configured, else the in-process
+ * core. Output, bs_err codes and limits are the same either way: the mode computes them, and
+ * finishes in-process when the daemon is absent or fails.
  *
  * Every function returns a bs_err (BS_OK on success). A failed call changes nothing.
  */
@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "bitslice.h"
+#include "modes/keystream.h"
 
 struct bsprov_ctx;
 
@@ -46,10 +47,7 @@ typedef struct bsprov_ctr_backend {
     void (*free)(void *bctx);
 } bsprov_ctr_backend;
 
-/*
- * RIJNDAEL-256-GCM (docs/spec/rijndael256-gcm.md). The in-process table wraps bs_gcm256_ctx; a
- * remote one would keep GHASH in-process (bs_ghash256_impl) and fetch only the inc32 keystream.
- */
+/* RIJNDAEL-256-GCM (docs/spec/rijndael256-gcm.md), over bs_gcm256_ctx. */
 typedef struct bsprov_gcm_backend {
     const char *name;
     void *(*newctx)(const struct bsprov_ctx *prov);
@@ -67,10 +65,16 @@ typedef struct bsprov_gcm_backend {
     void (*free)(void *bctx);
 } bsprov_gcm_backend;
 
-extern const bsprov_ctr_backend bsprov_ctr_inproc, bsprov_ctr_daemon;
-extern const bsprov_gcm_backend bsprov_gcm_inproc, bsprov_gcm_daemon;
+extern const bsprov_ctr_backend bsprov_ctr_modes;
+extern const bsprov_gcm_backend bsprov_gcm_modes;
 
-/* The backend a new context uses: the daemon's when prov->daemon_socket is set. */
+/*
+ * The keystream source a new context pulls from when prov->daemon_socket is set (the daemon's,
+ * backend_daemon.c); NULL on allocation failure. The context owns it (ops->copy, ops->free).
+ */
+bs_keystream_source *bsprov_source_new(const struct bsprov_ctx *prov);
+
+/* The tables a new context uses (one each: the source is what differs). */
 const bsprov_ctr_backend *bsprov_ctr_backend_for(const struct bsprov_ctx *prov,
                                                  const bs_block_cipher *cipher);
 const bsprov_gcm_backend *bsprov_gcm_backend_for(const struct bsprov_ctx *prov);

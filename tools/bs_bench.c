@@ -17,7 +17,7 @@
 #include "bs_cli.h"
 #include "bs_cpu.h"
 #include "bsd_client.h"
-#include "bsd_ctr.h"
+#include "bsd_source.h"
 #include "bsd_digest.h"
 #include "bsd_stream.h"
 #include "bsd_verify.h"
@@ -164,12 +164,12 @@ static void daemon_rows(const bs_block_cipher *c, const char *sock, const uint8_
 
     bsd_stream_opts so = {sock, 1000, 60000, 0, 0};
     bsd_stream *s = NULL;
-    r = bsd_stream_open(&so, c->name, key, c->key_len, ctr, &s);
+    r = bsd_stream_open(&so, c, key, c->key_len, ctr, &s);
     t0 = now_s();
     c0 = cpu_s();
     a0 = all_cpu_s();
     for (size_t off = 0; r == 0 && off < bytes; off += 4096)
-        r = bsd_stream_read(s, out + off, bytes - off < 4096 ? bytes - off : 4096);
+        r = bsd_stream_read(s, &ks, out + off, bytes - off < 4096 ? bytes - off : 4096);
     if (r == 0 && cpu != NULL)
         cpu[1] = (all_cpu_s() - a0) / (double)bytes * 1e9;
     if (r == 0 && mbs != NULL)
@@ -192,19 +192,22 @@ static void daemon_rows(const bs_block_cipher *c, const char *sock, const uint8_
             bs_ctr_crypt(&ref, out + off, out + off, bytes - off < 4096 ? bytes - off : 4096);
         row("provider path in-process, 4 KiB calls", bytes, now_s() - t0, cpu_s() - c0);
     }
-    bsd_ctr_opts co = {sock, 0, 1000, 60000, 0, 0};
-    bsd_ctr *dc = bsd_ctr_new(c, &co);
-    r = dc == NULL ? -ENOMEM : bsd_ctr_set_key(dc, key, c->key_len, UINT64_MAX);
+    /* The same bs_ctr_ctx, pulling from the daemon's keystream source. */
+    bsd_source_opts co = {sock, 0, 1000, 60000, 0, 0};
+    bs_keystream_source *src = bsd_source_new(&co);
+    static bs_ctr_ctx dc;
+    bs_ctr_set_source(&dc, src);
+    r = src == NULL ? -ENOMEM : bs_ctr_set_key(&dc, c, key, c->key_len);
     if (r == 0)
-        r = bsd_ctr_set_iv(dc, ctr, bs_ctr_iv_len(c));
+        r = bs_ctr_set_iv(&dc, ctr, bs_ctr_iv_len(c));
     t0 = now_s();
     c0 = cpu_s();
     a0 = all_cpu_s();
     for (size_t off = 0; r == 0 && off < bytes; off += 4096)
-        r = bsd_ctr_crypt(dc, out + off, out + off, bytes - off < 4096 ? bytes - off : 4096);
+        r = bs_ctr_crypt(&dc, out + off, out + off, bytes - off < 4096 ? bytes - off : 4096);
     uint64_t db = 0, lb = 0;
-    if (dc != NULL)
-        bsd_ctr_counts(dc, &db, &lb);
+    if (src != NULL)
+        bsd_source_counts(src, &db, &lb);
     if (cpu != NULL)
         cpu[2] = lb == 0 ? (all_cpu_s() - a0) / (double)bytes * 1e9 : 0;
     if (mbs != NULL) {
@@ -213,9 +216,11 @@ static void daemon_rows(const bs_block_cipher *c, const char *sock, const uint8_
         row("provider path via daemon, 4 KiB calls", bytes, now_s() - t0, cpu_s() - c0);
         printf("  (%llu bytes from the daemon, %llu in-process%s)\n", (unsigned long long)db,
                (unsigned long long)lb,
-               dc != NULL && bsd_ctr_fallback_reason(dc) ? ", fell back" : "");
+               src != NULL && bsd_source_fallback_reason(src) ? ", fell back" : "");
     }
-    bsd_ctr_free(dc);
+    bs_ctr_clear(&dc);
+    if (src != NULL)
+        src->ops->free(src);
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -5,25 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bsd_verify.h"
-#include "modes/ctr.h"
+#include "bsd_client.h"
 
 static void drop_daemon(bs_keysrc *s, const char *why, int err)
 {
-    if (s->cl == NULL)
+    if (!s->daemon)
         return;
     if (s->local_why[0] == 0)
         snprintf(s->local_why, sizeof s->local_why, "in-process (daemon %s)", why);
-    const char *text = "";
-    if (err == -EREMOTEIO)
-        bsd_client_last_error(s->cl, &text);
+    bsd_windows_fail(&s->w, err); /* drops the daemon, wipes the shared memory */
+    const char *text = err == -EREMOTEIO ? s->w.error_text : "";
     fprintf(stderr, "bitslice: daemon %s (%s%s%s); continuing in-process\n", why, strerror(-err),
             text[0] ? ": " : "", text);
-    if (s->shm != NULL)
-        bs_wipe(s->shm, s->slot_bytes * BS_KEYSRC_SLOTS);
-    bsd_client_close(s->cl);
-    s->cl = NULL;
-    s->shm = NULL;
+    s->daemon = 0;
     snprintf(s->backend, sizeof s->backend, "in-process");
     memset(s->slot, 0, sizeof s->slot);
 }
@@ -43,23 +37,20 @@ int bs_keysrc_init(bs_keysrc *s, const bsf_keys *k, size_t chunk_size, int use_d
     if (!use_daemon)
         return 0;
     bsd_client_opts o = {socket, 1000, s->timeout_ms};
-    int r = bsd_client_connect(&o, &s->cl);
-    if (r != 0) {
+    int r =
+        bsd_windows_open(&s->w, &o, k->cipher, k->payload_key, 32, s->slot_bytes, BS_KEYSRC_SLOTS);
+    if (r != 0 && !s->w.connected) {
         if (verbose)
             fprintf(stderr, "bitslice: no daemon (%s); in-process\n", strerror(-r));
         snprintf(s->local_why, sizeof s->local_why, "in-process (no daemon: %s)", strerror(-r));
-        s->cl = NULL;
         return 0;
     }
-    r = bsd_client_map_shm(s->cl, s->slot_bytes * BS_KEYSRC_SLOTS);
-    if (r == 0)
-        r = bsd_client_open_session(s->cl, k->cipher->name, k->payload_key, 32, &s->session, NULL);
+    s->daemon = 1;
     if (r != 0) {
         drop_daemon(s, "refused", r);
         return 0;
     }
-    s->shm = bsd_client_shm(s->cl, NULL);
-    snprintf(s->backend, sizeof s->backend, "daemon:%s", bsd_client_info(s->cl)->backend);
+    snprintf(s->backend, sizeof s->backend, "daemon:%s", bsd_client_info(s->w.client)->backend);
     return 0;
 }
 
@@ -67,17 +58,14 @@ void bs_keysrc_request(bs_keysrc *s, uint64_t index, int last, size_t len)
 {
     bs_keysrc_slot *sl = &s->slot[index % BS_KEYSRC_SLOTS];
     sl->state = 0;
-    if (s->cl == NULL)
+    if (!s->daemon)
         return;
     uint8_t j0[32];
     bsf_chunk_j0(j0, index, last);
     sl->index = index;
     sl->last = last;
     sl->nblocks = bsf_chunk_ks_blocks(len);
-    /* The slot's previous keystream has been used: do not leave it in shared memory. */
-    bs_wipe(s->shm + (index % BS_KEYSRC_SLOTS) * s->slot_bytes, s->slot_bytes);
-    int r = bsd_client_keystream_submit(s->cl, s->session, j0, 32, sl->nblocks,
-                                        (index % BS_KEYSRC_SLOTS) * s->slot_bytes, &sl->req);
+    int r = bsd_windows_submit(&s->w, (unsigned)(index % BS_KEYSRC_SLOTS), j0, sl->nblocks);
     if (r != 0) {
         drop_daemon(s, "failed", r);
         return;
@@ -114,36 +102,30 @@ static void source_note(bs_keysrc *s, uint64_t index, const char *src)
 
 const uint8_t *bs_keysrc_get(bs_keysrc *s, uint64_t index, int last, size_t len)
 {
-    bs_keysrc_slot *sl = &s->slot[index % BS_KEYSRC_SLOTS];
+    const unsigned k = (unsigned)(index % BS_KEYSRC_SLOTS);
+    bs_keysrc_slot *sl = &s->slot[k];
     uint64_t need = bsf_chunk_ks_blocks(len);
     /* A prefetch guessed the last flag wrong (input of unknown size): ask again. */
-    if (s->cl != NULL &&
+    if (s->daemon &&
         (sl->state != 1 || sl->index != index || sl->last != last || sl->nblocks < need)) {
         if (sl->state == 1) {
-            int r = bsd_client_wait(s->cl, sl->req, s->timeout_ms);
+            int r = bsd_windows_discard(&s->w, k);
             if (r != 0)
                 drop_daemon(s, "failed", r);
         }
-        if (s->cl != NULL)
+        if (s->daemon)
             bs_keysrc_request(s, index, last, len);
     }
-    const char *why = s->cl != NULL ? NULL : s->local_why;
-    if (s->cl != NULL && sl->state == 1) {
-        uint64_t digest = 0;
-        int r = bsd_client_wait_keystream(s->cl, sl->req, s->timeout_ms, &digest);
+    const char *why = s->daemon ? NULL : s->local_why;
+    if (s->daemon && sl->state == 1) {
+        const uint8_t *ks = NULL;
         sl->state = 0;
-        const uint8_t *ks = s->shm + (index % BS_KEYSRC_SLOTS) * s->slot_bytes;
-        if (r == 0) {
-            /* The one check of bsd_verify.h, over the whole window the daemon computed. */
-            uint8_t j0[32];
-            bsf_chunk_j0(j0, index, last);
-            r = bsd_verify_window(s->cl, s->session, s->k->cipher, &s->k->ks, j0, sl->nblocks, ks,
-                                  digest);
-        }
+        /* The window is checked there (bsd_verify_window), before any byte of it is used. */
+        int r = bsd_windows_get(&s->w, k, &s->k->ks, &ks);
         if (r == 0) {
             s->daemon_chunks++;
             source_note(s, index, s->backend);
-            return ks;
+            return ks; /* wiped by the request that reuses the slot, or at close */
         }
         if (r == -EBADMSG)
             s->mismatches++;
@@ -164,9 +146,7 @@ const uint8_t *bs_keysrc_get(bs_keysrc *s, uint64_t index, int last, size_t len)
 void bs_keysrc_close(bs_keysrc *s)
 {
     source_flush(s);
-    if (s->shm != NULL)
-        bs_wipe(s->shm, s->slot_bytes * BS_KEYSRC_SLOTS);
-    bsd_client_close(s->cl);
+    bsd_windows_close(&s->w); /* wipes the shared memory */
     if (s->local != NULL) {
         bs_wipe(s->local, s->slot_bytes);
         free(s->local);

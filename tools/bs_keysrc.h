@@ -2,16 +2,18 @@
  * bs_keysrc.h: per-chunk keystream for `bitslice seal/open`, from bitsliced when it answers
  * (requested several chunks ahead, so that the daemon computes while this process does GHASH
  * and I/O), else in-process. A daemon failure mid-file switches to in-process for the chunk
- * at hand and every later one; the output is the same either way. The daemon's keystream is
- * checked before use by bsd_verify_window (service/client/bsd_verify.h): a mismatch counts as a
- * daemon failure. Each slot is wiped in the shared memory once used. With -v, every chunk's
- * actual source is said (runs of chunks, one line each).
+ * at hand and every later one; the output is the same either way. The windows, their check
+ * (bsd_verify_window: a mismatch counts as a daemon failure), the wiping of each slot once used
+ * and the dropping of a failed daemon are service/client/bsd_windows.h's, the same code the
+ * provider's keystream source runs on; this file keeps only the chunk order (J0 per chunk,
+ * several chunks ahead). With -v, every chunk's actual source is said (runs of chunks, one line
+ * each).
  */
 #ifndef BS_KEYSRC_H
 #define BS_KEYSRC_H
 
 #include "bs_stream_format.h"
-#include "bsd_client.h"
+#include "bsd_windows.h"
 
 #define BS_KEYSRC_SLOTS 4
 
@@ -20,14 +22,12 @@ typedef struct bs_keysrc_slot {
     uint64_t index;
     int last;
     uint64_t nblocks;
-    uint32_t req;
 } bs_keysrc_slot;
 
 typedef struct bs_keysrc {
     const bsf_keys *k;
-    bsd_client *cl;
-    uint32_t session;
-    uint8_t *shm;
+    int daemon; /* the windows below are usable */
+    bsd_windows w;
     size_t slot_bytes;
     bs_keysrc_slot slot[BS_KEYSRC_SLOTS];
     uint8_t *local;

@@ -475,7 +475,7 @@ int bs_cmd_seal(int argc, char **argv)
         size_t n = s->n;
         int last = s->last;
         const uint8_t *k = bs_keysrc_get(&ks, i, last, n);
-        bsf_chunk_seal(&keys, k, s->buf, s->buf, n, s->buf + n);
+        bsf_chunk_seal(&keys, i, last, k, s->buf, s->buf, n, s->buf + n);
         /* Chunk i's slot is free only now that its keystream is used. */
         if (!last && (nchunks == 0 || i + BS_KEYSRC_SLOTS < nchunks))
             bs_keysrc_request(&ks, i + BS_KEYSRC_SLOTS,
@@ -578,7 +578,7 @@ int bs_cmd_open(int argc, char **argv)
         int last = s->last;
         size_t len = n - BSF_TAG_LEN;
         const uint8_t *k = bs_keysrc_get(&ks, i, last, len);
-        int bad = bsf_chunk_open(&keys, k, buf, buf, len, buf + len) != 0;
+        int bad = bsf_chunk_open(&keys, i, last, k, buf, buf, len, buf + len) != 0;
         if (!bad && !last && (nchunks == 0 || i + BS_KEYSRC_SLOTS < nchunks))
             bs_keysrc_request(&ks, i + BS_KEYSRC_SLOTS,
                               nchunks != 0 && i + BS_KEYSRC_SLOTS + 1 == nchunks, cs);
@@ -588,7 +588,7 @@ int bs_cmd_open(int argc, char **argv)
             int truncated = 0;
             if (alt != NULL) {
                 bsf_chunk_keystream(&keys, i, 0, len, alt);
-                truncated = bsf_chunk_open(&keys, alt, buf, buf, len, buf + len) == 0;
+                truncated = bsf_chunk_open(&keys, i, 0, alt, buf, buf, len, buf + len) == 0;
                 bs_wipe(alt, (size_t)bsf_chunk_ks_blocks(len) * 32);
                 free(alt);
             }

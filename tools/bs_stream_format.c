@@ -126,43 +126,83 @@ void bsf_chunk_keystream(const bsf_keys *k, uint64_t index, int last, size_t len
 
 /*
  * A chunk is RIJNDAEL-256-GCM under the payload key with its 28-byte IV, computed by
- * core/modes/gcm256 from keystream made elsewhere: ks = E_K(J0) || the data keystream. With
- * both given, J0 feeds nothing here, so the context's IV is a placeholder. The context was keyed
- * by bsf_keys_derive; a new IV starts the chunk, and tag/verify leave the key in place. The
- * calls cannot fail: the context is keyed, and the lengths are in range.
+ * core/modes/gcm256 pulling its data keystream from the chunk's keystream ks (E_K(J0), then the
+ * data blocks: from the daemon, checked, or in-process), through the source below. E_K(J0), the
+ * tag's mask, is computed by gcm256 itself, as everywhere. The context was keyed by
+ * bsf_keys_derive; a new IV starts the chunk, and tag/verify leave the key in place. The calls
+ * cannot fail: the context is keyed, and the lengths are in range.
  */
-static bs_gcm256_ctx *chunk_ctx(bsf_keys *k, const uint8_t *ks)
+static uint64_t chunk_fill(bs_keystream_source *src, const bs_block_cipher *cipher,
+                           const bs_key_schedule *ks, const uint8_t *counter, uint64_t nblocks,
+                           int step, const uint8_t *in, uint8_t *out)
 {
-    static const uint8_t iv_unused[BSF_IV_LEN];
+    (void)cipher;
+    (void)ks;
+    (void)step; /* inc32; a chunk never comes near its wrap */
+    bsf_keys *k = (bsf_keys *)(void *)((char *)src - offsetof(bsf_keys, chunk_src));
+    uint64_t first = (uint32_t)(bs_load_be32(counter + 28) - k->chunk_src.j0_low);
+    if (k->chunk_src.ks == NULL || first > k->chunk_src.nblocks ||
+        nblocks > k->chunk_src.nblocks - first)
+        return 0; /* not in this chunk's keystream: the mode computes it in-process */
+    const uint8_t *from = k->chunk_src.ks + first * 32;
+    if (in != NULL)
+        bs_keystream_xor(out, in, from, (size_t)nblocks * 32);
+    else
+        memcpy(out, from, (size_t)nblocks * 32);
+    return nblocks;
+}
+
+static bs_keystream_source *chunk_copy(const bs_keystream_source *src)
+{
+    (void)src;
+    return NULL; /* lives in bsf_keys, which is not copied */
+}
+
+static void chunk_free(bs_keystream_source *src)
+{
+    (void)src;
+}
+
+static const bs_keystream_ops chunk_ops = {"chunk", NULL, chunk_fill, chunk_copy, chunk_free};
+
+static bs_gcm256_ctx *chunk_ctx(bsf_keys *k, uint64_t index, int last, const uint8_t *ks,
+                                size_t len)
+{
+    uint8_t j0[32];
+    bsf_chunk_j0(j0, index, last);
     bs_gcm256_ctx *g = &k->payload_gcm;
-    bs_gcm256_set_iv(g, iv_unused, sizeof iv_unused);
-    bs_gcm256_set_ekj0(g, ks);
+    /* Pointed at again for every chunk: the source lives in k, beside the context. */
+    k->chunk_src.base.ops = &chunk_ops;
+    k->chunk_src.ks = ks;
+    k->chunk_src.j0_low = bs_load_be32(j0 + 28);
+    k->chunk_src.nblocks = bsf_chunk_ks_blocks(len);
+    bs_gcm256_set_source(g, &k->chunk_src.base);
+    bs_gcm256_set_iv(g, j0, BSF_IV_LEN);
     return g;
 }
 
-void bsf_chunk_seal(bsf_keys *k, const uint8_t *ks, uint8_t *ct, const uint8_t *pt, size_t len,
-                    uint8_t tag[32])
+void bsf_chunk_seal(bsf_keys *k, uint64_t index, int last, const uint8_t *ks, uint8_t *ct,
+                    const uint8_t *pt, size_t len, uint8_t tag[32])
 {
-    bs_gcm256_ctx *g = chunk_ctx(k, ks);
-    bs_gcm256_encrypt_ks(g, ct, pt, len, ks + 32);
+    bs_gcm256_ctx *g = chunk_ctx(k, index, last, ks, len);
+    bs_gcm256_encrypt(g, ct, pt, len);
     bs_gcm256_tag(g, tag, 32);
 }
 
-int bsf_chunk_open(bsf_keys *k, const uint8_t *ks, uint8_t *pt, const uint8_t *ct, size_t len,
-                   const uint8_t tag[32])
+int bsf_chunk_open(bsf_keys *k, uint64_t index, int last, const uint8_t *ks, uint8_t *pt,
+                   const uint8_t *ct, size_t len, const uint8_t tag[32])
 {
-    bs_gcm256_ctx *g = chunk_ctx(k, ks);
+    bs_gcm256_ctx *g = chunk_ctx(k, index, last, ks, len);
     /* Authenticate first: the plaintext goes to a scratch piece and is dropped. */
     uint8_t scratch[4096];
     for (size_t off = 0; off < len; off += sizeof scratch) {
         size_t n = len - off < sizeof scratch ? len - off : sizeof scratch;
-        bs_gcm256_decrypt_ks(g, scratch, ct + off, n, ks + 32 + off);
+        bs_gcm256_decrypt(g, scratch, ct + off, n);
     }
     bs_wipe(scratch, sizeof scratch);
     int rc = bs_gcm256_verify(g, tag, 32);
     if (rc != BS_OK)
         return BS_ERR_AUTH;
-    for (size_t i = 0; i < len; i++)
-        pt[i] = ct[i] ^ ks[32 + i];
+    bs_keystream_xor(pt, ct, ks + 32, len);
     return 0;
 }

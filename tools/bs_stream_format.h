@@ -47,6 +47,13 @@ typedef struct bsf_keys {
     bs_key_schedule ks; /* payload key schedule, for the in-process keystream */
     /* Keyed once with the payload key; each chunk only sets a new IV (no key schedule). */
     bs_gcm256_ctx payload_gcm;
+    /* payload_gcm's keystream source: the chunk's keystream at hand (bs_stream_format.c). */
+    struct {
+        bs_keystream_source base;
+        const uint8_t *ks; /* block i: the keystream of J0 + i */
+        uint32_t j0_low;   /* J0's last 4 bytes */
+        uint64_t nblocks;  /* blocks in ks */
+    } chunk_src;
 } bsf_keys;
 
 /* Writes the 80 header bytes (tag included). */
@@ -70,16 +77,18 @@ uint64_t bsf_chunk_ks_blocks(size_t len);
 /* In-process keystream for a chunk: bsf_chunk_ks_blocks(len) blocks from J0. */
 void bsf_chunk_keystream(const bsf_keys *k, uint64_t index, int last, size_t len, uint8_t *out);
 /*
- * Seals len bytes with the chunk's keystream ks: ct (may equal pt) and the 32-byte tag. Uses
- * k's payload GCM context, so one thread at a time per bsf_keys.
+ * Seals len bytes of chunk (index, last) with its keystream ks (bsf_chunk_keystream's layout:
+ * block 0 is E_K(J0), unused here, since the tag's mask is computed in-process; then the data
+ * blocks): ct (may equal pt) and the 32-byte tag. Uses k's payload GCM context, so one thread at
+ * a time per bsf_keys.
  */
-void bsf_chunk_seal(bsf_keys *k, const uint8_t *ks, uint8_t *ct, const uint8_t *pt, size_t len,
-                    uint8_t tag[32]);
+void bsf_chunk_seal(bsf_keys *k, uint64_t index, int last, const uint8_t *ks, uint8_t *ct,
+                    const uint8_t *pt, size_t len, uint8_t tag[32]);
 /*
  * Checks the tag first, then decrypts: 0, or BS_ERR_AUTH with pt untouched. As seal, one
  * thread at a time per bsf_keys.
  */
-int bsf_chunk_open(bsf_keys *k, const uint8_t *ks, uint8_t *pt, const uint8_t *ct, size_t len,
-                   const uint8_t tag[32]);
+int bsf_chunk_open(bsf_keys *k, uint64_t index, int last, const uint8_t *ks, uint8_t *pt,
+                   const uint8_t *ct, size_t len, const uint8_t tag[32]);
 
 #endif

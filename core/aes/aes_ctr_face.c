@@ -6,6 +6,8 @@
 
 #include "aes.h"
 
+#include <stddef.h>
+
 /* GF(2^8) doubling of four bytes at once (constant time: shifts and masks). */
 static inline uint32_t xtime4(uint32_t x)
 {
@@ -197,48 +199,59 @@ void bs_aes_face_keystream(bs_aes_face_ctx *ctx, uint8_t c[16], size_t n, size_t
     }
 }
 
+/*
+ * The keystream source (modes/keystream.h) CTR pulls from: bs_ctr_ctx keeps the position,
+ * partial block and limits; whole blocks come here. ahead = the blocks asked for, so a refresh
+ * is paid only where enough of them fall into one epoch.
+ */
+static uint64_t face_fill(bs_keystream_source *src, const bs_block_cipher *cipher,
+                          const bs_key_schedule *ks, const uint8_t *counter, uint64_t nblocks,
+                          int step, const uint8_t *in, uint8_t *out)
+{
+    (void)cipher;
+    (void)ks;
+    bs_aes_face_ctx *ctx =
+        (bs_aes_face_ctx *)(void *)((char *)src - offsetof(bs_aes_face_ctx, src));
+    uint8_t c[16], buf[32 * 16];
+    memcpy(c, counter, 16);
+    size_t used = 0;
+    for (uint64_t left = nblocks; left > 0;) {
+        size_t n = left < 32 ? (size_t)left : 32;
+        uint8_t *ksb = in != NULL ? buf : out;
+        bs_aes_face_keystream(ctx, c, n, (size_t)(left < SIZE_MAX ? left : SIZE_MAX),
+                              step == BS_KS_STEP_INC32, ksb);
+        if (in != NULL) {
+            bs_keystream_xor(out, in, buf, 16 * n);
+            used = 16 * n > used ? 16 * n : used;
+            in += 16 * n;
+        }
+        out += 16 * n;
+        left -= n;
+    }
+    bs_wipe(buf, used);
+    return nblocks;
+}
+
+/* The context is its own source's storage: no copy of its own (the caller copies the context). */
+static bs_keystream_source *face_copy(const bs_keystream_source *src)
+{
+    (void)src;
+    return NULL;
+}
+
+static void face_free(bs_keystream_source *src)
+{
+    (void)src;
+}
+
+static const bs_keystream_ops face_ops = {"aes-face", NULL, face_fill, face_copy, face_free};
+
 int bs_aes_face_crypt(bs_aes_face_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
 {
-    if (!ctx->ctr.keyed)
-        return BS_ERR_STATE;
-    if (len == 0)
-        return BS_OK;
-    if (out == NULL || in == NULL)
-        return BS_ERR_ARG;
-    int err = bs_ctr_check(&ctx->ctr, len);
-    if (err != BS_OK)
-        return err;
-    /* the rest of a partial block, then whole blocks here, then a partial tail: the partial
-     * blocks go through bs_ctr_crypt, which keeps the stream state */
-    size_t pending = ctx->ctr.num ? 16 - ctx->ctr.num : 0;
-    size_t take = pending < len ? pending : len;
-    if (take > 0) {
-        bs_ctr_crypt(&ctx->ctr, out, in, take);
-        out += take;
-        in += take;
-        len -= take;
-    }
-    size_t full = len / 16;
-    uint8_t ks[32 * 16];
-    size_t used = 0;
-    while (full > 0) {
-        size_t n = full < 32 ? full : 32;
-        uint8_t c[16];
-        memcpy(c, ctx->ctr.counter, 16);
-        bs_aes_face_keystream(ctx, c, n, full, 0, ks);
-        for (size_t i = 0; i < 16 * n; i++)
-            out[i] = in[i] ^ ks[i];
-        bs_ctr_seek(&ctx->ctr, 16 * (uint64_t)n);
-        used = 16 * n > used ? 16 * n : used;
-        out += 16 * n;
-        in += 16 * n;
-        len -= 16 * n;
-        full -= n;
-    }
-    bs_wipe(ks, used);
-    if (len > 0)
-        bs_ctr_crypt(&ctx->ctr, out, in, len);
-    return BS_OK;
+    /* Pointed at again on every call: the context may have been copied by value. */
+    ctx->src.ops = &face_ops;
+    bs_ctr_set_source(&ctx->ctr, &ctx->src);
+    return bs_ctr_crypt(&ctx->ctr, out, in, len);
 }
 
 void bs_aes_face_clear(bs_aes_face_ctx *ctx)

@@ -3,7 +3,7 @@
  * al., "FACE: Fast AES CTR mode Encryption Techniques based on the Reuse of Repetitive Data",
  * TCHES 2018/3), in the fixsliced domain. Output is bit for bit that of bs_ctr_crypt over
  * bs_aes128_fix32 / bs_aes256_fix32 (same counter rule, limits and refusals: the bookkeeping
- * is bs_ctr_ctx's own).
+ * is bs_ctr_ctx's own, which pulls whole blocks from this context as its keystream source).
  *
  * What is cached. While counter bytes 0..14 stay the same (an "epoch" of up to 256 blocks),
  * only byte 15 (v) changes. After round 1 (representation 1) only the four diagonal bytes
@@ -33,6 +33,7 @@ extern "C" {
 
 typedef struct bs_aes_face_ctx {
     bs_ctr_ctx ctr;          /* key schedule, counter, partial block, limits */
+    bs_keystream_source src; /* this context as CTR's keystream source (keystream.h) */
     unsigned ngroups;        /* 2 (AES-128) or 3 (AES-256): see aes_fix32.c */
     uint8_t sb_k15[256];     /* SB(v ^ k15) without the 0x63 (only differences are used) */
     uint8_t epoch[15];       /* counter bytes 0..14 the cache below holds */

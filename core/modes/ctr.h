@@ -11,63 +11,88 @@
 #define BS_CTR_H
 
 #include "../bitslice.h"
+#include "keystream.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/*
+ * Room for CTR's read-ahead: one pass of the widest core. A build with only the MCU variants
+ * passes a smaller value (bs_core_dep carries it, as BS_KS_MAX); any value >= BS_BLOCK_MAX works.
+ */
+#ifndef BS_CTR_AHEAD_BYTES
+#define BS_CTR_AHEAD_BYTES (BS_LANES_MAX * BS_BLOCK_MAX)
+#endif
+
 /* Default limit on blocks per key for 64-bit-block ciphers: 2^32 (birthday bound). */
 #define BS_CTR_LIMIT64_DEFAULT ((uint64_t)1 << 32)
 
+/*
+ * The fields are private to ctr.c (read them through the accessors below). Keystream comes
+ * from src (keystream.h; NULL: the in-process core), whole blocks at a time. A request shorter
+ * than one bitsliced pass takes a whole pass of keystream into ahead[] (a pass costs the same
+ * whatever it is used for), within the limit and the wrap, and later small requests are XORs
+ * from it; every operation other than crypt first gives the unused blocks back (settle), so
+ * positions, limits and copies are those of a context that never read ahead.
+ */
 typedef struct bs_ctr_ctx {
     const bs_block_cipher *cipher;
     bs_key_schedule ks;
-    uint8_t counter[BS_BLOCK_MAX]; /* counter of the next block to generate */
-    uint8_t stream[BS_BLOCK_MAX];  /* keystream of the last generated block */
-    unsigned num;                  /* bytes of stream[] already used; 0 when none pending */
-    uint64_t blocks_used;          /* blocks generated under this key */
-    uint64_t block_limit;          /* blocks allowed under this key */
-    uint64_t wrap_left;            /* blocks before the counter wraps (capped at 2^64 - 1) */
-    bs_ctr32_fn ctr32;             /* the core's own counter mode (bs_ctr32_for), or NULL */
+    bs_keystream_source *src;          /* not owned; NULL: in-process */
+    uint8_t counter[BS_BLOCK_MAX];     /* counter of the next block to generate */
+    uint8_t ahead_ctr[BS_BLOCK_MAX];   /* counter of ahead[0] */
+    uint8_t ahead[BS_CTR_AHEAD_BYTES]; /* keystream generated, not all used */
+    unsigned ahead_len;                /* bytes in ahead[] (whole blocks); 0: none */
+    unsigned ahead_pos;                /* bytes of ahead[] used */
+    uint64_t blocks_used;              /* blocks generated under this key (ahead[] included) */
+    uint64_t block_limit;              /* blocks allowed under this key */
+    uint64_t wrap_left;                /* blocks before the counter wraps (capped at 2^64 - 1) */
     int keyed;
 } bs_ctr_ctx;
 
-/* Sets the key (key_len bytes). Resets the block count. */
+/* Sets the key (key_len bytes). Resets the block count; tells the source (keystream.h). */
 int bs_ctr_set_key(bs_ctr_ctx *ctx, const bs_block_cipher *cipher, const uint8_t *key,
                    size_t key_len);
 /* Sets the IV: block_len bytes, or 16 for a 32-byte block. Keeps the key and its block count. */
 int bs_ctr_set_iv(bs_ctr_ctx *ctx, const uint8_t *iv, size_t iv_len);
 /* The IV length this cipher takes in CTR mode. */
 size_t bs_ctr_iv_len(const bs_block_cipher *cipher);
-/* Lowers (or raises, up to the absolute default) the per-key block limit. */
+/*
+ * Lowers (or raises, up to the absolute default) the per-key block limit; never below the
+ * blocks already used (a lower limit stops the stream there, it does not wrap the count).
+ */
 void bs_ctr_set_block_limit(bs_ctr_ctx *ctx, uint64_t max_blocks);
+/*
+ * Where keystream comes from (NULL: the in-process core). Set it before the key, which the
+ * source is told (a source given later fills nothing until the next key). The context does
+ * not own it. The output is the same whichever source serves (keystream.h).
+ */
+void bs_ctr_set_source(bs_ctr_ctx *ctx, bs_keystream_source *src);
 /* Encrypts or decrypts len bytes (the same operation). in may equal out. */
 int bs_ctr_crypt(bs_ctr_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len);
-/* Blocks that may still be generated: the lesser of the limit's room and the wrap distance. */
+/*
+ * The position as OpenSSL's CTR reports it: the counter of the next block to start
+ * (block_len bytes) and num, the bytes used of the last keystream block (0 when none pending).
+ */
+void bs_ctr_position(const bs_ctr_ctx *ctx, uint8_t *counter, unsigned *num);
+/* Moves within the current block (OpenSSL's num semantics); num < block_len. All or nothing. */
+int bs_ctr_set_num(bs_ctr_ctx *ctx, unsigned num);
+/* Blocks started under this key (the limit counts these). */
+uint64_t bs_ctr_blocks_used(const bs_ctr_ctx *ctx);
+/* Blocks that may still be started: the lesser of the limit's room and the wrap distance. */
 uint64_t bs_ctr_blocks_left(const bs_ctr_ctx *ctx);
-/*
- * The all-or-nothing check bs_ctr_crypt makes before it moves: BS_OK if len more bytes fit,
- * else BS_ERR_COUNTER_WRAP or BS_ERR_DATA_LIMIT. For code that produces the bytes elsewhere.
- */
-int bs_ctr_check(const bs_ctr_ctx *ctx, uint64_t len);
-/*
- * Advances the stream by nbytes exactly as bs_ctr_crypt would (same checks, all or nothing),
- * without producing output: used when the keystream for those bytes came from elsewhere
- * (the daemon) and the context must take over at that position.
- */
-int bs_ctr_seek(bs_ctr_ctx *ctx, uint64_t nbytes);
-/* Wipes the key schedule and the keystream. */
+/* Wipes the key schedule and the keystream (not the source: its owner frees it). */
 void bs_ctr_clear(bs_ctr_ctx *ctx);
 
 /*
  * Stateless keystream: nblocks blocks of keystream starting at counter, into out
- * (nblocks * block_len bytes). No limit or wrap check: the caller does them
+ * (nblocks * block_len bytes), in-process. No limit or wrap check: the caller does them
  * (bs_ctr_blocks_before_wrap). This is what the daemon's backends produce.
  */
 void bs_ctr_keystream(const bs_block_cipher *cipher, const bs_key_schedule *ks,
                       const uint8_t *counter, uint64_t nblocks, uint8_t *out);
-/* counter += n, as a big-endian integer of len bytes, modulo 2^(8 len). */
-void bs_ctr_add(uint8_t *counter, size_t len, uint64_t n);
+/* bs_ctr_add(counter, len, n), counter += n big-endian: in keystream.h. */
 /* Blocks that can be generated from counter before it wraps, capped at 2^64 - 1. */
 uint64_t bs_ctr_blocks_before_wrap(const uint8_t *counter, size_t len);
 

@@ -1,9 +1,11 @@
 /*
  * gcm256.c: RIJNDAEL-256-GCM, incremental (docs/spec/rijndael256-gcm.md, limits of
- * docs/spec/algorithms.md). CTR with inc32 over the preferred Rijndael-256 core, GHASH-256 through
- * the implementation chosen at set_key. A refused call changes nothing.
+ * docs/spec/algorithms.md). CTR with inc32 over the preferred Rijndael-256 core, its keystream
+ * pulled from the context's source (keystream.h), GHASH-256 through the implementation chosen at
+ * set_key. E_K(J0), the tag's mask, is always computed here. A refused call changes nothing.
  */
 #include "gcm256.h"
+#include "gcm256_bulk.h"
 
 #define BL 32
 
@@ -83,14 +85,23 @@ int bs_gcm256_set_key(bs_gcm256_ctx *ctx, const uint8_t *key, size_t key_len)
         return BS_ERR_STATE;
     if (key_len != c->key_len)
         return BS_ERR_KEY_LENGTH;
+    bs_keystream_source *src = ctx->src;
     bs_gcm256_clear(ctx);
+    ctx->src = src;
     ctx->cipher = c;
     ctx->ctr32 = bs_ctr32_for(c);
     ctx->ghash = bs_ghash256_default();
     c->set_key(&ctx->ks, key);
     ghash_key(ctx);
     ctx->state = ST_KEYED;
+    if (src != NULL && src->ops->set_key != NULL)
+        src->ops->set_key(src, c, key, key_len);
     return BS_OK;
+}
+
+void bs_gcm256_set_source(bs_gcm256_ctx *ctx, bs_keystream_source *src)
+{
+    ctx->src = src;
 }
 
 void bs_gcm256_set_ghash(bs_gcm256_ctx *ctx, const bs_ghash256_impl *impl)
@@ -126,7 +137,6 @@ int bs_gcm256_set_iv(bs_gcm256_ctx *ctx, const uint8_t *iv, size_t iv_len)
     bs_wipe(ctx->stream, BL);
     bs_wipe(ctx->ekj0, BL);
     ctx->ekj0_ready = 0;
-    ctx->stream_missing = 0;
     ctx->num = 0;
     ctx->aad_len = 0;
     ctx->data_len = 0;
@@ -147,12 +157,6 @@ int bs_gcm256_aad(bs_gcm256_ctx *ctx, const uint8_t *aad, size_t len)
     ghash_absorb(ctx, aad, len);
     ctx->aad_len += len;
     return BS_OK;
-}
-
-static void xor_bytes(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        out[i] = in[i] ^ ks[i];
 }
 
 /*
@@ -194,149 +198,86 @@ static int gcm_crypt(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t
     const int dec = st == ST_DEC;
     ctx->data_len += len;
 
-    if (ctx->num > 0 && ctx->stream_missing) {
-        /* The pending block's keystream came from a _ks call: compute it (counter - 1). */
-        uint8_t cb[BL];
-        memcpy(cb, ctx->counter, BL);
-        bs_store_be32(cb + BL - 4, bs_load_be32(cb + BL - 4) - 1);
-        ctx->cipher->encrypt(&ctx->ks, ctx->stream, cb, 1);
-        ctx->stream_missing = 0;
-    }
     if (ctx->num > 0) {
         size_t take = BL - ctx->num < len ? BL - ctx->num : len;
         if (dec)
             ghash_absorb(ctx, in, take);
-        xor_bytes(out, in, ctx->stream + ctx->num, take);
+        bs_keystream_xor(out, in, ctx->stream + ctx->num, take);
         if (!dec)
             ghash_absorb(ctx, out, take);
         ctx->num = (unsigned)((ctx->num + take) % BL);
         out += take;
         in += take;
         len -= take;
-    }
-
-    if (ctx->ctr32 != NULL && len >= BL) {
-        /*
-         * The core's counter mode XORs in registers (inc32 is its counting rule), in pieces
-         * small enough that GHASH reads what CTR wrote, or decrypt's input, while in cache.
-         */
-        size_t whole = len / BL;
-        while (whole > 0) {
-            size_t n = whole < 128 ? whole : 128;
-            if (dec)
-                ctx->ghash->mul_blocks(ctx->hkey, ctx->y, in, n);
-            ctx->ctr32(&ctx->ks, ctx->counter, in, out, n);
-            if (!dec)
-                ctx->ghash->mul_blocks(ctx->hkey, ctx->y, out, n);
-            bs_store_be32(ctx->counter + BL - 4, bs_load_be32(ctx->counter + BL - 4) + (uint32_t)n);
-            out += n * BL;
-            in += n * BL;
-            len -= n * BL;
-            whole -= n;
-        }
         if (len == 0)
             return BS_OK;
     }
+
     const size_t lanes = ctx->cipher->lanes < BS_LANES_MAX ? ctx->cipher->lanes : BS_LANES_MAX;
+    const size_t blocks = len / BL + (len % BL != 0);
+    const int inproc = ctx->src == NULL || ctx->src == &bs_keystream_inproc;
     BS_ALIGN(32) uint8_t buf[(BS_LANES_MAX + 1) * BL];
-    while (len > 0) {
-        size_t blocks = len / BL + (len % BL != 0);
-        size_t n = blocks < lanes ? blocks : lanes;
-        size_t bytes = n * BL < len ? n * BL : len;
-        keystream(ctx, buf, n);
+    if (inproc && ctx->ctr32 == NULL && blocks <= lanes) {
+        /* At most a pass in-process: one pass of the core (E_K(J0) in a spare lane if due). */
+        keystream(ctx, buf, blocks);
         if (dec)
-            ghash_absorb(ctx, in, bytes);
-        xor_bytes(out, in, buf, bytes);
+            ghash_absorb(ctx, in, len);
+        bs_keystream_xor(out, in, buf, len);
         if (!dec)
-            ghash_absorb(ctx, out, bytes);
-        if (bytes % BL != 0) { /* the last block is partial: keep its keystream */
-            memcpy(ctx->stream, buf + (n - 1) * BL, BL);
-            ctx->num = (unsigned)(bytes % BL);
+            ghash_absorb(ctx, out, len);
+        if (len % BL != 0) { /* the last block is partial: keep its keystream */
+            memcpy(ctx->stream, buf + (blocks - 1) * BL, BL);
+            ctx->num = (unsigned)(len % BL);
         }
-        out += bytes;
-        in += bytes;
-        len -= bytes;
-    }
-    bs_wipe(buf, sizeof buf);
-    return BS_OK;
-}
-
-/* gcm_crypt with the caller's keystream; the counter and num move as gcm_crypt moves them. */
-static int gcm_crypt_ks(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len,
-                        const uint8_t *ks, int st)
-{
-    if (ctx->state != ST_AAD && ctx->state != st)
-        return BS_ERR_STATE;
-    if (len == 0)
+        bs_wipe(buf, sizeof buf);
         return BS_OK;
-    if (out == NULL || in == NULL || ks == NULL)
-        return BS_ERR_ARG;
-    if ((uint64_t)len > DATA_MAX - ctx->data_len)
-        return BS_ERR_DATA_LIMIT;
-    if (ctx->state == ST_AAD) {
-        ghash_pad(ctx);
-        ctx->state = st;
     }
-    const int dec = st == ST_DEC;
-    ctx->data_len += len;
-
-    /* Counter and num: the rest of a pending block, whole blocks, then a new pending block. */
-    size_t rest = len;
-    if (ctx->num > 0) {
-        size_t take = BL - ctx->num < rest ? BL - ctx->num : rest;
-        ctx->num = (unsigned)((ctx->num + take) % BL);
-        rest -= take;
-        if (ctx->num == 0) {
-            bs_wipe(ctx->stream, BL);
-            ctx->stream_missing = 0;
-        }
+    if (inproc && ctx->ctr32 != NULL && len >= BL) {
+        /* In-process, a stitched CTR + GHASH loop takes what it can (gcm256_bulk.h). */
+        const bs_gcm256_bulk_fn bulk = bs_gcm256_bulk_for(ctx->cipher, ctx->ghash);
+        const size_t done =
+            bulk != NULL ? bulk(&ctx->ks, ctx->hkey, ctx->counter, ctx->y, in, out, len / BL, dec)
+                         : 0;
+        out += done * BL;
+        in += done * BL;
+        len -= done * BL;
     }
-    if (rest > 0) {
-        uint32_t blocks = (uint32_t)(rest / BL + (rest % BL != 0)); /* below 2^32: DATA_MAX */
-        bs_store_be32(ctx->counter + BL - 4, bs_load_be32(ctx->counter + BL - 4) + blocks);
-        if (rest % BL != 0) {
-            bs_wipe(ctx->stream, BL);
-            ctx->num = (unsigned)(rest % BL);
-            ctx->stream_missing = 1;
-        }
-    }
-
-    /* In pieces, so that GHASH reads what the XOR just wrote while it is in cache. */
-    while (len > 0) {
-        size_t n = len < 4096 ? len : 4096;
+    /*
+     * Whole blocks from the source (inc32 is the counting rule), in pieces small enough that
+     * GHASH reads what CTR wrote, or decrypt's input, while in cache.
+     */
+    size_t whole = len / BL;
+    while (whole > 0) {
+        size_t n = whole < 128 ? whole : 128;
         if (dec)
-            ghash_absorb(ctx, in, n);
-        xor_bytes(out, in, ks, n);
+            ctx->ghash->mul_blocks(ctx->hkey, ctx->y, in, n);
+        bs_keystream_fill(ctx->src, ctx->cipher, &ctx->ks, ctx->counter, n, BS_KS_STEP_INC32, in,
+                          out);
         if (!dec)
-            ghash_absorb(ctx, out, n);
-        out += n;
-        in += n;
-        ks += n;
-        len -= n;
+            ctx->ghash->mul_blocks(ctx->hkey, ctx->y, out, n);
+        bs_keystream_advance(ctx->counter, BL, n, BS_KS_STEP_INC32);
+        out += n * BL;
+        in += n * BL;
+        len -= n * BL;
+        whole -= n;
     }
-    return BS_OK;
-}
-
-int bs_gcm256_encrypt_ks(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len,
-                         const uint8_t *keystream)
-{
-    return gcm_crypt_ks(ctx, out, in, len, keystream, ST_ENC);
-}
-
-int bs_gcm256_decrypt_ks(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len,
-                         const uint8_t *keystream)
-{
-    return gcm_crypt_ks(ctx, out, in, len, keystream, ST_DEC);
-}
-
-int bs_gcm256_set_ekj0(bs_gcm256_ctx *ctx, const uint8_t ekj0[32])
-{
-    if (ctx->state < ST_AAD)
-        return BS_ERR_STATE;
-    if (ekj0 == NULL)
-        return BS_ERR_ARG;
-    memcpy(ctx->ekj0, ekj0, BL);
-    ctx->ekj0_ready = 1;
+    if (len > 0) { /* a partial last block: keep its keystream */
+        if (inproc) {
+            keystream(ctx, buf, 1); /* E_K(J0) rides along if due */
+            memcpy(ctx->stream, buf, BL);
+            bs_wipe(buf, 2 * BL);
+        } else {
+            bs_keystream_fill(ctx->src, ctx->cipher, &ctx->ks, ctx->counter, 1, BS_KS_STEP_INC32,
+                              NULL, ctx->stream);
+            bs_keystream_advance(ctx->counter, BL, 1, BS_KS_STEP_INC32);
+        }
+        if (dec)
+            ghash_absorb(ctx, in, len);
+        bs_keystream_xor(out, in, ctx->stream, len);
+        if (!dec)
+            ghash_absorb(ctx, out, len);
+        ctx->num = (unsigned)len;
+    }
     return BS_OK;
 }
 
@@ -368,7 +309,6 @@ static void finish(bs_gcm256_ctx *ctx, uint8_t full[BL])
     ctx->ekj0_ready = 0;
     bs_wipe(ctx->y, BL);
     bs_wipe(ctx->stream, BL);
-    ctx->stream_missing = 0;
     ctx->num = 0;
     ctx->state = ST_KEYED;
 }

@@ -11,6 +11,7 @@
 #define BS_GCM256_H
 
 #include "../bitslice.h"
+#include "keystream.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -89,7 +90,7 @@ typedef struct bs_gcm256_ctx {
     uint8_t ghbuf[32];   /* GHASH input waiting for a full block */
     uint8_t ekj0[32];    /* E_K(J0), once computed (ekj0_ready) */
     int ekj0_ready;
-    int stream_missing; /* stream[] of the pending block was never computed (the _ks calls) */
+    bs_keystream_source *src; /* data keystream; not owned; NULL: in-process (keystream.h) */
     unsigned ghbuf_len;
     unsigned num; /* bytes of stream[] used */
     uint64_t aad_len, data_len;
@@ -101,6 +102,12 @@ typedef struct bs_gcm256_ctx {
  * no such core. Computes H = E_K(0^256) and picks bs_ghash256_default().
  */
 int bs_gcm256_set_key(bs_gcm256_ctx *ctx, const uint8_t *key, size_t key_len);
+/*
+ * Where the data keystream comes from (NULL: the in-process core). Set it before the key, which
+ * the source is told; kept across set_key (clear forgets it). E_K(J0), the tag's mask, never comes
+ * from it: a faulty producer can garble data but cannot choose the mask of a tag.
+ */
+void bs_gcm256_set_source(bs_gcm256_ctx *ctx, bs_keystream_source *src);
 /*
  * Uses impl for GHASH (NULL: bs_ghash256_default()). Call after set_key; a message under way
  * is dropped (set the IV again).
@@ -116,26 +123,6 @@ int bs_gcm256_aad(bs_gcm256_ctx *ctx, const uint8_t *aad, size_t len);
  */
 int bs_gcm256_encrypt(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len);
 int bs_gcm256_decrypt(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len);
-/*
- * As encrypt/decrypt, with the CTR keystream given by the caller (computed elsewhere, e.g. by
- * the bitsliced daemon): keystream[i] is the keystream of message byte data_len + i, that is
- * the bytes of E_K(inc32^k(J0)), k = 1, 2, ..., in order. GHASH, the tag, the limits and the
- * state rules are those of encrypt/decrypt, and the two kinds of call may be mixed in one
- * message. For a 28-byte IV, inc32 never wraps within the data limit, so the keystream is plain
- * whole-block CTR from IV || 00000002 (bs_ctr_keystream). E_K(J0) is computed here at the tag
- * unless bs_gcm256_set_ekj0 gave it; a call that ends inside a block leaves that block's keystream
- * uncomputed unless a later encrypt/decrypt needs it. BS_ERR_ARG if keystream is NULL and len > 0.
- */
-int bs_gcm256_encrypt_ks(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len,
-                         const uint8_t *keystream);
-int bs_gcm256_decrypt_ks(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len,
-                         const uint8_t *keystream);
-/*
- * Gives E_K(J0), the keystream block of J0 itself, computed elsewhere (e.g. block 0 of a
- * daemon stream started at J0), so that the tag costs no block encryption here. After set_iv,
- * before tag/verify; BS_ERR_STATE otherwise.
- */
-int bs_gcm256_set_ekj0(bs_gcm256_ctx *ctx, const uint8_t ekj0[32]);
 /*
  * Finishes and writes the first tag_len bytes of the tag (16..32, step 4, else
  * BS_ERR_TAG_LENGTH). The context keeps its key and needs a new IV.

@@ -10,10 +10,11 @@
  * and the output is byte-identical either way. After a failure every later call fails the same.
  *
  * The daemon's keystream is checked before use by bsd_verify_window (bsd_verify.h: the window's
- * digest, and its first, last and random blocks recomputed in-process from the key schedule kept
- * here). A mismatch is reported to the daemon and is a failure like any other (-EBADMSG): the
- * connection is dropped and the caller continues in-process at the exact position. Each window
- * is wiped in the shared memory once read.
+ * digest, and its first, last and random blocks recomputed in-process from the caller's key
+ * schedule of the same key, passed with each read, so that no second one is expanded here). A
+ * mismatch is reported to the daemon and is a failure like any other (-EBADMSG): the connection is
+ * dropped and the caller continues in-process at the exact position. Each window is wiped in the
+ * shared memory once read.
  *
  * After fork(), the first read in the child opens its own connection, memfd and session (the
  * key is kept, wiped on close) and continues at the child's position.
@@ -24,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bitslice.h"
 #include "bsd_client.h"
 
 #ifdef __cplusplus
@@ -41,16 +43,17 @@ typedef struct bsd_stream_opts {
 } bsd_stream_opts;
 
 /*
- * Connects, opens a session for cipher ("PRESENT-80", ...) and key, and starts prefetching from
- * counter (block_len bytes: the IV, or IV || 0^16 for RIJNDAEL-256). Returns 0 or a negative
- * errno; nothing is allocated on failure.
+ * Connects, opens a session for bc's cipher (by name: "PRESENT-80", ...) and key, and starts
+ * prefetching from counter (block_len bytes: the IV, or IV || 0^16 for RIJNDAEL-256). Returns 0
+ * or a negative errno; nothing is allocated on failure.
  */
-int bsd_stream_open(const bsd_stream_opts *opts, const char *cipher, const uint8_t *key,
+int bsd_stream_open(const bsd_stream_opts *opts, const bs_block_cipher *bc, const uint8_t *key,
                     size_t key_len, const uint8_t *counter, bsd_stream **out);
-/* Writes the next len keystream bytes to out. */
-int bsd_stream_read(bsd_stream *s, uint8_t *out, size_t len);
+/* Writes the next len keystream bytes to out. ks: bc's schedule of the stream's key (checks). */
+int bsd_stream_read(bsd_stream *s, const bs_key_schedule *ks, uint8_t *out, size_t len);
 /* out = in XOR the next len keystream bytes (in may equal out). */
-int bsd_stream_xor(bsd_stream *s, uint8_t *out, const uint8_t *in, size_t len);
+int bsd_stream_xor(bsd_stream *s, const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
+                   size_t len);
 /* Keystream bytes delivered so far. */
 uint64_t bsd_stream_position(const bsd_stream *s);
 /*

@@ -171,6 +171,13 @@ void svc_fill(uint8_t *p, size_t n, uint32_t seed)
     }
 }
 
+const bs_key_schedule *svc_schedule(const bs_block_cipher *c, const uint8_t *key)
+{
+    static bs_key_schedule ks;
+    c->set_key(&ks, key);
+    return &ks;
+}
+
 size_t svc_ciphers(const bs_block_cipher **out, size_t max)
 {
     size_t n = 0;

@@ -50,6 +50,9 @@ long long svc_status_value(const char *status, const char *key);
 int svc_status(const svc_daemon *d, char *out, size_t len);
 /* Deterministic test bytes. */
 void svc_fill(uint8_t *p, size_t n, uint32_t seed);
+/* c's key schedule of key, in a static buffer (the last call's): what bsd_stream reads check with.
+ */
+const bs_key_schedule *svc_schedule(const bs_block_cipher *c, const uint8_t *key);
 /* The distinct cipher names compiled in (preferred implementation of each). */
 size_t svc_ciphers(const bs_block_cipher **out, size_t max);
 /* Resident set size of a process, in KiB. */

@@ -43,11 +43,12 @@ static void *run_client(void *arg)
     }
     bsd_stream_opts so = {dmn.socket, 5000, 60000, 32768, 3};
     bsd_stream *s = NULL;
+    c->set_key(ks, key); /* the stream's checks use it; so does the expected keystream below */
     pthread_barrier_wait(&start_line);
-    int r = bsd_stream_open(&so, c->name, key, c->key_len, ctr, &s);
+    int r = bsd_stream_open(&so, c, key, c->key_len, ctr, &s);
     size_t piece = 1 + (size_t)cl->index * 97 % 8192;
     for (size_t off = 0; r == 0 && off < size; off += piece)
-        r = bsd_stream_read(s, got + off, size - off < piece ? size - off : piece);
+        r = bsd_stream_read(s, ks, got + off, size - off < piece ? size - off : piece);
     if (r != 0) {
         const char *t = "";
         if (s != NULL)
@@ -55,7 +56,6 @@ static void *run_client(void *arg)
         snprintf(cl->why, sizeof cl->why, "client %d (%s): stream error %d %s", cl->index, c->name,
                  r, t);
     } else {
-        c->set_key(ks, key);
         bs_ctr_keystream(c, ks, ctr, (size + c->block_len - 1) / c->block_len, want);
         cl->ok = memcmp(got, want, size) == 0;
         if (!cl->ok)

@@ -1,7 +1,8 @@
 /*
- * bsd_ctr (the provider's daemon backend minus OpenSSL) against bs_ctr_ctx, call by call:
- * same output, same position (counter, num) and same errors, for pieces of every size, across
- * the offload threshold, with set_num and dup in the middle, at the data limit and the counter
+ * One keystream source against another: bs_ctr_ctx pulling from the daemon (bsd_source, the
+ * provider's daemon backend minus OpenSSL) against bs_ctr_ctx in-process, call by call: same
+ * output, same position (counter, num) and same errors, for pieces of every size, across the
+ * offload threshold, with set_num and a copy in the middle, at the data limit and the counter
  * wrap, after fork(), and with the daemon SIGKILLed mid-stream.
  */
 #include <errno.h>
@@ -9,15 +10,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bsd_ctr.h"
+#include "bsd_source.h"
 #include "modes/ctr.h"
 #include "svc_util.h"
 
 static svc_daemon dmn;
 
 typedef struct pair {
-    bsd_ctr *off;
-    bs_ctr_ctx *ref;
+    bs_ctr_ctx *off; /* pulls from src */
+    bs_keystream_source *src;
+    bs_ctr_ctx *ref; /* in-process */
     const bs_block_cipher *cipher;
 } pair;
 
@@ -34,38 +36,26 @@ static void pair_init(pair *p, const bs_block_cipher *c, uint64_t threshold, uin
 {
     uint8_t key[64];
     svc_fill(key, sizeof key, seed);
-    bsd_ctr_opts o = {dmn.socket, threshold, 1000, 5000, 16384 + 8, 3};
+    bsd_source_opts o = {dmn.socket, threshold, 1000, 5000, 16384 + 8, 3};
     p->cipher = c;
-    p->off = bsd_ctr_new(c, &o);
+    p->src = bsd_source_new(&o);
+    p->off = ref_new();
     p->ref = ref_new();
-    CHECK(p->off != NULL);
-    CHECK(bsd_ctr_set_key(p->off, key, c->key_len, UINT64_MAX) == BS_OK);
+    CHECK(p->src != NULL);
+    bs_ctr_set_source(p->off, p->src);
+    CHECK(bs_ctr_set_key(p->off, c, key, c->key_len) == BS_OK);
     CHECK(bs_ctr_set_key(p->ref, c, key, c->key_len) == BS_OK);
-    CHECK(bsd_ctr_set_iv(p->off, iv, bs_ctr_iv_len(c)) == BS_OK);
+    CHECK(bs_ctr_set_iv(p->off, iv, bs_ctr_iv_len(c)) == BS_OK);
     CHECK(bs_ctr_set_iv(p->ref, iv, bs_ctr_iv_len(c)) == BS_OK);
 }
 
 static void pair_free(pair *p)
 {
-    bsd_ctr_free(p->off);
+    bs_ctr_clear(p->off);
+    free(p->off);
+    p->src->ops->free(p->src);
     bs_ctr_clear(p->ref);
     free(p->ref);
-}
-
-/* OpenSSL's num moves as the provider's in-process table makes them (provider/backend_inproc.c). */
-static int ref_set_num(bs_ctr_ctx *c, unsigned num)
-{
-    const unsigned bl = c->cipher->block_len;
-    uint8_t scratch[BS_BLOCK_MAX] = {0};
-    if (num >= bl)
-        return BS_ERR_ARG;
-    if (c->num != 0 && num != 0 && num < c->num)
-        c->num = num;
-    else if (c->num != 0 && num == 0)
-        return bs_ctr_crypt(c, scratch, scratch, bl - c->num);
-    else if (num > c->num)
-        return bs_ctr_crypt(c, scratch, scratch, num - c->num);
-    return BS_OK;
 }
 
 /* One call on both: same return code, same bytes, same position. */
@@ -77,14 +67,16 @@ static int step(pair *p, size_t len)
     svc_fill(in, len, (uint32_t)len);
     memcpy(a, in, len);
     memcpy(b, in, len);
-    int ra = bsd_ctr_crypt(p->off, a, a, len);
+    int ra = bs_ctr_crypt(p->off, a, a, len);
     int rb = bs_ctr_crypt(p->ref, b, b, len);
     CHECK(ra == rb);
     CHECK(memcmp(a, b, len) == 0);
-    uint8_t ca[32];
-    unsigned na;
-    bsd_ctr_get_position(p->off, ca, &na);
-    CHECK(memcmp(ca, p->ref->counter, p->cipher->block_len) == 0 && na == p->ref->num);
+    uint8_t ca[32], cb[32];
+    unsigned na, nb;
+    bs_ctr_position(p->off, ca, &na);
+    bs_ctr_position(p->ref, cb, &nb);
+    CHECK(memcmp(ca, cb, p->cipher->block_len) == 0 && na == nb);
+    CHECK(bs_ctr_blocks_used(p->off) == bs_ctr_blocks_used(p->ref));
     free(in);
     free(a);
     free(b);
@@ -103,19 +95,21 @@ static void pieces(const bs_block_cipher *c)
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
             CHECK(step(&p, sizes[i]) == BS_OK);
     uint64_t dbytes, lbytes;
-    bsd_ctr_counts(p.off, &dbytes, &lbytes);
-    CHECK(bsd_ctr_fallback_reason(p.off) == 0);
+    bsd_source_counts(p.src, &dbytes, &lbytes);
+    CHECK(bsd_source_fallback_reason(p.src) == 0);
     CHECK(dbytes > 3 * (1u << 20)); /* most of it came from the daemon */
-    /* set_num forwards and backwards, then dup: both copies go on identically. */
+    /* set_num forwards and backwards, then a copy: both copies go on identically. */
     CHECK(step(&p, 3) == BS_OK);
-    CHECK(bsd_ctr_set_num(p.off, 1) == ref_set_num(p.ref, 1));
+    CHECK(bs_ctr_set_num(p.off, 1) == bs_ctr_set_num(p.ref, 1));
     CHECK(step(&p, 70000) == BS_OK);
-    bsd_ctr *d = bsd_ctr_dup(p.off);
-    bs_ctr_ctx *dr = ref_new();
-    memcpy(dr, p.ref, sizeof *dr);
-    CHECK(d != NULL);
+    CHECK(bs_ctr_set_num(p.off, 5) == bs_ctr_set_num(p.ref, 5));
+    CHECK(step(&p, 70001) == BS_OK);
+    pair q = {ref_new(), p.src->ops->copy(p.src), ref_new(), c};
+    CHECK(q.src != NULL);
+    memcpy(q.off, p.off, sizeof *q.off);
+    bs_ctr_set_source(q.off, q.src);
+    memcpy(q.ref, p.ref, sizeof *q.ref);
     CHECK(step(&p, 50001) == BS_OK);
-    pair q = {d, dr, c};
     CHECK(step(&q, 50001) == BS_OK);
     pair_free(&q);
     pair_free(&p);
@@ -127,7 +121,7 @@ static void limits(const bs_block_cipher *c)
     uint8_t iv[32] = {0};
     pair p;
     pair_init(&p, c, 0, 20, iv);
-    bsd_ctr_set_block_limit(p.off, 5000);
+    bs_ctr_set_block_limit(p.off, 5000);
     bs_ctr_set_block_limit(p.ref, 5000);
     CHECK(step(&p, 4000 * c->block_len + 3) == BS_OK);
     CHECK(step(&p, 1000 * c->block_len) == BS_ERR_DATA_LIMIT);
@@ -164,12 +158,12 @@ static void forked(const bs_block_cipher *c)
     for (int i = 0; i < 5; i++)
         CHECK(step(&p, 77777) == BS_OK);
     uint64_t dbytes, lbytes;
-    bsd_ctr_counts(p.off, &dbytes, &lbytes);
+    bsd_source_counts(p.src, &dbytes, &lbytes);
     if (pid == 0)
-        _exit(bsd_ctr_fallback_reason(p.off) == 0 && dbytes > 600000 ? 0 : 3);
+        _exit(bsd_source_fallback_reason(p.src) == 0 && dbytes > 600000 ? 0 : 3);
     int st;
     CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    CHECK(bsd_ctr_fallback_reason(p.off) == 0);
+    CHECK(bsd_source_fallback_reason(p.src) == 0);
     pair_free(&p);
 }
 
@@ -183,11 +177,11 @@ static void killed(const bs_block_cipher *c)
     svc_kill9(&dmn);
     for (int i = 0; i < 20; i++)
         CHECK(step(&p, 4096 + (size_t)i) == BS_OK);
-    CHECK(bsd_ctr_fallback_reason(p.off) != 0);
+    CHECK(bsd_source_fallback_reason(p.src) != 0);
     uint64_t dbytes, lbytes;
-    bsd_ctr_counts(p.off, &dbytes, &lbytes);
+    bsd_source_counts(p.src, &dbytes, &lbytes);
     CHECK(dbytes > 0 && lbytes > 0);
-    CHECK(bsd_ctr_set_iv(p.off, iv, bs_ctr_iv_len(c)) == BS_OK);
+    CHECK(bs_ctr_set_iv(p.off, iv, bs_ctr_iv_len(c)) == BS_OK);
     CHECK(bs_ctr_set_iv(p.ref, iv, bs_ctr_iv_len(c)) == BS_OK);
     CHECK(step(&p, 100000) == BS_OK);
     pair_free(&p);

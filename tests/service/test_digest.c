@@ -8,6 +8,7 @@
  * AVX-512: bsd_digest_sum_at) on every length from 0 to 80 words and on long ones, at every
  * byte alignment, every first-word index and with poison anywhere.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "bs_cpu.h"
@@ -129,6 +130,12 @@ static unsigned check_levels(void)
 int main(void)
 {
     check_levels();
+    /* The dispatch follows the bs_cpu level: $BITSLICE_CPU caps it like the ciphers'. */
+    const char *cap = getenv(BS_CPU_ENV);
+    if (cap != NULL && bs_cpu_level_by_name(cap) >= 0)
+        CHECK(bsd_digest_level() <= bs_cpu_level_by_name(cap));
+    printf("bsd_digest_sum runs at %s (%s=%s)\n", bs_cpu_level_name(bsd_digest_level()), BS_CPU_ENV,
+           cap != NULL ? cap : "unset");
     static uint8_t win[1 << 16];
     static const size_t bls[] = {8, 16, 24, 32};
     unsigned tests = 0;

@@ -30,7 +30,7 @@ int main(void)
             svc_fill(pt, len, (uint32_t)len);
             bsf_chunk_keystream(&keys, index, last, len, ks);
             uint8_t tag[32], tag2[32];
-            bsf_chunk_seal(&keys, ks, ct, pt, len, tag);
+            bsf_chunk_seal(&keys, index, last, ks, ct, pt, len, tag);
 
             uint8_t j0[32];
             bsf_chunk_j0(j0, index, last);
@@ -41,19 +41,19 @@ int main(void)
             CHECK(memcmp(ct, ct2, len) == 0);
             CHECK(memcmp(tag, tag2, 32) == 0);
 
-            CHECK(bsf_chunk_open(&keys, ks, back, ct, len, tag) == 0);
+            CHECK(bsf_chunk_open(&keys, index, last, ks, back, ct, len, tag) == 0);
             CHECK(memcmp(back, pt, len) == 0);
             /* A flipped bit anywhere, or the other last flag, fails. */
             if (len > 0) {
                 ct[len / 2] ^= 0x10;
-                CHECK(bsf_chunk_open(&keys, ks, back, ct, len, tag) == BS_ERR_AUTH);
+                CHECK(bsf_chunk_open(&keys, index, last, ks, back, ct, len, tag) == BS_ERR_AUTH);
                 ct[len / 2] ^= 0x10;
             }
             tag[31] ^= 1;
-            CHECK(bsf_chunk_open(&keys, ks, back, ct, len, tag) == BS_ERR_AUTH);
+            CHECK(bsf_chunk_open(&keys, index, last, ks, back, ct, len, tag) == BS_ERR_AUTH);
             tag[31] ^= 1;
             bsf_chunk_keystream(&keys, index, !last, len, ks);
-            CHECK(bsf_chunk_open(&keys, ks, back, ct, len, tag) == BS_ERR_AUTH);
+            CHECK(bsf_chunk_open(&keys, index, !last, ks, back, ct, len, tag) == BS_ERR_AUTH);
             free(pt);
             free(ct);
             free(ct2);

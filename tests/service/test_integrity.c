@@ -8,13 +8,13 @@
  *   stale  the middle half replaced by keystream of the connection's previous window (or, for
  *          the first window, of this window's first quarter): valid keystream, wrong place.
  * For each, every user-visible output is byte-identical to in-process: the prefetching stream
- * refuses the window before delivering a byte; the provider's CTR offload (bsd_ctr) equals bs_ctr;
- * `openssl enc` with RIJNDAEL-256-CTR, GIFT-64-CTR and PRESENT-80-CTR equals in-process; EVP
- * RIJNDAEL-256-GCM encryption equals bs_gcm256 and decryption of a good message gives its
- * plaintext; `bitslice seal` writes a file that opens in-process to the input and shows no
- * plaintext; `bitslice open` of a good file gives its plaintext and exits 0, and -v names the true
- * source of every chunk. The fault is counted: the clients' counters, and the daemon's STATUS
- * (the clients REPORT the mismatch through the stand-in), and the stand-in really corrupted.
+ * refuses the window before delivering a byte; the provider's CTR offload (bs_ctr over bsd_source)
+ * equals bs_ctr in-process; `openssl enc` with RIJNDAEL-256-CTR, GIFT-64-CTR and PRESENT-80-CTR
+ * equals in-process; EVP RIJNDAEL-256-GCM encryption equals bs_gcm256 and decryption of a good
+ * message gives its plaintext; `bitslice seal` writes a file that opens in-process to the input and
+ * shows no plaintext; `bitslice open` of a good file gives its plaintext and exits 0, and -v names
+ * the true source of every chunk. The fault is counted: the clients' counters, and the daemon's
+ * STATUS (the clients REPORT the mismatch through the stand-in), and the stand-in really corrupted.
  * Then the daemon's own checks, with its test hook BSD_TEST_FAULT: "skip" (a backend leaves a
  * block unwritten: the poison survives and the daemon refuses the job) and "wrong" (a backend
  * consistently wrong everywhere but in the first and last block: the client's blocks recomputed
@@ -40,7 +40,7 @@
 #include <openssl/params.h>
 #include <openssl/provider.h>
 
-#include "bsd_ctr.h"
+#include "bsd_source.h"
 #include "bsd_proto.h"
 #include "bsd_stream.h"
 #include "modes/ctr.h"
@@ -455,8 +455,8 @@ static void stream_refuses(const char *sock)
     bsd_stream_opts so = {sock, 1000, 5000, 65536, 2};
     bsd_stream *s = NULL;
     uint64_t before = bsd_stream_mismatches();
-    CHECK(bsd_stream_open(&so, bc->name, key, bc->key_len, ctr, &s) == 0);
-    CHECK(bsd_stream_read(s, out, sizeof out) == -EBADMSG);
+    CHECK(bsd_stream_open(&so, bc, key, bc->key_len, ctr, &s) == 0);
+    CHECK(bsd_stream_read(s, svc_schedule(bc, key), out, sizeof out) == -EBADMSG);
     CHECK(bsd_stream_position(s) == 0);
     CHECK(bsd_stream_mismatches() == before + (uint64_t)client_detects);
     bsd_stream_close(s);
@@ -474,11 +474,14 @@ static void ctr_same_bytes(const char *sock)
         svc_fill(key, sizeof key, 2 + (uint32_t)i);
         svc_fill(iv, bs_ctr_iv_len(bc), 3);
         iv[0] = 0;
-        bsd_ctr_opts o = {sock, 0, 1000, 5000, 65536, 3};
-        bsd_ctr *off = bsd_ctr_new(bc, &o);
-        CHECK(off != NULL);
-        CHECK(bsd_ctr_set_key(off, key, bc->key_len, UINT64_MAX) == BS_OK);
-        CHECK(bsd_ctr_set_iv(off, iv, bs_ctr_iv_len(bc)) == BS_OK);
+        bsd_source_opts o = {sock, 0, 1000, 5000, 65536, 3};
+        bs_keystream_source *src = bsd_source_new(&o);
+        static bs_ctr_ctx off_ctx;
+        bs_ctr_ctx *off = &off_ctx;
+        CHECK(src != NULL);
+        bs_ctr_set_source(off, src);
+        CHECK(bs_ctr_set_key(off, bc, key, bc->key_len) == BS_OK);
+        CHECK(bs_ctr_set_iv(off, iv, bs_ctr_iv_len(bc)) == BS_OK);
         static bs_ctr_ctx ref;
         CHECK(bs_ctr_set_key(&ref, bc, key, bc->key_len) == BS_OK);
         CHECK(bs_ctr_set_iv(&ref, iv, bs_ctr_iv_len(bc)) == BS_OK);
@@ -486,16 +489,17 @@ static void ctr_same_bytes(const char *sock)
         CHECK(a != NULL && b != NULL);
         for (size_t at = 0; at < pt_len; at += 4096) {
             size_t n = pt_len - at < 4096 ? pt_len - at : 4096;
-            CHECK(bsd_ctr_crypt(off, a + at, pt + at, n) == BS_OK);
+            CHECK(bs_ctr_crypt(off, a + at, pt + at, n) == BS_OK);
         }
         CHECK(bs_ctr_crypt(&ref, b, pt, pt_len) == BS_OK);
         CHECK(memcmp(a, b, pt_len) == 0);
         /* Later contexts skip the daemon while the back-off lasts (1 s: it may run out). */
-        int why = bsd_ctr_fallback_reason(off);
+        int why = bsd_source_fallback_reason(src);
         CHECK(why == -EBADMSG || (i > 0 && why == -EAGAIN));
         if (i == 0)
-            CHECK(bsd_ctr_backoff_ms() > 0);
-        bsd_ctr_free(off);
+            CHECK(bsd_source_backoff_ms() > 0);
+        bs_ctr_clear(off);
+        src->ops->free(src);
         bs_ctr_clear(&ref);
         free(a);
         free(b);
@@ -791,7 +795,8 @@ int main(void)
         in_child(stream_refuses, proxy_path);
         in_child(ctr_same_bytes, proxy_path);
         CHECK(client_reports() >= r0 + 2);
-        printf("%s: the stream refuses the window before a byte; bsd_ctr = bs_ctr; reported\n",
+        printf("%s: the stream refuses the window before a byte; bs_ctr over the daemon source = "
+               "bs_ctr in-process; reported\n",
                mode_names[mode]);
         openssl_enc_same(mode);
         /* The provider's client REPORTs through the stand-in: not a silent in-process run. */

@@ -47,11 +47,11 @@ static void killed_mid_stream(const bs_block_cipher *c)
 
     bsd_stream_opts so = {dmn.socket, 1000, 5000, 65536, 3};
     bsd_stream *s;
-    CHECK(bsd_stream_open(&so, c->name, key, c->key_len, ctr, &s) == 0);
-    CHECK(bsd_stream_read(s, got, before_kill) == 0);
+    CHECK(bsd_stream_open(&so, c, key, c->key_len, ctr, &s) == 0);
+    CHECK(bsd_stream_read(s, svc_schedule(c, key), got, before_kill) == 0);
     svc_kill9(&dmn);
     /* One large call: it delivers what was already computed, then fails. */
-    int r = bsd_stream_read(s, got + before_kill, total - before_kill);
+    int r = bsd_stream_read(s, svc_schedule(c, key), got + before_kill, total - before_kill);
     CHECK(r != 0);
     uint64_t pos = bsd_stream_position(s);
     CHECK(pos >= before_kill && pos < total);
@@ -61,7 +61,7 @@ static void killed_mid_stream(const bs_block_cipher *c)
            (unsigned long long)pos, why);
     /* Later calls fail the same way and deliver nothing. */
     uint8_t one;
-    CHECK(bsd_stream_read(s, &one, 1) == r);
+    CHECK(bsd_stream_read(s, svc_schedule(c, key), &one, 1) == r);
     CHECK(bsd_stream_position(s) == pos);
     uint8_t rctr[32];
     unsigned skip;
@@ -83,8 +83,8 @@ static void restart_serves(const bs_block_cipher *c)
     keystream_from(c, ctr, 0, want, sizeof want);
     bsd_stream_opts so = {dmn.socket, 1000, 5000, 0, 0};
     bsd_stream *s;
-    CHECK(bsd_stream_open(&so, c->name, key, c->key_len, ctr, &s) == 0);
-    CHECK(bsd_stream_read(s, got, sizeof got) == 0);
+    CHECK(bsd_stream_open(&so, c, key, c->key_len, ctr, &s) == 0);
+    CHECK(bsd_stream_read(s, svc_schedule(c, key), got, sizeof got) == 0);
     CHECK(memcmp(got, want, sizeof got) == 0);
     bsd_stream_close(s);
 

@@ -70,13 +70,14 @@ static void streamed(const bs_block_cipher *c, size_t size, const size_t *piece,
     CHECK(got != NULL && want != NULL);
     bsd_stream_opts so = {dmn.socket, 1000, 30000, 64 * 1024 + 8, 3};
     bsd_stream *s;
-    CHECK(bsd_stream_open(&so, c->name, key, c->key_len, ctr, &s) == 0);
+    CHECK(bsd_stream_open(&so, c, key, c->key_len, ctr, &s) == 0);
+    const bs_key_schedule *ks = svc_schedule(c, key);
     size_t off = 0;
     for (size_t i = 0; off < size; i++) {
         size_t n = piece[i % npiece];
         if (n > size - off)
             n = size - off;
-        CHECK(bsd_stream_read(s, got + off, n) == 0);
+        CHECK(bsd_stream_read(s, ks, got + off, n) == 0);
         off += n;
         CHECK(bsd_stream_position(s) == off);
     }
@@ -111,9 +112,9 @@ static void wrap(const bs_block_cipher *c)
     bsd_stream *s;
     bsd_stream_opts so = {dmn.socket, 1000, 5000, 0, 0};
     uint8_t buf[200];
-    CHECK(bsd_stream_open(&so, c->name, key, c->key_len, ctr, &s) == 0);
-    CHECK(bsd_stream_read(s, buf, 3 * bl - 1) == 0);
-    CHECK(bsd_stream_read(s, buf, 2) != 0);
+    CHECK(bsd_stream_open(&so, c, key, c->key_len, ctr, &s) == 0);
+    CHECK(bsd_stream_read(s, svc_schedule(c, key), buf, 3 * bl - 1) == 0);
+    CHECK(bsd_stream_read(s, svc_schedule(c, key), buf, 2) != 0);
     CHECK(bsd_stream_position(s) == 3 * bl);
     bsd_stream_close(s);
 }
@@ -129,11 +130,11 @@ static void forked(const bs_block_cipher *c)
     expected(c, key, ctr, want, total);
     bsd_stream_opts so = {dmn.socket, 1000, 10000, 32768, 3};
     bsd_stream *s;
-    CHECK(bsd_stream_open(&so, c->name, key, c->key_len, ctr, &s) == 0);
-    CHECK(bsd_stream_read(s, got, first) == 0);
+    CHECK(bsd_stream_open(&so, c, key, c->key_len, ctr, &s) == 0);
+    CHECK(bsd_stream_read(s, svc_schedule(c, key), got, first) == 0);
     pid_t pid = fork();
     CHECK(pid >= 0);
-    int rc = bsd_stream_read(s, got + first, total - first);
+    int rc = bsd_stream_read(s, svc_schedule(c, key), got + first, total - first);
     int ok = rc == 0 && memcmp(got, want, total) == 0;
     bsd_stream_close(s);
     if (pid == 0)

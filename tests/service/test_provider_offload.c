@@ -42,9 +42,9 @@ static svc_daemon dmn;
 static const char *openssl_bin, *prov_dir;
 
 static const char *const ctr_names[] = {
-    "RIJNDAEL-256-CTR",   "GIFT-128-CTR",       "GIFT-64-CTR",        "PRESENT-128-CTR",
-    "PRESENT-80-CTR",     "SKINNY-128-384-CTR", "SKINNY-128-256-CTR", "SKINNY-128-128-CTR",
-    "SPEEDY-7-192-CTR",   "SPEEDY-6-192-CTR",   "SPEEDY-5-192-CTR",
+    "RIJNDAEL-256-CTR", "GIFT-128-CTR",       "GIFT-64-CTR",        "PRESENT-128-CTR",
+    "PRESENT-80-CTR",   "SKINNY-128-384-CTR", "SKINNY-128-256-CTR", "SKINNY-128-128-CTR",
+    "SPEEDY-7-192-CTR", "SPEEDY-6-192-CTR",   "SPEEDY-5-192-CTR",
 };
 
 static double now_s(void)
@@ -333,7 +333,11 @@ static void kats(const char *conf0)
     printf("ctr.kat: %d known answers through the daemon (offload-threshold = 0)\n", n);
 }
 
-/* offload-threshold = T: a message of T - 1 bytes never connects; one of T bytes is served. */
+/*
+ * offload-threshold = T: a message of T - 2048 bytes never connects; one of T bytes is served.
+ * The count is of keystream asked for, in whole blocks, and an update shorter than a
+ * bitsliced pass asks for a whole pass (at most 2048 bytes): below T - 2048 nothing can reach T.
+ */
 static void threshold(const char *conf_t, size_t t, const uint8_t *pt)
 {
     job j;
@@ -342,7 +346,7 @@ static void threshold(const char *conf_t, size_t t, const uint8_t *pt)
     CHECK(want != NULL);
     expect_ctr(j.c, j.key, j.iv, pt, want, t);
     for (int at = 0; at < 2; at++) {
-        size_t len = at ? t : t - 1;
+        size_t len = at ? t : t - BS_LANES_MAX * BS_BLOCK_MAX;
         write_file(pt_path, pt, len);
         status_snap s0 = snap();
         CHECK(run_enc(conf_t, NULL, j.name, j.khex, j.ivhex, pt_path, path_a, -1, -1, 1, NULL) ==
@@ -610,6 +614,8 @@ static void evp_gcm(const uint8_t *pt, size_t len, size_t cap)
         size_t ivl = iv_lens[v];
         CHECK(bs_gcm256_set_key(&ref, key, 32) == BS_OK);
         CHECK(bs_gcm256_set_iv(&ref, iv, ivl) == BS_OK);
+        /* data blocks the daemon's whole-block count can serve before inc32 wraps */
+        uint64_t no_wrap = ((uint64_t)1 << 32) - bs_load_be32(ref.j0 + 28) - 1;
         CHECK(bs_gcm256_aad(&ref, aad, sizeof aad) == BS_OK);
         CHECK(bs_gcm256_encrypt(&ref, want, pt, len) == BS_OK);
         CHECK(bs_gcm256_tag(&ref, tag_want, 32) == BS_OK);
@@ -644,11 +650,15 @@ static void evp_gcm(const uint8_t *pt, size_t len, size_t cap)
         CHECK(memcmp(got, pt, len) == 0);
         status_snap s2 = snap();
         EVP_CIPHER_CTX_free(e);
-        if (ivl == 28) {
+        /*
+         * Any IV length: the source serves inc32 blocks until the last 4 bytes would wrap (never
+         * for a 28-byte IV, whose J0 ends in 1), and the mode computes the rest in-process.
+         */
+        if (no_wrap >= len / 32 + 1) {
             CHECK(s1.served - s0.served >= (long long)(len - (1u << 20)));
             CHECK(s2.served - s1.served >= (long long)(len - (1u << 20)));
         } else {
-            CHECK(s1.served == s0.served && s2.served == s1.served);
+            CHECK(s1.served - s0.served <= (long long)(no_wrap * 32 + (4u << 20)));
         }
         printf("RIJNDAEL-256-GCM, %zu-byte IV, %zu bytes: = bs_gcm256, tag verifies; daemon "
                "served %lld bytes\n",

@@ -20,6 +20,8 @@
 #include "testutil.h"
 
 static const size_t tag_lens[] = {16, 20, 24, 28, 32};
+/* H of the key test_long_wrap_splits is at. */
+static uint8_t ref_h[32];
 
 /* The i-th GHASH-256 implementation of the registry that runs on this CPU, or NULL. */
 static const bs_ghash256_impl *ghash_impls(size_t i)
@@ -350,6 +352,118 @@ static void test_inc32_wrap(void **state)
     bs_gcm256_clear(&ctx);
 }
 
+/*
+ * RIJNDAEL-256-GCM by the book from a given J0 (whatever IV made it): inc32 keystream blocks
+ * from the reference cipher, GHASH block by block over the reference field product.
+ */
+static void ref_gcm_from_j0(const uint8_t key[32], const uint8_t j0[32], const uint8_t *aad,
+                            size_t aad_len, const uint8_t *in, size_t len, int decrypt,
+                            uint8_t *out, uint8_t tag[32])
+{
+    uint8_t cb[32], ks[32], y[32] = {0}, blk[32];
+    memcpy(cb, j0, 32);
+    for (size_t off = 0; off < len; off += 32) {
+        uint32_t w =
+            ((uint32_t)cb[28] << 24 | (uint32_t)cb[29] << 16 | (uint32_t)cb[30] << 8 | cb[31]) + 1;
+        for (int i = 0; i < 4; i++)
+            cb[28 + i] = (uint8_t)(w >> (24 - 8 * i));
+        bs_ref_rijndael256_encrypt(key, cb, ks);
+        size_t n = len - off < 32 ? len - off : 32;
+        for (size_t i = 0; i < n; i++)
+            out[off + i] = in[off + i] ^ ks[i];
+    }
+    const uint8_t *c = decrypt ? in : out;
+    for (int part = 0; part < 2; part++) {
+        const uint8_t *p = part == 0 ? aad : c;
+        size_t plen = part == 0 ? aad_len : len;
+        for (size_t off = 0; off < plen; off += 32) {
+            size_t n = plen - off < 32 ? plen - off : 32;
+            memset(blk, 0, 32);
+            memcpy(blk, p + off, n);
+            for (int i = 0; i < 32; i++)
+                y[i] ^= blk[i];
+            bs_ref_gf256_mul(y, ref_h, y);
+        }
+    }
+    memset(blk, 0, 32);
+    for (int i = 0; i < 8; i++) {
+        blk[15 - i] = (uint8_t)(((uint64_t)aad_len << 3) >> (8 * i));
+        blk[31 - i] = (uint8_t)(((uint64_t)len << 3) >> (8 * i));
+    }
+    for (int i = 0; i < 32; i++)
+        y[i] ^= blk[i];
+    bs_ref_gf256_mul(y, ref_h, y);
+    bs_ref_rijndael256_encrypt(key, j0, ks);
+    for (int i = 0; i < 32; i++)
+        tag[i] = ks[i] ^ y[i];
+}
+
+/*
+ * Long messages through every GHASH at this CPU level (at avx512, VPCLMULQDQ takes the stitched
+ * VAES loop of gcm256_vaes.c), against ref_gcm_from_j0: both directions, random splits, in place
+ * and at every alignment, J0's counter word near 2^32 so that inc32 wraps inside a batch, at a
+ * batch's edge or not at all.
+ */
+static void test_long_wrap_splits(void **state)
+{
+    (void)state;
+    bs_test_seed();
+    enum { LMAX = 32 * 70 + 31 };
+    static bs_gcm256_ctx ctx;
+    static uint8_t buf[LMAX + 64], pt[LMAX], ref[LMAX], back[LMAX];
+    uint8_t key[32], iv[28], j0[32], aad[45], tag[32], reftag[32], zero[32] = {0};
+    for (int t = 0; t < 160; t++) {
+        size_t len = t % 4 == 0 ? 32 * (16 + bs_test_below(40)) : bs_test_below(LMAX + 1);
+        size_t aad_len = bs_test_below(sizeof aad + 1), align = bs_test_below(64);
+        int decrypt = t % 2, in_place = (t / 2) % 2;
+        bs_test_fill(key, sizeof key);
+        bs_test_fill(iv, sizeof iv);
+        bs_test_fill(j0, sizeof j0);
+        bs_test_fill(aad, aad_len);
+        bs_test_fill(pt, len);
+        /* The counter word of J0: random, or a few blocks (up to 80) below the wrap. */
+        if (t % 3 != 2) {
+            uint32_t w = 0xffffffffu - bs_test_below(81);
+            for (int i = 0; i < 4; i++)
+                j0[28 + i] = (uint8_t)(w >> (24 - 8 * i));
+        }
+        bs_ref_rijndael256_encrypt(key, zero, ref_h);
+        ref_gcm_from_j0(key, j0, aad, aad_len, pt, len, decrypt, ref, reftag);
+        for (size_t g = 0; ghash_impls(g) != NULL; g++) {
+            assert_int_equal(bs_gcm256_set_key(&ctx, key, sizeof key), BS_OK);
+            bs_gcm256_set_ghash(&ctx, ghash_impls(g));
+            assert_int_equal(bs_gcm256_set_iv(&ctx, iv, sizeof iv), BS_OK);
+            /* The IV's J0 replaced by the chosen one (the counter follows it). */
+            memcpy(ctx.j0, j0, 32);
+            memcpy(ctx.counter, j0, 32);
+            bs_store_be32(ctx.counter + 28, bs_load_be32(j0 + 28) + 1);
+            size_t a = bs_test_below((uint32_t)aad_len + 1);
+            assert_int_equal(bs_gcm256_aad(&ctx, aad, a), BS_OK);
+            assert_int_equal(bs_gcm256_aad(&ctx, aad + a, aad_len - a), BS_OK);
+            uint8_t *io = buf + align;
+            const uint8_t *src = in_place ? io : back;
+            memcpy(in_place ? io : back, pt, len);
+            /* One call, or random pieces (some of them whole batches). */
+            size_t off = 0;
+            while (off < len) {
+                size_t n = t % 5 == 0 ? len - off : bs_test_below((uint32_t)(len - off) + 1);
+                int rc = decrypt ? bs_gcm256_decrypt(&ctx, io + off, src + off, n)
+                                 : bs_gcm256_encrypt(&ctx, io + off, src + off, n);
+                assert_int_equal(rc, BS_OK);
+                off += n;
+            }
+            assert_int_equal(bs_gcm256_tag(&ctx, tag, 32), BS_OK);
+            if (memcmp(io, ref, len) != 0 || memcmp(tag, reftag, 32) != 0)
+                fail_msg("case %d (len %zu, aad %zu, align %zu, %s, %s, counter %02x%02x%02x%02x,"
+                         " GHASH %s) differs from the reference",
+                         t, len, aad_len, align, decrypt ? "decrypt" : "encrypt",
+                         in_place ? "in place" : "out of place", j0[28], j0[29], j0[30], j0[31],
+                         ghash_impls(g)->name);
+        }
+    }
+    bs_gcm256_clear(&ctx);
+}
+
 /* Decrypts ct under (aad, tag) and returns verify's answer. */
 static int open_gcm(bs_gcm256_ctx *ctx, const uint8_t *iv, const uint8_t *aad, size_t aad_len,
                     const uint8_t *ct, size_t len, const uint8_t *tag, size_t tl)
@@ -521,6 +635,7 @@ int main(void)
         cmocka_unit_test(test_random_vs_reference),
         cmocka_unit_test(test_long_messages),
         cmocka_unit_test(test_inc32_wrap),
+        cmocka_unit_test(test_long_wrap_splits),
         cmocka_unit_test(test_tamper),
         cmocka_unit_test(test_tag_lengths),
         cmocka_unit_test(test_order_and_arguments),

@@ -1,10 +1,10 @@
 /*
- * bs_gcm256_encrypt_ks / decrypt_ks (keystream from the caller): the known answers of
- * tests/kat/rijndael256-gcm.kat with 28-byte IVs, the keystream made by whole-block CTR from
- * IV || 00000002 (what the daemon serves); random messages against bs_gcm256_encrypt, with
- * _ks and plain calls mixed at random split points (a plain call after a _ks call that ended
- * inside a block), for 28-byte IVs and others (keystream by inc32 from J0); refusals change
- * nothing. bs_gcm256_set_ekj0: the tag uses the E_K(J0) given.
+ * RIJNDAEL-256-GCM pulling its data keystream from a source (bs_gcm256_set_source,
+ * core/modes/keystream.h): the known answers of tests/kat/rijndael256-gcm.kat with 28-byte IVs,
+ * the source serving whole-block CTR from IV || 00000002 (what the daemon serves); random
+ * messages against in-process GCM with a source that does a random prefix of each request (the
+ * rest in-process), at random split points, in place or not, for 28-byte IVs and others
+ * (keystream by inc32 from J0); E_K(J0) is never asked of the source; refusals change nothing.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +23,61 @@
 #include "testutil.h"
 
 static bs_gcm256_ctx ctx_a, ctx_b, ctx_saved;
+
+/* Serves message keystream from a buffer (block i: that of J0 + 1 + i), a prefix per request. */
+typedef struct buf_src {
+    bs_keystream_source base;
+    uint8_t j0[32];
+    const uint8_t *ks;
+    uint64_t nblocks;
+    int random_prefix;
+    uint64_t served;
+} buf_src;
+
+static uint64_t buf_fill(bs_keystream_source *src, const bs_block_cipher *c,
+                         const bs_key_schedule *ks, const uint8_t *counter, uint64_t n, int step,
+                         const uint8_t *in, uint8_t *out)
+{
+    (void)c;
+    (void)ks;
+    buf_src *b = (buf_src *)src;
+    assert_int_equal(step, BS_KS_STEP_INC32);
+    assert_memory_equal(counter, b->j0, 28);
+    uint32_t d = bs_load_be32(counter + 28) - bs_load_be32(b->j0 + 28);
+    assert_true(d != 0); /* E_K(J0), the tag's mask, is never asked for */
+    uint64_t first = d - 1;
+    assert_true(first + n <= b->nblocks);
+    uint64_t done = b->random_prefix ? bs_test_below((uint32_t)n + 1) : n;
+    const uint8_t *from = b->ks + first * 32;
+    for (size_t i = 0; i < done * 32; i++)
+        out[i] = (in != NULL ? in[i] : 0) ^ from[i];
+    b->served += done;
+    return done;
+}
+
+static bs_keystream_source *buf_copy(const bs_keystream_source *src)
+{
+    (void)src;
+    return NULL;
+}
+
+static void buf_free(bs_keystream_source *src)
+{
+    (void)src;
+}
+
+static const bs_keystream_ops buf_ops = {"buffer", NULL, buf_fill, buf_copy, buf_free};
+
+static void buf_src_init(buf_src *b, const uint8_t j0[32], const uint8_t *ks, size_t len,
+                         int random_prefix)
+{
+    memset(b, 0, sizeof *b);
+    b->base.ops = &buf_ops;
+    memcpy(b->j0, j0, 32);
+    b->ks = ks;
+    b->nblocks = len / 32 + 1;
+    b->random_prefix = random_prefix;
+}
 
 static const bs_block_cipher *r256(void)
 {
@@ -86,40 +141,33 @@ static void test_kat(void **state)
         }
         assert_true(key && iv && tag && pl == cl);
         uint8_t *ks = keystream_ctr(key, iv, pl);
-        uint8_t *out = (uint8_t *)malloc(pl + 1), got[32];
+        uint8_t *out = (uint8_t *)malloc(pl + 1), got[32], j0[32];
         assert_non_null(out);
-        assert_int_equal(bs_gcm256_set_key(&ctx_a, key, kl), BS_OK);
-        assert_int_equal(bs_gcm256_set_iv(&ctx_a, iv, ivl), BS_OK);
-        assert_int_equal(bs_gcm256_aad(&ctx_a, aad, al), BS_OK);
-        assert_int_equal(bs_gcm256_encrypt_ks(&ctx_a, out, pt, pl, ks), BS_OK);
-        assert_int_equal(bs_gcm256_tag(&ctx_a, got, tl), BS_OK);
-        if (pl > 0)
-            assert_memory_equal(out, ct, pl);
-        assert_memory_equal(got, tag, tl);
-        /* E_K(J0) given too: block 0 of whole-block CTR from J0 = IV || 00000001. */
-        uint8_t j0[32], *ks0 = (uint8_t *)malloc(pl + 64);
-        bs_key_schedule sched;
-        assert_non_null(ks0);
         memcpy(j0, iv, 28);
         bs_store_be32(j0 + 28, 1);
-        r256()->set_key(&sched, key);
-        bs_ctr_keystream(r256(), &sched, j0, pl / 32 + 2, ks0);
-        assert_memory_equal(ks0 + 32, ks, pl);
-        assert_int_equal(bs_gcm256_set_iv(&ctx_a, iv, ivl), BS_OK);
-        assert_int_equal(bs_gcm256_set_ekj0(&ctx_a, ks0), BS_OK);
-        assert_int_equal(bs_gcm256_aad(&ctx_a, aad, al), BS_OK);
-        assert_int_equal(bs_gcm256_decrypt_ks(&ctx_a, out, ct, cl, ks0 + 32), BS_OK);
-        assert_int_equal(bs_gcm256_verify(&ctx_a, tag, tl), BS_OK);
-        if (pl > 0)
-            assert_memory_equal(out, pt, pl);
-        /* A wrong E_K(J0) gives a wrong tag: the given one is really used. */
-        ks0[0] ^= 1;
-        assert_int_equal(bs_gcm256_set_iv(&ctx_a, iv, ivl), BS_OK);
-        assert_int_equal(bs_gcm256_set_ekj0(&ctx_a, ks0), BS_OK);
-        assert_int_equal(bs_gcm256_aad(&ctx_a, aad, al), BS_OK);
-        assert_int_equal(bs_gcm256_decrypt_ks(&ctx_a, out, ct, cl, ks0 + 32), BS_OK);
-        assert_int_equal(bs_gcm256_verify(&ctx_a, tag, tl), BS_ERR_AUTH);
-        free(ks0);
+        for (int dec = 0; dec < 2; dec++) {
+            buf_src b;
+            buf_src_init(&b, j0, ks, pl, 0);
+            bs_gcm256_set_source(&ctx_a, &b.base);
+            assert_int_equal(bs_gcm256_set_key(&ctx_a, key, kl), BS_OK);
+            assert_int_equal(bs_gcm256_set_iv(&ctx_a, iv, ivl), BS_OK);
+            assert_int_equal(bs_gcm256_aad(&ctx_a, aad, al), BS_OK);
+            if (dec) {
+                assert_int_equal(bs_gcm256_decrypt(&ctx_a, out, ct, cl), BS_OK);
+                assert_int_equal(bs_gcm256_verify(&ctx_a, tag, tl), BS_OK);
+                if (pl > 0)
+                    assert_memory_equal(out, pt, pl);
+            } else {
+                assert_int_equal(bs_gcm256_encrypt(&ctx_a, out, pt, pl), BS_OK);
+                assert_int_equal(bs_gcm256_tag(&ctx_a, got, tl), BS_OK);
+                if (pl > 0)
+                    assert_memory_equal(out, ct, pl);
+                assert_memory_equal(got, tag, tl);
+            }
+            /* every data block came from the source */
+            assert_true(b.served == (pl + 31) / 32);
+            bs_gcm256_clear(&ctx_a);
+        }
         free(ks);
         free(out);
         bs_kat_free(&k);
@@ -130,7 +178,7 @@ static void test_kat(void **state)
     assert_true(n >= 3);
 }
 
-/* One random message: a plain run on ctx_a, a mixed _ks / plain run on ctx_b. */
+/* One random message: in-process on ctx_a, from a source doing random prefixes on ctx_b. */
 static void one_case(size_t iv_len, size_t len, int dec)
 {
     uint8_t key[32], iv[64], aad[40], tag_a[32], tag_b[32];
@@ -148,15 +196,16 @@ static void one_case(size_t iv_len, size_t len, int dec)
     assert_int_equal(bs_gcm256_set_iv(&ctx_a, iv, iv_len), BS_OK);
     assert_int_equal(bs_gcm256_set_iv(&ctx_b, iv, iv_len), BS_OK);
     uint8_t *ks = iv_len == 28 ? keystream_ctr(key, iv, len) : keystream_inc32(key, ctx_b.j0, len);
+    buf_src b;
+    buf_src_init(&b, ctx_b.j0, ks, len, 1);
+    bs_gcm256_set_source(&ctx_b, &b.base);
     assert_int_equal(bs_gcm256_aad(&ctx_a, aad, al), BS_OK);
     assert_int_equal(bs_gcm256_aad(&ctx_b, aad, al), BS_OK);
-    int (*plain)(bs_gcm256_ctx *, uint8_t *, const uint8_t *, size_t) =
+    int (*crypt)(bs_gcm256_ctx *, uint8_t *, const uint8_t *, size_t) =
         dec ? bs_gcm256_decrypt : bs_gcm256_encrypt;
-    int (*withks)(bs_gcm256_ctx *, uint8_t *, const uint8_t *, size_t, const uint8_t *) =
-        dec ? bs_gcm256_decrypt_ks : bs_gcm256_encrypt_ks;
-    assert_int_equal(plain(&ctx_a, out_a, in, len), BS_OK);
+    assert_int_equal(crypt(&ctx_a, out_a, in, len), BS_OK);
 
-    /* Random pieces, each through _ks or plain; in place half the time. */
+    /* Random pieces; in place half the time. */
     int in_place = bs_test_below(2) != 0;
     if (in_place)
         memcpy(out_b, in, len);
@@ -164,10 +213,7 @@ static void one_case(size_t iv_len, size_t len, int dec)
     while (off < len) {
         size_t n = 1 + bs_test_below((uint32_t)(len - off < 200 ? len - off : 200));
         const uint8_t *src = in_place ? out_b + off : in + off;
-        if (bs_test_below(2))
-            assert_int_equal(withks(&ctx_b, out_b + off, src, n, ks + off), BS_OK);
-        else
-            assert_int_equal(plain(&ctx_b, out_b + off, src, n), BS_OK);
+        assert_int_equal(crypt(&ctx_b, out_b + off, src, n), BS_OK);
         off += n;
     }
     if (len > 0)
@@ -175,6 +221,7 @@ static void one_case(size_t iv_len, size_t len, int dec)
     assert_int_equal(bs_gcm256_tag(&ctx_a, tag_a, 32), BS_OK);
     assert_int_equal(bs_gcm256_tag(&ctx_b, tag_b, 32), BS_OK);
     assert_memory_equal(tag_a, tag_b, 32);
+    bs_gcm256_set_source(&ctx_b, NULL);
     free(ks);
     free(in);
     free(out_a);
@@ -193,33 +240,37 @@ static void test_mixed(void **state)
                 one_case(iv_lens[v], lens[i] + bs_test_below(3), (int)(round & 1));
 }
 
-/* A refused call changes nothing: state, direction, NULL keystream, data limit. */
+/* A refused call changes nothing, with a source set: state, direction, data limit. */
 static void test_refusals(void **state)
 {
     (void)state;
-    uint8_t key[32] = {1}, iv[28] = {2}, buf[64] = {0}, ks[64] = {0};
-    assert_int_equal(bs_gcm256_encrypt_ks(&ctx_a, buf, buf, 1, ks), BS_ERR_STATE);
+    uint8_t key[32] = {1}, iv[28] = {2}, buf[64] = {0}, j0[32] = {2};
+    static uint8_t ks[64 * 32];
+    buf_src b;
+    j0[31] = 1;
+    buf_src_init(&b, j0, ks, sizeof ks - 32, 0);
+    bs_gcm256_set_source(&ctx_a, &b.base);
+    assert_int_equal(bs_gcm256_encrypt(&ctx_a, buf, buf, 1), BS_ERR_STATE);
     assert_int_equal(bs_gcm256_set_key(&ctx_a, key, 32), BS_OK);
-    assert_int_equal(bs_gcm256_encrypt_ks(&ctx_a, buf, buf, 1, ks), BS_ERR_STATE); /* no IV */
-    assert_int_equal(bs_gcm256_set_ekj0(&ctx_a, ks), BS_ERR_STATE);
+    assert_int_equal(bs_gcm256_encrypt(&ctx_a, buf, buf, 1), BS_ERR_STATE); /* no IV */
     assert_int_equal(bs_gcm256_set_iv(&ctx_a, iv, 28), BS_OK);
-    assert_int_equal(bs_gcm256_encrypt_ks(&ctx_a, buf, buf, 5, ks), BS_OK);
+    assert_int_equal(bs_gcm256_encrypt(&ctx_a, buf, buf, 5), BS_OK);
 
     memcpy(&ctx_saved, &ctx_a, sizeof ctx_a);
-    assert_int_equal(bs_gcm256_decrypt_ks(&ctx_a, buf, buf, 5, ks), BS_ERR_STATE);
-    assert_int_equal(bs_gcm256_encrypt_ks(&ctx_a, buf, buf, 5, NULL), BS_ERR_ARG);
-    assert_int_equal(bs_gcm256_encrypt_ks(&ctx_a, NULL, buf, 5, ks), BS_ERR_ARG);
+    assert_int_equal(bs_gcm256_decrypt(&ctx_a, buf, buf, 5), BS_ERR_STATE);
+    assert_int_equal(bs_gcm256_encrypt(&ctx_a, NULL, buf, 5), BS_ERR_ARG);
     assert_int_equal(bs_gcm256_aad(&ctx_a, buf, 1), BS_ERR_STATE);
     assert_memory_equal(&ctx_a, &ctx_saved, sizeof ctx_a);
 
     /* Near the data limit (2^32 - 2 blocks per IV): one byte too many is refused as a whole. */
     const uint64_t max = (((uint64_t)1 << 32) - 2) * 32;
+    bs_gcm256_set_source(&ctx_a, NULL); /* the counter jumps: in-process from here */
     ctx_a.data_len = max - 40;
     memcpy(&ctx_saved, &ctx_a, sizeof ctx_a);
-    assert_int_equal(bs_gcm256_encrypt_ks(&ctx_a, buf, buf, 41, ks), BS_ERR_DATA_LIMIT);
+    assert_int_equal(bs_gcm256_encrypt(&ctx_a, buf, buf, 41), BS_ERR_DATA_LIMIT);
     assert_memory_equal(&ctx_a, &ctx_saved, sizeof ctx_a);
-    assert_int_equal(bs_gcm256_encrypt_ks(&ctx_a, buf, buf, 40, ks), BS_OK);
-    assert_int_equal(bs_gcm256_encrypt_ks(&ctx_a, buf, buf, 1, ks), BS_ERR_DATA_LIMIT);
+    assert_int_equal(bs_gcm256_encrypt(&ctx_a, buf, buf, 40), BS_OK);
+    assert_int_equal(bs_gcm256_encrypt(&ctx_a, buf, buf, 1), BS_ERR_DATA_LIMIT);
     bs_gcm256_clear(&ctx_a);
 }
 

@@ -1,0 +1,27 @@
+/*
+ * gcm256_bulk.h: the hook by which gcm256.c hands whole blocks to a stitched CTR + GHASH loop
+ * when the context's core and GHASH have one (today gcm256_vaes.c: VAES and VPCLMULQDQ on zmm).
+ * A header of its own, apart from gcm256.h, so that the loops may include gcm256.h.
+ */
+#ifndef BS_GCM256_BULK_H
+#define BS_GCM256_BULK_H
+
+#include "../bitslice.h"
+
+struct bs_ghash256_impl;
+
+/*
+ * Encrypts (decrypt 0) or decrypts the first whole 16-block batches of nblocks blocks of in into
+ * out (in may equal out; no alignment), CTR from counter with inc32, and absorbs their ciphertext
+ * into the GHASH accumulator y (GCM byte order) under hkey; advances counter. Returns the number
+ * of blocks done (a multiple of 16, at most nblocks); the caller does the rest.
+ */
+typedef size_t (*bs_gcm256_bulk_fn)(const bs_key_schedule *ks, const uint64_t *hkey,
+                                    uint8_t counter[32], uint8_t y[32], const uint8_t *in,
+                                    uint8_t *out, size_t nblocks, int decrypt);
+
+/* The stitched loop for this core and GHASH at the CPU level in force, or NULL. */
+bs_gcm256_bulk_fn bs_gcm256_bulk_for(const bs_block_cipher *cipher,
+                                     const struct bs_ghash256_impl *ghash);
+
+#endif

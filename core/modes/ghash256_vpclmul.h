@@ -1,0 +1,162 @@
+/*
+ * ghash256_vpclmul.h: the GHASH-256 kernel over VPCLMULQDQ on zmm, shared by
+ * ghash256_vpclmul.c (GHASH alone) and gcm256_vaes.c (GHASH stitched into the CTR loop).
+ * Include only where BS_GHASH256_HAVE_VPCLMUL is defined; call only at CPU level avx512.
+ *
+ * Layout. A block is the 256-bit integer of ghash256_rev.h (words a3..a0 = bytes 0..31 read
+ * big-endian, a3 first). Two blocks A, B sit in one register as the 128-bit lanes
+ * [A23 | A01 | B23 | B01] (lane 0 first; A23 = (a2, a3), low word first): exactly what one VPSHUFB
+ * that reverses each 16-byte lane makes of the 64 bytes of A then B. A power G of the key sits
+ * beside them twice, as K1 = [G23 | G01 | G'23 | G'01] and K2 = [G01 | G23 | G'01 | G'23] (G for
+ * A, G' for B): the lanes of A*K1 are the 128 x 128 products at word offsets 4 and 0, those of
+ * A*K2 both at offset 2. Four VPCLMULQDQ (immediates 00, 11, 01, 10) per register and K give
+ * each lane's low, high and middle 64 x 64 products; they are summed unreduced over up to 16
+ * blocks (Y' = (Y ^ X1) H^n ^ X2 H^(n-1) ^ ... ^ Xn H) and combined and reduced once, in
+ * registers.
+ *
+ * No shift by one. The carry-less product of A and G, read as a 512-bit reversed polynomial, is
+ * x * A * G; so the key form holds G_k = H^k * x^-1 (mod P) instead of H^k, and the product reads
+ * directly as A * H^k: its high 256 bits are the terms x^0..x^255 and its low 256 bits those of
+ * x^256..x^511, which x^256 = x^10 + x^5 + x^2 + 1 folds back. G_(k+1) = G_k * H is one product
+ * by G_1.
+ *
+ * Key form (hkey): for p = 1..16, the pair (G_p, G_(p-1)) as K1 then K2 (16 words each; G_0 is
+ * zero): 256 words. Register r of an n-block chunk holds blocks 2r and 2r+1, whose powers are
+ * n - 2r and n - 2r - 1: the pair p = n - 2r.
+ * Carry-less multiplies, shuffles and shifts take constant time; nothing branches on or indexes
+ * by data (the chunk length is public).
+ */
+#ifndef BS_GHASH256_VPCLMUL_H
+#define BS_GHASH256_VPCLMUL_H
+
+#include <immintrin.h>
+
+#include "gcm256.h"
+
+#define BS_VPCLMUL_TARGET                                                                          \
+    __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,vpclmulqdq,vaes")))
+#define BS_VPCLMUL_CHUNK 16 /* blocks per reduction */
+#define BS_VPCLMUL_PAIR_WORDS 16
+
+_Static_assert(BS_VPCLMUL_CHUNK *BS_VPCLMUL_PAIR_WORDS <= BS_GHASH256_HKEY_WORDS,
+               "key form too large");
+
+/* The pair of key powers of register r (0-based) of an n-block chunk. */
+static inline const uint64_t *bs_vpclmul_pair(const uint64_t *hkey, size_t n, size_t r)
+{
+    return hkey + BS_VPCLMUL_PAIR_WORDS * (n - 2 * r - 1);
+}
+
+/* The unreduced sums: low, high and middle products of the K1 and the K2 multiplies. */
+typedef struct {
+    __m512i lo1, hi1, mid1, lo2, hi2, mid2;
+} bs_vpclmul_acc;
+
+BS_VPCLMUL_TARGET static inline void bs_vpclmul_acc_zero(bs_vpclmul_acc *t)
+{
+    t->lo1 = t->hi1 = t->mid1 = t->lo2 = t->hi2 = t->mid2 = _mm512_setzero_si512();
+}
+
+/* Reverses each 16-byte lane: bytes in memory order <-> the register layout above. */
+BS_VPCLMUL_TARGET static inline __m512i bs_vpclmul_rev(void)
+{
+    return _mm512_set_epi64(0x0001020304050607, 0x08090a0b0c0d0e0f, 0x0001020304050607,
+                            0x08090a0b0c0d0e0f, 0x0001020304050607, 0x08090a0b0c0d0e0f,
+                            0x0001020304050607, 0x08090a0b0c0d0e0f);
+}
+
+/* t += x * pair (x in the register layout, pair from bs_vpclmul_pair). */
+BS_VPCLMUL_TARGET static inline void bs_vpclmul_mul(bs_vpclmul_acc *t, __m512i x,
+                                                    const uint64_t *pair)
+{
+    const __m512i k1 = _mm512_loadu_si512((const void *)pair);
+    const __m512i k2 = _mm512_loadu_si512((const void *)(pair + 8));
+    t->lo1 = _mm512_xor_si512(t->lo1, _mm512_clmulepi64_epi128(x, k1, 0x00));
+    t->hi1 = _mm512_xor_si512(t->hi1, _mm512_clmulepi64_epi128(x, k1, 0x11));
+    t->mid1 = _mm512_ternarylogic_epi64(t->mid1, _mm512_clmulepi64_epi128(x, k1, 0x01),
+                                        _mm512_clmulepi64_epi128(x, k1, 0x10), 0x96);
+    t->lo2 = _mm512_xor_si512(t->lo2, _mm512_clmulepi64_epi128(x, k2, 0x00));
+    t->hi2 = _mm512_xor_si512(t->hi2, _mm512_clmulepi64_epi128(x, k2, 0x11));
+    t->mid2 = _mm512_ternarylogic_epi64(t->mid2, _mm512_clmulepi64_epi128(x, k2, 0x01),
+                                        _mm512_clmulepi64_epi128(x, k2, 0x10), 0x96);
+}
+
+/* Lanes 0 and 1 plus lanes 2 and 3. */
+BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_fold(__m512i v)
+{
+    return _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+}
+
+/*
+ * The sum in t, reduced: the 256-bit result as words (y0, y1, y2, y3), low word first.
+ * L = words 0..3 of the 512-bit product (terms x^256..x^511), U = words 4..7 (x^0..x^255):
+ * y = U ^ L ^ (L >> 2) ^ (L >> 5) ^ (L >> 10) (256-bit shifts), and the bits those shifts push
+ * out below word 0 (terms x^256..x^265) folded once more into the top word.
+ */
+BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_reduce(const bs_vpclmul_acc *t)
+{
+    /* Each lane's 256-bit product as its low and high 128 bits. */
+    const __m256i a =
+        bs_vpclmul_fold(_mm512_xor_si512(t->lo1, _mm512_bslli_epi128(t->mid1, 8))); /* [4 | 0] */
+    const __m256i b =
+        bs_vpclmul_fold(_mm512_xor_si512(t->hi1, _mm512_bsrli_epi128(t->mid1, 8))); /* [6 | 2] */
+    const __m256i c2 = bs_vpclmul_fold(_mm512_xor_si512(t->lo2, _mm512_bslli_epi128(t->mid2, 8)));
+    const __m256i d2 = bs_vpclmul_fold(_mm512_xor_si512(t->hi2, _mm512_bsrli_epi128(t->mid2, 8)));
+    /* The K2 products, at word offset 2: m = [words 2,3 | words 4,5]. */
+    const __m128i ml = _mm_xor_si128(_mm256_castsi256_si128(c2), _mm256_extracti128_si256(c2, 1));
+    const __m128i mh = _mm_xor_si128(_mm256_castsi256_si128(d2), _mm256_extracti128_si256(d2, 1));
+    const __m256i u = _mm256_xor_si256(_mm256_permute2x128_si256(a, b, 0x20),
+                                       _mm256_zextsi128_si256(mh)); /* words 4..7 */
+    const __m256i l = _mm256_xor_si256(_mm256_permute2x128_si256(a, b, 0x31),
+                                       _mm256_inserti128_si256(_mm256_setzero_si256(), ml, 1));
+    /* Bits crossing into the word below (words 0..2) and, in word 3, those pushed out of word 0. */
+    const __m256i w = _mm256_alignr_epi64(l, l, 1);
+    const __m256i z = _mm256_ternarylogic_epi64(_mm256_slli_epi64(w, 62), _mm256_slli_epi64(w, 59),
+                                                _mm256_slli_epi64(w, 54), 0x96);
+    const __m256i q = _mm256_mask_xor_epi64(l, 0x8, l, z);
+    const __m256i zl = _mm256_maskz_mov_epi64(0x7, z);
+    __m256i y = _mm256_ternarylogic_epi64(u, zl, q, 0x96);
+    y = _mm256_ternarylogic_epi64(y, _mm256_srli_epi64(q, 2), _mm256_srli_epi64(q, 5), 0x96);
+    return _mm256_xor_si256(y, _mm256_srli_epi64(q, 10));
+}
+
+/* Words (y0..y3) -> the register layout of block A, [Y23 | Y01], and back. */
+BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_swap(__m256i y)
+{
+    return _mm256_permute4x64_epi64(y, 0x4e);
+}
+
+/* The accumulator bytes (GCM order) in the register layout of block A, and back. */
+BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_load_y(const uint8_t y[32])
+{
+    return _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)y),
+                               _mm512_castsi512_si256(bs_vpclmul_rev()));
+}
+
+BS_VPCLMUL_TARGET static inline void bs_vpclmul_store_y(uint8_t y[32], __m256i yr)
+{
+    _mm256_storeu_si256((__m256i *)y,
+                        _mm256_shuffle_epi8(yr, _mm512_castsi512_si256(bs_vpclmul_rev())));
+}
+
+/*
+ * Absorbs n (1..16) blocks into yr (register layout of block A): the XOR into the first block,
+ * the products by H^n .. H^1, one reduction.
+ */
+BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_chunk(const uint64_t *hkey, __m256i yr,
+                                                         const uint8_t *blocks, size_t n)
+{
+    const __m512i rev = bs_vpclmul_rev();
+    bs_vpclmul_acc t;
+    bs_vpclmul_acc_zero(&t);
+    for (size_t r = 0; 2 * r < n; r++) {
+        const __mmask64 m = 2 * r + 1 < n ? ~(__mmask64)0 : (__mmask64)0xffffffffu;
+        __m512i x = _mm512_shuffle_epi8(_mm512_maskz_loadu_epi8(m, blocks + 64 * r), rev);
+        if (r == 0)
+            x = _mm512_xor_si512(x, _mm512_zextsi256_si512(yr));
+        bs_vpclmul_mul(&t, x, bs_vpclmul_pair(hkey, n, r));
+    }
+    return bs_vpclmul_swap(bs_vpclmul_reduce(&t));
+}
+
+#endif

@@ -1,0 +1,157 @@
+/*
+ * keystream.c: the in-process keystream source and the fill-with-fallback the modes call
+ * (keystream.h).
+ */
+#include "keystream.h"
+
+void bs_ctr_add(uint8_t *counter, size_t len, uint64_t n)
+{
+    /* Public data only: the counter is not secret in CTR. */
+    uint64_t carry = n;
+    for (size_t i = len; i-- > 0 && carry != 0;) {
+        uint64_t sum = (uint64_t)counter[i] + (carry & 0xff);
+        counter[i] = (uint8_t)sum;
+        carry = (carry >> 8) + (sum >> 8);
+    }
+}
+
+void bs_keystream_advance(uint8_t *counter, size_t len, uint64_t n, int step)
+{
+    if (step == BS_KS_STEP_INC32)
+        bs_store_be32(counter + len - 4, bs_load_be32(counter + len - 4) + (uint32_t)n);
+    else
+        bs_ctr_add(counter, len, n);
+}
+
+void bs_keystream_xor(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t a, b;
+        memcpy(&a, in + i, 8);
+        memcpy(&b, ks + i, 8);
+        a ^= b;
+        memcpy(out + i, &a, 8);
+    }
+    for (; i < n; i++)
+        out[i] = in[i] ^ ks[i];
+}
+
+/* Writes n consecutive counter blocks starting at ctr into out, and advances ctr by n. */
+static void fill_counters(uint8_t *ctr, size_t bl, size_t n, int step, uint8_t *out)
+{
+    if (step == BS_KS_STEP_INC32) {
+        for (size_t i = 0; i < n; i++) {
+            memcpy(out + i * bl, ctr, bl);
+            bs_keystream_advance(ctr, bl, 1, step);
+        }
+        return;
+    }
+    uint64_t low = bs_load_be64(ctr + bl - 8);
+    if (low <= UINT64_MAX - n) {
+        /* No carry out of the low 64 bits inside this batch: write them directly. */
+        for (size_t i = 0; i < n; i++) {
+            memcpy(out + i * bl, ctr, bl - 8);
+            bs_store_be64(out + i * bl + bl - 8, low + i);
+        }
+        bs_ctr_add(ctr, bl, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        memcpy(out + i * bl, ctr, bl);
+        bs_ctr_add(ctr, bl, 1);
+    }
+}
+
+void bs_keystream_local(const bs_block_cipher *cipher, const bs_key_schedule *ks,
+                        const uint8_t *counter, uint64_t nblocks, int step, const uint8_t *in,
+                        uint8_t *out)
+{
+    const size_t bl = cipher->block_len;
+    uint8_t ctr[BS_BLOCK_MAX];
+    memcpy(ctr, counter, bl);
+    bs_ctr32_fn f = bs_ctr32_for(cipher);
+    if (f != NULL) {
+        /*
+         * The core's counter mode XORs in registers and counts the last 4 bytes modulo 2^32:
+         * that is inc32 as it is; whole-block counting splits where they wrap, and carries here.
+         */
+        while (nblocks > 0) {
+            uint64_t room = step == BS_KS_STEP_INC32
+                                ? nblocks
+                                : ((uint64_t)1 << 32) - bs_load_be32(ctr + bl - 4);
+            size_t m = (size_t)(nblocks < room ? nblocks : room);
+            f(ks, ctr, in, out, m);
+            bs_keystream_advance(ctr, bl, m, step);
+            if (in != NULL)
+                in += m * bl;
+            out += m * bl;
+            nblocks -= m;
+        }
+        return;
+    }
+    const size_t lanes = cipher->lanes < BS_LANES_MAX ? cipher->lanes : BS_LANES_MAX;
+    BS_ALIGN(32) uint8_t buf[BS_LANES_MAX * BS_BLOCK_MAX];
+    size_t used = 0;
+    while (nblocks > 0) {
+        /* keystream-only calls go straight into out; XOR calls through one pass of buf */
+        size_t n = nblocks < BS_LANES_MAX ? (size_t)nblocks : BS_LANES_MAX;
+        if (in != NULL && n > lanes)
+            n = lanes;
+        uint8_t *ksb = in != NULL ? buf : out;
+        fill_counters(ctr, bl, n, step, ksb);
+        cipher->encrypt(ks, ksb, ksb, n);
+        if (in != NULL) {
+            bs_keystream_xor(out, in, buf, n * bl);
+            used = n * bl > used ? n * bl : used;
+            in += n * bl;
+        }
+        out += n * bl;
+        nblocks -= n;
+    }
+    bs_wipe(buf, used);
+}
+
+static uint64_t inproc_fill(bs_keystream_source *src, const bs_block_cipher *cipher,
+                            const bs_key_schedule *ks, const uint8_t *counter, uint64_t nblocks,
+                            int step, const uint8_t *in, uint8_t *out)
+{
+    (void)src;
+    bs_keystream_local(cipher, ks, counter, nblocks, step, in, out);
+    return nblocks;
+}
+
+static bs_keystream_source *inproc_copy(const bs_keystream_source *src)
+{
+    (void)src;
+    return &bs_keystream_inproc;
+}
+
+static void inproc_free(bs_keystream_source *src)
+{
+    (void)src;
+}
+
+static const bs_keystream_ops inproc_ops = {"in-process", NULL, inproc_fill, inproc_copy,
+                                            inproc_free};
+
+bs_keystream_source bs_keystream_inproc = {&inproc_ops};
+
+void bs_keystream_fill(bs_keystream_source *src, const bs_block_cipher *cipher,
+                       const bs_key_schedule *ks, const uint8_t *counter, uint64_t nblocks,
+                       int step, const uint8_t *in, uint8_t *out)
+{
+    uint64_t done = 0;
+    if (src != NULL && src != &bs_keystream_inproc) {
+        done = src->ops->fill(src, cipher, ks, counter, nblocks, step, in, out);
+        if (done >= nblocks)
+            return;
+    }
+    /* The exact fallback: the blocks the source did not do, from the mode's own key. */
+    const size_t bl = cipher->block_len;
+    uint8_t ctr[BS_BLOCK_MAX];
+    memcpy(ctr, counter, bl);
+    bs_keystream_advance(ctr, bl, done, step);
+    bs_keystream_local(cipher, ks, ctr, nblocks - done, step, in != NULL ? in + done * bl : NULL,
+                       out + done * bl);
+}

@@ -1,0 +1,81 @@
+/*
+ * rijndael256_vaes.h: the pieces of the VAES Rijndael-256 core (rijndael256_vaes.c) that the
+ * stitched GCM loop (core/modes/gcm256_vaes.c) runs too: round keys in registers, the rounds,
+ * and counter blocks made in registers. Two blocks per zmm register, each block the halves A and
+ * B of rijndael256_aesni.c. The byte move before each VAESENC, which makes AES's ShiftRows into
+ * Rijndael-256's (formula in rijndael256_aesni.c), crosses the halves of a block, so it is one
+ * VPERMB over the whole register (R256_VPERM: byte 32k + 16H + p of the result is byte
+ * 32k + source(H, p)). Every instruction here takes constant time and indexes nothing by data.
+ * Include only where BS_HAVE_X86 is defined, and call only at CPU level avx512.
+ */
+#ifndef BS_RIJNDAEL256_VAES_H
+#define BS_RIJNDAEL256_VAES_H
+
+#include <immintrin.h>
+
+#include "rijndael256.h"
+
+#define BS_R256_VAES_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,vaes")))
+
+static const uint8_t bs_r256_vperm[64] = {
+    0,  17, 22, 23, 4,  5,  26, 27, 8,  9,  14, 31, 12, 13, 18, 19, 16, 1,  6,  7,  20, 21,
+    10, 11, 24, 25, 30, 15, 28, 29, 2,  3,  32, 49, 54, 55, 36, 37, 58, 59, 40, 41, 46, 63,
+    44, 45, 50, 51, 48, 33, 38, 39, 52, 53, 42, 43, 56, 57, 62, 47, 60, 61, 34, 35,
+};
+
+/* The 15 round keys, each 32-byte key broadcast to both blocks of a register, and the VPERMB. */
+typedef struct {
+    __m512i k[BS_R256_ROUNDS + 1];
+    __m512i perm;
+} bs_r256_vaes_keys;
+
+BS_R256_VAES_TARGET static inline void bs_r256_vaes_load_keys(bs_r256_vaes_keys *K,
+                                                              const bs_key_schedule *ks)
+{
+    const uint8_t *rk = (const uint8_t *)ks->w;
+    for (int i = 0; i <= BS_R256_ROUNDS; i++)
+        K->k[i] = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(rk + 32 * i)));
+    K->perm = _mm512_loadu_si512((const void *)bs_r256_vperm);
+}
+
+/* Round i (1..13) of a register. */
+BS_R256_VAES_TARGET static inline __m512i bs_r256_vaes_round(const bs_r256_vaes_keys *K, __m512i x,
+                                                             int i)
+{
+    return _mm512_aesenc_epi128(_mm512_permutexvar_epi8(K->perm, x), K->k[i]);
+}
+
+/* The last round (14) of a register. */
+BS_R256_VAES_TARGET static inline __m512i bs_r256_vaes_last(const bs_r256_vaes_keys *K, __m512i x)
+{
+    return _mm512_aesenclast_epi128(_mm512_permutexvar_epi8(K->perm, x), K->k[BS_R256_ROUNDS]);
+}
+
+/*
+ * Counter blocks in registers: the counter word (bytes 28..31 of each block, big-endian) is
+ * kept little-endian so that one VPADDD counts (modulo 2^32: GCM's inc32); bs_r256_vaes_bswap
+ * turns either form into the other.
+ */
+BS_R256_VAES_TARGET static inline __m512i bs_r256_vaes_bswap(void)
+{
+    return _mm512_set_epi8(60, 61, 62, 63, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46,
+                           45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 28, 29, 30, 31,
+                           27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10,
+                           9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+}
+
+/* The counter register of the blocks counter + 0 and counter + 1 (counter word little-endian). */
+BS_R256_VAES_TARGET static inline __m512i bs_r256_vaes_counter(const uint8_t counter[32])
+{
+    const __m512i blk = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)counter));
+    return _mm512_add_epi32(_mm512_shuffle_epi8(blk, bs_r256_vaes_bswap()),
+                            _mm512_set_epi32(1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
+}
+
+/* What a counter register advances by per register: two blocks. */
+BS_R256_VAES_TARGET static inline __m512i bs_r256_vaes_two(void)
+{
+    return _mm512_set_epi32(2, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0);
+}
+
+#endif

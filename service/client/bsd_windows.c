@@ -1,0 +1,145 @@
+/* bsd_windows.c: see bsd_windows.h. */
+#include "bsd_windows.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bsd_verify.h"
+
+static uint8_t *window_mem(bsd_windows *w, unsigned k)
+{
+    return bsd_client_shm(w->client, NULL) + (size_t)k * w->slot_bytes;
+}
+
+/* Not in a child after fork(): the mapping is still the parent's, and the parent's to wipe. */
+static void drop(bsd_windows *w)
+{
+    if (w->client == NULL)
+        return;
+    size_t size = 0;
+    uint8_t *m = bsd_client_shm(w->client, &size);
+    if (m != NULL && w->pid == getpid())
+        bs_wipe(m, size);
+    bsd_client_close(w->client);
+    w->client = NULL;
+    memset(w->slot, 0, sizeof w->slot);
+}
+
+void bsd_windows_fail(bsd_windows *w, int err)
+{
+    if (w->error == 0) {
+        const char *text = strerror(-err);
+        w->error = err;
+        if (err == -EREMOTEIO && w->client != NULL)
+            bsd_client_last_error(w->client, &text);
+        snprintf(w->error_text, sizeof w->error_text, "%s", text);
+    }
+    drop(w);
+}
+
+void bsd_windows_close(bsd_windows *w)
+{
+    drop(w);
+}
+
+int bsd_windows_open(bsd_windows *w, const bsd_client_opts *co, const bs_block_cipher *bc,
+                     const uint8_t *key, size_t key_len, size_t slot_bytes, unsigned nslots)
+{
+    memset(w, 0, sizeof *w);
+    w->bc = bc;
+    w->slot_bytes = slot_bytes;
+    w->nslots = nslots < BSD_WINDOWS_MAX ? nslots : BSD_WINDOWS_MAX;
+    w->timeout_ms = co != NULL && co->io_timeout_ms > 0 ? co->io_timeout_ms : 5000;
+    unsigned bl = 0;
+    int r = bsd_client_connect(co, &w->client);
+    if (r != 0) {
+        w->client = NULL;
+        bsd_windows_fail(w, r);
+        return r;
+    }
+    w->pid = getpid();
+    w->connected = 1;
+    r = bsd_client_map_shm(w->client, slot_bytes * w->nslots);
+    if (r == 0)
+        r = bsd_client_open_session(w->client, bc->name, key, key_len, &w->session, &bl);
+    if (r == 0 && bl != bc->block_len)
+        r = -EPROTO;
+    if (r != 0)
+        bsd_windows_fail(w, r);
+    return r;
+}
+
+int bsd_windows_submit(bsd_windows *w, unsigned k, const uint8_t *counter, uint64_t nblocks)
+{
+    if (w->error != 0)
+        return w->error;
+    bsd_window_slot *s = &w->slot[k];
+    s->state = 0;
+    /* the window's previous keystream has been used: do not leave it in shared memory */
+    if (w->pid == getpid())
+        bs_wipe(window_mem(w, k), w->slot_bytes);
+    memcpy(s->counter, counter, w->bc->block_len);
+    s->nblocks = nblocks;
+    int r = bsd_client_keystream_submit(w->client, w->session, counter, w->bc->block_len, nblocks,
+                                        (uint64_t)k * w->slot_bytes, &s->req_id);
+    if (r != 0) {
+        bsd_windows_fail(w, r);
+        return r;
+    }
+    s->state = 1;
+    return 0;
+}
+
+int bsd_windows_get(bsd_windows *w, unsigned k, const bs_key_schedule *ks, const uint8_t **mem)
+{
+    if (w->error != 0)
+        return w->error;
+    bsd_window_slot *s = &w->slot[k];
+    if (s->state == 0) {
+        bsd_windows_fail(w, -EINVAL); /* never asked for: a caller's bug, not the daemon's */
+        return w->error;
+    }
+    if (s->state == 1) {
+        uint64_t digest = 0;
+        int r = bsd_client_wait_keystream(w->client, s->req_id, w->timeout_ms, &digest);
+        /*
+         * The daemon is trusted with the key, not with correctness: the window is checked
+         * (digest, first, last and random blocks recomputed here) before any byte of it is used.
+         */
+        if (r == 0)
+            r = bsd_verify_window(w->client, w->session, w->bc, ks, s->counter, s->nblocks,
+                                  window_mem(w, k), digest);
+        if (r != 0) {
+            bsd_windows_fail(w, r);
+            return r;
+        }
+        s->state = 2;
+    }
+    *mem = window_mem(w, k);
+    return 0;
+}
+
+int bsd_windows_discard(bsd_windows *w, unsigned k)
+{
+    if (w->error != 0)
+        return w->error;
+    bsd_window_slot *s = &w->slot[k];
+    if (s->state == 1) {
+        int r = bsd_client_wait(w->client, s->req_id, w->timeout_ms);
+        if (r != 0) {
+            bsd_windows_fail(w, r);
+            return r;
+        }
+    }
+    bsd_windows_release(w, k);
+    return 0;
+}
+
+void bsd_windows_release(bsd_windows *w, unsigned k)
+{
+    if (w->client != NULL && w->pid == getpid())
+        bs_wipe(window_mem(w, k), w->slot_bytes);
+    w->slot[k].state = 0;
+}

@@ -1,0 +1,76 @@
+/*
+ * bsd_windows.h: windows of daemon keystream in shared memory, each checked before use: the
+ * one place where a client of bitsliced connects, maps, opens a session, asks for a window,
+ * waits for it, checks it (bsd_verify_window: digest and recomputed blocks), wipes it once used,
+ * and drops the daemon on any failure. Two users, with two orders: bsd_stream (consecutive
+ * windows of one CTR stream, a ring) and bitslice seal/open (one window per chunk, several
+ * chunks ahead, tools/bs_keysrc.c).
+ *
+ * After any failure (connect, refusal, death, timeout, a window that fails the check) the
+ * connection is dropped, the shared memory wiped, and every later call fails with the same
+ * error: the caller computes in-process from there.
+ */
+#ifndef BSD_WINDOWS_H
+#define BSD_WINDOWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bitslice.h"
+#include "bsd_client.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BSD_WINDOWS_MAX 8
+
+typedef struct bsd_window_slot {
+    uint8_t counter[BS_BLOCK_MAX]; /* first counter block of the window */
+    uint64_t nblocks;
+    uint32_t req_id;
+    int state; /* 0 idle, 1 requested, 2 checked */
+} bsd_window_slot;
+
+typedef struct bsd_windows {
+    bsd_client *client; /* NULL once dropped */
+    pid_t pid;          /* of the process that mapped the memory */
+    const bs_block_cipher *bc;
+    uint32_t session;
+    size_t slot_bytes;
+    unsigned nslots;
+    int timeout_ms; /* per window wait */
+    int connected;  /* the connect succeeded (a later failure was a refusal or worse) */
+    bsd_window_slot slot[BSD_WINDOWS_MAX];
+    int error; /* 0 while usable */
+    char error_text[BSD_ERROR_TEXT_MAX + 1];
+} bsd_windows;
+
+/*
+ * Connects (co), maps nslots windows of slot_bytes, opens a session for bc's cipher under key.
+ * 0, or a negative errno (w is then closed, error set).
+ */
+int bsd_windows_open(bsd_windows *w, const bsd_client_opts *co, const bs_block_cipher *bc,
+                     const uint8_t *key, size_t key_len, size_t slot_bytes, unsigned nslots);
+/* Asks for nblocks blocks from counter into window k (wiped first). 0 or the error. */
+int bsd_windows_submit(bsd_windows *w, unsigned k, const uint8_t *counter, uint64_t nblocks);
+/*
+ * Waits for window k and checks it with ks (bc's schedule of the session's key): 0 and *mem
+ * pointing at its keystream, or the error (-EBADMSG: it failed the check).
+ */
+int bsd_windows_get(bsd_windows *w, unsigned k, const bs_key_schedule *ks, const uint8_t **mem);
+/* Waits for a requested window whose keystream is not wanted (0 or the error). */
+int bsd_windows_discard(bsd_windows *w, unsigned k);
+/* Window k has been used: wipe it in the shared memory. */
+void bsd_windows_release(bsd_windows *w, unsigned k);
+/* Records err (the first one counts), drops the daemon and wipes the shared memory. */
+void bsd_windows_fail(bsd_windows *w, int err);
+/* Drops the connection and wipes the shared memory (w may be reopened). */
+void bsd_windows_close(bsd_windows *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
