@@ -359,7 +359,7 @@ static int master_key(const opts *o, const bsf_header *h, int confirm, uint8_t k
             fprintf(stderr, "bitslice: this file was sealed with a passphrase, not a key file\n");
             return -1;
         }
-        if (bs_read_key_file(o->key_file, key, err, sizeof err) != 0) {
+        if (bscli_read_key_file(o->key_file, key, err, sizeof err) != 0) {
             fprintf(stderr, "bitslice: %s\n", err);
             return -1;
         }
@@ -370,13 +370,13 @@ static int master_key(const opts *o, const bsf_header *h, int confirm, uint8_t k
         return -1;
     }
     char pass[1024];
-    int n = bs_read_passphrase(o->pass_file, confirm, pass, sizeof pass, err, sizeof err);
+    int n = bscli_read_passphrase(o->pass_file, confirm, pass, sizeof pass, err, sizeof err);
     if (n < 0) {
         fprintf(stderr, "bitslice: %s\n", err);
         return -1;
     }
-    int r = bs_kdf_scrypt(pass, (size_t)n, h->salt, sizeof h->salt, h->scrypt_log_n, h->scrypt_r,
-                          h->scrypt_p, key, 32);
+    int r = bscli_kdf_scrypt(pass, (size_t)n, h->salt, sizeof h->salt, h->scrypt_log_n, h->scrypt_r,
+                             h->scrypt_p, key, 32);
     explicit_bzero(pass, sizeof pass);
     if (r != 0)
         fprintf(stderr, "bitslice: scrypt failed (OpenSSL KDF)\n");
@@ -397,7 +397,7 @@ static void report(const opts *o, const bs_keysrc *ks)
  * wipes the derived keys (harmless when there are none yet) and, once open_files ran, finishes
  * or removes the output (close_files). ok says whether the output is to be kept.
  */
-int bs_cmd_seal(int argc, char **argv)
+int bscli_cmd_seal(int argc, char **argv)
 {
     opts o;
     int pr_ = parse(argc, argv, &o, "seal");
@@ -406,7 +406,7 @@ int bs_cmd_seal(int argc, char **argv)
     static bsf_keys keys;
     io f;
     bs_keysrc ks;
-    bs_pipe io_pipe;
+    bscli_pipe io_pipe;
     int files = 0, have_ks = 0, ok = 0;
     bsf_header h;
     memset(&h, 0, sizeof h);
@@ -417,7 +417,7 @@ int bs_cmd_seal(int argc, char **argv)
         h.scrypt_r = BSF_SCRYPT_R;
         h.scrypt_p = BSF_SCRYPT_P;
     }
-    if (bs_random(h.salt, sizeof h.salt) != 0 || bs_random(h.nonce, sizeof h.nonce) != 0) {
+    if (bscli_random(h.salt, sizeof h.salt) != 0 || bscli_random(h.nonce, sizeof h.nonce) != 0) {
         fprintf(stderr, "bitslice: no randomness from the kernel\n");
         goto out;
     }
@@ -452,7 +452,7 @@ int bs_cmd_seal(int argc, char **argv)
         goto out;
     }
     have_ks = 1;
-    if (bs_pipe_start(&io_pipe, f.in_fd, f.out, cs, cs + BSF_TAG_LEN) != 0) {
+    if (bscli_pipe_start(&io_pipe, f.in_fd, f.out, cs, cs + BSF_TAG_LEN) != 0) {
         fprintf(stderr, "bitslice: out of memory or threads\n");
         goto out;
     }
@@ -462,9 +462,9 @@ int bs_cmd_seal(int argc, char **argv)
         bs_keysrc_request(&ks, i, nchunks != 0 && i + 1 == nchunks, cs);
     ok = 1;
     for (uint64_t i = 0; ok; i++) {
-        bs_pipe_slot *s = bs_pipe_next(&io_pipe);
+        bscli_pipe_slot *s = bscli_pipe_next(&io_pipe);
         if (s == NULL) {
-            ok = 0; /* a write failed: bs_pipe_finish says why */
+            ok = 0; /* a write failed: bscli_pipe_finish says why */
             break;
         }
         if (s->rerr != 0) {
@@ -480,12 +480,12 @@ int bs_cmd_seal(int argc, char **argv)
         if (!last && (nchunks == 0 || i + BS_KEYSRC_SLOTS < nchunks))
             bs_keysrc_request(&ks, i + BS_KEYSRC_SLOTS,
                               nchunks != 0 && i + BS_KEYSRC_SLOTS + 1 == nchunks, cs);
-        bs_pipe_put(&io_pipe, n + BSF_TAG_LEN);
+        bscli_pipe_put(&io_pipe, n + BSF_TAG_LEN);
         progress_update(&pr, n, last);
         if (last)
             break;
     }
-    int werr = bs_pipe_finish(&io_pipe, ok);
+    int werr = bscli_pipe_finish(&io_pipe, ok);
     if (werr != 0) {
         fprintf(stderr, "bitslice: writing %s: %s\n", o.out, strerror(werr));
         ok = 0;
@@ -498,7 +498,7 @@ out:
     return files ? close_files(&f, &o, ok) : 1;
 }
 
-int bs_cmd_open(int argc, char **argv)
+int bscli_cmd_open(int argc, char **argv)
 {
     opts o;
     int pr_ = parse(argc, argv, &o, "open");
@@ -507,7 +507,7 @@ int bs_cmd_open(int argc, char **argv)
     static bsf_keys keys;
     io f;
     bs_keysrc ks;
-    bs_pipe io_pipe;
+    bscli_pipe io_pipe;
     int have_ks = 0, ok = 0;
     if (open_files(&o, &f) != 0)
         goto out;
@@ -546,7 +546,7 @@ int bs_cmd_open(int argc, char **argv)
         goto out;
     }
     have_ks = 1;
-    if (bs_pipe_start(&io_pipe, f.in_fd, f.out, rec, rec) != 0) {
+    if (bscli_pipe_start(&io_pipe, f.in_fd, f.out, rec, rec) != 0) {
         fprintf(stderr, "bitslice: out of memory or threads\n");
         goto out;
     }
@@ -556,9 +556,9 @@ int bs_cmd_open(int argc, char **argv)
         bs_keysrc_request(&ks, i, nchunks != 0 && i + 1 == nchunks, cs);
     ok = 1;
     for (uint64_t i = 0;; i++) {
-        bs_pipe_slot *s = bs_pipe_next(&io_pipe);
+        bscli_pipe_slot *s = bscli_pipe_next(&io_pipe);
         if (s == NULL) {
-            ok = 0; /* a write failed: bs_pipe_finish says why */
+            ok = 0; /* a write failed: bscli_pipe_finish says why */
             break;
         }
         if (s->rerr != 0) {
@@ -611,12 +611,12 @@ int bs_cmd_open(int argc, char **argv)
             ok = 0;
             break;
         }
-        bs_pipe_put(&io_pipe, len);
+        bscli_pipe_put(&io_pipe, len);
         progress_update(&pr, n, last);
         if (last)
             break;
     }
-    int werr = bs_pipe_finish(&io_pipe, ok);
+    int werr = bscli_pipe_finish(&io_pipe, ok);
     if (werr != 0) {
         fprintf(stderr, "bitslice: writing %s: %s\n", o.out, strerror(werr));
         ok = 0;
