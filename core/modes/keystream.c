@@ -41,10 +41,13 @@ void bs_keystream_xor(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t
 static void fill_counters(uint8_t *ctr, size_t bl, size_t n, int step, uint8_t *out)
 {
     if (step == BS_KS_STEP_INC32) {
+        /* Only the last 4 bytes count, modulo 2^32: write them directly. */
+        uint32_t low = bs_load_be32(ctr + bl - 4);
         for (size_t i = 0; i < n; i++) {
-            memcpy(out + i * bl, ctr, bl);
-            bs_keystream_advance(ctr, bl, 1, step);
+            memcpy(out + i * bl, ctr, bl - 4);
+            bs_store_be32(out + i * bl + bl - 4, low + (uint32_t)i);
         }
+        bs_store_be32(ctr + bl - 4, low + (uint32_t)n);
         return;
     }
     uint64_t low = bs_load_be64(ctr + bl - 8);
