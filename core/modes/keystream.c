@@ -25,15 +25,9 @@ void bs_keystream_advance(uint8_t *counter, size_t len, uint64_t n, int step)
 
 void bs_keystream_xor(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
 {
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t a, b;
-        memcpy(&a, in + i, 8);
-        memcpy(&b, ks + i, 8);
-        a ^= b;
-        memcpy(out + i, &a, 8);
-    }
-    for (; i < n; i++)
+    /* A plain byte loop: compilers vectorize it (with an overlap check), which 8-byte pieces
+     * through memcpy they did not (measured with callgrind, 0.57 against 0.47 Ir per byte). */
+    for (size_t i = 0; i < n; i++)
         out[i] = in[i] ^ ks[i];
 }
 
