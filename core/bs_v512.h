@@ -42,6 +42,31 @@ static inline void bs_v8_transpose64(bs_v8 *v, bs_v8 *w)
     bs_v8_tstage(v, w, 1, 0x5555555555555555ULL);
 }
 
+/*
+ * What bs_v8_transpose64 makes of 512 counter blocks, word l element g = top | (lo + 8 l + g)
+ * mod 2^32 (top: bits 63..32, the same in every block), made without the transpose: bits
+ * 63..32 are all-zero or all-one words, bits 31..0 a bitsliced ripple-carry sum of lo (the same
+ * in every block: words of all zeros or all ones) and the block number 8 l + g, whose bits 0..2
+ * are those of the element number g and bits 3..8 those of the bit position l. The counter is
+ * public; nothing branches on it anyway.
+ */
+static inline void bs_v8_counter_words(bs_v8 *x, uint64_t top, uint32_t lo)
+{
+    static const uint64_t pos[6] = {0xaaaaaaaaaaaaaaaaULL, 0xccccccccccccccccULL,
+                                    0xf0f0f0f0f0f0f0f0ULL, 0xff00ff00ff00ff00ULL,
+                                    0xffff0000ffff0000ULL, 0xffffffff00000000ULL};
+    const bs_v8 g = {0, 1, 2, 3, 4, 5, 6, 7}, zero = {0};
+    bs_v8 c = zero;
+    for (unsigned i = 0; i < 32; i++) {
+        const bs_v8 a = i < 3 ? zero - ((g >> i) & 1) : i < 9 ? zero + pos[i - 3] : zero;
+        const bs_v8 b = zero - (uint64_t)((lo >> i) & 1);
+        x[i] = a ^ b ^ c;
+        c = (a & b) | (c & (a ^ b));
+    }
+    for (unsigned i = 32; i < 64; i++)
+        x[i] = zero - ((top >> i) & 1);
+}
+
 /* Big-endian 64-bit elements <-> integers (one VPSHUFB). */
 static inline bs_v8 bs_v8_bswap64(bs_v8 v)
 {

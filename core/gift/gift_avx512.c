@@ -9,7 +9,9 @@
  * broadcast to the eight elements as they are used, so the key schedule is gift_bs64.c's and
  * short calls run there (the narrow path). In counter mode the high 64 bits of a GIFT-128
  * counter are the same in every block: their bitsliced words are all-zero or all-one masks,
- * made without a transpose. Logic, shifts and permutes only: constant time.
+ * made without a transpose, and the low 64 bits too (bs_v8_counter_words). The rounds go two at
+ * a time over a quarter (GIFT-128: an eighth) of the state in registers (gift64_quarter2).
+ * Logic, shifts and permutes only: constant time.
  */
 #include "../bitslice.h"
 #include "../bs_cpu.h"
@@ -39,50 +41,106 @@ typedef bs_v8 v8;
 /* Below this many blocks a call (or a call's tail) runs through the 64-lane core. */
 #define WIDE_MIN 160
 
-static inline void gift64_nibble(v8 *restrict d, const v8 *restrict s, const uint64_t *m,
-                                 unsigned n)
+/*
+ * Two rounds per call, a part of the state at a time. The S-boxes 4q..4q+3 of a round send
+ * their outputs to nibbles q + 4t (GIFT-64; q + 8t for GIFT-128), t = 0..3 (BS_GIFT64_PN), and
+ * those nibbles take all their inputs from them: so a quarter (an eighth) of the state goes
+ * through two rounds in registers, and the state, which no register file holds, is loaded and
+ * stored once per two rounds instead of once per round. Each output word gets its round key and
+ * constant where it is made (the key masks are indexed by destination nibble); all indices are
+ * constants once q is.
+ */
+static inline __attribute__((always_inline)) void gift64_quarter2(v8 *restrict d,
+                                                                  const v8 *restrict s,
+                                                                  const uint64_t *m1,
+                                                                  const uint64_t *m2, unsigned q)
 {
-    v8 x0 = s[4 * n], x1 = s[4 * n + 1], x2 = s[4 * n + 2], x3 = s[4 * n + 3];
-    BS_GIFT_SBOX_NN_STEPS(x0, x1, x2, x3);
-    d[4 * BS_GIFT64_PN(n, 0)] = x3 ^ m[BS_GIFT64_PN(n, 0)];
-    d[4 * BS_GIFT64_PN(n, 1) + 1] = x1 ^ m[16 + BS_GIFT64_PN(n, 1)];
-    d[4 * BS_GIFT64_PN(n, 2) + 2] = x2;
-    d[4 * BS_GIFT64_PN(n, 3) + 3] = x0;
+    v8 t[16]; /* t[4 u + b]: bit b of nibble q + 4 u after the first round */
+    for (unsigned jl = 0; jl < 4; jl++) {
+        const unsigned n = 4 * q + jl;
+        v8 x0 = s[4 * n], x1 = s[4 * n + 1], x2 = s[4 * n + 2], x3 = s[4 * n + 3];
+        BS_GIFT_SBOX_NN_STEPS(x0, x1, x2, x3);
+        t[4 * (BS_GIFT64_PN(n, 0) >> 2)] = x3 ^ m1[BS_GIFT64_PN(n, 0)];
+        t[4 * (BS_GIFT64_PN(n, 1) >> 2) + 1] = x1 ^ m1[16 + BS_GIFT64_PN(n, 1)];
+        t[4 * (BS_GIFT64_PN(n, 2) >> 2) + 2] = x2;
+        t[4 * (BS_GIFT64_PN(n, 3) >> 2) + 3] = x0;
+    }
+    for (unsigned u = 0; u < 4; u++) {
+        const unsigned n = q + 4 * u;
+        if (n < 6)
+            t[4 * u + 3] ^= m1[32 + n];
+        if (n == 15)
+            t[4 * u + 3] = ~t[4 * u + 3];
+    }
+    for (unsigned u = 0; u < 4; u++) {
+        const unsigned n = q + 4 * u, p3 = BS_GIFT64_PN(n, 3);
+        v8 x0 = t[4 * u], x1 = t[4 * u + 1], x2 = t[4 * u + 2], x3 = t[4 * u + 3];
+        BS_GIFT_SBOX_NN_STEPS(x0, x1, x2, x3);
+        d[4 * BS_GIFT64_PN(n, 0)] = x3 ^ m2[BS_GIFT64_PN(n, 0)];
+        d[4 * BS_GIFT64_PN(n, 1) + 1] = x1 ^ m2[16 + BS_GIFT64_PN(n, 1)];
+        d[4 * BS_GIFT64_PN(n, 2) + 2] = x2;
+        d[4 * p3 + 3] = p3 < 6 ? x0 ^ m2[32 + p3] : p3 == 15 ? ~x0 : x0;
+    }
 }
 
-__attribute__((noinline)) static void gift64_round(v8 *restrict d, const v8 *restrict s,
-                                                   const uint64_t *m)
-{
-    BS_GIFT_REPEAT16(gift64_nibble, d, s, m, 0);
-    for (unsigned i = 0; i < 6; i++)
-        d[4 * i + 3] ^= m[32 + i];
-    d[63] = ~d[63];
-}
-
-static inline void gift128_nibble(v8 *restrict d, const v8 *restrict s, const uint64_t *m,
-                                  unsigned n)
-{
-    v8 x0 = s[4 * n], x1 = s[4 * n + 1], x2 = s[4 * n + 2], x3 = s[4 * n + 3];
-#if GIFT128_ANDN
-    BS_GIFT_SBOX_ANDN_STEPS(x0, x1, x2, x3);
-    d[4 * BS_GIFT128_PN(n, 0)] = x3;
-#else
-    BS_GIFT_SBOX_NN_STEPS(x0, x1, x2, x3);
-    d[4 * BS_GIFT128_PN(n, 0)] = ~x3;
-#endif
-    d[4 * BS_GIFT128_PN(n, 1) + 1] = x1 ^ m[BS_GIFT128_PN(n, 1)];
-    d[4 * BS_GIFT128_PN(n, 2) + 2] = x2 ^ m[32 + BS_GIFT128_PN(n, 2)];
-    d[4 * BS_GIFT128_PN(n, 3) + 3] = x0;
-}
-
-__attribute__((noinline)) static void gift128_round(v8 *restrict d, const v8 *restrict s,
+/* Two rounds, s -> d (keys m, then m + BS_GIFT64_RK_WORDS). */
+__attribute__((noinline)) static void gift64_round2(v8 *restrict d, const v8 *restrict s,
                                                     const uint64_t *m)
 {
-    BS_GIFT_REPEAT16(gift128_nibble, d, s, m, 0);
-    BS_GIFT_REPEAT16(gift128_nibble, d, s, m, 16);
-    for (unsigned i = 0; i < 6; i++)
-        d[4 * i + 3] ^= m[64 + i];
-    d[127] = ~d[127];
+    const uint64_t *m2 = m + BS_GIFT64_RK_WORDS;
+    gift64_quarter2(d, s, m, m2, 0);
+    gift64_quarter2(d, s, m, m2, 1);
+    gift64_quarter2(d, s, m, m2, 2);
+    gift64_quarter2(d, s, m, m2, 3);
+}
+
+#if GIFT128_ANDN
+#define GIFT128_SBOX BS_GIFT_SBOX_ANDN_STEPS
+#define GIFT128_OUT3(x) (x)
+#else
+#define GIFT128_SBOX BS_GIFT_SBOX_NN_STEPS
+#define GIFT128_OUT3(x) (~(x))
+#endif
+
+static inline __attribute__((always_inline)) void gift128_eighth2(v8 *restrict d,
+                                                                  const v8 *restrict s,
+                                                                  const uint64_t *m1,
+                                                                  const uint64_t *m2, unsigned q)
+{
+    v8 t[16]; /* t[4 u + b]: bit b of nibble q + 8 u after the first round */
+    for (unsigned jl = 0; jl < 4; jl++) {
+        const unsigned n = 4 * q + jl;
+        v8 x0 = s[4 * n], x1 = s[4 * n + 1], x2 = s[4 * n + 2], x3 = s[4 * n + 3];
+        GIFT128_SBOX(x0, x1, x2, x3);
+        t[4 * (BS_GIFT128_PN(n, 0) >> 3)] = GIFT128_OUT3(x3);
+        t[4 * (BS_GIFT128_PN(n, 1) >> 3) + 1] = x1 ^ m1[BS_GIFT128_PN(n, 1)];
+        t[4 * (BS_GIFT128_PN(n, 2) >> 3) + 2] = x2 ^ m1[32 + BS_GIFT128_PN(n, 2)];
+        t[4 * (BS_GIFT128_PN(n, 3) >> 3) + 3] = x0;
+    }
+    for (unsigned u = 0; u < 4; u++) {
+        const unsigned n = q + 8 * u;
+        if (n < 6)
+            t[4 * u + 3] ^= m1[64 + n];
+        if (n == 31)
+            t[4 * u + 3] = ~t[4 * u + 3];
+    }
+    for (unsigned u = 0; u < 4; u++) {
+        const unsigned n = q + 8 * u, p3 = BS_GIFT128_PN(n, 3);
+        v8 x0 = t[4 * u], x1 = t[4 * u + 1], x2 = t[4 * u + 2], x3 = t[4 * u + 3];
+        GIFT128_SBOX(x0, x1, x2, x3);
+        d[4 * BS_GIFT128_PN(n, 0)] = GIFT128_OUT3(x3);
+        d[4 * BS_GIFT128_PN(n, 1) + 1] = x1 ^ m2[BS_GIFT128_PN(n, 1)];
+        d[4 * BS_GIFT128_PN(n, 2) + 2] = x2 ^ m2[32 + BS_GIFT128_PN(n, 2)];
+        d[4 * p3 + 3] = p3 < 6 ? x0 ^ m2[64 + p3] : p3 == 31 ? ~x0 : x0;
+    }
+}
+
+__attribute__((noinline)) static void gift128_round2(v8 *restrict d, const v8 *restrict s,
+                                                     const uint64_t *m)
+{
+    const uint64_t *m2 = m + BS_GIFT128_RK_WORDS;
+    for (unsigned q = 0; q < 8; q++)
+        gift128_eighth2(d, s, m, m2, q);
 }
 
 #if GIFT128_ANDN
@@ -95,13 +153,15 @@ static void flip03(v8 *s)
 }
 #endif
 
+_Static_assert(BS_GIFT64_ROUNDS % 4 == 0 && BS_GIFT128_ROUNDS % 4 == 0, "two pairs per loop");
+
 /* a packed; the rounds alternate a -> b -> a; returns the state holding the result. */
 static v8 *gift64_rounds(v8 *a, v8 *b, const uint64_t *m)
 {
-    for (unsigned r = 0; r < BS_GIFT64_ROUNDS; r += 2) {
-        gift64_round(b, a, m);
-        gift64_round(a, b, m + BS_GIFT64_RK_WORDS);
-        m += 2 * BS_GIFT64_RK_WORDS;
+    for (unsigned r = 0; r < BS_GIFT64_ROUNDS; r += 4) {
+        gift64_round2(b, a, m);
+        gift64_round2(a, b, m + 2 * BS_GIFT64_RK_WORDS);
+        m += 4 * BS_GIFT64_RK_WORDS;
     }
     return a;
 }
@@ -111,10 +171,10 @@ static v8 *gift128_rounds(v8 *a, v8 *b, const uint64_t *m)
 #if GIFT128_ANDN
     flip03(a);
 #endif
-    for (unsigned r = 0; r < BS_GIFT128_ROUNDS; r += 2) {
-        gift128_round(b, a, m);
-        gift128_round(a, b, m + BS_GIFT128_RK_WORDS);
-        m += 2 * BS_GIFT128_RK_WORDS;
+    for (unsigned r = 0; r < BS_GIFT128_ROUNDS; r += 4) {
+        gift128_round2(b, a, m);
+        gift128_round2(a, b, m + 2 * BS_GIFT128_RK_WORDS);
+        m += 4 * BS_GIFT128_RK_WORDS;
     }
 #if GIFT128_ANDN
     flip03(a);
@@ -122,10 +182,13 @@ static v8 *gift128_rounds(v8 *a, v8 *b, const uint64_t *m)
     return a;
 }
 
-/* GIFT-64, one pass: a[l] = blocks 8l..8l+7 as integers; out = E ^ in (in NULL: E). */
-static void gift64_pass(const bs_key_schedule *ks, v8 *a, v8 *b, const uint8_t *in, uint8_t *out)
+/* GIFT-64, one pass: a[l] = blocks 8l..8l+7 as integers, or (packed) already transposed;
+ * out = E ^ in (in NULL: E). */
+static void gift64_pass(const bs_key_schedule *ks, v8 *a, v8 *b, int packed, const uint8_t *in,
+                        uint8_t *out)
 {
-    bs_v8_transpose64(a, b);
+    if (!packed)
+        bs_v8_transpose64(a, b);
     v8 *r = gift64_rounds(a, b, ks->w);
     bs_v8_transpose64(r, r == a ? b : a);
     for (unsigned l = 0; l < 64; l++) {
@@ -138,16 +201,17 @@ static void gift64_pass(const bs_key_schedule *ks, v8 *a, v8 *b, const uint8_t *
 
 /*
  * GIFT-128, one pass: a[l] / a[64 + l] = the low / high halves of blocks 8l..8l+7 as integers,
- * with hi_packed set when a[64..127] already hold bitsliced words.
+ * or (packed) both halves already transposed.
  */
-static void gift128_pass(const bs_key_schedule *ks, v8 *a, v8 *b, int hi_packed, const uint8_t *in,
+static void gift128_pass(const bs_key_schedule *ks, v8 *a, v8 *b, int packed, const uint8_t *in,
                          uint8_t *out)
 {
     const __m512i join_lo = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
     const __m512i join_hi = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
-    bs_v8_transpose64(a, b);
-    if (!hi_packed)
+    if (!packed) {
+        bs_v8_transpose64(a, b);
         bs_v8_transpose64(a + 64, b);
+    }
     v8 *r = gift128_rounds(a, b, ks->w);
     v8 *t = r == a ? b : a;
     bs_v8_transpose64(r, t);
@@ -197,7 +261,7 @@ static void gift_wide_encrypt(const bs_block_cipher *narrow, const bs_key_schedu
         if (bl == 8) {
             for (unsigned l = 0; l < 64; l++)
                 a[l] = bs_v8_bswap64(bs_v8_load(src + 64 * l));
-            gift64_pass(ks, a, b, NULL, dst);
+            gift64_pass(ks, a, b, 0, NULL, dst);
         } else {
             gift128_load(a, src);
             gift128_pass(ks, a, b, 0, NULL, dst);
@@ -227,12 +291,10 @@ static void gift_wide_ctr32(const bs_block_cipher *narrow, const bs_key_schedule
     const uint64_t top = c0 & 0xffffffff00000000ULL;
     const uint64_t high = bl == 16 ? bs_load_be64(counter) : 0;
     uint32_t lo = (uint32_t)c0;
-    const v8 lane = {0, 1, 2, 3, 4, 5, 6, 7};
     while (nblocks >= 512) {
-        for (unsigned l = 0; l < 64; l++)
-            a[l] = top | ((lo + 8 * l + lane) & 0xffffffffULL);
+        bs_v8_counter_words(a, top, lo);
         if (bl == 8) {
-            gift64_pass(ks, a, b, in, out);
+            gift64_pass(ks, a, b, 1, in, out);
         } else {
             for (unsigned i = 0; i < 64; i++)
                 a[64 + i] = (v8){0} - ((high >> i) & 1);

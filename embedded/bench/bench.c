@@ -181,6 +181,9 @@ int main(void)
     bench_cipher(&bs_present80_bs32, "PRESENT-80/bs32");
     bench_cipher(&bs_present128_bs32, "PRESENT-128/bs32");
     bench_cipher(&bs_gift64_fix32, "GIFT-64/fix32");
+#if defined(BS_GIFT64_THUMB2)
+    bench_cipher(&bs_gift64_thumb2, "GIFT-64/thumb2"); /* Cortex-M3/M4: the assembly */
+#endif
     bench_cipher(&bs_gift128_fix32, "GIFT-128/fix32");
     bench_cipher(&bs_rijndael256_ct32, "RIJNDAEL-256/ct32");
 
@@ -348,6 +351,9 @@ int main(void)
     summary(&bs_present80_bs32, "PRESENT-80/bs32");
     summary(&bs_present128_bs32, "PRESENT-128/bs32");
     summary(&bs_gift64_fix32, "GIFT-64/fix32");
+#if defined(BS_GIFT64_THUMB2)
+    summary(&bs_gift64_thumb2, "GIFT-64/thumb2");
+#endif
     summary(&bs_gift128_fix32, "GIFT-128/fix32");
     summary(&bs_rijndael256_ct32, "RIJNDAEL-256/ct32");
     summary(&bs_aes128_fix32, "AES-128/fix32");
