@@ -185,6 +185,7 @@ def main():
     print(hdr)
     print('|' + '---|' * (hdr.count('|') - 1))
     comp_rows, aes_rows, face_rows, skinny_rows, gcm_rows, speedy_rows = [], [], [], [], [], []
+    masked_rows = []
     for lvl in LEVELS:
         elf = os.path.join(build, 'embedded', 'bench', 'bench_O' + lvl)
         windows, counts, _ = run(elf, target, plugin)
@@ -253,6 +254,16 @@ def main():
                 est = estimate(pcs, insns, target) - over
             gcm[(g, 'ghash')] = (n / nbytes, (est if arm else n) / nbytes)
         gcm_rows.append((lvl, gcm))
+        masked = {}
+        for kind in ('encrypt', 'rng', 'ref'):
+            win = ('AES-128/fix32/encrypt' if kind == 'ref' else 'AES-128/masked32/' + kind)
+            idx, nbytes, n, cnt = byname[win]
+            est = n
+            if arm:
+                _, _, pcs = run(elf, target, plugin, hist=idx)
+                est = estimate(pcs, insns, target) - over
+            masked[kind] = (n / nbytes, est / nbytes)
+        masked_rows.append((lvl, masked, byname['AES-128/masked32/set_key'][2]))
         aes_rows.append((lvl, [byname['AES/' + c][2] for c in AES_PARTS],
                          byname['AES-128/fix32/encrypt'][2]))
         scomp = [byname['SPEEDY/bs32/' + c][2] for c in
@@ -308,15 +319,32 @@ def main():
     print('\nAES-128-GCM over 16 KiB (new IV, 16 B AAD, data, tag), %s per byte, by GHASH-128'
           ' (table4_not_ct is NOT constant-time) and CTR plain / FACE; GHASH-128 alone over the'
           ' same 16 KiB; the table-free / table ratio:\n' % unit)
-    print('| level | GHASH-128 | GCM, FACE off | GCM, FACE on | GHASH alone | GHASH instr. / byte |'
-          ' GHASH vs table4 |')
-    print('|---|---|---|---|---|---|---|')
+    print('| level | GHASH-128 | GCM, FACE off | GCM, FACE on | GHASH alone | GCM instr. / byte,'
+          ' FACE off / on | GHASH instr. / byte | GHASH vs table4 | GCM vs table4, FACE off /'
+          ' on |')
+    print('|---|---|---|---|---|---|---|---|---|')
     for lvl, gcm in gcm_rows:
         t4 = gcm[('table4_not_ct', 'ghash')][1]
         for g in GHASH128:
-            print('| -O%s | %s | %.1f | %.1f | %.1f | %.1f | %.2fx |' % (
+            print('| -O%s | %s | %.1f | %.1f | %.1f | %.1f / %.1f | %.1f | %.2fx | %.2fx / %.2fx |' % (
                 lvl, g, gcm[(g, 'plain')][1], gcm[(g, 'face')][1], gcm[(g, 'ghash')][1],
-                gcm[(g, 'ghash')][0], gcm[(g, 'ghash')][1] / t4))
+                gcm[(g, 'plain')][0], gcm[(g, 'face')][0], gcm[(g, 'ghash')][0],
+                gcm[(g, 'ghash')][1] / t4,
+                gcm[(g, 'plain')][1] / gcm[('table4_not_ct', 'plain')][1],
+                gcm[(g, 'face')][1] / gcm[('table4_not_ct', 'face')][1]))
+    print('\nAES-128 first-order masked (masked32, two shares, DOM ANDs) on two blocks, per byte:'
+          ' with the randomness (xorshift32 in the firmware, %d words a call), the randomness'
+          ' alone, and without it; the ratio to unmasked AES-128 fix32:\n'
+          % (8 + 10 * 34))
+    print('| level | instr. | RNG instr. | instr. excl. RNG | %s | RNG %s | %s excl. RNG |'
+          ' masked / fix32 instr. (excl. RNG) | masked / fix32 %s (excl. RNG) | set_key instr. |'
+          % (unit, unit, unit, unit))
+    print('|---|---|---|---|---|---|---|---|---|---|')
+    for lvl, m, ks in masked_rows:
+        (ei, ec), (ri, rc), (fi, fc) = m['encrypt'], m['rng'], m['ref']
+        print('| -O%s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2fx (%.2fx) | %.2fx (%.2fx) |'
+              ' %d |' % (lvl, ei, ri, ei - ri, ec, rc, ec - rc, ei / fi, (ei - ri) / fi, ec / fc,
+                         (ec - rc) / fc, ks))
     print('\nSPEEDY-r-192 (bs32) by component, instructions per call (each a function call on a'
           ' packed state; a block = pack + 2r SubBox + 2r - 1 ShiftColumns + r - 1 MixColumns'
           ' + r + 1 key additions + unpack; inside the block the last ShiftColumns of a round is'
@@ -336,7 +364,8 @@ def main():
     print('|---|' + '---|' * len(LEVELS))
     sz = sizes(build, target)
     for obj in ('present_bs32', 'gift_fix32', 'rijndael256_ct32', 'aes_ks32', 'aes_fix32',
-                'aes_semifix32', 'aes_ctr_face', 'skinny_fix32', 'speedy_bs32', 'gift64_thumb2'):
+                'aes_semifix32', 'aes_ctr_face', 'aes_masked32', 'skinny_fix32', 'speedy_bs32',
+                'gift64_thumb2'):
         if (obj, LEVELS[0]) not in sz:
             continue  # not built for this target
         print('| %s | ' % obj + ' | '.join('%d/%d/%d' % sz[(obj, l)] for l in LEVELS) + ' |')
