@@ -19,6 +19,19 @@
 
 #define NSLOTS 5
 
+/* AddressSanitizer replaces mlock with a stub that does nothing and returns 0: smaps then shows
+ * no "lo" however the pool asked, so the lock checks only run in a build without it. */
+#if defined(__SANITIZE_ADDRESS__)
+#define REAL_MLOCK 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define REAL_MLOCK 0
+#endif
+#endif
+#ifndef REAL_MLOCK
+#define REAL_MLOCK 1
+#endif
+
 static char err[256];
 
 /* The VmFlags line of the mapping that starts at p, or "" when it is not found. */
@@ -141,6 +154,11 @@ static void test_mapping_flags(void **state)
     /* try: locked when the limit allows it; either way the pool works. */
     assert_int_equal(bsd_keypool_init(&kp, 2, BSD_MEMLOCK_TRY, err, sizeof err), 0);
     vm_flags(kp.base, flags, sizeof flags);
+    if (!REAL_MLOCK) {
+        printf("built with AddressSanitizer: its mlock locks nothing, lock checks skipped\n");
+        bsd_keypool_destroy(&kp);
+        return;
+    }
     assert_int_equal(has_flag(flags, "lo"), kp.locked);
     assert_true(has_flag(flags, "dd"));
     unsigned s;
