@@ -106,13 +106,9 @@ int bsd_windows_submit(bsd_windows *w, unsigned k, const uint8_t *counter, uint6
     if (w->error != 0)
         return w->error;
     bsd_window_slot *s = &w->slot[k];
-    s->state = 0;
     /* the window's previous keystream has been used: do not leave it in shared memory */
-    if (s->dirty && w->pid == getpid())
-        bs_wipe(window_mem(w, k), w->slot_bytes);
-    if (w->priv != NULL)
-        bs_wipe(window_copy(w, k), (size_t)s->nblocks * w->bc->block_len);
-    s->dirty = 1;
+    if (s->state != 0)
+        bsd_windows_release(w, k);
     memcpy(s->counter, counter, w->bc->block_len);
     s->nblocks = nblocks;
     int r = bsd_client_keystream_submit(w->client, w->session, counter, w->bc->block_len, nblocks,
@@ -122,6 +118,7 @@ int bsd_windows_submit(bsd_windows *w, unsigned k, const uint8_t *counter, uint6
         return r;
     }
     s->state = 1;
+    s->dirty = 1;
     return 0;
 }
 
@@ -148,7 +145,7 @@ int bsd_windows_get(bsd_windows *w, unsigned k, const bs_key_schedule *ks, const
         if (r == 0) {
             uint8_t *shared = window_mem(w, k);
             memcpy(window_copy(w, k), shared, bytes);
-            bs_wipe(shared, w->slot_bytes); /* consumed: no keystream left in shared memory */
+            bs_wipe(shared, bytes); /* consumed: no keystream left in shared memory */
             s->dirty = 0;
             r = bsd_verify_window(w->client, w->session, w->bc, ks, s->counter, s->nblocks,
                                   window_copy(w, k), digest);
@@ -180,14 +177,15 @@ int bsd_windows_discard(bsd_windows *w, unsigned k)
     return 0;
 }
 
+/* Wipes what the daemon wrote for the window's request (not the whole slot: windows ramp up). */
 void bsd_windows_release(bsd_windows *w, unsigned k)
 {
     bsd_window_slot *s = &w->slot[k];
-    if (w->client != NULL && s->dirty && w->pid == getpid()) {
-        bs_wipe(window_mem(w, k), w->slot_bytes);
-        s->dirty = 0;
-    }
-    if (w->priv != NULL && s->state == 2)
-        bs_wipe(window_copy(w, k), (size_t)s->nblocks * w->bc->block_len);
+    const size_t bytes = (size_t)s->nblocks * w->bc->block_len;
+    if (s->state != 0 && s->dirty && w->client != NULL && w->pid == getpid())
+        bs_wipe(window_mem(w, k), bytes);
+    s->dirty = 0;
+    if (s->state == 2 && w->priv != NULL)
+        bs_wipe(window_copy(w, k), bytes); /* the checked copy the caller used */
     s->state = 0;
 }
