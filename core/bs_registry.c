@@ -16,7 +16,11 @@
 #else
 #define BS_MCU_LIST_PRESENT
 #endif
-#if defined(BS_HAVE_GIFT) || defined(BS_HAVE_MCU_GIFT)
+#if defined(BS_GIFT64_THUMB2) && (defined(BS_HAVE_GIFT) || defined(BS_HAVE_MCU_GIFT))
+/* core/gift/gift.h: GIFT-64 in Thumb-2 assembly (Cortex-M3/M4 builds), first: the fastest. */
+#include "gift/gift.h"
+#define BS_MCU_LIST_GIFT &bs_gift64_thumb2, &bs_gift64_fix32, &bs_gift128_fix32,
+#elif defined(BS_HAVE_GIFT) || defined(BS_HAVE_MCU_GIFT)
 #define BS_MCU_LIST_GIFT &bs_gift64_fix32, &bs_gift128_fix32,
 #else
 #define BS_MCU_LIST_GIFT

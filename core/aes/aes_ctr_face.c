@@ -5,6 +5,7 @@
 #include "aes_ctr_face.h"
 
 #include "aes.h"
+#include "aes_fix32_t2.h"
 
 #include <stddef.h>
 
@@ -125,6 +126,16 @@ static void cached_pair(const bs_aes_face_ctx *ctx, unsigned v, uint8_t *out)
     bs_aes_transpose(x);
     for (unsigned i = 0; i < 8; i++)
         q[i] = x[(i >> 1) + 4 * (i & 1)];
+#ifdef BS_AES_FIX_T2
+    /* Cortex-M3/M4: the same generated Thumb-2 rounds as aes_fix32.c's, from round 3 */
+    if (ctx->ngroups == 2)
+        bs_aes128_fix_rounds3_t2(q, rk);
+    else
+        bs_aes256_fix_rounds3_t2(q, rk);
+    bs_aes_sr2_all(q);
+    bs_aes_unpack(out, out + 16, q);
+    return;
+#endif
     /* rounds 3 and 4 end in representations 3 and 0; then as fix_encrypt in aes_fix32.c */
     bs_aes_sbox_nonot(q);
     bs_aes_mixcolumns3(q);

@@ -6,6 +6,11 @@
  */
 #include "aes.h"
 
+/* Cortex-M3/M4: the rounds in generated Thumb-2 (embedded/gen/aes_thumb2.py), packing in C;
+ * defined here, used here and by aes_ctr_face.c. */
+#define BS_AES_T2_DEFINE
+#include "aes_fix32_t2.h"
+
 _Static_assert(sizeof(uint32_t[BS_AES256_RK_WORDS]) <= BS_KS_MAX,
                "AES fix32 round keys exceed BS_KS_MAX");
 
@@ -16,6 +21,16 @@ static inline __attribute__((always_inline)) void fix_encrypt(const uint32_t *rk
 {
     uint32_t q[8];
     bs_aes_pack(q, in, in + 16);
+#ifdef BS_AES_FIX_T2
+    bs_aes_fix_rounds012_t2(q, rk);
+    if (ngroups == 2)
+        bs_aes128_fix_rounds3_t2(q, rk);
+    else
+        bs_aes256_fix_rounds3_t2(q, rk);
+    bs_aes_sr2_all(q);
+    bs_aes_unpack(out, out + 16, q);
+    return;
+#endif
     bs_aes_addroundkey(q, rk);
     rk += 8;
     for (unsigned g = 0; g < ngroups; g++, rk += 32) {

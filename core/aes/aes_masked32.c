@@ -35,6 +35,15 @@ static uint32_t mt_record(uint32_t x)
 #define BS_MASKED_NOINLINE
 #endif
 
+/* Word stores through a volatile pointer: not optimised away, and on picolibc several times
+ * cheaper than bs_wipe's byte-wise memset for the few hundred bytes wiped per call. */
+static void wipe32(void *p, size_t nbytes)
+{
+    volatile uint32_t *w = (volatile uint32_t *)p;
+    for (size_t i = 0; i < nbytes / 4; i++)
+        w[i] = 0;
+}
+
 /* Fresh words for one S-box layer (or the input masks). */
 static void draw(uint32_t *r, size_t n, bs_aes_rng_fn rng, void *rng_ctx, int gadget)
 {
@@ -263,10 +272,10 @@ static void ark_share(uint32_t q[8], const uint32_t *rk)
 }
 
 /* One round: masked S-box (fresh words), MixColumns of representation k, AddRoundKey. */
-static void round_masked(uint32_t q[2][8], const bs_aes128_masked_key *k, unsigned i, unsigned rep,
-                         bs_aes_rng_fn rng, void *rng_ctx)
+static void round_masked(uint32_t q[2][8], uint32_t r[BS_AES_MASKED_SBOX_RAND],
+                         const bs_aes128_masked_key *k, unsigned i, unsigned rep, bs_aes_rng_fn rng,
+                         void *rng_ctx)
 {
-    uint32_t r[BS_AES_MASKED_SBOX_RAND];
     draw(r, BS_AES_MASKED_SBOX_RAND, rng, rng_ctx, 1);
     sbox_masked(q[0], q[1], r);
     for (unsigned s = 0; s < 2; s++) {
@@ -288,13 +297,12 @@ static void round_masked(uint32_t q[2][8], const bs_aes128_masked_key *k, unsign
         }
         ark_share(q[s], k->rk[s] + 8 * i);
     }
-    bs_wipe(r, sizeof r);
 }
 
 void bs_aes128_masked_2blocks(const bs_aes128_masked_key *k, uint8_t out[32], const uint8_t in[32],
                               bs_aes_rng_fn rng, void *rng_ctx)
 {
-    uint32_t m[8], x[2][8], q[2][8];
+    uint32_t m[8], x[2][8], q[2][8], r[BS_AES_MASKED_SBOX_RAND];
     draw(m, 8, rng, rng_ctx, 0);
     /* the plaintext words x[c + 4k] of aes.h's packing, masked before anything else */
     for (unsigned c = 0; c < 8; c++) {
@@ -309,7 +317,7 @@ void bs_aes128_masked_2blocks(const bs_aes128_masked_key *k, uint8_t out[32], co
     }
     /* rounds 1..9 in representations 1, 2, 3, 0, ..., round 10 without MixColumns */
     for (unsigned i = 1; i <= 10; i++)
-        round_masked(q, k, i, i == 10 ? 4 : i % 4, rng, rng_ctx);
+        round_masked(q, r, k, i, i == 10 ? 4 : i % 4, rng, rng_ctx);
     for (unsigned s = 0; s < 2; s++) {
         for (unsigned b = 0; b < 8; b++) {
             const uint32_t v = q[s][b];
@@ -321,9 +329,10 @@ void bs_aes128_masked_2blocks(const bs_aes128_masked_key *k, uint8_t out[32], co
     /* the ciphertext: the only place the shares meet */
     for (unsigned c = 0; c < 8; c++)
         bs_store_le32(out + 4 * c, x[0][c] ^ x[1][c]);
-    bs_wipe(m, sizeof m);
-    bs_wipe(x, sizeof x);
-    bs_wipe(q, sizeof q);
+    wipe32(m, sizeof m);
+    wipe32(x, sizeof x);
+    wipe32(q, sizeof q);
+    wipe32(r, sizeof r);
 }
 
 /* SubWord on a shared word: byte j's bit b at bit j of slice b, per share; the masked
@@ -347,8 +356,8 @@ static void subword_masked(uint32_t w[2], bs_aes_rng_fn rng, void *rng_ctx)
                 v |= ((q[s][b] >> j) & 1u) << (8 * j + b);
         w[s] = MT(v ^ (s ? 0 : 0x63636363u));
     }
-    bs_wipe(q, sizeof q);
-    bs_wipe(r, sizeof r);
+    wipe32(q, sizeof q);
+    wipe32(r, sizeof r);
 }
 
 /* bs_aes_key_schedule (aes_ks32.c) with nk = 4, representations mod 4, on shares. */

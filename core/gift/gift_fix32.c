@@ -30,9 +30,9 @@
  * key words are loaded back to back (GIFT_LOAD3), so that the loads pipeline.
  *
  * Constant time: no branch or index depends on the key or the data; key set-up moves key bits
- * with shifts by public amounts. The inline assembly (Thumb-2 only) is single instructions with
- * fixed operands: a logic operation with a fixed rotation (GIFT_ROR_OP), BFI with a fixed field,
- * and LDR of round-key words at public offsets (GIFT_LOAD3).
+ * with delta swaps of public shifts and masks. The inline assembly (Thumb-2 only) is single
+ * instructions with fixed operands: a logic operation with a fixed rotation (GIFT_ROR_OP), BFI with
+ * a fixed field, and LDR of round-key words at public offsets (GIFT_LOAD3).
  */
 #include "bitslice.h"
 #include "gift.h"
@@ -213,22 +213,34 @@ void bs_mcu_nibble_unpack(uint32_t w[4], const uint32_t s[4])
         (s0) = ~(s0);                                                                              \
     } while (0)
 
-/* Spreads the low `n` bits of v to the positions pos[0..n-1] (public), also at +16 if dup. */
-static uint32_t place(uint32_t v, const uint8_t *pos, unsigned n, int dup)
+/*
+ * A key word moved into a round's representation: the nine in-word delta swaps (shifts 16 8 4 2
+ * 1 2 4 8 16) of a gift_fix_gen.h network, which gift_fixslice.py derives from the
+ * representation and checks bit by bit. Public shifts and masks.
+ */
+#define GIFT_DELTA_SWAP(x, s, m)                                                                   \
+    do {                                                                                           \
+        uint32_t t_ = (((x) >> (s)) ^ (x)) & (m);                                                  \
+        (x) ^= t_ ^ (t_ << (s));                                                                   \
+    } while (0)
+
+static uint32_t place(uint32_t x, const uint32_t net[9])
 {
-    uint32_t r = 0;
-    for (unsigned i = 0; i < n; i++) {
-        uint32_t b = (v >> i) & 1u;
-        r |= b << pos[i];
-        if (dup)
-            r |= b << (pos[i] + 16);
-    }
-    return r;
+    GIFT_DELTA_SWAP(x, 16, net[0]);
+    GIFT_DELTA_SWAP(x, 8, net[1]);
+    GIFT_DELTA_SWAP(x, 4, net[2]);
+    GIFT_DELTA_SWAP(x, 2, net[3]);
+    GIFT_DELTA_SWAP(x, 1, net[4]);
+    GIFT_DELTA_SWAP(x, 2, net[5]);
+    GIFT_DELTA_SWAP(x, 4, net[6]);
+    GIFT_DELTA_SWAP(x, 8, net[7]);
+    GIFT_DELTA_SWAP(x, 16, net[8]);
+    return x;
 }
 
 /* ---- GIFT-128: one block, 40 rounds ---- */
 
-/* gift.h's compact schedule (U, V and the round constant), placed in each round's representation. */
+/* gift.h's compact schedule (U, V and the round constant) in each round's representation. */
 static void gift128_set_key(bs_key_schedule *ks, const uint8_t *key)
 {
     uint32_t *rk = (uint32_t *)ks->w;
@@ -236,10 +248,10 @@ static void gift128_set_key(bs_key_schedule *ks, const uint8_t *key)
     uint8_t rc[BS_GIFT128_ROUNDS];
     bs_gift128_key_schedule(key, uv, rc);
     for (unsigned r = 0; r < BS_GIFT128_ROUNDS; r++) {
-        const uint8_t *pos = gift128_POS[r % GIFT128_PERIOD];
-        rk[3 * r] = place(uv[2 * r + 1], pos, 32, 0);
-        rk[3 * r + 1] = place(uv[2 * r], pos, 32, 0);
-        rk[3 * r + 2] = place(rc[r] | 0x80000000u, pos, 32, 0);
+        const uint32_t *net = gift128_NET[r % GIFT128_PERIOD];
+        rk[3 * r] = place(uv[2 * r + 1], net);
+        rk[3 * r + 1] = place(uv[2 * r], net);
+        rk[3 * r + 2] = place(rc[r] | 0x80000000u, net);
 #if defined(__thumb2__)
         rk[3 * r + 2] = ~rk[3 * r + 2]; /* slot 3 arrives complemented (header comment) */
 #endif
@@ -324,11 +336,12 @@ static void gift64_set_key(bs_key_schedule *ks, const uint8_t *key)
     uint8_t rc[BS_GIFT64_ROUNDS];
     bs_gift64_key_schedule(key, uv, rc);
     for (unsigned r = 0; r < BS_GIFT64_ROUNDS; r++) {
-        const uint8_t *pos = gift64_POS[r % GIFT64_PERIOD];
-        /* complemented: carries the S-box's NOT (slot 0 is keyed right after it) */
-        rk[3 * r] = ~place(uv[r] & 0xffffu, pos, 16, 1);
-        rk[3 * r + 1] = place(uv[r] >> 16, pos, 16, 1);
-        rk[3 * r + 2] = place(rc[r] | 0x8000u, pos, 16, 1);
+        const uint32_t *net = gift64_NET[r % GIFT64_PERIOD];
+        uint32_t v = uv[r] & 0xffffu, u = uv[r] >> 16, c = rc[r] | 0x8000u;
+        /* both blocks: v | v << 16; slot 0's word complemented, for the S-box's NOT */
+        rk[3 * r] = ~place(v | (v << 16), net);
+        rk[3 * r + 1] = place(u | (u << 16), net);
+        rk[3 * r + 2] = place(c | (c << 16), net);
     }
     bs_wipe(uv, sizeof uv);
 }

@@ -125,12 +125,18 @@
 #define GIFT64_L3_2(x) \
     (((x >> 4) & 0x0fff0fffu) | ((x << 12) & 0xf000f000u))
 #endif
-/* GIFT64_POS[k][n]: slice bit holding standard nibble n after round k of a cycle. */
-static const uint8_t gift64_POS[4][16] = {
-    {3, 7, 11, 15, 2, 6, 10, 14, 1, 5, 9, 13, 0, 4, 8, 12},
-    {15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0},
-    {12, 8, 4, 0, 13, 9, 5, 1, 14, 10, 6, 2, 15, 11, 7, 3},
-    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+/* GIFT64_NET[k]: masks of the delta swaps (shifts 16 8 4 2 1 2 4 8 16) that move standard
+ * nibble n of a key word to its slice bit after round k of a cycle (GIFT-64: bits n and
+ * 16 + n of v | v << 16, the two blocks). */
+static const uint32_t gift64_NET[4][9] = {
+    {0x00000000u, 0x00cc00ccu, 0x0a0a0a0au, 0x00000000u, 0x05050505u,
+     0x00330033u, 0x05050505u, 0x00330033u, 0x00000000u},
+    {0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x55555555u,
+     0x33333333u, 0x0f0f0f0fu, 0x00ff00ffu, 0x00000000u},
+    {0x00000000u, 0x00cc00ccu, 0x0a0a0a0au, 0x00000000u, 0x50505050u,
+     0x33003300u, 0x05050505u, 0x00330033u, 0x00000000u},
+    {0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u,
+     0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u},
 };
 #define GIFT128_PERIOD 5
 #if defined(__thumb2__)
@@ -280,16 +286,17 @@ static const uint8_t gift64_POS[4][16] = {
 #define GIFT128_L4_2(x) \
     ((ror32(x, 8) & 0xffffffffu))
 #endif
-/* GIFT128_POS[k][n]: slice bit holding standard nibble n after round k of a cycle. */
-static const uint8_t gift128_POS[5][32] = {
-    {3, 7, 11, 15, 19, 23, 27, 31, 2, 6, 10, 14, 18, 22, 26, 30,
-     1, 5, 9, 13, 17, 21, 25, 29, 0, 4, 8, 12, 16, 20, 24, 28},
-    {15, 31, 14, 30, 13, 29, 12, 28, 11, 27, 10, 26, 9, 25, 8, 24,
-     7, 23, 6, 22, 5, 21, 4, 20, 3, 19, 2, 18, 1, 17, 0, 16},
-    {30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0,
-     31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1},
-    {24, 16, 8, 0, 25, 17, 9, 1, 26, 18, 10, 2, 27, 19, 11, 3,
-     28, 20, 12, 4, 29, 21, 13, 5, 30, 22, 14, 6, 31, 23, 15, 7},
-    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-     16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31},
+/* GIFT128_NET[k]: masks of the delta swaps (shifts 16 8 4 2 1 2 4 8 16) that move standard
+ * nibble n of a key word to its slice bit after round k of a cycle. */
+static const uint32_t gift128_NET[5][9] = {
+    {0x0000f0f0u, 0x00cc00ccu, 0x0a0a0a0au, 0x22222222u, 0x44114411u,
+     0x12212112u, 0x0c0c0303u, 0x00550055u, 0x00003333u},
+    {0x0000aaaau, 0x00aa00aau, 0x0a0a0a0au, 0x22222222u, 0x11111111u,
+     0x12121212u, 0x030c030cu, 0x000f00f0u, 0x000000ffu},
+    {0x0000ff00u, 0x00f000f0u, 0x0c0c0c0cu, 0x22222222u, 0x14414114u,
+     0x21121221u, 0x050a0a05u, 0x00aa0055u, 0x00005555u},
+    {0x0000ccccu, 0x00aa00aau, 0x0c0c0c0cu, 0x22222222u, 0x14141414u,
+     0x21122112u, 0x05050a0au, 0x00330033u, 0x00000f0fu},
+    {0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u,
+     0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u},
 };

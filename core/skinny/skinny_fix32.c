@@ -36,38 +36,6 @@ static inline uint32_t rotr32(uint32_t x, unsigned n)
     return (x >> n) | (x << ((32 - n) & 31));
 }
 
-static void fix32_set_key(bs_key_schedule *ks, const uint8_t *key, unsigned key_len)
-{
-    uint8_t rtk[8 * BS_SKINNY_MAX_ROUNDS];
-    uint32_t *w = (uint32_t *)ks->w;
-    unsigned rounds = bs_skinny_rounds(key_len);
-    unsigned sigma[4] = {0, 1, 2, 3}, off[4] = {0, 0, 0, 0};
-    bs_skinny_tweakey_schedule(key, key_len, rtk);
-    for (unsigned t = 0; t < rounds; t++, w += BS_SKINNY_FIX32_RK_WORDS) {
-        for (unsigned b = 0; b < 8; b++) {
-            uint32_t v = 0;
-            for (unsigned i = 0; i < 2; i++)
-                for (unsigned j = 0; j < 4; j++) {
-                    uint32_t bit = (rtk[8 * t + 4 * i + j] >> b) & 1;
-                    v |= (bit * 3u) << (8 * ((j + off[i]) & 3) + 2 * sigma[i]);
-                }
-            /* row 1 leaves the key addition uncomplemented (skinny.h) */
-            w[b] = v ^ (SLOT0 << (2 * sigma[1]));
-        }
-        /* AddConstants' 0x2 in cell (2, 0): bit 1, both blocks */
-        w[1] ^= 3u << (8 * off[2] + 2 * sigma[2]);
-        unsigned s3 = sigma[3], o3 = (off[3] + 4 - 3) & 3;
-        for (unsigned i = 3; i > 0; i--) {
-            sigma[i] = sigma[i - 1];
-            off[i] = (off[i - 1] + 4 - (i - 1)) & 3; /* ShiftRows, then the renaming */
-        }
-        sigma[0] = s3;
-        off[0] = o3;
-    }
-    w[0] = 0; /* the word after the last round: nothing reads it, keep it defined */
-    bs_wipe(rtk, sizeof rtk);
-}
-
 /* The three SWAPMOVE stages, written out (a loop with a test stays a loop at -O2). */
 static inline void transpose8(uint32_t w[8])
 {
@@ -83,6 +51,95 @@ static inline void transpose8(uint32_t w[8])
     bs_swapmove32(&w[5], &w[1], 0x0f0f0f0fu, 4);
     bs_swapmove32(&w[6], &w[2], 0x0f0f0f0fu, 4);
     bs_swapmove32(&w[7], &w[3], 0x0f0f0f0fu, 4);
+}
+
+static inline uint32_t rotl32(uint32_t x, unsigned n)
+{
+    return (x << n) | (x >> ((32 - n) & 31));
+}
+
+/* The tweakey permutation P_T on one TKi as row words r0..r3 (little-endian, cell 4r + c at
+ * byte c): rows 2, 3 <- rows 0, 1; cells 0..7 <- cells 9, 15, 8, 13, 10, 14, 12, 11. */
+#define TK_PERMUTE(r0, r1, r2, r3)                                                                 \
+    do {                                                                                           \
+        uint32_t a_ = (r2), b_ = (r3);                                                             \
+        (r2) = (r0);                                                                               \
+        (r3) = (r1);                                                                               \
+        (r0) = ((a_ >> 8) & 0xffu) | ((b_ >> 16) & 0xff00u) | ((a_ & 0xffu) << 16) |               \
+               ((b_ & 0xff00u) << 16);                                                             \
+        (r1) = ((a_ >> 16) & 0xffu) | ((b_ >> 8) & 0xff00u) | ((b_ & 0xffu) << 16) |               \
+               (a_ & 0xff000000u);                                                                 \
+    } while (0)
+
+/* TK2's and TK3's LFSRs on four cells at once (bs_skinny_tweakey_schedule, byte by byte). */
+static inline uint32_t lfsr2x4(uint32_t x)
+{
+    return ((x << 1) & 0xfefefefeu) | (((x >> 7) ^ (x >> 5)) & 0x01010101u);
+}
+
+static inline uint32_t lfsr3x4(uint32_t x)
+{
+    return ((x >> 1) & 0x7f7f7f7fu) | (((x ^ (x >> 6)) & 0x01010101u) << 7);
+}
+
+/*
+ * The round tweakeys in each round's representation, word by word. The tweakey state is kept
+ * as row words (bs_skinny_tweakey_schedule's steps on four cells at a time; a TKi the key does
+ * not have stays zero through them). Rows 0 and 1 of the round tweakey, each rotated by its
+ * column offset O(i) (whole bytes), go through the packing's transposition as both blocks' rows
+ * 0 and 1, which leaves bit b of their cells in slots 0 and 1 of word b; each slot then shifts
+ * to SIGMA(i) within its byte. SIGMA and O depend on the round only (public), so do the
+ * rotation and shift amounts.
+ */
+static void fix32_set_key(bs_key_schedule *ks, const uint8_t *key, unsigned key_len)
+{
+    uint32_t *w = (uint32_t *)ks->w, x[8];
+    unsigned z = key_len / 16, rounds = bs_skinny_rounds(key_len), c = 0;
+    /* SIGMA(i) and O(i) of rows 0..3 (skinny.h), as scalars: an array shift becomes a call */
+    unsigned g0 = 0, g1 = 1, g2 = 2, g3 = 3, o0 = 0, o1 = 0, o2 = 0, o3 = 0;
+    uint32_t k10 = bs_load_le32(key), k11 = bs_load_le32(key + 4), k12 = bs_load_le32(key + 8),
+             k13 = bs_load_le32(key + 12);
+    uint32_t k20 = 0, k21 = 0, k22 = 0, k23 = 0, k30 = 0, k31 = 0, k32 = 0, k33 = 0;
+    if (z >= 2) {
+        k20 = bs_load_le32(key + 16), k21 = bs_load_le32(key + 20);
+        k22 = bs_load_le32(key + 24), k23 = bs_load_le32(key + 28);
+    }
+    if (z >= 3) {
+        k30 = bs_load_le32(key + 32), k31 = bs_load_le32(key + 36);
+        k32 = bs_load_le32(key + 40), k33 = bs_load_le32(key + 44);
+    }
+    for (unsigned t = 0; t < rounds; t++, w += BS_SKINNY_FIX32_RK_WORDS) {
+        c = bs_skinny_rc_next(c);
+        /* rows 0 and 1 of TK1 ^ TK2 ^ TK3, the constant in cells 0 and 4 */
+        uint32_t row0 = rotl32(k10 ^ k20 ^ k30 ^ (c & 0xfu), 8 * o0);
+        uint32_t row1 = rotl32(k11 ^ k21 ^ k31 ^ (c >> 4), 8 * o1);
+        x[0] = x[1] = row0;
+        x[2] = x[3] = row1;
+        x[4] = x[5] = x[6] = x[7] = 0;
+        transpose8(x);
+        for (unsigned b = 0; b < 8; b++) {
+            uint32_t s0 = x[b] & SLOT0, s1 = (x[b] >> 2) & SLOT0;
+            /* row 1 enters uncomplemented (skinny.h) */
+            w[b] = (s0 << (2 * g0)) | ((s1 ^ SLOT0) << (2 * g1));
+        }
+        /* AddConstants' 0x2 in cell (2, 0): bit 1, both blocks */
+        w[1] ^= 3u << (8 * o2 + 2 * g2);
+        TK_PERMUTE(k10, k11, k12, k13);
+        TK_PERMUTE(k20, k21, k22, k23);
+        TK_PERMUTE(k30, k31, k32, k33);
+        k20 = lfsr2x4(k20);
+        k21 = lfsr2x4(k21);
+        k30 = lfsr3x4(k30);
+        k31 = lfsr3x4(k31);
+        /* ShiftRows (row i moves by i), then the renaming (0, 1, 2, 3) <- (3, 0, 1, 2) */
+        unsigned g = g3, o = (o3 + 1) & 3;
+        g3 = g2, o3 = (o2 + 2) & 3;
+        g2 = g1, o2 = (o1 + 3) & 3;
+        g1 = g0, o1 = o0;
+        g0 = g, o0 = o;
+    }
+    w[0] = 0; /* the word after the last round: nothing reads it, keep it defined */
+    bs_wipe(x, sizeof x);
 }
 
 void bs_skinny_fix32_pack(uint32_t w[8], const uint8_t *in0, const uint8_t *in1)

@@ -5,7 +5,7 @@
  * column after MixColumns is folded into the next round-key XOR (one rotated-operand EOR on
  * Thumb-2). Everything is written on named locals, so that the compiler keeps the six columns in
  * registers and every rotation amount is a constant. The key schedule stores rk_0 .. rk_R
- * packed, 6 words each.
+ * packed, 6 words each, computed in the packed layout (speedy_key_next32).
  */
 #include "bitslice.h"
 #include "speedy/speedy.h"
@@ -111,14 +111,59 @@ void bs_speedy_bs32_unpack(uint8_t *out, const uint32_t s[6])
     store_fields(out, w7, w5, w3, w1);
 }
 
+/*
+ * The key schedule's bit permutation k'[n] = k[(7n + 1) mod 192] on a packed key (row i of
+ * column j at bit 31 - i of word j, speedy.h). With n = 6i' + j' the source bit 7n + 1 is
+ * column j' + 1 (mod 6), row 7i' + j' (j' < 5) or 7i' + 6 (j' = 5), mod 32: so column j' is
+ * column j' + 1 rotated left by j' (or 6), then rows permuted by i' <- 7i' mod 32. That row
+ * permutation is four in-word delta swaps (a Benes network whose other five stages are empty;
+ * found and checked by embedded/gen/speedy_keyperm.py), the same for every column and round.
+ */
+static inline uint32_t speedy_rows_times7(uint32_t x)
+{
+    uint32_t t;
+    t = ((x >> 2) ^ x) & 0x11111111u;
+    x ^= t ^ (t << 2);
+    t = ((x >> 4) ^ x) & 0x07070707u;
+    x ^= t ^ (t << 4);
+    t = ((x >> 8) ^ x) & 0x002a002au;
+    x ^= t ^ (t << 8);
+    t = ((x >> 16) ^ x) & 0x000019ccu;
+    x ^= t ^ (t << 16);
+    return x;
+}
+
+static inline void speedy_key_next32(uint32_t k[6])
+{
+    uint32_t k0 = k[0];
+    k[0] = speedy_rows_times7(k[1]);
+    k[1] = speedy_rows_times7(ROL(k[2], 1));
+    k[2] = speedy_rows_times7(ROL(k[3], 2));
+    k[3] = speedy_rows_times7(ROL(k[4], 3));
+    k[4] = speedy_rows_times7(ROL(k[5], 4));
+    k[5] = speedy_rows_times7(ROL(k0, 6));
+}
+
+/*
+ * rk_0 .. rk_R packed (speedy.h): the key packed once and stepped in the packed layout, each
+ * round constant packed (bs_speedy_bs32_pack is linear) and added. Public indices and rotation
+ * amounts only.
+ */
 static void speedy_bs32_set_key(bs_key_schedule *ks, const uint8_t *key, unsigned rounds)
 {
-    uint8_t rk[(BS_SPEEDY_MAX_ROUNDS + 1) * BS_SPEEDY_BLOCK];
-    uint32_t *w = (uint32_t *)ks->w;
-    bs_speedy_round_keys(key, rounds, rk);
-    for (unsigned r = 0; r <= rounds; r++)
-        bs_speedy_bs32_pack(w + 6 * r, rk + r * BS_SPEEDY_BLOCK);
-    bs_wipe(rk, sizeof rk);
+    uint32_t *w = (uint32_t *)ks->w, k[6], c[6];
+    bs_speedy_bs32_pack(k, key);
+    for (unsigned r = 0; r <= rounds; r++, w += 6) {
+        for (unsigned j = 0; j < 6; j++)
+            c[j] = 0;
+        if (r >= 1 && r < rounds)
+            bs_speedy_bs32_pack(c, bs_speedy_rc[r - 1]);
+        for (unsigned j = 0; j < 6; j++)
+            w[j] = k[j] ^ c[j];
+        if (r < rounds)
+            speedy_key_next32(k);
+    }
+    bs_wipe(k, sizeof k);
 }
 
 #define SUBBOX(y, x)                                                                               \

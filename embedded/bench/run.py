@@ -35,6 +35,7 @@ CORES = {
     'PRESENT-80/bs32': ('present_bs32', 16),
     'PRESENT-128/bs32': ('present_bs32', 16),
     'GIFT-64/fix32': ('gift_fix32', 16),
+    'GIFT-64/thumb2': ('gift64_thumb2', 16),  # Cortex-M3/M4 only (assembly)
     'GIFT-128/fix32': ('gift_fix32', 16),
     'RIJNDAEL-256/ct32': ('rijndael256_ct32', 32),
     'SPEEDY-5-192/bs32': ('speedy_bs32', 24),
@@ -158,12 +159,14 @@ def sizes(build, target):
     for lvl in LEVELS:
         d = os.path.join(build, 'core', 'libbsmcu_O%s.a.p' % lvl)
         for f in sorted(os.listdir(d)):
-            m = re.search(r'^(?:present|gift|rijndael256|aes|skinny|speedy)_(\w+)\.c\.o$', f)
+            m = re.search(r'^(?:present|gift|rijndael256|aes|skinny|speedy)_(\w+)\.[cS]\.o$', f)
             if not m:
                 continue
             out = subprocess.run([TOOL[target] + 'size', os.path.join(d, f)], capture_output=True,
                                  text=True, check=True).stdout.splitlines()[1].split()
-            rows[(m.group(1), lvl)] = tuple(int(x) for x in out[:3])
+            # an assembly object adds to the C object of the same name
+            old = rows.get((m.group(1), lvl), (0, 0, 0))
+            rows[(m.group(1), lvl)] = tuple(a + int(x) for a, x in zip(old, out[:3]))
     return rows
 
 
@@ -182,6 +185,7 @@ def main():
     print(hdr)
     print('|' + '---|' * (hdr.count('|') - 1))
     comp_rows, aes_rows, face_rows, skinny_rows, gcm_rows, speedy_rows = [], [], [], [], [], []
+    masked_rows = []
     for lvl in LEVELS:
         elf = os.path.join(build, 'embedded', 'bench', 'bench_O' + lvl)
         windows, counts, _ = run(elf, target, plugin)
@@ -197,14 +201,18 @@ def main():
         for core, (_, _) in CORES.items():
             if only not in core:
                 continue
+            if core + '/encrypt' not in byname:
+                continue  # not built for this target
             idx, nbytes, n, cnt = byname[core + '/encrypt']
             ks = byname[core + '/set_key'][2]
             per128 = n * 16 / nbytes
             excl = n - (pack_aes if core.startswith('AES-') else
                         pack_skinny if core.startswith('SKINNY-') else
                         {32: pack32, 24: pack24}.get(nbytes, pack16))
-            row = '| %s | -O%s | %d | %d | %.0f | %.1f | %.1f | %d' % (
-                core, lvl, nbytes, n, per128, n / nbytes, excl / nbytes, ks)
+            # the assembly packs inside its one function: no separate packing window to subtract
+            excl_cell = 'n/a' if core.endswith('/thumb2') else '%.1f' % (excl / nbytes)
+            row = '| %s | -O%s | %d | %d | %.0f | %.1f | %s | %d' % (
+                core, lvl, nbytes, n, per128, n / nbytes, excl_cell, ks)
             if arm:
                 _, _, pcs = run(elf, target, plugin, hist=idx)
                 est = estimate(pcs, insns, target) - over  # overhead counted as 1 cycle each
@@ -246,6 +254,16 @@ def main():
                 est = estimate(pcs, insns, target) - over
             gcm[(g, 'ghash')] = (n / nbytes, (est if arm else n) / nbytes)
         gcm_rows.append((lvl, gcm))
+        masked = {}
+        for kind in ('encrypt', 'rng', 'ref'):
+            win = ('AES-128/fix32/encrypt' if kind == 'ref' else 'AES-128/masked32/' + kind)
+            idx, nbytes, n, cnt = byname[win]
+            est = n
+            if arm:
+                _, _, pcs = run(elf, target, plugin, hist=idx)
+                est = estimate(pcs, insns, target) - over
+            masked[kind] = (n / nbytes, est / nbytes)
+        masked_rows.append((lvl, masked, byname['AES-128/masked32/set_key'][2]))
         aes_rows.append((lvl, [byname['AES/' + c][2] for c in AES_PARTS],
                          byname['AES-128/fix32/encrypt'][2]))
         scomp = [byname['SPEEDY/bs32/' + c][2] for c in
@@ -301,15 +319,32 @@ def main():
     print('\nAES-128-GCM over 16 KiB (new IV, 16 B AAD, data, tag), %s per byte, by GHASH-128'
           ' (table4_not_ct is NOT constant-time) and CTR plain / FACE; GHASH-128 alone over the'
           ' same 16 KiB; the table-free / table ratio:\n' % unit)
-    print('| level | GHASH-128 | GCM, FACE off | GCM, FACE on | GHASH alone | GHASH instr. / byte |'
-          ' GHASH vs table4 |')
-    print('|---|---|---|---|---|---|---|')
+    print('| level | GHASH-128 | GCM, FACE off | GCM, FACE on | GHASH alone | GCM instr. / byte,'
+          ' FACE off / on | GHASH instr. / byte | GHASH vs table4 | GCM vs table4, FACE off /'
+          ' on |')
+    print('|---|---|---|---|---|---|---|---|---|')
     for lvl, gcm in gcm_rows:
         t4 = gcm[('table4_not_ct', 'ghash')][1]
         for g in GHASH128:
-            print('| -O%s | %s | %.1f | %.1f | %.1f | %.1f | %.2fx |' % (
+            print('| -O%s | %s | %.1f | %.1f | %.1f | %.1f / %.1f | %.1f | %.2fx | %.2fx / %.2fx |' % (
                 lvl, g, gcm[(g, 'plain')][1], gcm[(g, 'face')][1], gcm[(g, 'ghash')][1],
-                gcm[(g, 'ghash')][0], gcm[(g, 'ghash')][1] / t4))
+                gcm[(g, 'plain')][0], gcm[(g, 'face')][0], gcm[(g, 'ghash')][0],
+                gcm[(g, 'ghash')][1] / t4,
+                gcm[(g, 'plain')][1] / gcm[('table4_not_ct', 'plain')][1],
+                gcm[(g, 'face')][1] / gcm[('table4_not_ct', 'face')][1]))
+    print('\nAES-128 first-order masked (masked32, two shares, DOM ANDs) on two blocks, per byte:'
+          ' with the randomness (xorshift32 in the firmware, %d words a call), the randomness'
+          ' alone, and without it; the ratio to unmasked AES-128 fix32:\n'
+          % (8 + 10 * 34))
+    print('| level | instr. | RNG instr. | instr. excl. RNG | %s | RNG %s | %s excl. RNG |'
+          ' masked / fix32 instr. (excl. RNG) | masked / fix32 %s (excl. RNG) | set_key instr. |'
+          % (unit, unit, unit, unit))
+    print('|---|---|---|---|---|---|---|---|---|---|')
+    for lvl, m, ks in masked_rows:
+        (ei, ec), (ri, rc), (fi, fc) = m['encrypt'], m['rng'], m['ref']
+        print('| -O%s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2fx (%.2fx) | %.2fx (%.2fx) |'
+              ' %d |' % (lvl, ei, ri, ei - ri, ec, rc, ec - rc, ei / fi, (ei - ri) / fi, ec / fc,
+                         (ec - rc) / fc, ks))
     print('\nSPEEDY-r-192 (bs32) by component, instructions per call (each a function call on a'
           ' packed state; a block = pack + 2r SubBox + 2r - 1 ShiftColumns + r - 1 MixColumns'
           ' + r + 1 key additions + unpack; inside the block the last ShiftColumns of a round is'
@@ -329,7 +364,10 @@ def main():
     print('|---|' + '---|' * len(LEVELS))
     sz = sizes(build, target)
     for obj in ('present_bs32', 'gift_fix32', 'rijndael256_ct32', 'aes_ks32', 'aes_fix32',
-                'aes_semifix32', 'aes_ctr_face', 'skinny_fix32', 'speedy_bs32'):
+                'aes_semifix32', 'aes_ctr_face', 'aes_masked32', 'skinny_fix32', 'speedy_bs32',
+                'gift64_thumb2'):
+        if (obj, LEVELS[0]) not in sz:
+            continue  # not built for this target
         print('| %s | ' % obj + ' | '.join('%d/%d/%d' % sz[(obj, l)] for l in LEVELS) + ' |')
     print()
 

@@ -24,6 +24,8 @@ L_kj bit by bit before it is written.
 """
 import sys
 
+from benes import benes
+
 
 def compose(f, g):  # f after g; perm[src] = dst
     return [f[g[i]] for i in range(len(g))]
@@ -277,15 +279,25 @@ def main():
             for j in range(3):
                 w('#define %s_L%d_%d(x) \\\n    (%s)' % (name, k, j, c_expr(lin[k][j])))
         w('#endif')
-        s = nbits // 4
-        w('/* %s_POS[k][n]: slice bit holding standard nibble n after round k of a cycle. */'
+        # Key set-up: T_(k+1) as nine in-word delta swaps (benes.py) on the key word (GIFT-128)
+        # or on v | v << 16 (GIFT-64: both blocks), checked bit by bit.
+        w('/* %s_NET[k]: masks of the delta swaps (shifts 16 8 4 2 1 2 4 8 16) that move standard'
           % name)
-        w('static const uint8_t %s_POS[%d][%d] = {' % (name.lower(), per, s))
+        w(' * nibble n of a key word to its slice bit after round k of a cycle%s. */'
+          % (' (GIFT-64: bits n and\n * 16 + n of v | v << 16, the two blocks)' if nbits == 64 else ''))
+        w('static const uint32_t %s_NET[%d][9] = {' % (name.lower(), per))
         for k in range(per):
-            vals = [str(v) for v in pos[k]]
-            w('    {' + ', '.join(vals[:16]) + (',' if len(vals) > 16 else '},'))
-            if len(vals) > 16:
-                w('     ' + ', '.join(vals[16:]) + '},')
+            P = pos[k] if nbits == 128 else pos[k] + [p + 16 for p in pos[k]]
+            seq = benes(P, full=True)
+            for src in range(32):
+                x = 1 << src
+                for sh, m in seq:
+                    t = ((x >> sh) ^ x) & m
+                    x ^= t ^ (t << sh)
+                assert x == 1 << P[src]
+            masks = ['0x%08xu' % m for _, m in seq]
+            w('    {' + ', '.join(masks[:5]) + ',')
+            w('     ' + ', '.join(masks[5:]) + '},')
         w('};')
     sys.stdout.write('\n'.join(out) + '\n')
 

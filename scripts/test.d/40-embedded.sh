@@ -7,6 +7,8 @@ set -uo pipefail
 top=${BS_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$top"
 status=0
+# The generated GIFT-64 Thumb-2 assembly: its model against the vectors, the files up to date.
+python3 embedded/gen/gift64_thumb2.py --check || status=1
 # dir:cross file[:meson option]
 for target in m3:cortex-m3 m4:cortex-m4 rv32:rv32i mcuonly-m4:cortex-m4:-Dhost_cores=disabled; do
   IFS=: read -r name cross_name opt <<<"$target"
