@@ -20,6 +20,17 @@
 #define BS_FN static inline
 #endif
 
+/*
+ * Template includes (core/<cipher>/<part>.inc.h, after knot-resolver's kru.inc.c): a header without
+ * include guard that defines a family of functions for one word type. Its includer defines
+ * BS_W (the word type) and BS_SFX (the name suffix), includes it, and #undefs both; the template
+ * names its functions BS_TPL(name), i.e. name_SFX. Unlike a function-defining macro, the code
+ * keeps its own lines for debuggers, valgrind and clang-format. BS_CAT pastes after expansion.
+ */
+#define BS_CAT_(a, b) a##b
+#define BS_CAT(a, b) BS_CAT_(a, b)
+#define BS_TPL(name) BS_CAT(name, BS_CAT(_, BS_SFX))
+
 #if defined(__GNUC__) || defined(__clang__)
 #define BS_ALIGN(n) __attribute__((aligned(n)))
 #else

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <time.h>
 
+#include "bs_hex.h"
 #include "bsks.h"
 #ifdef BSGPU_HAVE_CUDA
 #include "bsgpu.h"
@@ -46,22 +47,7 @@ static void usage(FILE *f)
 /* Exactly n bytes of hex. */
 static int parse_hex(const char *s, uint8_t *out, size_t n)
 {
-    if (strlen(s) != 2 * n)
-        return -1;
-    for (size_t i = 0; i < 2 * n; i++) {
-        const char c = s[i];
-        const int v = c >= '0' && c <= '9'   ? c - '0'
-                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                             : -1;
-        if (v < 0)
-            return -1;
-        if (i % 2 == 0)
-            out[i / 2] = (uint8_t)(v << 4);
-        else
-            out[i / 2] |= (uint8_t)v;
-    }
-    return 0;
+    return strlen(s) == 2 * n && bs_hex_decode(s, out, n) == (long)n ? 0 : -1;
 }
 
 static double now_s(void)

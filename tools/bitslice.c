@@ -140,7 +140,7 @@ static int cmd_keygen(int argc, char **argv)
         return 2;
     }
     uint8_t key[32];
-    if (bs_random(key, sizeof key) != 0)
+    if (bscli_random(key, sizeof key) != 0)
         return 1;
     char hex[66];
     for (int i = 0; i < 32; i++)
@@ -200,15 +200,15 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "seal") == 0)
-        return bs_cmd_seal(argc - 1, argv + 1);
+        return bscli_cmd_seal(argc - 1, argv + 1);
     if (strcmp(cmd, "open") == 0)
-        return bs_cmd_open(argc - 1, argv + 1);
+        return bscli_cmd_open(argc - 1, argv + 1);
     if (strcmp(cmd, "status") == 0)
         return cmd_status(argc - 1, argv + 1);
     if (strcmp(cmd, "keygen") == 0)
         return cmd_keygen(argc - 1, argv + 1);
     if (strcmp(cmd, "bench") == 0)
-        return bs_cmd_bench(argc - 1, argv + 1);
+        return bscli_cmd_bench(argc - 1, argv + 1);
     if (strcmp(cmd, "keysearch") == 0)
         return cmd_keysearch(argv + 1);
     if (is_help(cmd) || strcmp(cmd, "help") == 0) {

@@ -384,7 +384,7 @@ static void bench_usage(FILE *f)
         sock);
 }
 
-int bs_cmd_bench(int argc, char **argv)
+int bscli_cmd_bench(int argc, char **argv)
 {
     const char *cipher = "PRESENT-80", *sock = NULL;
     size_t mib = 64;

@@ -2,8 +2,8 @@
 #ifndef BS_CLI_H
 #define BS_CLI_H
 
-int bs_cmd_seal(int argc, char **argv);
-int bs_cmd_open(int argc, char **argv);
-int bs_cmd_bench(int argc, char **argv);
+int bscli_cmd_seal(int argc, char **argv);
+int bscli_cmd_open(int argc, char **argv);
+int bscli_cmd_bench(int argc, char **argv);
 
 #endif

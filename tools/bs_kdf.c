@@ -14,6 +14,8 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "bs_hex.h"
+
 static int derive(const char *alg, OSSL_PARAM *params, uint8_t *out, size_t len)
 {
     EVP_KDF *kdf = EVP_KDF_fetch(NULL, alg, NULL);
@@ -24,8 +26,8 @@ static int derive(const char *alg, OSSL_PARAM *params, uint8_t *out, size_t len)
     return ok ? 0 : -1;
 }
 
-int bs_kdf_scrypt(const char *pass, size_t pass_len, const uint8_t *salt, size_t salt_len,
-                  unsigned log_n, unsigned r, unsigned p, uint8_t *out, size_t len)
+int bscli_kdf_scrypt(const char *pass, size_t pass_len, const uint8_t *salt, size_t salt_len,
+                     unsigned log_n, unsigned r, unsigned p, uint8_t *out, size_t len)
 {
     /* Callers pass checked parameters; this bounds the cost again (1 GiB, one lane). */
     if (log_n < 1 || log_n > 20 || r < 1 || r > 8 || p != 1)
@@ -49,8 +51,8 @@ int bs_kdf_scrypt(const char *pass, size_t pass_len, const uint8_t *salt, size_t
     return derive("SCRYPT", params, out, len);
 }
 
-int bs_kdf_hkdf(const uint8_t *ikm, size_t ikm_len, const uint8_t *salt, size_t salt_len,
-                const char *info, uint8_t *out, size_t len)
+int bscli_kdf_hkdf(const uint8_t *ikm, size_t ikm_len, const uint8_t *salt, size_t salt_len,
+                   const char *info, uint8_t *out, size_t len)
 {
     char digest[] = "SHA256";
     OSSL_PARAM params[] = {
@@ -63,15 +65,7 @@ int bs_kdf_hkdf(const uint8_t *ikm, size_t ikm_len, const uint8_t *salt, size_t 
     return derive("HKDF", params, out, len);
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = tolower(c);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-int bs_read_key_file(const char *path, uint8_t key[32], char *err, size_t errlen)
+int bscli_read_key_file(const char *path, uint8_t key[32], char *err, size_t errlen)
 {
     /* read(2), not stdio: stdio's buffer would keep the key after fclose (it is not wiped). */
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -108,16 +102,10 @@ int bs_read_key_file(const char *path, uint8_t key[32], char *err, size_t errlen
             s++;
         while (e > s && isspace(buf[e - 1]))
             e--;
-        if (e - s == 64) {
+        if (e - s == 64 && bs_hex_decode_n((const char *)buf + s, 64, key, 32) == 32)
             rc = 0;
-            for (size_t i = 0; i < 32 && rc == 0; i++) {
-                int hi = hexval(buf[s + 2 * i]), lo = hexval(buf[s + 2 * i + 1]);
-                if (hi < 0 || lo < 0)
-                    rc = -1;
-                else
-                    key[i] = (uint8_t)(hi << 4 | lo);
-            }
-        }
+        else
+            explicit_bzero(key, 32); /* a bad digit leaves part of the key decoded */
     }
     explicit_bzero(buf, sizeof buf);
     if (rc != 0)
@@ -207,8 +195,8 @@ static int ask_tty(const char *prompt, char *out, size_t outlen)
     return n;
 }
 
-int bs_read_passphrase(const char *path, int confirm, char *out, size_t outlen, char *err,
-                       size_t errlen)
+int bscli_read_passphrase(const char *path, int confirm, char *out, size_t outlen, char *err,
+                          size_t errlen)
 {
     int n;
     if (path != NULL) {
@@ -252,7 +240,7 @@ int bs_read_passphrase(const char *path, int confirm, char *out, size_t outlen, 
     return n;
 }
 
-int bs_random(uint8_t *p, size_t n)
+int bscli_random(uint8_t *p, size_t n)
 {
     while (n > 0) {
         ssize_t r = getrandom(p, n, 0);

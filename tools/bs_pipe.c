@@ -10,7 +10,7 @@
 
 #include "bitslice.h"
 
-static void set_stop(bs_pipe *p)
+static void set_stop(bscli_pipe *p)
 {
     /* Caller holds mu. */
     if (!p->stop) {
@@ -23,7 +23,7 @@ static void set_stop(bs_pipe *p)
 }
 
 /* Reads up to n bytes; short only at end of input, on error (*err) or on stop (*stopped). */
-static size_t read_some(bs_pipe *p, uint8_t *dst, size_t n, int *err, int *stopped)
+static size_t read_some(bscli_pipe *p, uint8_t *dst, size_t n, int *err, int *stopped)
 {
     size_t got = 0;
     while (got < n) {
@@ -54,7 +54,7 @@ static size_t read_some(bs_pipe *p, uint8_t *dst, size_t n, int *err, int *stopp
 
 static void *reader_main(void *arg)
 {
-    bs_pipe *p = (bs_pipe *)arg;
+    bscli_pipe *p = (bscli_pipe *)arg;
     for (uint64_t i = 0;; i++) {
         pthread_mutex_lock(&p->mu);
         while (!p->stop && i >= p->nwritten + BS_PIPE_SLOTS)
@@ -64,7 +64,7 @@ static void *reader_main(void *arg)
         if (stop)
             break;
         /* Slot i % SLOTS held chunk i - SLOTS, written: the reader alone touches it now. */
-        bs_pipe_slot *s = &p->slot[i % BS_PIPE_SLOTS];
+        bscli_pipe_slot *s = &p->slot[i % BS_PIPE_SLOTS];
         size_t n = 0;
         int err = 0, stopped = 0, last = 0;
         if (p->have_peek && p->want > 0) {
@@ -97,7 +97,7 @@ static void *reader_main(void *arg)
 
 static void *writer_main(void *arg)
 {
-    bs_pipe *p = (bs_pipe *)arg;
+    bscli_pipe *p = (bscli_pipe *)arg;
     for (uint64_t i = 0;; i++) {
         pthread_mutex_lock(&p->mu);
         while (!p->stop && !p->drain && i >= p->nput)
@@ -106,7 +106,7 @@ static void *writer_main(void *arg)
         pthread_mutex_unlock(&p->mu);
         if (!go)
             break;
-        bs_pipe_slot *s = &p->slot[i % BS_PIPE_SLOTS];
+        bscli_pipe_slot *s = &p->slot[i % BS_PIPE_SLOTS];
         errno = 0;
         int werr = fwrite(s->buf, 1, s->wlen, p->out) == s->wlen ? 0 : errno != 0 ? errno : EIO;
         pthread_mutex_lock(&p->mu);
@@ -124,7 +124,7 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-static void free_slots(bs_pipe *p)
+static void free_slots(bscli_pipe *p)
 {
     for (int i = 0; i < BS_PIPE_SLOTS; i++) {
         if (p->slot[i].buf != NULL)
@@ -135,7 +135,7 @@ static void free_slots(bs_pipe *p)
     bs_wipe(&p->peek, sizeof p->peek);
 }
 
-int bs_pipe_start(bs_pipe *p, int in_fd, FILE *out, size_t want, size_t cap)
+int bscli_pipe_start(bscli_pipe *p, int in_fd, FILE *out, size_t want, size_t cap)
 {
     memset(p, 0, sizeof *p);
     p->in_fd = in_fd;
@@ -172,17 +172,17 @@ fail:
     return -1;
 }
 
-bs_pipe_slot *bs_pipe_next(bs_pipe *p)
+bscli_pipe_slot *bscli_pipe_next(bscli_pipe *p)
 {
     pthread_mutex_lock(&p->mu);
     while (!p->stop && p->nput >= p->nread)
         pthread_cond_wait(&p->cv, &p->mu);
-    bs_pipe_slot *s = p->stop ? NULL : &p->slot[p->nput % BS_PIPE_SLOTS];
+    bscli_pipe_slot *s = p->stop ? NULL : &p->slot[p->nput % BS_PIPE_SLOTS];
     pthread_mutex_unlock(&p->mu);
     return s;
 }
 
-void bs_pipe_put(bs_pipe *p, size_t wlen)
+void bscli_pipe_put(bscli_pipe *p, size_t wlen)
 {
     pthread_mutex_lock(&p->mu);
     p->slot[p->nput % BS_PIPE_SLOTS].wlen = wlen;
@@ -191,7 +191,7 @@ void bs_pipe_put(bs_pipe *p, size_t wlen)
     pthread_mutex_unlock(&p->mu);
 }
 
-int bs_pipe_finish(bs_pipe *p, int ok)
+int bscli_pipe_finish(bscli_pipe *p, int ok)
 {
     pthread_mutex_lock(&p->mu);
     if (ok) {

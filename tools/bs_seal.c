@@ -359,7 +359,7 @@ static int master_key(const opts *o, const bsf_header *h, int confirm, uint8_t k
             fprintf(stderr, "bitslice: this file was sealed with a passphrase, not a key file\n");
             return -1;
         }
-        if (bs_read_key_file(o->key_file, key, err, sizeof err) != 0) {
+        if (bscli_read_key_file(o->key_file, key, err, sizeof err) != 0) {
             fprintf(stderr, "bitslice: %s\n", err);
             return -1;
         }
@@ -370,13 +370,13 @@ static int master_key(const opts *o, const bsf_header *h, int confirm, uint8_t k
         return -1;
     }
     char pass[1024];
-    int n = bs_read_passphrase(o->pass_file, confirm, pass, sizeof pass, err, sizeof err);
+    int n = bscli_read_passphrase(o->pass_file, confirm, pass, sizeof pass, err, sizeof err);
     if (n < 0) {
         fprintf(stderr, "bitslice: %s\n", err);
         return -1;
     }
-    int r = bs_kdf_scrypt(pass, (size_t)n, h->salt, sizeof h->salt, h->scrypt_log_n, h->scrypt_r,
-                          h->scrypt_p, key, 32);
+    int r = bscli_kdf_scrypt(pass, (size_t)n, h->salt, sizeof h->salt, h->scrypt_log_n, h->scrypt_r,
+                             h->scrypt_p, key, 32);
     explicit_bzero(pass, sizeof pass);
     if (r != 0)
         fprintf(stderr, "bitslice: scrypt failed (OpenSSL KDF)\n");
@@ -392,12 +392,22 @@ static void report(const opts *o, const bs_keysrc *ks)
                 (unsigned long long)ks->local_chunks);
 }
 
-int bs_cmd_seal(int argc, char **argv)
+/*
+ * seal and open leave through one exit: "out" closes the keystream source when it was started,
+ * wipes the derived keys (harmless when there are none yet) and, once open_files ran, finishes
+ * or removes the output (close_files). ok says whether the output is to be kept.
+ */
+int bscli_cmd_seal(int argc, char **argv)
 {
     opts o;
     int pr_ = parse(argc, argv, &o, "seal");
     if (pr_ != 0)
         return pr_ > 0 ? 0 : 2;
+    static bsf_keys keys;
+    io f;
+    bs_keysrc ks;
+    bscli_pipe io_pipe;
+    int files = 0, have_ks = 0, ok = 0;
     bsf_header h;
     memset(&h, 0, sizeof h);
     h.kdf = o.key_file != NULL ? BSF_KDF_KEYFILE : BSF_KDF_SCRYPT;
@@ -407,62 +417,54 @@ int bs_cmd_seal(int argc, char **argv)
         h.scrypt_r = BSF_SCRYPT_R;
         h.scrypt_p = BSF_SCRYPT_P;
     }
-    if (bs_random(h.salt, sizeof h.salt) != 0 || bs_random(h.nonce, sizeof h.nonce) != 0) {
+    if (bscli_random(h.salt, sizeof h.salt) != 0 || bscli_random(h.nonce, sizeof h.nonce) != 0) {
         fprintf(stderr, "bitslice: no randomness from the kernel\n");
-        return 1;
+        goto out;
     }
     uint8_t master[32];
-    static bsf_keys keys;
     if (master_key(&o, &h, 1, master) != 0)
-        return 1;
+        goto out;
     int kr = bsf_keys_derive(&keys, master, h.nonce);
     bs_wipe(master, sizeof master);
     if (kr != 0) {
         fprintf(stderr, "bitslice: RIJNDAEL-256 is not compiled in, or HKDF failed\n");
-        return 1;
+        goto out;
     }
-    io f;
-    if (open_files(&o, &f) != 0) {
-        bsf_keys_wipe(&keys);
-        return close_files(&f, &o, 0);
-    }
+    files = 1;
+    if (open_files(&o, &f) != 0)
+        goto out;
     uint8_t hdr[BSF_HEADER_LEN];
     bsf_header_encode(hdr, &h);
     bsf_header_tag(&keys, hdr, h.tag);
     bsf_header_encode(hdr, &h);
-    int ok = fwrite(hdr, 1, sizeof hdr, f.out) == sizeof hdr;
+    if (fwrite(hdr, 1, sizeof hdr, f.out) != sizeof hdr) {
+        fprintf(stderr, "bitslice: writing %s: %s\n", o.out, strerror(errno));
+        goto out;
+    }
 
     const size_t cs = (size_t)1 << o.chunk_log2;
     /* Known size: the last chunk is known in advance; otherwise prefetches guess "not last". */
     uint64_t nchunks = f.in_regular ? (f.in_size + cs - 1) / cs : 0;
     if (f.in_regular && nchunks == 0)
         nchunks = 1;
-    if (!ok) {
-        fprintf(stderr, "bitslice: writing %s: %s\n", o.out, strerror(errno));
-        bsf_keys_wipe(&keys);
-        return close_files(&f, &o, 0);
-    }
-    bs_keysrc ks;
-    bs_pipe io_pipe;
     if (bs_keysrc_init(&ks, &keys, cs, !o.no_daemon, o.socket, o.verbose) != 0) {
         fprintf(stderr, "bitslice: out of memory\n");
-        bsf_keys_wipe(&keys);
-        return close_files(&f, &o, 0);
+        goto out;
     }
-    if (bs_pipe_start(&io_pipe, f.in_fd, f.out, cs, cs + BSF_TAG_LEN) != 0) {
+    have_ks = 1;
+    if (bscli_pipe_start(&io_pipe, f.in_fd, f.out, cs, cs + BSF_TAG_LEN) != 0) {
         fprintf(stderr, "bitslice: out of memory or threads\n");
-        bs_keysrc_close(&ks);
-        bsf_keys_wipe(&keys);
-        return close_files(&f, &o, 0);
+        goto out;
     }
     progress pr = {isatty(2) && !o.quiet, f.in_size, 0, {0, 0}, {0, 0}};
     clock_gettime(CLOCK_MONOTONIC, &pr.t0);
     for (uint64_t i = 0; i < BS_KEYSRC_SLOTS && (nchunks == 0 || i < nchunks); i++)
         bs_keysrc_request(&ks, i, nchunks != 0 && i + 1 == nchunks, cs);
+    ok = 1;
     for (uint64_t i = 0; ok; i++) {
-        bs_pipe_slot *s = bs_pipe_next(&io_pipe);
+        bscli_pipe_slot *s = bscli_pipe_next(&io_pipe);
         if (s == NULL) {
-            ok = 0; /* a write failed: bs_pipe_finish says why */
+            ok = 0; /* a write failed: bscli_pipe_finish says why */
             break;
         }
         if (s->rerr != 0) {
@@ -478,85 +480,85 @@ int bs_cmd_seal(int argc, char **argv)
         if (!last && (nchunks == 0 || i + BS_KEYSRC_SLOTS < nchunks))
             bs_keysrc_request(&ks, i + BS_KEYSRC_SLOTS,
                               nchunks != 0 && i + BS_KEYSRC_SLOTS + 1 == nchunks, cs);
-        bs_pipe_put(&io_pipe, n + BSF_TAG_LEN);
+        bscli_pipe_put(&io_pipe, n + BSF_TAG_LEN);
         progress_update(&pr, n, last);
         if (last)
             break;
     }
-    int werr = bs_pipe_finish(&io_pipe, ok);
+    int werr = bscli_pipe_finish(&io_pipe, ok);
     if (werr != 0) {
         fprintf(stderr, "bitslice: writing %s: %s\n", o.out, strerror(werr));
         ok = 0;
     }
     report(&o, &ks);
-    bs_keysrc_close(&ks);
+out:
+    if (have_ks)
+        bs_keysrc_close(&ks);
     bsf_keys_wipe(&keys);
-    return close_files(&f, &o, ok);
+    return files ? close_files(&f, &o, ok) : 1;
 }
 
-int bs_cmd_open(int argc, char **argv)
+int bscli_cmd_open(int argc, char **argv)
 {
     opts o;
     int pr_ = parse(argc, argv, &o, "open");
     if (pr_ != 0)
         return pr_ > 0 ? 0 : 2;
+    static bsf_keys keys;
     io f;
+    bs_keysrc ks;
+    bscli_pipe io_pipe;
+    int have_ks = 0, ok = 0;
     if (open_files(&o, &f) != 0)
-        return close_files(&f, &o, 0);
+        goto out;
     uint8_t hdr[BSF_HEADER_LEN];
     bsf_header h;
     char err[256];
     int rerr = 0;
     if (read_full(f.in_fd, hdr, sizeof hdr, &rerr) != sizeof hdr) {
         fprintf(stderr, "bitslice: %s\n", rerr ? strerror(rerr) : "input too short for a header");
-        return close_files(&f, &o, 0);
+        goto out;
     }
     if (bsf_header_decode(hdr, &h, err, sizeof err) != 0) {
         fprintf(stderr, "bitslice: %s\n", err);
-        return close_files(&f, &o, 0);
+        goto out;
     }
     uint8_t master[32], tag[32];
-    static bsf_keys keys;
     if (master_key(&o, &h, 0, master) != 0)
-        return close_files(&f, &o, 0);
+        goto out;
     int kr = bsf_keys_derive(&keys, master, h.nonce);
     bs_wipe(master, sizeof master);
     if (kr != 0) {
         fprintf(stderr, "bitslice: RIJNDAEL-256 is not compiled in, or HKDF failed\n");
-        return close_files(&f, &o, 0);
+        goto out;
     }
     bsf_header_tag(&keys, hdr, tag);
     if (bs_ct_memcmp(tag, h.tag, 32) != 0) {
         fprintf(stderr, "bitslice: wrong key or passphrase, or the header is corrupted "
                         "(header authentication failed)\n");
-        bsf_keys_wipe(&keys);
-        return close_files(&f, &o, 0);
+        goto out;
     }
     const size_t cs = (size_t)1 << h.chunk_log2, rec = cs + BSF_TAG_LEN;
     uint64_t body = f.in_regular && f.in_size >= BSF_HEADER_LEN ? f.in_size - BSF_HEADER_LEN : 0;
     uint64_t nchunks = f.in_regular ? (body + rec - 1) / rec : 0;
-    bs_keysrc ks;
-    bs_pipe io_pipe;
     if (bs_keysrc_init(&ks, &keys, cs, !o.no_daemon, o.socket, o.verbose) != 0) {
         fprintf(stderr, "bitslice: out of memory\n");
-        bsf_keys_wipe(&keys);
-        return close_files(&f, &o, 0);
+        goto out;
     }
-    if (bs_pipe_start(&io_pipe, f.in_fd, f.out, rec, rec) != 0) {
+    have_ks = 1;
+    if (bscli_pipe_start(&io_pipe, f.in_fd, f.out, rec, rec) != 0) {
         fprintf(stderr, "bitslice: out of memory or threads\n");
-        bs_keysrc_close(&ks);
-        bsf_keys_wipe(&keys);
-        return close_files(&f, &o, 0);
+        goto out;
     }
     progress pr = {isatty(2) && !o.quiet, body, 0, {0, 0}, {0, 0}};
     clock_gettime(CLOCK_MONOTONIC, &pr.t0);
     for (uint64_t i = 0; i < BS_KEYSRC_SLOTS && (nchunks == 0 || i < nchunks); i++)
         bs_keysrc_request(&ks, i, nchunks != 0 && i + 1 == nchunks, cs);
-    int ok = 1;
+    ok = 1;
     for (uint64_t i = 0;; i++) {
-        bs_pipe_slot *s = bs_pipe_next(&io_pipe);
+        bscli_pipe_slot *s = bscli_pipe_next(&io_pipe);
         if (s == NULL) {
-            ok = 0; /* a write failed: bs_pipe_finish says why */
+            ok = 0; /* a write failed: bscli_pipe_finish says why */
             break;
         }
         if (s->rerr != 0) {
@@ -609,19 +611,21 @@ int bs_cmd_open(int argc, char **argv)
             ok = 0;
             break;
         }
-        bs_pipe_put(&io_pipe, len);
+        bscli_pipe_put(&io_pipe, len);
         progress_update(&pr, n, last);
         if (last)
             break;
     }
-    int werr = bs_pipe_finish(&io_pipe, ok);
+    int werr = bscli_pipe_finish(&io_pipe, ok);
     if (werr != 0) {
         fprintf(stderr, "bitslice: writing %s: %s\n", o.out, strerror(werr));
         ok = 0;
     }
     if (ok)
         report(&o, &ks);
-    bs_keysrc_close(&ks);
+out:
+    if (have_ks)
+        bs_keysrc_close(&ks);
     bsf_keys_wipe(&keys);
     return close_files(&f, &o, ok);
 }

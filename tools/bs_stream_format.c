@@ -75,8 +75,10 @@ int bsf_keys_derive(bsf_keys *k, const uint8_t master[32], const uint8_t nonce[1
     k->cipher = bs_block_cipher_by_name("RIJNDAEL-256");
     if (k->cipher == NULL)
         return -1;
-    if (bs_kdf_hkdf(master, 32, nonce, 16, "bitslice-stream-v1 header", k->header_key, 32) != 0 ||
-        bs_kdf_hkdf(master, 32, nonce, 16, "bitslice-stream-v1 payload", k->payload_key, 32) != 0 ||
+    if (bscli_kdf_hkdf(master, 32, nonce, 16, "bitslice-stream-v1 header", k->header_key, 32) !=
+            0 ||
+        bscli_kdf_hkdf(master, 32, nonce, 16, "bitslice-stream-v1 payload", k->payload_key, 32) !=
+            0 ||
         bs_gcm256_set_key(&k->payload_gcm, k->payload_key, 32) != BS_OK) {
         bsf_keys_wipe(k);
         return -1;

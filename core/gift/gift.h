@@ -181,7 +181,8 @@ BS_FN void bs_gift_transpose32(uint32_t x[32])
 }
 
 /*
- * BS_GIFT_DEFINE(W, SFX) defines, for word type W (one bit per lane):
+ * gift_rounds.inc.h (a template include, bs_common.h; instantiated below) defines, for word type
+ * BS_W (one bit per lane) and name suffix SFX:
  *
  *   bs_gift_sbox_nn_SFX(&y0, &y1, &y2, &y3, x0, x1, x2, x3): the GIFT S-box on bits x0 (LSB)
  *     .. x3, except that y0 comes out complemented: the designers' bitsliced circuit without its
@@ -220,141 +221,6 @@ BS_FN void bs_gift_transpose32(uint32_t x[32])
     x1 ^= x3;                                                                                      \
     x2 ^= ~x0 & x1
 
-#define BS_GIFT_DEFINE(W, SFX)                                                                     \
-    BS_FN void bs_gift_sbox_nn_##SFX(W *y0, W *y1, W *y2, W *y3, W x0, W x1, W x2, W x3)           \
-    {                                                                                              \
-        BS_GIFT_SBOX_NN_STEPS(x0, x1, x2, x3);                                                     \
-        *y0 = x3;                                                                                  \
-        *y1 = x1;                                                                                  \
-        *y2 = x2;                                                                                  \
-        *y3 = x0;                                                                                  \
-    }                                                                                              \
-                                                                                                   \
-    BS_FN void bs_gift_sbox_##SFX(W *y0, W *y1, W *y2, W *y3, W x0, W x1, W x2, W x3)              \
-    {                                                                                              \
-        bs_gift_sbox_nn_##SFX(y0, y1, y2, y3, x0, x1, x2, x3);                                     \
-        *y0 = ~*y0;                                                                                \
-    }                                                                                              \
-                                                                                                   \
-    /* x0 and x3 enter complemented; y0, y2 and y3 leave complemented (4 ANDN, 6 XOR). */          \
-    BS_FN void bs_gift_sbox_andn_##SFX(W *y0, W *y1, W *y2, W *y3, W x0, W x1, W x2, W x3)         \
-    {                                                                                              \
-        BS_GIFT_SBOX_ANDN_STEPS(x0, x1, x2, x3);                                                   \
-        *y0 = x3;                                                                                  \
-        *y1 = x1;                                                                                  \
-        *y2 = x2;                                                                                  \
-        *y3 = x0;                                                                                  \
-    }                                                                                              \
-                                                                                                   \
-    BS_FN W bs_gift_mask_##SFX(uint32_t v, unsigned i)                                             \
-    {                                                                                              \
-        return (W)0 - (W)((v >> i) & 1);                                                           \
-    }                                                                                              \
-                                                                                                   \
-    BS_FN void bs_gift64_expand_##SFX(W *m, uint32_t rk, unsigned rc)                              \
-    {                                                                                              \
-        for (unsigned n = 0; n < 16; n++) {                                                        \
-            m[n] = ~bs_gift_mask_##SFX(rk, n);                                                     \
-            m[16 + n] = bs_gift_mask_##SFX(rk, 16 + n);                                            \
-        }                                                                                          \
-        for (unsigned i = 0; i < 6; i++)                                                           \
-            m[32 + i] = bs_gift_mask_##SFX(rc, i);                                                 \
-    }                                                                                              \
-                                                                                                   \
-    BS_FN void bs_gift128_expand_x_##SFX(W *m, uint32_t u, uint32_t v, unsigned rc, W flip_u)      \
-    {                                                                                              \
-        for (unsigned n = 0; n < 32; n++) {                                                        \
-            m[n] = bs_gift_mask_##SFX(v, n);                                                       \
-            m[32 + n] = bs_gift_mask_##SFX(u, n) ^ flip_u;                                         \
-        }                                                                                          \
-        for (unsigned i = 0; i < 6; i++)                                                           \
-            m[64 + i] = bs_gift_mask_##SFX(rc, i);                                                 \
-    }                                                                                              \
-                                                                                                   \
-    BS_FN void bs_gift128_expand_##SFX(W *m, uint32_t u, uint32_t v, unsigned rc)                  \
-    {                                                                                              \
-        bs_gift128_expand_x_##SFX(m, u, v, rc, (W)0);                                              \
-    }                                                                                              \
-                                                                                                   \
-    BS_FN void bs_gift128_expand_andn_##SFX(W *m, uint32_t u, uint32_t v, unsigned rc)             \
-    {                                                                                              \
-        bs_gift128_expand_x_##SFX(m, u, v, rc, ~(W)0);                                             \
-    }                                                                                              \
-                                                                                                   \
-    BS_FN void bs_gift64_nibble_##SFX(W *BS_GIFT_RESTRICT d, const W *BS_GIFT_RESTRICT s,          \
-                                      const W *BS_GIFT_RESTRICT m, unsigned n)                     \
-    {                                                                                              \
-        W y0, y1, y2, y3;                                                                          \
-        bs_gift_sbox_nn_##SFX(&y0, &y1, &y2, &y3, s[4 * n], s[4 * n + 1], s[4 * n + 2],            \
-                              s[4 * n + 3]);                                                       \
-        d[4 * BS_GIFT64_PN(n, 0)] = y0 ^ m[BS_GIFT64_PN(n, 0)];                                    \
-        d[4 * BS_GIFT64_PN(n, 1) + 1] = y1 ^ m[16 + BS_GIFT64_PN(n, 1)];                           \
-        d[4 * BS_GIFT64_PN(n, 2) + 2] = y2;                                                        \
-        d[4 * BS_GIFT64_PN(n, 3) + 3] = y3;                                                        \
-    }                                                                                              \
-                                                                                                   \
-    BS_FN void bs_gift64_round_##SFX(W *BS_GIFT_RESTRICT d, const W *BS_GIFT_RESTRICT s,           \
-                                     const W *BS_GIFT_RESTRICT m)                                  \
-    {                                                                                              \
-        BS_GIFT_REPEAT16(bs_gift64_nibble_##SFX, d, s, m, 0);                                      \
-        for (unsigned i = 0; i < 6; i++)                                                           \
-            d[4 * i + 3] ^= m[32 + i];                                                             \
-        d[63] = ~d[63];                                                                            \
-    }                                                                                              \
-                                                                                                   \
-    BS_FN void bs_gift128_nibble_##SFX(W *BS_GIFT_RESTRICT d, const W *BS_GIFT_RESTRICT s,         \
-                                       const W *BS_GIFT_RESTRICT m, unsigned n)                    \
-    {                                                                                              \
-        W y0, y1, y2, y3;                                                                          \
-        bs_gift_sbox_##SFX(&y0, &y1, &y2, &y3, s[4 * n], s[4 * n + 1], s[4 * n + 2],               \
-                           s[4 * n + 3]);                                                          \
-        d[4 * BS_GIFT128_PN(n, 0)] = y0;                                                           \
-        d[4 * BS_GIFT128_PN(n, 1) + 1] = y1 ^ m[BS_GIFT128_PN(n, 1)];                              \
-        d[4 * BS_GIFT128_PN(n, 2) + 2] = y2 ^ m[32 + BS_GIFT128_PN(n, 2)];                         \
-        d[4 * BS_GIFT128_PN(n, 3) + 3] = y3;                                                       \
-    }                                                                                              \
-                                                                                                   \
-    BS_FN void bs_gift128_round_##SFX(W *BS_GIFT_RESTRICT d, const W *BS_GIFT_RESTRICT s,          \
-                                      const W *BS_GIFT_RESTRICT m)                                 \
-    {                                                                                              \
-        BS_GIFT_REPEAT16(bs_gift128_nibble_##SFX, d, s, m, 0);                                     \
-        BS_GIFT_REPEAT16(bs_gift128_nibble_##SFX, d, s, m, 16);                                    \
-        for (unsigned i = 0; i < 6; i++)                                                           \
-            d[4 * i + 3] ^= m[64 + i];                                                             \
-        d[127] = ~d[127];                                                                          \
-    }                                                                                              \
-                                                                                                   \
-    BS_FN void bs_gift128_nibble_andn_##SFX(W *BS_GIFT_RESTRICT d, const W *BS_GIFT_RESTRICT s,    \
-                                            const W *BS_GIFT_RESTRICT m, unsigned n)               \
-    {                                                                                              \
-        W y0, y1, y2, y3;                                                                          \
-        bs_gift_sbox_andn_##SFX(&y0, &y1, &y2, &y3, s[4 * n], s[4 * n + 1], s[4 * n + 2],          \
-                                s[4 * n + 3]);                                                     \
-        d[4 * BS_GIFT128_PN(n, 0)] = y0;                                                           \
-        d[4 * BS_GIFT128_PN(n, 1) + 1] = y1 ^ m[BS_GIFT128_PN(n, 1)];                              \
-        d[4 * BS_GIFT128_PN(n, 2) + 2] = y2 ^ m[32 + BS_GIFT128_PN(n, 2)];                         \
-        d[4 * BS_GIFT128_PN(n, 3) + 3] = y3;                                                       \
-    }                                                                                              \
-                                                                                                   \
-    BS_FN void bs_gift128_round_andn_##SFX(W *BS_GIFT_RESTRICT d, const W *BS_GIFT_RESTRICT s,     \
-                                           const W *BS_GIFT_RESTRICT m)                            \
-    {                                                                                              \
-        BS_GIFT_REPEAT16(bs_gift128_nibble_andn_##SFX, d, s, m, 0);                                \
-        BS_GIFT_REPEAT16(bs_gift128_nibble_andn_##SFX, d, s, m, 16);                               \
-        for (unsigned i = 0; i < 6; i++)                                                           \
-            d[4 * i + 3] ^= m[64 + i];                                                             \
-        d[127] = ~d[127];                                                                          \
-    }                                                                                              \
-                                                                                                   \
-    /* Complements bits 0 and 3 of every nibble: into and out of the andn rounds. */               \
-    BS_FN void bs_gift128_flip03_##SFX(W *s)                                                       \
-    {                                                                                              \
-        for (unsigned n = 0; n < 32; n++) {                                                        \
-            s[4 * n] = ~s[4 * n];                                                                  \
-            s[4 * n + 3] = ~s[4 * n + 3];                                                          \
-        }                                                                                          \
-    }
-
 /* f(d, s, m, base + 0) ... f(d, s, m, base + 15), written out so every index is a constant. */
 #define BS_GIFT_REPEAT4(f, d, s, m, b)                                                             \
     f(d, s, m, (b) + 0);                                                                           \
@@ -367,8 +233,16 @@ BS_FN void bs_gift_transpose32(uint32_t x[32])
     BS_GIFT_REPEAT4(f, d, s, m, (b) + 8);                                                          \
     BS_GIFT_REPEAT4(f, d, s, m, (b) + 12)
 
-BS_GIFT_DEFINE(uint64_t, u64)
-BS_GIFT_DEFINE(uint32_t, u32)
+#define BS_W uint64_t
+#define BS_SFX u64
+#include "gift_rounds.inc.h"
+#undef BS_W
+#undef BS_SFX
+#define BS_W uint32_t
+#define BS_SFX u32
+#include "gift_rounds.inc.h"
+#undef BS_W
+#undef BS_SFX
 
 /*
  * The fixsliced 32-bit MCU variants (gift_fix32.c): rk from the key schedule, 3 words per

@@ -183,17 +183,20 @@ int bs_ctr_crypt(bs_ctr_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
         return err;
 
     size_t avail = ctx->ahead_len - ctx->ahead_pos;
-    size_t take = avail < len ? avail : len;
-    bs_keystream_xor(out, in, ctx->ahead + ctx->ahead_pos, take);
-    ctx->ahead_pos += (unsigned)take;
-    out += take;
-    in += take;
-    len -= take;
-    if (len == 0)
-        return BS_OK;
-    /* ahead[] is used up: drop it */
-    bs_wipe(ctx->ahead, ctx->ahead_len);
-    ctx->ahead_len = ctx->ahead_pos = 0;
+    if (avail > 0) {
+        size_t take = avail < len ? avail : len;
+        bs_keystream_xor(out, in, ctx->ahead + ctx->ahead_pos, take);
+        ctx->ahead_pos += (unsigned)take;
+        out += take;
+        in += take;
+        len -= take;
+        if (len == 0)
+            return BS_OK;
+    }
+    if (ctx->ahead_len != 0) { /* ahead[] is used up: drop it */
+        bs_wipe(ctx->ahead, ctx->ahead_len);
+        ctx->ahead_len = ctx->ahead_pos = 0;
+    }
 
     uint64_t lanes = ctx->cipher->lanes < BS_LANES_MAX ? ctx->cipher->lanes : BS_LANES_MAX;
     if (lanes > BS_CTR_AHEAD_BYTES / bl)

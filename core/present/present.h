@@ -6,7 +6,8 @@
  * on the GPU and on 32-bit MCUs: 32 lanes). Lane l (bit l of every word) is block l of the batch.
  * A block is the big-endian integer of its 8 bytes and bit i is 2^i (docs/spec/algorithms.md),
  * so after packing, bit l of x[i] is bit i of block l: x[0] holds the least significant bits,
- * x[63] the most significant ones. Packing is a 64x64 (host) or two 32x32 (32-lane) bit-matrix transposes.
+ * x[63] the most significant ones. Packing is a 64x64 (host) or two 32x32 (32-lane) bit-matrix
+ * transposes.
  *
  * pLayer as renaming. Write a bit index as three base-4 digits, i = 16 d2 + 4 d1 + d0. The
  * pLayer P(i) = 16 i mod 63 (P(63) = 63) is then the digit rotation (d2, d1, d0) -> (d0, d2, d1),
@@ -83,98 +84,25 @@
     BS_PRESENT_SB(SFX, x, k, ph, 15)
 
 /*
- * Defines, for word type T and name suffix SFX:
+ * present_rounds.inc.h (below) defines, for word type BS_W and name suffix BS_SFX:
  *   bs_present_sbox_SFX(&x3, &x2, &x1, &x0)     the exact S-box, in place;
  *   bs_present_sbox_n_SFX(&x3, &x2, &x1, &x0)   the same with outputs 3 and 2 complemented (13
  *                                               gates when AND-NOT is one instruction);
  *   bs_present_roundP_SFX(x, rk), P = 0, 1, 2   AddRoundKey + sBoxLayer in phase P (the pLayer
  *                                               is the move to phase P + 1 mod 3);
  *   bs_present_rounds_SFX(x, rk)                all 31 rounds and the final key;
- *   bs_present_expand_keys_SFX(rk, K)           K[0..31] -> 32 * 64 lane masks of type T.
+ *   bs_present_expand_keys_SFX(rk, K)           K[0..31] -> 32 * 64 lane masks of type BS_W.
  */
-#define BS_PRESENT_DEFINE(T, SFX)                                                                  \
-    BS_FN void bs_present_sbox_##SFX(T *p3, T *p2, T *p1, T *p0)                                   \
-    {                                                                                              \
-        T x3 = *p3, x2 = *p2, x1 = *p1, x0 = *p0;                                                  \
-        BS_PRESENT_SBOX_BODY(T);                                                                   \
-        T v = ~u;                                                                                  \
-        *p3 = y1 ^ v;                                                                              \
-        *p2 = t3 ^ (v | t5);                                                                       \
-        *p1 = y1;                                                                                  \
-        *p0 = y0;                                                                                  \
-    }                                                                                              \
-                                                                                                   \
-    BS_FN void bs_present_sbox_n_##SFX(T *p3, T *p2, T *p1, T *p0)                                 \
-    {                                                                                              \
-        T x3 = *p3, x2 = *p2, x1 = *p1, x0 = *p0;                                                  \
-        BS_PRESENT_SBOX_BODY(T);                                                                   \
-        *p3 = y1 ^ u;                                                                              \
-        *p2 = t3 ^ (u & ~t5);                                                                      \
-        *p1 = y1;                                                                                  \
-        *p0 = y0;                                                                                  \
-    }                                                                                              \
-                                                                                                   \
-    /* S-box on words a > b > c > d (its input bits 3..0), after adding their key words. */        \
-    BS_FN void bs_present_sbox_key_##SFX(T *x, const T *k, unsigned a, unsigned b, unsigned c,     \
-                                         unsigned d)                                               \
-    {                                                                                              \
-        T x3 = x[a] ^ k[a], x2 = x[b] ^ k[b], x1 = x[c] ^ k[c], x0 = x[d] ^ k[d];                  \
-        bs_present_sbox_n_##SFX(&x3, &x2, &x1, &x0);                                               \
-        x[a] = x3;                                                                                 \
-        x[b] = x2;                                                                                 \
-        x[c] = x1;                                                                                 \
-        x[d] = x0;                                                                                 \
-    }                                                                                              \
-                                                                                                   \
-    /* One round in each phase: AddRoundKey and sBoxLayer; the pLayer is the phase change. */      \
-    BS_FN void bs_present_round0_##SFX(T *x, const T *k)                                           \
-    {                                                                                              \
-        BS_PRESENT_SBOX_LAYER(SFX, x, k, 0);                                                       \
-    }                                                                                              \
-    /* n S-boxes whose input words are a + i > b + i > c + i > d + i, i < n (SIMD-friendly). */    \
-    BS_FN void bs_present_sbox_run_##SFX(T *x, const T *k, unsigned a, unsigned b, unsigned c,     \
-                                         unsigned d, unsigned n)                                   \
-    {                                                                                              \
-        for (unsigned i = 0; i < n; i++)                                                           \
-            bs_present_sbox_key_##SFX(x, k, a + i, b + i, c + i, d + i);                           \
-    }                                                                                              \
-    /* Phase 1: S-box 4 jh + jl reads words 16 jl + 4 b + jh, contiguous in jh. */                 \
-    BS_FN void bs_present_round1_##SFX(T *x, const T *k)                                           \
-    {                                                                                              \
-        bs_present_sbox_run_##SFX(x, k, 12, 8, 4, 0, 4);                                           \
-        bs_present_sbox_run_##SFX(x, k, 28, 24, 20, 16, 4);                                        \
-        bs_present_sbox_run_##SFX(x, k, 44, 40, 36, 32, 4);                                        \
-        bs_present_sbox_run_##SFX(x, k, 60, 56, 52, 48, 4);                                        \
-    }                                                                                              \
-    /* Phase 2: S-box j reads words 16 b + j, contiguous in j. */                                  \
-    BS_FN void bs_present_round2_##SFX(T *x, const T *k)                                           \
-    {                                                                                              \
-        bs_present_sbox_run_##SFX(x, k, 48, 32, 16, 0, 16);                                        \
-    }                                                                                              \
-                                                                                                   \
-    BS_FN void bs_present_rounds_##SFX(T *x, const T *rk)                                          \
-    {                                                                                              \
-        for (unsigned r = 0; r < 30; r += 3) {                                                     \
-            bs_present_round0_##SFX(x, rk + 64 * r);                                               \
-            bs_present_round1_##SFX(x, rk + 64 * (r + 1));                                         \
-            bs_present_round2_##SFX(x, rk + 64 * (r + 2));                                         \
-        }                                                                                          \
-        bs_present_round0_##SFX(x, rk + 64 * 30);                                                  \
-        for (unsigned i = 0; i < 64; i++)                                                          \
-            x[i] ^= rk[64 * 31 + i];                                                               \
-    }                                                                                              \
-                                                                                                   \
-    BS_FN void bs_present_expand_keys_##SFX(T *rk, const uint64_t *K)                              \
-    {                                                                                              \
-        for (unsigned r = 0; r < BS_PRESENT_ROUND_KEYS; r++) {                                     \
-            uint64_t kr = K[r] ^ (r != 0 ? BS_PRESENT_KEY_NOT : 0);                                \
-            for (unsigned i = 0; i < 64; i++)                                                      \
-                rk[64 * r + BS_PRESENT_POS(r % 3, i)] = (T)0 - (T)((kr >> i) & 1);                 \
-        }                                                                                          \
-    }
-
-BS_PRESENT_DEFINE(uint64_t, u64)
-BS_PRESENT_DEFINE(uint32_t, u32)
+#define BS_W uint64_t
+#define BS_SFX u64
+#include "present_rounds.inc.h"
+#undef BS_W
+#undef BS_SFX
+#define BS_W uint32_t
+#define BS_SFX u32
+#include "present_rounds.inc.h"
+#undef BS_W
+#undef BS_SFX
 
 /* The S-box on the low nibble of v, constant-time (the circuit on single bits). */
 BS_FN uint64_t bs_present_sbox_nibble(uint64_t v)
@@ -185,42 +113,78 @@ BS_FN uint64_t bs_present_sbox_nibble(uint64_t v)
 }
 
 /*
- * PRESENT-80 key schedule (paper, section 3): the 80-bit register k79..k0 is hi (k79..k64, 16
- * bits) and lo (k63..k0). K(i) = k79..k16; then rotate left by 61, S-box on k79..k76,
- * k19..k15 ^= i. key: 10 bytes, k79 first.
+ * The key registers, one round key at a time: load, then K(i) = bs_present_key_get before
+ * update i. The 32-bit core slices each key as it comes (no table of 32 keys to wipe); the
+ * round_keys functions below fill the table. In both registers hi is the round key itself.
+ *
+ * PRESENT-80 (paper, section 3): the 80-bit register k79..k0 is hi (k79..k16) and lo (k15..k0,
+ * 16 bits). K(i) = k79..k16; then rotate left by 61, S-box on k79..k76, k19..k15 ^= i. key: 10
+ * bytes, k79 first.
  */
-BS_FN void bs_present80_round_keys(uint64_t *K, const uint8_t *key)
+typedef struct bs_present_key_reg {
+    uint64_t hi, lo;
+} bs_present_key_reg;
+
+BS_FN uint64_t bs_present_key_get(const bs_present_key_reg *r)
 {
-    uint64_t hi = ((uint64_t)key[0] << 8) | key[1];
-    uint64_t lo = bs_load_be64(key + 2);
-    for (unsigned i = 1; i <= BS_PRESENT_ROUND_KEYS; i++) {
-        K[i - 1] = (hi << 48) | (lo >> 16);
-        /* rotate left by 61 = rotate right by 19 over 80 bits */
-        uint64_t nlo = (lo >> 19) | (hi << 45) | (lo << 61);
-        hi = (lo >> 3) & 0xffff;
-        lo = nlo;
-        hi = (hi & 0x0fff) | (bs_present_sbox_nibble(hi >> 12) << 12);
-        lo ^= (uint64_t)i << 15;
-    }
+    return r->hi;
+}
+
+BS_FN void bs_present80_key_load(bs_present_key_reg *r, const uint8_t *key)
+{
+    r->hi = bs_load_be64(key);
+    r->lo = ((uint64_t)key[8] << 8) | key[9];
+}
+
+BS_FN void bs_present80_key_update(bs_present_key_reg *r, unsigned i)
+{
+    const uint64_t hi = r->hi, lo = r->lo;
+    /* rotate left by 61 = right by 19 over 80 bits: k18..k0 (hi's low 3 bits, lo) go on top */
+    uint64_t nhi = (hi >> 19) | (lo << 45) | ((hi & 7) << 61);
+    nhi = (nhi & 0x0fffffffffffffffULL) | (bs_present_sbox_nibble(nhi >> 60) << 60);
+    /* k19..k16 are hi's low 4 bits, k15 is lo's top bit */
+    r->hi = nhi ^ (i >> 1);
+    r->lo = ((hi >> 3) & 0xffff) ^ ((uint64_t)(i & 1) << 15);
 }
 
 /*
- * PRESENT-128 key schedule (paper, appendix II): register k127..k0 = hi, lo. K(i) = hi; then
- * rotate left by 61, S-box on k127..k124 and k123..k120, k66..k62 ^= i. key: 16 bytes, k127 first.
+ * PRESENT-128 (paper, appendix II): register k127..k0 = hi, lo. K(i) = hi; then rotate left by
+ * 61, S-box on k127..k124 and k123..k120, k66..k62 ^= i. key: 16 bytes, k127 first.
  */
+BS_FN void bs_present128_key_load(bs_present_key_reg *r, const uint8_t *key)
+{
+    r->hi = bs_load_be64(key);
+    r->lo = bs_load_be64(key + 8);
+}
+
+BS_FN void bs_present128_key_update(bs_present_key_reg *r, unsigned i)
+{
+    const uint64_t hi = r->hi, lo = r->lo;
+    uint64_t nhi = (hi << 61) | (lo >> 3);
+    r->lo = ((lo << 61) | (hi >> 3)) ^ ((uint64_t)(i & 3) << 62);
+    nhi = (nhi & 0x00ffffffffffffffULL) | (bs_present_sbox_nibble(nhi >> 60) << 60) |
+          (bs_present_sbox_nibble(nhi >> 56) << 56);
+    r->hi = nhi ^ ((uint64_t)i >> 2);
+}
+
+/* All 32 round keys K(1..32) into K. */
+BS_FN void bs_present80_round_keys(uint64_t *K, const uint8_t *key)
+{
+    bs_present_key_reg r;
+    bs_present80_key_load(&r, key);
+    for (unsigned i = 1; i <= BS_PRESENT_ROUND_KEYS; i++) {
+        K[i - 1] = bs_present_key_get(&r);
+        bs_present80_key_update(&r, i);
+    }
+}
+
 BS_FN void bs_present128_round_keys(uint64_t *K, const uint8_t *key)
 {
-    uint64_t hi = bs_load_be64(key);
-    uint64_t lo = bs_load_be64(key + 8);
+    bs_present_key_reg r;
+    bs_present128_key_load(&r, key);
     for (unsigned i = 1; i <= BS_PRESENT_ROUND_KEYS; i++) {
-        K[i - 1] = hi;
-        uint64_t nhi = (hi << 61) | (lo >> 3);
-        lo = (lo << 61) | (hi >> 3);
-        hi = nhi;
-        hi = (hi & 0x00ffffffffffffffULL) | (bs_present_sbox_nibble(hi >> 60) << 60) |
-             (bs_present_sbox_nibble(hi >> 56) << 56);
-        hi ^= (uint64_t)i >> 2;
-        lo ^= (uint64_t)(i & 3) << 62;
+        K[i - 1] = bs_present_key_get(&r);
+        bs_present128_key_update(&r, i);
     }
 }
 

@@ -16,7 +16,7 @@
  * pLayer with period 2).
  *
  * S-box and key schedule: present.h's (bs_present_sbox_u32, the circuit the 64-lane core and
- * the GPU use; bs_present80/128_round_keys), so there is one of each.
+ * the GPU use; its key registers, bs_present80/128_key_*), so there is one of each.
  */
 #include "bitslice.h"
 #include "present.h"
@@ -62,6 +62,13 @@ static inline uint32_t swap_halves(uint32_t x)
         PLAYER(&s0, &s1, &s2, &s3);                                                                \
     } while (0)
 
+/*
+ * flatten: present.h's S-box and the pLayer helpers take pointers; where they stay calls (-Os
+ * would keep them so), the four slices go through memory every round.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((flatten))
+#endif
 void bs_present_bs32_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in)
 {
     uint32_t w[4], s[4];
@@ -102,27 +109,33 @@ static void slice_key(uint32_t *rk, uint64_t k, uint32_t r)
             rk[i] = swap_halves(rk[i]);
 }
 
-/* present.h's round keys K(1..32), sliced. */
-static void slice_keys(bs_key_schedule *ks, uint64_t K[BS_PRESENT_ROUND_KEYS])
-{
-    uint32_t *rk = (uint32_t *)ks->w;
-    for (uint32_t r = 1; r <= BS_PRESENT_ROUND_KEYS; r++)
-        slice_key(rk + 4 * (r - 1), K[r - 1], r);
-    bs_wipe(K, BS_PRESENT_ROUND_KEYS * sizeof K[0]);
-}
-
+/*
+ * present.h's key register, each round key sliced as it comes: no table of 32 keys on the stack
+ * (wiping one cost ~1,000 instructions on the Cortex-M4, picolibc's memset being byte-wise), only
+ * the register to wipe.
+ */
 static void present80_set_key(bs_key_schedule *ks, const uint8_t *key)
 {
-    uint64_t K[BS_PRESENT_ROUND_KEYS];
-    bs_present80_round_keys(K, key);
-    slice_keys(ks, K);
+    uint32_t *rk = (uint32_t *)ks->w;
+    bs_present_key_reg reg;
+    bs_present80_key_load(&reg, key);
+    for (uint32_t r = 1; r <= BS_PRESENT_ROUND_KEYS; r++) {
+        slice_key(rk + 4 * (r - 1), bs_present_key_get(&reg), r);
+        bs_present80_key_update(&reg, r);
+    }
+    bs_wipe(&reg, sizeof reg);
 }
 
 static void present128_set_key(bs_key_schedule *ks, const uint8_t *key)
 {
-    uint64_t K[BS_PRESENT_ROUND_KEYS];
-    bs_present128_round_keys(K, key);
-    slice_keys(ks, K);
+    uint32_t *rk = (uint32_t *)ks->w;
+    bs_present_key_reg reg;
+    bs_present128_key_load(&reg, key);
+    for (uint32_t r = 1; r <= BS_PRESENT_ROUND_KEYS; r++) {
+        slice_key(rk + 4 * (r - 1), bs_present_key_get(&reg), r);
+        bs_present128_key_update(&reg, r);
+    }
+    bs_wipe(&reg, sizeof reg);
 }
 
 static void present_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,

@@ -41,146 +41,38 @@
 #define BS_R256_WORDS 256
 
 /*
- * The S-box circuit without the affine constant, on 8 words of any unsigned type: in[j * istride]
- * holds bit j of the input, out[j * ostride] receives bit j of the output (in place is fine).
- * Instantiated below for uint64_t and uint32_t.
+ * The S-box circuit without the affine constant, on 8 words (rijndael256_sbox.inc.h):
+ * bs_r256_sbox64 and bs_r256_sbox32. Then the rounds after SubBytes and the whole cipher on one
+ * bitsliced state (rijndael256_rounds.inc.h): bs_r256_round<SFX>_last / _mix and
+ * bs_r256_encrypt<SFX>(q, rk) for 64 lanes (SFX 64), 32 lanes (32), and 32 lanes keyed by the
+ * 64-lane masks (32k64: a mask's low half is the 32-lane mask).
  */
-#define BS_R256_DEFINE_SBOX(name, W)                                                               \
-    BS_FN void name(W *out, size_t ostride, const W *in, size_t istride)                           \
-    {                                                                                              \
-        const W U0 = in[7 * istride], U1 = in[6 * istride], U2 = in[5 * istride];                  \
-        const W U3 = in[4 * istride], U4 = in[3 * istride], U5 = in[2 * istride];                  \
-        const W U6 = in[istride], U7 = in[0];                                                      \
-        /* top linear layer */                                                                     \
-        const W T1 = U0 ^ U3, T2 = U0 ^ U5, T3 = U0 ^ U6, T4 = U3 ^ U5, T5 = U4 ^ U6;              \
-        const W T6 = T1 ^ T5, T7 = U1 ^ U2, T8 = U7 ^ T6, T9 = U7 ^ T7, T10 = T6 ^ T7;             \
-        const W T11 = U1 ^ U5, T12 = U2 ^ U5, T13 = T3 ^ T4, T14 = T6 ^ T11;                       \
-        const W T15 = T5 ^ T11, T16 = T5 ^ T12, T17 = T9 ^ T16, T18 = U3 ^ U7;                     \
-        const W T19 = T7 ^ T18, T20 = T1 ^ T19, T21 = U6 ^ U7, T22 = T7 ^ T21;                     \
-        const W T23 = T2 ^ T22, T24 = T2 ^ T10, T25 = T20 ^ T17, T26 = T3 ^ T16;                   \
-        const W T27 = T1 ^ T12;                                                                    \
-        /* shared nonlinear middle: inversion in GF(2^4)^2 */                                      \
-        const W M1 = T13 & T6, M2 = T23 & T8, M3 = T14 ^ M1, M4 = T19 & U7, M5 = M4 ^ M1;          \
-        const W M6 = T3 & T16, M7 = T22 & T9, M8 = T26 ^ M6, M9 = T20 & T17, M10 = M9 ^ M6;        \
-        const W M11 = T1 & T15, M12 = T4 & T27, M13 = M12 ^ M11, M14 = T2 & T10;                   \
-        const W M15 = M14 ^ M11, M16 = M3 ^ M2, M17 = M5 ^ T24, M18 = M8 ^ M7;                     \
-        const W M19 = M10 ^ M15, M20 = M16 ^ M13, M21 = M17 ^ M15, M22 = M18 ^ M13;                \
-        const W M23 = M19 ^ T25, M24 = M22 ^ M23, M25 = M22 & M20, M26 = M21 ^ M25;                \
-        const W M27 = M20 ^ M21, M28 = M23 ^ M25, M29 = M28 & M27, M30 = M26 & M24;                \
-        const W M31 = M20 & M23, M32 = M27 & M31, M33 = M27 ^ M25, M34 = M21 & M22;                \
-        const W M35 = M24 & M34, M36 = M24 ^ M25, M37 = M21 ^ M29, M38 = M32 ^ M33;                \
-        const W M39 = M23 ^ M30, M40 = M35 ^ M36, M41 = M38 ^ M40, M42 = M37 ^ M39;                \
-        const W M43 = M37 ^ M38, M44 = M39 ^ M40, M45 = M42 ^ M41;                                 \
-        const W M46 = M44 & T6, M47 = M40 & T8, M48 = M39 & U7, M49 = M43 & T16;                   \
-        const W M50 = M38 & T9, M51 = M37 & T17, M52 = M42 & T15, M53 = M45 & T27;                 \
-        const W M54 = M41 & T10, M55 = M44 & T13, M56 = M40 & T23, M57 = M39 & T19;                \
-        const W M58 = M43 & T3, M59 = M38 & T22, M60 = M37 & T20, M61 = M42 & T1;                  \
-        const W M62 = M45 & T4, M63 = M41 & T2;                                                    \
-        /* bottom linear layer */                                                                  \
-        const W L0 = M61 ^ M62, L1 = M50 ^ M56, L2 = M46 ^ M48, L3 = M47 ^ M55;                    \
-        const W L4 = M54 ^ M58, L5 = M49 ^ M61, L6 = M62 ^ L5, L7 = M46 ^ L3;                      \
-        const W L8 = M51 ^ M59, L9 = M52 ^ M53, L10 = M53 ^ L4, L11 = M60 ^ L2;                    \
-        const W L12 = M48 ^ M51, L13 = M50 ^ L0, L14 = M52 ^ M61, L15 = M55 ^ L1;                  \
-        const W L16 = M56 ^ L0, L17 = M57 ^ L1, L18 = M58 ^ L8, L19 = M63 ^ L4;                    \
-        const W L20 = L0 ^ L1, L21 = L1 ^ L7, L22 = L3 ^ L12, L23 = L18 ^ L2;                      \
-        const W L24 = L15 ^ L9, L25 = L6 ^ L10, L26 = L7 ^ L9, L27 = L8 ^ L10;                     \
-        const W L28 = L11 ^ L14, L29 = L11 ^ L17;                                                  \
-        /* S0..S7 = bits 7..0; the paper's XNORs on S1, S2, S6, S7 are the constant 0x63 */        \
-        out[7 * ostride] = L6 ^ L24;                                                               \
-        out[6 * ostride] = L16 ^ L26;                                                              \
-        out[5 * ostride] = L19 ^ L28;                                                              \
-        out[4 * ostride] = L6 ^ L21;                                                               \
-        out[3 * ostride] = L20 ^ L22;                                                              \
-        out[2 * ostride] = L25 ^ L29;                                                              \
-        out[1 * ostride] = L13 ^ L27;                                                              \
-        out[0 * ostride] = L6 ^ L23;                                                               \
-    }
+#define BS_W uint64_t
+#define BS_R256_SBOX bs_r256_sbox64
+#include "rijndael256_sbox.inc.h"
+#define BS_KW uint64_t
+#define BS_SFX 64
+#include "rijndael256_rounds.inc.h"
+#undef BS_W
+#undef BS_KW
+#undef BS_SFX
+#undef BS_R256_SBOX
 
-/*
- * One round after SubBytes, for any word type: ShiftRows, MixColumns (unless last) and
- * AddRoundKey, from u to s. u holds the S-box outputs with each row stored twice (plane j, row r,
- * column c at u[64j + 16r + c] and u[64j + 16r + 8 + c]), so that the rotated row that ShiftRows
- * reads is a contiguous run: row r of column c after ShiftRows is u[64j + 16r + shift[r] + c].
- * MixColumns: out_r = a_r ^ t ^ xtime(a_r ^ a_(r+1)) with t = a0 ^ a1 ^ a2 ^ a3; xtime on planes
- * is a renaming (plane j - 1 to plane j) plus the reduction by 0x1b (plane 7 into 1, 3 and 4).
- * Every innermost loop runs over the 8 columns with unit stride, so that compilers vectorize it.
- */
-#define BS_R256_DEFINE_ROUND(name, W, KW)                                                          \
-    BS_FN void name##_last(W *s, const W *u, const KW *k)                                          \
-    {                                                                                              \
-        for (int j = 0; j < 8; j++)                                                                \
-            for (int c = 0; c < 8; c++) {                                                          \
-                const W *uj = u + 64 * j + c;                                                      \
-                s[32 * j + c] = uj[0] ^ (W)k[32 * j + c];                                          \
-                s[32 * j + 8 + c] = uj[16 + 1] ^ (W)k[32 * j + 8 + c];                             \
-                s[32 * j + 16 + c] = uj[32 + 3] ^ (W)k[32 * j + 16 + c];                           \
-                s[32 * j + 24 + c] = uj[48 + 4] ^ (W)k[32 * j + 24 + c];                           \
-            }                                                                                      \
-    }                                                                                              \
-    BS_FN void name##_mix(W *s, const W *u, const KW *k)                                           \
-    {                                                                                              \
-        W v[4][8][8]; /* v[r][j][c] = plane j of a_r ^ a_(r+1) in column c */                      \
-        for (int j = 0; j < 8; j++)                                                                \
-            for (int c = 0; c < 8; c++) {                                                          \
-                const W *uj = u + 64 * j + c;                                                      \
-                const W a0 = uj[0], a1 = uj[16 + 1], a2 = uj[32 + 3], a3 = uj[48 + 4];             \
-                v[0][j][c] = a0 ^ a1;                                                              \
-                v[1][j][c] = a1 ^ a2;                                                              \
-                v[2][j][c] = a2 ^ a3;                                                              \
-                v[3][j][c] = a3 ^ a0;                                                              \
-            }                                                                                      \
-        for (int j = 0; j < 8; j++) {                                                              \
-            const int jm = (j + 7) & 7;                                                            \
-            const W red = (j == 1 || j == 3 || j == 4) ? (W) ~(W)0 : (W)0;                         \
-            for (int c = 0; c < 8; c++) {                                                          \
-                const W *uj = u + 64 * j + c;                                                      \
-                const KW *kj = k + 32 * j + c;                                                     \
-                W *sj = s + 32 * j + c;                                                            \
-                const W t = v[0][j][c] ^ v[2][j][c];                                               \
-                sj[0] = uj[0] ^ t ^ v[0][jm][c] ^ (v[0][7][c] & red) ^ (W)kj[0];                   \
-                sj[8] = uj[16 + 1] ^ t ^ v[1][jm][c] ^ (v[1][7][c] & red) ^ (W)kj[8];              \
-                sj[16] = uj[32 + 3] ^ t ^ v[2][jm][c] ^ (v[2][7][c] & red) ^ (W)kj[16];            \
-                sj[24] = uj[48 + 4] ^ t ^ v[3][jm][c] ^ (v[3][7][c] & red) ^ (W)kj[24];            \
-            }                                                                                      \
-        }                                                                                          \
-    }
-
-/*
- * The whole cipher on one bitsliced state q (256 words) with round keys as masks
- * (15 * 256 words), for any word type; sbox and round name the instances above.
- */
-#define BS_R256_DEFINE_ENCRYPT(name, W, KW, sbox, round_fn)                                        \
-    BS_FN void name(W *q, const KW *rk)                                                            \
-    {                                                                                              \
-        W u[2 * BS_R256_WORDS];                                                                    \
-        for (int i = 0; i < BS_R256_WORDS; i++)                                                    \
-            q[i] ^= (W)rk[i];                                                                      \
-        for (int round = 1; round <= BS_R256_ROUNDS; round++) {                                    \
-            for (int r = 0; r < 4; r++)                                                            \
-                for (int c = 0; c < 8; c++) {                                                      \
-                    W y[8];                                                                        \
-                    sbox(y, 1, q + 8 * r + c, 32);                                                 \
-                    for (int j = 0; j < 8; j++) {                                                  \
-                        u[64 * j + 16 * r + c] = y[j];                                             \
-                        u[64 * j + 16 * r + 8 + c] = y[j];                                         \
-                    }                                                                              \
-                }                                                                                  \
-            if (round != BS_R256_ROUNDS)                                                           \
-                round_fn##_mix(q, u, rk + BS_R256_WORDS * round);                                  \
-            else                                                                                   \
-                round_fn##_last(q, u, rk + BS_R256_WORDS * round);                                 \
-        }                                                                                          \
-    }
-
-BS_R256_DEFINE_SBOX(bs_r256_sbox64, uint64_t)
-BS_R256_DEFINE_SBOX(bs_r256_sbox32, uint32_t)
-BS_R256_DEFINE_ROUND(bs_r256_round64, uint64_t, uint64_t)
-BS_R256_DEFINE_ROUND(bs_r256_round32, uint32_t, uint32_t)
-BS_R256_DEFINE_ENCRYPT(bs_r256_encrypt64, uint64_t, uint64_t, bs_r256_sbox64, bs_r256_round64)
-BS_R256_DEFINE_ENCRYPT(bs_r256_encrypt32, uint32_t, uint32_t, bs_r256_sbox32, bs_r256_round32)
-/* 32 lanes keyed by the 64-lane masks (a mask's low half is the 32-lane mask). */
-BS_R256_DEFINE_ROUND(bs_r256_round32k64, uint32_t, uint64_t)
-BS_R256_DEFINE_ENCRYPT(bs_r256_encrypt32k64, uint32_t, uint64_t, bs_r256_sbox32, bs_r256_round32k64)
+#define BS_W uint32_t
+#define BS_R256_SBOX bs_r256_sbox32
+#include "rijndael256_sbox.inc.h"
+#define BS_KW uint32_t
+#define BS_SFX 32
+#include "rijndael256_rounds.inc.h"
+#undef BS_KW
+#undef BS_SFX
+#define BS_KW uint64_t
+#define BS_SFX 32k64
+#include "rijndael256_rounds.inc.h"
+#undef BS_W
+#undef BS_KW
+#undef BS_SFX
+#undef BS_R256_SBOX
 
 /* Index in the state (and in a round key) of plane j of input byte p = r + 4c. */
 BS_FN int bs_r256_index(int p, int j)
@@ -371,25 +263,19 @@ BS_FN void bs_r256_key_expand(uint8_t *w, const uint8_t *key)
 }
 
 /*
- * Widens the expanded key into the mask layout above (15 * 256 words); round keys 1..14 absorb
- * the S-box constant 0x63 that the circuit leaves out. The inner loops run over consecutive
- * words (index 8r + c reads byte r + 4c), so that compilers vectorize them.
+ * Widens the expanded key into the mask layout above (15 * 256 words), round keys 1..14 with
+ * the S-box constant folded in: bs_r256_key_masks64 and bs_r256_key_masks32.
  */
-#define BS_R256_DEFINE_KEY_MASKS(name, W)                                                          \
-    BS_FN void name(W *rk, const uint8_t *w)                                                       \
-    {                                                                                              \
-        for (int round = 0; round <= BS_R256_ROUNDS; round++) {                                    \
-            W b[32];                                                                               \
-            for (int i = 0; i < 32; i++)                                                           \
-                b[i] = (W)(w[32 * round + 4 * (i & 7) + (i >> 3)] ^ (round ? 0x63u : 0u));         \
-            for (int j = 0; j < 8; j++)                                                            \
-                for (int i = 0; i < 32; i++)                                                       \
-                    rk[BS_R256_WORDS * round + 32 * j + i] = (W)0 - ((b[i] >> j) & 1);             \
-        }                                                                                          \
-    }
-
-BS_R256_DEFINE_KEY_MASKS(bs_r256_key_masks64, uint64_t)
-BS_R256_DEFINE_KEY_MASKS(bs_r256_key_masks32, uint32_t)
+#define BS_W uint64_t
+#define BS_SFX 64
+#include "rijndael256_key_masks.inc.h"
+#undef BS_W
+#undef BS_SFX
+#define BS_W uint32_t
+#define BS_SFX 32
+#include "rijndael256_key_masks.inc.h"
+#undef BS_W
+#undef BS_SFX
 
 /*
  * The one-block 32-bit variant (rijndael256_ct32.c; Cortex-M3/M4 and RV32I): its components on

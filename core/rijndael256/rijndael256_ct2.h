@@ -67,59 +67,12 @@ BS_FN void bs_r256_ct2_unpack(uint8_t *a, uint8_t *b, uint64_t *q)
     }
 }
 
-/*
- * ShiftRows: row r's column fields (bytes 2r, 2r + 1) rotate right by 0, 1, 3, 4. Then
- * MixColumns (unless last) with t_r = a_r ^ a_(r+1): a'_r = xtime(t_r) ^ a_(r+1) ^ t_(r+2);
- * xtime moves plane j to j + 1 and folds plane 7 into planes 0, 1, 3, 4 (0x1b). Then
- * AddRoundKey. For any word type W whose lanes are uint64_t (a scalar, or a vector of them
- * where the compiler offers one: every operation is lane-wise), round keys as uint64_t.
- */
-#define BS_R256_CT2_DEFINE(name, W)                                                                \
-    BS_FN W name##_ror(W x, unsigned n)                                                            \
-    {                                                                                              \
-        return (x >> n) | (x << (64 - n));                                                         \
-    }                                                                                              \
-    BS_FN W name##_shiftrows1(W x)                                                                 \
-    {                                                                                              \
-        return (x & 0x000000000000FFFFull) | ((x >> 1) & 0x000000007F7F0000ull) |                  \
-               ((x << 7) & 0x0000000080800000ull) | ((x >> 3) & 0x00001F1F00000000ull) |           \
-               ((x << 5) & 0x0000E0E000000000ull) | ((x >> 4) & 0x0F0F000000000000ull) |           \
-               ((x << 4) & 0xF0F0000000000000ull);                                                 \
-    }                                                                                              \
-    BS_FN void name##_round(W *q, const uint64_t *rk, int last)                                    \
-    {                                                                                              \
-        for (int j = 0; j < 8; j++)                                                                \
-            q[j] = name##_shiftrows1(q[j]);                                                        \
-        if (!last) {                                                                               \
-            W n[8], t[8];                                                                          \
-            for (int j = 0; j < 8; j++) {                                                          \
-                n[j] = name##_ror(q[j], 16);                                                       \
-                t[j] = q[j] ^ n[j];                                                                \
-            }                                                                                      \
-            q[0] = t[7] ^ n[0] ^ name##_ror(t[0], 32);                                             \
-            q[1] = t[0] ^ t[7] ^ n[1] ^ name##_ror(t[1], 32);                                      \
-            q[2] = t[1] ^ n[2] ^ name##_ror(t[2], 32);                                             \
-            q[3] = t[2] ^ t[7] ^ n[3] ^ name##_ror(t[3], 32);                                      \
-            q[4] = t[3] ^ t[7] ^ n[4] ^ name##_ror(t[4], 32);                                      \
-            q[5] = t[4] ^ n[5] ^ name##_ror(t[5], 32);                                             \
-            q[6] = t[5] ^ n[6] ^ name##_ror(t[6], 32);                                             \
-            q[7] = t[6] ^ n[7] ^ name##_ror(t[7], 32);                                             \
-        }                                                                                          \
-        for (int j = 0; j < 8; j++)                                                                \
-            q[j] ^= rk[j];                                                                         \
-    }                                                                                              \
-    BS_R256_DEFINE_SBOX(name##_sbox, W)                                                            \
-    BS_FN void name##_encrypt(W *q, const uint64_t *rk)                                            \
-    {                                                                                              \
-        for (int j = 0; j < 8; j++)                                                                \
-            q[j] ^= rk[j];                                                                         \
-        for (int round = 1; round <= BS_R256_ROUNDS; round++) {                                    \
-            name##_sbox(q, 1, q, 1);                                                               \
-            name##_round(q, rk + 8 * round, round == BS_R256_ROUNDS);                              \
-        }                                                                                          \
-    }
-
-BS_R256_CT2_DEFINE(bs_r256_ct2, uint64_t)
+/* The rounds for one uint64_t pair of blocks (rijndael256_ct2_rounds.inc.h): bs_r256_ct2_*. */
+#define BS_W uint64_t
+#define BS_SFX ct2
+#include "rijndael256_ct2_rounds.inc.h"
+#undef BS_W
+#undef BS_SFX
 
 /*
  * Four blocks in a pair of uint64_t lanes (blocks 0, 1 in lane 0; 2, 3 in lane 1), where GCC
@@ -129,7 +82,11 @@ BS_R256_CT2_DEFINE(bs_r256_ct2, uint64_t)
     (defined(__SSE2__) || defined(__ARM_NEON))
 #define BS_R256_CT4 1
 typedef uint64_t bs_r256_v2 __attribute__((vector_size(16)));
-BS_R256_CT2_DEFINE(bs_r256_ct4, bs_r256_v2)
+#define BS_W bs_r256_v2
+#define BS_SFX ct4
+#include "rijndael256_ct2_rounds.inc.h"
+#undef BS_W
+#undef BS_SFX
 
 BS_FN void bs_r256_ct4_pack(bs_r256_v2 *q, const uint8_t *in)
 {

@@ -76,10 +76,9 @@ int bsd_windows_submit(bsd_windows *w, unsigned k, const uint8_t *counter, uint6
     if (w->error != 0)
         return w->error;
     bsd_window_slot *s = &w->slot[k];
-    s->state = 0;
     /* the window's previous keystream has been used: do not leave it in shared memory */
-    if (w->pid == getpid())
-        bs_wipe(window_mem(w, k), w->slot_bytes);
+    if (s->state != 0)
+        bsd_windows_release(w, k);
     memcpy(s->counter, counter, w->bc->block_len);
     s->nblocks = nblocks;
     int r = bsd_client_keystream_submit(w->client, w->session, counter, w->bc->block_len, nblocks,
@@ -137,9 +136,11 @@ int bsd_windows_discard(bsd_windows *w, unsigned k)
     return 0;
 }
 
+/* Wipes what the daemon wrote for the window's request (not the whole slot: windows ramp up). */
 void bsd_windows_release(bsd_windows *w, unsigned k)
 {
-    if (w->client != NULL && w->pid == getpid())
-        bs_wipe(window_mem(w, k), w->slot_bytes);
-    w->slot[k].state = 0;
+    bsd_window_slot *s = &w->slot[k];
+    if (s->state != 0 && w->client != NULL && w->pid == getpid())
+        bs_wipe(window_mem(w, k), (size_t)s->nblocks * w->bc->block_len);
+    s->state = 0;
 }

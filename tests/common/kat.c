@@ -4,30 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = tolower(c);
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
-
-long bs_hex_decode(const char *hex, uint8_t *out, size_t cap)
-{
-    size_t n = strlen(hex);
-    if (n % 2 != 0 || n / 2 > cap)
-        return -1;
-    for (size_t i = 0; i < n / 2; i++) {
-        int hi = hexval((unsigned char)hex[2 * i]), lo = hexval((unsigned char)hex[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return -1;
-        out[i] = (uint8_t)(hi << 4 | lo);
-    }
-    return (long)(n / 2);
-}
-
 int bs_kat_open(bs_kat_reader *r, const char *path)
 {
     r->fp = fopen(path, "r");

@@ -13,6 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* bs_hex_decode: hex into bytes (the tree's one decoder). */
+#include "bs_hex.h"
+
 #define BS_KAT_MAX_FIELDS 16
 
 typedef struct bs_kat_field {
@@ -46,8 +49,6 @@ const uint8_t *bs_kat_bytes(const bs_kat *k, const char *name, size_t *len);
 /* The field's text, or NULL. */
 const char *bs_kat_text(const bs_kat *k, const char *name);
 
-/* Parses hex into out (at most cap bytes); returns the length, or -1 on bad input. */
-long bs_hex_decode(const char *hex, uint8_t *out, size_t cap);
 
 /* Resolves a KAT file name against BS_KAT_DIR (compile-time) or $BS_KAT_DIR. */
 const char *bs_kat_path(const char *name);

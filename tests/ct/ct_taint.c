@@ -14,12 +14,14 @@
  * Targets: block:NAME, ctr:NAME (every implementation of NAME in bs_block_ciphers), ghash256,
  * gcm256, ctr-face:AES-128 and ctr-face:AES-256 (AES-CTR with FACE caching), gcm128 (AES-GCM
  * with the table-free GHASH-128s, CTR plain and FACE), masked:AES-128 (the first-order masked
- * core: key, data and its randomness secret), ct-memcmp, digest (the daemon's window digest),
+ * core: key, data and its randomness secret), ct-memcmp, hex (bs_hex.h on a secret key's
+ * digits), digest (the daemon's window digest),
  * and the leaky controls
  * control-sbox-table, control-early-exit and control-ghash128-table4 (the 4-bit table GHASH).
  */
 #include "bitslice.h"
 #include "bs_cpu.h"
+#include "bs_hex.h"
 #include "bsd_digest.h"
 #include "modes/ctr.h"
 #include "modes/gcm256.h"
@@ -543,6 +545,33 @@ static void run_ct_memcmp(void)
 }
 
 /*
+ * bs_hex_decode_n on key digits of both cases, and with a bad one (valid or not is the result).
+ * The length-given form: strlen's scan for the NUL is a branch on every character.
+ */
+static void run_hex(void)
+{
+    static const char digits[] = "0123456789abcdefABCDEF";
+    char hex[65];
+    uint8_t out[32];
+    for (int bad = 0; bad < 2; bad++) {
+        for (int i = 0; i < 64; i++)
+            hex[i] = digits[(7 * i + 3) % 22];
+        hex[64] = 0;
+        if (bad)
+            hex[37] = 'g';
+        make_secret(hex, 64);
+        make_secret(out, sizeof out);
+        long n = bs_hex_decode_n(hex, 64, out, sizeof out);
+        (void)VALGRIND_MAKE_MEM_DEFINED(&n, sizeof n);
+        if (n != (bad ? -1 : 32))
+            fail("hex", "wrong result");
+        declassify("hex", out, sizeof out);
+        fold(hex, sizeof hex);
+    }
+    printf("hex: 64 digits, and with a bad one\n");
+}
+
+/*
  * The window digest (core/digest/): the keystream is secret, the digest and the poison count are
  * what the daemon and the client compare. Every implementation valgrind runs (portable, AVX2),
  * at every tail length, with poison words present and absent.
@@ -634,7 +663,7 @@ static void list_targets(void)
     printf("ctr-face:AES-128\nctr-face:AES-256\ngcm128\nmasked:AES-128\n"
            "control-ghash128-table4\n");
 #endif
-    printf("ct-memcmp\ndigest\ncontrol-sbox-table\ncontrol-early-exit\n");
+    printf("ct-memcmp\nhex\ndigest\ncontrol-sbox-table\ncontrol-early-exit\n");
 }
 
 /* Every name in the registry must have its own test, and every configured name must exist. */
@@ -707,6 +736,8 @@ int main(int argc, char **argv)
 #endif
     else if (strcmp(t, "ct-memcmp") == 0)
         run_ct_memcmp();
+    else if (strcmp(t, "hex") == 0)
+        run_hex();
     else if (strcmp(t, "digest") == 0)
         run_digest();
     else if (strcmp(t, "control-sbox-table") == 0)

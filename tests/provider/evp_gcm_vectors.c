@@ -1,130 +1,199 @@
 /*
- * A user's program: public OpenSSL API only, no project header. Loads the bitslice provider
- * from the directory given as argv[1], fetches RIJNDAEL-256-GCM and reproduces the vectors of
- * docs/spec/rijndael256-gcm.md with 16- and 32-byte tags, with the default 28-byte IV and a
- * 12-byte IV, then decrypts them and checks that a modified tag is refused.
+ * A user's program: the public OpenSSL API and no header of the library. Loads the bitslice
+ * provider from the directory given as argv[1] and runs every GCM stanza of the project's
+ * known-answer files (tests/kat/rijndael256-gcm.kat, gcm128.kat; read with the tests' one KAT
+ * reader, tests/common/kat.c) through EVP, so the provider answers to the same vectors as the
+ * core: encryption gives Ciphertext and the Tag's length of tag; decryption gives Plaintext and
+ * accepts the tag, and refuses it with one bit changed (near its start, at its end); a "Result =
+ * TAG_MISMATCH" stanza must be refused. Each runs with the message and AAD whole and split at odd
+ * points (1 byte, 33 bytes). Stanzas of a cipher the provider does not offer are counted as
+ * skipped; RIJNDAEL-256-GCM must be offered and checked.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/provider.h>
 
-struct vector {
-    const char *what, *key, *iv, *aad, *pt, *ct, *tag;
-};
+#include "kat.h"
 
-#define SEQ00_32 "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-#define SEQ40_20 "404142434445464748494a4b4c4d4e4f50515253"
-#define SEQ60_61                                                                                   \
-    "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f808182838485868788898a8b8c8d" \
-    "8e8f909192939495969798999a9b9c"
-#define ZERO32 "0000000000000000000000000000000000000000000000000000000000000000"
-#define ZERO28 "00000000000000000000000000000000000000000000000000000000"
+typedef struct vec {
+    const uint8_t *key, *iv, *aad, *pt, *ct, *tag;
+    size_t key_len, iv_len, aad_len, pt_len, ct_len, tag_len;
+    int must_fail; /* Result = TAG_MISMATCH */
+} vec;
 
-static const struct vector vectors[] = {
-    {"spec #1", ZERO32, ZERO28, "", "", "",
-     "4e76ca69967125a9636f3554229556f6e2b2351cb4fd10b4e052afd85bebdfa8"},
-    {"spec #2", ZERO32, ZERO28, "", ZERO32,
-     "ef42ba65727897318a81b564e150f752f165d2721df262b0d9e3f8a0dc8aadfb",
-     "5fec7bc0ace6e5e20f41ca46c2c125ba06fce1697f84fee160ceb52ec8d47737"},
-    {"spec #3", SEQ00_32, "202122232425262728292a2b2c2d2e2f303132333435363738393a3b", SEQ40_20,
-     SEQ60_61,
-     "ab258d48d1ad5b758b2284850e640c24101c5bad746d7df2374792fdb6afea8e284235d0b30196ccff4bd50768"
-     "5ae5cf50ed27678b02611014e6432601",
-     "0bf46e3651608d4416c0a460035da19c74a2325cfecca7e0cdc14dde88f026fd"},
-    /*
-     * Vector #3's inputs with a 12-byte IV (J0 through GHASH, spec step 4). The spec has no
-     * 12-byte vector yet; these outputs come from core/ref/gcm256_ref.c, the byte-wise model
-     * of the spec text, which reproduces #1..#3.
-     */
-    {"12-byte IV", SEQ00_32, "202122232425262728292a2b", SEQ40_20, SEQ60_61,
-     "e16abcde4558d520ca3377624a3b2dadb9115f18b2f1d9877e97fea753670aebf0c0fa3da46f1612bb6f621c7f"
-     "edfa62908b212073509d946241188a69",
-     "89c2afba0480980e60a4c0ed16c793db7429df3b06528f23c4cef26a4d627c8a"},
-};
-
-static size_t unhex(const char *hex, unsigned char *out)
+/* Feeds n bytes in pieces of at most split bytes (0: whole); out may be NULL (AAD). */
+static int feed(EVP_CIPHER_CTX *ctx, unsigned char *out, const uint8_t *in, size_t n, size_t split)
 {
-    size_t n = strlen(hex) / 2;
-    for (size_t i = 0; i < n; i++) {
-        unsigned v;
-        sscanf(hex + 2 * i, "%2x", &v);
-        out[i] = (unsigned char)v;
+    size_t done = 0;
+    while (done < n) {
+        size_t k = split == 0 || n - done < split ? n - done : split;
+        int outl = 0;
+        if (!EVP_CipherUpdate(ctx, out != NULL ? out + done : NULL, &outl, in + done, (int)k))
+            return 0;
+        if (out != NULL && (size_t)outl != k)
+            return 0;
+        done += k;
     }
-    return n;
+    return 1;
 }
 
-static int gcm(EVP_CIPHER *cipher, int enc, const struct vector *v, size_t taglen,
-               unsigned char *out, unsigned char *tag)
+/*
+ * One GCM operation: enc 1 encrypts v->pt into out and writes tag (v->tag_len bytes); enc 0
+ * decrypts v->ct into out against tag. Returns 1 when EVP says it succeeded.
+ */
+static int gcm(EVP_CIPHER *cipher, int enc, const vec *v, size_t split, unsigned char *out,
+               unsigned char *tag)
 {
-    unsigned char key[32], iv[64], aad[64], in[128];
-    size_t ivlen = unhex(v->iv, iv), aadlen = unhex(v->aad, aad);
-    size_t inlen = unhex(enc ? v->pt : v->ct, in);
+    const uint8_t *in = enc ? v->pt : v->ct;
+    size_t inlen = enc ? v->pt_len : v->ct_len;
     int outl, ok = 0;
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
 
-    unhex(v->key, key);
     if (ctx == NULL || !EVP_CipherInit_ex(ctx, cipher, NULL, NULL, NULL, enc) ||
-        !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, (int)ivlen, NULL) ||
-        !EVP_CipherInit_ex(ctx, NULL, NULL, key, iv, enc))
+        !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, (int)v->iv_len, NULL) ||
+        (int)v->key_len != EVP_CIPHER_CTX_get_key_length(ctx) ||
+        !EVP_CipherInit_ex(ctx, NULL, NULL, v->key, v->iv, enc))
         goto done;
-    if (aadlen > 0 && !EVP_CipherUpdate(ctx, NULL, &outl, aad, (int)aadlen))
+    if (!feed(ctx, NULL, v->aad, v->aad_len, split) || !feed(ctx, out, in, inlen, split))
         goto done;
-    if (!EVP_CipherUpdate(ctx, out, &outl, in, (int)inlen) || (size_t)outl != inlen)
+    if (!enc && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, (int)v->tag_len, tag))
         goto done;
-    if (!enc && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, (int)taglen, tag))
+    if (!EVP_CipherFinal_ex(ctx, out + inlen, &outl) || outl != 0)
         goto done;
-    if (!EVP_CipherFinal_ex(ctx, out + outl, &outl))
-        goto done;
-    if (enc && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, (int)taglen, tag))
+    if (enc && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, (int)v->tag_len, tag))
         goto done;
     ok = 1;
 done:
     EVP_CIPHER_CTX_free(ctx);
+    ERR_clear_error();
+    return ok;
+}
+
+static int get(const bs_kat *k, const char *name, const uint8_t **p, size_t *len)
+{
+    *p = bs_kat_bytes(k, name, len);
+    return *p != NULL;
+}
+
+/* 1: passed, 0: failed (printed). */
+static int check(EVP_CIPHER *cipher, const bs_kat *k, const vec *v)
+{
+    static const size_t splits[] = {0, 1, 33};
+    int ok = 1;
+    size_t n = v->pt_len > v->ct_len ? v->pt_len : v->ct_len;
+    unsigned char *out = (unsigned char *)malloc(n + 1), tag[64];
+    if (out == NULL || v->tag_len > sizeof tag)
+        ok = 0;
+    for (size_t s = 0; ok && s < sizeof splits / sizeof splits[0]; s++) {
+        const char *what = "";
+        if (!v->must_fail) {
+            if (!gcm(cipher, 1, v, splits[s], out, tag))
+                what = "encryption refused";
+            else if (memcmp(out, v->ct, v->ct_len) != 0)
+                what = "wrong ciphertext";
+            else if (memcmp(tag, v->tag, v->tag_len) != 0)
+                what = "wrong tag";
+            else if (!gcm(cipher, 0, v, splits[s], out, (unsigned char *)v->tag))
+                what = "decryption refused the right tag";
+            else if (memcmp(out, v->pt, v->pt_len) != 0)
+                what = "wrong plaintext";
+            else {
+                /* One bit changed near the start, then at the end of the tag. */
+                const size_t at[2] = {s, v->tag_len - 1 - s};
+                for (int i = 0; i < 2 && what[0] == 0; i++) {
+                    memcpy(tag, v->tag, v->tag_len);
+                    tag[at[i]] ^= (unsigned char)(0x01 << (s + 4 * i));
+                    if (gcm(cipher, 0, v, splits[s], out, tag))
+                        what = "decryption accepted a changed tag";
+                }
+            }
+        } else if (gcm(cipher, 0, v, splits[s], out, (unsigned char *)v->tag)) {
+            what = "decryption accepted a wrong tag (Result = TAG_MISMATCH)";
+        }
+        if (what[0] != 0) {
+            printf("FAIL %s:%d: %s, %zu-byte IV, %zu-byte tag, pieces of %zu: %s\n", k->file,
+                   k->line, bs_kat_text(k, "Cipher"), v->iv_len, v->tag_len, splits[s], what);
+            ok = 0;
+        }
+    }
+    free(out);
     return ok;
 }
 
 int main(int argc, char **argv)
 {
+    static const char *files[] = {"rijndael256-gcm.kat", "gcm128.kat"};
     OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
     OSSL_PROVIDER *prov;
-    EVP_CIPHER *cipher;
-    int failures = 0, checks = 0;
+    int failures = 0, checked = 0, skipped = 0, r256 = 0;
 
     if (argc != 2) {
         fprintf(stderr, "usage: %s <directory of bitslice.so>\n", argv[0]);
         return 2;
     }
     if (libctx == NULL || !OSSL_PROVIDER_set_default_search_path(libctx, argv[1]) ||
-        (prov = OSSL_PROVIDER_load(libctx, "bitslice")) == NULL ||
-        (cipher = EVP_CIPHER_fetch(libctx, "RIJNDAEL-256-GCM", NULL)) == NULL) {
+        (prov = OSSL_PROVIDER_load(libctx, "bitslice")) == NULL) {
         ERR_print_errors_fp(stderr);
         return 1;
     }
-    for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; i++) {
-        const struct vector *v = &vectors[i];
-        unsigned char ct[128], pt[128], want_ct[128], want_pt[128], tag[32], want_tag[32];
-        size_t ctlen = unhex(v->ct, want_ct);
-        unhex(v->pt, want_pt);
-        unhex(v->tag, want_tag);
-        for (size_t taglen = 16; taglen <= 32; taglen += 16) {
-            int ok = gcm(cipher, 1, v, taglen, ct, tag) && memcmp(ct, want_ct, ctlen) == 0 &&
-                     memcmp(tag, want_tag, taglen) == 0;
-            ok = ok && gcm(cipher, 0, v, taglen, pt, tag) && memcmp(pt, want_pt, ctlen) == 0;
-            tag[taglen - 1] ^= 0x80;
-            ok = ok && !gcm(cipher, 0, v, taglen, pt, tag);
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        bs_kat_reader rd;
+        bs_kat k;
+        int rc;
+        if (bs_kat_open(&rd, bs_kat_path(files[f])) != 0) {
+            fprintf(stderr, "cannot open %s\n", bs_kat_path(files[f]));
+            return 1;
+        }
+        while ((rc = bs_kat_next(&rd, &k)) == 1) {
+            const char *name = bs_kat_text(&k, "Cipher");
+            size_t nl = name != NULL ? strlen(name) : 0;
+            if (nl < 4 || strcmp(name + nl - 4, "-GCM") != 0) {
+                bs_kat_free(&k); /* block-cipher and field stanzas: not a GCM operation */
+                continue;
+            }
+            vec v;
+            memset(&v, 0, sizeof v);
+            const char *res = bs_kat_text(&k, "Result");
+            v.must_fail = res != NULL && strcmp(res, "TAG_MISMATCH") == 0;
+            if (!get(&k, "Key", &v.key, &v.key_len) || !get(&k, "IV", &v.iv, &v.iv_len) ||
+                !get(&k, "AAD", &v.aad, &v.aad_len) || !get(&k, "Plaintext", &v.pt, &v.pt_len) ||
+                !get(&k, "Ciphertext", &v.ct, &v.ct_len) || !get(&k, "Tag", &v.tag, &v.tag_len) ||
+                v.pt_len != v.ct_len || (res != NULL && !v.must_fail)) {
+                printf("FAIL %s:%d: stanza without the GCM fields\n", k.file, k.line);
+                failures++;
+                bs_kat_free(&k);
+                continue;
+            }
+            EVP_CIPHER *cipher = EVP_CIPHER_fetch(libctx, name, NULL);
             ERR_clear_error();
-            printf("%s %s, %zu-byte IV, %zu-byte tag\n", ok ? "ok  " : "FAIL", v->what,
-                   strlen(v->iv) / 2, taglen);
-            failures += !ok;
-            checks++;
+            if (cipher == NULL) {
+                skipped++; /* not a cipher this provider offers */
+            } else {
+                int ok = check(cipher, &k, &v);
+                failures += !ok;
+                checked++;
+                r256 += strcmp(name, "RIJNDAEL-256-GCM") == 0;
+                EVP_CIPHER_free(cipher);
+            }
+            bs_kat_free(&k);
+        }
+        bs_kat_close(&rd);
+        if (rc < 0) {
+            printf("FAIL %s: unreadable\n", files[f]);
+            failures++;
         }
     }
-    EVP_CIPHER_free(cipher);
     OSSL_PROVIDER_unload(prov);
     OSSL_LIB_CTX_free(libctx);
-    printf("%d of %d checks passed\n", checks - failures, checks);
+    if (r256 == 0) {
+        printf("FAIL no RIJNDAEL-256-GCM stanza was checked\n");
+        failures++;
+    }
+    printf("%d of %d stanzas passed (%d RIJNDAEL-256-GCM); %d skipped (cipher not offered)\n",
+           checked - failures, checked, r256, skipped);
     return failures != 0;
 }
