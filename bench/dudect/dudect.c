@@ -13,7 +13,7 @@
  * lines, 64 KiB in all: more than L1) must exceed it, or the measurement is too noisy to mean
  * anything.
  *
- * Usage: dudect [--measurements N] [--filter TEXT,TEXT..] [--list]
+ * Usage: dudect [--measurements N] [--filter TEXT,TEXT..] [--fixed zero|repeat|random] [--list]
  * (a filter matches "NAME SECRET", e.g. "avx512 data", "GHASH"; the control always runs)
  */
 #include "bitslice.h"
@@ -82,16 +82,43 @@ static void fill_random(uint8_t *p, size_t n)
 }
 
 /*
- * dst = the class's secret: random bytes, then ANDed with 0 (class 0: all zero) or with all
- * ones (class 1). Both classes touch the same memory in the same order, so that preparing one
- * leaves the caches and store buffers as preparing the other does.
+ * The fixed class's secret (--fixed): all zero (the default), one random block repeated, or
+ * random bytes drawn once. Zero and repeated blocks make every lane of a bitsliced core the
+ * same, so that each state word is all zeros or all ones in every round; a fixed random buffer
+ * keeps the lanes distinct. A flag that goes away with --fixed random comes from that
+ * uniformity (how much the bits toggle, i.e. power), not from a secret-dependent code path.
+ */
+enum { FIXED_ZERO, FIXED_REPEAT, FIXED_RANDOM };
+static int fixed_kind = FIXED_ZERO;
+static uint8_t fixed_bytes[MAXBYTES];
+
+static void make_fixed(void)
+{
+    memset(fixed_bytes, 0, sizeof fixed_bytes);
+    if (fixed_kind == FIXED_RANDOM)
+        fill_random(fixed_bytes, sizeof fixed_bytes);
+    if (fixed_kind == FIXED_REPEAT) {
+        uint8_t blk[32];
+        fill_random(blk, sizeof blk);
+        for (size_t i = 0; i < sizeof fixed_bytes; i++)
+            fixed_bytes[i] = blk[i % 32];
+    }
+}
+
+/*
+ * dst = the class's secret: random bytes, kept (class 1) or replaced by the fixed bytes
+ * (class 0) under a mask. Both classes touch the same memory in the same order, so that
+ * preparing one leaves the caches and store buffers as preparing the other does. A repeated
+ * block repeats with the period of a 32-byte block, which is a whole number of blocks of every
+ * cipher here (8, 16, 24 or 32 bytes: a 24-byte SPEEDY block only when the fixed kind is zero
+ * or random).
  */
 static void class_bytes(uint8_t *dst, size_t n, int cls)
 {
     const uint8_t m = (uint8_t)(0u - (unsigned)cls);
     fill_random(dst, n);
     for (size_t i = 0; i < n; i++)
-        dst[i] &= m;
+        dst[i] = (uint8_t)((dst[i] & m) | (fixed_bytes[i] & (uint8_t)~m));
 }
 
 static inline uint64_t tsc(void)
@@ -113,6 +140,7 @@ typedef struct target {
     int level;
     size_t blocks;
     int expect_leak;
+    int reference; /* the hardware reference: reported, judged by neither verdict */
 } target;
 
 static BS_ALIGN(64) uint8_t data[MAXBYTES], out[MAXBYTES], key[48];
@@ -198,6 +226,45 @@ static void run_control(target *t)
     sink ^= acc;
 }
 
+/*
+ * A hardware reference, not a control: 64 zmm words of data through rounds of VPTERNLOG and
+ * rotations, stored and reloaded every round, the instruction mix of a 512-lane bitsliced core
+ * with no S-box, key or table: its
+ * instruction stream and memory accesses cannot depend on the data. If it is flagged too, what
+ * the test sees is the processor's own data-dependent timing (how much the operands toggle: power
+ * and clock management), not a secret-dependent path in a core.
+ */
+__attribute__((target("avx512f"))) static void run_zmm_logic(target *t)
+{
+    (void)t;
+    static BS_ALIGN(64) __m512i state[64];
+    __m512i v[64];
+    for (int i = 0; i < 64; i++)
+        v[i] = _mm512_loadu_si512((const void *)(data + 64 * i));
+    for (int r = 0; r < 31; r++) {
+        /* Through memory every round, as the cores' 64-word states go (no register file holds
+         * them). */
+        for (int i = 0; i < 64; i++)
+            _mm512_store_si512((void *)&state[i], v[i]);
+        __asm__ __volatile__("" : : : "memory");
+        for (int i = 0; i < 64; i++)
+            v[i] = _mm512_load_si512((const void *)&state[i]);
+        for (int i = 0; i < 64; i += 4) {
+            __m512i a = v[i], b = v[i + 1], c = v[i + 2], d = v[i + 3];
+            v[i] = _mm512_ternarylogic_epi64(a, b, c, 0x96);
+            v[i + 1] = _mm512_ternarylogic_epi64(b, c, d, 0xca);
+            v[i + 2] = _mm512_ternarylogic_epi64(c, d, a, 0xe8);
+            v[i + 3] = _mm512_rol_epi64(d, 7);
+        }
+        __m512i first = v[0];
+        for (int i = 0; i < 63; i++)
+            v[i] = _mm512_xor_si512(v[i], v[(i + 17) & 63]);
+        v[63] = _mm512_xor_si512(v[63], first);
+    }
+    for (int i = 0; i < 64; i++)
+        _mm512_storeu_si512((void *)(out + 64 * i), v[i]);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -279,13 +346,26 @@ int main(int argc, char **argv)
             filter = argv[++i];
         else if (strcmp(argv[i], "--list") == 0)
             list = 1;
-        else {
-            fprintf(stderr, "usage: dudect [--measurements N] [--filter TEXT] [--list]\n");
+        else if (strcmp(argv[i], "--fixed") == 0 && i + 1 < argc) {
+            const char *k = argv[++i];
+            fixed_kind = strcmp(k, "zero") == 0     ? FIXED_ZERO
+                         : strcmp(k, "repeat") == 0 ? FIXED_REPEAT
+                         : strcmp(k, "random") == 0 ? FIXED_RANDOM
+                                                    : -1;
+            if (fixed_kind < 0) {
+                fprintf(stderr, "dudect: --fixed takes zero, repeat or random\n");
+                return 2;
+            }
+        } else {
+            fprintf(stderr,
+                    "usage: dudect [--measurements N] [--filter TEXT] [--fixed zero|repeat|random] "
+                    "[--list]\n");
             return 2;
         }
     }
     for (size_t i = 0; i < sizeof leaky_table; i++)
         leaky_table[i] = (uint8_t)(i * 167 + 13);
+    make_fixed();
 
     /* The control, two per cipher implementation, the GHASHes and the GCM levels. */
     static target targets[160];
@@ -294,6 +374,13 @@ int main(int argc, char **argv)
     snprintf(t->name, sizeof t->name, "control-table-sbox");
     t->what = "data", t->prepare = prep_control, t->run = run_control, t->expect_leak = 1;
     t->cipher = &bs_rijndael256_bs64, t->blocks = 1;
+    if (bs_cpu_level() >= BS_CPU_AVX512) {
+        t = &targets[nt++];
+        snprintf(t->name, sizeof t->name, "reference-zmm-logic");
+        t->what = "data", t->prepare = prep_control, t->run = run_zmm_logic;
+        t->cipher = &bs_rijndael256_bs64, t->blocks = 128; /* 4 KiB: 128 blocks of 32 bytes */
+        t->reference = 1;
+    }
     for (size_t i = 0; bs_block_ciphers[i] != NULL && nt < 140; i++) {
         const bs_block_cipher *c = bs_block_ciphers[i];
         if (!bs_impl_usable(c))
@@ -327,8 +414,12 @@ int main(int argc, char **argv)
     CPU_ZERO(&set);
     CPU_SET(sched_getcpu(), &set);
     sched_setaffinity(0, sizeof set, &set);
-    printf("dudect: %ld measurements per target (+%d warm-up), CPU level %s; |t| > 4.5: leak\n", n,
-           WARMUP, bs_cpu_level_name(bs_cpu_level()));
+    printf("dudect: %ld measurements per target (+%d warm-up), CPU level %s, fixed class %s; "
+           "|t| > 4.5: leak\n",
+           n, WARMUP, bs_cpu_level_name(bs_cpu_level()),
+           fixed_kind == FIXED_ZERO     ? "zero"
+           : fixed_kind == FIXED_REPEAT ? "repeat"
+                                        : "random");
     printf("%-36s %-9s %6s %10s %10s  %s\n", "target", "secret", "blocks", "max |t|", "t (raw)",
            "verdict");
     int bad = 0;
@@ -352,9 +443,11 @@ int main(int argc, char **argv)
         memset(data, 0, sizeof data);
         double raw, m = measure(t, n, &raw);
         int leak = m > 4.5;
-        const char *verdict = t->expect_leak ? (leak ? "control caught" : "CONTROL NOT CAUGHT")
-                                             : (leak ? "LEAK?" : "no leak detected");
-        bad |= t->expect_leak ? !leak : leak;
+        const char *verdict = t->reference ? (leak ? "hardware: data-dependent" : "hardware: flat")
+                              : t->expect_leak ? (leak ? "control caught" : "CONTROL NOT CAUGHT")
+                                               : (leak ? "LEAK?" : "no leak detected");
+        if (!t->reference)
+            bad |= t->expect_leak ? !leak : leak;
         printf("%-36s %-9s %6zu %10.2f %10.2f  %s\n", t->name, t->what, t->blocks, m, raw, verdict);
         fflush(stdout);
     }
