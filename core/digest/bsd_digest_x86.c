@@ -112,6 +112,17 @@ __attribute__((target("avx2"))) uint64_t bsd_digest_sum_avx2(uint64_t seed, uint
                         : sum_avx2(seed, word0, p, nwords, poison, hits, 0);
 }
 
+/*
+ * The sum of the eight 64-bit lanes modulo 2^64. Not _mm512_reduce_add_epi64: GCC builds it from
+ * signed additions, whose wrap is undefined behaviour (UBSan stops the daemon on it).
+ */
+__attribute__((target("avx512f"))) static inline uint64_t hsum512(__m512i v)
+{
+    uint64_t t[8];
+    _mm512_storeu_si512((void *)t, v);
+    return ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
+}
+
 /* AVX-512 F and DQ (VPMULLQ): eight words a vector, four vectors a step. */
 __attribute__((target("avx512f,avx512dq"))) static inline __m512i fmix_avx512(__m512i x, __m512i m1,
                                                                               __m512i m2)
@@ -163,7 +174,7 @@ sum_avx512(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords, uint6
         _mm512_add_epi64(_mm512_add_epi64(acc[0], acc[1]), _mm512_add_epi64(acc[2], acc[3]));
     __m512i h =
         _mm512_add_epi64(_mm512_add_epi64(hit[0], hit[1]), _mm512_add_epi64(hit[2], hit[3]));
-    uint64_t sum = (uint64_t)_mm512_reduce_add_epi64(a), hc = (uint64_t)_mm512_reduce_add_epi64(h);
+    uint64_t sum = hsum512(a), hc = hsum512(h);
     sum += scalar_tail(seed, word0 + j, p + 8 * j, nwords - j, poison, &hc);
     if (count)
         *hits = hc;

@@ -78,25 +78,37 @@ starts prctl:0=9999 -- "event=ready"
 grep -q "keys_locked=1" "$work/status" || [ "$(id -u)" != 0 ] ||
   fail "the control run did not lock its keys as root"
 
-refuses prlimit64:1=4 setrlimit:0=4 -- "setrlimit(RLIMIT_CORE, 0): $why"
+# AddressSanitizer's runtime reads and sets resource limits itself before main and aborts when
+# it cannot, and replaces mlock with a stub that calls nothing: under it, the rlimit and mlock
+# cases cannot reach the daemon's own checks and are skipped (the plain build runs them).
+rlimit_ok=1
+if ldd "$BITSLICED" 2>/dev/null | grep -q libasan; then
+  rlimit_ok=0
+  echo "skip: the rlimit and mlock cases (a sanitized daemon: its runtime answers them itself)"
+fi
+[ "$rlimit_ok" = 0 ] || refuses prlimit64:1=4 setrlimit:0=4 -- "setrlimit(RLIMIT_CORE, 0): $why"
 refuses prctl:0=4 -- "prctl(PR_SET_DUMPABLE, 0): $why"
 refuses prctl:0=3 -- "prctl(PR_GET_DUMPABLE): $why"
 refuses rt_sigaction:0=13 -- "ignoring SIGPIPE: $why"
-refuses prlimit64:1=7 getrlimit:0=7 -- "getrlimit(RLIMIT_NOFILE): $why"
+[ "$rlimit_ok" = 0 ] || refuses prlimit64:1=7 getrlimit:0=7 -- "getrlimit(RLIMIT_NOFILE): $why"
 refuses fchmod fchmodat -- "chmod 0700 $work/run: $why" --dir-755
 keys=$("$BITSLICED" --socket "$sock" --set memlock=required --check >/dev/null && echo ok)
 [ "$keys" = ok ] || fail "--check"
-refuses mlock mlock2 -- "mlock of" --set memlock=required
-grep -qF "for keys: $why (raise RLIMIT_MEMLOCK" "$work/log" || fail "the mlock error names no cause"
+if [ "$rlimit_ok" = 1 ]; then
+  refuses mlock mlock2 -- "mlock of" --set memlock=required
+  grep -qF "for keys: $why (raise RLIMIT_MEMLOCK" "$work/log" || fail "the mlock error names no cause"
 
-starts mlock mlock2 -- 'event=memlock locked=0' --set memlock=try
-grep -q "keys_locked=0" "$work/status" || fail "status does not say that the keys are not locked"
+  starts mlock mlock2 -- 'event=memlock locked=0' --set memlock=try
+  grep -q "keys_locked=0" "$work/status" || fail "status does not say that the keys are not locked"
+fi
 # MADV_DONTDUMP is 16.
 starts madvise:2=16 -- "event=dontdump reason=\"madvise(MADV_DONTDUMP) of the key pool: $why"
 
 # bitslice: no key material is handled when core dumps cannot be turned off.
 cd "$work"
-for rules in "prctl:0=4" "prlimit64:1=4 setrlimit:0=4"; do
+rule_sets=("prctl:0=4")
+[ "$rlimit_ok" = 0 ] || ldd "$BITSLICE" 2>/dev/null | grep -q libasan || rule_sets+=("prlimit64:1=4 setrlimit:0=4")
+for rules in "${rule_sets[@]}"; do
   set +e
   # shellcheck disable=SC2086
   "$SECCOMP_FAIL" $rules -- "$BITSLICE" keygen -o key 2>"$work/err"
