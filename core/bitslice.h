@@ -60,6 +60,13 @@ typedef struct bs_block_cipher {
     void (*set_key)(bs_key_schedule *ks, const uint8_t *key);
     /* ECB-encrypts nblocks blocks; in and out may be equal, need no alignment. */
     void (*encrypt)(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in, size_t nblocks);
+    /*
+     * The round keys that set_key expanded into ks, back in compact form (one bit per key bit) as
+     * 32-bit words, in the layout that the cipher's header documents (the CUDA kernels' key);
+     * callers need not know how the schedule stores them. Returns 0, or -1 when nwords is too
+     * small. NULL where a core's schedule has no such form. Constant-time.
+     */
+    int (*export_round_keys)(const bs_key_schedule *ks, uint32_t *out, size_t nwords);
 } bs_block_cipher;
 
 /*

@@ -15,53 +15,13 @@ int bsgpu_cipher_of(const bs_block_cipher *cipher)
     return -1;
 }
 
-/* Bit 0 of a lane mask: every bs64 schedule stores a key bit as 0 or all ones. */
-static uint32_t bit_of(uint64_t mask, unsigned i)
-{
-    return (uint32_t)(mask & 1) << i;
-}
-
+/* The cores' compact round keys are the kernels' key (bsgpu_lanes.h): the core exports them. */
 int bsgpu_key_from_schedule(bsgpu_key *k, const bs_block_cipher *cipher, const bs_key_schedule *ks)
 {
-    const int c = bsgpu_cipher_of(cipher);
-    if (c < 0 || strcmp(cipher->impl, "bs64") != 0)
-        return -1;
-    const uint64_t *w = ks->w;
     memset(k, 0, sizeof *k);
-    switch (c) {
-    case BSGPU_PRESENT80:
-    case BSGPU_PRESENT128:
-        /* present.h: rk[64 r + POS(r mod 3, i)] = mask of bit i of K(r+1) ^ KEY_NOT (r > 0). */
-        for (unsigned r = 0; r < BS_PRESENT_ROUND_KEYS; r++)
-            for (unsigned i = 0; i < 64; i++)
-                k->w[2 * r + i / 32] |= bit_of(w[64 * r + BS_PRESENT_POS(r % 3, i)], i % 32);
-        break;
-    case BSGPU_GIFT64:
-        /* gift.h: m[n] = ~V bit n, m[16 + n] = U bit n, 38 words a round. */
-        for (unsigned r = 0; r < BS_GIFT64_ROUNDS; r++)
-            for (unsigned n = 0; n < 16; n++) {
-                k->w[r] |= bit_of(~w[BS_GIFT64_RK_WORDS * r + n], n);
-                k->w[r] |= bit_of(w[BS_GIFT64_RK_WORDS * r + 16 + n], 16 + n);
-            }
-        break;
-    case BSGPU_GIFT128:
-        /* gift.h: m[n] = V bit n, m[32 + n] = U bit n, 70 words a round. */
-        for (unsigned r = 0; r < BS_GIFT128_ROUNDS; r++)
-            for (unsigned n = 0; n < 32; n++) {
-                k->w[2 * r + 1] |= bit_of(w[BS_GIFT128_RK_WORDS * r + n], n);
-                k->w[2 * r] |= bit_of(w[BS_GIFT128_RK_WORDS * r + 32 + n], n);
-            }
-        break;
-    default:
-        /* rijndael256.h: rk[256 n + index(p, j)] = mask of bit j of byte p (0x63 folded in). */
-        for (unsigned n = 0; n <= BS_R256_ROUNDS; n++)
-            for (unsigned p = 0; p < 32; p++)
-                for (unsigned j = 0; j < 8; j++)
-                    k->w[8 * n + p / 4] |= bit_of(
-                        w[BS_R256_WORDS * n + bs_r256_index((int)p, (int)j)], 8 * (p % 4) + j);
-        break;
-    }
-    return 0;
+    if (bsgpu_cipher_of(cipher) < 0 || cipher->export_round_keys == NULL)
+        return -1;
+    return cipher->export_round_keys(ks, k->w, BSGPU_KEY_WORDS) == 0 ? 0 : -1;
 }
 
 void bsgpu_segment_set_counter(bsgpu_segment *seg, bsgpu_cipher c, const uint8_t *counter)

@@ -17,8 +17,9 @@ extern "C" {
 int bsgpu_cipher_of(const bs_block_cipher *cipher);
 
 /*
- * The compact key (bsgpu_lanes.h) from a schedule made by cipher->set_key. Only the "bs64"
- * schedules' layouts are known here: returns -1 for any other implementation.
+ * The compact key (bsgpu_lanes.h) from a schedule made by cipher->set_key, as the core exports it
+ * (bs_block_cipher.export_round_keys). Returns -1 for a cipher the GPU lacks or a core without
+ * that hook (k is then zero).
  */
 int bsgpu_key_from_schedule(bsgpu_key *k, const bs_block_cipher *cipher, const bs_key_schedule *ks);
 

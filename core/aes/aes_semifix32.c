@@ -88,9 +88,9 @@ static void aes256_semifix_encrypt(const bs_key_schedule *ks, uint8_t *out, cons
 }
 
 const bs_block_cipher bs_aes128_semifix32 = {
-    "AES-128", "semifix32", 16, 16, 2, aes128_semifix_set_key, aes128_semifix_encrypt,
+    "AES-128", "semifix32", 16, 16, 2, aes128_semifix_set_key, aes128_semifix_encrypt, NULL,
 };
 
 const bs_block_cipher bs_aes256_semifix32 = {
-    "AES-256", "semifix32", 32, 16, 2, aes256_semifix_set_key, aes256_semifix_encrypt,
+    "AES-256", "semifix32", 32, 16, 2, aes256_semifix_set_key, aes256_semifix_encrypt, NULL,
 };

@@ -45,6 +45,13 @@
 #define BS_GIFT128_ROUNDS 40
 #define BS_GIFT64_RK_WORDS 38
 #define BS_GIFT128_RK_WORDS 70
+/*
+ * Compact round keys (export_round_keys; the CUDA kernels' key), one word per round of GIFT-64:
+ * bits 15..0 = V (the masks' folded NOT undone), bits 31..16 = U; two per round of GIFT-128:
+ * word 2r = U, word 2r + 1 = V. No round constants: they are public.
+ */
+#define BS_GIFT64_COMPACT_WORDS BS_GIFT64_ROUNDS
+#define BS_GIFT128_COMPACT_WORDS (2 * BS_GIFT128_ROUNDS)
 
 /*
  * P64(4n + j) = 4 floor(n / 4) + 16 ((3 (n mod 4) + j) mod 4) + j, so nibble n's bit j goes to

@@ -85,5 +85,5 @@ void bs_gift64_thumb2_last(const uint32_t *rk, uint8_t *out, const uint8_t *in)
 }
 
 const bs_block_cipher bs_gift64_thumb2 = {
-    "GIFT-64", "thumb2", 16, 8, 2, gift64_t2_set_key, bs_gift64_thumb2_encrypt,
+    "GIFT-64", "thumb2", 16, 8, 2, gift64_t2_set_key, bs_gift64_thumb2_encrypt, NULL,
 };

@@ -361,11 +361,22 @@ static void g128_set_key(bs_key_schedule *ks, const uint8_t *key)
     bs_gift128_bs64.set_key(ks, key);
 }
 
+/* The schedules are the bs64 cores', so are their compact keys. */
+static int g64_export(const bs_key_schedule *ks, uint32_t *out, size_t nwords)
+{
+    return bs_gift64_bs64.export_round_keys(ks, out, nwords);
+}
+
+static int g128_export(const bs_key_schedule *ks, uint32_t *out, size_t nwords)
+{
+    return bs_gift128_bs64.export_round_keys(ks, out, nwords);
+}
+
 const bs_block_cipher bs_gift64_avx512 = {
-    "GIFT-64", "avx512", 16, 8, 64, g64_set_key, g64_encrypt,
+    "GIFT-64", "avx512", 16, 8, 64, g64_set_key, g64_encrypt, g64_export,
 };
 const bs_block_cipher bs_gift128_avx512 = {
-    "GIFT-128", "avx512", 16, 16, 64, g128_set_key, g128_encrypt,
+    "GIFT-128", "avx512", 16, 16, 64, g128_set_key, g128_encrypt, g128_export,
 };
 const bs_ctr32_fn bs_gift64_avx512_ctr32 = g64_ctr32;
 const bs_ctr32_fn bs_gift128_avx512_ctr32 = g128_ctr32;

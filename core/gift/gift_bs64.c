@@ -46,6 +46,38 @@ static void gift128_set_key(bs_key_schedule *ks, const uint8_t *key)
     bs_wipe(rk, sizeof rk);
 }
 
+/* gift.h's compact keys: bit 0 of each mask (every mask is 0 or all ones). */
+static int gift64_export_round_keys(const bs_key_schedule *ks, uint32_t *out, size_t nwords)
+{
+    if (nwords < BS_GIFT64_COMPACT_WORDS)
+        return -1;
+    for (unsigned r = 0; r < BS_GIFT64_ROUNDS; r++) {
+        const uint64_t *m = ks->w + r * BS_GIFT64_RK_WORDS;
+        uint32_t w = 0;
+        for (unsigned n = 0; n < 16; n++)
+            w |= (uint32_t)(~m[n] & 1) << n | (uint32_t)(m[16 + n] & 1) << (16 + n);
+        out[r] = w;
+    }
+    return 0;
+}
+
+static int gift128_export_round_keys(const bs_key_schedule *ks, uint32_t *out, size_t nwords)
+{
+    if (nwords < BS_GIFT128_COMPACT_WORDS)
+        return -1;
+    for (unsigned r = 0; r < BS_GIFT128_ROUNDS; r++) {
+        const uint64_t *m = ks->w + r * BS_GIFT128_RK_WORDS;
+        uint32_t u = 0, v = 0;
+        for (unsigned n = 0; n < 32; n++) {
+            v |= (uint32_t)(m[n] & 1) << n;
+            u |= (uint32_t)(m[32 + n] & 1) << n;
+        }
+        out[2 * r] = u;
+        out[2 * r + 1] = v;
+    }
+    return 0;
+}
+
 /* Big-endian 64-bit store; GCC's store merging misses bs_store_be64 in the strided loops below. */
 static inline void store_be64(uint8_t *p, uint64_t v)
 {
@@ -164,9 +196,9 @@ static void gift128_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8
 }
 
 const bs_block_cipher bs_gift64_bs64 = {
-    "GIFT-64", "bs64", 16, 8, 64, gift64_set_key, gift64_encrypt,
+    "GIFT-64", "bs64", 16, 8, 64, gift64_set_key, gift64_encrypt, gift64_export_round_keys,
 };
 
 const bs_block_cipher bs_gift128_bs64 = {
-    "GIFT-128", "bs64", 16, 16, 64, gift128_set_key, gift128_encrypt,
+    "GIFT-128", "bs64", 16, 16, 64, gift128_set_key, gift128_encrypt, gift128_export_round_keys,
 };

@@ -324,7 +324,7 @@ static void gift128_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8
 }
 
 const bs_block_cipher bs_gift128_fix32 = {
-    "GIFT-128", "fix32", 16, 16, 1, gift128_set_key, gift128_encrypt,
+    "GIFT-128", "fix32", 16, 16, 1, gift128_set_key, gift128_encrypt, NULL,
 };
 
 /* ---- GIFT-64: two blocks side by side, 28 rounds ---- */
@@ -412,5 +412,5 @@ static void gift64_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_
 }
 
 const bs_block_cipher bs_gift64_fix32 = {
-    "GIFT-64", "fix32", 16, 8, 2, gift64_set_key, gift64_encrypt,
+    "GIFT-64", "fix32", 16, 8, 2, gift64_set_key, gift64_encrypt, NULL,
 };

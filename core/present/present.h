@@ -41,6 +41,12 @@
 
 /* Bits 63..32 of K2..K32 that cancel the two complemented S-box outputs of the previous round. */
 #define BS_PRESENT_KEY_NOT 0xffffffff00000000ULL
+/*
+ * Compact round keys (export_round_keys; the CUDA kernels' key): 64-bit key r (r = 0..31) in
+ * words 2r (bits 31..0) and 2r + 1 (bits 63..32), exactly as expanded: K(r+1), with bits 63..32
+ * complemented (BS_PRESENT_KEY_NOT) for r > 0.
+ */
+#define BS_PRESENT_COMPACT_WORDS (2 * BS_PRESENT_ROUND_KEYS)
 
 /*
  * The PRESENT S-box S = C56B90AD3EF84712 as a known 14-gate circuit from the literature on

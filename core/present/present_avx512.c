@@ -246,11 +246,22 @@ static void p128_set_key(bs_key_schedule *ks, const uint8_t *key)
     bs_present128_bs64.set_key(ks, key);
 }
 
+/* The schedules are the bs64 cores', so are their compact keys. */
+static int p80_export(const bs_key_schedule *ks, uint32_t *out, size_t nwords)
+{
+    return bs_present80_bs64.export_round_keys(ks, out, nwords);
+}
+
+static int p128_export(const bs_key_schedule *ks, uint32_t *out, size_t nwords)
+{
+    return bs_present128_bs64.export_round_keys(ks, out, nwords);
+}
+
 const bs_block_cipher bs_present80_avx512 = {
-    "PRESENT-80", "avx512", 10, 8, 64, p80_set_key, p80_encrypt,
+    "PRESENT-80", "avx512", 10, 8, 64, p80_set_key, p80_encrypt, p80_export,
 };
 const bs_block_cipher bs_present128_avx512 = {
-    "PRESENT-128", "avx512", 16, 8, 64, p128_set_key, p128_encrypt,
+    "PRESENT-128", "avx512", 16, 8, 64, p128_set_key, p128_encrypt, p128_export,
 };
 const bs_ctr32_fn bs_present80_avx512_ctr32 = p80_ctr32;
 const bs_ctr32_fn bs_present128_avx512_ctr32 = p128_ctr32;

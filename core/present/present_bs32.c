@@ -154,9 +154,9 @@ static void present_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8
 }
 
 const bs_block_cipher bs_present80_bs32 = {
-    "PRESENT-80", "bs32", 10, 8, 2, present80_set_key, present_encrypt,
+    "PRESENT-80", "bs32", 10, 8, 2, present80_set_key, present_encrypt, NULL,
 };
 
 const bs_block_cipher bs_present128_bs32 = {
-    "PRESENT-128", "bs32", 16, 8, 2, present128_set_key, present_encrypt,
+    "PRESENT-128", "bs32", 16, 8, 2, present128_set_key, present_encrypt, NULL,
 };

@@ -39,6 +39,12 @@
 #define BS_R256_BLOCK 32
 /* Words per bitsliced state and per round key. */
 #define BS_R256_WORDS 256
+/*
+ * Compact round keys (export_round_keys; the CUDA kernels' key): round key n (n = 0..14) in
+ * words 8n..8n+7, byte p in bits 8 (p mod 4) .. 8 (p mod 4) + 7 of word 8n + p / 4, exactly as
+ * masked (0x63 folded into keys 1..14).
+ */
+#define BS_R256_COMPACT_WORDS (8 * (BS_R256_ROUNDS + 1))
 
 /*
  * The S-box circuit without the affine constant, on 8 words (rijndael256_sbox.inc.h):

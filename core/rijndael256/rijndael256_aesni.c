@@ -134,7 +134,7 @@ AESNI_TARGET static void aesni_ctr32(const bs_key_schedule *ks, const uint8_t *c
 }
 
 const bs_block_cipher bs_rijndael256_aesni = {
-    "RIJNDAEL-256", "aesni", 32, BS_R256_BLOCK, 4, aesni_set_key, aesni_encrypt,
+    "RIJNDAEL-256", "aesni", 32, BS_R256_BLOCK, 4, aesni_set_key, aesni_encrypt, NULL,
 };
 const bs_ctr32_fn bs_rijndael256_aesni_ctr32 = aesni_ctr32;
 

@@ -38,6 +38,21 @@ static void r256_set_key(bs_key_schedule *ks, const uint8_t *key)
     bs_wipe(w, sizeof w);
 }
 
+/* rijndael256.h's compact keys: bit 0 of each mask (every mask is 0 or all ones). */
+static int r256_export_round_keys(const bs_key_schedule *ks, uint32_t *out, size_t nwords)
+{
+    if (nwords < BS_R256_COMPACT_WORDS)
+        return -1;
+    memset(out, 0, BS_R256_COMPACT_WORDS * sizeof *out);
+    for (unsigned n = 0; n <= BS_R256_ROUNDS; n++)
+        for (unsigned p = 0; p < 32; p++)
+            for (unsigned j = 0; j < 8; j++)
+                out[8 * n + p / 4] |=
+                    (uint32_t)(ks->w[BS_R256_WORDS * n + bs_r256_index((int)p, (int)j)] & 1)
+                    << (8 * (p % 4) + j);
+    return 0;
+}
+
 /*
  * nblocks blocks, four at a time where vectors allow (three padded to four), then two at a
  * time; an odd last block pairs with itself.
@@ -110,5 +125,6 @@ static void r256_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t 
 }
 
 const bs_block_cipher bs_rijndael256_bs64 = {
-    "RIJNDAEL-256", "bs64", 32, BS_R256_BLOCK, 64, r256_set_key, r256_encrypt,
+    "RIJNDAEL-256",         "bs64", 32, BS_R256_BLOCK, 64, r256_set_key, r256_encrypt,
+    r256_export_round_keys,
 };

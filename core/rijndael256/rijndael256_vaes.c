@@ -108,7 +108,7 @@ VAES_TARGET static void vaes_ctr32(const bs_key_schedule *ks, const uint8_t *cou
 }
 
 const bs_block_cipher bs_rijndael256_vaes = {
-    "RIJNDAEL-256", "vaes", 32, BS_R256_BLOCK, 16, vaes_set_key, vaes_encrypt,
+    "RIJNDAEL-256", "vaes", 32, BS_R256_BLOCK, 16, vaes_set_key, vaes_encrypt, NULL,
 };
 const bs_ctr32_fn bs_rijndael256_vaes_ctr32 = vaes_ctr32;
 

@@ -171,7 +171,7 @@ static void skinny_encrypt(unsigned rounds, const bs_key_schedule *ks, uint8_t *
         skinny_encrypt(bs_skinny_rounds(klen), ks, out, in, nblocks);                              \
     }                                                                                              \
     const bs_block_cipher bs_##tag##_bs64 = {                                                      \
-        name, "bs64", klen, 16, 64, tag##_set_key, tag##_encrypt,                                  \
+        name, "bs64", klen, 16, 64, tag##_set_key, tag##_encrypt, NULL,                            \
     };
 
 SKINNY_BS64_VARIANT(skinny128_128, "SKINNY-128-128", 16)

@@ -290,7 +290,7 @@ static void fix32_encrypt(unsigned rounds, const bs_key_schedule *ks, uint8_t *o
         fix32_encrypt(bs_skinny_rounds(klen), ks, out, in, nblocks);                               \
     }                                                                                              \
     const bs_block_cipher bs_##tag##_fix32 = {                                                     \
-        name, "fix32", klen, 16, 2, tag##_fix32_set_key, tag##_fix32_encrypt,                      \
+        name, "fix32", klen, 16, 2, tag##_fix32_set_key, tag##_fix32_encrypt, NULL,                \
     };
 
 SKINNY_FIX32_VARIANT(skinny128_128, "SKINNY-128-128", 16)

@@ -251,10 +251,9 @@ void bs_speedy_bs32_addroundkey(uint32_t s[6], const uint32_t rk[6])
             bs_speedy_bs32_block((const uint32_t *)ks->w, R, out + BS_SPEEDY_BLOCK * i,            \
                                  in + BS_SPEEDY_BLOCK * i);                                        \
     }                                                                                              \
-    const bs_block_cipher bs_speedy##R##_bs32 =                                                    \
-        {                                                                                          \
-            "SPEEDY-" #R "-192",      "bs32", 24, 24, 1, speedy##R##_bs32_set_key,                 \
-            speedy##R##_bs32_encrypt,                                                              \
+    const bs_block_cipher bs_speedy##R##_bs32 = {                                                  \
+        "SPEEDY-" #R "-192",      "bs32", 24, 24, 1, speedy##R##_bs32_set_key,                     \
+        speedy##R##_bs32_encrypt, NULL,                                                            \
     };
 
 SPEEDY_BS32_CIPHER(5)

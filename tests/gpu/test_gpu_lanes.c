@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "bitslice.h"
+#include "bs_cpu.h"
 #include "bsgpu_host.h"
 #include "modes/ctr.h"
 #include "testutil.h"
@@ -52,6 +53,46 @@ static void test_keys_from_schedule(void **state)
             bsgpu_key_from_bytes(&b, (bsgpu_cipher)c, key);
             assert_memory_equal(a.w, b.w, sizeof a.w);
         }
+}
+
+/*
+ * Every registered core of a GPU cipher: one that exports its round keys gives the key the spec
+ * gives; one without the hook is refused, and leaves no key behind.
+ */
+static void test_keys_from_every_core(void **state)
+{
+    (void)state;
+    unsigned exported = 0, refused = 0;
+    for (size_t i = 0; bs_block_ciphers[i] != NULL; i++) {
+        const bs_block_cipher *core = bs_block_ciphers[i];
+        const int c = bsgpu_cipher_of(core);
+        if (c < 0 || !bs_impl_usable(core))
+            continue;
+        for (int iter = 0; iter < 5; iter++) {
+            uint8_t key[32];
+            bs_key_schedule ks;
+            bsgpu_key a, b, zero;
+            bs_test_fill(key, core->key_len);
+            core->set_key(&ks, key);
+            memset(&a, 0x5a, sizeof a);
+            memset(&zero, 0, sizeof zero);
+            if (core->export_round_keys == NULL) {
+                assert_int_equal(bsgpu_key_from_schedule(&a, core, &ks), -1);
+                assert_memory_equal(a.w, zero.w, sizeof a.w);
+                refused++;
+                continue;
+            }
+            assert_int_equal(bsgpu_key_from_schedule(&a, core, &ks), 0);
+            bsgpu_key_from_bytes(&b, (bsgpu_cipher)c, key);
+            assert_memory_equal(a.w, b.w, sizeof a.w);
+            /* Too small a buffer is refused, not overrun. */
+            assert_int_equal(core->export_round_keys(&ks, a.w, 1), -1);
+            exported++;
+        }
+    }
+    /* The five bs64 cores at least, and a core of another layout (bs32, ct32, ...). */
+    assert_true(exported >= 5 * 5);
+    assert_true(refused > 0);
 }
 
 /* The warp's key expansion gives the cores' own mask layouts, however the lanes split it. */
@@ -408,11 +449,11 @@ int main(void)
 {
     bs_test_seed();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_keys_from_schedule), cmocka_unit_test(test_key_expand),
-        cmocka_unit_test(test_transposes),         cmocka_unit_test(test_counter_bitslice),
-        cmocka_unit_test(test_single_segments),    cmocka_unit_test(test_segment_find),
-        cmocka_unit_test(test_segment_tables),     cmocka_unit_test(test_plan_launches),
-        cmocka_unit_test(test_sample_jobs),
+        cmocka_unit_test(test_keys_from_schedule), cmocka_unit_test(test_keys_from_every_core),
+        cmocka_unit_test(test_key_expand),         cmocka_unit_test(test_transposes),
+        cmocka_unit_test(test_counter_bitslice),   cmocka_unit_test(test_single_segments),
+        cmocka_unit_test(test_segment_find),       cmocka_unit_test(test_segment_tables),
+        cmocka_unit_test(test_plan_launches),      cmocka_unit_test(test_sample_jobs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
