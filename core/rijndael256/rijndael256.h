@@ -242,6 +242,19 @@ BS_FN uint32_t bs_r256_sub_word32(uint32_t t)
 }
 
 /*
+ * export_round_keys of the cores whose schedule is bs_r256_key_expand's bytes as they are (AES-NI,
+ * VAES): the compact layout above, 0x63 folded into keys 1..14 as the bitsliced cores have it.
+ */
+static inline int bs_r256_export_byte_keys(const uint8_t *rk, uint32_t *out, size_t nwords)
+{
+    if (nwords < BS_R256_COMPACT_WORDS)
+        return -1;
+    for (unsigned i = 0; i < BS_R256_COMPACT_WORDS; i++)
+        out[i] = bs_load_le32(rk + 4 * i) ^ (i >= 8 ? 0x63636363u : 0);
+    return 0;
+}
+
+/*
  * AES-256 key expansion run to 120 words (FIPS-197 5.2 with Nb = 8), constant-time: only the
  * word index (public) decides branches. w receives 120 * 4 bytes, word i at w[4i], so round key
  * n is w[32n .. 32n + 31] in input byte order. Words are handled as little-endian uint32_t

@@ -133,8 +133,14 @@ AESNI_TARGET static void aesni_ctr32(const bs_key_schedule *ks, const uint8_t *c
     }
 }
 
+static int aesni_export_round_keys(const bs_key_schedule *ks, uint32_t *out, size_t nwords)
+{
+    return bs_r256_export_byte_keys((const uint8_t *)ks->w, out, nwords);
+}
+
 const bs_block_cipher bs_rijndael256_aesni = {
-    "RIJNDAEL-256", "aesni", 32, BS_R256_BLOCK, 4, aesni_set_key, aesni_encrypt, NULL,
+    "RIJNDAEL-256",          "aesni", 32, BS_R256_BLOCK, 4, aesni_set_key, aesni_encrypt,
+    aesni_export_round_keys,
 };
 const bs_ctr32_fn bs_rijndael256_aesni_ctr32 = aesni_ctr32;
 

@@ -107,8 +107,14 @@ VAES_TARGET static void vaes_ctr32(const bs_key_schedule *ks, const uint8_t *cou
     bs_wipe(&K, sizeof K);
 }
 
+static int vaes_export_round_keys(const bs_key_schedule *ks, uint32_t *out, size_t nwords)
+{
+    return bs_r256_export_byte_keys((const uint8_t *)ks->w, out, nwords);
+}
+
 const bs_block_cipher bs_rijndael256_vaes = {
-    "RIJNDAEL-256", "vaes", 32, BS_R256_BLOCK, 16, vaes_set_key, vaes_encrypt, NULL,
+    "RIJNDAEL-256",         "vaes", 32, BS_R256_BLOCK, 16, vaes_set_key, vaes_encrypt,
+    vaes_export_round_keys,
 };
 const bs_ctr32_fn bs_rijndael256_vaes_ctr32 = vaes_ctr32;
 
