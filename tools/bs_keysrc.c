@@ -7,7 +7,7 @@
 
 #include "bsd_client.h"
 
-static void drop_daemon(bs_keysrc *s, const char *why, int err)
+static void drop_daemon(bscli_keysrc *s, const char *why, int err)
 {
     if (!s->daemon)
         return;
@@ -22,8 +22,8 @@ static void drop_daemon(bs_keysrc *s, const char *why, int err)
     memset(s->slot, 0, sizeof s->slot);
 }
 
-int bs_keysrc_init(bs_keysrc *s, const bsf_keys *k, size_t chunk_size, int use_daemon,
-                   const char *socket, int verbose)
+int bscli_keysrc_init(bscli_keysrc *s, const bsf_keys *k, size_t chunk_size, int use_daemon,
+                      const char *socket, int verbose)
 {
     memset(s, 0, sizeof s[0]);
     s->k = k;
@@ -37,8 +37,8 @@ int bs_keysrc_init(bs_keysrc *s, const bsf_keys *k, size_t chunk_size, int use_d
     if (!use_daemon)
         return 0;
     bsd_client_opts o = {socket, 1000, s->timeout_ms};
-    int r =
-        bsd_windows_open(&s->w, &o, k->cipher, k->payload_key, 32, s->slot_bytes, BS_KEYSRC_SLOTS);
+    int r = bsd_windows_open(&s->w, &o, k->cipher, k->payload_key, 32, s->slot_bytes,
+                             BSCLI_KEYSRC_SLOTS);
     if (r != 0 && !s->w.connected) {
         if (verbose)
             fprintf(stderr, "bitslice: no daemon (%s); in-process\n", strerror(-r));
@@ -54,9 +54,9 @@ int bs_keysrc_init(bs_keysrc *s, const bsf_keys *k, size_t chunk_size, int use_d
     return 0;
 }
 
-void bs_keysrc_request(bs_keysrc *s, uint64_t index, int last, size_t len)
+void bscli_keysrc_request(bscli_keysrc *s, uint64_t index, int last, size_t len)
 {
-    bs_keysrc_slot *sl = &s->slot[index % BS_KEYSRC_SLOTS];
+    bscli_keysrc_slot *sl = &s->slot[index % BSCLI_KEYSRC_SLOTS];
     sl->state = 0;
     if (!s->daemon)
         return;
@@ -65,7 +65,7 @@ void bs_keysrc_request(bs_keysrc *s, uint64_t index, int last, size_t len)
     sl->index = index;
     sl->last = last;
     sl->nblocks = bsf_chunk_ks_blocks(len);
-    int r = bsd_windows_submit(&s->w, (unsigned)(index % BS_KEYSRC_SLOTS), j0, sl->nblocks);
+    int r = bsd_windows_submit(&s->w, (unsigned)(index % BSCLI_KEYSRC_SLOTS), j0, sl->nblocks);
     if (r != 0) {
         drop_daemon(s, "failed", r);
         return;
@@ -74,7 +74,7 @@ void bs_keysrc_request(bs_keysrc *s, uint64_t index, int last, size_t len)
 }
 
 /* -v: one line per run of chunks from the same source, said when the source changes. */
-static void source_flush(bs_keysrc *s)
+static void source_flush(bscli_keysrc *s)
 {
     if (!s->verbose || s->run_len == 0)
         return;
@@ -86,7 +86,7 @@ static void source_flush(bs_keysrc *s)
     s->run_len = 0;
 }
 
-static void source_note(bs_keysrc *s, uint64_t index, const char *src)
+static void source_note(bscli_keysrc *s, uint64_t index, const char *src)
 {
     if (!s->verbose)
         return;
@@ -100,10 +100,10 @@ static void source_note(bs_keysrc *s, uint64_t index, const char *src)
     s->run_len = 1;
 }
 
-const uint8_t *bs_keysrc_get(bs_keysrc *s, uint64_t index, int last, size_t len)
+const uint8_t *bscli_keysrc_get(bscli_keysrc *s, uint64_t index, int last, size_t len)
 {
-    const unsigned k = (unsigned)(index % BS_KEYSRC_SLOTS);
-    bs_keysrc_slot *sl = &s->slot[k];
+    const unsigned k = (unsigned)(index % BSCLI_KEYSRC_SLOTS);
+    bscli_keysrc_slot *sl = &s->slot[k];
     uint64_t need = bsf_chunk_ks_blocks(len);
     /* A prefetch guessed the last flag wrong (input of unknown size): ask again. */
     if (s->daemon &&
@@ -114,7 +114,7 @@ const uint8_t *bs_keysrc_get(bs_keysrc *s, uint64_t index, int last, size_t len)
                 drop_daemon(s, "failed", r);
         }
         if (s->daemon)
-            bs_keysrc_request(s, index, last, len);
+            bscli_keysrc_request(s, index, last, len);
     }
     const char *why = s->daemon ? NULL : s->local_why;
     if (s->daemon && sl->state == 1) {
@@ -143,7 +143,7 @@ const uint8_t *bs_keysrc_get(bs_keysrc *s, uint64_t index, int last, size_t len)
     return s->local;
 }
 
-void bs_keysrc_close(bs_keysrc *s)
+void bscli_keysrc_close(bscli_keysrc *s)
 {
     source_flush(s);
     bsd_windows_close(&s->w); /* wipes the shared memory */

@@ -15,21 +15,21 @@
 #include "bs_stream_format.h"
 #include "bsd_windows.h"
 
-#define BS_KEYSRC_SLOTS 4
+#define BSCLI_KEYSRC_SLOTS 4
 
-typedef struct bs_keysrc_slot {
+typedef struct bscli_keysrc_slot {
     int state; /* 0 none, 1 requested from the daemon */
     uint64_t index;
     int last;
     uint64_t nblocks;
-} bs_keysrc_slot;
+} bscli_keysrc_slot;
 
-typedef struct bs_keysrc {
+typedef struct bscli_keysrc {
     const bsf_keys *k;
     int daemon; /* the windows below are usable */
     bsd_windows w;
     size_t slot_bytes;
-    bs_keysrc_slot slot[BS_KEYSRC_SLOTS];
+    bscli_keysrc_slot slot[BSCLI_KEYSRC_SLOTS];
     uint8_t *local;
     int timeout_ms;
     uint64_t daemon_chunks, local_chunks;
@@ -39,15 +39,15 @@ typedef struct bs_keysrc {
     char local_why[96];          /* why chunks are computed in-process ("" before any reason) */
     uint64_t run_first, run_len; /* -v: the current run of chunks from one source */
     char run_src[96];
-} bs_keysrc;
+} bscli_keysrc;
 
 /* use_daemon: try the daemon at socket (NULL: default path). Never fails for lack of a daemon. */
-int bs_keysrc_init(bs_keysrc *s, const bsf_keys *k, size_t chunk_size, int use_daemon,
-                   const char *socket, int verbose);
+int bscli_keysrc_init(bscli_keysrc *s, const bsf_keys *k, size_t chunk_size, int use_daemon,
+                      const char *socket, int verbose);
 /* Asks for chunk (index, last) of up to len bytes ahead of time, into slot index % SLOTS. */
-void bs_keysrc_request(bs_keysrc *s, uint64_t index, int last, size_t len);
+void bscli_keysrc_request(bscli_keysrc *s, uint64_t index, int last, size_t len);
 /* The keystream of chunk (index, last) for len bytes (bsf_chunk_ks_blocks(len) blocks). */
-const uint8_t *bs_keysrc_get(bs_keysrc *s, uint64_t index, int last, size_t len);
-void bs_keysrc_close(bs_keysrc *s);
+const uint8_t *bscli_keysrc_get(bscli_keysrc *s, uint64_t index, int last, size_t len);
+void bscli_keysrc_close(bscli_keysrc *s);
 
 #endif

@@ -383,7 +383,7 @@ static int master_key(const opts *o, const bsf_header *h, int confirm, uint8_t k
     return r;
 }
 
-static void report(const opts *o, const bs_keysrc *ks)
+static void report(const opts *o, const bscli_keysrc *ks)
 {
     if (o->verbose)
         fprintf(stderr, "bitslice: keystream: %llu chunks from %s, %llu in-process\n",
@@ -405,7 +405,7 @@ int bscli_cmd_seal(int argc, char **argv)
         return pr_ > 0 ? 0 : 2;
     static bsf_keys keys;
     io f;
-    bs_keysrc ks;
+    bscli_keysrc ks;
     bscli_pipe io_pipe;
     int files = 0, have_ks = 0, ok = 0;
     bsf_header h;
@@ -447,7 +447,7 @@ int bscli_cmd_seal(int argc, char **argv)
     uint64_t nchunks = f.in_regular ? (f.in_size + cs - 1) / cs : 0;
     if (f.in_regular && nchunks == 0)
         nchunks = 1;
-    if (bs_keysrc_init(&ks, &keys, cs, !o.no_daemon, o.socket, o.verbose) != 0) {
+    if (bscli_keysrc_init(&ks, &keys, cs, !o.no_daemon, o.socket, o.verbose) != 0) {
         fprintf(stderr, "bitslice: out of memory\n");
         goto out;
     }
@@ -458,8 +458,8 @@ int bscli_cmd_seal(int argc, char **argv)
     }
     progress pr = {isatty(2) && !o.quiet, f.in_size, 0, {0, 0}, {0, 0}};
     clock_gettime(CLOCK_MONOTONIC, &pr.t0);
-    for (uint64_t i = 0; i < BS_KEYSRC_SLOTS && (nchunks == 0 || i < nchunks); i++)
-        bs_keysrc_request(&ks, i, nchunks != 0 && i + 1 == nchunks, cs);
+    for (uint64_t i = 0; i < BSCLI_KEYSRC_SLOTS && (nchunks == 0 || i < nchunks); i++)
+        bscli_keysrc_request(&ks, i, nchunks != 0 && i + 1 == nchunks, cs);
     ok = 1;
     for (uint64_t i = 0; ok; i++) {
         bscli_pipe_slot *s = bscli_pipe_next(&io_pipe);
@@ -474,12 +474,12 @@ int bscli_cmd_seal(int argc, char **argv)
         }
         size_t n = s->n;
         int last = s->last;
-        const uint8_t *k = bs_keysrc_get(&ks, i, last, n);
+        const uint8_t *k = bscli_keysrc_get(&ks, i, last, n);
         bsf_chunk_seal(&keys, i, last, k, s->buf, s->buf, n, s->buf + n);
         /* Chunk i's slot is free only now that its keystream is used. */
-        if (!last && (nchunks == 0 || i + BS_KEYSRC_SLOTS < nchunks))
-            bs_keysrc_request(&ks, i + BS_KEYSRC_SLOTS,
-                              nchunks != 0 && i + BS_KEYSRC_SLOTS + 1 == nchunks, cs);
+        if (!last && (nchunks == 0 || i + BSCLI_KEYSRC_SLOTS < nchunks))
+            bscli_keysrc_request(&ks, i + BSCLI_KEYSRC_SLOTS,
+                                 nchunks != 0 && i + BSCLI_KEYSRC_SLOTS + 1 == nchunks, cs);
         bscli_pipe_put(&io_pipe, n + BSF_TAG_LEN);
         progress_update(&pr, n, last);
         if (last)
@@ -493,7 +493,7 @@ int bscli_cmd_seal(int argc, char **argv)
     report(&o, &ks);
 out:
     if (have_ks)
-        bs_keysrc_close(&ks);
+        bscli_keysrc_close(&ks);
     bsf_keys_wipe(&keys);
     return files ? close_files(&f, &o, ok) : 1;
 }
@@ -506,7 +506,7 @@ int bscli_cmd_open(int argc, char **argv)
         return pr_ > 0 ? 0 : 2;
     static bsf_keys keys;
     io f;
-    bs_keysrc ks;
+    bscli_keysrc ks;
     bscli_pipe io_pipe;
     int have_ks = 0, ok = 0;
     if (open_files(&o, &f) != 0)
@@ -541,7 +541,7 @@ int bscli_cmd_open(int argc, char **argv)
     const size_t cs = (size_t)1 << h.chunk_log2, rec = cs + BSF_TAG_LEN;
     uint64_t body = f.in_regular && f.in_size >= BSF_HEADER_LEN ? f.in_size - BSF_HEADER_LEN : 0;
     uint64_t nchunks = f.in_regular ? (body + rec - 1) / rec : 0;
-    if (bs_keysrc_init(&ks, &keys, cs, !o.no_daemon, o.socket, o.verbose) != 0) {
+    if (bscli_keysrc_init(&ks, &keys, cs, !o.no_daemon, o.socket, o.verbose) != 0) {
         fprintf(stderr, "bitslice: out of memory\n");
         goto out;
     }
@@ -552,8 +552,8 @@ int bscli_cmd_open(int argc, char **argv)
     }
     progress pr = {isatty(2) && !o.quiet, body, 0, {0, 0}, {0, 0}};
     clock_gettime(CLOCK_MONOTONIC, &pr.t0);
-    for (uint64_t i = 0; i < BS_KEYSRC_SLOTS && (nchunks == 0 || i < nchunks); i++)
-        bs_keysrc_request(&ks, i, nchunks != 0 && i + 1 == nchunks, cs);
+    for (uint64_t i = 0; i < BSCLI_KEYSRC_SLOTS && (nchunks == 0 || i < nchunks); i++)
+        bscli_keysrc_request(&ks, i, nchunks != 0 && i + 1 == nchunks, cs);
     ok = 1;
     for (uint64_t i = 0;; i++) {
         bscli_pipe_slot *s = bscli_pipe_next(&io_pipe);
@@ -577,11 +577,11 @@ int bscli_cmd_open(int argc, char **argv)
         }
         int last = s->last;
         size_t len = n - BSF_TAG_LEN;
-        const uint8_t *k = bs_keysrc_get(&ks, i, last, len);
+        const uint8_t *k = bscli_keysrc_get(&ks, i, last, len);
         int bad = bsf_chunk_open(&keys, i, last, k, buf, buf, len, buf + len) != 0;
-        if (!bad && !last && (nchunks == 0 || i + BS_KEYSRC_SLOTS < nchunks))
-            bs_keysrc_request(&ks, i + BS_KEYSRC_SLOTS,
-                              nchunks != 0 && i + BS_KEYSRC_SLOTS + 1 == nchunks, cs);
+        if (!bad && !last && (nchunks == 0 || i + BSCLI_KEYSRC_SLOTS < nchunks))
+            bscli_keysrc_request(&ks, i + BSCLI_KEYSRC_SLOTS,
+                                 nchunks != 0 && i + BSCLI_KEYSRC_SLOTS + 1 == nchunks, cs);
         if (bad) {
             /* Say what most likely happened: a whole-chunk truncation verifies as not-last. */
             uint8_t *alt = last ? (uint8_t *)malloc((size_t)bsf_chunk_ks_blocks(len) * 32) : NULL;
@@ -625,7 +625,7 @@ int bscli_cmd_open(int argc, char **argv)
         report(&o, &ks);
 out:
     if (have_ks)
-        bs_keysrc_close(&ks);
+        bscli_keysrc_close(&ks);
     bsf_keys_wipe(&keys);
     return close_files(&f, &o, ok);
 }

@@ -4,6 +4,7 @@
  * set_key. A refused call changes nothing.
  */
 #include "gcm128.h"
+#include "keystream.h"
 
 #ifdef BS_HAVE_AES
 #include "../aes/aes_ctr_face.h"
@@ -165,12 +166,6 @@ int bs_gcm128_aad(bs_gcm128_ctx *ctx, const uint8_t *aad, size_t len)
     return BS_OK;
 }
 
-static void xor_bytes(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        out[i] = in[i] ^ ks[i];
-}
-
 /* Keystream for n <= PASS blocks from ctx->counter into buf; advances the counter. ahead: the
  * blocks left in this request (n included), for FACE's refresh decision. */
 static void keystream(bs_gcm128_ctx *ctx, uint8_t *buf, size_t n, size_t ahead)
@@ -211,7 +206,7 @@ static int gcm_crypt(bs_gcm128_ctx *ctx, uint8_t *out, const uint8_t *in, size_t
         size_t take = BL - ctx->num < len ? BL - ctx->num : len;
         if (dec)
             ghash_absorb(ctx, in, take);
-        xor_bytes(out, in, ctx->stream + ctx->num, take);
+        bs_keystream_xor(out, in, ctx->stream + ctx->num, take);
         if (!dec)
             ghash_absorb(ctx, out, take);
         ctx->num = (unsigned)((ctx->num + take) % BL);
@@ -229,7 +224,7 @@ static int gcm_crypt(bs_gcm128_ctx *ctx, uint8_t *out, const uint8_t *in, size_t
         used = n * BL > used ? n * BL : used;
         if (dec)
             ghash_absorb(ctx, in, bytes);
-        xor_bytes(out, in, buf, bytes);
+        bs_keystream_xor(out, in, buf, bytes);
         if (!dec)
             ghash_absorb(ctx, out, bytes);
         if (bytes % BL != 0) { /* the last block is partial: keep its keystream */
