@@ -120,6 +120,20 @@ BS_FN void bs_gift128_key_schedule(const uint8_t key[16], uint32_t rk[2 * BS_GIF
         k[j] = 0;
 }
 
+/*
+ * A 32-bit word through the nine in-word delta swaps (shifts 16 8 4 2 1 2 4 8 16) of a Benes
+ * network net[9], as the generators (embedded/gen/benes.py) derive them: how the MCU key set-ups
+ * place a key word into a round's representation. Public shifts and masks only.
+ */
+BS_FN uint32_t bs_gift_benes32(uint32_t x, const uint32_t net[9])
+{
+    static const unsigned shift[9] = {16, 8, 4, 2, 1, 2, 4, 8, 16};
+    for (unsigned i = 0; i < 9; i++) {
+        const uint32_t t = ((x >> shift[i]) ^ x) & net[i];
+        x ^= t ^ (t << shift[i]);
+    }
+    return x;
+}
 /* One SWAPMOVE stage of a bit-matrix transpose: exchanges the d x d off-diagonal blocks. */
 BS_FN void bs_gift_tstage32(uint32_t *x, unsigned n, unsigned d, uint32_t m)
 {

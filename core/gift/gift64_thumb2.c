@@ -38,25 +38,9 @@ _Static_assert(sizeof(uint32_t[BS_GIFT64_FIX32_RK_WORDS]) <= BS_KS_MAX,
  * round of the cycle from the generator: about 45 instructions in place of two shifts per bit.
  * Public shifts and masks.
  */
-#define T2_DELTA_SWAP(x, s, m)                                                                     \
-    do {                                                                                           \
-        uint32_t t_ = (((x) >> (s)) ^ (x)) & (m);                                                  \
-        (x) ^= t_ ^ (t_ << (s));                                                                   \
-    } while (0)
-
 static uint32_t place(uint32_t v, const uint32_t net[9])
 {
-    uint32_t x = v | (v << 16);
-    T2_DELTA_SWAP(x, 16, net[0]);
-    T2_DELTA_SWAP(x, 8, net[1]);
-    T2_DELTA_SWAP(x, 4, net[2]);
-    T2_DELTA_SWAP(x, 2, net[3]);
-    T2_DELTA_SWAP(x, 1, net[4]);
-    T2_DELTA_SWAP(x, 2, net[5]);
-    T2_DELTA_SWAP(x, 4, net[6]);
-    T2_DELTA_SWAP(x, 8, net[7]);
-    T2_DELTA_SWAP(x, 16, net[8]);
-    return x;
+    return bs_gift_benes32(v | (v << 16), net);
 }
 
 static void gift64_t2_set_key(bs_key_schedule *ks, const uint8_t *key)

@@ -218,24 +218,9 @@ void bs_mcu_nibble_unpack(uint32_t w[4], const uint32_t s[4])
  * 1 2 4 8 16) of a gift_fix_gen.h network, which gift_fixslice.py derives from the
  * representation and checks bit by bit. Public shifts and masks.
  */
-#define GIFT_DELTA_SWAP(x, s, m)                                                                   \
-    do {                                                                                           \
-        uint32_t t_ = (((x) >> (s)) ^ (x)) & (m);                                                  \
-        (x) ^= t_ ^ (t_ << (s));                                                                   \
-    } while (0)
-
 static uint32_t place(uint32_t x, const uint32_t net[9])
 {
-    GIFT_DELTA_SWAP(x, 16, net[0]);
-    GIFT_DELTA_SWAP(x, 8, net[1]);
-    GIFT_DELTA_SWAP(x, 4, net[2]);
-    GIFT_DELTA_SWAP(x, 2, net[3]);
-    GIFT_DELTA_SWAP(x, 1, net[4]);
-    GIFT_DELTA_SWAP(x, 2, net[5]);
-    GIFT_DELTA_SWAP(x, 4, net[6]);
-    GIFT_DELTA_SWAP(x, 8, net[7]);
-    GIFT_DELTA_SWAP(x, 16, net[8]);
-    return x;
+    return bs_gift_benes32(x, net);
 }
 
 /* ---- GIFT-128: one block, 40 rounds ---- */
