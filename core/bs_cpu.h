@@ -88,6 +88,14 @@ extern const bs_block_cipher bs_gift64_avx512;
 extern const bs_block_cipher bs_gift128_avx512;
 extern const bs_ctr32_fn bs_gift64_avx512_ctr32;
 extern const bs_ctr32_fn bs_gift128_avx512_ctr32;
+extern const bs_block_cipher bs_present80_avx2;
+extern const bs_block_cipher bs_present128_avx2;
+extern const bs_ctr32_fn bs_present80_avx2_ctr32;
+extern const bs_ctr32_fn bs_present128_avx2_ctr32;
+extern const bs_block_cipher bs_gift64_avx2;
+extern const bs_block_cipher bs_gift128_avx2;
+extern const bs_ctr32_fn bs_gift64_avx2_ctr32;
+extern const bs_ctr32_fn bs_gift128_avx2_ctr32;
 
 #ifdef __cplusplus
 }

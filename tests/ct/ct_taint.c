@@ -110,17 +110,35 @@ static int declassify_int(int v)
 
 static bs_key_schedule ks;
 static uint8_t key[64];
-static uint8_t in[(2 * BS_LANES_MAX + 3) * BS_BLOCK_MAX + 64];
+/*
+ * The wide (AVX2 and up) cores run 256 or 512 blocks a pass and hand short calls to a 64-lane
+ * core: they also get one full 256-lane pass with a tail, and two passes with a short tail.
+ */
+#define WIDE_BLOCKS (2 * 256 + 3)
+static uint8_t in[(WIDE_BLOCKS + 4) * BS_BLOCK_MAX + 64];
 static uint8_t out[sizeof in];
 
 /* Lane counts: 1, 2, lanes - 1, lanes, lanes + 1, 2 * lanes + 3 (the last one partial). */
-#define LANE_COUNTS_MAX 8
+#define LANE_COUNTS_MAX 10
+
+static int is_wide(const bs_block_cipher *c)
+{
+    return bs_impl_level(c->impl) >= BS_CPU_AVX2;
+}
 
 /* 4 and 40 reach the narrow paths some cores take for short calls (e.g. Rijndael-256's). */
 static size_t lane_counts(const bs_block_cipher *c, size_t counts[LANE_COUNTS_MAX])
 {
-    size_t cand[LANE_COUNTS_MAX] = {
-        1, 2, 4, 40, c->lanes - 1, c->lanes, c->lanes + 1, 2 * (size_t)c->lanes + 3};
+    size_t cand[LANE_COUNTS_MAX] = {1,
+                                    2,
+                                    4,
+                                    40,
+                                    c->lanes - 1,
+                                    c->lanes,
+                                    c->lanes + 1,
+                                    2 * (size_t)c->lanes + 3,
+                                    is_wide(c) ? 256 + 44 : 0,
+                                    is_wide(c) ? WIDE_BLOCKS : 0};
     size_t n = 0;
     for (size_t i = 0; i < LANE_COUNTS_MAX; i++) {
         int dup = cand[i] == 0 || cand[i] * c->block_len + 1 > sizeof in;
@@ -188,7 +206,8 @@ static void run_ctr(const bs_block_cipher *c)
     }
     /* Pieces: a partial block, more than one pass, the rest of a partial block, a tail. */
     const size_t bl = c->block_len;
-    const size_t pieces[4] = {5, (size_t)c->lanes * bl + 3, bl - 8 + 1, bl + 7};
+    const size_t pieces[4] = {5, (is_wide(c) ? WIDE_BLOCKS : (size_t)c->lanes) * bl + 3, bl - 8 + 1,
+                              bl + 7};
     size_t total = 0;
     for (size_t i = 0; i < 4; i++)
         total += pieces[i];
