@@ -212,7 +212,7 @@ static void pass_out(const uint64_t *m, unsigned nr, v8 *t, const uint8_t *in, u
     BS_ALIGN(64) v8 a[192], b[192];
     rounds(t, a, b, m, nr);
     for (unsigned c = 0; c < 3; c++)
-        bs_v8_transpose64(t + 64 * c, a);
+        bs_v8_transpose64(t + 64 * c);
     for (unsigned l = 0; l < 64; l++) {
         v8 ch[3] = {bs_v8_bswap64(t[l]), bs_v8_bswap64(t[64 + l]), bs_v8_bswap64(t[128 + l])};
         join3(out + 192 * l, ch, in != NULL ? in + 192 * l : NULL);
@@ -224,7 +224,7 @@ static void pass_out(const uint64_t *m, unsigned nr, v8 *t, const uint8_t *in, u
 static void wide_encrypt(const bs_block_cipher *narrow, const bs_key_schedule *ks, unsigned nr,
                          uint8_t *out, const uint8_t *in, size_t nblocks)
 {
-    BS_ALIGN(64) v8 t[192], w[64];
+    BS_ALIGN(64) v8 t[192];
     while (nblocks >= WIDE_MIN) {
         uint8_t buf[512 * BS_SPEEDY_BLOCK];
         const size_t n = nblocks < 512 ? nblocks : 512;
@@ -241,7 +241,7 @@ static void wide_encrypt(const bs_block_cipher *narrow, const bs_key_schedule *k
                 t[64 * c + l] = bs_v8_bswap64(ch[c]);
         }
         for (unsigned c = 0; c < 3; c++)
-            bs_v8_transpose64(t + 64 * c, w);
+            bs_v8_transpose64(t + 64 * c);
         pass_out(ks->w, nr, t, NULL, n < 512 ? buf : out);
         if (n < 512) {
             memcpy(out, buf, n * BS_SPEEDY_BLOCK);
@@ -252,7 +252,6 @@ static void wide_encrypt(const bs_block_cipher *narrow, const bs_key_schedule *k
         nblocks -= n;
     }
     bs_v8_wipe(t, sizeof t);
-    bs_v8_wipe(w, sizeof w);
     if (nblocks > 0)
         narrow->encrypt(ks, out, in, nblocks);
 }
