@@ -127,10 +127,9 @@ static inline void bs_v8_counter_words(bs_v8 *x, uint64_t top, uint32_t lo)
     bs_wide_counter_words_v8(x, top, lo);
 }
 
-/* In place; w (64 words) is no longer used. */
-static inline void bs_v8_transpose64(bs_v8 *v, bs_v8 *w)
+/* In place: v[l] = rows <-> v[i] = bit i of every row. */
+static inline void bs_v8_transpose64(bs_v8 *v)
 {
-    (void)w;
     bs_wide_transpose64_v8(v);
 }
 
