@@ -62,6 +62,12 @@ extern const bs_block_cipher bs_gift64_avx512;
 extern const bs_block_cipher bs_gift128_avx512;
 extern const bs_ctr32_fn bs_gift64_avx512_ctr32;
 extern const bs_ctr32_fn bs_gift128_avx512_ctr32;
+extern const bs_block_cipher bs_skinny128_128_avx512;
+extern const bs_block_cipher bs_skinny128_256_avx512;
+extern const bs_block_cipher bs_skinny128_384_avx512;
+extern const bs_ctr32_fn bs_skinny128_128_avx512_ctr32;
+extern const bs_ctr32_fn bs_skinny128_256_avx512_ctr32;
+extern const bs_ctr32_fn bs_skinny128_384_avx512_ctr32;
 
 #ifdef __cplusplus
 }
