@@ -88,6 +88,18 @@ extern const bs_block_cipher bs_gift64_avx512;
 extern const bs_block_cipher bs_gift128_avx512;
 extern const bs_ctr32_fn bs_gift64_avx512_ctr32;
 extern const bs_ctr32_fn bs_gift128_avx512_ctr32;
+extern const bs_block_cipher bs_skinny128_128_avx512;
+extern const bs_block_cipher bs_skinny128_256_avx512;
+extern const bs_block_cipher bs_skinny128_384_avx512;
+extern const bs_ctr32_fn bs_skinny128_128_avx512_ctr32;
+extern const bs_ctr32_fn bs_skinny128_256_avx512_ctr32;
+extern const bs_ctr32_fn bs_skinny128_384_avx512_ctr32;
+extern const bs_block_cipher bs_speedy5_avx512;
+extern const bs_block_cipher bs_speedy6_avx512;
+extern const bs_block_cipher bs_speedy7_avx512;
+extern const bs_ctr32_fn bs_speedy5_avx512_ctr32;
+extern const bs_ctr32_fn bs_speedy6_avx512_ctr32;
+extern const bs_ctr32_fn bs_speedy7_avx512_ctr32;
 
 #ifdef __cplusplus
 }
