@@ -50,7 +50,8 @@ typedef struct bsprov_ctr_backend {
 /* RIJNDAEL-256-GCM (docs/spec/rijndael256-gcm.md), over bs_gcm256_ctx. */
 typedef struct bsprov_gcm_backend {
     const char *name;
-    void *(*newctx)(const struct bsprov_ctx *prov);
+    /* A context over cipher (a 32-byte-block core, as CTR's); NULL on allocation failure. */
+    void *(*newctx)(const bs_block_cipher *cipher, const struct bsprov_ctx *prov);
     int (*set_key)(void *bctx, const uint8_t *key, size_t key_len);
     /* Starts a message: any IV length >= 1. */
     int (*set_iv)(void *bctx, const uint8_t *iv, size_t iv_len);

@@ -133,6 +133,7 @@ const bsprov_ctr_backend *bsprov_ctr_backend_for(const struct bsprov_ctx *prov,
 /* The GCM context: the core's bs_gcm256_ctx over the source chosen at newctx, as CTR. */
 typedef struct prov_gcm {
     bs_gcm256_ctx g; /* first: 64-byte aligned with the allocation */
+    const bs_block_cipher *cipher;
     bs_keystream_source *src;
 } prov_gcm;
 
@@ -148,11 +149,12 @@ static void gcm_free(void *bctx)
     free(x);
 }
 
-static void *gcm_newctx(const struct bsprov_ctx *prov)
+static void *gcm_newctx(const bs_block_cipher *cipher, const struct bsprov_ctx *prov)
 {
     prov_gcm *x = (prov_gcm *)aligned_zalloc(sizeof *x);
     if (x == NULL)
         return NULL;
+    x->cipher = cipher;
     if (prov->daemon_socket != NULL && (x->src = bsprov_source_new(prov)) == NULL) {
         free(x);
         return NULL;
@@ -163,7 +165,8 @@ static void *gcm_newctx(const struct bsprov_ctx *prov)
 
 static int gcm_set_key(void *bctx, const uint8_t *key, size_t key_len)
 {
-    return bs_gcm256_set_key(&((prov_gcm *)bctx)->g, key, key_len);
+    prov_gcm *x = (prov_gcm *)bctx;
+    return bs_gcm256_set_key(&x->g, x->cipher, key, key_len);
 }
 
 static int gcm_set_iv(void *bctx, const uint8_t *iv, size_t iv_len)
