@@ -41,6 +41,8 @@ typedef struct bsprov_ctr_backend {
     void (*get_position)(const void *bctx, uint8_t *counter, unsigned *num);
     /* Moves within the current block (OpenSSL's num semantics); num < block_len. */
     int (*set_num)(void *bctx, unsigned num);
+    /* Blocks started since the last set_key, across set_iv (the count the limit applies to). */
+    uint64_t (*blocks_used)(const void *bctx);
     /* A deep copy in the same position; NULL on allocation failure. */
     void *(*dup)(const void *bctx);
     /* Wipes all key material and frees. Accepts NULL. */

@@ -101,6 +101,11 @@ static int ctr_set_num(void *bctx, unsigned num)
     return bs_ctr_set_num(&((prov_ctr *)bctx)->c, num);
 }
 
+static uint64_t ctr_blocks_used(const void *bctx)
+{
+    return bs_ctr_blocks_used(&((const prov_ctr *)bctx)->c);
+}
+
 /* The copy gets a copy of the source, which starts afresh where the copy is asked to. */
 static void *ctr_dup(const void *bctx)
 {
@@ -118,8 +123,9 @@ static void *ctr_dup(const void *bctx)
 }
 
 const bsprov_ctr_backend bsprov_ctr_modes = {
-    "modes",   ctr_newctx,       ctr_set_key, ctr_set_iv, ctr_set_block_limit,
-    ctr_crypt, ctr_get_position, ctr_set_num, ctr_dup,    ctr_free,
+    "modes",   ctr_newctx,       ctr_set_key, ctr_set_iv,      ctr_set_block_limit,
+    ctr_crypt, ctr_get_position, ctr_set_num, ctr_blocks_used, ctr_dup,
+    ctr_free,
 };
 
 const bsprov_ctr_backend *bsprov_ctr_backend_for(const struct bsprov_ctx *prov,
