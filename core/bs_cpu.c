@@ -158,6 +158,14 @@ bs_ctr32_fn bs_ctr32_for(const bs_block_cipher *c)
     if (c == &bs_gift128_avx512)
         return bs_gift128_avx512_ctr32;
 #endif
+#ifdef BS_HAVE_SKINNY
+    if (c == &bs_skinny128_128_avx512)
+        return bs_skinny128_128_avx512_ctr32;
+    if (c == &bs_skinny128_256_avx512)
+        return bs_skinny128_256_avx512_ctr32;
+    if (c == &bs_skinny128_384_avx512)
+        return bs_skinny128_384_avx512_ctr32;
+#endif
 #ifdef BS_HAVE_SPEEDY
     if (c == &bs_speedy7_avx512)
         return bs_speedy7_avx512_ctr32;

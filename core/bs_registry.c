@@ -83,6 +83,11 @@ const bs_block_cipher *const bs_block_ciphers[] = {
     &bs_rijndael256_bs64,
 #endif
 #ifdef BS_HAVE_SKINNY
+#ifdef BS_HAVE_X86
+    &bs_skinny128_128_avx512,
+    &bs_skinny128_256_avx512,
+    &bs_skinny128_384_avx512,
+#endif
     &bs_skinny128_128_bs64,
     &bs_skinny128_256_bs64,
     &bs_skinny128_384_bs64,
