@@ -110,17 +110,20 @@ static int declassify_int(int v)
 
 static bs_key_schedule ks;
 static uint8_t key[64];
-static uint8_t in[(2 * BS_LANES_MAX + 3) * BS_BLOCK_MAX + 64];
+/* 8 KiB more than two 64-lane passes: CTR's wide piece below (a full 256-lane pass). */
+static uint8_t in[(2 * BS_LANES_MAX + 3) * BS_BLOCK_MAX + 64 + 8192];
 static uint8_t out[sizeof in];
 
-/* Lane counts: 1, 2, lanes - 1, lanes, lanes + 1, 2 * lanes + 3 (the last one partial). */
-#define LANE_COUNTS_MAX 8
+/* Lane counts: 1, 2, lanes - 1, lanes, lanes + 1, 2 * lanes + 3 (partial), 259 (see below). */
+#define LANE_COUNTS_MAX 9
 
 /* 4 and 40 reach the narrow paths some cores take for short calls (e.g. Rijndael-256's). */
 static size_t lane_counts(const bs_block_cipher *c, size_t counts[LANE_COUNTS_MAX])
 {
     size_t cand[LANE_COUNTS_MAX] = {
-        1, 2, 4, 40, c->lanes - 1, c->lanes, c->lanes + 1, 2 * (size_t)c->lanes + 3};
+        1, 2, 4, 40, c->lanes - 1, c->lanes, c->lanes + 1, 2 * (size_t)c->lanes + 3,
+        /* a full pass of the 256-lane (AVX2) cores, whose lanes field says 64 */
+        259};
     size_t n = 0;
     for (size_t i = 0; i < LANE_COUNTS_MAX; i++) {
         int dup = cand[i] == 0 || cand[i] * c->block_len + 1 > sizeof in;
@@ -186,9 +189,14 @@ static void run_ctr(const bs_block_cipher *c)
         fail(what, "set_key/set_iv failed");
         return;
     }
-    /* Pieces: a partial block, more than one pass, the rest of a partial block, a tail. */
-    const size_t bl = c->block_len;
-    const size_t pieces[4] = {5, (size_t)c->lanes * bl + 3, bl - 8 + 1, bl + 7};
+    /*
+     * Pieces: a partial block, more than one pass (past what the first piece read ahead, at
+     * least 256 blocks of 16 bytes: a full pass of a 256-lane core's own counter mode), the
+     * rest of a partial block, a tail.
+     */
+    const size_t bl = c->block_len, wide = 6 * 1024 + 3;
+    const size_t pieces[4] = {
+        5, (size_t)c->lanes * bl + 3 > wide ? (size_t)c->lanes * bl + 3 : wide, bl - 8 + 1, bl + 7};
     size_t total = 0;
     for (size_t i = 0; i < 4; i++)
         total += pieces[i];
