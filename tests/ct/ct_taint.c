@@ -13,8 +13,9 @@
  *        ct_taint --coverage N.. check that the registry holds exactly the cipher names N..
  * Targets: block:NAME, ctr:NAME (every implementation of NAME in bs_block_ciphers), ghash256,
  * gcm256, ctr-face:AES-128 and ctr-face:AES-256 (AES-CTR with FACE caching), gcm128 (AES-GCM
- * with the table-free GHASH-128s, CTR plain and FACE), masked:AES-128 (the first-order masked
- * core: key, data and its randomness secret), ct-memcmp, hex (bs_hex.h on a secret key's
+ * with the table-free GHASH-128s, CTR plain and FACE), masked:AES-128 and masked:AES-256-ctr
+ * (the first-order masked cores, AES-256 and AES-CTR over the masked descriptor: key, data and
+ * the randomness secret), ct-memcmp, hex (bs_hex.h on a secret key's
  * digits), digest (the daemon's window digest),
  * and the leaky controls
  * control-sbox-table, control-early-exit and control-ghash128-table4 (the 4-bit table GHASH).
@@ -530,6 +531,32 @@ static void run_masked_aes128(void)
     printf("masked:AES-128: set_key and two calls of two blocks\n");
 }
 
+/* Masked AES-256 and masked AES-CTR (the descriptor over modes/ctr.h), the same taint. */
+static void run_masked_aes256_ctr(void)
+{
+    static bs_aes256_masked_key mk;
+    static bs_ctr_ctx ctx;
+    uint32_t state = 7;
+    uint8_t iv[16];
+    fill(key, 32, 11);
+    fill(in, 64, 23);
+    fill(iv, 16, 5);
+    make_secret(key, 32);
+    make_secret(in, 64);
+    bs_aes256_masked_set_key(&mk, key, rng_secret, &state);
+    bs_aes256_masked_2blocks(&mk, out, in, rng_secret, &state);
+    declassify("masked:AES-256", out, 32);
+    bs_aes256_masked_clear(&mk);
+    bs_aes_masked_set_rng(rng_secret, &state);
+    if (bs_ctr_set_key(&ctx, &bs_aes128_masked32, key, 16) != BS_OK ||
+        bs_ctr_set_iv(&ctx, iv, 16) != BS_OK || bs_ctr_crypt(&ctx, out, in, 50) != BS_OK)
+        fail("masked-ctr:AES-128", "a CTR call was refused");
+    declassify("masked-ctr:AES-128", out, 50);
+    bs_ctr_clear(&ctx);
+    bs_aes_masked_set_rng(NULL, NULL);
+    printf("masked:AES-256, masked-ctr:AES-128: set_key, two blocks, 50 bytes of CTR\n");
+}
+
 /* The leaky control: the 4-bit table GHASH-128 under the same taint must be caught. */
 static void run_control_ghash128_table4(void)
 {
@@ -678,7 +705,7 @@ static void list_targets(void)
     }
     printf("ghash256\ngcm256\n");
 #ifdef BS_CT_HAVE_AES_FACE
-    printf("ctr-face:AES-128\nctr-face:AES-256\ngcm128\nmasked:AES-128\n"
+    printf("ctr-face:AES-128\nctr-face:AES-256\ngcm128\nmasked:AES-128\nmasked:AES-256-ctr\n"
            "control-ghash128-table4\n");
 #endif
     printf("ct-memcmp\nhex\ndigest\ncontrol-sbox-table\ncontrol-early-exit\n");
@@ -749,6 +776,8 @@ int main(int argc, char **argv)
         run_gcm128();
     else if (strcmp(t, "masked:AES-128") == 0)
         run_masked_aes128();
+    else if (strcmp(t, "masked:AES-256-ctr") == 0)
+        run_masked_aes256_ctr();
     else if (strcmp(t, "control-ghash128-table4") == 0)
         run_control_ghash128_table4();
 #endif
