@@ -331,6 +331,8 @@ static size_t blocks_for(const bs_block_cipher *c)
     /* A full pass of the implementation's widest path: the code that runs on bulk data. */
     if (bs_impl_level(c->impl) == BS_CPU_AVX512 && c->block_len <= 16)
         return 512;
+    if (bs_impl_level(c->impl) == BS_CPU_AVX2 && c->block_len <= 16)
+        return 256; /* the ymm cores' pass (their lanes field says 64: the CTR read-ahead) */
     return c->lanes;
 }
 
