@@ -57,26 +57,31 @@ int bs_impl_level(const char *impl)
     return BS_CPU_PORTABLE;
 }
 
-#ifdef BS_CPU_X86
+/*
+ * Each level needs every feature its code is compiled for (the target attributes in core/),
+ * and the OS must save the registers it uses (XCR0): a CPU or a VM that lacks one bit gets the
+ * level below, never code that would fault.
+ */
+int bs_cpu_level_from(unsigned ecx1, unsigned ebx7, unsigned ecx7, unsigned xcr0)
+{
+    const unsigned need1 =
+        BS_CPUID1_ECX_AES | BS_CPUID1_ECX_PCLMUL | BS_CPUID1_ECX_SSSE3 | BS_CPUID1_ECX_SSE41;
+    if ((ecx1 & need1) != need1)
+        return BS_CPU_PORTABLE;
+    if (!(ecx1 & BS_CPUID1_ECX_OSXSAVE) || !(ecx1 & BS_CPUID1_ECX_AVX) ||
+        !(ebx7 & BS_CPUID7_EBX_AVX2) || (xcr0 & BS_XCR0_AVX) != BS_XCR0_AVX)
+        return BS_CPU_AESNI;
+    const unsigned need7b = BS_CPUID7_EBX_AVX512F | BS_CPUID7_EBX_AVX512DQ |
+                            BS_CPUID7_EBX_AVX512BW | BS_CPUID7_EBX_AVX512VL;
+    const unsigned need7c =
+        BS_CPUID7_ECX_VBMI | BS_CPUID7_ECX_GFNI | BS_CPUID7_ECX_VAES | BS_CPUID7_ECX_VPCLMUL;
+    if ((ebx7 & need7b) != need7b || (ecx7 & need7c) != need7c ||
+        (xcr0 & BS_XCR0_AVX512) != BS_XCR0_AVX512)
+        return BS_CPU_AVX2;
+    return BS_CPU_AVX512;
+}
 
-/* CPUID bits (Intel SDM vol. 2A, CPUID): leaf 1 ECX, leaf 7 EBX and ECX. */
-#define L1C_SSSE3 (1u << 9)
-#define L1C_SSE41 (1u << 19)
-#define L1C_PCLMUL (1u << 1)
-#define L1C_AES (1u << 25)
-#define L1C_OSXSAVE (1u << 27)
-#define L1C_AVX (1u << 28)
-#define L7B_AVX2 (1u << 5)
-#define L7B_AVX512F (1u << 16)
-#define L7B_AVX512BW (1u << 30)
-#define L7B_AVX512VL (1u << 31)
-#define L7C_VBMI (1u << 1)
-#define L7C_GFNI (1u << 8)
-#define L7C_VAES (1u << 9)
-#define L7C_VPCLMUL (1u << 10)
-/* XCR0: SSE and AVX state; opmask, upper ZMM0-15 and ZMM16-31 state. */
-#define XCR0_AVX 0x6u
-#define XCR0_AVX512 0xe0u
+#ifdef BS_CPU_X86
 
 static void cpuid(unsigned leaf, unsigned sub, unsigned r[4])
 {
@@ -92,20 +97,10 @@ static int detect(void)
     cpuid(1, 0, l1);
     if (l0[0] >= 7)
         cpuid(7, 0, l7);
-    const unsigned need1 = L1C_AES | L1C_PCLMUL | L1C_SSSE3 | L1C_SSE41;
-    if ((l1[2] & need1) != need1)
-        return BS_CPU_PORTABLE;
-    /* The OS must save the registers (XGETBV, allowed once OSXSAVE is set). */
-    if (l1[2] & L1C_OSXSAVE)
+    /* XGETBV is allowed only once the OS has set OSXSAVE. */
+    if (l1[2] & BS_CPUID1_ECX_OSXSAVE)
         __asm__ __volatile__("xgetbv" : "=a"(xcr0), "=d"(hi) : "c"(0));
-    if (!(l1[2] & L1C_AVX) || !(l7[1] & L7B_AVX2) || (xcr0 & XCR0_AVX) != XCR0_AVX)
-        return BS_CPU_AESNI;
-    const unsigned need7b = L7B_AVX512F | L7B_AVX512BW | L7B_AVX512VL;
-    const unsigned need7c = L7C_VBMI | L7C_GFNI | L7C_VAES | L7C_VPCLMUL;
-    if ((l7[1] & need7b) != need7b || (l7[2] & need7c) != need7c ||
-        (xcr0 & XCR0_AVX512) != XCR0_AVX512)
-        return BS_CPU_AVX2;
-    return BS_CPU_AVX512;
+    return bs_cpu_level_from(l1[2], l7[1], l7[2], xcr0);
 }
 
 /* CPUID once per process; -1 until then (a race only computes the same value twice). */
@@ -162,6 +157,22 @@ bs_ctr32_fn bs_ctr32_for(const bs_block_cipher *c)
         return bs_gift64_avx512_ctr32;
     if (c == &bs_gift128_avx512)
         return bs_gift128_avx512_ctr32;
+#endif
+#ifdef BS_HAVE_SKINNY
+    if (c == &bs_skinny128_128_avx512)
+        return bs_skinny128_128_avx512_ctr32;
+    if (c == &bs_skinny128_256_avx512)
+        return bs_skinny128_256_avx512_ctr32;
+    if (c == &bs_skinny128_384_avx512)
+        return bs_skinny128_384_avx512_ctr32;
+#endif
+#ifdef BS_HAVE_SPEEDY
+    if (c == &bs_speedy7_avx512)
+        return bs_speedy7_avx512_ctr32;
+    if (c == &bs_speedy6_avx512)
+        return bs_speedy6_avx512_ctr32;
+    if (c == &bs_speedy5_avx512)
+        return bs_speedy5_avx512_ctr32;
 #endif
     return NULL;
 }

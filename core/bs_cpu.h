@@ -7,7 +7,8 @@
  *   portable  the 64-lane bitsliced C cores, ctmul64 GHASH;
  *   aesni     + AES-NI, PCLMULQDQ, SSSE3, SSE4.1 (Rijndael-256 by AESENC, GHASH by PCLMULQDQ);
  *   avx2      + AVX2 (valgrind 3.19 executes everything up to here);
- *   avx512    + AVX-512 F/BW/VL/VBMI, VAES, VPCLMULQDQ, GFNI (zmm cores, 512-lane bitslicing).
+ *   avx512    + AVX-512 F/DQ/BW/VL/VBMI, VAES, VPCLMULQDQ, GFNI (zmm cores, 512-lane
+ *             bitslicing), with the opmask and all 32 zmm registers saved by the OS.
  * An implementation's level follows from its impl name (bs_impl_level). Every implementation
  * is bit-exact with the portable one; the level only changes speed.
  */
@@ -31,6 +32,31 @@ enum {
 /* The environment variable that caps the level: portable, aesni, avx2 or avx512. */
 #define BS_CPU_ENV "BITSLICE_CPU"
 
+/* CPUID bits (Intel SDM vol. 2A, CPUID): leaf 1 ECX, leaf 7 sub-leaf 0 EBX and ECX. */
+#define BS_CPUID1_ECX_PCLMUL (1u << 1)
+#define BS_CPUID1_ECX_SSSE3 (1u << 9)
+#define BS_CPUID1_ECX_SSE41 (1u << 19)
+#define BS_CPUID1_ECX_AES (1u << 25)
+#define BS_CPUID1_ECX_OSXSAVE (1u << 27)
+#define BS_CPUID1_ECX_AVX (1u << 28)
+#define BS_CPUID7_EBX_AVX2 (1u << 5)
+#define BS_CPUID7_EBX_AVX512F (1u << 16)
+#define BS_CPUID7_EBX_AVX512DQ (1u << 17)
+#define BS_CPUID7_EBX_AVX512BW (1u << 30)
+#define BS_CPUID7_EBX_AVX512VL (1u << 31)
+#define BS_CPUID7_ECX_VBMI (1u << 1)
+#define BS_CPUID7_ECX_GFNI (1u << 8)
+#define BS_CPUID7_ECX_VAES (1u << 9)
+#define BS_CPUID7_ECX_VPCLMUL (1u << 10)
+/* XCR0 (XGETBV 0): SSE and AVX state; opmask, upper halves of zmm0-15, zmm16-31. */
+#define BS_XCR0_AVX 0x6u
+#define BS_XCR0_AVX512 0xe6u
+
+/*
+ * The level that CPUID leaf 1 ECX, leaf 7 EBX and ECX and XCR0 (0 where OSXSAVE is clear)
+ * allow: a pure function, so tests can feed it any CPU.
+ */
+int bs_cpu_level_from(unsigned ecx1, unsigned ebx7, unsigned ecx7, unsigned xcr0);
 /* The highest level this CPU (and OS: saved vector state) supports. */
 int bs_cpu_detected(void);
 /* The level in force: the detected one, capped by $BITSLICE_CPU and by bs_cpu_limit(). */
@@ -62,6 +88,18 @@ extern const bs_block_cipher bs_gift64_avx512;
 extern const bs_block_cipher bs_gift128_avx512;
 extern const bs_ctr32_fn bs_gift64_avx512_ctr32;
 extern const bs_ctr32_fn bs_gift128_avx512_ctr32;
+extern const bs_block_cipher bs_skinny128_128_avx512;
+extern const bs_block_cipher bs_skinny128_256_avx512;
+extern const bs_block_cipher bs_skinny128_384_avx512;
+extern const bs_ctr32_fn bs_skinny128_128_avx512_ctr32;
+extern const bs_ctr32_fn bs_skinny128_256_avx512_ctr32;
+extern const bs_ctr32_fn bs_skinny128_384_avx512_ctr32;
+extern const bs_block_cipher bs_speedy5_avx512;
+extern const bs_block_cipher bs_speedy6_avx512;
+extern const bs_block_cipher bs_speedy7_avx512;
+extern const bs_ctr32_fn bs_speedy5_avx512_ctr32;
+extern const bs_ctr32_fn bs_speedy6_avx512_ctr32;
+extern const bs_ctr32_fn bs_speedy7_avx512_ctr32;
 
 #ifdef __cplusplus
 }

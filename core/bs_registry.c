@@ -83,11 +83,21 @@ const bs_block_cipher *const bs_block_ciphers[] = {
     &bs_rijndael256_bs64,
 #endif
 #ifdef BS_HAVE_SKINNY
+#ifdef BS_HAVE_X86
+    &bs_skinny128_128_avx512,
+    &bs_skinny128_256_avx512,
+    &bs_skinny128_384_avx512,
+#endif
     &bs_skinny128_128_bs64,
     &bs_skinny128_256_bs64,
     &bs_skinny128_384_bs64,
 #endif
 #ifdef BS_HAVE_SPEEDY
+#ifdef BS_HAVE_X86
+    &bs_speedy7_avx512,
+    &bs_speedy6_avx512,
+    &bs_speedy5_avx512,
+#endif
     &bs_speedy7_bs64,
     &bs_speedy6_bs64,
     &bs_speedy5_bs64,

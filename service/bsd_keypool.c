@@ -5,6 +5,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
+
+/*
+ * kB this process has locked (VmLck in /proc/self/status), or -1 when it cannot be read. An mlock
+ * that returns 0 is believed only if this grew by the pool: AddressSanitizer's runtime replaces
+ * mlock with a stub that locks nothing and returns 0.
+ */
+static long locked_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "re");
+    if (f == NULL)
+        return -1;
+    char line[128];
+    long kb = -1;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
+            break;
+    fclose(f);
+    return kb;
+}
 
 int bsd_keypool_init(bsd_keypool *kp, unsigned nslots, bsd_memlock mode, char *err, size_t errlen)
 {
@@ -20,13 +40,25 @@ int bsd_keypool_init(bsd_keypool *kp, unsigned nslots, bsd_memlock mode, char *e
     if (madvise(p, kp->map_len, MADV_DONTDUMP) != 0)
         kp->dontdump_errno = errno;
     if (mode != BSD_MEMLOCK_OFF) {
-        if (mlock(p, kp->map_len) == 0) {
+        const long page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+        const long want_kb = (long)((kp->map_len + (size_t)page - 1) / (size_t)page) * page / 1024;
+        const long before = locked_kb();
+        int r = mlock(p, kp->map_len);
+        int e = errno;
+        const long after = r == 0 ? locked_kb() : -1;
+        if (r == 0 && (before < 0 || after < 0 || after - before >= want_kb)) {
             kp->locked = 1;
-        } else if (mode == BSD_MEMLOCK_REQUIRED) {
+        } else if (r == 0) {
+            kp->lock_note = "mlock returned 0 but VmLck shows the pages unlocked (a sanitizer's "
+                            "mlock stub?); keys may be swapped";
+        } else {
+            kp->lock_note = "mlock failed; keys may be swapped";
+        }
+        if (!kp->locked && mode == BSD_MEMLOCK_REQUIRED) {
             snprintf(err, errlen,
                      "mlock of %zu bytes for keys: %s (raise RLIMIT_MEMLOCK, e.g. "
                      "LimitMEMLOCK= in the unit, or lower max_sessions_total)",
-                     kp->map_len, strerror(errno));
+                     kp->map_len, r == 0 ? kp->lock_note : strerror(e));
             munmap(p, kp->map_len);
             kp->base = NULL;
             return -1;

@@ -15,8 +15,9 @@ typedef struct bsd_keypool {
     unsigned nslots;
     unsigned *free_slots;
     unsigned nfree;
-    int locked;         /* mlock succeeded */
-    int dontdump_errno; /* 0, or why madvise(MADV_DONTDUMP) failed */
+    int locked;            /* mlock succeeded and, where /proc says, the pages are locked */
+    const char *lock_note; /* when not locked although asked: why (static text) */
+    int dontdump_errno;    /* 0, or why madvise(MADV_DONTDUMP) failed */
 } bsd_keypool;
 
 /* 0, or -1 with a message in err (mlock failure is fatal only for BSD_MEMLOCK_REQUIRED). */

@@ -226,7 +226,8 @@ int main(int argc, char **argv)
                  "(RLIMIT_CORE 0, not dumpable) all the same\"",
                  strerror(d->keys.dontdump_errno));
     if (!d->keys.locked && d->cfg.memlock != BSD_MEMLOCK_OFF)
-        BSD_WARN("memlock", "locked=0 reason=\"mlock failed; keys may be swapped\"");
+        BSD_WARN("memlock", "locked=0 reason=\"%s\"",
+                 d->keys.lock_note != NULL ? d->keys.lock_note : "mlock failed");
     d->backend = bsd_backend_create(d->cfg.backend, d->loop, d->cfg.threads);
     d->on_request = bsd_handle_request;
     d->on_close = bsd_handle_conn_closed;

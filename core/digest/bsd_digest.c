@@ -82,6 +82,51 @@ static uint64_t sum_portable(uint64_t seed, uint64_t word0, const uint8_t *p, si
                         : sum_lanes(seed, word0, p, nwords, poison, hits, 0);
 }
 
+/* The word a raw 8-byte load holds, read as the wire's little-endian word. */
+static inline uint64_t le_word(uint64_t raw)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return __builtin_bswap64(raw);
+#else
+    return raw;
+#endif
+}
+
+/* Makes the compiler forget where v came from: it cannot load it again from the shared memory. */
+#if defined(__GNUC__) || defined(__clang__)
+#define OPAQUE(v) __asm__("" : "+r"(v))
+#else
+#define OPAQUE(v) ((void)0)
+#endif
+
+static uint64_t move_portable(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *src,
+                              size_t nwords)
+{
+    uint64_t acc[8] = {0}, a = 0;
+    const uint64_t zero = 0;
+    size_t j = 0;
+    for (; j + 8 <= nwords; j += 8)
+        for (int l = 0; l < 8; l++) {
+            uint64_t w;
+            memcpy(&w, src + 8 * (j + (unsigned)l), 8);
+            OPAQUE(w);
+            memcpy(dst + 8 * (j + (unsigned)l), &w, 8);
+            memcpy(src + 8 * (j + (unsigned)l), &zero, 8);
+            acc[l] += bsd_digest_word(seed, word0 + j + (unsigned)l, le_word(w));
+        }
+    for (int l = 0; l < 8; l++)
+        a += acc[l];
+    for (; j < nwords; j++) {
+        uint64_t w;
+        memcpy(&w, src + 8 * j, 8);
+        OPAQUE(w);
+        memcpy(dst + 8 * j, &w, 8);
+        memcpy(src + 8 * j, &zero, 8);
+        a += bsd_digest_word(seed, word0 + j, le_word(w));
+    }
+    return a;
+}
+
 typedef uint64_t (*sum_fn)(uint64_t, uint64_t, const uint8_t *, size_t, uint64_t, uint64_t *);
 
 /* The highest of the digest's levels (portable, avx2, avx512) this CPU can run. */
@@ -142,6 +187,77 @@ uint64_t bsd_digest_sum(uint64_t seed, uint64_t word0, const uint8_t *p, size_t 
                         uint64_t poison, uint64_t *poison_hits)
 {
     return sum_for(bsd_digest_level())(seed, word0, p, nwords, poison, poison_hits);
+}
+
+typedef uint64_t (*move_fn)(uint64_t, uint64_t, uint8_t *, uint8_t *, size_t);
+
+static move_fn move_for(int level)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
+    if (level == BS_CPU_AVX512)
+        return bsd_digest_move_sum_avx512;
+    if (level == BS_CPU_AVX2)
+        return bsd_digest_move_sum_avx2;
+#endif
+    (void)level;
+    return move_portable;
+}
+
+uint64_t bsd_digest_move_sum_at(int level, uint64_t seed, uint64_t word0, uint8_t *dst,
+                                uint8_t *src, size_t nwords)
+{
+    uint64_t s = move_for(bsd_digest_level_at(level))(seed, word0, dst, src, nwords);
+#if defined(__GNUC__) || defined(__clang__)
+    /* The zeroes written at src are a wipe: keep them (as bs_wipe does). */
+    __asm__ __volatile__("" : : "r"(src) : "memory");
+#endif
+    return s;
+}
+
+uint64_t bsd_digest_move_sum(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *src,
+                             size_t nwords)
+{
+    return bsd_digest_move_sum_at(bsd_digest_level(), seed, word0, dst, src, nwords);
+}
+
+static void move_plain_portable(uint8_t *dst, uint8_t *src, size_t nwords)
+{
+    const uint64_t zero = 0;
+    for (size_t j = 0; j < nwords; j++) {
+        uint64_t w;
+        memcpy(&w, src + 8 * j, 8);
+        memcpy(dst + 8 * j, &w, 8);
+        memcpy(src + 8 * j, &zero, 8);
+    }
+}
+
+void bsd_digest_move_plain_at(int level, uint8_t *dst, uint8_t *src, size_t nwords)
+{
+    level = bsd_digest_level_at(level);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
+    if (level == BS_CPU_AVX512)
+        bsd_digest_move_plain_avx512(dst, src, nwords);
+    else if (level == BS_CPU_AVX2)
+        bsd_digest_move_plain_avx2(dst, src, nwords);
+    else
+#endif
+        move_plain_portable(dst, src, nwords);
+#if defined(__GNUC__) || defined(__clang__)
+    __asm__ __volatile__("" : : "r"(src) : "memory");
+#endif
+}
+
+void bsd_digest_move_plain(uint8_t *dst, uint8_t *src, size_t nwords)
+{
+    bsd_digest_move_plain_at(bsd_digest_level(), dst, src, nwords);
+}
+
+uint64_t bsd_digest_move(const uint8_t *counter, size_t block_len, uint64_t nblocks, uint8_t *dst,
+                         uint8_t *src)
+{
+    uint64_t seed = bsd_digest_seed(counter, block_len, nblocks);
+    uint64_t nwords = nblocks * block_len / 8;
+    return bsd_digest_final(bsd_digest_move_sum(seed, 0, dst, src, (size_t)nwords), nwords);
 }
 
 uint64_t bsd_digest_final(uint64_t sum, uint64_t nwords)

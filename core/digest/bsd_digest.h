@@ -1,7 +1,8 @@
 /*
  * bsd_digest.h: the keystream window digest of protocol version 2 (PROTOCOL.md, "Integrity").
  * The daemon computes it right after its backend wrote a KEYSTREAM window and sends it in the
- * reply; the client recomputes it over the shared memory before it uses a byte of the window.
+ * reply; the client recomputes it as it moves the window out of the shared memory into its own
+ * (bsd_digest_move), before it uses a byte of the window.
  *
  * It guards against faults, not against an adversary (the daemon is trusted with the keys
  * anyway): the window's 64-bit little-endian words w_j (j counted from the request's first
@@ -64,6 +65,33 @@ uint64_t bsd_digest_sum_avx2(uint64_t seed, uint64_t word0, const uint8_t *p, si
                              uint64_t poison, uint64_t *hits);
 uint64_t bsd_digest_sum_avx512(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords,
                                uint64_t poison, uint64_t *hits);
+/*
+ * The client's one pass over a window (bsd_windows.c): moves nwords words from src (the shared
+ * window) to dst (this process's private copy), zeroes them at src, and returns their sum as
+ * bsd_digest_sum(seed, word0, dst, ...) would after the move (no poison count). Each word is read
+ * from src once; the value stored at dst is the value summed (it is held in a register between
+ * the two, never read again from src), so a write to src during the move cannot make the copy
+ * differ from what was checked. dst and src must not overlap.
+ */
+uint64_t bsd_digest_move_sum(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *src,
+                             size_t nwords);
+uint64_t bsd_digest_move_sum_at(int level, uint64_t seed, uint64_t word0, uint8_t *dst,
+                                uint8_t *src, size_t nwords);
+uint64_t bsd_digest_move_sum_avx2(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *src,
+                                  size_t nwords);
+uint64_t bsd_digest_move_sum_avx512(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *src,
+                                    size_t nwords);
+/*
+ * The same move without the sum (copy and zero in one pass): what a client does without the
+ * checks (the benchmark switch), so that a comparison measures the digest alone.
+ */
+void bsd_digest_move_plain(uint8_t *dst, uint8_t *src, size_t nwords);
+void bsd_digest_move_plain_at(int level, uint8_t *dst, uint8_t *src, size_t nwords);
+void bsd_digest_move_plain_avx2(uint8_t *dst, uint8_t *src, size_t nwords);
+void bsd_digest_move_plain_avx512(uint8_t *dst, uint8_t *src, size_t nwords);
+/* bsd_digest's value for the window moved from src to dst (block_len a multiple of 8). */
+uint64_t bsd_digest_move(const uint8_t *counter, size_t block_len, uint64_t nblocks, uint8_t *dst,
+                         uint8_t *src);
 /* The digest from the sum of all partial sums of a request of nwords words. */
 uint64_t bsd_digest_final(uint64_t sum, uint64_t nwords);
 /* All of it at once, for nblocks blocks of block_len bytes (a multiple of 8) at p. */

@@ -38,9 +38,6 @@
 
 typedef bs_v8 v8;
 
-/* Below this many blocks a call (or a call's tail) runs through the 64-lane core. */
-#define WIDE_MIN 160
-
 /*
  * Two rounds per call, a part of the state at a time. The S-boxes 4q..4q+3 of a round send
  * their outputs to nibbles q + 4t (GIFT-64; q + 8t for GIFT-128), t = 0..3 (BS_GIFT64_PN), and
@@ -139,8 +136,14 @@ __attribute__((noinline)) static void gift128_round2(v8 *restrict d, const v8 *r
                                                      const uint64_t *m)
 {
     const uint64_t *m2 = m + BS_GIFT128_RK_WORDS;
-    for (unsigned q = 0; q < 8; q++)
-        gift128_eighth2(d, s, m, m2, q);
+    gift128_eighth2(d, s, m, m2, 0);
+    gift128_eighth2(d, s, m, m2, 1);
+    gift128_eighth2(d, s, m, m2, 2);
+    gift128_eighth2(d, s, m, m2, 3);
+    gift128_eighth2(d, s, m, m2, 4);
+    gift128_eighth2(d, s, m, m2, 5);
+    gift128_eighth2(d, s, m, m2, 6);
+    gift128_eighth2(d, s, m, m2, 7);
 }
 
 #if GIFT128_ANDN
@@ -182,166 +185,87 @@ static v8 *gift128_rounds(v8 *a, v8 *b, const uint64_t *m)
     return a;
 }
 
-/* GIFT-64, one pass: a[l] = blocks 8l..8l+7 as integers, or (packed) already transposed;
- * out = E ^ in (in NULL: E). */
-static void gift64_pass(const bs_key_schedule *ks, v8 *a, v8 *b, int packed, const uint8_t *in,
+/* GIFT-64, one pass (bs_v8_pass_fn): st[0..63] and st[64..127] the two states. */
+static void gift64_pass(const bs_key_schedule *ks, v8 *st, const uint8_t *src, const uint8_t *in,
                         uint8_t *out)
 {
-    if (!packed)
-        bs_v8_transpose64(a, b);
-    v8 *r = gift64_rounds(a, b, ks->w);
-    bs_v8_transpose64(r, r == a ? b : a);
-    for (unsigned l = 0; l < 64; l++) {
-        v8 c = bs_v8_bswap64(r[l]);
-        if (in != NULL)
-            c ^= bs_v8_load(in + 64 * l);
-        bs_v8_store(out + 64 * l, c);
+    v8 *a = st, *b = st + 64;
+    if (src != NULL) {
+        for (unsigned l = 0; l < 64; l++)
+            a[l] = bs_v8_bswap64(bs_v8_load(src + 64 * l));
+        bs_v8_transpose64(a);
     }
+    v8 *r = gift64_rounds(a, b, ks->w);
+    bs_v8_transpose64_bytes(r);
+    bs_v8_out64(r, in, out);
 }
 
 /*
- * GIFT-128, one pass: a[l] / a[64 + l] = the low / high halves of blocks 8l..8l+7 as integers,
- * or (packed) both halves already transposed.
+ * GIFT-128, one pass: st[0..127] and st[128..255] the two states (words 0..63: the low halves
+ * of the blocks, 64..127 the high ones; from src: split with one VPERMT2Q per half).
  */
-static void gift128_pass(const bs_key_schedule *ks, v8 *a, v8 *b, int packed, const uint8_t *in,
+static void gift128_pass(const bs_key_schedule *ks, v8 *st, const uint8_t *src, const uint8_t *in,
                          uint8_t *out)
 {
     const __m512i join_lo = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
     const __m512i join_hi = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
-    if (!packed) {
-        bs_v8_transpose64(a, b);
-        bs_v8_transpose64(a + 64, b);
+    v8 *a = st, *b = st + 128;
+    if (src != NULL) {
+        const __m512i pick_lo = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+        const __m512i pick_hi = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+        for (unsigned l = 0; l < 64; l++) {
+            __m512i p = _mm512_loadu_si512((const void *)(src + 128 * l));
+            __m512i q = _mm512_loadu_si512((const void *)(src + 128 * l + 64));
+            a[l] = bs_v8_bswap64((v8)_mm512_permutex2var_epi64(p, pick_lo, q));
+            a[64 + l] = bs_v8_bswap64((v8)_mm512_permutex2var_epi64(p, pick_hi, q));
+        }
+        bs_v8_transpose64(a);
+        bs_v8_transpose64(a + 64);
     }
     v8 *r = gift128_rounds(a, b, ks->w);
-    v8 *t = r == a ? b : a;
-    bs_v8_transpose64(r, t);
-    bs_v8_transpose64(r + 64, t);
-    for (unsigned l = 0; l < 64; l++) {
-        /* Blocks 8l..8l+3 and 8l+4..8l+7: (high, low) pairs of elements, big-endian. */
-        __m512i hi = (__m512i)bs_v8_bswap64(r[64 + l]), lo = (__m512i)bs_v8_bswap64(r[l]);
-        v8 c0 = (v8)_mm512_permutex2var_epi64(hi, join_lo, lo);
-        v8 c1 = (v8)_mm512_permutex2var_epi64(hi, join_hi, lo);
-        if (in != NULL) {
-            c0 ^= bs_v8_load(in + 128 * l);
-            c1 ^= bs_v8_load(in + 128 * l + 64);
+    bs_v8_transpose64_bytes(r);
+    bs_v8_transpose64_bytes(r + 64);
+    for (unsigned k = 0; k < 8; k++) {
+        v8 lo[8], hi[8];
+        bs_v8_transpose64_bits(lo, r, k);
+        bs_v8_transpose64_bits(hi, r + 64, k);
+        BS_V8_UNROLL
+        for (unsigned j = 0; j < 8; j++) {
+            /* Blocks 8l..8l+3 and 8l+4..8l+7: (high, low) pairs of elements, big-endian. */
+            const unsigned l = 8 * k + j;
+            __m512i h = (__m512i)bs_v8_bswap64(hi[j]), w = (__m512i)bs_v8_bswap64(lo[j]);
+            v8 c0 = (v8)_mm512_permutex2var_epi64(h, join_lo, w);
+            v8 c1 = (v8)_mm512_permutex2var_epi64(h, join_hi, w);
+            if (in != NULL) {
+                c0 ^= bs_v8_load(in + 128 * l);
+                c1 ^= bs_v8_load(in + 128 * l + 64);
+            }
+            bs_v8_store(out + 128 * l, c0);
+            bs_v8_store(out + 128 * l + 64, c1);
         }
-        bs_v8_store(out + 128 * l, c0);
-        bs_v8_store(out + 128 * l + 64, c1);
-    }
-}
-
-static void gift128_load(v8 *a, const uint8_t *in)
-{
-    const __m512i pick_lo = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
-    const __m512i pick_hi = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
-    for (unsigned l = 0; l < 64; l++) {
-        __m512i p = _mm512_loadu_si512((const void *)(in + 128 * l));
-        __m512i q = _mm512_loadu_si512((const void *)(in + 128 * l + 64));
-        a[l] = bs_v8_bswap64((v8)_mm512_permutex2var_epi64(p, pick_lo, q));
-        a[64 + l] = bs_v8_bswap64((v8)_mm512_permutex2var_epi64(p, pick_hi, q));
-    }
-}
-
-static void gift_wide_encrypt(const bs_block_cipher *narrow, const bs_key_schedule *ks,
-                              uint8_t *out, const uint8_t *in, size_t nblocks)
-{
-    const size_t bl = narrow->block_len;
-    BS_ALIGN(64) v8 a[128];
-    BS_ALIGN(64) v8 b[128];
-    while (nblocks >= WIDE_MIN) {
-        uint8_t buf[512 * 16];
-        const size_t n = nblocks < 512 ? nblocks : 512;
-        const uint8_t *src = in;
-        uint8_t *dst = out;
-        if (n < 512) {
-            memcpy(buf, in, n * bl);
-            memset(buf + n * bl, 0, (512 - n) * bl);
-            src = dst = buf;
-        }
-        if (bl == 8) {
-            for (unsigned l = 0; l < 64; l++)
-                a[l] = bs_v8_bswap64(bs_v8_load(src + 64 * l));
-            gift64_pass(ks, a, b, 0, NULL, dst);
-        } else {
-            gift128_load(a, src);
-            gift128_pass(ks, a, b, 0, NULL, dst);
-        }
-        if (n < 512) {
-            memcpy(out, buf, n * bl);
-            bs_v8_wipe(buf, sizeof buf);
-        }
-        in += n * bl;
-        out += n * bl;
-        nblocks -= n;
-    }
-    bs_v8_wipe(a, sizeof a);
-    bs_v8_wipe(b, sizeof b);
-    if (nblocks > 0)
-        narrow->encrypt(ks, out, in, nblocks);
-}
-
-/* bs_ctr32_fn over a pass's counters made in registers; the tail through encrypt. */
-static void gift_wide_ctr32(const bs_block_cipher *narrow, const bs_key_schedule *ks,
-                            const uint8_t *counter, const uint8_t *in, uint8_t *out, size_t nblocks)
-{
-    const size_t bl = narrow->block_len;
-    BS_ALIGN(64) v8 a[128];
-    BS_ALIGN(64) v8 b[128];
-    const uint64_t c0 = bs_load_be64(counter + bl - 8);
-    const uint64_t top = c0 & 0xffffffff00000000ULL;
-    const uint64_t high = bl == 16 ? bs_load_be64(counter) : 0;
-    uint32_t lo = (uint32_t)c0;
-    while (nblocks >= 512) {
-        bs_v8_counter_words(a, top, lo);
-        if (bl == 8) {
-            gift64_pass(ks, a, b, 1, in, out);
-        } else {
-            for (unsigned i = 0; i < 64; i++)
-                a[64 + i] = (v8){0} - ((high >> i) & 1);
-            gift128_pass(ks, a, b, 1, in, out);
-        }
-        lo += 512;
-        if (in != NULL)
-            in += 512 * bl;
-        out += 512 * bl;
-        nblocks -= 512;
-    }
-    bs_v8_wipe(a, sizeof a);
-    bs_v8_wipe(b, sizeof b);
-    if (nblocks > 0) {
-        uint8_t buf[512 * 16];
-        for (size_t i = 0; i < nblocks; i++) {
-            if (bl == 16)
-                bs_store_be64(buf + 16 * i, high);
-            bs_store_be64(buf + bl * i + bl - 8, top | (uint32_t)(lo + i));
-        }
-        gift_wide_encrypt(narrow, ks, buf, buf, nblocks);
-        for (size_t i = 0; i < nblocks * bl; i++)
-            out[i] = (uint8_t)(buf[i] ^ (in != NULL ? in[i] : 0));
-        bs_v8_wipe(buf, sizeof buf);
     }
 }
 
 static void g64_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in, size_t n)
 {
-    gift_wide_encrypt(&bs_gift64_bs64, ks, out, in, n);
+    bs_v8_wide_encrypt(gift64_pass, &bs_gift64_bs64, ks, out, in, n);
 }
 
 static void g128_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in, size_t n)
 {
-    gift_wide_encrypt(&bs_gift128_bs64, ks, out, in, n);
+    bs_v8_wide_encrypt(gift128_pass, &bs_gift128_bs64, ks, out, in, n);
 }
 
 static void g64_ctr32(const bs_key_schedule *ks, const uint8_t *ctr, const uint8_t *in,
                       uint8_t *out, size_t n)
 {
-    gift_wide_ctr32(&bs_gift64_bs64, ks, ctr, in, out, n);
+    bs_v8_wide_ctr32(gift64_pass, &bs_gift64_bs64, ks, ctr, in, out, n);
 }
 
 static void g128_ctr32(const bs_key_schedule *ks, const uint8_t *ctr, const uint8_t *in,
                        uint8_t *out, size_t n)
 {
-    gift_wide_ctr32(&bs_gift128_bs64, ks, ctr, in, out, n);
+    bs_v8_wide_ctr32(gift128_pass, &bs_gift128_bs64, ks, ctr, in, out, n);
 }
 
 #if defined(__clang__)

@@ -30,9 +30,6 @@
 
 typedef bs_v8 v8;
 
-/* Below this many blocks a call (or a call's tail) runs through the 64-lane core. */
-#define WIDE_MIN 160
-
 /* S-box j of a round on words a > b > c > d with their keys: bs_present_sbox_n on 512 lanes. */
 static inline void bs_present_sbox_key_v8(v8 *x, const uint64_t *k, unsigned a, unsigned b,
                                           unsigned c, unsigned d)
@@ -126,107 +123,43 @@ static void rounds(v8 *y, v8 *x, const uint64_t *rk)
 }
 
 /*
- * One pass: x[l] = blocks 8l..8l+7 as integers in, or (packed) already transposed;
- * out = E(x) ^ in (in NULL: E(x)).
+ * One pass (bs_v8_pass_fn): st[0..63] the state (from src: word l = blocks 8l..8l+7 as
+ * integers, transposed), st[64..127] the rounds' output.
  */
-static void pass(const bs_key_schedule *ks, v8 *x, v8 *y, int packed, const uint8_t *in,
+static void pass(const bs_key_schedule *ks, v8 *st, const uint8_t *src, const uint8_t *in,
                  uint8_t *out)
 {
-    if (!packed)
-        bs_v8_transpose64(x, y);
-    rounds(y, x, ks->w);
-    bs_v8_transpose64(y, x);
-    for (unsigned l = 0; l < 64; l++) {
-        v8 c = bs_v8_bswap64(y[l]);
-        if (in != NULL)
-            c ^= bs_v8_load(in + 64 * l);
-        bs_v8_store(out + 64 * l, c);
-    }
-}
-
-static void present_wide_encrypt(const bs_block_cipher *narrow, const bs_key_schedule *ks,
-                                 uint8_t *out, const uint8_t *in, size_t nblocks)
-{
-    BS_ALIGN(64) v8 x[64];
-    BS_ALIGN(64) v8 y[64];
-    while (nblocks >= WIDE_MIN) {
-        uint8_t buf[512 * 8];
-        const size_t n = nblocks < 512 ? nblocks : 512;
-        const uint8_t *src = in;
-        if (n < 512) {
-            memcpy(buf, in, n * 8);
-            memset(buf + n * 8, 0, (512 - n) * 8);
-            src = buf;
-        }
+    v8 *x = st, *y = st + 64;
+    if (src != NULL) {
         for (unsigned l = 0; l < 64; l++)
             x[l] = bs_v8_bswap64(bs_v8_load(src + 64 * l));
-        pass(ks, x, y, 0, NULL, n < 512 ? buf : out);
-        if (n < 512) {
-            memcpy(out, buf, n * 8);
-            bs_v8_wipe(buf, sizeof buf);
-        }
-        in += n * 8;
-        out += n * 8;
-        nblocks -= n;
+        bs_v8_transpose64(x);
     }
-    bs_v8_wipe(x, sizeof x);
-    bs_v8_wipe(y, sizeof y);
-    if (nblocks > 0)
-        narrow->encrypt(ks, out, in, nblocks);
-}
-
-static void present_wide_ctr32(const bs_block_cipher *narrow, const bs_key_schedule *ks,
-                               const uint8_t *counter, const uint8_t *in, uint8_t *out,
-                               size_t nblocks)
-{
-    BS_ALIGN(64) v8 x[64];
-    BS_ALIGN(64) v8 y[64];
-    const uint64_t c0 = bs_load_be64(counter);
-    const uint64_t hi = c0 & 0xffffffff00000000ULL;
-    uint32_t lo = (uint32_t)c0;
-    while (nblocks >= 512) {
-        bs_v8_counter_words(x, hi, lo);
-        pass(ks, x, y, 1, in, out);
-        lo += 512;
-        if (in != NULL)
-            in += 512 * 8;
-        out += 512 * 8;
-        nblocks -= 512;
-    }
-    bs_v8_wipe(x, sizeof x);
-    bs_v8_wipe(y, sizeof y);
-    if (nblocks > 0) {
-        /* The tail: counters written out, through encrypt (wide or narrow), then XORed. */
-        uint8_t buf[512 * 8];
-        for (size_t i = 0; i < nblocks; i++)
-            bs_store_be64(buf + 8 * i, hi | (uint32_t)(lo + i));
-        present_wide_encrypt(narrow, ks, buf, buf, nblocks);
-        for (size_t i = 0; i < nblocks * 8; i++)
-            out[i] = (uint8_t)(buf[i] ^ (in != NULL ? in[i] : 0));
-        bs_v8_wipe(buf, sizeof buf);
-    }
+    rounds(y, x, ks->w);
+    bs_v8_transpose64_bytes(y);
+    bs_v8_out64(y, in, out);
 }
 
 static void p80_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in, size_t n)
 {
-    present_wide_encrypt(&bs_present80_bs64, ks, out, in, n);
+    bs_v8_wide_encrypt(pass, &bs_present80_bs64, ks, out, in, n);
 }
 
 static void p128_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in, size_t n)
 {
-    present_wide_encrypt(&bs_present128_bs64, ks, out, in, n);
+    bs_v8_wide_encrypt(pass, &bs_present128_bs64, ks, out, in, n);
 }
 
 static void p80_ctr32(const bs_key_schedule *ks, const uint8_t *ctr, const uint8_t *in,
                       uint8_t *out, size_t n)
 {
-    present_wide_ctr32(&bs_present80_bs64, ks, ctr, in, out, n);
+    bs_v8_wide_ctr32(pass, &bs_present80_bs64, ks, ctr, in, out, n);
 }
 
 static void p128_ctr32(const bs_key_schedule *ks, const uint8_t *ctr, const uint8_t *in,
                        uint8_t *out, size_t n)
 {
-    present_wide_ctr32(&bs_present128_bs64, ks, ctr, in, out, n);
+    bs_v8_wide_ctr32(pass, &bs_present128_bs64, ks, ctr, in, out, n);
 }
 
 #if defined(__clang__)

@@ -72,17 +72,12 @@ static int block_differs(const bs_block_cipher *bc, const bs_key_schedule *ks,
     return bad;
 }
 
-int bsd_verify_window(bsd_client *c, uint32_t session, const bs_block_cipher *bc,
-                      const bs_key_schedule *ks, const uint8_t *counter, uint64_t nblocks,
-                      const uint8_t *win, uint64_t digest)
+/* What follows the digest: the recomputed blocks, then the verdict (0 or -EBADMSG). */
+static int verdict(bsd_client *c, uint32_t session, const bs_block_cipher *bc,
+                   const bs_key_schedule *ks, const uint8_t *counter, uint64_t nblocks,
+                   const uint8_t *win, int digest_ok)
 {
-    if (bsd_verify_bench_unchecked())
-        return 0;
-    __atomic_add_fetch(&n_windows, 1, __ATOMIC_RELAXED);
-    const size_t bl = bc->block_len;
-    uint32_t kind = 0;
-    if (bl % 8 != 0 || nblocks == 0 || bsd_digest(counter, bl, nblocks, win) != digest)
-        kind = BSD_REPORT_DIGEST;
+    uint32_t kind = digest_ok ? 0 : BSD_REPORT_DIGEST;
     if (kind == 0) {
         int bad = block_differs(bc, ks, counter, 0, win);
         if (nblocks > 1)
@@ -105,4 +100,38 @@ int bsd_verify_window(bsd_client *c, uint32_t session, const bs_block_cipher *bc
     if (c != NULL)
         (void)bsd_client_report(c, kind, session, nblocks);
     return -EBADMSG;
+}
+
+int bsd_verify_window(bsd_client *c, uint32_t session, const bs_block_cipher *bc,
+                      const bs_key_schedule *ks, const uint8_t *counter, uint64_t nblocks,
+                      const uint8_t *win, uint64_t digest)
+{
+    if (bsd_verify_bench_unchecked())
+        return 0;
+    __atomic_add_fetch(&n_windows, 1, __ATOMIC_RELAXED);
+    const size_t bl = bc->block_len;
+    int ok = bl % 8 == 0 && nblocks != 0 && bsd_digest(counter, bl, nblocks, win) == digest;
+    return verdict(c, session, bc, ks, counter, nblocks, win, ok);
+}
+
+int bsd_verify_move(bsd_client *c, uint32_t session, const bs_block_cipher *bc,
+                    const bs_key_schedule *ks, const uint8_t *counter, uint64_t nblocks,
+                    uint8_t *dst, uint8_t *src, uint64_t digest)
+{
+    const size_t bl = bc->block_len, bytes = (size_t)nblocks * bl;
+    if (bsd_verify_bench_unchecked() || bl % 8 != 0 || nblocks == 0) {
+        if (bytes % 8 == 0) {
+            bsd_digest_move_plain(dst, src, bytes / 8); /* copy and wipe, one pass */
+        } else {
+            memcpy(dst, src, bytes);
+            bs_wipe(src, bytes);
+        }
+        if (bsd_verify_bench_unchecked())
+            return 0;
+        __atomic_add_fetch(&n_windows, 1, __ATOMIC_RELAXED);
+        return verdict(c, session, bc, ks, counter, nblocks, dst, 0);
+    }
+    __atomic_add_fetch(&n_windows, 1, __ATOMIC_RELAXED);
+    int ok = bsd_digest_move(counter, bl, nblocks, dst, src) == digest;
+    return verdict(c, session, bc, ks, counter, nblocks, dst, ok);
 }

@@ -4,7 +4,8 @@
  * under the provider's CTR and GCM offload, and bitslice seal/open).
  *
  * The daemon is trusted with keys, not with correctness. A window is accepted only if
- *  1. its digest (bsd_digest.h), recomputed here over the shared memory, equals the one in the
+ *  1. its digest (bsd_digest.h), recomputed here as the window is moved out of the shared
+ *     memory into this process's own (bsd_verify_move), equals the one in the
  *     daemon's reply: a block the daemon did not write for this request (the daemon poisons the
  *     window first and refuses to answer for poisoned words) or that changed after the daemon's
  *     backend computed it is caught here with certainty, at several GB/s;
@@ -38,6 +39,18 @@ extern "C" {
 int bsd_verify_window(bsd_client *c, uint32_t session, const bs_block_cipher *bc,
                       const bs_key_schedule *ks, const uint8_t *counter, uint64_t nblocks,
                       const uint8_t *win, uint64_t digest);
+
+/*
+ * The same check folded into the client's one pass over the shared window: moves the window
+ * from src (shared memory) to dst (this process's own), zeroing src, and digests each word as it
+ * passes (bsd_digest_move); then the recomputed blocks, on dst. Only dst is checked and only dst
+ * may be used, and only after a return of 0; src is wiped whatever the outcome. When unchecked
+ * (the benchmark switch) it is the plain copy and wipe, so that the comparison measures the
+ * checks alone.
+ */
+int bsd_verify_move(bsd_client *c, uint32_t session, const bs_block_cipher *bc,
+                    const bs_key_schedule *ks, const uint8_t *counter, uint64_t nblocks,
+                    uint8_t *dst, uint8_t *src, uint64_t digest);
 
 /* Process-wide: windows checked, and those that failed the digest or a recomputed block. */
 void bsd_verify_counts(uint64_t *windows, uint64_t *digest_mismatches, uint64_t *spot_mismatches);

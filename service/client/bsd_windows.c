@@ -135,7 +135,7 @@ int bsd_windows_get(bsd_windows *w, unsigned k, const bs_key_schedule *ks, const
         uint64_t digest = 0;
         int r = bsd_client_wait_keystream(w->client, s->req_id, w->timeout_ms, &digest);
         /*
-         * The daemon is trusted with the key, not with correctness: the window is copied out of
+         * The daemon is trusted with the key, not with correctness: the window is moved out of
          * the shared memory once, and the copy is checked (digest, first, last and random blocks
          * recomputed here) before any byte of it is used. Checking the shared window in place
          * and reading it again later would let a write that lands after the check (a stray or
@@ -143,12 +143,14 @@ int bsd_windows_get(bsd_windows *w, unsigned k, const bs_key_schedule *ks, const
          */
         size_t bytes = (size_t)s->nblocks * w->bc->block_len;
         if (r == 0) {
-            uint8_t *shared = window_mem(w, k);
-            memcpy(window_copy(w, k), shared, bytes);
-            bs_wipe(shared, bytes); /* consumed: no keystream left in shared memory */
-            s->dirty = 0;
-            r = bsd_verify_window(w->client, w->session, w->bc, ks, s->counter, s->nblocks,
-                                  window_copy(w, k), digest);
+            /*
+             * One pass: each word is read from the shared window once, stored in the copy,
+             * zeroed in the shared window and digested from the register it was read into
+             * (bsd_verify_move); the recomputed blocks are then taken from the copy.
+             */
+            r = bsd_verify_move(w->client, w->session, w->bc, ks, s->counter, s->nblocks,
+                                window_copy(w, k), window_mem(w, k), digest);
+            s->dirty = 0; /* consumed: no keystream left in shared memory */
         }
         if (r != 0) {
             bs_wipe(window_copy(w, k), bytes);

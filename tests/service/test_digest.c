@@ -6,7 +6,8 @@
  * length changes it; poisoned words are counted exactly. The dispatching implementation
  * must equal the reference everywhere, and so must each implementation alone (portable, AVX2,
  * AVX-512: bsd_digest_sum_at) on every length from 0 to 80 words and on long ones, at every
- * byte alignment, every first-word index and with poison anywhere.
+ * byte alignment, every first-word index and with poison anywhere; the client's fused move
+ * (bsd_digest_move_sum) sums the same, copies exactly, zeroes its source and touches nothing else.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,34 @@ static unsigned check_levels(void)
             /* Without the poison count (the client's call): the same sum. */
             CHECK(bsd_digest_sum_at(level, seed, word0, p, n, poison, NULL) == want);
             CHECK((t % 3 != 0 || n == 0) || h_ref >= 1);
+            /*
+             * The client's move: the same sum, the words copied exactly to another alignment,
+             * zeroes left behind, and not a byte outside either range touched.
+             */
+            static uint8_t src[8 * 4200 + 24], dst[8 * 4200 + 24], keep[sizeof src];
+            const size_t da = (t * 7 + 3) % 8;
+            memcpy(src, buf, sizeof src < sizeof buf ? sizeof src : sizeof buf);
+            memcpy(keep, src, sizeof keep);
+            memset(dst, 0xa5, sizeof dst);
+            CHECK(bsd_digest_move_sum_at(level, seed, word0, dst + 8 + da, src + align, n) == want);
+            CHECK(memcmp(dst + 8 + da, keep + align, 8 * n) == 0);
+            for (size_t b = 0; b < 8 + da; b++)
+                CHECK(dst[b] == 0xa5);
+            for (size_t b = 8 + da + 8 * n; b < sizeof dst; b++)
+                CHECK(dst[b] == 0xa5);
+            for (size_t b = 0; b < sizeof src; b++)
+                CHECK(b >= align && b < align + 8 * n ? src[b] == 0 : src[b] == keep[b]);
+            /* And the move without the sum (the unchecked benchmark's): the same bytes. */
+            memcpy(src, keep, sizeof src);
+            memset(dst, 0xa5, sizeof dst);
+            bsd_digest_move_plain_at(level, dst + 8 + da, src + align, n);
+            CHECK(memcmp(dst + 8 + da, keep + align, 8 * n) == 0);
+            for (size_t b = 0; b < 8 + da; b++)
+                CHECK(dst[b] == 0xa5);
+            for (size_t b = 8 + da + 8 * n; b < sizeof dst; b++)
+                CHECK(dst[b] == 0xa5);
+            for (size_t b = 0; b < sizeof src; b++)
+                CHECK(b >= align && b < align + 8 * n ? src[b] == 0 : src[b] == keep[b]);
             cases++;
         }
         /* The poison fill: exactly nwords little-endian copies, not a byte outside. */
@@ -118,8 +147,8 @@ static unsigned check_levels(void)
             bsd_digest_poison_fill_at(level, fill + off, nw, pw);
             CHECK(memcmp(fill, want, sizeof fill) == 0);
         }
-        printf("%s digest = reference on %u ranges (0..4180 words, every alignment, poison); "
-               "poison fill exact on 0..90 words\n",
+        printf("%s digest = reference on %u ranges (0..4180 words, every alignment, poison), "
+               "its move too; poison fill exact on 0..90 words\n",
                bs_cpu_level_name(level), cases);
         ran++;
     }
@@ -178,6 +207,13 @@ int main(void)
             tests += 66;
         }
         CHECK(bsd_digest(ctr, bl, nblocks, win) == d);
+        /* The move gives the same digest and the same window, and leaves zeroes. */
+        static uint8_t moved[sizeof win], from[sizeof win];
+        memcpy(from, win, (size_t)(nblocks * bl));
+        CHECK(bsd_digest_move(ctr, bl, nblocks, moved, from) == d);
+        CHECK(memcmp(moved, win, (size_t)(nblocks * bl)) == 0);
+        for (size_t b = 0; b < nblocks * bl; b++)
+            CHECK(from[b] == 0);
         /* Poison: exactly the words left holding it are counted. */
         const uint64_t poison = bsd_digest_poison(s);
         uint64_t hits = 1;

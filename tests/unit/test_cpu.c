@@ -1,0 +1,144 @@
+/*
+ * The CPU level (core/bs_cpu.h): bs_cpu_level_from on synthetic CPUID and XCR0 values (every
+ * feature the AVX-512 and AVX2 code is compiled for, and the OS's saved state, taken away one
+ * at a time, drops exactly one level or more, never keeps it), and forcing a level by
+ * $BITSLICE_CPU and by bs_cpu_limit: the level in force, the implementation each cipher name
+ * resolves to, and the GHASH-256 default follow it, on this CPU.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bitslice.h"
+#include "bs_cpu.h"
+#include "modes/gcm256.h"
+#include "testutil.h"
+
+#define ECX1                                                                                       \
+    (BS_CPUID1_ECX_PCLMUL | BS_CPUID1_ECX_SSSE3 | BS_CPUID1_ECX_SSE41 | BS_CPUID1_ECX_AES |        \
+     BS_CPUID1_ECX_OSXSAVE | BS_CPUID1_ECX_AVX)
+#define EBX7                                                                                       \
+    (BS_CPUID7_EBX_AVX2 | BS_CPUID7_EBX_AVX512F | BS_CPUID7_EBX_AVX512DQ |                         \
+     BS_CPUID7_EBX_AVX512BW | BS_CPUID7_EBX_AVX512VL)
+#define ECX7 (BS_CPUID7_ECX_VBMI | BS_CPUID7_ECX_GFNI | BS_CPUID7_ECX_VAES | BS_CPUID7_ECX_VPCLMUL)
+#define XCR0 (BS_XCR0_AVX | BS_XCR0_AVX512)
+
+static void test_level_from(void **state)
+{
+    (void)state;
+    assert_int_equal(bs_cpu_level_from(ECX1, EBX7, ECX7, XCR0), BS_CPU_AVX512);
+    /* Any other bit set changes nothing. */
+    assert_int_equal(bs_cpu_level_from(~0u, ~0u, ~0u, ~0u), BS_CPU_AVX512);
+    static const struct {
+        unsigned ecx1, ebx7, ecx7, xcr0;
+        int level;
+    } drop[] = {
+        {BS_CPUID1_ECX_AES, 0, 0, 0, BS_CPU_PORTABLE},
+        {BS_CPUID1_ECX_PCLMUL, 0, 0, 0, BS_CPU_PORTABLE},
+        {BS_CPUID1_ECX_SSSE3, 0, 0, 0, BS_CPU_PORTABLE},
+        {BS_CPUID1_ECX_SSE41, 0, 0, 0, BS_CPU_PORTABLE},
+        {BS_CPUID1_ECX_OSXSAVE, 0, 0, 0, BS_CPU_AESNI},
+        {BS_CPUID1_ECX_AVX, 0, 0, 0, BS_CPU_AESNI},
+        {0, BS_CPUID7_EBX_AVX2, 0, 0, BS_CPU_AESNI},
+        {0, 0, 0, 0x2, BS_CPU_AESNI}, /* SSE state not saved */
+        {0, 0, 0, 0x4, BS_CPU_AESNI}, /* upper ymm halves not saved */
+        {0, BS_CPUID7_EBX_AVX512F, 0, 0, BS_CPU_AVX2},
+        {0, BS_CPUID7_EBX_AVX512DQ, 0, 0, BS_CPU_AVX2},
+        {0, BS_CPUID7_EBX_AVX512BW, 0, 0, BS_CPU_AVX2},
+        {0, BS_CPUID7_EBX_AVX512VL, 0, 0, BS_CPU_AVX2},
+        {0, 0, BS_CPUID7_ECX_VBMI, 0, BS_CPU_AVX2},
+        {0, 0, BS_CPUID7_ECX_GFNI, 0, BS_CPU_AVX2},
+        {0, 0, BS_CPUID7_ECX_VAES, 0, BS_CPU_AVX2},
+        {0, 0, BS_CPUID7_ECX_VPCLMUL, 0, BS_CPU_AVX2},
+        {0, 0, 0, 0x20, BS_CPU_AVX2}, /* opmask state */
+        {0, 0, 0, 0x40, BS_CPU_AVX2}, /* upper halves of zmm0-15 */
+        {0, 0, 0, 0x80, BS_CPU_AVX2}, /* zmm16-31 */
+    };
+    for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++) {
+        int got = bs_cpu_level_from(ECX1 & ~drop[i].ecx1, EBX7 & ~drop[i].ebx7,
+                                    ECX7 & ~drop[i].ecx7, XCR0 & ~drop[i].xcr0);
+        if (got != drop[i].level)
+            fail_msg("case %zu: level %d, want %d", i, got, drop[i].level);
+    }
+    /* No XSAVE at all (XCR0 unreadable, passed as 0): the SSE-only level. */
+    assert_int_equal(bs_cpu_level_from(ECX1 & ~BS_CPUID1_ECX_OSXSAVE, EBX7, ECX7, 0), BS_CPU_AESNI);
+}
+
+/* The highest level among the usable implementations named name (the registry's choice). */
+static int best_level(const char *name)
+{
+    int best = -1;
+    for (size_t i = 0; bs_block_ciphers[i] != NULL; i++) {
+        const bs_block_cipher *c = bs_block_ciphers[i];
+        if (strcmp(c->name, name) == 0 && bs_impl_usable(c) && bs_impl_level(c->impl) > best)
+            best = bs_impl_level(c->impl);
+    }
+    return best;
+}
+
+/* What runs at the level in force: at most that level, and the best one there. */
+static void check_choices(int level)
+{
+    assert_int_equal(bs_cpu_level(), level);
+    for (size_t i = 0; bs_block_ciphers[i] != NULL; i++) {
+        const bs_block_cipher *c = bs_block_cipher_by_name(bs_block_ciphers[i]->name);
+        assert_non_null(c);
+        assert_true(bs_impl_level(c->impl) <= level);
+        if (bs_impl_level(c->impl) != best_level(c->name))
+            fail_msg("%s at %s: %s chosen, a level-%d one is usable", c->name,
+                     bs_cpu_level_name(level), c->impl, best_level(c->name));
+        /* The CTR fast path belongs to a usable implementation only. */
+        if (bs_ctr32_for(c) != NULL)
+            assert_true(bs_impl_level(c->impl) >= BS_CPU_AESNI);
+    }
+    const bs_ghash256_impl *g = bs_ghash256_default();
+    assert_non_null(g);
+    if (level < BS_CPU_AESNI)
+        assert_true(strstr(g->name, "clmul") == NULL);
+    if (level < BS_CPU_AVX512)
+        assert_true(strstr(g->name, "vpclmul") == NULL);
+    /* And the carry-less multiplier where the level has it. */
+    if (level >= BS_CPU_AESNI)
+        assert_string_equal(g->name, level >= BS_CPU_AVX512 ? "vpclmul" : "pclmul");
+}
+
+static void test_forcing(void **state)
+{
+    (void)state;
+    const int detected = bs_cpu_detected();
+    printf("detected level: %s\n", bs_cpu_level_name(detected));
+    for (int lvl = 0; lvl < BS_CPU_LEVELS; lvl++) {
+        const int expect = lvl < detected ? lvl : detected;
+        setenv(BS_CPU_ENV, bs_cpu_level_name(lvl), 1);
+        check_choices(expect);
+        unsetenv(BS_CPU_ENV);
+        bs_cpu_limit(lvl);
+        check_choices(expect);
+        bs_cpu_limit(BS_CPU_LEVELS - 1);
+        printf("forced %s: in force %s\n", bs_cpu_level_name(lvl), bs_cpu_level_name(expect));
+    }
+    /* Case does not matter; an unknown value is ignored; no cap: the detected level. */
+    setenv(BS_CPU_ENV, "PORTABLE", 1);
+    check_choices(BS_CPU_PORTABLE);
+    setenv(BS_CPU_ENV, "avx1024", 1);
+    check_choices(detected);
+    unsetenv(BS_CPU_ENV);
+    check_choices(detected);
+}
+
+int main(void)
+{
+    /* The suite's $BITSLICE_CPU runs must not change what this test forces itself. */
+    unsetenv(BS_CPU_ENV);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_level_from),
+        cmocka_unit_test(test_forcing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
