@@ -389,6 +389,15 @@ def evaluate(outs, q, rk):
 # `--search`: a hill climb over this order, each candidate scored by the instruction count of
 # the AES-128 rounds 3..10 after scheduling and allocation. Empty: the circuit's own order.
 PRIORITY = """
+t5 t3 t66 t56 z3 t46 y9 s7 t20 t19 t36 t55 t15 t31
+t9 y4 t48 t12 t50 z5 y3 t60 t63 z1 s6 y21 t18 t22
+t51 t64 t57 z13 t30 t34 s2 t21 z0 z6 t45 z11 z8 t58
+t41 t8 t53 t7 t37 z16 t33 t26 t29 t4 z10 s5 t42 y14
+t10 z7 y16 t1 y7 y19 t38 t23 z12 t27 t44 s3 y8 t49
+y5 y6 t2 t25 y17 t28 t0 z14 y15 t16 t13 s0 z2 y1
+t24 z9 t47 t6 t54 t61 t35 y12 z15 y2 t17 t14 y18 t40
+t43 y11 t59 s4 t65 t11 z4 y13 y10 t62 t39 s1 z17 t67
+y20 t32 t52
 """
 
 
