@@ -165,6 +165,12 @@ bs_ctr32_fn bs_ctr32_for(const bs_block_cipher *c)
         return bs_skinny128_256_avx512_ctr32;
     if (c == &bs_skinny128_384_avx512)
         return bs_skinny128_384_avx512_ctr32;
+    if (c == &bs_skinny128_128_avx2)
+        return bs_skinny128_128_avx2_ctr32;
+    if (c == &bs_skinny128_256_avx2)
+        return bs_skinny128_256_avx2_ctr32;
+    if (c == &bs_skinny128_384_avx2)
+        return bs_skinny128_384_avx2_ctr32;
 #endif
 #ifdef BS_HAVE_SPEEDY
     if (c == &bs_speedy7_avx512)

@@ -87,6 +87,9 @@ const bs_block_cipher *const bs_block_ciphers[] = {
     &bs_skinny128_128_avx512,
     &bs_skinny128_256_avx512,
     &bs_skinny128_384_avx512,
+    &bs_skinny128_128_avx2,
+    &bs_skinny128_256_avx2,
+    &bs_skinny128_384_avx2,
 #endif
     &bs_skinny128_128_bs64,
     &bs_skinny128_256_bs64,

@@ -237,13 +237,15 @@ static void masked_rng(void *ctx, uint32_t *out, size_t n)
 }
 
 /*
- * The first-order masked AES-128: every AES-128 known answer of block.kat in both blocks of a
- * call, then random keys and blocks against the reference; randomness from the fixed-seed
- * xorshift32 above (a board would use its TRNG).
+ * The first-order masked AES-128 and AES-256: every AES-128 / AES-256 known answer of
+ * block.kat in both blocks of a call, then random keys and blocks against the reference;
+ * randomness from the fixed-seed xorshift32 above (a board would use its TRNG).
  */
+static bs_aes256_masked_key masked_key256;
+
 static void aes_masked_checks(void)
 {
-    unsigned kats = 0;
+    unsigned kats = 0, kats256 = 0;
     for (size_t s = 0; s < bsemb_kat_block_count; s++) {
         const bsemb_kat *k = &bsemb_kat_block[s];
         const char *name = bsemb_kat_text(k, "Cipher");
@@ -251,31 +253,47 @@ static void aes_masked_checks(void)
         const uint8_t *key = bsemb_kat_bytes(k, "Key", &kl);
         const uint8_t *pt = bsemb_kat_bytes(k, "Plaintext", &pl);
         const uint8_t *ct = bsemb_kat_bytes(k, "Ciphertext", &cl);
-        if (name == NULL || strcmp(name, "AES-128") != 0 || bsemb_kat_text(k, "Iterations"))
+        if (name == NULL || bsemb_kat_text(k, "Iterations"))
+            continue;
+        const int is128 = strcmp(name, "AES-128") == 0, is256 = strcmp(name, "AES-256") == 0;
+        if (!is128 && !is256)
             continue;
         uint8_t in[32], out[32];
         memcpy(in, pt, 16);
         memcpy(in + 16, pt, 16);
-        bs_aes128_masked_set_key(&masked_key, key, masked_rng, NULL);
-        bs_aes128_masked_2blocks(&masked_key, out, in, masked_rng, NULL);
-        check_eq(out, ct, 16, k->file, k->line, "masked AES-128 differs (block 0)");
-        check_eq(out + 16, ct, 16, k->file, k->line, "masked AES-128 differs (block 1)");
-        kats++;
+        if (is128) {
+            bs_aes128_masked_set_key(&masked_key, key, masked_rng, NULL);
+            bs_aes128_masked_2blocks(&masked_key, out, in, masked_rng, NULL);
+            kats++;
+        } else {
+            bs_aes256_masked_set_key(&masked_key256, key, masked_rng, NULL);
+            bs_aes256_masked_2blocks(&masked_key256, out, in, masked_rng, NULL);
+            kats256++;
+        }
+        check_eq(out, ct, 16, k->file, k->line, "masked AES differs (block 0)");
+        check_eq(out + 16, ct, 16, k->file, k->line, "masked AES differs (block 1)");
     }
-    if (kats == 0)
-        fail("AES-128 masked", 0, "no known answer ran");
+    if (kats == 0 || kats256 == 0)
+        fail("AES masked", 0, "no known answer ran");
     for (int i = 0; i < 16; i++) {
-        uint8_t key[16], in[32], out[32], ref[32];
-        rng_fill(key, 16);
+        uint8_t key[32], in[32], out[32], ref[32];
+        rng_fill(key, 32);
         rng_fill(in, 32);
         bs_ref_aes128_encrypt(key, in, ref);
         bs_ref_aes128_encrypt(key, in + 16, ref + 16);
         bs_aes128_masked_set_key(&masked_key, key, masked_rng, NULL);
         bs_aes128_masked_2blocks(&masked_key, out, in, masked_rng, NULL);
         check_eq(out, ref, 32, "AES-128 masked", i, "masked AES-128 differs from the reference");
+        bs_ref_aes256_encrypt(key, in, ref);
+        bs_ref_aes256_encrypt(key, in + 16, ref + 16);
+        bs_aes256_masked_set_key(&masked_key256, key, masked_rng, NULL);
+        bs_aes256_masked_2blocks(&masked_key256, out, in, masked_rng, NULL);
+        check_eq(out, ref, 32, "AES-256 masked", i, "masked AES-256 differs from the reference");
     }
     bs_aes128_masked_clear(&masked_key);
-    printf("AES-128 masked: %u known answers, 16 random cases\n", kats);
+    bs_aes256_masked_clear(&masked_key256);
+    printf("AES masked: %u AES-128 and %u AES-256 known answers, 16 random cases each\n", kats,
+           kats256);
 }
 
 /*

@@ -1,28 +1,46 @@
 /*
- * aes_masked.h: first-order masked AES-128, fully fixsliced, two blocks per call in eight
- * 32-bit words per share (the layout of aes.h), Boolean masking with two shares.
+ * aes_masked.h: first-order masked AES-128 and AES-256, fully fixsliced, two blocks per call
+ * in eight 32-bit words (the layout of aes.h), Boolean masking.
  *
- * Every secret word x is held as two shares x0, x1 with x = x0 ^ x1. The linear layers
- * (packing, MixColumns in its four representations, SR^2, AddRoundKey) run on each share
- * alone. The S-box is aes.h's circuit (Boyar and Peralta, 34 ANDs) with every AND replaced by
- * a domain-oriented masked AND (DOM-indep, Gross et al. 2016) that takes one fresh random word:
- *     c0 = a0 b0 ^ (a0 b1 ^ r),   c1 = a1 b1 ^ (a1 b0 ^ r),
- * the bracketed sum computed first and hidden from the compiler, so that it cannot factor
- * a0 (b0 ^ b1) = a0 b, an unmasked value. Each AND output is freshly masked by its r, which is
- * the refreshing between the circuit's nonlinear layers. The key schedule runs masked too
- * (SubWord through the same masked circuit), so that round keys exist only as shares.
+ * Encryption: 10 fresh random words per two-block call, whatever the key length.
+ *   - m0, m1 (and m2 = m0 ^ m1): every slice of the state is one word, the true slice XOR one
+ *     of m0, m1, m2, in a fixed pattern per slice (aes_masked_sbox.h). The S-box is aes.h's
+ *     circuit with each XOR's operands re-masked where their masks would cancel, and each AND
+ *     computed from operands masked by two different masks without fresh randomness (the
+ *     gadget of "Masking the AES with Only Two Random Bits", Gross et al., IACR eprint 2018/1007):
+ * every one of its values is, bit by bit, independent of the S-box input, and different bits of a
+ * word use different, independent bits of m0 and m1, so a word is too. MixColumns runs on the
+ *     masked state (its values that mix slices are grouped so that each one is independent of
+ *     the state: checked by the generator, aes_masked_gen.py, with a rank test over GF(2)); a
+ *     per-call correction word per slice (computed from m0, m1 alone) brings the masks back
+ *     to the pattern before the next S-box.
+ *   - r[0..8): the plaintext words are masked by r before packing, the packed r is traded for
+ *     the pattern, and before unpacking the state is traded back to the (SR^2 of the) packed
+ *     r, so that packing and unpacking, which move bits of different slices into one word,
+ *     only ever see words masked by eight independent uniform words.
+ * Which values could combine: at first order none. Two values together can: a slice and
+ * another slice with the same mask, a slice and its mask word, the two round-key shares. That
+ * is the second order the scheme does not claim. The masks of a call are reused by all its
+ * rounds and both blocks (where the DOM core drew 348 words), which is why the arguments above
+ * are per value, and why the code hides each intermediate from the compiler (BS_HIDE) so that
+ * it cannot regroup a XOR chain into an unmasked partial sum.
+ *
+ * Key schedule: two shares, the S-box with the DOM-indep AND (Gross et al., 2016), one fresh
+ * word per AND: BS_AES128_MASKED_RAND_KEY / BS_AES256_MASKED_RAND_KEY words per set_key; the
+ * round keys exist only as shares (rk[0][i] ^ rk[1][i] is bs_aes_key_schedule's word i).
  *
  * Randomness: the application supplies an RNG callback (a deterministic PRNG under QEMU,
- * getrandom() or the board's TRNG elsewhere) that fills n 32-bit words. Each call draws
- * fresh words: BS_AES128_MASKED_RAND_ENC words per two-block call (8 input masks, then 34 per
- * S-box layer, asked for one layer at a time) and BS_AES128_MASKED_RAND_KEY per set_key.
- * Masking is only as good as those words: they must be unpredictable and never reused.
+ * getrandom() or the board's TRNG elsewhere) that fills n 32-bit words. Masking is only as
+ * good as those words: they must be unpredictable and never reused.
  *
- * What is and is not claimed. tests/leak/ checks the value model: every share word this C code
- * names, recorded by an instrumented build, passes a fixed-versus-random Welch t-test at
- * first order while the same code with zero randomness fails it. Transitions between values
- * sharing a register or bus (Hamming distance), glitches, and what a compiler makes of the C
- * on a given target are outside that model; a device needs its own measurement.
+ * What is and is not claimed. tests/leak/ checks the value model: every word the C code names,
+ * recorded by an instrumented build, passes a fixed-versus-random Welch t-test on its Hamming
+ * weight at first order while the same code with zero randomness or with m1 = m0 fails it;
+ * the S-box's values are checked exhaustively bit by bit and the linear layers' values by the
+ * rank test on the recorded words; the compiled Cortex-M4 S-box is checked the same way on its
+ * machine code (tests/leak/check_sbox_thumb.py). Transitions between values sharing a register
+ * or bus (Hamming distance), glitches, and the compiled code of the other functions or targets
+ * are outside that; a device needs its own measurement.
  *
  * Constant time: straight-line logic; branches and indices depend only on round numbers.
  */
@@ -41,41 +59,82 @@ extern "C" {
 #define bs_aes128_masked_set_key bs_aes128_masked_trace_set_key
 #define bs_aes128_masked_2blocks bs_aes128_masked_trace_2blocks
 #define bs_aes128_masked_clear bs_aes128_masked_trace_clear
+#define bs_aes256_masked_set_key bs_aes256_masked_trace_set_key
+#define bs_aes256_masked_2blocks bs_aes256_masked_trace_2blocks
+#define bs_aes256_masked_clear bs_aes256_masked_trace_clear
+#define bs_aes128_masked32 bs_aes128_masked32_trace
+#define bs_aes256_masked32 bs_aes256_masked32_trace
+#define bs_aes_masked_set_rng bs_aes_masked_trace_set_rng
 #endif
 
 /* Fills out[0..nwords) with fresh random words. */
 typedef void (*bs_aes_rng_fn)(void *rng_ctx, uint32_t *out, size_t nwords);
 
-#define BS_AES_MASKED_SBOX_RAND 34 /* one word per AND of the S-box circuit */
-#define BS_AES128_MASKED_RAND_ENC (8 + 10 * BS_AES_MASKED_SBOX_RAND)
+#define BS_AES_MASKED_SBOX_RAND 34 /* the key schedule: one word per AND of the S-box circuit */
+#define BS_AES_MASKED_RAND_ENC 10  /* per two-block call: m0, m1 and eight words r */
+#define BS_AES128_MASKED_RAND_ENC BS_AES_MASKED_RAND_ENC
+#define BS_AES256_MASKED_RAND_ENC BS_AES_MASKED_RAND_ENC
 #define BS_AES128_MASKED_RAND_KEY (4 + 10 * BS_AES_MASKED_SBOX_RAND)
+#define BS_AES256_MASKED_RAND_KEY (8 + 13 * BS_AES_MASKED_SBOX_RAND)
 
-/* Round keys as two shares: rk[0][i] ^ rk[1][i] is bs_aes_key_schedule(.., 4, 4)'s word i. */
+/* Round keys as two shares: rk[0][i] ^ rk[1][i] is bs_aes_key_schedule(.., nk, 4)'s word i. */
 typedef struct bs_aes128_masked_key {
     uint32_t rk[2][BS_AES128_RK_WORDS];
 } bs_aes128_masked_key;
 
+typedef struct bs_aes256_masked_key {
+    uint32_t rk[2][BS_AES256_RK_WORDS];
+} bs_aes256_masked_key;
+
 void bs_aes128_masked_set_key(bs_aes128_masked_key *k, const uint8_t key[16], bs_aes_rng_fn rng,
+                              void *rng_ctx);
+void bs_aes256_masked_set_key(bs_aes256_masked_key *k, const uint8_t key[32], bs_aes_rng_fn rng,
                               void *rng_ctx);
 
 /* Two blocks in (in, in + 16) -> (out, out + 16); plaintext in, ciphertext out, the state
  * masked in between. in and out may be the same buffer. */
 void bs_aes128_masked_2blocks(const bs_aes128_masked_key *k, uint8_t out[32], const uint8_t in[32],
                               bs_aes_rng_fn rng, void *rng_ctx);
+void bs_aes256_masked_2blocks(const bs_aes256_masked_key *k, uint8_t out[32], const uint8_t in[32],
+                              bs_aes_rng_fn rng, void *rng_ctx);
 
 void bs_aes128_masked_clear(bs_aes128_masked_key *k);
+void bs_aes256_masked_clear(bs_aes256_masked_key *k);
+
+/* The larger key's two shares: what a bs_key_schedule must hold for the descriptors below. */
+#define BS_AES_MASKED_KS_BYTES (2 * 4 * BS_AES256_RK_WORDS)
+
+#if BS_KS_MAX >= BS_AES_MASKED_KS_BYTES
+/*
+ * The masked cores as descriptors (name "AES-128" / "AES-256", impl "masked32", two blocks per
+ * pass), so that the modes run over them: bs_ctr_set_key(&ctx, &bs_aes128_masked32, key, 16)
+ * is masked AES-CTR. Their randomness comes from the callback that bs_aes_masked_set_rng set
+ * (process-wide; set it before set_key; without one, set_key and encrypt abort rather than
+ * run unmasked). Not in bs_block_ciphers[]: bs_block_cipher_by_name never returns them. Absent
+ * where BS_KS_MAX is below BS_AES_MASKED_KS_BYTES (a -Dhost_cores=disabled build, 512-byte
+ * schedules: call the functions above directly there).
+ */
+extern const bs_block_cipher bs_aes128_masked32;
+extern const bs_block_cipher bs_aes256_masked32;
+void bs_aes_masked_set_rng(bs_aes_rng_fn rng, void *rng_ctx);
+#endif
 
 #ifdef BS_AES_MASKED_TRACE
 /*
  * The instrumented build (tests only, never linked into a library that ships): every word the
- * masked code computes is appended to bs_aes_masked_trace (up to bs_aes_masked_trace_cap
- * words; bs_aes_masked_trace_len counts them all). The plaintext and key as loaded, and the
- * ciphertext as stored, are inputs and outputs and are not recorded. bs_aes_masked_trace_no_r
- * set to 1 zeroes the AND gadgets' randomness (input masks stay): a broken-gadget control.
+ * masked code computes from the data or the key is appended to bs_aes_masked_trace (up to
+ * bs_aes_masked_trace_cap words; bs_aes_masked_trace_len counts them all). The plaintext and
+ * key as loaded, and the ciphertext as stored, are inputs and outputs and are not recorded.
+ * bs_aes_masked_trace_same_masks set to 1 makes m1 = m0 (so m2 = 0): a broken-mask control.
+ * bs_aes_masked_trace_sbox runs the pattern S-box alone on q (slice b masked by mask number
+ * bs_aes_masked_trace_pattern_in[b]: 1 = m0, 2 = m1, 3 = m0 ^ m1) with
+ * mw = {m0, m1, m0 ^ m1, m0 | m1}.
  */
 extern uint32_t *bs_aes_masked_trace;
 extern size_t bs_aes_masked_trace_cap, bs_aes_masked_trace_len;
-extern int bs_aes_masked_trace_no_r;
+extern int bs_aes_masked_trace_same_masks;
+extern const unsigned char *const bs_aes_masked_trace_pattern_in;
+void bs_aes_masked_trace_sbox(uint32_t q[8], const uint32_t mw[4]);
 #endif
 
 #ifdef __cplusplus

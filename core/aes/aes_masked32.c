@@ -1,19 +1,29 @@
 /*
- * First-order masked AES-128, fully fixsliced (aes_masked.h says what is masked and how, and
- * what the leakage test does and does not show). The round structure is aes_fix32.c's:
- * rounds 1..9 end in representations 1, 2, 3, 0, 1, 2, 3, 0, 1, round 10 has no MixColumns
- * and ends in representation 2, which one SR^2 turns back into the standard state.
+ * First-order masked AES-128 and AES-256, fully fixsliced (aes_masked.h says what is masked
+ * and how, which values could combine, and what the leakage tests do and do not show). The
+ * round structure is aes_fix32.c's: rounds 1..Nr-1 end in representations 1, 2, 3, 0, ...,
+ * round Nr has no MixColumns and ends in representation 2 (Nr = 10 or 14), which one SR^2 turns
+ * back into the standard state.
  *
- * Every computed word goes through MT(): nothing in a normal build, a record in the
- * instrumented one (-DBS_AES_MASKED_TRACE, tests/leak/). BS_HIDE() stops the compiler from
- * seeing through a value, where folding two shares' terms together would unmask it.
+ * Encryption holds each slice as one word, the slice XOR a mask word; the masks of a call are
+ * m0, m1 (fresh) and m2 = m0 ^ m1, in the fixed patterns of aes_masked_sbox.h (generated and
+ * checked by aes_masked_gen.py), plus eight fresh words r that mask the plaintext words before
+ * packing and the ciphertext words before unpacking. The key schedule keeps two shares and the
+ * DOM-indep AND (one fresh word per AND): it runs once per key.
+ *
+ * Every computed word that depends on the data or the key goes through MT(): nothing in a
+ * normal build, a record in the instrumented one (-DBS_AES_MASKED_TRACE, tests/leak/).
+ * BS_HIDE() stops the compiler from seeing through a value, where regrouping a XOR chain or
+ * folding two gadget terms together would unmask it.
  */
 #include "aes_masked.h"
+
+#include <stdlib.h>
 
 #ifdef BS_AES_MASKED_TRACE
 uint32_t *bs_aes_masked_trace;
 size_t bs_aes_masked_trace_cap, bs_aes_masked_trace_len;
-int bs_aes_masked_trace_no_r;
+int bs_aes_masked_trace_same_masks;
 
 static uint32_t mt_record(uint32_t x)
 {
@@ -27,8 +37,13 @@ static uint32_t mt_record(uint32_t x)
 #define MT(x) (x)
 #endif
 
-#if defined(__GNUC__) || defined(__clang__)
+/* BS_AES_MASKED_NO_HIDE (tests only: the leaky control of tests/leak/check_sbox_thumb.py)
+ * drops the barriers; GCC then regroups the S-box into values that depend on the state. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(BS_AES_MASKED_NO_HIDE)
 #define BS_HIDE(x) __asm__("" : "+r"(x))
+#define BS_MASKED_NOINLINE __attribute__((noinline))
+#elif defined(__GNUC__) || defined(__clang__)
+#define BS_HIDE(x) ((void)0)
 #define BS_MASKED_NOINLINE __attribute__((noinline))
 #else
 #define BS_HIDE(x) ((void)0)
@@ -44,16 +59,38 @@ static void wipe32(void *p, size_t nbytes)
         w[i] = 0;
 }
 
-/* Fresh words for one S-box layer (or the input masks). */
-static void draw(uint32_t *r, size_t n, bs_aes_rng_fn rng, void *rng_ctx, int gadget)
+/* The pattern S-box's three steps (aes_masked_sbox.h): a XOR, a re-masking, and the AND of
+ * operands masked by ma != mb, ab ^ ma without fresh randomness (aes_masked_gen.py checks
+ * every value). Each result is recorded and hidden before its next use. */
+#define MSK_X(d, a, b)                                                                             \
+    uint32_t d = MT((a) ^ (b));                                                                    \
+    BS_HIDE(d)
+#define MSK_R(d, a, m)                                                                             \
+    uint32_t d = MT((a) ^ (m));                                                                    \
+    BS_HIDE(d)
+#define MSK_A(d, a, b, ma, mb)                                                                     \
+    uint32_t d;                                                                                    \
+    do {                                                                                           \
+        uint32_t g1_ = MT((a) & (b));                                                              \
+        BS_HIDE(g1_);                                                                              \
+        uint32_t g3_ = MT((mb) & ~(a));                                                            \
+        BS_HIDE(g3_);                                                                              \
+        uint32_t g4_ = MT(g1_ ^ g3_);                                                              \
+        BS_HIDE(g4_);                                                                              \
+        uint32_t g5_ = MT((ma) & (b));                                                             \
+        BS_HIDE(g5_);                                                                              \
+        uint32_t g6_ = MT(g5_ ^ mor);                                                              \
+        BS_HIDE(g6_);                                                                              \
+        d = MT(g4_ ^ g6_);                                                                         \
+        BS_HIDE(d);                                                                                \
+    } while (0)
+
+#include "aes_masked_sbox.h"
+
+/* Fresh words: the input masks or one DOM S-box layer of the key schedule. */
+static void draw(uint32_t *r, size_t n, bs_aes_rng_fn rng, void *rng_ctx)
 {
     rng(rng_ctx, r, n);
-#ifdef BS_AES_MASKED_TRACE
-    if (gadget && bs_aes_masked_trace_no_r)
-        memset(r, 0, n * sizeof *r);
-#else
-    (void)gadget;
-#endif
 }
 
 /* The DOM-indep AND of (a0, a1) and (b0, b1) with the fresh word r (aes_masked.h). */
@@ -72,8 +109,9 @@ static void draw(uint32_t *r, size_t n, bs_aes_rng_fn rng, void *rng_ctx, int ga
 /* An XOR, share by share. */
 #define BS_MX(d, a, b) const uint32_t d##_0 = MT(a##_0 ^ b##_0), d##_1 = MT(a##_1 ^ b##_1)
 
-/* aes.h's S-box circuit (without its NOTs) on two shares, in place; r: 34 fresh words. */
-static BS_MASKED_NOINLINE void sbox_masked(uint32_t q0[8], uint32_t q1[8], const uint32_t *r)
+/* aes.h's S-box circuit (without its NOTs) on two shares, in place; r: 34 fresh words (the
+ * key schedule's S-box). */
+static BS_MASKED_NOINLINE void sbox_dom(uint32_t q0[8], uint32_t q1[8], const uint32_t *r)
 {
     const uint32_t u0_0 = q0[7], u1_0 = q0[6], u2_0 = q0[5], u3_0 = q0[4];
     const uint32_t u4_0 = q0[3], u5_0 = q0[2], u6_0 = q0[1], u7_0 = q0[0];
@@ -242,105 +280,202 @@ static void transpose_share(uint32_t x[8])
     mt_swapmove(&x[7], &x[5], 0x0f0f0f0fu, 4);
 }
 
-/* aes.h's MixColumns of representation k on one share, intermediates recorded. */
-#define MC_SHARE(name, ROT1, ROT2)                                                                 \
+/*
+ * MixColumns of representation k on the masked state (aes.h's formula), grouped as
+ * aes_masked_gen.py checked it: output slice b is (t[b-1] ^ t[7]) ^ (n[b] ^ rot2(t[b])), each
+ * bracket hidden, so that every value that mixes two slices is one the generator proved
+ * independent of the state (terms of one slice only share its one mask word).
+ */
+#define MC_MASKED(name, ROT1, ROT2)                                                                \
     static void name(uint32_t q[8])                                                                \
     {                                                                                              \
-        uint32_t n[8], t[8];                                                                       \
+        uint32_t n[8], t[8], g[8];                                                                 \
         for (unsigned i = 0; i < 8; i++) {                                                         \
             n[i] = MT(ROT1(q[i]));                                                                 \
             t[i] = MT(q[i] ^ n[i]);                                                                \
+            g[i] = MT(n[i] ^ MT(ROT2(t[i])));                                                      \
+            BS_HIDE(g[i]);                                                                         \
         }                                                                                          \
-        q[0] = MT(MT(t[7] ^ n[0]) ^ MT(ROT2(t[0])));                                               \
-        q[1] = MT(MT(MT(t[0] ^ t[7]) ^ n[1]) ^ MT(ROT2(t[1])));                                    \
-        q[2] = MT(MT(t[1] ^ n[2]) ^ MT(ROT2(t[2])));                                               \
-        q[3] = MT(MT(MT(t[2] ^ t[7]) ^ n[3]) ^ MT(ROT2(t[3])));                                    \
-        q[4] = MT(MT(MT(t[3] ^ t[7]) ^ n[4]) ^ MT(ROT2(t[4])));                                    \
-        q[5] = MT(MT(t[4] ^ n[5]) ^ MT(ROT2(t[5])));                                               \
-        q[6] = MT(MT(t[5] ^ n[6]) ^ MT(ROT2(t[6])));                                               \
-        q[7] = MT(MT(t[6] ^ n[7]) ^ MT(ROT2(t[7])));                                               \
+        uint32_t f1 = MT(t[0] ^ t[7]), f3 = MT(t[2] ^ t[7]), f4 = MT(t[3] ^ t[7]);                 \
+        BS_HIDE(f1);                                                                               \
+        BS_HIDE(f3);                                                                               \
+        BS_HIDE(f4);                                                                               \
+        q[0] = MT(t[7] ^ g[0]);                                                                    \
+        q[1] = MT(f1 ^ g[1]);                                                                      \
+        q[2] = MT(t[1] ^ g[2]);                                                                    \
+        q[3] = MT(f3 ^ g[3]);                                                                      \
+        q[4] = MT(f4 ^ g[4]);                                                                      \
+        q[5] = MT(t[4] ^ g[5]);                                                                    \
+        q[6] = MT(t[5] ^ g[6]);                                                                    \
+        q[7] = MT(t[6] ^ g[7]);                                                                    \
     }
-MC_SHARE(mc0_share, BS_AES_R1_0, BS_AES_R2_0)
-MC_SHARE(mc1_share, BS_AES_R1_1, BS_AES_R2_1)
-MC_SHARE(mc2_share, BS_AES_R1_2, BS_AES_R2_2)
-MC_SHARE(mc3_share, BS_AES_R1_3, BS_AES_R2_3)
+MC_MASKED(mc0_masked, BS_AES_R1_0, BS_AES_R2_0)
+MC_MASKED(mc1_masked, BS_AES_R1_1, BS_AES_R2_1)
+MC_MASKED(mc2_masked, BS_AES_R1_2, BS_AES_R2_2)
+MC_MASKED(mc3_masked, BS_AES_R1_3, BS_AES_R2_3)
 
-static void ark_share(uint32_t q[8], const uint32_t *rk)
+/* q ^= c (a mask-only correction word per slice), then the two key shares, hidden in between
+ * so that the compiler cannot add the shares together first. */
+static void ark_masked(uint32_t q[8], const uint32_t c[8], const uint32_t *rk0, const uint32_t *rk1)
 {
-    for (unsigned i = 0; i < 8; i++)
-        q[i] = MT(q[i] ^ rk[i]);
+    for (unsigned i = 0; i < 8; i++) {
+        uint32_t v = MT(q[i] ^ c[i]);
+        v = MT(v ^ rk0[i]);
+        BS_HIDE(v);
+        q[i] = MT(v ^ rk1[i]);
+    }
 }
 
-/* One round: masked S-box (fresh words), MixColumns of representation k, AddRoundKey. */
-static void round_masked(uint32_t q[2][8], uint32_t r[BS_AES_MASKED_SBOX_RAND],
-                         const bs_aes128_masked_key *k, unsigned i, unsigned rep, bs_aes_rng_fn rng,
-                         void *rng_ctx)
+static const unsigned char pattern_in[8] = {
+    BS_AES_MASKED_IN_0, BS_AES_MASKED_IN_1, BS_AES_MASKED_IN_2, BS_AES_MASKED_IN_3,
+    BS_AES_MASKED_IN_4, BS_AES_MASKED_IN_5, BS_AES_MASKED_IN_6, BS_AES_MASKED_IN_7};
+static const unsigned char pattern_out[8] = {
+    BS_AES_MASKED_OUT_0, BS_AES_MASKED_OUT_1, BS_AES_MASKED_OUT_2, BS_AES_MASKED_OUT_3,
+    BS_AES_MASKED_OUT_4, BS_AES_MASKED_OUT_5, BS_AES_MASKED_OUT_6, BS_AES_MASKED_OUT_7};
+
+/* The mask-only words of one call (no secret enters them). */
+typedef struct {
+    uint32_t mw[4];   /* m0, m1, m2 = m0 ^ m1, m0 | m1 */
+    uint32_t r[8];    /* the plaintext and ciphertext words' masks */
+    uint32_t in[8];   /* P ^ M: packed r to the S-box input pattern M */
+    uint32_t d[4][8]; /* MixColumns_k(M') ^ M: after round k's MixColumns, back to M */
+    uint32_t last[8]; /* M' ^ SR^2(P): after the last S-box, to the unpacking masks */
+} call_masks;
+
+static void call_masks_init(call_masks *cm, bs_aes_rng_fn rng, void *rng_ctx)
 {
-    draw(r, BS_AES_MASKED_SBOX_RAND, rng, rng_ctx, 1);
-    sbox_masked(q[0], q[1], r);
-    for (unsigned s = 0; s < 2; s++) {
-        switch (rep) {
+    uint32_t w[2 + 8], x[8], mi[8], mo[8];
+    draw(w, 10, rng, rng_ctx);
+#ifdef BS_AES_MASKED_TRACE
+    if (bs_aes_masked_trace_same_masks)
+        w[1] = w[0]; /* the broken-mask control: m2 = 0 */
+#endif
+    cm->mw[0] = w[0];
+    cm->mw[1] = w[1];
+    cm->mw[2] = w[0] ^ w[1];
+    cm->mw[3] = w[0] | w[1];
+    for (unsigned i = 0; i < 8; i++) {
+        cm->r[i] = x[i] = w[2 + i];
+        mi[i] = cm->mw[pattern_in[i] - 1];
+        mo[i] = cm->mw[pattern_out[i] - 1];
+    }
+    bs_aes_transpose(x);
+    for (unsigned b = 0; b < 8; b++) {
+        const uint32_t p = x[(b >> 1) + 4 * (b & 1)];
+        cm->in[b] = p ^ mi[b];
+        cm->last[b] = mo[b] ^ bs_aes_sr2(p);
+    }
+    for (unsigned k = 0; k < 4; k++) {
+        uint32_t *d = cm->d[k];
+        memcpy(d, mo, sizeof mo);
+        switch (k) {
         case 0:
-            mc0_share(q[s]);
+            bs_aes_mixcolumns0(d);
             break;
         case 1:
-            mc1_share(q[s]);
+            bs_aes_mixcolumns1(d);
             break;
         case 2:
-            mc2_share(q[s]);
-            break;
-        case 3:
-            mc3_share(q[s]);
+            bs_aes_mixcolumns2(d);
             break;
         default:
-            break; /* the last round: no MixColumns */
+            bs_aes_mixcolumns3(d);
+            break;
         }
-        ark_share(q[s], k->rk[s] + 8 * i);
+        for (unsigned b = 0; b < 8; b++) {
+            d[b] ^= mi[b];
+            BS_HIDE(d[b]);
+        }
     }
+    for (unsigned b = 0; b < 8; b++) {
+        BS_HIDE(cm->in[b]);
+        BS_HIDE(cm->last[b]);
+    }
+    wipe32(w, sizeof w);
+    wipe32(x, sizeof x);
+    wipe32(mi, sizeof mi);
+    wipe32(mo, sizeof mo);
+}
+
+/* Nr rounds on two blocks with round-key shares rk0, rk1 (8 (Nr + 1) words each). */
+static void encrypt_masked(const uint32_t *rk0, const uint32_t *rk1, unsigned nr, uint8_t out[32],
+                           const uint8_t in[32], bs_aes_rng_fn rng, void *rng_ctx)
+{
+    call_masks cm;
+    uint32_t x[8], q[8];
+    call_masks_init(&cm, rng, rng_ctx);
+    /* the plaintext words x[c + 4k] of aes.h's packing, masked before anything else */
+    for (unsigned c = 0; c < 8; c++) {
+        x[c] = MT(bs_load_le32(in + 4 * c) ^ cm.r[c]);
+        BS_HIDE(x[c]);
+    }
+    transpose_share(x);
+    for (unsigned b = 0; b < 8; b++)
+        q[b] = x[(b >> 1) + 4 * (b & 1)];
+    ark_masked(q, cm.in, rk0, rk1);
+    /* rounds 1..Nr-1 in representations 1, 2, 3, 0, ...; round Nr without MixColumns */
+    for (unsigned i = 1; i < nr; i++) {
+        const unsigned rep = i % 4;
+        sbox_masked(q, cm.mw);
+        switch (rep) {
+        case 0:
+            mc0_masked(q);
+            break;
+        case 1:
+            mc1_masked(q);
+            break;
+        case 2:
+            mc2_masked(q);
+            break;
+        default:
+            mc3_masked(q);
+            break;
+        }
+        ark_masked(q, cm.d[rep], rk0 + 8 * i, rk1 + 8 * i);
+    }
+    sbox_masked(q, cm.mw);
+    ark_masked(q, cm.last, rk0 + 8 * nr, rk1 + 8 * nr);
+    for (unsigned b = 0; b < 8; b++) {
+        const uint32_t v = q[b];
+        const uint32_t t = MT(MT(MT(v >> 4) ^ v) & 0x0f000f00u); /* SR^2, aes.h */
+        x[(b >> 1) + 4 * (b & 1)] = MT(MT(v ^ t) ^ MT(t << 4));
+    }
+    transpose_share(x);
+    /* the ciphertext words: their masks r come off last */
+    for (unsigned c = 0; c < 8; c++)
+        bs_store_le32(out + 4 * c, x[c] ^ cm.r[c]);
+    wipe32(&cm, sizeof cm);
+    wipe32(x, sizeof x);
+    wipe32(q, sizeof q);
 }
 
 void bs_aes128_masked_2blocks(const bs_aes128_masked_key *k, uint8_t out[32], const uint8_t in[32],
                               bs_aes_rng_fn rng, void *rng_ctx)
 {
-    uint32_t m[8], x[2][8], q[2][8], r[BS_AES_MASKED_SBOX_RAND];
-    draw(m, 8, rng, rng_ctx, 0);
-    /* the plaintext words x[c + 4k] of aes.h's packing, masked before anything else */
-    for (unsigned c = 0; c < 8; c++) {
-        x[0][c] = MT(bs_load_le32(in + 4 * c) ^ m[c]);
-        x[1][c] = MT(m[c]);
-    }
-    for (unsigned s = 0; s < 2; s++) {
-        transpose_share(x[s]);
-        for (unsigned b = 0; b < 8; b++)
-            q[s][b] = x[s][(b >> 1) + 4 * (b & 1)];
-        ark_share(q[s], k->rk[s]);
-    }
-    /* rounds 1..9 in representations 1, 2, 3, 0, ..., round 10 without MixColumns */
-    for (unsigned i = 1; i <= 10; i++)
-        round_masked(q, r, k, i, i == 10 ? 4 : i % 4, rng, rng_ctx);
-    for (unsigned s = 0; s < 2; s++) {
-        for (unsigned b = 0; b < 8; b++) {
-            const uint32_t v = q[s][b];
-            const uint32_t t = MT(MT(MT(v >> 4) ^ v) & 0x0f000f00u); /* SR^2, aes.h */
-            x[s][(b >> 1) + 4 * (b & 1)] = MT(MT(v ^ t) ^ MT(t << 4));
-        }
-        transpose_share(x[s]);
-    }
-    /* the ciphertext: the only place the shares meet */
-    for (unsigned c = 0; c < 8; c++)
-        bs_store_le32(out + 4 * c, x[0][c] ^ x[1][c]);
-    wipe32(m, sizeof m);
-    wipe32(x, sizeof x);
-    wipe32(q, sizeof q);
-    wipe32(r, sizeof r);
+    encrypt_masked(k->rk[0], k->rk[1], 10, out, in, rng, rng_ctx);
 }
 
-/* SubWord on a shared word: byte j's bit b at bit j of slice b, per share; the masked
- * circuit; back, with the 0x63 on share 0. */
+void bs_aes256_masked_2blocks(const bs_aes256_masked_key *k, uint8_t out[32], const uint8_t in[32],
+                              bs_aes_rng_fn rng, void *rng_ctx)
+{
+    encrypt_masked(k->rk[0], k->rk[1], 14, out, in, rng, rng_ctx);
+}
+
+#ifdef BS_AES_MASKED_TRACE
+const unsigned char *const bs_aes_masked_trace_pattern_in = pattern_in;
+
+void bs_aes_masked_trace_sbox(uint32_t q[8], const uint32_t mw[4])
+{
+    sbox_masked(q, mw);
+}
+#endif
+
+/* SubWord on a shared word: byte j's bit b at bit j of slice b, per share; the DOM circuit;
+ * back, with the 0x63 on share 0. */
 static void subword_masked(uint32_t w[2], bs_aes_rng_fn rng, void *rng_ctx)
 {
     uint32_t q[2][8], r[BS_AES_MASKED_SBOX_RAND];
-    draw(r, BS_AES_MASKED_SBOX_RAND, rng, rng_ctx, 1);
+    draw(r, BS_AES_MASKED_SBOX_RAND, rng, rng_ctx);
     for (unsigned s = 0; s < 2; s++)
         for (unsigned b = 0; b < 8; b++) {
             uint32_t v = 0;
@@ -348,7 +483,7 @@ static void subword_masked(uint32_t w[2], bs_aes_rng_fn rng, void *rng_ctx)
                 v |= ((w[s] >> (8 * j + b)) & 1u) << j;
             q[s][b] = MT(v);
         }
-    sbox_masked(q[0], q[1], r);
+    sbox_dom(q[0], q[1], r);
     for (unsigned s = 0; s < 2; s++) {
         uint32_t v = 0;
         for (unsigned b = 0; b < 8; b++)
@@ -360,31 +495,35 @@ static void subword_masked(uint32_t w[2], bs_aes_rng_fn rng, void *rng_ctx)
     wipe32(r, sizeof r);
 }
 
-/* bs_aes_key_schedule (aes_ks32.c) with nk = 4, representations mod 4, on shares. */
-void bs_aes128_masked_set_key(bs_aes128_masked_key *k, const uint8_t key[16], bs_aes_rng_fn rng,
-                              void *rng_ctx)
+/* bs_aes_key_schedule (aes_ks32.c) with nk = 4 or 8, representations mod 4, on shares. */
+static void set_key_masked(uint32_t *rk0, uint32_t *rk1, const uint8_t *key, unsigned nk,
+                           bs_aes_rng_fn rng, void *rng_ctx)
 {
-    uint32_t w[2][44], m[4], t[2];
+    const unsigned nr = nk + 6, nw = 4 * (nr + 1);
+    uint32_t w[2][60], m[8], t[2];
     uint32_t rcon = 1;
-    draw(m, 4, rng, rng_ctx, 0);
-    for (unsigned i = 0; i < 4; i++) {
+    uint32_t *rks[2] = {rk0, rk1};
+    draw(m, nk, rng, rng_ctx);
+    for (unsigned i = 0; i < nk; i++) {
         w[0][i] = MT(bs_load_le32(key + 4 * i) ^ m[i]);
         w[1][i] = MT(m[i]);
     }
-    for (unsigned i = 4; i < 44; i++) {
+    for (unsigned i = nk; i < nw; i++) {
         t[0] = w[0][i - 1];
         t[1] = w[1][i - 1];
-        if (i % 4 == 0) {
+        if (i % nk == 0) {
             t[0] = MT(bs_aes_ror(t[0], 8));
             t[1] = MT(bs_aes_ror(t[1], 8));
             subword_masked(t, rng, rng_ctx);
             t[0] = MT(t[0] ^ rcon);
             rcon = (rcon << 1) ^ (0x11bu & (0u - (rcon >> 7)));
+        } else if (nk > 6 && i % nk == 4) {
+            subword_masked(t, rng, rng_ctx);
         }
-        w[0][i] = MT(w[0][i - 4] ^ t[0]);
-        w[1][i] = MT(w[1][i - 4] ^ t[1]);
+        w[0][i] = MT(w[0][i - nk] ^ t[0]);
+        w[1][i] = MT(w[1][i - nk] ^ t[1]);
     }
-    for (unsigned i = 0; i <= 10; i++) {
+    for (unsigned i = 0; i <= nr; i++) {
         /* representation i mod 4: K[r][c] = RK[r][c - kr] (aes_ks32.c) */
         const unsigned rep = i % 4;
         for (unsigned s = 0; s < 2; s++) {
@@ -400,7 +539,7 @@ void bs_aes128_masked_set_key(bs_aes128_masked_key *k, const uint8_t key[16], bs
                 x[c] = x[c + 4] = MT(bs_load_le32(blk + 4 * c));
             transpose_share(x);
             for (unsigned b = 0; b < 8; b++)
-                k->rk[s][8 * i + b] = x[(b >> 1) + 4 * (b & 1)];
+                rks[s][8 * i + b] = x[(b >> 1) + 4 * (b & 1)];
             bs_wipe(std, sizeof std);
             bs_wipe(blk, sizeof blk);
             bs_wipe(x, sizeof x);
@@ -411,7 +550,94 @@ void bs_aes128_masked_set_key(bs_aes128_masked_key *k, const uint8_t key[16], bs
     bs_wipe(t, sizeof t);
 }
 
+void bs_aes128_masked_set_key(bs_aes128_masked_key *k, const uint8_t key[16], bs_aes_rng_fn rng,
+                              void *rng_ctx)
+{
+    set_key_masked(k->rk[0], k->rk[1], key, 4, rng, rng_ctx);
+}
+
+void bs_aes256_masked_set_key(bs_aes256_masked_key *k, const uint8_t key[32], bs_aes_rng_fn rng,
+                              void *rng_ctx)
+{
+    set_key_masked(k->rk[0], k->rk[1], key, 8, rng, rng_ctx);
+}
+
 void bs_aes128_masked_clear(bs_aes128_masked_key *k)
 {
     bs_wipe(k, sizeof *k);
 }
+
+void bs_aes256_masked_clear(bs_aes256_masked_key *k)
+{
+    bs_wipe(k, sizeof *k);
+}
+
+#if BS_KS_MAX >= BS_AES_MASKED_KS_BYTES
+/*
+ * The masked cores as block-cipher descriptors, for the modes (modes/ctr.h) and anything else
+ * that takes a bs_block_cipher: the key schedule holds the two round-key shares, and the
+ * randomness comes from the callback set by bs_aes_masked_set_rng (a descriptor's functions
+ * take none). Not in the registry: bs_block_cipher_by_name never returns them.
+ */
+static bs_aes_rng_fn desc_rng;
+static void *desc_rng_ctx;
+
+void bs_aes_masked_set_rng(bs_aes_rng_fn rng, void *rng_ctx)
+{
+    desc_rng = rng;
+    desc_rng_ctx = rng_ctx;
+}
+
+/* A masked core with no randomness would run unmasked: stop instead. */
+static bs_aes_rng_fn desc_rng_or_abort(void)
+{
+    if (desc_rng == NULL)
+        abort();
+    return desc_rng;
+}
+
+static void desc128_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
+    bs_aes128_masked_set_key((bs_aes128_masked_key *)ks->w, key, desc_rng_or_abort(), desc_rng_ctx);
+}
+
+static void desc256_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
+    bs_aes256_masked_set_key((bs_aes256_masked_key *)ks->w, key, desc_rng_or_abort(), desc_rng_ctx);
+}
+
+/* nblocks blocks, two per call; an odd last block goes through a padded copy. */
+static void desc_encrypt(const uint32_t *rk0, const uint32_t *rk1, unsigned nr, uint8_t *out,
+                         const uint8_t *in, size_t nblocks)
+{
+    bs_aes_rng_fn rng = desc_rng_or_abort();
+    for (; nblocks >= 2; nblocks -= 2, in += 32, out += 32)
+        encrypt_masked(rk0, rk1, nr, out, in, rng, desc_rng_ctx);
+    if (nblocks) {
+        uint8_t pair[32] = {0};
+        memcpy(pair, in, 16);
+        encrypt_masked(rk0, rk1, nr, pair, pair, rng, desc_rng_ctx);
+        memcpy(out, pair, 16);
+        bs_wipe(pair, sizeof pair);
+    }
+}
+
+static void desc128_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
+                            size_t nblocks)
+{
+    const bs_aes128_masked_key *k = (const bs_aes128_masked_key *)ks->w;
+    desc_encrypt(k->rk[0], k->rk[1], 10, out, in, nblocks);
+}
+
+static void desc256_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
+                            size_t nblocks)
+{
+    const bs_aes256_masked_key *k = (const bs_aes256_masked_key *)ks->w;
+    desc_encrypt(k->rk[0], k->rk[1], 14, out, in, nblocks);
+}
+
+const bs_block_cipher bs_aes128_masked32 = {"AES-128",       "masked32",      16,  16, 2,
+                                            desc128_set_key, desc128_encrypt, NULL};
+const bs_block_cipher bs_aes256_masked32 = {"AES-256",       "masked32",      32,  16, 2,
+                                            desc256_set_key, desc256_encrypt, NULL};
+#endif

@@ -8,9 +8,12 @@
  * after which word 64 c + b is integer bit b of chunk c (SPEEDY_TWORD: x[n] is bit 63 - n % 64
  * of chunk n / 64). ShiftColumns and MixColumns are constant indices (rows mod 32) in fully
  * unrolled loops: no bit moves. The round-key masks are speedy_bs64.c's (lane masks, 192
- * uint64_t per round key), broadcast to the eight elements as they are used (a memory operand
- * of VPTERNLOGQ), so the key schedule is bs64's and calls of fewer blocks than a wide pass is
- * worth run there (the narrow path).
+ * uint64_t per round key), broadcast to the elements as they are used (a memory operand), so
+ * the key schedule is bs64's, followed by the 6x32 core's round keys (speedy_bs32.c).
+ *
+ * Short calls and the tail of a call (speedy_wide.inc.h, tail_encrypt): up to NARROW_MAX
+ * blocks one by one in the 6x32 core, up to 128 / 256 blocks as one xmm / ymm pass of the same
+ * rounds (AVX-512VL VPTERNLOGQ), more as a zmm pass of padding.
  *
  * In counter mode only the last 32 bits of a 192-bit counter differ between the blocks of a
  * pass: the other 160 bitsliced words are all-zero or all-one masks (the rows they make are the
@@ -35,17 +38,11 @@
 
 typedef bs_v8 v8;
 
-/* Below this many blocks a call (or a call's tail) runs through the 64-lane core. */
-#define WIDE_MIN 96
+/* Up to this many blocks a call (or a call's tail) runs block by block in the 6x32 core. */
+#define NARROW_MAX 20
 
 /* Word of the transposed state that holds x[n] (speedy_bs64.c's SPEEDY_TWORD). */
 #define TWORD(n) (64 * ((n) / 64) + 63 - (n) % 64)
-
-/* v ^ the lane mask *k, broadcast to the eight elements. */
-static inline v8 key_xor(v8 v, const uint64_t *k)
-{
-    return (v8)_mm512_xor_si512((__m512i)v, _mm512_set1_epi64((long long)*k));
-}
 
 /*
  * The SubBox as 26 VPTERNLOGQ (speedy.h's BS_SPEEDY_SUBBOX6 takes 54 two-input operations):
@@ -54,117 +51,70 @@ static inline v8 key_xor(v8 v, const uint64_t *k)
  * (found by exhaustive search over those forms; the complement of a node is absorbed by the
  * immediate of the next). The unit and known-answer tests check it against the reference.
  */
-#define TL(a, b, c, imm)                                                                           \
-    ((v8)_mm512_ternarylogic_epi64((__m512i)(a), (__m512i)(b), (__m512i)(c), imm))
-#define SUBBOX_TL(y0, y1, y2, y3, y4, y5, x0, x1, x2, x3, x4, x5)                                  \
+#define SUBBOX_TL(V, y0, y1, y2, y3, y4, y5, x0, x1, x2, x3, x4, x5)                               \
     do {                                                                                           \
-        const v8 ga0 = TL(x2, x4, x5, 0x2a);                                                       \
-        const v8 a0 = TL(ga0, x1, x3, 0x42);                                                       \
-        const v8 gb0 = TL(x0, x3, x5, 0x21);                                                       \
-        const v8 b0 = TL(gb0, x4, x5, 0x52);                                                       \
-        (y0) = TL(x1, b0, a0, 0x32);                                                               \
-        const v8 ga1 = TL(x2, x4, x5, 0x1b);                                                       \
-        const v8 a1 = TL(ga1, x1, x3, 0x1b);                                                       \
-        const v8 gb1 = TL(x2, x3, x4, 0x47);                                                       \
-        const v8 b1 = TL(gb1, x3, x5, 0x35);                                                       \
-        (y1) = TL(x0, b1, a1, 0x35);                                                               \
-        const v8 ga2 = TL(x0, x3, x4, 0x0e);                                                       \
-        const v8 a2 = TL(ga2, x2, x5, 0x1d);                                                       \
-        const v8 gb2 = TL(x0, x2, x4, 0x19);                                                       \
-        const v8 b2 = TL(gb2, x1, x3, 0x72);                                                       \
-        (y2) = TL(x0, b2, a2, 0x3a);                                                               \
-        const v8 a3 = TL(x1, x2, x3, 0x1b);                                                        \
-        const v8 b3 = TL(x2, x4, x5, 0x35);                                                        \
-        (y3) = TL(x0, b3, a3, 0x35);                                                               \
-        const v8 ga4 = TL(x0, x1, x2, 0x0b);                                                       \
-        const v8 a4 = TL(ga4, x4, x5, 0x74);                                                       \
-        const v8 b4 = TL(x2, x3, x4, 0x37);                                                        \
-        (y4) = TL(x0, b4, a4, 0xc5);                                                               \
-        const v8 ga5 = TL(x2, x4, x5, 0x53);                                                       \
-        const v8 a5 = TL(ga5, x0, x3, 0x70);                                                       \
-        const v8 b5 = TL(x0, x2, x5, 0x37);                                                        \
-        (y5) = TL(x1, b5, a5, 0x35);                                                               \
+        const V ga0 = SW_TL(x2, x4, x5, 0x2a);                                                     \
+        const V a0 = SW_TL(ga0, x1, x3, 0x42);                                                     \
+        const V gb0 = SW_TL(x0, x3, x5, 0x21);                                                     \
+        const V b0 = SW_TL(gb0, x4, x5, 0x52);                                                     \
+        (y0) = SW_TL(x1, b0, a0, 0x32);                                                            \
+        const V ga1 = SW_TL(x2, x4, x5, 0x1b);                                                     \
+        const V a1 = SW_TL(ga1, x1, x3, 0x1b);                                                     \
+        const V gb1 = SW_TL(x2, x3, x4, 0x47);                                                     \
+        const V b1 = SW_TL(gb1, x3, x5, 0x35);                                                     \
+        (y1) = SW_TL(x0, b1, a1, 0x35);                                                            \
+        const V ga2 = SW_TL(x0, x3, x4, 0x0e);                                                     \
+        const V a2 = SW_TL(ga2, x2, x5, 0x1d);                                                     \
+        const V gb2 = SW_TL(x0, x2, x4, 0x19);                                                     \
+        const V b2 = SW_TL(gb2, x1, x3, 0x72);                                                     \
+        (y2) = SW_TL(x0, b2, a2, 0x3a);                                                            \
+        const V a3 = SW_TL(x1, x2, x3, 0x1b);                                                      \
+        const V b3 = SW_TL(x2, x4, x5, 0x35);                                                      \
+        (y3) = SW_TL(x0, b3, a3, 0x35);                                                            \
+        const V ga4 = SW_TL(x0, x1, x2, 0x0b);                                                     \
+        const V a4 = SW_TL(ga4, x4, x5, 0x74);                                                     \
+        const V b4 = SW_TL(x2, x3, x4, 0x37);                                                      \
+        (y4) = SW_TL(x0, b4, a4, 0xc5);                                                            \
+        const V ga5 = SW_TL(x2, x4, x5, 0x53);                                                     \
+        const V a5 = SW_TL(ga5, x0, x3, 0x70);                                                     \
+        const V b5 = SW_TL(x0, x2, x5, 0x37);                                                      \
+        (y5) = SW_TL(x1, b5, a5, 0x35);                                                            \
     } while (0)
 
-/*
- * One SubBox layer: row i of d from rows (i + j * sc) mod 32 of column j of s (sc = 1: the
- * ShiftColumns before it folded into the reads). All indices are constants once unrolled.
- */
-static inline __attribute__((always_inline)) void subbox_layer(v8 *restrict d, const v8 *restrict s,
-                                                               unsigned sc)
-{
-#pragma GCC unroll 32
-    for (unsigned i = 0; i < 32; i++) {
-        const v8 x0 = s[(i + 0 * sc) % 32], x1 = s[32 + (i + 1 * sc) % 32],
-                 x2 = s[64 + (i + 2 * sc) % 32], x3 = s[96 + (i + 3 * sc) % 32],
-                 x4 = s[128 + (i + 4 * sc) % 32], x5 = s[160 + (i + 5 * sc) % 32];
-        v8 y0, y1, y2, y3, y4, y5;
-        SUBBOX_TL(y0, y1, y2, y3, y4, y5, x0, x1, x2, x3, x4, x5);
-        d[i] = y0;
-        d[32 + i] = y1;
-        d[64 + i] = y2;
-        d[96 + i] = y3;
-        d[128 + i] = y4;
-        d[160 + i] = y5;
-    }
-}
+typedef uint64_t v4 __attribute__((vector_size(32)));
+typedef uint64_t v2 __attribute__((vector_size(16)));
 
-__attribute__((noinline)) static void sb_plain(v8 *restrict d, const v8 *restrict s)
-{
-    subbox_layer(d, s, 0);
-}
-
-__attribute__((noinline)) static void sb_shifted(v8 *restrict d, const v8 *restrict s)
-{
-    subbox_layer(d, s, 1);
-}
-
-/*
- * ShiftColumns, MixColumns and the round key: d[i, j] = XOR over a in ALPHA of
- * s[i + a + j, j] ^ k[i, j] (rows mod 32); the eight-input XOR is four VPTERNLOGQ.
- */
-__attribute__((noinline)) static void mix_key(v8 *restrict d, const v8 *restrict s,
-                                              const uint64_t *k)
-{
-#pragma GCC unroll 6
-    for (unsigned j = 0; j < 6; j++) {
-        const v8 *c = s + 32 * j;
-#pragma GCC unroll 32
-        for (unsigned i = 0; i < 32; i++) {
-            const unsigned r = i + j;
-            const v8 u = TL(c[r % 32], c[(r + 1) % 32], c[(r + 5) % 32], 0x96);
-            const v8 v = TL(c[(r + 9) % 32], c[(r + 15) % 32], c[(r + 21) % 32], 0x96);
-            d[32 * j + i] = key_xor(TL(u, v, c[(r + 26) % 32], 0x96), k + 32 * j + i);
-        }
-    }
-}
-
-/*
- * t: the pass in transposed order (t[TWORD(n)] = x[n]) -> the cipher of it, in the same order.
- * a, b: scratch of 192 words each.
- */
-static void rounds(v8 *t, v8 *a, v8 *b, const uint64_t *m, unsigned nr)
-{
-    for (unsigned j = 0; j < 6; j++)
-        for (unsigned i = 0; i < 32; i++)
-            a[32 * j + i] = key_xor(t[TWORD(6 * i + j)], m + 32 * j + i);
-    for (unsigned r = 1; r < nr; r++) {
-        m += 192;
-        sb_plain(b, a);
-        sb_shifted(a, b);
-        mix_key(b, a, m);
-        v8 *sw = a;
-        a = b;
-        b = sw;
-    }
-    m += 192;
-    sb_plain(b, a);
-    sb_shifted(a, b);
-    for (unsigned j = 0; j < 6; j++)
-        for (unsigned i = 0; i < 32; i++)
-            t[TWORD(6 * i + j)] = key_xor(a[32 * j + i], m + 32 * j + i);
-}
-
+/* The rounds and partial passes on zmm (512 blocks), ymm (256) and xmm (128). */
+#define SW_V v8
+#define SW_G 8
+#define SW_FN(f) f##_v8
+#define SW_TL(a, b, c, imm)                                                                        \
+    ((v8)_mm512_ternarylogic_epi64((__m512i)(a), (__m512i)(b), (__m512i)(c), imm))
+#include "speedy_wide.inc.h"
+#undef SW_V
+#undef SW_G
+#undef SW_FN
+#undef SW_TL
+#define SW_V v4
+#define SW_G 4
+#define SW_FN(f) f##_v4
+#define SW_TL(a, b, c, imm)                                                                        \
+    ((v4)_mm256_ternarylogic_epi64((__m256i)(a), (__m256i)(b), (__m256i)(c), imm))
+#include "speedy_wide.inc.h"
+#undef SW_V
+#undef SW_G
+#undef SW_FN
+#undef SW_TL
+#define SW_V v2
+#define SW_G 2
+#define SW_FN(f) f##_v2
+#define SW_TL(a, b, c, imm)                                                                        \
+    ((v2)_mm_ternarylogic_epi64((__m128i)(a), (__m128i)(b), (__m128i)(c), imm))
+#include "speedy_wide.inc.h"
+#undef SW_V
+#undef SW_G
+#undef SW_FN
+#undef SW_TL
 /*
  * 192 bytes (eight blocks) <-> their three chunks: c[q] element g = qword 3 g + q. Output word
  * k of the bytes holds qwords 8 k .. 8 k + 7, i.e. chunk (8 k + e) % 3 of block (8 k + e) / 3.
@@ -210,7 +160,7 @@ static inline void join3(uint8_t *p, const v8 c[3], const uint8_t *in)
 static void pass_out(const uint64_t *m, unsigned nr, v8 *t, const uint8_t *in, uint8_t *out)
 {
     BS_ALIGN(64) v8 a[192], b[192];
-    rounds(t, a, b, m, nr);
+    rounds_v8(t, a, b, m, nr);
     for (unsigned c = 0; c < 3; c++)
         bs_v8_transpose64(t + 64 * c);
     for (unsigned l = 0; l < 64; l++) {
@@ -221,43 +171,69 @@ static void pass_out(const uint64_t *m, unsigned nr, v8 *t, const uint8_t *in, u
     bs_v8_wipe(b, sizeof b);
 }
 
-static void wide_encrypt(const bs_block_cipher *narrow, const bs_key_schedule *ks, unsigned nr,
-                         uint8_t *out, const uint8_t *in, size_t nblocks)
+/* The 6x32 core's round keys, kept after bs64's lane masks (set_key below). */
+static inline const uint32_t *rk32(const bs_key_schedule *ks)
 {
-    BS_ALIGN(64) v8 t[192];
-    while (nblocks >= WIDE_MIN) {
-        uint8_t buf[512 * BS_SPEEDY_BLOCK];
-        const size_t n = nblocks < 512 ? nblocks : 512;
-        const uint8_t *src = in;
-        if (n < 512) {
-            memcpy(buf, in, n * BS_SPEEDY_BLOCK);
-            memset(buf + n * BS_SPEEDY_BLOCK, 0, (512 - n) * BS_SPEEDY_BLOCK);
-            src = buf;
-        }
-        for (unsigned l = 0; l < 64; l++) {
-            v8 ch[3];
-            split3(ch, src + 192 * l);
-            for (unsigned c = 0; c < 3; c++)
-                t[64 * c + l] = bs_v8_bswap64(ch[c]);
-        }
-        for (unsigned c = 0; c < 3; c++)
-            bs_v8_transpose64(t + 64 * c);
-        pass_out(ks->w, nr, t, NULL, n < 512 ? buf : out);
-        if (n < 512) {
-            memcpy(out, buf, n * BS_SPEEDY_BLOCK);
-            bs_v8_wipe(buf, sizeof buf);
-        }
-        in += n * BS_SPEEDY_BLOCK;
-        out += n * BS_SPEEDY_BLOCK;
-        nblocks -= n;
-    }
-    bs_v8_wipe(t, sizeof t);
-    if (nblocks > 0)
-        narrow->encrypt(ks, out, in, nblocks);
+    return (const uint32_t *)(ks->w + BS_SPEEDY_BS64_RK_WORDS);
 }
 
-static void wide_ctr32(const bs_block_cipher *narrow, const bs_key_schedule *ks, unsigned nr,
-                       const uint8_t *counter, const uint8_t *in, uint8_t *out, size_t nblocks)
+/* 512 blocks through one zmm pass; out may equal in. */
+static void full_encrypt(const bs_key_schedule *ks, unsigned nr, uint8_t *out, const uint8_t *in)
+{
+    BS_ALIGN(64) v8 t[192];
+    for (unsigned l = 0; l < 64; l++) {
+        v8 ch[3];
+        split3(ch, in + 192 * l);
+        for (unsigned c = 0; c < 3; c++)
+            t[64 * c + l] = bs_v8_bswap64(ch[c]);
+    }
+    for (unsigned c = 0; c < 3; c++)
+        bs_v8_transpose64(t + 64 * c);
+    pass_out(ks->w, nr, t, NULL, out);
+    bs_v8_wipe(t, sizeof t);
+}
+
+/*
+ * n < 512 blocks, the cheapest way (measured): up to NARROW_MAX one by one in the 6x32 core
+ * (about 400 cycles a block), then the narrowest partial pass that holds them. A pass costs
+ * about its instruction count, whatever the width (a 128-lane xmm pass is about 0.75 of a
+ * 512-lane one), so the gain of the narrow passes is modest; the 64-lane bs64 core is no
+ * cheaper than the xmm pass for more than NARROW_MAX blocks.
+ */
+static void tail_encrypt(const bs_key_schedule *ks, unsigned nr, uint8_t *out, const uint8_t *in,
+                         size_t n)
+{
+    if (n <= NARROW_MAX) {
+        for (size_t i = 0; i < n; i++)
+            bs_speedy_bs32_block(rk32(ks), nr, out + BS_SPEEDY_BLOCK * i, in + BS_SPEEDY_BLOCK * i);
+    } else if (n <= 128) {
+        part_encrypt_v2(ks->w, nr, out, in, n);
+    } else if (n <= 256) {
+        part_encrypt_v4(ks->w, nr, out, in, n);
+    } else {
+        uint8_t buf[512 * BS_SPEEDY_BLOCK];
+        memcpy(buf, in, n * BS_SPEEDY_BLOCK);
+        memset(buf + n * BS_SPEEDY_BLOCK, 0, (512 - n) * BS_SPEEDY_BLOCK);
+        full_encrypt(ks, nr, buf, buf);
+        memcpy(out, buf, n * BS_SPEEDY_BLOCK);
+        bs_v8_wipe(buf, sizeof buf);
+    }
+}
+
+static void wide_encrypt(const bs_key_schedule *ks, unsigned nr, uint8_t *out, const uint8_t *in,
+                         size_t nblocks)
+{
+    for (; nblocks >= 512; nblocks -= 512) {
+        full_encrypt(ks, nr, out, in);
+        in += 512 * BS_SPEEDY_BLOCK;
+        out += 512 * BS_SPEEDY_BLOCK;
+    }
+    if (nblocks > 0)
+        tail_encrypt(ks, nr, out, in, nblocks);
+}
+
+static void wide_ctr32(const bs_key_schedule *ks, unsigned nr, const uint8_t *counter,
+                       const uint8_t *in, uint8_t *out, size_t nblocks)
 {
     BS_ALIGN(64) v8 t[192];
     const uint64_t c0 = bs_load_be64(counter), c1 = bs_load_be64(counter + 8),
@@ -280,16 +256,31 @@ static void wide_ctr32(const bs_block_cipher *narrow, const bs_key_schedule *ks,
     }
     bs_v8_wipe(t, sizeof t);
     if (nblocks > 0) {
-        /* The tail: counters written out, through encrypt (wide or narrow), then XORed. */
+        /* The tail: keystream into buf (counters bitsliced, or written out for the 6x32 core). */
         uint8_t buf[512 * BS_SPEEDY_BLOCK];
-        for (size_t i = 0; i < nblocks; i++) {
-            memcpy(buf + BS_SPEEDY_BLOCK * i, counter, 20);
-            bs_store_be32(buf + BS_SPEEDY_BLOCK * i + 20, (uint32_t)(lo + i));
+        if (nblocks <= NARROW_MAX) {
+            for (size_t i = 0; i < nblocks; i++) {
+                memcpy(buf + BS_SPEEDY_BLOCK * i, counter, 20);
+                bs_store_be32(buf + BS_SPEEDY_BLOCK * i + 20, (uint32_t)(lo + i));
+            }
+            tail_encrypt(ks, nr, buf, buf, nblocks);
+        } else if (nblocks <= 128) {
+            part_ctr_v2(ks->w, nr, c0, c1, hi, lo, nblocks, buf);
+        } else if (nblocks <= 256) {
+            part_ctr_v4(ks->w, nr, c0, c1, hi, lo, nblocks, buf);
+        } else {
+            /* A whole pass, written out by vectors (cheaper than by element at this size). */
+            for (unsigned b = 0; b < 64; b++) {
+                t[b] = zero - ((c0 >> b) & 1);
+                t[64 + b] = zero - ((c1 >> b) & 1);
+            }
+            bs_v8_counter_words(t + 128, hi, lo);
+            pass_out(ks->w, nr, t, NULL, buf);
+            bs_v8_wipe(t, sizeof t);
         }
-        wide_encrypt(narrow, ks, nr, buf, buf, nblocks);
         for (size_t i = 0; i < nblocks * BS_SPEEDY_BLOCK; i++)
             out[i] = (uint8_t)(buf[i] ^ (in != NULL ? in[i] : 0));
-        bs_v8_wipe(buf, sizeof buf);
+        bs_v8_wipe(buf, nblocks * BS_SPEEDY_BLOCK);
     }
 }
 
@@ -297,12 +288,12 @@ static void wide_ctr32(const bs_block_cipher *narrow, const bs_key_schedule *ks,
     static void speedy##R##_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,    \
                                     size_t n)                                                      \
     {                                                                                              \
-        wide_encrypt(&bs_speedy##R##_bs64, ks, R, out, in, n);                                     \
+        wide_encrypt(ks, R, out, in, n);                                                           \
     }                                                                                              \
     static void speedy##R##_ctr32(const bs_key_schedule *ks, const uint8_t *ctr,                   \
                                   const uint8_t *in, uint8_t *out, size_t n)                       \
     {                                                                                              \
-        wide_ctr32(&bs_speedy##R##_bs64, ks, R, ctr, in, out, n);                                  \
+        wide_ctr32(ks, R, ctr, in, out, n);                                                        \
     }
 
 SPEEDY_WIDE_FNS(5)
@@ -315,11 +306,21 @@ SPEEDY_WIDE_FNS(7)
 #pragma GCC pop_options
 #endif
 
-/* The key schedule is bs64's (the narrow path runs on it); bs64 exports no compact keys. */
+_Static_assert(8 * BS_SPEEDY_BS64_RK_WORDS + 4 * BS_SPEEDY_BS32_RK_WORDS <= BS_KS_MAX,
+               "SPEEDY avx512 key schedule does not fit bs_key_schedule");
+
+/*
+ * The key schedule: bs64's lane masks (broadcast by the passes), then the 6x32 core's round
+ * keys (the few-block path). bs64 and bs32 export no compact keys, nor does this.
+ */
 #define SPEEDY_WIDE_DESC(R)                                                                        \
     static void speedy##R##_set_key(bs_key_schedule *ks, const uint8_t *key)                       \
     {                                                                                              \
+        bs_key_schedule k32;                                                                       \
         bs_speedy##R##_bs64.set_key(ks, key);                                                      \
+        bs_speedy##R##_bs32.set_key(&k32, key);                                                    \
+        memcpy(ks->w + BS_SPEEDY_BS64_RK_WORDS, k32.w, 4 * BS_SPEEDY_BS32_RK_WORDS);               \
+        bs_wipe(k32.w, 4 * BS_SPEEDY_BS32_RK_WORDS);                                               \
     }                                                                                              \
     const bs_block_cipher bs_speedy##R##_avx512 = {                                                \
         "SPEEDY-" #R "-192", "avx512", 24, 24, 64, speedy##R##_set_key, speedy##R##_encrypt, NULL, \

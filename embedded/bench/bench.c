@@ -167,10 +167,11 @@ static void bench_rng(void *ctx, uint32_t *out, size_t n)
 }
 
 static bs_aes128_masked_key masked_key;
+static bs_aes256_masked_key masked_key256;
 
 static void bench_masked(void)
 {
-    uint32_t state = 0x2545f491u, words[BS_AES_MASKED_SBOX_RAND];
+    uint32_t state = 0x2545f491u, words[BS_AES_MASKED_RAND_ENC];
     begin();
     bs_aes128_masked_set_key(&masked_key, key, bench_rng, &state);
     end("AES-128/masked32/set_key", 0);
@@ -178,13 +179,18 @@ static void bench_masked(void)
     begin();
     bs_aes128_masked_2blocks(&masked_key, buf, buf, bench_rng, &state);
     end("AES-128/masked32/encrypt", 32);
-    /* the randomness of one call alone: 8 words, then 10 S-box layers of 34 */
+    /* the randomness of one call alone: one draw of 10 words */
     begin();
-    bench_rng(&state, words, 8);
-    for (unsigned i = 0; i < 10; i++)
-        bench_rng(&state, words, BS_AES_MASKED_SBOX_RAND);
+    bench_rng(&state, words, BS_AES_MASKED_RAND_ENC);
     end("AES-128/masked32/rng", 32);
     buf[0] ^= (uint8_t)words[0];
+    begin();
+    bs_aes256_masked_set_key(&masked_key256, key, bench_rng, &state);
+    end("AES-256/masked32/set_key", 0);
+    bs_aes256_masked_2blocks(&masked_key256, buf, buf, bench_rng, &state);
+    begin();
+    bs_aes256_masked_2blocks(&masked_key256, buf, buf, bench_rng, &state);
+    end("AES-256/masked32/encrypt", 32);
 }
 
 static void bench_cipher(const bs_block_cipher *c, const char *label)

@@ -255,15 +255,18 @@ def main():
             gcm[(g, 'ghash')] = (n / nbytes, (est if arm else n) / nbytes)
         gcm_rows.append((lvl, gcm))
         masked = {}
-        for kind in ('encrypt', 'rng', 'ref'):
-            win = ('AES-128/fix32/encrypt' if kind == 'ref' else 'AES-128/masked32/' + kind)
+        for kind in ('encrypt', 'rng', 'ref', 'encrypt256', 'ref256'):
+            win = {'ref': 'AES-128/fix32/encrypt', 'ref256': 'AES-256/fix32/encrypt',
+                   'encrypt256': 'AES-256/masked32/encrypt'}.get(kind,
+                                                              'AES-128/masked32/' + kind)
             idx, nbytes, n, cnt = byname[win]
             est = n
             if arm:
                 _, _, pcs = run(elf, target, plugin, hist=idx)
                 est = estimate(pcs, insns, target) - over
             masked[kind] = (n / nbytes, est / nbytes)
-        masked_rows.append((lvl, masked, byname['AES-128/masked32/set_key'][2]))
+        masked_rows.append((lvl, masked, byname['AES-128/masked32/set_key'][2],
+                            byname['AES-256/masked32/set_key'][2]))
         aes_rows.append((lvl, [byname['AES/' + c][2] for c in AES_PARTS],
                          byname['AES-128/fix32/encrypt'][2]))
         scomp = [byname['SPEEDY/bs32/' + c][2] for c in
@@ -332,19 +335,22 @@ def main():
                 gcm[(g, 'ghash')][1] / t4,
                 gcm[(g, 'plain')][1] / gcm[('table4_not_ct', 'plain')][1],
                 gcm[(g, 'face')][1] / gcm[('table4_not_ct', 'face')][1]))
-    print('\nAES-128 first-order masked (masked32, two shares, DOM ANDs) on two blocks, per byte:'
-          ' with the randomness (xorshift32 in the firmware, %d words a call), the randomness'
-          ' alone, and without it; the ratio to unmasked AES-128 fix32:\n'
-          % (8 + 10 * 34))
+    print('\nAES first-order masked (masked32: one masked word per slice, the masks m0, m1 and'
+          ' eight words r, 10 random words a call from xorshift32 in the firmware) on two blocks,'
+          ' per byte: AES-128 with the randomness, the randomness alone, without it; the ratio'
+          ' to unmasked fix32; AES-256 with the randomness:\n')
     print('| level | instr. | RNG instr. | instr. excl. RNG | %s | RNG %s | %s excl. RNG |'
           ' masked / fix32 instr. (excl. RNG) | masked / fix32 %s (excl. RNG) | set_key instr. |'
-          % (unit, unit, unit, unit))
-    print('|---|---|---|---|---|---|---|---|---|---|')
-    for lvl, m, ks in masked_rows:
+          ' AES-256 instr. | AES-256 %s | AES-256 masked / fix32 %s | AES-256 set_key instr. |'
+          % (unit, unit, unit, unit, unit, unit))
+    print('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+    for lvl, m, ks, ks256 in masked_rows:
         (ei, ec), (ri, rc), (fi, fc) = m['encrypt'], m['rng'], m['ref']
+        (e2i, e2c), (f2i, f2c) = m['encrypt256'], m['ref256']
         print('| -O%s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2fx (%.2fx) | %.2fx (%.2fx) |'
-              ' %d |' % (lvl, ei, ri, ei - ri, ec, rc, ec - rc, ei / fi, (ei - ri) / fi, ec / fc,
-                         (ec - rc) / fc, ks))
+              ' %d | %.1f | %.1f | %.2fx | %d |' % (
+                  lvl, ei, ri, ei - ri, ec, rc, ec - rc, ei / fi, (ei - ri) / fi, ec / fc,
+                  (ec - rc) / fc, ks, e2i, e2c, e2c / f2c, ks256))
     print('\nSPEEDY-r-192 (bs32) by component, instructions per call (each a function call on a'
           ' packed state; a block = pack + 2r SubBox + 2r - 1 ShiftColumns + r - 1 MixColumns'
           ' + r + 1 key additions + unpack; inside the block the last ShiftColumns of a round is'

@@ -13,8 +13,9 @@
  *        ct_taint --coverage N.. check that the registry holds exactly the cipher names N..
  * Targets: block:NAME, ctr:NAME (every implementation of NAME in bs_block_ciphers), ghash256,
  * gcm256, ctr-face:AES-128 and ctr-face:AES-256 (AES-CTR with FACE caching), gcm128 (AES-GCM
- * with the table-free GHASH-128s, CTR plain and FACE), masked:AES-128 (the first-order masked
- * core: key, data and its randomness secret), ct-memcmp, hex (bs_hex.h on a secret key's
+ * with the table-free GHASH-128s, CTR plain and FACE), masked:AES-128 and masked:AES-256-ctr
+ * (the first-order masked cores, AES-256 and AES-CTR over the masked descriptor: key, data and
+ * the randomness secret), ct-memcmp, hex (bs_hex.h on a secret key's
  * digits), digest (the daemon's window digest),
  * and the leaky controls
  * control-sbox-table, control-early-exit and control-ghash128-table4 (the 4-bit table GHASH).
@@ -110,17 +111,20 @@ static int declassify_int(int v)
 
 static bs_key_schedule ks;
 static uint8_t key[64];
-static uint8_t in[(2 * BS_LANES_MAX + 3) * BS_BLOCK_MAX + 64];
+/* 8 KiB more than two 64-lane passes: CTR's wide piece below (a full 256-lane pass). */
+static uint8_t in[(2 * BS_LANES_MAX + 3) * BS_BLOCK_MAX + 64 + 8192];
 static uint8_t out[sizeof in];
 
-/* Lane counts: 1, 2, lanes - 1, lanes, lanes + 1, 2 * lanes + 3 (the last one partial). */
-#define LANE_COUNTS_MAX 8
+/* Lane counts: 1, 2, lanes - 1, lanes, lanes + 1, 2 * lanes + 3 (partial), 259 (see below). */
+#define LANE_COUNTS_MAX 9
 
 /* 4 and 40 reach the narrow paths some cores take for short calls (e.g. Rijndael-256's). */
 static size_t lane_counts(const bs_block_cipher *c, size_t counts[LANE_COUNTS_MAX])
 {
     size_t cand[LANE_COUNTS_MAX] = {
-        1, 2, 4, 40, c->lanes - 1, c->lanes, c->lanes + 1, 2 * (size_t)c->lanes + 3};
+        1, 2, 4, 40, c->lanes - 1, c->lanes, c->lanes + 1, 2 * (size_t)c->lanes + 3,
+        /* a full pass of the 256-lane (AVX2) cores, whose lanes field says 64 */
+        259};
     size_t n = 0;
     for (size_t i = 0; i < LANE_COUNTS_MAX; i++) {
         int dup = cand[i] == 0 || cand[i] * c->block_len + 1 > sizeof in;
@@ -186,9 +190,14 @@ static void run_ctr(const bs_block_cipher *c)
         fail(what, "set_key/set_iv failed");
         return;
     }
-    /* Pieces: a partial block, more than one pass, the rest of a partial block, a tail. */
-    const size_t bl = c->block_len;
-    const size_t pieces[4] = {5, (size_t)c->lanes * bl + 3, bl - 8 + 1, bl + 7};
+    /*
+     * Pieces: a partial block, more than one pass (past what the first piece read ahead, at
+     * least 256 blocks of 16 bytes: a full pass of a 256-lane core's own counter mode), the
+     * rest of a partial block, a tail.
+     */
+    const size_t bl = c->block_len, wide = 6 * 1024 + 3;
+    const size_t pieces[4] = {
+        5, (size_t)c->lanes * bl + 3 > wide ? (size_t)c->lanes * bl + 3 : wide, bl - 8 + 1, bl + 7};
     size_t total = 0;
     for (size_t i = 0; i < 4; i++)
         total += pieces[i];
@@ -519,6 +528,32 @@ static void run_masked_aes128(void)
     printf("masked:AES-128: set_key and two calls of two blocks\n");
 }
 
+/* Masked AES-256 and masked AES-CTR (the descriptor over modes/ctr.h), the same taint. */
+static void run_masked_aes256_ctr(void)
+{
+    static bs_aes256_masked_key mk;
+    static bs_ctr_ctx ctx;
+    uint32_t state = 7;
+    uint8_t iv[16];
+    fill(key, 32, 11);
+    fill(in, 64, 23);
+    fill(iv, 16, 5);
+    make_secret(key, 32);
+    make_secret(in, 64);
+    bs_aes256_masked_set_key(&mk, key, rng_secret, &state);
+    bs_aes256_masked_2blocks(&mk, out, in, rng_secret, &state);
+    declassify("masked:AES-256", out, 32);
+    bs_aes256_masked_clear(&mk);
+    bs_aes_masked_set_rng(rng_secret, &state);
+    if (bs_ctr_set_key(&ctx, &bs_aes128_masked32, key, 16) != BS_OK ||
+        bs_ctr_set_iv(&ctx, iv, 16) != BS_OK || bs_ctr_crypt(&ctx, out, in, 50) != BS_OK)
+        fail("masked-ctr:AES-128", "a CTR call was refused");
+    declassify("masked-ctr:AES-128", out, 50);
+    bs_ctr_clear(&ctx);
+    bs_aes_masked_set_rng(NULL, NULL);
+    printf("masked:AES-256, masked-ctr:AES-128: set_key, two blocks, 50 bytes of CTR\n");
+}
+
 /* The leaky control: the 4-bit table GHASH-128 under the same taint must be caught. */
 static void run_control_ghash128_table4(void)
 {
@@ -667,7 +702,7 @@ static void list_targets(void)
     }
     printf("ghash256\ngcm256\n");
 #ifdef BS_CT_HAVE_AES_FACE
-    printf("ctr-face:AES-128\nctr-face:AES-256\ngcm128\nmasked:AES-128\n"
+    printf("ctr-face:AES-128\nctr-face:AES-256\ngcm128\nmasked:AES-128\nmasked:AES-256-ctr\n"
            "control-ghash128-table4\n");
 #endif
     printf("ct-memcmp\nhex\ndigest\ncontrol-sbox-table\ncontrol-early-exit\n");
@@ -738,6 +773,8 @@ int main(int argc, char **argv)
         run_gcm128();
     else if (strcmp(t, "masked:AES-128") == 0)
         run_masked_aes128();
+    else if (strcmp(t, "masked:AES-256-ctr") == 0)
+        run_masked_aes256_ctr();
     else if (strcmp(t, "control-ghash128-table4") == 0)
         run_control_ghash128_table4();
 #endif

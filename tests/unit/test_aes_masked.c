@@ -1,5 +1,6 @@
 /*
- * First-order masked AES-128 (core/aes/aes_masked32.c) against the byte-wise reference on
+ * First-order masked AES-128 and AES-256 (core/aes/aes_masked32.c) against the byte-wise
+ * reference on
  * random keys and blocks, with the randomness from getrandom(), from a zero source (masking
  * must not change the function) and from a counting source that checks the number of words
  * each call draws against the stated cost. The round-key shares must recombine to the
@@ -17,6 +18,7 @@
 
 #include "aes/aes.h"
 #include "aes/aes_masked.h"
+#include "modes/ctr.h"
 #include "ref/ref.h"
 #include "testutil.h"
 
@@ -54,6 +56,7 @@ static void rng_counting(void *ctx, uint32_t *out, size_t n)
 }
 
 static bs_aes128_masked_key mk;
+static bs_aes256_masked_key mk256;
 
 static void check_random(bs_aes_rng_fn rng, void *ctx, unsigned cases)
 {
@@ -76,6 +79,15 @@ static void check_random(bs_aes_rng_fn rng, void *ctx, unsigned cases)
         memcpy(out, in, 32);
         bs_aes128_masked_2blocks(&mk, out, out, rng, ctx);
         assert_memory_equal(out, ref, 32);
+        /* AES-256 on the same blocks */
+        uint8_t key256[32];
+        bs_test_fill(key256, 32);
+        bs_aes256_masked_set_key(&mk256, key256, rng, ctx);
+        bs_ref_aes256_encrypt(key256, in, ref);
+        bs_ref_aes256_encrypt(key256, in + 16, ref + 16);
+        bs_aes256_masked_2blocks(&mk256, out, in, rng, ctx);
+        if (memcmp(out, ref, 32) != 0)
+            fail_msg("masked AES-256 differs from the reference (case %u)", n);
     }
 }
 
@@ -104,7 +116,40 @@ static void test_randomness_cost(void **state)
     c.calls = 0;
     bs_aes128_masked_2blocks(&mk, out, in, rng_counting, &c);
     assert_int_equal(c.words, BS_AES128_MASKED_RAND_ENC);
-    assert_int_equal(c.calls, 11); /* input masks, then one S-box layer per round */
+    assert_int_equal(c.calls, 1); /* m0, m1 and r in one draw */
+    assert_int_equal(BS_AES128_MASKED_RAND_ENC, 10);
+    uint8_t key256[32];
+    bs_test_fill(key256, 32);
+    c.words = 0;
+    bs_aes256_masked_set_key(&mk256, key256, rng_counting, &c);
+    assert_int_equal(c.words, BS_AES256_MASKED_RAND_KEY);
+    c.words = 0;
+    c.calls = 0;
+    bs_aes256_masked_2blocks(&mk256, out, in, rng_counting, &c);
+    assert_int_equal(c.words, BS_AES256_MASKED_RAND_ENC);
+    assert_int_equal(c.calls, 1);
+}
+
+/* AES-256's round-key shares recombine to the unmasked schedule and are not that schedule. */
+static void test_key_shares_256(void **state)
+{
+    (void)state;
+    uint32_t rk[BS_AES256_RK_WORDS];
+    uint8_t key[32];
+    for (unsigned n = 0; n < 50; n++) {
+        bs_test_fill(key, 32);
+        bs_aes_key_schedule(rk, key, 8, 4);
+        bs_aes256_masked_set_key(&mk256, key, rng_getrandom, NULL);
+        unsigned same0 = 0;
+        for (unsigned i = 0; i < BS_AES256_RK_WORDS; i++) {
+            assert_int_equal(mk256.rk[0][i] ^ mk256.rk[1][i], rk[i]);
+            same0 += mk256.rk[0][i] == rk[i];
+        }
+        assert_true(same0 < 8);
+    }
+    bs_aes256_masked_clear(&mk256);
+    for (unsigned i = 0; i < BS_AES256_RK_WORDS; i++)
+        assert_int_equal(mk256.rk[0][i] | mk256.rk[1][i], 0);
 }
 
 static void test_key_shares(void **state)
@@ -131,14 +176,57 @@ static void test_key_shares(void **state)
         assert_int_equal(mk.rk[0][i] | mk.rk[1][i], 0);
 }
 
+/* Masked AES-CTR: bs_ctr over the masked descriptors equals bs_ctr over fix32, on random
+ * keys, IVs (counter carries included) and lengths split into random pieces. */
+static void test_masked_ctr(void **state)
+{
+    (void)state;
+    static bs_ctr_ctx a, b;
+    static uint8_t msg[1000], ref[1000], out[1000];
+    const bs_block_cipher *masked[2] = {&bs_aes128_masked32, &bs_aes256_masked32};
+    const bs_block_cipher *plain[2] = {&bs_aes128_fix32, &bs_aes256_fix32};
+    counting c = {0, 0};
+    bs_aes_masked_set_rng(rng_counting, &c);
+    for (unsigned n = 0; n < 60; n++) {
+        const unsigned which = n & 1;
+        const size_t kl = which ? 32 : 16;
+        uint8_t key[32], iv[16];
+        bs_test_fill(key, kl);
+        bs_test_fill(iv, 16);
+        if (n % 3 == 0)
+            memset(iv + 12, 0xff, 4); /* the counter carries past its low 32 bits */
+        const size_t len = (size_t)(bs_test_rand64() % sizeof msg);
+        bs_test_fill(msg, len);
+        assert_int_equal(bs_ctr_set_key(&a, masked[which], key, kl), BS_OK);
+        assert_int_equal(bs_ctr_set_iv(&a, iv, 16), BS_OK);
+        assert_int_equal(bs_ctr_set_key(&b, plain[which], key, kl), BS_OK);
+        assert_int_equal(bs_ctr_set_iv(&b, iv, 16), BS_OK);
+        assert_int_equal(bs_ctr_crypt(&b, ref, msg, len), BS_OK);
+        for (size_t done = 0; done < len;) {
+            size_t piece = 1 + (size_t)(bs_test_rand64() % 80);
+            if (piece > len - done)
+                piece = len - done;
+            assert_int_equal(bs_ctr_crypt(&a, out + done, msg + done, piece), BS_OK);
+            done += piece;
+        }
+        if (memcmp(out, ref, len) != 0)
+            fail_msg("masked %s-CTR differs from fix32 (case %u, %zu bytes)", plain[which]->name, n,
+                     len);
+    }
+    /* the descriptors drew from the callback: 10 words per two blocks at least */
+    assert_true(c.words >= 10 * 60);
+    bs_ctr_clear(&a);
+    bs_ctr_clear(&b);
+    bs_aes_masked_set_rng(NULL, NULL);
+}
+
 int main(void)
 {
     bs_test_seed();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reference_getrandom),
-        cmocka_unit_test(test_reference_zero_rng),
-        cmocka_unit_test(test_randomness_cost),
-        cmocka_unit_test(test_key_shares),
+        cmocka_unit_test(test_reference_getrandom), cmocka_unit_test(test_reference_zero_rng),
+        cmocka_unit_test(test_randomness_cost),     cmocka_unit_test(test_key_shares),
+        cmocka_unit_test(test_key_shares_256),      cmocka_unit_test(test_masked_ctr),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
