@@ -3,11 +3,11 @@
  *
  * The rounds, packing and counter words are skinny_wide.inc.h's on eight 64-lane groups (each
  * element of a word is one bs64 state, skinny.h), so the round tweakeys are skinny_bs64.c's
- * lane masks (broadcast as they are used) and the key schedule is bs64's; calls of fewer
- * blocks than a wide pass is worth go to the bs64 core (the narrow path). GCC's vector
- * extensions give the words; the compiler emits VPTERNLOGQ for the S-box's AND-XORs and
- * MixColumns' three-input XORs. CTR makes the counter words in bitsliced form, so only the
- * output is transposed. Logic, shifts and permutes only: constant time.
+ * lane masks (broadcast as they are used) and the key schedule is bs64's. Calls and tails of
+ * fewer blocks run the same template on ymm words or the bs64 core (the narrow paths, below).
+ * GCC's vector extensions give the words; the compiler emits VPTERNLOGQ for the S-box's
+ * AND-XORs and MixColumns' three-input XORs. CTR makes the counter words in bitsliced form, so only
+ * the output is transposed. Logic, shifts and permutes only: constant time.
  */
 #include "../bitslice.h"
 #include "../bs_cpu.h"
@@ -24,9 +24,6 @@
 #endif
 
 #include "../bs_v512.h"
-
-/* Below this many blocks a call (or a call's tail) runs through the 64-lane core. */
-#define WIDE_MIN 160
 
 /* Eight blocks <-> their halves (skinny_wide.inc.h): VPERMT2Q picks even / odd qwords. */
 static inline void skw_split_avx512(const uint8_t *p, bs_v8 *h0, bs_v8 *h1)
@@ -60,29 +57,91 @@ static inline void skw_join_avx512(uint8_t *p, bs_v8 h0, bs_v8 h1, const uint8_t
 #undef BS_G
 #undef BS_SFX
 
+/*
+ * The narrow paths. A pass costs about what its instructions do, whatever their width, so
+ * 256 blocks on ymm words (AVX-512VL's VPTERNLOGQ) cost about what 512 on zmm do, and 64 in
+ * bs64's uint64_t words (measured: 1 to 64 blocks cost the same in an xmm pass of this
+ * template as in bs64). VPUNPCKL/HQDQ pair the blocks' halves inside 128-bit lanes, leaving
+ * the blocks in the order 0, 2, 1, 3; one VPERMQ puts them back.
+ */
+typedef uint64_t bs_v4 __attribute__((vector_size(32)));
+
+static inline void skw_split_avx512y(const uint8_t *p, bs_v4 *h0, bs_v4 *h1)
+{
+    const __m256i a = _mm256_loadu_si256((const __m256i *)p);
+    const __m256i b = _mm256_loadu_si256((const __m256i *)(p + 32));
+    *h0 = (bs_v4)_mm256_permute4x64_epi64(_mm256_unpacklo_epi64(a, b), 0xd8);
+    *h1 = (bs_v4)_mm256_permute4x64_epi64(_mm256_unpackhi_epi64(a, b), 0xd8);
+}
+
+static inline void skw_join_avx512y(uint8_t *p, bs_v4 h0, bs_v4 h1, const uint8_t *in)
+{
+    const __m256i x = _mm256_permute4x64_epi64((__m256i)h0, 0xd8);
+    const __m256i y = _mm256_permute4x64_epi64((__m256i)h1, 0xd8);
+    __m256i a = _mm256_unpacklo_epi64(x, y), b = _mm256_unpackhi_epi64(x, y);
+    if (in != NULL) {
+        a = _mm256_xor_si256(a, _mm256_loadu_si256((const __m256i *)in));
+        b = _mm256_xor_si256(b, _mm256_loadu_si256((const __m256i *)(in + 32)));
+    }
+    _mm256_storeu_si256((__m256i *)p, a);
+    _mm256_storeu_si256((__m256i *)(p + 32), b);
+}
+
+#define BS_W bs_v4
+#define BS_G 4
+#define BS_SFX avx512y
+#include "skinny_wide.inc.h"
+#undef BS_W
+#undef BS_G
+#undef BS_SFX
+
 #define PASS 512
 
+/* Below this many blocks a call (or its tail) runs through bs64, up to 256 on ymm words. */
+#define NARROW_MAX 64
+#define YMM_MAX 256
+
+/* One pass of 512 or 256 blocks from src (NULL: the counter blocks from ctr, lo). */
+static void skinny_pass(const bs_key_schedule *ks, unsigned rounds, size_t lanes, bs_v8 *s,
+                        const uint8_t *src, const uint8_t *ctr, uint32_t lo, const uint8_t *in,
+                        uint8_t *out)
+{
+    if (lanes == 512) {
+        if (src != NULL)
+            skw_load_avx512(s, src);
+        else
+            skw_counter_avx512(s, ctr, lo);
+        skw_rounds_avx512(s, ks->w, rounds);
+        skw_store_avx512(out, s, in);
+    } else {
+        bs_v4 *y = (bs_v4 *)(void *)s;
+        if (src != NULL)
+            skw_load_avx512y(y, src);
+        else
+            skw_counter_avx512y(y, ctr, lo);
+        skw_rounds_avx512y(y, ks->w, rounds);
+        skw_store_avx512y(out, y, in);
+    }
+}
+
+/* Passes of 512 or 256 blocks (a short one through a zero-padded copy), then bs64. */
 static void skinny_wide_encrypt(const bs_block_cipher *narrow, const bs_key_schedule *ks,
                                 uint8_t *out, const uint8_t *in, size_t nblocks)
 {
     const unsigned rounds = bs_skinny_rounds(narrow->key_len);
     BS_ALIGN(64) bs_v8 s[128];
-    while (nblocks >= WIDE_MIN) {
-        uint8_t buf[PASS * 16];
-        const size_t n = nblocks < PASS ? nblocks : PASS;
-        const uint8_t *src = in;
-        uint8_t *dst = out;
-        if (n < PASS) {
+    while (nblocks > NARROW_MAX) {
+        BS_ALIGN(64) uint8_t buf[PASS * 16];
+        const size_t lanes = nblocks > YMM_MAX ? 512 : 256;
+        const size_t n = nblocks < lanes ? nblocks : lanes;
+        if (n < lanes) {
             memcpy(buf, in, n * 16);
-            memset(buf + n * 16, 0, (PASS - n) * 16);
-            src = dst = buf;
-        }
-        skw_load_avx512(s, src);
-        skw_rounds_avx512(s, ks->w, rounds);
-        skw_store_avx512(dst, s, NULL);
-        if (n < PASS) {
+            memset(buf + n * 16, 0, (lanes - n) * 16);
+            skinny_pass(ks, rounds, lanes, s, buf, NULL, 0, NULL, buf);
             memcpy(out, buf, n * 16);
-            bs_v8_wipe(buf, sizeof buf);
+            bs_v8_wipe(buf, lanes * 16);
+        } else {
+            skinny_pass(ks, rounds, lanes, s, in, NULL, 0, NULL, out);
         }
         in += n * 16;
         out += n * 16;
@@ -93,7 +152,7 @@ static void skinny_wide_encrypt(const bs_block_cipher *narrow, const bs_key_sche
         narrow->encrypt(ks, out, in, nblocks);
 }
 
-/* bs_ctr32_fn over a pass's counters made in registers; the tail through encrypt. */
+/* bs_ctr32_fn: whole passes on counters made in registers; the tail through encrypt. */
 static void skinny_wide_ctr32(const bs_block_cipher *narrow, const bs_key_schedule *ks,
                               const uint8_t *counter, const uint8_t *in, uint8_t *out,
                               size_t nblocks)
@@ -101,20 +160,19 @@ static void skinny_wide_ctr32(const bs_block_cipher *narrow, const bs_key_schedu
     const unsigned rounds = bs_skinny_rounds(narrow->key_len);
     BS_ALIGN(64) bs_v8 s[128];
     uint32_t lo = bs_load_be32(counter + 12);
-    while (nblocks >= PASS) {
-        skw_counter_avx512(s, counter, lo);
-        skw_rounds_avx512(s, ks->w, rounds);
-        skw_store_avx512(out, s, in);
-        lo += PASS;
+    while (nblocks >= 256) {
+        const size_t lanes = nblocks >= 512 ? 512 : 256;
+        skinny_pass(ks, rounds, lanes, s, NULL, counter, lo, in, out);
+        lo += (uint32_t)lanes;
         if (in != NULL)
-            in += PASS * 16;
-        out += PASS * 16;
-        nblocks -= PASS;
+            in += lanes * 16;
+        out += lanes * 16;
+        nblocks -= lanes;
     }
     bs_v8_wipe(s, sizeof s);
     if (nblocks > 0) {
-        /* The tail: counters written out, through encrypt (wide or narrow), then XORed. */
-        uint8_t buf[PASS * 16];
+        /* The tail: counters written out, through encrypt (ymm or bs64), then XORed. */
+        uint8_t buf[256 * 16];
         for (size_t i = 0; i < nblocks; i++) {
             memcpy(buf + 16 * i, counter, 12);
             bs_store_be32(buf + 16 * i + 12, lo + (uint32_t)i);
@@ -147,7 +205,8 @@ SKINNY_AVX512_VARIANT(skinny128_384)
 #pragma GCC pop_options
 #endif
 
-/* The key schedule is bs64's (it is what the narrow path runs on); bs64 exports none. */
+/* The key schedule is bs64's (its lane masks are what every width here broadcasts); bs64 exports
+ * none. */
 static void skinny128_128_avx512_set_key(bs_key_schedule *ks, const uint8_t *key)
 {
     bs_skinny128_128_bs64.set_key(ks, key);

@@ -31,6 +31,9 @@
 #define SKW_UNROLL _Pragma("GCC unroll 8")
 #endif
 
+/* An includer may use a few widths and not every function of each. */
+#define SKW_FN static __attribute__((unused))
+
 /* a and b trade the bits that m selects in a with those of m << n in b (bs_swapmove64). */
 static inline __attribute__((always_inline)) void BS_TPL(skw_swapmove)(BS_W *a, BS_W *b, uint64_t m,
                                                                        unsigned n)
@@ -48,7 +51,7 @@ static inline void BS_TPL(skw_stage)(BS_W *s, unsigned d, unsigned shift, uint64
             BS_TPL(skw_swapmove)(&s[j + d], &s[j], m, shift);
 }
 
-static void BS_TPL(skw_transpose)(BS_W *s)
+SKW_FN void BS_TPL(skw_transpose)(BS_W *s)
 {
     BS_TPL(skw_stage)(s, 16, 1, 0x5555555555555555ull);
     BS_TPL(skw_stage)(s, 32, 2, 0x3333333333333333ull);
@@ -62,7 +65,7 @@ static void BS_TPL(skw_transpose)(BS_W *s)
 #define SKW_POS(w, h) (16 * ((w) >> 3) + 8 * (h) + ((w)&7))
 
 /* 64 BS_G blocks in, complemented and transposed. */
-static void BS_TPL(skw_load)(BS_W *s, const uint8_t *in)
+SKW_FN void BS_TPL(skw_load)(BS_W *s, const uint8_t *in)
 {
     for (unsigned l = 0; l < 64; l++) {
         BS_W h0, h1;
@@ -74,13 +77,13 @@ static void BS_TPL(skw_load)(BS_W *s, const uint8_t *in)
 }
 
 /* The inverse, XORed with in (NULL: nothing); s is clobbered. */
-static void BS_TPL(skw_store)(uint8_t *out, BS_W *s, const uint8_t *in)
+SKW_FN void BS_TPL(skw_store)(uint8_t *out, BS_W *s, const uint8_t *in)
 {
     BS_TPL(skw_transpose)(s);
     for (unsigned l = 0; l < 64; l++)
         BS_TPL(skw_join)
-        (out + 16 * BS_G * l, ~s[SKW_POS(l, 0)], ~s[SKW_POS(l, 1)],
-         in != NULL ? in + 16 * BS_G * l : NULL);
+    (out + 16 * BS_G * l, ~s[SKW_POS(l, 0)], ~s[SKW_POS(l, 1)],
+     in != NULL ? in + 16 * BS_G * l : NULL);
 }
 
 /* S-box of the cell whose bit-b word is s[16 b + p]: y[b] = output bit b (skinny.h). */
@@ -141,7 +144,7 @@ static inline __attribute__((always_inline)) void BS_TPL(skw_column)(BS_W *s, co
 }
 
 /* Four rounds from variant 0 (m: their lane masks, BS_SKINNY_BS64_RK_WORDS each). */
-__attribute__((noinline)) static void BS_TPL(skw_rounds4)(BS_W *s, const uint64_t *m)
+__attribute__((noinline)) SKW_FN void BS_TPL(skw_rounds4)(BS_W *s, const uint64_t *m)
 {
     SKW_UNROLL
     for (unsigned t = 0; t < 4; t++)
@@ -156,7 +159,7 @@ __attribute__((noinline)) static void BS_TPL(skw_rounds4)(BS_W *s, const uint64_
     }
 }
 
-static void BS_TPL(skw_rounds)(BS_W *s, const uint64_t *m, unsigned rounds)
+SKW_FN void BS_TPL(skw_rounds)(BS_W *s, const uint64_t *m, unsigned rounds)
 {
     for (unsigned r = 0; r < rounds; r += 4)
         BS_TPL(skw_rounds4)(s, m + r * BS_SKINNY_BS64_RK_WORDS);
@@ -170,7 +173,7 @@ static void BS_TPL(skw_rounds)(BS_W *s, const uint64_t *m, unsigned rounds)
  * word (a constant) and n, whose bits are those of g (element number) and of the bit position.
  * The counter is public; nothing branches on it anyway.
  */
-static void BS_TPL(skw_counter)(BS_W *s, const uint8_t *ctr, uint32_t lo)
+SKW_FN void BS_TPL(skw_counter)(BS_W *s, const uint8_t *ctr, uint32_t lo)
 {
     /* bit j of a bit position p, as the 64-bit pattern over p */
     static const uint64_t pos[6] = {0xaaaaaaaaaaaaaaaaULL, 0xccccccccccccccccULL,
