@@ -151,12 +151,20 @@ bs_ctr32_fn bs_ctr32_for(const bs_block_cipher *c)
         return bs_present80_avx512_ctr32;
     if (c == &bs_present128_avx512)
         return bs_present128_avx512_ctr32;
+    if (c == &bs_present80_avx2)
+        return bs_present80_avx2_ctr32;
+    if (c == &bs_present128_avx2)
+        return bs_present128_avx2_ctr32;
 #endif
 #ifdef BS_HAVE_GIFT
     if (c == &bs_gift64_avx512)
         return bs_gift64_avx512_ctr32;
     if (c == &bs_gift128_avx512)
         return bs_gift128_avx512_ctr32;
+    if (c == &bs_gift64_avx2)
+        return bs_gift64_avx2_ctr32;
+    if (c == &bs_gift128_avx2)
+        return bs_gift128_avx2_ctr32;
 #endif
 #ifdef BS_HAVE_SKINNY
     if (c == &bs_skinny128_128_avx512)

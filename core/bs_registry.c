@@ -60,8 +60,10 @@ const bs_block_cipher *const bs_block_ciphers[] = {
 #endif
 #ifdef BS_HAVE_PRESENT
 #ifdef BS_HAVE_X86
-        & bs_present80_avx512,
+    &bs_present80_avx512,
     &bs_present128_avx512,
+    &bs_present80_avx2,
+    &bs_present128_avx2,
 #endif
     &bs_present80_bs64,
     &bs_present128_bs64,
@@ -70,6 +72,8 @@ const bs_block_cipher *const bs_block_ciphers[] = {
 #ifdef BS_HAVE_X86
     &bs_gift64_avx512,
     &bs_gift128_avx512,
+    &bs_gift64_avx2,
+    &bs_gift128_avx2,
 #endif
     &bs_gift64_bs64,
     &bs_gift128_bs64,

@@ -41,6 +41,8 @@ typedef struct bsprov_ctr_backend {
     void (*get_position)(const void *bctx, uint8_t *counter, unsigned *num);
     /* Moves within the current block (OpenSSL's num semantics); num < block_len. */
     int (*set_num)(void *bctx, unsigned num);
+    /* Blocks started since the last set_key, across set_iv (the count the limit applies to). */
+    uint64_t (*blocks_used)(const void *bctx);
     /* A deep copy in the same position; NULL on allocation failure. */
     void *(*dup)(const void *bctx);
     /* Wipes all key material and frees. Accepts NULL. */
@@ -50,7 +52,8 @@ typedef struct bsprov_ctr_backend {
 /* RIJNDAEL-256-GCM (docs/spec/rijndael256-gcm.md), over bs_gcm256_ctx. */
 typedef struct bsprov_gcm_backend {
     const char *name;
-    void *(*newctx)(const struct bsprov_ctx *prov);
+    /* A context over cipher (a 32-byte-block core, as CTR's); NULL on allocation failure. */
+    void *(*newctx)(const bs_block_cipher *cipher, const struct bsprov_ctx *prov);
     int (*set_key)(void *bctx, const uint8_t *key, size_t key_len);
     /* Starts a message: any IV length >= 1. */
     int (*set_iv)(void *bctx, const uint8_t *iv, size_t iv_len);

@@ -101,6 +101,11 @@ static int ctr_set_num(void *bctx, unsigned num)
     return bs_ctr_set_num(&((prov_ctr *)bctx)->c, num);
 }
 
+static uint64_t ctr_blocks_used(const void *bctx)
+{
+    return bs_ctr_blocks_used(&((const prov_ctr *)bctx)->c);
+}
+
 /* The copy gets a copy of the source, which starts afresh where the copy is asked to. */
 static void *ctr_dup(const void *bctx)
 {
@@ -118,8 +123,9 @@ static void *ctr_dup(const void *bctx)
 }
 
 const bsprov_ctr_backend bsprov_ctr_modes = {
-    "modes",   ctr_newctx,       ctr_set_key, ctr_set_iv, ctr_set_block_limit,
-    ctr_crypt, ctr_get_position, ctr_set_num, ctr_dup,    ctr_free,
+    "modes",   ctr_newctx,       ctr_set_key, ctr_set_iv,      ctr_set_block_limit,
+    ctr_crypt, ctr_get_position, ctr_set_num, ctr_blocks_used, ctr_dup,
+    ctr_free,
 };
 
 const bsprov_ctr_backend *bsprov_ctr_backend_for(const struct bsprov_ctx *prov,
@@ -133,6 +139,7 @@ const bsprov_ctr_backend *bsprov_ctr_backend_for(const struct bsprov_ctx *prov,
 /* The GCM context: the core's bs_gcm256_ctx over the source chosen at newctx, as CTR. */
 typedef struct prov_gcm {
     bs_gcm256_ctx g; /* first: 64-byte aligned with the allocation */
+    const bs_block_cipher *cipher;
     bs_keystream_source *src;
 } prov_gcm;
 
@@ -148,11 +155,12 @@ static void gcm_free(void *bctx)
     free(x);
 }
 
-static void *gcm_newctx(const struct bsprov_ctx *prov)
+static void *gcm_newctx(const bs_block_cipher *cipher, const struct bsprov_ctx *prov)
 {
     prov_gcm *x = (prov_gcm *)aligned_zalloc(sizeof *x);
     if (x == NULL)
         return NULL;
+    x->cipher = cipher;
     if (prov->daemon_socket != NULL && (x->src = bsprov_source_new(prov)) == NULL) {
         free(x);
         return NULL;
@@ -163,7 +171,8 @@ static void *gcm_newctx(const struct bsprov_ctx *prov)
 
 static int gcm_set_key(void *bctx, const uint8_t *key, size_t key_len)
 {
-    return bs_gcm256_set_key(&((prov_gcm *)bctx)->g, key, key_len);
+    prov_gcm *x = (prov_gcm *)bctx;
+    return bs_gcm256_set_key(&x->g, x->cipher, key, key_len);
 }
 
 static int gcm_set_iv(void *bctx, const uint8_t *iv, size_t iv_len)

@@ -23,12 +23,13 @@ typedef struct bsprov_ctr_cctx {
     uint8_t updated_iv[BS_BLOCK_MAX]; /* what an octet_ptr updated-iv points at */
     uint64_t limit;                   /* blocks per key */
     /*
-     * The per-key block count across key-only re-inits, which continue the stream under a key
-     * whose backend count restarts at 0: `carried` blocks were used before the backend's last
-     * set_key (its limit is lowered by that much), `seg_done` in finished IV segments since,
-     * and the current segment started at counter (low 64 bits) `seg_start`.
+     * The limit counts the blocks of one key: the backend counts them from its set_key on,
+     * across new IVs (blocks_used). A key-only re-init continues the stream, and so its count,
+     * although the backend is keyed afresh: `carried` is what it had counted before (what
+     * this key is charged with beyond the backend's count; 0 after an init with a key and an
+     * IV, which starts afresh). Blocks used under the current key = carried + blocks_used.
      */
-    uint64_t carried, seg_done, seg_start;
+    uint64_t carried;
     unsigned padding;
     int enc, key_set, iv_set;
 } bsprov_ctr_cctx;
@@ -169,20 +170,7 @@ void *bsprov_ctr_dupctx(void *vctx)
     return ctx;
 }
 
-/* The low 64 bits of the next counter block: block counts are differences of these. */
-static uint64_t ctr_low64(const bsprov_ctr_cctx *ctx)
-{
-    uint8_t counter[BS_BLOCK_MAX];
-    unsigned num;
-    uint64_t v = 0;
-    const size_t bl = ctx->core->block_len;
-    ctx->be->get_position(ctx->bctx, counter, &num);
-    for (size_t i = bl - 8; i < bl; i++)
-        v = v << 8 | counter[i];
-    OPENSSL_cleanse(counter, sizeof counter);
-    return v;
-}
-
+/* What the backend may still count under the current key. */
 static uint64_t backend_limit(const bsprov_ctr_cctx *ctx)
 {
     return ctx->limit > ctx->carried ? ctx->limit - ctx->carried : 0;
@@ -218,38 +206,26 @@ static int ctr_init(bsprov_ctr_cctx *ctx, int enc, const unsigned char *key, siz
 
     const int running = ctx->key_set && ctx->iv_set;
     if (key != NULL) {
-        uint64_t used = 0;
-        if (running && iv == NULL) /* the stream goes on: so does its block count */
-            used = ctx->carried + ctx->seg_done + (ctr_low64(ctx) - ctx->seg_start);
-        if ((rc = ctx->be->set_key(ctx->bctx, key, keylen, ctx->limit)) != BS_OK)
+        /* A key-only re-init continues the stream: the key is charged with its blocks so far. */
+        const uint64_t used =
+            running && iv == NULL ? ctx->carried + ctx->be->blocks_used(ctx->bctx) : 0;
+        if ((rc = ctx->be->set_key(ctx->bctx, key, keylen,
+                                   ctx->limit > used ? ctx->limit - used : 0)) != BS_OK)
             return ctr_fail(ctx, rc);
         ctx->key_set = 1;
         ctx->carried = used;
-        ctx->seg_done = 0;
-        if (used != 0 && (rc = ctx->be->set_block_limit(ctx->bctx, backend_limit(ctx))) != BS_OK)
-            return ctr_fail(ctx, rc);
-        if (ctx->iv_set)
-            ctx->seg_start = ctr_low64(ctx);
     } else if (running && iv == NULL) {
         if ((rc = ctx->be->set_num(ctx->bctx, 0)) != BS_OK)
             return ctr_fail(ctx, rc);
     }
     if (iv != NULL) {
-        if (ctx->key_set && ctx->iv_set && key == NULL)
-            ctx->seg_done += ctr_low64(ctx) - ctx->seg_start;
         memcpy(ctx->iv, iv, ivlen);
         ctx->iv_set = 1;
-        if (ctx->key_set) {
-            if ((rc = ctx->be->set_iv(ctx->bctx, ctx->iv, info->iv_len)) != BS_OK)
-                return ctr_fail(ctx, rc);
-            ctx->seg_start = ctr_low64(ctx);
-        }
-    } else if (key != NULL && ctx->iv_set && !running) {
-        /* The IV came before the first key: the stream starts at it now. */
-        if ((rc = ctx->be->set_iv(ctx->bctx, ctx->iv, info->iv_len)) != BS_OK)
-            return ctr_fail(ctx, rc);
-        ctx->seg_start = ctr_low64(ctx);
     }
+    /* A new IV, or one that came before the first key: the stream starts at it now. */
+    if (ctx->key_set && (iv != NULL || (key != NULL && ctx->iv_set && !running)) &&
+        (rc = ctx->be->set_iv(ctx->bctx, ctx->iv, info->iv_len)) != BS_OK)
+        return ctr_fail(ctx, rc);
     ctx->enc = enc;
     return ctr_apply_params(ctx, params);
 }

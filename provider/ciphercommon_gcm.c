@@ -69,16 +69,23 @@ static int gcm_fail(const bsprov_gcm_cctx *ctx, int rc)
 void *bsprov_gcm_newctx(void *provctx, const bsprov_cipher_info *info)
 {
     const bsprov_ctx *prov = (const bsprov_ctx *)provctx;
+    const bs_block_cipher *core = bs_block_cipher_by_name(info->core);
     bsprov_gcm_cctx *ctx;
 
-    if (!bsprov_usable(prov) || (ctx = OPENSSL_zalloc(sizeof *ctx)) == NULL)
+    if (!bsprov_usable(prov))
+        return NULL;
+    if (core == NULL || core->block_len != 32) {
+        BSPROV_RAISE(prov, BSPROV_R_ARG, "%s: core %s is not compiled in", info->name, info->core);
+        return NULL;
+    }
+    if ((ctx = OPENSSL_zalloc(sizeof *ctx)) == NULL)
         return NULL;
     ctx->prov = prov;
     ctx->info = info;
     ctx->be = bsprov_gcm_backend_for(prov);
     ctx->iv_len = info->iv_len;
     ctx->tag_len = BS_GCM256_TAG_MAX;
-    if ((ctx->bctx = ctx->be->newctx(prov)) == NULL) {
+    if ((ctx->bctx = ctx->be->newctx(core, prov)) == NULL) {
         BSPROV_RAISE(prov, BSPROV_R_ALLOC, "%s: out of memory", info->name);
         OPENSSL_free(ctx);
         return NULL;

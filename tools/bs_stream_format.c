@@ -79,7 +79,8 @@ int bsf_keys_derive(bsf_keys *k, const uint8_t master[32], const uint8_t nonce[1
             0 ||
         bscli_kdf_hkdf(master, 32, nonce, 16, "bitslice-stream-v1 payload", k->payload_key, 32) !=
             0 ||
-        bs_gcm256_set_key(&k->payload_gcm, k->payload_key, 32) != BS_OK) {
+        bs_gcm256_set_key(&k->payload_gcm, bs_block_cipher_by_name("RIJNDAEL-256"), k->payload_key,
+                          32) != BS_OK) {
         bsf_keys_wipe(k);
         return -1;
     }
@@ -97,7 +98,7 @@ void bsf_header_tag(const bsf_keys *k, const uint8_t hdr[BSF_HEADER_LEN], uint8_
 {
     static bs_gcm256_ctx ctx;
     uint8_t iv[BSF_IV_LEN] = {0};
-    bs_gcm256_set_key(&ctx, k->header_key, 32);
+    bs_gcm256_set_key(&ctx, bs_block_cipher_by_name("RIJNDAEL-256"), k->header_key, 32);
     bs_gcm256_set_iv(&ctx, iv, sizeof iv);
     bs_gcm256_aad(&ctx, hdr, BSF_HEADER_AUTH_LEN);
     bs_gcm256_tag(&ctx, tag, 32);

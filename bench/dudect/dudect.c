@@ -191,7 +191,7 @@ static void prep_gcm(target *t, int cls)
     class_bytes(key, 32, cls);
     class_bytes(data, 32 * t->blocks, cls);
     bs_cpu_limit(t->level);
-    if (bs_gcm256_set_key(&gcm, key, 32) != BS_OK)
+    if (bs_gcm256_set_key(&gcm, bs_block_cipher_by_name("RIJNDAEL-256"), key, 32) != BS_OK)
         abort();
     bs_cpu_limit(BS_CPU_LEVELS - 1);
 }

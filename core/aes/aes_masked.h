@@ -108,7 +108,9 @@ void bs_aes256_masked_clear(bs_aes256_masked_key *k);
 /*
  * The masked cores as descriptors (name "AES-128" / "AES-256", impl "masked32", two blocks per
  * pass), so that the modes run over them: bs_ctr_set_key(&ctx, &bs_aes128_masked32, key, 16)
- * is masked AES-CTR. Their randomness comes from the callback that bs_aes_masked_set_rng set
+ * is masked AES-CTR. bs_gcm128_set_key(&gcm, &bs_aes128_masked32, key, 16) runs AES-GCM with
+ * the block cipher masked, but GHASH, its key H = E_K(0) and the tag are computed unmasked:
+ * that is no masked GCM. Their randomness comes from the callback that bs_aes_masked_set_rng set
  * (process-wide; set it before set_key; without one, set_key and encrypt abort rather than
  * run unmasked). Not in bs_block_ciphers[]: bs_block_cipher_by_name never returns them. Absent
  * where BS_KS_MAX is below BS_AES_MASKED_KS_BYTES (a -Dhost_cores=disabled build, 512-byte

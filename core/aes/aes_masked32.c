@@ -50,6 +50,13 @@ static uint32_t mt_record(uint32_t x)
 #define BS_MASKED_NOINLINE
 #endif
 
+/* The per-slice loops unrolled at every level (-O2 leaves them rolled, -O3 does not). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define BS_UNROLL8 _Pragma("GCC unroll 8")
+#else
+#define BS_UNROLL8
+#endif
+
 /* Word stores through a volatile pointer: not optimised away, and on picolibc several times
  * cheaper than bs_wipe's byte-wise memset for the few hundred bytes wiped per call. */
 static void wipe32(void *p, size_t nbytes)
@@ -290,6 +297,7 @@ static void transpose_share(uint32_t x[8])
     static void name(uint32_t q[8])                                                                \
     {                                                                                              \
         uint32_t n[8], t[8], g[8];                                                                 \
+        BS_UNROLL8                                                                                 \
         for (unsigned i = 0; i < 8; i++) {                                                         \
             n[i] = MT(ROT1(q[i]));                                                                 \
             t[i] = MT(q[i] ^ n[i]);                                                                \
@@ -318,6 +326,7 @@ MC_MASKED(mc3_masked, BS_AES_R1_3, BS_AES_R2_3)
  * so that the compiler cannot add the shares together first. */
 static void ark_masked(uint32_t q[8], const uint32_t c[8], const uint32_t *rk0, const uint32_t *rk1)
 {
+    BS_UNROLL8
     for (unsigned i = 0; i < 8; i++) {
         uint32_t v = MT(q[i] ^ c[i]);
         v = MT(v ^ rk0[i]);
@@ -405,6 +414,7 @@ static void encrypt_masked(const uint32_t *rk0, const uint32_t *rk1, unsigned nr
     uint32_t x[8], q[8];
     call_masks_init(&cm, rng, rng_ctx);
     /* the plaintext words x[c + 4k] of aes.h's packing, masked before anything else */
+    BS_UNROLL8
     for (unsigned c = 0; c < 8; c++) {
         x[c] = MT(bs_load_le32(in + 4 * c) ^ cm.r[c]);
         BS_HIDE(x[c]);
@@ -435,6 +445,7 @@ static void encrypt_masked(const uint32_t *rk0, const uint32_t *rk1, unsigned nr
     }
     sbox_masked(q, cm.mw);
     ark_masked(q, cm.last, rk0 + 8 * nr, rk1 + 8 * nr);
+    BS_UNROLL8
     for (unsigned b = 0; b < 8; b++) {
         const uint32_t v = q[b];
         const uint32_t t = MT(MT(MT(v >> 4) ^ v) & 0x0f000f00u); /* SR^2, aes.h */

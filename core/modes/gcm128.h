@@ -2,7 +2,8 @@
  * gcm128.h: standard AES-GCM (NIST SP 800-38D, 128-bit block) over the AES cores: CTR with
  * inc32 plus GHASH-128 over GF(2^128) / (x^128 + x^7 + x^2 + x + 1), shaped like gcm256.h.
  *
- * Incremental: set_key (16 or 32 bytes: AES-128 or AES-256), set_iv (any length >= 1; 12 bytes
+ * One GCM over both block sizes (gcm.inc.h, instantiated here and in gcm256.c): incremental
+ * set_key (over any 16-byte-block core, AES-128 or AES-256), set_iv (any length >= 1; 12 bytes
  * gives J0 = IV || 00000001), aad*, encrypt*|decrypt*, then tag (12..16 bytes) or verify
  * (constant-time). A refused call changes nothing.
  *
@@ -17,12 +18,14 @@
  *   in a build configured with -Dghash128_table4_not_ct=true.
  *
  * CTR keystream: the cipher's own encrypt, or with bs_gcm128_set_face AES-CTR with FACE
- * caching (core/aes/aes_ctr_face.h, inc32 counter rule): bit-exact either way.
+ * caching (core/aes/aes_ctr_face.h, inc32 counter rule), or a keystream source
+ * (bs_gcm128_set_source, as gcm256.h): bit-exact either way.
  */
 #ifndef BS_GCM128_H
 #define BS_GCM128_H
 
 #include "../bitslice.h"
+#include "keystream.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,6 +64,7 @@ struct bs_aes_face_ctx;
 typedef struct bs_gcm128_ctx {
     const bs_block_cipher *cipher;
     const bs_ghash128_impl *ghash;
+    bs_ctr32_fn ctr32;            /* the core's own counter mode (bs_ctr32_for), or NULL */
     struct bs_aes_face_ctx *face; /* CTR through FACE caching when set */
     bs_key_schedule ks;
     BS_ALIGN(16) uint64_t hkey[BS_GHASH128_HKEY_WORDS];
@@ -69,17 +73,25 @@ typedef struct bs_gcm128_ctx {
     uint8_t counter[16]; /* next counter block */
     uint8_t stream[16];  /* keystream of the current partial block */
     uint8_t ghbuf[16];   /* GHASH input waiting for a full block */
+    uint8_t ekj0[16];    /* E_K(J0), once computed (ekj0_ready) */
+    int ekj0_ready;
+    bs_keystream_source *src; /* data keystream; not owned; NULL: in-process (keystream.h) */
     unsigned ghbuf_len;
     unsigned num; /* bytes of stream[] used */
     uint64_t aad_len, data_len;
-    int state; /* see gcm128.c */
+    int state; /* see gcm.inc.h */
 } bs_gcm128_ctx;
 
 /*
- * Key of 16 or 32 bytes over bs_block_cipher_by_name("AES-128" / "AES-256"); BS_ERR_STATE if
- * the build has no such core. Computes H = E_K(0^128) and picks bs_ghash128_default().
+ * Key (cipher->key_len bytes) over cipher, a 16-byte-block core (e.g.
+ * bs_block_cipher_by_name("AES-128")): BS_ERR_ARG for NULL or another block length,
+ * BS_ERR_KEY_LENGTH for another key length. As bs_ctr_set_key, the caller chooses the core.
+ * Computes H = E_K(0^128) and picks bs_ghash128_default(); keeps the source, drops the face.
  */
-int bs_gcm128_set_key(bs_gcm128_ctx *ctx, const uint8_t *key, size_t key_len);
+int bs_gcm128_set_key(bs_gcm128_ctx *ctx, const bs_block_cipher *cipher, const uint8_t *key,
+                      size_t key_len);
+/* As bs_gcm256_set_source. */
+void bs_gcm128_set_source(bs_gcm128_ctx *ctx, bs_keystream_source *src);
 /* Uses impl for GHASH (NULL: the default); a message under way is dropped (set the IV again). */
 void bs_gcm128_set_ghash(bs_gcm128_ctx *ctx, const bs_ghash128_impl *impl);
 /*

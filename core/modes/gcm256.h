@@ -2,7 +2,8 @@
  * gcm256.h: RIJNDAEL-256-GCM (docs/spec/rijndael256-gcm.md): SP 800-38D with a 256-bit block,
  * CTR over the Rijndael-256 core plus GHASH-256 over GF(2^256) / (x^256 + x^10 + x^5 + x^2 + 1).
  *
- * Incremental: set_key, set_iv (any length >= 1), aad* , encrypt*|decrypt*, then tag or verify.
+ * One GCM over both block sizes (gcm.inc.h, instantiated here and in gcm128.c). Incremental:
+ * set_key, set_iv (any length >= 1), aad* , encrypt*|decrypt*, then tag or verify.
  * GHASH is chosen once at set_key (bs_ghash256_default): PCLMULQDQ when the CPU has it, else
  * the portable constant-time implementation that suits the target (ctmul64, ctmul32 or
  * ctshift32); all are bit-exact. A refused call changes nothing.
@@ -94,14 +95,18 @@ typedef struct bs_gcm256_ctx {
     unsigned ghbuf_len;
     unsigned num; /* bytes of stream[] used */
     uint64_t aad_len, data_len;
-    int state; /* see gcm256.c */
+    int state; /* see gcm.inc.h */
 } bs_gcm256_ctx;
 
 /*
- * Key (32 bytes) over bs_block_cipher_by_name("RIJNDAEL-256"); BS_ERR_STATE if the build has
- * no such core. Computes H = E_K(0^256) and picks bs_ghash256_default().
+ * Key (cipher->key_len bytes) over cipher, a 32-byte-block core: bs_block_cipher_by_name(
+ * "RIJNDAEL-256") for the preferred one at this CPU level, or any entry of bs_block_ciphers.
+ * BS_ERR_ARG for NULL or another block length, BS_ERR_KEY_LENGTH for another key length. As
+ * bs_ctr_set_key, the caller chooses the core. Computes H = E_K(0^256) and picks
+ * bs_ghash256_default().
  */
-int bs_gcm256_set_key(bs_gcm256_ctx *ctx, const uint8_t *key, size_t key_len);
+int bs_gcm256_set_key(bs_gcm256_ctx *ctx, const bs_block_cipher *cipher, const uint8_t *key,
+                      size_t key_len);
 /*
  * Where the data keystream comes from (NULL: the in-process core). Set it before the key, which
  * the source is told; kept across set_key (clear forgets it). E_K(J0), the tag's mask, never comes

@@ -11,9 +11,10 @@
  * uint64_t per round key), broadcast to the elements as they are used (a memory operand), so
  * the key schedule is bs64's, followed by the 6x32 core's round keys (speedy_bs32.c).
  *
- * Short calls and the tail of a call (speedy_wide.inc.h, tail_encrypt): up to NARROW_MAX
- * blocks one by one in the 6x32 core, up to 128 / 256 blocks as one xmm / ymm pass of the same
- * rounds (AVX-512VL VPTERNLOGQ), more as a zmm pass of padding.
+ * Short calls and the tail of a call: up to NARROW_MAX blocks one by one in the 6x32 core, up
+ * to 64 in bs64, more as a zmm pass with padding; in counter mode, tails of up to 128 / 256
+ * blocks go through one xmm / ymm pass of the same rounds instead (speedy_wide.inc.h,
+ * AVX-512VL VPTERNLOGQ), whose counters are made in registers like the zmm pass's.
  *
  * In counter mode only the last 32 bits of a 192-bit counter differ between the blocks of a
  * pass: the other 160 bitsliced words are all-zero or all-one masks (the rows they make are the
@@ -194,11 +195,11 @@ static void full_encrypt(const bs_key_schedule *ks, unsigned nr, uint8_t *out, c
 }
 
 /*
- * n < 512 blocks, the cheapest way (measured): up to NARROW_MAX one by one in the 6x32 core
- * (about 400 cycles a block), then the narrowest partial pass that holds them. A pass costs
- * about its instruction count, whatever the width (a 128-lane xmm pass is about 0.75 of a
- * 512-lane one), so the gain of the narrow passes is modest; the 64-lane bs64 core is no
- * cheaper than the xmm pass for more than NARROW_MAX blocks.
+ * n < 512 blocks, the cheapest way (measured with rdtsc, minimum of 300 calls): up to
+ * NARROW_MAX one by one in the 6x32 core (about 400 cycles a block), up to 64 in the 64-lane
+ * bs64 core (its key schedule is this one's), more as a zmm pass with padding. (An xmm or ymm
+ * pass whose blocks are read in element by element was no cheaper than the zmm pass; counter
+ * mode, whose input is made in registers, does use them: wide_ctr32.)
  */
 static void tail_encrypt(const bs_key_schedule *ks, unsigned nr, uint8_t *out, const uint8_t *in,
                          size_t n)
@@ -206,10 +207,11 @@ static void tail_encrypt(const bs_key_schedule *ks, unsigned nr, uint8_t *out, c
     if (n <= NARROW_MAX) {
         for (size_t i = 0; i < n; i++)
             bs_speedy_bs32_block(rk32(ks), nr, out + BS_SPEEDY_BLOCK * i, in + BS_SPEEDY_BLOCK * i);
-    } else if (n <= 128) {
-        part_encrypt_v2(ks->w, nr, out, in, n);
-    } else if (n <= 256) {
-        part_encrypt_v4(ks->w, nr, out, in, n);
+    } else if (n <= 64) {
+        const bs_block_cipher *bs64 = nr == 5   ? &bs_speedy5_bs64
+                                      : nr == 6 ? &bs_speedy6_bs64
+                                                : &bs_speedy7_bs64;
+        bs64->encrypt(ks, out, in, n);
     } else {
         uint8_t buf[512 * BS_SPEEDY_BLOCK];
         memcpy(buf, in, n * BS_SPEEDY_BLOCK);
@@ -258,7 +260,7 @@ static void wide_ctr32(const bs_key_schedule *ks, unsigned nr, const uint8_t *co
     if (nblocks > 0) {
         /* The tail: keystream into buf (counters bitsliced, or written out for the 6x32 core). */
         uint8_t buf[512 * BS_SPEEDY_BLOCK];
-        if (nblocks <= NARROW_MAX) {
+        if (nblocks <= 64) {
             for (size_t i = 0; i < nblocks; i++) {
                 memcpy(buf + BS_SPEEDY_BLOCK * i, counter, 20);
                 bs_store_be32(buf + BS_SPEEDY_BLOCK * i + 20, (uint32_t)(lo + i));

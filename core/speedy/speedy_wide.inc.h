@@ -1,12 +1,11 @@
 /*
  * speedy_wide.inc.h: the rounds of speedy_avx512.c on one vector width, and what a partial
- * pass needs (a transpose, counter words, block I/O by element). Included once per width with
- *   SW_V    the word: SW_G uint64_t elements (GCC vector extension), SW_G = 8, 4 or 2;
- *   SW_TL   VPTERNLOGQ on SW_V: SW_TL(a, b, c, imm);
- *   SW_FN   the name of a function for this width: SW_FN(rounds) -> rounds_v8.
- * A pass of width SW_G covers 64 SW_G blocks: element g, bit l of a word is block SW_G l + g.
- * (The zmm passes of more than 256 blocks use the vector I/O of speedy_avx512.c instead of
- * the partial passes here, which are then unused.)
+ * counter-mode pass needs (a transpose, counter words, output by element). speedy_avx512.c
+ * includes it once per width, defining SW_V (the word: SW_G uint64_t elements, a GCC vector
+ * type; SW_G = 8, 4 or 2), SW_TL(a, b, c, imm) (VPTERNLOGQ on SW_V) and SW_FN(f) (the name of
+ * function f for this width, e.g. rounds_v8). A pass of width SW_G covers 64 SW_G blocks:
+ * element g, bit l of a word is block SW_G l + g. (The zmm passes write their blocks out by
+ * vectors, in speedy_avx512.c; the partial-pass functions of that width are unused.)
  */
 /* v ^ the lane mask *k, broadcast to the elements. */
 static inline SW_V SW_FN(key_xor)(SW_V v, const uint64_t *k)
@@ -158,22 +157,6 @@ __attribute__((unused)) static void SW_FN(part_out)(const uint64_t *m, unsigned 
             bs_store_be64(out + BS_SPEEDY_BLOCK * blk + 8 * c, t[64 * c + blk / SW_G][blk % SW_G]);
     bs_v8_wipe(a, sizeof a);
     bs_v8_wipe(b, sizeof b);
-}
-
-/* E of n blocks (n <= 64 SW_G) as one partial pass; out may equal in. */
-__attribute__((unused)) static void SW_FN(part_encrypt)(const uint64_t *m, unsigned nr,
-                                                        uint8_t *out, const uint8_t *in, size_t n)
-{
-    BS_ALIGN(64) SW_V t[192];
-    for (unsigned w = 0; w < 192; w++)
-        t[w] = (SW_V){0};
-    for (size_t blk = 0; blk < n; blk++)
-        for (unsigned c = 0; c < 3; c++)
-            t[64 * c + blk / SW_G][blk % SW_G] = bs_load_be64(in + BS_SPEEDY_BLOCK * blk + 8 * c);
-    for (unsigned c = 0; c < 3; c++)
-        SW_FN(transpose64)(t + 64 * c);
-    SW_FN(part_out)(m, nr, t, n, out);
-    bs_v8_wipe(t, sizeof t);
 }
 
 /* n keystream blocks (n <= 64 SW_G) from the counter c0 | c1 | top | lo, lo the inc32 word. */

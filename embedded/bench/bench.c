@@ -341,7 +341,7 @@ int main(void)
         for (int f = 0; f < 2; f++) {
             char name[40];
             uint8_t tag[16];
-            bs_gcm128_set_key(&gcm_ctx, key, 16);
+            bs_gcm128_set_key(&gcm_ctx, bs_block_cipher_by_name("AES-128"), key, 16);
             bs_gcm128_set_ghash(&gcm_ctx, ghashes[g]);
             if (f) {
                 bs_aes_face_set_key(&face_ctx, key, 16);

@@ -69,7 +69,7 @@ int main(void)
 
     /* AES-128-GCM: key, IV, AAD, data (in place, in any split), tag */
     memcpy(buf, message, sizeof buf);
-    rc = bs_gcm128_set_key(&gcm, key, sizeof key);
+    rc = bs_gcm128_set_key(&gcm, bs_block_cipher_by_name("AES-128"), key, sizeof key);
     if (rc == BS_OK)
         rc = bs_gcm128_set_iv(&gcm, iv, sizeof iv);
     if (rc == BS_OK)
@@ -119,7 +119,7 @@ int main(void)
         rc = bs_ctr_crypt(&ctr, ctrbuf, message, sizeof message);
     bs_ctr_clear(&ctr);
     memcpy(buf, message, sizeof buf);
-    bs_gcm128_set_key(&gcm, key, sizeof key);
+    bs_gcm128_set_key(&gcm, bs_block_cipher_by_name("AES-128"), key, sizeof key);
     bs_gcm128_set_iv(&gcm, iv, sizeof iv);
     bs_gcm128_encrypt(&gcm, buf, buf, sizeof buf);
     bs_gcm128_clear(&gcm);

@@ -205,7 +205,8 @@ static void core_gcm(const uint8_t *key, const uint8_t *iv, size_t iv_len, const
                      size_t tag_len)
 {
     static bs_gcm256_ctx c;
-    assert_int_equal(bs_gcm256_set_key(&c, key, 32), BS_OK);
+    assert_int_equal(bs_gcm256_set_key(&c, bs_block_cipher_by_name("RIJNDAEL-256"), key, 32),
+                     BS_OK);
     assert_int_equal(bs_gcm256_set_iv(&c, iv, iv_len), BS_OK);
     assert_int_equal(bs_gcm256_aad(&c, aad, aad_len), BS_OK);
     assert_int_equal(bs_gcm256_encrypt(&c, out, in, len), BS_OK);
@@ -733,6 +734,73 @@ static void test_negative(void **state)
     }
 }
 
+/*
+ * The per-key block limit through EVP under odd-sized updates, new IVs and key-only re-inits,
+ * against a model: an update of n bytes starts ceil((n - rest of the started block) / 8)
+ * blocks; a new IV or a key-only re-init moves to a block boundary; the count goes on across
+ * both (the key is the same) and only an init with a key and an IV starts it afresh; a refused
+ * update changes nothing.
+ */
+static void test_limit_odd_updates(void **state)
+{
+    (void)state;
+    bs_test_seed();
+    for (size_t i = 0; i < NALGS; i++) {
+        if (ciphers[i] == NULL || algs[i].gcm || core_of(i)->block_len != 8)
+            continue;
+        const size_t bl = 8, kl = (size_t)EVP_CIPHER_get_key_length(ciphers[i]);
+        uint8_t key[32] = {1}, iv[8] = {2}, buf[64];
+        uint64_t lim = 40;
+        OSSL_PARAM p[] = {OSSL_PARAM_uint64("limit64-blocks", &lim), OSSL_PARAM_END};
+        EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+        assert_true(kl <= sizeof key);
+        int refused = 0;
+        for (int round = 0; round < 20; round++) {
+            assert_int_equal(EVP_EncryptInit_ex2(ctx, ciphers[i], key, iv, p), 1);
+            uint64_t used = 0; /* blocks started under this key */
+            size_t pos = 0;    /* bytes used of the last started block (0: at a boundary) */
+            for (int op = 0; op < 60; op++) {
+                unsigned what = (unsigned)bs_test_below(10);
+                if (what == 0) { /* a new IV: counts on */
+                    iv[0] ^= 1;
+                    assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, NULL, iv, NULL), 1);
+                    pos = 0;
+                    continue;
+                }
+                if (what == 1) { /* the key again, no IV: the stream and its count go on */
+                    assert_int_equal(EVP_EncryptInit_ex2(ctx, NULL, key, NULL, NULL), 1);
+                    pos = 0;
+                    continue;
+                }
+                size_t n = 1 + bs_test_below(2 * bl + 5);
+                size_t take = pos == 0 ? 0 : (bl - pos < n ? bl - pos : n);
+                uint64_t more = (n - take + bl - 1) / bl;
+                int outl = -1;
+                int ok = EVP_EncryptUpdate(ctx, buf, &outl, buf, (int)n);
+                if (used + more > lim) {
+                    if (ok)
+                        fail_msg("%s: round %d op %d: %zu bytes past the limit (%llu + %llu "
+                                 "blocks) accepted",
+                                 algs[i].name, round, op, n, (unsigned long long)used,
+                                 (unsigned long long)more);
+                    ERR_clear_error();
+                    refused++;
+                    continue;
+                }
+                if (!ok)
+                    fail_msg("%s: round %d op %d: %zu bytes refused at %llu + %llu blocks",
+                             algs[i].name, round, op, n, (unsigned long long)used,
+                             (unsigned long long)more);
+                assert_int_equal(outl, (int)n);
+                used += more;
+                pos = (pos + n) % bl;
+            }
+        }
+        assert_true(refused > 0); /* the limit was reached, so the model was tested there */
+        EVP_CIPHER_CTX_free(ctx);
+    }
+}
+
 /* The data limit from the provider's config key, and a refused config value. */
 static void write_conf(const char *path, const char *limit, const char *threshold)
 {
@@ -1084,6 +1152,7 @@ int main(void)
         cmocka_unit_test(test_ctr_legacy_iv_accessors),
         cmocka_unit_test(test_failed_init_changes_nothing),
         cmocka_unit_test(test_gcm_reinit_needs_new_iv),
+        cmocka_unit_test(test_limit_odd_updates),
         cmocka_unit_test(test_config_limit),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -612,7 +612,7 @@ static void evp_gcm(const uint8_t *pt, size_t len, size_t cap)
     const size_t iv_lens[] = {28, 12};
     for (size_t v = 0; v < 2; v++) {
         size_t ivl = iv_lens[v];
-        CHECK(bs_gcm256_set_key(&ref, key, 32) == BS_OK);
+        CHECK(bs_gcm256_set_key(&ref, bs_block_cipher_by_name("RIJNDAEL-256"), key, 32) == BS_OK);
         CHECK(bs_gcm256_set_iv(&ref, iv, ivl) == BS_OK);
         /* data blocks the daemon's whole-block count can serve before inc32 wraps */
         uint64_t no_wrap = ((uint64_t)1 << 32) - bs_load_be32(ref.j0 + 28) - 1;
@@ -676,7 +676,7 @@ static void evp_gcm(const uint8_t *pt, size_t len, size_t cap)
     size_t ivl = 28;
     OSSL_PARAM ivp[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &ivl),
                         OSSL_PARAM_END};
-    CHECK(bs_gcm256_set_key(&ref, key, 32) == BS_OK);
+    CHECK(bs_gcm256_set_key(&ref, bs_block_cipher_by_name("RIJNDAEL-256"), key, 32) == BS_OK);
     CHECK(bs_gcm256_set_iv(&ref, iv, ivl) == BS_OK);
     CHECK(bs_gcm256_encrypt(&ref, want, pt, len) == BS_OK);
     CHECK(bs_gcm256_tag(&ref, tag_want, 32) == BS_OK);

@@ -19,6 +19,7 @@
 #include "aes/aes.h"
 #include "aes/aes_masked.h"
 #include "modes/ctr.h"
+#include "modes/gcm128.h"
 #include "ref/ref.h"
 #include "testutil.h"
 
@@ -220,6 +221,42 @@ static void test_masked_ctr(void **state)
     bs_aes_masked_set_rng(NULL, NULL);
 }
 
+/* AES-GCM over the masked descriptors (the block cipher masked; GHASH is not) equals AES-GCM
+ * over fix32: the tag and the data. */
+static void test_masked_gcm(void **state)
+{
+    (void)state;
+    static bs_gcm128_ctx a, b;
+    static uint8_t msg[300], ref[300], out[300];
+    const bs_block_cipher *masked[2] = {&bs_aes128_masked32, &bs_aes256_masked32};
+    const bs_block_cipher *plain[2] = {&bs_aes128_fix32, &bs_aes256_fix32};
+    bs_aes_masked_set_rng(rng_getrandom, NULL);
+    for (unsigned n = 0; n < 20; n++) {
+        const unsigned which = n & 1;
+        const size_t kl = which ? 32 : 16, len = (size_t)(bs_test_rand64() % sizeof msg);
+        uint8_t key[32], iv[12], aad[20], ta[16], tb[16];
+        bs_test_fill(key, kl);
+        bs_test_fill(iv, 12);
+        bs_test_fill(aad, 20);
+        bs_test_fill(msg, len);
+        assert_int_equal(bs_gcm128_set_key(&a, masked[which], key, kl), BS_OK);
+        assert_int_equal(bs_gcm128_set_key(&b, plain[which], key, kl), BS_OK);
+        assert_int_equal(bs_gcm128_set_iv(&a, iv, 12), BS_OK);
+        assert_int_equal(bs_gcm128_set_iv(&b, iv, 12), BS_OK);
+        assert_int_equal(bs_gcm128_aad(&a, aad, 20), BS_OK);
+        assert_int_equal(bs_gcm128_aad(&b, aad, 20), BS_OK);
+        assert_int_equal(bs_gcm128_encrypt(&a, out, msg, len), BS_OK);
+        assert_int_equal(bs_gcm128_encrypt(&b, ref, msg, len), BS_OK);
+        assert_int_equal(bs_gcm128_tag(&a, ta, 16), BS_OK);
+        assert_int_equal(bs_gcm128_tag(&b, tb, 16), BS_OK);
+        assert_memory_equal(out, ref, len);
+        assert_memory_equal(ta, tb, 16);
+    }
+    bs_gcm128_clear(&a);
+    bs_gcm128_clear(&b);
+    bs_aes_masked_set_rng(NULL, NULL);
+}
+
 int main(void)
 {
     bs_test_seed();
@@ -227,6 +264,7 @@ int main(void)
         cmocka_unit_test(test_reference_getrandom), cmocka_unit_test(test_reference_zero_rng),
         cmocka_unit_test(test_randomness_cost),     cmocka_unit_test(test_key_shares),
         cmocka_unit_test(test_key_shares_256),      cmocka_unit_test(test_masked_ctr),
+        cmocka_unit_test(test_masked_gcm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

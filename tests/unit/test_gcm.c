@@ -14,6 +14,7 @@
 
 #include "bitslice.h"
 #include "kat.h"
+#include "bs_cpu.h"
 #include "modes/gcm256.h"
 #include "ref/ref.h"
 #include "testcpu.h"
@@ -169,7 +170,8 @@ static void test_kat(void **state)
             assert_memory_equal(out, ct, 32);
             static bs_gcm256_ctx ctx;
             uint64_t hkey[BS_GHASH256_HKEY_WORDS];
-            assert_int_equal(bs_gcm256_set_key(&ctx, key, kl), BS_OK);
+            assert_int_equal(
+                bs_gcm256_set_key(&ctx, bs_block_cipher_by_name("RIJNDAEL-256"), key, kl), BS_OK);
             ctx.ghash->init(hkey, ct);
             assert_memory_equal(hkey, ctx.hkey, sizeof hkey);
             bs_gcm256_clear(&ctx);
@@ -191,7 +193,9 @@ static void test_kat(void **state)
             static bs_gcm256_ctx ctx;
             uint8_t out[256], mytag[32], reftag[32], refct[256];
             for (size_t g = 0; ghash_impls(g) != NULL; g++) {
-                assert_int_equal(bs_gcm256_set_key(&ctx, key, kl), BS_OK);
+                assert_int_equal(
+                    bs_gcm256_set_key(&ctx, bs_block_cipher_by_name("RIJNDAEL-256"), key, kl),
+                    BS_OK);
                 bs_gcm256_set_ghash(&ctx, ghash_impls(g));
                 /* Whole calls, then random splits, both ways. */
                 for (int split = 0; split < 4; split++) {
@@ -243,6 +247,51 @@ static size_t random_iv_len(int t)
     return t % 5 < 4 ? fixed[t % 5] : 1 + bs_test_below(256);
 }
 
+/*
+ * set_key takes the core: GCM over every Rijndael-256 core this CPU runs (not only the one
+ * bs_block_cipher_by_name prefers), against the reference, at lengths that cross a pass of the
+ * widest core, a stitched batch (16 blocks) and a source piece (128 blocks), split at random.
+ */
+static void test_every_core(void **state)
+{
+    (void)state;
+    bs_test_seed();
+    static bs_gcm256_ctx ctx;
+    static uint8_t pt[300 * 32], ct[sizeof pt], refct[sizeof pt], back[sizeof pt];
+    uint8_t key[32], iv[28], aad[40], tag[32], reftag[32];
+    static const size_t lens[] = {0, 1, 31, 32, 33, 16 * 32 + 5, 65 * 32, 129 * 32 + 17, sizeof pt};
+    int cores = 0;
+    for (size_t i = 0; bs_block_ciphers[i] != NULL; i++) {
+        const bs_block_cipher *c = bs_block_ciphers[i];
+        if (strcmp(c->name, "RIJNDAEL-256") != 0 || !bs_impl_usable(c))
+            continue;
+        cores++;
+        for (size_t t = 0; t < sizeof lens / sizeof lens[0]; t++) {
+            size_t len = lens[t];
+            bs_test_fill(key, sizeof key);
+            bs_test_fill(iv, sizeof iv);
+            bs_test_fill(aad, sizeof aad);
+            bs_test_fill(pt, len);
+            bs_ref_gcm256_encrypt(key, iv, sizeof iv, aad, sizeof aad, pt, len, refct, reftag);
+            assert_int_equal(bs_gcm256_set_key(&ctx, c, key, sizeof key), BS_OK);
+            assert_ptr_equal(ctx.cipher, c);
+            gcm_split(&ctx, 0, iv, sizeof iv, aad, sizeof aad, pt, len, ct);
+            assert_int_equal(bs_gcm256_tag(&ctx, tag, 32), BS_OK);
+            if (memcmp(ct, refct, len) != 0 || memcmp(tag, reftag, 32) != 0)
+                fail_msg("%s/%s, len %zu: differs from the reference", c->name, c->impl, len);
+            gcm_split(&ctx, 1, iv, sizeof iv, aad, sizeof aad, ct, len, back);
+            assert_int_equal(bs_gcm256_verify(&ctx, reftag, 32), BS_OK);
+            assert_memory_equal(back, pt, len);
+        }
+    }
+    assert_true(cores >= 1);
+    /* Not a 32-byte-block core: refused, as is no core. */
+    assert_int_equal(bs_gcm256_set_key(&ctx, bs_block_cipher_by_name("PRESENT-128"), key, 16),
+                     BS_ERR_ARG);
+    assert_int_equal(bs_gcm256_set_key(&ctx, NULL, key, 32), BS_ERR_ARG);
+    bs_gcm256_clear(&ctx);
+}
+
 static void test_random_vs_reference(void **state)
 {
     (void)state;
@@ -263,7 +312,9 @@ static void test_random_vs_reference(void **state)
         bs_test_fill(pt, len);
         bs_ref_gcm256_encrypt(key, iv, iv_len, aad, aad_len, pt, len, refct, reftag);
         for (size_t g = 0; ghash_impls(g) != NULL; g++) {
-            assert_int_equal(bs_gcm256_set_key(&ctx, key, sizeof key), BS_OK);
+            assert_int_equal(
+                bs_gcm256_set_key(&ctx, bs_block_cipher_by_name("RIJNDAEL-256"), key, sizeof key),
+                BS_OK);
             bs_gcm256_set_ghash(&ctx, ghash_impls(g));
             gcm_split(&ctx, 0, iv, iv_len, aad, aad_len, pt, len, ct);
             assert_int_equal(bs_gcm256_tag(&ctx, tag, tl), BS_OK);
@@ -309,7 +360,9 @@ static void test_long_messages(void **state)
         bs_test_fill(aad, sizeof aad);
         bs_test_fill(pt, len);
         bs_ref_gcm256_encrypt(key, iv, iv_len, aad, sizeof aad, pt, len, refct, reftag);
-        assert_int_equal(bs_gcm256_set_key(&ctx, key, sizeof key), BS_OK);
+        assert_int_equal(
+            bs_gcm256_set_key(&ctx, bs_block_cipher_by_name("RIJNDAEL-256"), key, sizeof key),
+            BS_OK);
         gcm_split(&ctx, 0, iv, iv_len, aad, sizeof aad, pt, len, ct);
         assert_int_equal(bs_gcm256_tag(&ctx, tag, 32), BS_OK);
         assert_memory_equal(ct, refct, len);
@@ -335,7 +388,8 @@ static void test_inc32_wrap(void **state)
         iv[i] = (uint8_t)(0xf0 + i);
     const bs_block_cipher *c = bs_block_cipher_by_name("RIJNDAEL-256");
     assert_non_null(c);
-    assert_int_equal(bs_gcm256_set_key(&ctx, key, 32), BS_OK);
+    assert_int_equal(bs_gcm256_set_key(&ctx, bs_block_cipher_by_name("RIJNDAEL-256"), key, 32),
+                     BS_OK);
     assert_int_equal(bs_gcm256_set_iv(&ctx, iv, 28), BS_OK);
     memset(ctx.counter + 28, 0xff, 4);
     ctx.counter[31] = 0xfe;
@@ -430,7 +484,9 @@ static void test_long_wrap_splits(void **state)
         bs_ref_rijndael256_encrypt(key, zero, ref_h);
         ref_gcm_from_j0(key, j0, aad, aad_len, pt, len, decrypt, ref, reftag);
         for (size_t g = 0; ghash_impls(g) != NULL; g++) {
-            assert_int_equal(bs_gcm256_set_key(&ctx, key, sizeof key), BS_OK);
+            assert_int_equal(
+                bs_gcm256_set_key(&ctx, bs_block_cipher_by_name("RIJNDAEL-256"), key, sizeof key),
+                BS_OK);
             bs_gcm256_set_ghash(&ctx, ghash_impls(g));
             assert_int_equal(bs_gcm256_set_iv(&ctx, iv, sizeof iv), BS_OK);
             /* The IV's J0 replaced by the chosen one (the counter follows it). */
@@ -487,7 +543,8 @@ static void test_tamper(void **state)
         bs_test_fill(iv, sizeof iv);
         bs_test_fill(aad, sizeof aad);
         bs_test_fill(pt, sizeof pt);
-        assert_int_equal(bs_gcm256_set_key(&ctx, key, 32), BS_OK);
+        assert_int_equal(bs_gcm256_set_key(&ctx, bs_block_cipher_by_name("RIJNDAEL-256"), key, 32),
+                         BS_OK);
         assert_int_equal(bs_gcm256_set_iv(&ctx, iv, 28), BS_OK);
         assert_int_equal(bs_gcm256_aad(&ctx, aad, sizeof aad), BS_OK);
         assert_int_equal(bs_gcm256_encrypt(&ctx, ct, pt, sizeof pt), BS_OK);
@@ -522,7 +579,8 @@ static void test_tag_lengths(void **state)
     (void)state;
     static bs_gcm256_ctx ctx;
     uint8_t key[32] = {1}, iv[28] = {2}, tag[33];
-    assert_int_equal(bs_gcm256_set_key(&ctx, key, 32), BS_OK);
+    assert_int_equal(bs_gcm256_set_key(&ctx, bs_block_cipher_by_name("RIJNDAEL-256"), key, 32),
+                     BS_OK);
     for (size_t tl = 0; tl <= 33; tl++) {
         int ok = tl >= 16 && tl <= 32 && tl % 4 == 0;
         assert_int_equal(bs_gcm256_set_iv(&ctx, iv, 28), BS_OK);
@@ -548,8 +606,10 @@ static void test_order_and_arguments(void **state)
     assert_int_equal(bs_gcm256_aad(&ctx, buf, 1), BS_ERR_STATE);
     assert_int_equal(bs_gcm256_encrypt(&ctx, buf, buf, 1), BS_ERR_STATE);
     assert_int_equal(bs_gcm256_tag(&ctx, tag, 32), BS_ERR_STATE);
-    assert_int_equal(bs_gcm256_set_key(&ctx, key, 31), BS_ERR_KEY_LENGTH);
-    assert_int_equal(bs_gcm256_set_key(&ctx, key, 32), BS_OK);
+    assert_int_equal(bs_gcm256_set_key(&ctx, bs_block_cipher_by_name("RIJNDAEL-256"), key, 31),
+                     BS_ERR_KEY_LENGTH);
+    assert_int_equal(bs_gcm256_set_key(&ctx, bs_block_cipher_by_name("RIJNDAEL-256"), key, 32),
+                     BS_OK);
     /* Keyed, no IV. */
     assert_int_equal(bs_gcm256_aad(&ctx, buf, 1), BS_ERR_STATE);
     assert_int_equal(bs_gcm256_encrypt(&ctx, buf, buf, 1), BS_ERR_STATE);
@@ -583,7 +643,8 @@ static void test_limits(void **state)
     static bs_gcm256_ctx ctx, saved;
     uint8_t key[32] = {6}, iv[28] = {7}, in[96] = {8}, out[96], tag[32];
     const uint64_t max_bytes = BS_GCM256_MAX_BLOCKS * 32;
-    assert_int_equal(bs_gcm256_set_key(&ctx, key, 32), BS_OK);
+    assert_int_equal(bs_gcm256_set_key(&ctx, bs_block_cipher_by_name("RIJNDAEL-256"), key, 32),
+                     BS_OK);
 
     /* Plaintext: up to (2^32 - 2) blocks, then a refused call that changes nothing. */
     for (int dec = 0; dec < 2; dec++) {
@@ -633,6 +694,7 @@ int main(void)
         cmocka_unit_test(test_ghash_default),
         cmocka_unit_test(test_kat),
         cmocka_unit_test(test_random_vs_reference),
+        cmocka_unit_test(test_every_core),
         cmocka_unit_test(test_long_messages),
         cmocka_unit_test(test_inc32_wrap),
         cmocka_unit_test(test_long_wrap_splits),

@@ -1,0 +1,239 @@
+/*
+ * gift_wide.inc.h: GIFT-64 and GIFT-128 on wide vector words (a template include, bs_common.h):
+ * gift_avx512.c includes it for bs_v8 (512 lanes), gift_avx2.c for bs_v4 (256 lanes), each
+ * inside its target region after bs_v512.h or bs_v256.h and with BS_W and BS_SFX defined. It
+ * defines the static g64/g128 encrypt and ctr32 functions of that file.
+ *
+ * Layout: that of gift.h with vector words (bs_wide.inc.h): element g, bit l of s[i] is bit i
+ * of block NG l + g (GIFT-128: s[0..63] the low 64 bits of the blocks, s[64..127] the high
+ * ones). The S-box statements (BS_GIFT_SBOX_NN_STEPS, _ANDN_STEPS), the permutation-as-renaming
+ * (BS_GIFT64_PN, BS_GIFT128_PN) and the round-key masks are gift.h's; the masks are bs64's
+ * uint64_t ones, broadcast to the elements as they are used, so the key schedule is
+ * gift_bs64.c's and short calls run there (the narrow path). In counter mode the high 64 bits
+ * of a GIFT-128 counter are the same in every block: their bitsliced words are all-zero or
+ * all-one masks, made without a transpose, and the low 64 bits too. The rounds go two at a time
+ * over a quarter (GIFT-128: an eighth) of the state in registers (gift64_quarter2).
+ * Logic, shifts and permutes only: constant time. No include guard, on purpose.
+ */
+/* The GIFT-128 round form must be the one gift_bs64.c's key schedule was made for. */
+#if defined(__BMI__) || defined(__aarch64__)
+#define GIFT128_ANDN 1
+#else
+#define GIFT128_ANDN 0
+#endif
+
+typedef BS_W vw;
+
+/*
+ * Two rounds per call, a part of the state at a time. The S-boxes 4q..4q+3 of a round send
+ * their outputs to nibbles q + 4t (GIFT-64; q + 8t for GIFT-128), t = 0..3 (BS_GIFT64_PN), and
+ * those nibbles take all their inputs from them: so a quarter (an eighth) of the state goes
+ * through two rounds in registers, and the state, which no register file holds, is loaded and
+ * stored once per two rounds instead of once per round. Each output word gets its round key and
+ * constant where it is made (the key masks are indexed by destination nibble); all indices are
+ * constants once q is.
+ */
+static inline __attribute__((always_inline)) void gift64_quarter2(vw *restrict d,
+                                                                  const vw *restrict s,
+                                                                  const uint64_t *m1,
+                                                                  const uint64_t *m2, unsigned q)
+{
+    vw t[16]; /* t[4 u + b]: bit b of nibble q + 4 u after the first round */
+    for (unsigned jl = 0; jl < 4; jl++) {
+        const unsigned n = 4 * q + jl;
+        vw x0 = s[4 * n], x1 = s[4 * n + 1], x2 = s[4 * n + 2], x3 = s[4 * n + 3];
+        BS_GIFT_SBOX_NN_STEPS(x0, x1, x2, x3);
+        t[4 * (BS_GIFT64_PN(n, 0) >> 2)] = x3 ^ m1[BS_GIFT64_PN(n, 0)];
+        t[4 * (BS_GIFT64_PN(n, 1) >> 2) + 1] = x1 ^ m1[16 + BS_GIFT64_PN(n, 1)];
+        t[4 * (BS_GIFT64_PN(n, 2) >> 2) + 2] = x2;
+        t[4 * (BS_GIFT64_PN(n, 3) >> 2) + 3] = x0;
+    }
+    for (unsigned u = 0; u < 4; u++) {
+        const unsigned n = q + 4 * u;
+        if (n < 6)
+            t[4 * u + 3] ^= m1[32 + n];
+        if (n == 15)
+            t[4 * u + 3] = ~t[4 * u + 3];
+    }
+    for (unsigned u = 0; u < 4; u++) {
+        const unsigned n = q + 4 * u, p3 = BS_GIFT64_PN(n, 3);
+        vw x0 = t[4 * u], x1 = t[4 * u + 1], x2 = t[4 * u + 2], x3 = t[4 * u + 3];
+        BS_GIFT_SBOX_NN_STEPS(x0, x1, x2, x3);
+        d[4 * BS_GIFT64_PN(n, 0)] = x3 ^ m2[BS_GIFT64_PN(n, 0)];
+        d[4 * BS_GIFT64_PN(n, 1) + 1] = x1 ^ m2[16 + BS_GIFT64_PN(n, 1)];
+        d[4 * BS_GIFT64_PN(n, 2) + 2] = x2;
+        d[4 * p3 + 3] = p3 < 6 ? x0 ^ m2[32 + p3] : p3 == 15 ? ~x0 : x0;
+    }
+}
+
+/* Two rounds, s -> d (keys m, then m + BS_GIFT64_RK_WORDS). */
+__attribute__((noinline)) static void gift64_round2(vw *restrict d, const vw *restrict s,
+                                                    const uint64_t *m)
+{
+    const uint64_t *m2 = m + BS_GIFT64_RK_WORDS;
+    gift64_quarter2(d, s, m, m2, 0);
+    gift64_quarter2(d, s, m, m2, 1);
+    gift64_quarter2(d, s, m, m2, 2);
+    gift64_quarter2(d, s, m, m2, 3);
+}
+
+#if GIFT128_ANDN
+#define GIFT128_SBOX BS_GIFT_SBOX_ANDN_STEPS
+#define GIFT128_OUT3(x) (x)
+#else
+#define GIFT128_SBOX BS_GIFT_SBOX_NN_STEPS
+#define GIFT128_OUT3(x) (~(x))
+#endif
+
+static inline __attribute__((always_inline)) void gift128_eighth2(vw *restrict d,
+                                                                  const vw *restrict s,
+                                                                  const uint64_t *m1,
+                                                                  const uint64_t *m2, unsigned q)
+{
+    vw t[16]; /* t[4 u + b]: bit b of nibble q + 8 u after the first round */
+    for (unsigned jl = 0; jl < 4; jl++) {
+        const unsigned n = 4 * q + jl;
+        vw x0 = s[4 * n], x1 = s[4 * n + 1], x2 = s[4 * n + 2], x3 = s[4 * n + 3];
+        GIFT128_SBOX(x0, x1, x2, x3);
+        t[4 * (BS_GIFT128_PN(n, 0) >> 3)] = GIFT128_OUT3(x3);
+        t[4 * (BS_GIFT128_PN(n, 1) >> 3) + 1] = x1 ^ m1[BS_GIFT128_PN(n, 1)];
+        t[4 * (BS_GIFT128_PN(n, 2) >> 3) + 2] = x2 ^ m1[32 + BS_GIFT128_PN(n, 2)];
+        t[4 * (BS_GIFT128_PN(n, 3) >> 3) + 3] = x0;
+    }
+    for (unsigned u = 0; u < 4; u++) {
+        const unsigned n = q + 8 * u;
+        if (n < 6)
+            t[4 * u + 3] ^= m1[64 + n];
+        if (n == 31)
+            t[4 * u + 3] = ~t[4 * u + 3];
+    }
+    for (unsigned u = 0; u < 4; u++) {
+        const unsigned n = q + 8 * u, p3 = BS_GIFT128_PN(n, 3);
+        vw x0 = t[4 * u], x1 = t[4 * u + 1], x2 = t[4 * u + 2], x3 = t[4 * u + 3];
+        GIFT128_SBOX(x0, x1, x2, x3);
+        d[4 * BS_GIFT128_PN(n, 0)] = GIFT128_OUT3(x3);
+        d[4 * BS_GIFT128_PN(n, 1) + 1] = x1 ^ m2[BS_GIFT128_PN(n, 1)];
+        d[4 * BS_GIFT128_PN(n, 2) + 2] = x2 ^ m2[32 + BS_GIFT128_PN(n, 2)];
+        d[4 * p3 + 3] = p3 < 6 ? x0 ^ m2[64 + p3] : p3 == 31 ? ~x0 : x0;
+    }
+}
+
+__attribute__((noinline)) static void gift128_round2(vw *restrict d, const vw *restrict s,
+                                                     const uint64_t *m)
+{
+    const uint64_t *m2 = m + BS_GIFT128_RK_WORDS;
+    gift128_eighth2(d, s, m, m2, 0);
+    gift128_eighth2(d, s, m, m2, 1);
+    gift128_eighth2(d, s, m, m2, 2);
+    gift128_eighth2(d, s, m, m2, 3);
+    gift128_eighth2(d, s, m, m2, 4);
+    gift128_eighth2(d, s, m, m2, 5);
+    gift128_eighth2(d, s, m, m2, 6);
+    gift128_eighth2(d, s, m, m2, 7);
+}
+
+#if GIFT128_ANDN
+static void flip03(vw *s)
+{
+    for (unsigned n = 0; n < 32; n++) {
+        s[4 * n] = ~s[4 * n];
+        s[4 * n + 3] = ~s[4 * n + 3];
+    }
+}
+#endif
+
+_Static_assert(BS_GIFT64_ROUNDS % 4 == 0 && BS_GIFT128_ROUNDS % 4 == 0, "two pairs per loop");
+
+/* a packed; the rounds alternate a -> b -> a; returns the state holding the result. */
+static vw *gift64_rounds(vw *a, vw *b, const uint64_t *m)
+{
+    for (unsigned r = 0; r < BS_GIFT64_ROUNDS; r += 4) {
+        gift64_round2(b, a, m);
+        gift64_round2(a, b, m + 2 * BS_GIFT64_RK_WORDS);
+        m += 4 * BS_GIFT64_RK_WORDS;
+    }
+    return a;
+}
+
+static vw *gift128_rounds(vw *a, vw *b, const uint64_t *m)
+{
+#if GIFT128_ANDN
+    flip03(a);
+#endif
+    for (unsigned r = 0; r < BS_GIFT128_ROUNDS; r += 4) {
+        gift128_round2(b, a, m);
+        gift128_round2(a, b, m + 2 * BS_GIFT128_RK_WORDS);
+        m += 4 * BS_GIFT128_RK_WORDS;
+    }
+#if GIFT128_ANDN
+    flip03(a);
+#endif
+    return a;
+}
+
+/* GIFT-64, one pass (bs_wide.inc.h's pass function): st[0..63] and st[64..127] the two states. */
+static void gift64_pass(const bs_key_schedule *ks, vw *st, const uint8_t *src, const uint8_t *in,
+                        uint8_t *out)
+{
+    vw *a = st, *b = st + 64;
+    if (src != NULL) {
+        for (unsigned l = 0; l < 64; l++)
+            a[l] = BS_TPL(bs_wide_bswap64)(BS_TPL(bs_wide_load)(src + sizeof(vw) * l));
+        BS_TPL(bs_wide_transpose64)(a);
+    }
+    vw *r = gift64_rounds(a, b, ks->w);
+    BS_TPL(bs_wide_transpose64_bytes)(r);
+    BS_TPL(bs_wide_out64)(r, in, out);
+}
+
+/*
+ * GIFT-128, one pass: st[0..127] and st[128..255] the two states (words 0..63: the low halves
+ * of the blocks, 64..127 the high ones; split and joined by bs_wide_split128 / join128).
+ */
+static void gift128_pass(const bs_key_schedule *ks, vw *st, const uint8_t *src, const uint8_t *in,
+                         uint8_t *out)
+{
+    const size_t row = 2 * sizeof(vw);
+    vw *a = st, *b = st + 128;
+    if (src != NULL) {
+        for (unsigned l = 0; l < 64; l++)
+            BS_TPL(bs_wide_split128)(src + row * l, &a[l], &a[64 + l]);
+        BS_TPL(bs_wide_transpose64)(a);
+        BS_TPL(bs_wide_transpose64)(a + 64);
+    }
+    vw *r = gift128_rounds(a, b, ks->w);
+    BS_TPL(bs_wide_transpose64_bytes)(r);
+    BS_TPL(bs_wide_transpose64_bytes)(r + 64);
+    for (unsigned k = 0; k < 8; k++) {
+        vw lo[8], hi[8];
+        BS_TPL(bs_wide_transpose64_bits)(lo, r, k);
+        BS_TPL(bs_wide_transpose64_bits)(hi, r + 64, k);
+        BS_WIDE_UNROLL
+        for (unsigned j = 0; j < 8; j++) {
+            const size_t at = row * (8 * k + j);
+            BS_TPL(bs_wide_join128)(out + at, in != NULL ? in + at : NULL, lo[j], hi[j]);
+        }
+    }
+}
+
+static void g64_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in, size_t n)
+{
+    BS_TPL(bs_wide_encrypt)(gift64_pass, &bs_gift64_bs64, ks, out, in, n);
+}
+
+static void g128_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in, size_t n)
+{
+    BS_TPL(bs_wide_encrypt)(gift128_pass, &bs_gift128_bs64, ks, out, in, n);
+}
+
+static void g64_ctr32(const bs_key_schedule *ks, const uint8_t *ctr, const uint8_t *in,
+                      uint8_t *out, size_t n)
+{
+    BS_TPL(bs_wide_ctr32)(gift64_pass, &bs_gift64_bs64, ks, ctr, in, out, n);
+}
+
+static void g128_ctr32(const bs_key_schedule *ks, const uint8_t *ctr, const uint8_t *in,
+                       uint8_t *out, size_t n)
+{
+    BS_TPL(bs_wide_ctr32)(gift128_pass, &bs_gift128_bs64, ks, ctr, in, out, n);
+}

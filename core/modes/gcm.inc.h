@@ -1,0 +1,408 @@
+/*
+ * gcm.inc.h: GCM (NIST SP 800-38D) over any block size, a template include: gcm128.c (AES-GCM,
+ * 16-byte blocks, GHASH-128) and gcm256.c (RIJNDAEL-256-GCM, 32-byte blocks, GHASH-256,
+ * docs/spec/rijndael256-gcm.md) each instantiate it once. Incremental: set_key, set_iv, aad*,
+ * encrypt*|decrypt*, then tag or verify; a refused call changes nothing.
+ *
+ * The includer defines, and #undefs after:
+ *   GCM_BL            the block length in bytes (16 or 32)
+ *   GCM_CTX           the context type (the fields named below, gcm128.h / gcm256.h)
+ *   GCM_GHASH         the GHASH implementation type ({name, constant_time, init, mul_blocks})
+ *   GCM_GHASH_DEFAULT what set_key picks, a function of no argument
+ *   GCM_FN(x)         the public name of function x (bs_gcm128_x, bs_gcm256_x)
+ *   GCM_MAX_BLOCKS    blocks of data per IV
+ *   GCM_TAG_MIN, GCM_TAG_MAX, GCM_TAG_STEP  the tag lengths accepted
+ *   GCM_PASS          blocks per pass of the in-process keystream buffer (at least the widest
+ *                     core's lanes, so that a pass is a full pass of the core)
+ * and optionally
+ *   GCM_FACE          the context has a `face` (core/aes/aes_ctr_face.h) that, when set,
+ *                     produces the in-process keystream of the passes
+ *   GCM_BULK_FOR      (cipher, ghash) -> a stitched CTR + GHASH loop (gcm256_bulk.h) or NULL,
+ *                     used in-process where the core has its own counter mode
+ *
+ * Where the data keystream comes from (gcm_crypt):
+ *   - in-process without the core's own counter mode (or through FACE): passes of GCM_PASS
+ *     blocks into a stack buffer, GHASH over each pass while it is in cache; E_K(J0), the tag's
+ *     mask, rides along in a spare lane of the first pass (a whole pass of the core saved on
+ *     short messages);
+ *   - else whole blocks from the context's source (keystream.h: the in-process core's counter
+ *     mode, or the daemon), after a stitched loop if there is one, and the partial last block
+ *     on its own. E_K(J0) never comes from a source: a faulty producer can garble data but
+ *     cannot choose the mask of a tag.
+ * No include guard, on purpose.
+ */
+
+#define BL GCM_BL
+
+/* ctx->state */
+enum {
+    ST_NONE = 0, /* no key */
+    ST_KEYED,    /* key set; needs an IV (also after tag/verify) */
+    ST_AAD,      /* IV set; AAD may follow */
+    ST_ENC,      /* encrypting */
+    ST_DEC,      /* decrypting */
+};
+
+/* AAD below 2^61 bytes (SP 800-38D, docs/spec/algorithms.md). */
+#define AAD_MAX (((uint64_t)1 << 61) - 1)
+#define DATA_MAX (GCM_MAX_BLOCKS * BL)
+/* Whole blocks per source call: small enough that GHASH reads what CTR wrote while in cache. */
+#define SOURCE_PIECE 128
+
+static void inc32(uint8_t *cb)
+{
+    bs_store_be32(cb + BL - 4, bs_load_be32(cb + BL - 4) + 1);
+}
+
+static void ghash_absorb(GCM_CTX *ctx, const uint8_t *p, size_t len)
+{
+    if (ctx->ghbuf_len > 0) {
+        size_t take = BL - ctx->ghbuf_len < len ? BL - ctx->ghbuf_len : len;
+        memcpy(ctx->ghbuf + ctx->ghbuf_len, p, take);
+        ctx->ghbuf_len += (unsigned)take;
+        p += take;
+        len -= take;
+        if (ctx->ghbuf_len < BL)
+            return;
+        ctx->ghash->mul_blocks(ctx->hkey, ctx->y, ctx->ghbuf, 1);
+        ctx->ghbuf_len = 0;
+    }
+    if (len >= BL) {
+        ctx->ghash->mul_blocks(ctx->hkey, ctx->y, p, len / BL);
+        p += len - len % BL;
+        len %= BL;
+    }
+    memcpy(ctx->ghbuf, p, len);
+    ctx->ghbuf_len = (unsigned)len;
+}
+
+/* Zero-pads a pending partial block into GHASH. */
+static void ghash_pad(GCM_CTX *ctx)
+{
+    if (ctx->ghbuf_len > 0) {
+        memset(ctx->ghbuf + ctx->ghbuf_len, 0, BL - ctx->ghbuf_len);
+        ctx->ghash->mul_blocks(ctx->hkey, ctx->y, ctx->ghbuf, 1);
+        ctx->ghbuf_len = 0;
+    }
+    bs_wipe(ctx->ghbuf, BL);
+}
+
+/* The lengths block: the bit lengths as 64-bit big-endian integers ending each half block. */
+static void ghash_lengths(GCM_CTX *ctx, uint64_t a_bytes, uint64_t c_bytes)
+{
+    uint8_t lens[BL] = {0};
+    bs_store_be64(lens + BL / 2 - 8, a_bytes << 3);
+    bs_store_be64(lens + BL - 8, c_bytes << 3);
+    ctx->ghash->mul_blocks(ctx->hkey, ctx->y, lens, 1);
+}
+
+static void ghash_key(GCM_CTX *ctx)
+{
+    uint8_t h[BL] = {0};
+    ctx->cipher->encrypt(&ctx->ks, h, h, 1);
+    ctx->ghash->init(ctx->hkey, h);
+    bs_wipe(h, sizeof h);
+}
+
+int GCM_FN(set_key)(GCM_CTX *ctx, const bs_block_cipher *cipher, const uint8_t *key, size_t key_len)
+{
+    if (ctx == NULL || cipher == NULL || key == NULL || cipher->block_len != BL)
+        return BS_ERR_ARG;
+    if (key_len != cipher->key_len)
+        return BS_ERR_KEY_LENGTH;
+    bs_keystream_source *src = ctx->src;
+    GCM_FN(clear)(ctx);
+    ctx->src = src;
+    ctx->cipher = cipher;
+    ctx->ctr32 = bs_ctr32_for(cipher);
+    ctx->ghash = GCM_GHASH_DEFAULT();
+    cipher->set_key(&ctx->ks, key);
+    ghash_key(ctx);
+    ctx->state = ST_KEYED;
+    if (src != NULL && src->ops->set_key != NULL)
+        src->ops->set_key(src, cipher, key, key_len);
+    return BS_OK;
+}
+
+void GCM_FN(set_source)(GCM_CTX *ctx, bs_keystream_source *src)
+{
+    ctx->src = src;
+}
+
+void GCM_FN(set_ghash)(GCM_CTX *ctx, const GCM_GHASH *impl)
+{
+    if (ctx->state == ST_NONE)
+        return;
+    ctx->ghash = impl != NULL ? impl : GCM_GHASH_DEFAULT();
+    ghash_key(ctx);
+    /* The accumulator of a message under way is lost: start over with a new IV. */
+    ctx->state = ST_KEYED;
+}
+
+int GCM_FN(set_iv)(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len)
+{
+    if (ctx->state == ST_NONE)
+        return BS_ERR_STATE;
+    if (iv == NULL || iv_len == 0 || ((uint64_t)iv_len >> 61) != 0)
+        return BS_ERR_IV_LENGTH;
+    memset(ctx->y, 0, BL);
+    ctx->ghbuf_len = 0;
+    if (iv_len == BL - 4) { /* J0 = IV || 00000001 */
+        memcpy(ctx->j0, iv, BL - 4);
+        bs_store_be32(ctx->j0 + BL - 4, 1);
+    } else {
+        ghash_absorb(ctx, iv, iv_len);
+        ghash_pad(ctx);
+        ghash_lengths(ctx, 0, (uint64_t)iv_len);
+        memcpy(ctx->j0, ctx->y, BL);
+        memset(ctx->y, 0, BL);
+    }
+    memcpy(ctx->counter, ctx->j0, BL);
+    inc32(ctx->counter);
+    bs_wipe(ctx->stream, BL);
+    if (ctx->ekj0_ready) { /* the mask of a message left unfinished (finish wipes it) */
+        bs_wipe(ctx->ekj0, BL);
+        ctx->ekj0_ready = 0;
+    }
+    ctx->num = 0;
+    ctx->aad_len = 0;
+    ctx->data_len = 0;
+    ctx->state = ST_AAD;
+    return BS_OK;
+}
+
+int GCM_FN(aad)(GCM_CTX *ctx, const uint8_t *aad, size_t len)
+{
+    if (ctx->state != ST_AAD)
+        return BS_ERR_STATE;
+    if (len == 0)
+        return BS_OK;
+    if (aad == NULL)
+        return BS_ERR_ARG;
+    if ((uint64_t)len > AAD_MAX - ctx->aad_len)
+        return BS_ERR_DATA_LIMIT;
+    ghash_absorb(ctx, aad, len);
+    ctx->aad_len += len;
+    return BS_OK;
+}
+
+/*
+ * In-process keystream for n <= GCM_PASS blocks from ctx->counter through the core, into buf
+ * (room for n + 1 blocks); advances the counter. E_K(J0) rides along in a spare lane if it is
+ * still due.
+ */
+static void keystream(GCM_CTX *ctx, uint8_t *buf, size_t n)
+{
+    /* inc32: only the last 4 bytes count, modulo 2^32. */
+    const uint32_t low = bs_load_be32(ctx->counter + BL - 4);
+    for (size_t i = 0; i < n; i++) {
+        memcpy(buf + i * BL, ctx->counter, BL - 4);
+        bs_store_be32(buf + i * BL + BL - 4, low + (uint32_t)i);
+    }
+    bs_store_be32(ctx->counter + BL - 4, low + (uint32_t)n);
+    if (!ctx->ekj0_ready && n < ctx->cipher->lanes) {
+        memcpy(buf + n * BL, ctx->j0, BL);
+        ctx->cipher->encrypt(&ctx->ks, buf, buf, n + 1);
+        memcpy(ctx->ekj0, buf + n * BL, BL);
+        bs_wipe(buf + n * BL, BL);
+        ctx->ekj0_ready = 1;
+    } else {
+        ctx->cipher->encrypt(&ctx->ks, buf, buf, n);
+    }
+}
+
+/* XORs len bytes through ks and absorbs the ciphertext (decrypt's input, encrypt's output). */
+static void crypt_absorb(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, const uint8_t *ks,
+                         size_t len, int dec)
+{
+    if (dec)
+        ghash_absorb(ctx, in, len);
+    bs_keystream_xor(out, in, ks, len);
+    if (!dec)
+        ghash_absorb(ctx, out, len);
+}
+
+/* The rest of a message in passes of the in-process keystream (any len > 0). */
+static void crypt_passes(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len, int dec)
+{
+    BS_ALIGN(32) uint8_t buf[(GCM_PASS + 1) * BL];
+    size_t used = 0;
+    while (len > 0) {
+        size_t blocks = len / BL + (len % BL != 0);
+        size_t n = blocks < GCM_PASS ? blocks : GCM_PASS;
+        size_t bytes = n * BL < len ? n * BL : len;
+#ifdef GCM_FACE
+        /* blocks: what is left of the request, for FACE's refresh decision */
+        if (ctx->face != NULL)
+            bs_aes_face_keystream(ctx->face, ctx->counter, n, blocks, 1, buf);
+        else
+#endif
+            keystream(ctx, buf, n);
+        used = n * BL > used ? n * BL : used;
+        crypt_absorb(ctx, out, in, buf, bytes, dec);
+        if (bytes % BL != 0) { /* the last block is partial: keep its keystream */
+            memcpy(ctx->stream, buf + (n - 1) * BL, BL);
+            ctx->num = (unsigned)(bytes % BL);
+        }
+        out += bytes;
+        in += bytes;
+        len -= bytes;
+    }
+    bs_wipe(buf, used);
+}
+
+static int gcm_crypt(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len, int st)
+{
+    if (ctx->state != ST_AAD && ctx->state != st)
+        return BS_ERR_STATE;
+    if (len == 0)
+        return BS_OK;
+    if (out == NULL || in == NULL)
+        return BS_ERR_ARG;
+    if ((uint64_t)len > DATA_MAX - ctx->data_len)
+        return BS_ERR_DATA_LIMIT;
+    if (ctx->state == ST_AAD) {
+        ghash_pad(ctx);
+        ctx->state = st;
+    }
+    const int dec = st == ST_DEC;
+    ctx->data_len += len;
+
+    if (ctx->num > 0) { /* the rest of the partial block of the previous call */
+        size_t take = BL - ctx->num < len ? BL - ctx->num : len;
+        crypt_absorb(ctx, out, in, ctx->stream + ctx->num, take, dec);
+        ctx->num = (unsigned)((ctx->num + take) % BL);
+        out += take;
+        in += take;
+        len -= take;
+        if (len == 0)
+            return BS_OK;
+    }
+
+    const int inproc = ctx->src == NULL || ctx->src == &bs_keystream_inproc;
+#ifdef GCM_FACE
+    const int passes = inproc && (ctx->ctr32 == NULL || ctx->face != NULL);
+#else
+    const int passes = inproc && ctx->ctr32 == NULL;
+#endif
+    if (passes) {
+        crypt_passes(ctx, out, in, len, dec);
+        return BS_OK;
+    }
+#ifdef GCM_BULK_FOR
+    if (inproc && len >= BL) {
+        /* In-process, a stitched CTR + GHASH loop takes what it can (gcm256_bulk.h). */
+        const bs_gcm256_bulk_fn bulk = GCM_BULK_FOR(ctx->cipher, ctx->ghash);
+        const size_t done =
+            bulk != NULL ? bulk(&ctx->ks, ctx->hkey, ctx->counter, ctx->y, in, out, len / BL, dec)
+                         : 0;
+        out += done * BL;
+        in += done * BL;
+        len -= done * BL;
+    }
+#endif
+    /* Whole blocks from the source (inc32 is the counting rule), a piece at a time. */
+    size_t whole = len / BL;
+    while (whole > 0) {
+        size_t n = whole < SOURCE_PIECE ? whole : SOURCE_PIECE;
+        if (dec)
+            ctx->ghash->mul_blocks(ctx->hkey, ctx->y, in, n);
+        bs_keystream_fill(ctx->src, ctx->cipher, &ctx->ks, ctx->counter, n, BS_KS_STEP_INC32, in,
+                          out);
+        if (!dec)
+            ctx->ghash->mul_blocks(ctx->hkey, ctx->y, out, n);
+        bs_keystream_advance(ctx->counter, BL, n, BS_KS_STEP_INC32);
+        out += n * BL;
+        in += n * BL;
+        len -= n * BL;
+        whole -= n;
+    }
+    if (len > 0) { /* a partial last block: keep its keystream */
+        if (inproc) {
+            uint8_t buf[2 * BL];
+            keystream(ctx, buf, 1); /* E_K(J0) rides along if due */
+            memcpy(ctx->stream, buf, BL);
+            bs_wipe(buf, sizeof buf);
+        } else {
+            bs_keystream_fill(ctx->src, ctx->cipher, &ctx->ks, ctx->counter, 1, BS_KS_STEP_INC32,
+                              NULL, ctx->stream);
+            bs_keystream_advance(ctx->counter, BL, 1, BS_KS_STEP_INC32);
+        }
+        crypt_absorb(ctx, out, in, ctx->stream, len, dec);
+        ctx->num = (unsigned)len;
+    }
+    return BS_OK;
+}
+
+int GCM_FN(encrypt)(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len)
+{
+    return gcm_crypt(ctx, out, in, len, ST_ENC);
+}
+
+int GCM_FN(decrypt)(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len)
+{
+    return gcm_crypt(ctx, out, in, len, ST_DEC);
+}
+
+static int tag_len_ok(size_t tag_len)
+{
+    return tag_len >= GCM_TAG_MIN && tag_len <= GCM_TAG_MAX && tag_len % GCM_TAG_STEP == 0;
+}
+
+/* T = E_K(J0) ^ GHASH(...); leaves the context keyed, waiting for an IV. */
+static void finish(GCM_CTX *ctx, uint8_t full[BL])
+{
+    ghash_pad(ctx);
+    ghash_lengths(ctx, ctx->aad_len, ctx->data_len);
+    if (!ctx->ekj0_ready)
+        ctx->cipher->encrypt(&ctx->ks, ctx->ekj0, ctx->j0, 1);
+    for (int i = 0; i < BL; i++)
+        full[i] = ctx->ekj0[i] ^ ctx->y[i];
+    bs_wipe(ctx->ekj0, BL);
+    ctx->ekj0_ready = 0;
+    bs_wipe(ctx->y, BL);
+    bs_wipe(ctx->stream, BL);
+    ctx->num = 0;
+    ctx->state = ST_KEYED;
+}
+
+int GCM_FN(tag)(GCM_CTX *ctx, uint8_t *tag, size_t tag_len)
+{
+    if (ctx->state < ST_AAD)
+        return BS_ERR_STATE;
+    if (!tag_len_ok(tag_len))
+        return BS_ERR_TAG_LENGTH;
+    if (tag == NULL)
+        return BS_ERR_ARG;
+    uint8_t full[BL];
+    finish(ctx, full);
+    memcpy(tag, full, tag_len);
+    bs_wipe(full, sizeof full);
+    return BS_OK;
+}
+
+int GCM_FN(verify)(GCM_CTX *ctx, const uint8_t *tag, size_t tag_len)
+{
+    if (ctx->state < ST_AAD)
+        return BS_ERR_STATE;
+    if (!tag_len_ok(tag_len))
+        return BS_ERR_TAG_LENGTH;
+    if (tag == NULL)
+        return BS_ERR_ARG;
+    uint8_t full[BL];
+    finish(ctx, full);
+    /* 0 or -1; the mask keeps even the choice of return value free of a branch. */
+    int diff = bs_ct_memcmp(full, tag, tag_len);
+    bs_wipe(full, sizeof full);
+    return diff & BS_ERR_AUTH;
+}
+
+void GCM_FN(clear)(GCM_CTX *ctx)
+{
+    bs_wipe(ctx, sizeof *ctx);
+}
+
+#undef BL
+#undef AAD_MAX
+#undef DATA_MAX
+#undef SOURCE_PIECE

@@ -1,0 +1,150 @@
+/*
+ * present_wide.inc.h: PRESENT-80 and PRESENT-128 on wide vector words (a template include,
+ * bs_common.h): present_avx512.c includes it for bs_v8 (512 lanes), present_avx2.c for bs_v4
+ * (256 lanes), each inside its target region after bs_v512.h or bs_v256.h and with BS_W and
+ * BS_SFX defined. It defines the static p80/p128 encrypt and ctr32 functions of that file.
+ *
+ * Layout: that of present.h with a vector word in place of a uint64_t: element g, bit l of
+ * x[i] is bit i of block NG l + g of the pass (bs_wide.inc.h); the S-box circuit
+ * (BS_PRESENT_SBOX_BODY), the pLayer-as-renaming and the round-key masks (32 x 64 uint64_t,
+ * broadcast to the elements as they are used) are those of present.h and present_bs64.c, so
+ * the key schedule is the same and calls of fewer blocks than a wide pass is worth go to
+ * bs_present*_bs64 (the narrow path). GCC's vector extensions give the words; on AVX-512 the
+ * compiler emits VPTERNLOGQ for the three-input lines of the S-box. The rounds go two at a time
+ * over a quarter of the state in registers (quarter2); CTR makes its counters in bitsliced form,
+ * so only the output is transposed. Only logic, shifts and byte shuffles: constant time.
+ * No include guard, on purpose.
+ */
+typedef BS_W vw;
+
+/* S-box j of a round on words a > b > c > d with their keys: bs_present_sbox_n on 512 lanes. */
+static inline void bs_present_sbox_key_w(vw *x, const uint64_t *k, unsigned a, unsigned b,
+                                         unsigned c, unsigned d)
+{
+    vw x3 = x[a] ^ k[a], x2 = x[b] ^ k[b], x1 = x[c] ^ k[c], x0 = x[d] ^ k[d];
+    BS_PRESENT_SBOX_BODY(vw);
+    x[a] = y1 ^ u;
+    x[b] = t3 ^ (u & ~t5);
+    x[c] = y1;
+    x[d] = y0;
+}
+
+__attribute__((noinline)) static void round0(vw *x, const uint64_t *k)
+{
+    BS_PRESENT_SBOX_LAYER(w, x, k, 0);
+}
+
+/* v ^ the key mask *k: one XOR with a broadcast memory operand. */
+static inline vw key_xor(vw v, const uint64_t *k)
+{
+    return v ^ BS_TPL(bs_wide_set1)(k);
+}
+
+/* bs_present_sbox_n on L[a] > L[b] > L[c] > L[d], after adding the keys k[w[.]]. */
+static inline __attribute__((always_inline)) void
+sbox_l(vw *L, const uint64_t *k, const unsigned *w, unsigned a, unsigned b, unsigned c, unsigned d)
+{
+    vw x3 = key_xor(L[a], k + w[a]), x2 = key_xor(L[b], k + w[b]);
+    vw x1 = key_xor(L[c], k + w[c]), x0 = key_xor(L[d], k + w[d]);
+    BS_PRESENT_SBOX_BODY(vw);
+    L[a] = y1 ^ u;
+    L[b] = t3 ^ (u & ~t5);
+    L[c] = y1;
+    L[d] = y0;
+}
+
+/*
+ * Two rounds on a quarter of the state, in registers. The S-boxes 4q..4q+3 of a round read the
+ * logical bits 16q..16q+15, and the pLayer sends their outputs to exactly the input bits of the
+ * S-boxes q, q+4, q+8, q+12 of the next round (P(16q + 4jl + b) = 16b + 4q + jl): so a quarter
+ * goes through two rounds without the other three, and the 64-word state (which no register
+ * file holds) is loaded and stored once per two rounds instead of once per round. In phase ph
+ * of the first round, logical bit 16q + m is word POS(ph, 16q) + POS(ph, m) (the rotation moves
+ * the two base-4 digits of q and of m apart), and L[m] holds it; the second round's S-box
+ * q + 4i reads L[12 + i] .. L[i] (logical bits 16i + 4q + b, m = 4b + i). Round keys are stored
+ * by word, so both rounds take theirs at the words' own indices.
+ */
+static inline __attribute__((always_inline)) void quarter2(vw *x, const uint64_t *k0,
+                                                           const uint64_t *k1, unsigned ph)
+{
+    unsigned w[16];
+    vw L[16];
+    for (unsigned m = 0; m < 16; m++) {
+        w[m] = BS_PRESENT_POS(ph, m);
+        L[m] = x[w[m]];
+    }
+    for (unsigned jl = 0; jl < 4; jl++)
+        sbox_l(L, k0, w, 4 * jl + 3, 4 * jl + 2, 4 * jl + 1, 4 * jl);
+    for (unsigned i = 0; i < 4; i++)
+        sbox_l(L, k1, w, 12 + i, 8 + i, 4 + i, i);
+    for (unsigned m = 0; m < 16; m++)
+        x[w[m]] = L[m];
+}
+
+/* Rounds r and r + 1, r in phase ph: the four quarters. */
+#define PAIR_FN(ph)                                                                                \
+    __attribute__((noinline)) static void pair##ph(vw *x, const uint64_t *k0, const uint64_t *k1)  \
+    {                                                                                              \
+        for (unsigned q = 0; q < 4; q++) {                                                         \
+            const unsigned base = BS_PRESENT_POS(ph, 16 * q);                                      \
+            quarter2(x + base, k0 + base, k1 + base, ph);                                          \
+        }                                                                                          \
+    }
+PAIR_FN(0)
+PAIR_FN(1)
+PAIR_FN(2)
+
+/* x packed (layout above) -> 31 rounds and the last key -> y[i] = logical bit i. */
+static void rounds(vw *y, vw *x, const uint64_t *rk)
+{
+    /* Rounds 0..29 in pairs; pair r starts in phase r mod 3: 0, 2, 1, 0, ... */
+    for (unsigned r = 0; r < 30; r += 6) {
+        pair0(x, rk + 64 * r, rk + 64 * (r + 1));
+        pair2(x, rk + 64 * (r + 2), rk + 64 * (r + 3));
+        pair1(x, rk + 64 * (r + 4), rk + 64 * (r + 5));
+    }
+    round0(x, rk + 64 * 30);
+    rk += 64 * 31;
+    for (unsigned i = 0; i < 64; i++)
+        y[i] = x[BS_PRESENT_POS(1, i)] ^ rk[BS_PRESENT_POS(1, i)];
+}
+
+/*
+ * One pass (bs_v8_pass_fn): st[0..63] the state (from src: word l = blocks 8l..8l+7 as
+ * integers, transposed), st[64..127] the rounds' output.
+ */
+static void pass(const bs_key_schedule *ks, vw *st, const uint8_t *src, const uint8_t *in,
+                 uint8_t *out)
+{
+    vw *x = st, *y = st + 64;
+    if (src != NULL) {
+        for (unsigned l = 0; l < 64; l++)
+            x[l] = BS_TPL(bs_wide_bswap64)(BS_TPL(bs_wide_load)(src + sizeof(vw) * l));
+        BS_TPL(bs_wide_transpose64)(x);
+    }
+    rounds(y, x, ks->w);
+    BS_TPL(bs_wide_transpose64_bytes)(y);
+    BS_TPL(bs_wide_out64)(y, in, out);
+}
+
+static void p80_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in, size_t n)
+{
+    BS_TPL(bs_wide_encrypt)(pass, &bs_present80_bs64, ks, out, in, n);
+}
+
+static void p128_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in, size_t n)
+{
+    BS_TPL(bs_wide_encrypt)(pass, &bs_present128_bs64, ks, out, in, n);
+}
+
+static void p80_ctr32(const bs_key_schedule *ks, const uint8_t *ctr, const uint8_t *in,
+                      uint8_t *out, size_t n)
+{
+    BS_TPL(bs_wide_ctr32)(pass, &bs_present80_bs64, ks, ctr, in, out, n);
+}
+
+static void p128_ctr32(const bs_key_schedule *ks, const uint8_t *ctr, const uint8_t *in,
+                       uint8_t *out, size_t n)
+{
+    BS_TPL(bs_wide_ctr32)(pass, &bs_present128_bs64, ks, ctr, in, out, n);
+}
