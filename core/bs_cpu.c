@@ -187,6 +187,12 @@ bs_ctr32_fn bs_ctr32_for(const bs_block_cipher *c)
         return bs_speedy6_avx512_ctr32;
     if (c == &bs_speedy5_avx512)
         return bs_speedy5_avx512_ctr32;
+    if (c == &bs_speedy7_avx2)
+        return bs_speedy7_avx2_ctr32;
+    if (c == &bs_speedy6_avx2)
+        return bs_speedy6_avx2_ctr32;
+    if (c == &bs_speedy5_avx2)
+        return bs_speedy5_avx2_ctr32;
 #endif
     return NULL;
 }

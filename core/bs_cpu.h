@@ -114,6 +114,12 @@ extern const bs_block_cipher bs_speedy7_avx512;
 extern const bs_ctr32_fn bs_speedy5_avx512_ctr32;
 extern const bs_ctr32_fn bs_speedy6_avx512_ctr32;
 extern const bs_ctr32_fn bs_speedy7_avx512_ctr32;
+extern const bs_block_cipher bs_speedy5_avx2;
+extern const bs_block_cipher bs_speedy6_avx2;
+extern const bs_block_cipher bs_speedy7_avx2;
+extern const bs_ctr32_fn bs_speedy5_avx2_ctr32;
+extern const bs_ctr32_fn bs_speedy6_avx2_ctr32;
+extern const bs_ctr32_fn bs_speedy7_avx2_ctr32;
 
 #ifdef __cplusplus
 }

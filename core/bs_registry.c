@@ -104,6 +104,9 @@ const bs_block_cipher *const bs_block_ciphers[] = {
     &bs_speedy7_avx512,
     &bs_speedy6_avx512,
     &bs_speedy5_avx512,
+    &bs_speedy7_avx2,
+    &bs_speedy6_avx2,
+    &bs_speedy5_avx2,
 #endif
     &bs_speedy7_bs64,
     &bs_speedy6_bs64,

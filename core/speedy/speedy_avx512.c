@@ -52,33 +52,33 @@ typedef bs_v8 v8;
  * (found by exhaustive search over those forms; the complement of a node is absorbed by the
  * immediate of the next). The unit and known-answer tests check it against the reference.
  */
-#define SUBBOX_TL(V, y0, y1, y2, y3, y4, y5, x0, x1, x2, x3, x4, x5)                               \
+#define SUBBOX_TL(y0, y1, y2, y3, y4, y5, x0, x1, x2, x3, x4, x5)                                  \
     do {                                                                                           \
-        const V ga0 = SW_TL(x2, x4, x5, 0x2a);                                                     \
-        const V a0 = SW_TL(ga0, x1, x3, 0x42);                                                     \
-        const V gb0 = SW_TL(x0, x3, x5, 0x21);                                                     \
-        const V b0 = SW_TL(gb0, x4, x5, 0x52);                                                     \
+        const SW_V ga0 = SW_TL(x2, x4, x5, 0x2a);                                                  \
+        const SW_V a0 = SW_TL(ga0, x1, x3, 0x42);                                                  \
+        const SW_V gb0 = SW_TL(x0, x3, x5, 0x21);                                                  \
+        const SW_V b0 = SW_TL(gb0, x4, x5, 0x52);                                                  \
         (y0) = SW_TL(x1, b0, a0, 0x32);                                                            \
-        const V ga1 = SW_TL(x2, x4, x5, 0x1b);                                                     \
-        const V a1 = SW_TL(ga1, x1, x3, 0x1b);                                                     \
-        const V gb1 = SW_TL(x2, x3, x4, 0x47);                                                     \
-        const V b1 = SW_TL(gb1, x3, x5, 0x35);                                                     \
+        const SW_V ga1 = SW_TL(x2, x4, x5, 0x1b);                                                  \
+        const SW_V a1 = SW_TL(ga1, x1, x3, 0x1b);                                                  \
+        const SW_V gb1 = SW_TL(x2, x3, x4, 0x47);                                                  \
+        const SW_V b1 = SW_TL(gb1, x3, x5, 0x35);                                                  \
         (y1) = SW_TL(x0, b1, a1, 0x35);                                                            \
-        const V ga2 = SW_TL(x0, x3, x4, 0x0e);                                                     \
-        const V a2 = SW_TL(ga2, x2, x5, 0x1d);                                                     \
-        const V gb2 = SW_TL(x0, x2, x4, 0x19);                                                     \
-        const V b2 = SW_TL(gb2, x1, x3, 0x72);                                                     \
+        const SW_V ga2 = SW_TL(x0, x3, x4, 0x0e);                                                  \
+        const SW_V a2 = SW_TL(ga2, x2, x5, 0x1d);                                                  \
+        const SW_V gb2 = SW_TL(x0, x2, x4, 0x19);                                                  \
+        const SW_V b2 = SW_TL(gb2, x1, x3, 0x72);                                                  \
         (y2) = SW_TL(x0, b2, a2, 0x3a);                                                            \
-        const V a3 = SW_TL(x1, x2, x3, 0x1b);                                                      \
-        const V b3 = SW_TL(x2, x4, x5, 0x35);                                                      \
+        const SW_V a3 = SW_TL(x1, x2, x3, 0x1b);                                                   \
+        const SW_V b3 = SW_TL(x2, x4, x5, 0x35);                                                   \
         (y3) = SW_TL(x0, b3, a3, 0x35);                                                            \
-        const V ga4 = SW_TL(x0, x1, x2, 0x0b);                                                     \
-        const V a4 = SW_TL(ga4, x4, x5, 0x74);                                                     \
-        const V b4 = SW_TL(x2, x3, x4, 0x37);                                                      \
+        const SW_V ga4 = SW_TL(x0, x1, x2, 0x0b);                                                  \
+        const SW_V a4 = SW_TL(ga4, x4, x5, 0x74);                                                  \
+        const SW_V b4 = SW_TL(x2, x3, x4, 0x37);                                                   \
         (y4) = SW_TL(x0, b4, a4, 0xc5);                                                            \
-        const V ga5 = SW_TL(x2, x4, x5, 0x53);                                                     \
-        const V a5 = SW_TL(ga5, x0, x3, 0x70);                                                     \
-        const V b5 = SW_TL(x0, x2, x5, 0x37);                                                      \
+        const SW_V ga5 = SW_TL(x2, x4, x5, 0x53);                                                  \
+        const SW_V a5 = SW_TL(ga5, x0, x3, 0x70);                                                  \
+        const SW_V b5 = SW_TL(x0, x2, x5, 0x37);                                                   \
         (y5) = SW_TL(x1, b5, a5, 0x35);                                                            \
     } while (0)
 
@@ -89,6 +89,8 @@ typedef uint64_t v2 __attribute__((vector_size(16)));
 #define SW_V v8
 #define SW_G 8
 #define SW_FN(f) f##_v8
+#define SW_XOR3(a, b, c) SW_TL(a, b, c, 0x96)
+#define SW_SUBBOX SUBBOX_TL
 #define SW_TL(a, b, c, imm)                                                                        \
     ((v8)_mm512_ternarylogic_epi64((__m512i)(a), (__m512i)(b), (__m512i)(c), imm))
 #include "speedy_wide.inc.h"
@@ -96,9 +98,13 @@ typedef uint64_t v2 __attribute__((vector_size(16)));
 #undef SW_G
 #undef SW_FN
 #undef SW_TL
+#undef SW_XOR3
+#undef SW_SUBBOX
 #define SW_V v4
 #define SW_G 4
 #define SW_FN(f) f##_v4
+#define SW_XOR3(a, b, c) SW_TL(a, b, c, 0x96)
+#define SW_SUBBOX SUBBOX_TL
 #define SW_TL(a, b, c, imm)                                                                        \
     ((v4)_mm256_ternarylogic_epi64((__m256i)(a), (__m256i)(b), (__m256i)(c), imm))
 #include "speedy_wide.inc.h"
@@ -106,9 +112,13 @@ typedef uint64_t v2 __attribute__((vector_size(16)));
 #undef SW_G
 #undef SW_FN
 #undef SW_TL
+#undef SW_XOR3
+#undef SW_SUBBOX
 #define SW_V v2
 #define SW_G 2
 #define SW_FN(f) f##_v2
+#define SW_XOR3(a, b, c) SW_TL(a, b, c, 0x96)
+#define SW_SUBBOX SUBBOX_TL
 #define SW_TL(a, b, c, imm)                                                                        \
     ((v2)_mm_ternarylogic_epi64((__m128i)(a), (__m128i)(b), (__m128i)(c), imm))
 #include "speedy_wide.inc.h"
@@ -116,6 +126,8 @@ typedef uint64_t v2 __attribute__((vector_size(16)));
 #undef SW_G
 #undef SW_FN
 #undef SW_TL
+#undef SW_XOR3
+#undef SW_SUBBOX
 /*
  * 192 bytes (eight blocks) <-> their three chunks: c[q] element g = qword 3 g + q. Output word
  * k of the bytes holds qwords 8 k .. 8 k + 7, i.e. chunk (8 k + e) % 3 of block (8 k + e) / 3.

@@ -1,11 +1,11 @@
 /*
- * speedy_wide.inc.h: the rounds of speedy_avx512.c on one vector width, and what a partial
- * counter-mode pass needs (a transpose, counter words, output by element). speedy_avx512.c
- * includes it once per width, defining SW_V (the word: SW_G uint64_t elements, a GCC vector
- * type; SW_G = 8, 4 or 2), SW_TL(a, b, c, imm) (VPTERNLOGQ on SW_V) and SW_FN(f) (the name of
- * function f for this width, e.g. rounds_v8). A pass of width SW_G covers 64 SW_G blocks:
- * element g, bit l of a word is block SW_G l + g. (The zmm passes write their blocks out by
- * vectors, in speedy_avx512.c; the partial-pass functions of that width are unused.)
+ * speedy_wide.inc.h: the rounds of SPEEDY-r-192 on one vector width, and what a pass that
+ * reads or writes its blocks element by element needs (a transpose, counter words, block I/O).
+ * speedy_avx512.c (zmm, ymm, xmm) and speedy_avx2.c (ymm) include it once per width, defining
+ * SW_V (the word: SW_G uint64_t elements, a GCC vector type; SW_G = 8, 4 or 2), SW_FN(f) (the
+ * name of function f for this width, e.g. rounds_v8), SW_SUBBOX(y0..y5, x0..x5) (the SubBox on
+ * six words) and SW_XOR3(a, b, c). A pass of width SW_G covers 64 SW_G blocks: element g, bit l
+ * of a word is block SW_G l + g. Functions a width does not need are unused.
  */
 /* v ^ the lane mask *k, broadcast to the elements. */
 static inline SW_V SW_FN(key_xor)(SW_V v, const uint64_t *k)
@@ -26,7 +26,7 @@ SW_FN(subbox_layer)(SW_V *restrict d, const SW_V *restrict s, unsigned sc)
                    x2 = s[64 + (i + 2 * sc) % 32], x3 = s[96 + (i + 3 * sc) % 32],
                    x4 = s[128 + (i + 4 * sc) % 32], x5 = s[160 + (i + 5 * sc) % 32];
         SW_V y0, y1, y2, y3, y4, y5;
-        SUBBOX_TL(SW_V, y0, y1, y2, y3, y4, y5, x0, x1, x2, x3, x4, x5);
+        SW_SUBBOX(y0, y1, y2, y3, y4, y5, x0, x1, x2, x3, x4, x5);
         d[i] = y0;
         d[32 + i] = y1;
         d[64 + i] = y2;
@@ -59,9 +59,9 @@ __attribute__((noinline)) static void SW_FN(mix_key)(SW_V *restrict d, const SW_
 #pragma GCC unroll 32
         for (unsigned i = 0; i < 32; i++) {
             const unsigned r = i + j;
-            const SW_V u = SW_TL(c[r % 32], c[(r + 1) % 32], c[(r + 5) % 32], 0x96);
-            const SW_V v = SW_TL(c[(r + 9) % 32], c[(r + 15) % 32], c[(r + 21) % 32], 0x96);
-            d[32 * j + i] = SW_FN(key_xor)(SW_TL(u, v, c[(r + 26) % 32], 0x96), k + 32 * j + i);
+            const SW_V u = SW_XOR3(c[r % 32], c[(r + 1) % 32], c[(r + 5) % 32]);
+            const SW_V v = SW_XOR3(c[(r + 9) % 32], c[(r + 15) % 32], c[(r + 21) % 32]);
+            d[32 * j + i] = SW_FN(key_xor)(SW_XOR3(u, v, c[(r + 26) % 32]), k + 32 * j + i);
         }
     }
 }
@@ -113,7 +113,7 @@ static inline void SW_FN(transpose64)(SW_V *v)
     SW_FN(tstage)(v, w, 4, 0x0f0f0f0f0f0f0f0fULL);
     SW_FN(tstage)(w, v, 2, 0x3333333333333333ULL);
     SW_FN(tstage)(v, w, 1, 0x5555555555555555ULL);
-    bs_v8_wipe(w, sizeof w);
+    bs_wipe(w, sizeof w);
 }
 
 /*
@@ -155,8 +155,8 @@ __attribute__((unused)) static void SW_FN(part_out)(const uint64_t *m, unsigned 
     for (size_t blk = 0; blk < n; blk++)
         for (unsigned c = 0; c < 3; c++)
             bs_store_be64(out + BS_SPEEDY_BLOCK * blk + 8 * c, t[64 * c + blk / SW_G][blk % SW_G]);
-    bs_v8_wipe(a, sizeof a);
-    bs_v8_wipe(b, sizeof b);
+    bs_wipe(a, sizeof a);
+    bs_wipe(b, sizeof b);
 }
 
 /* n keystream blocks (n <= 64 SW_G) from the counter c0 | c1 | top | lo, lo the inc32 word. */
@@ -172,5 +172,17 @@ __attribute__((unused)) static void SW_FN(part_ctr)(const uint64_t *m, unsigned 
     }
     SW_FN(counter_words)(t + 128, top, lo);
     SW_FN(part_out)(m, nr, t, n, out);
-    bs_v8_wipe(t, sizeof t);
+    bs_wipe(t, sizeof t);
+}
+
+/* t (192 words) <- n blocks of in (n <= 64 SW_G; the others zero), transposed. */
+__attribute__((unused)) static void SW_FN(load_blocks)(SW_V *t, const uint8_t *in, size_t n)
+{
+    for (unsigned w = 0; w < 192; w++)
+        t[w] = (SW_V){0};
+    for (size_t blk = 0; blk < n; blk++)
+        for (unsigned c = 0; c < 3; c++)
+            t[64 * c + blk / SW_G][blk % SW_G] = bs_load_be64(in + BS_SPEEDY_BLOCK * blk + 8 * c);
+    for (unsigned c = 0; c < 3; c++)
+        SW_FN(transpose64)(t + 64 * c);
 }
