@@ -117,14 +117,49 @@ BS_AES_FN void bs_aes_transpose(uint32_t x[8])
     bs_swapmove32(&x[7], &x[5], 0x0f0f0f0fu, 4);
 }
 
-/* Two blocks a, b (16 bytes each) into slices q[0..7]. */
-BS_AES_FN void bs_aes_pack(uint32_t q[8], const uint8_t *a, const uint8_t *b)
+/*
+ * Loading and storing the eight words of two blocks. RISC-V (RV32I) has no unaligned access,
+ * so bs_load_le32 is four byte loads and three ORs there: word-aligned blocks take one load or
+ * store a word instead (the test is on the addresses, never on data). Elsewhere (x86, ARMv7-M)
+ * GCC already makes bs_load_le32 one load, and the test would only cost.
+ */
+#if defined(__riscv) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define BS_AES_ALIGNED(a, b) (((uintptr_t)(a) | (uintptr_t)(b)) % 4 == 0)
+#else
+#define BS_AES_ALIGNED(a, b) 0
+#endif
+
+BS_AES_FN void bs_aes_load8(uint32_t x[8], const uint8_t *a, const uint8_t *b)
 {
-    uint32_t x[8];
+    if (BS_AES_ALIGNED(a, b)) {
+        memcpy(x, __builtin_assume_aligned(a, 4), 16);
+        memcpy(x + 4, __builtin_assume_aligned(b, 4), 16);
+        return;
+    }
     for (unsigned c = 0; c < 4; c++) {
         x[c] = bs_load_le32(a + 4 * c);
         x[c + 4] = bs_load_le32(b + 4 * c);
     }
+}
+
+BS_AES_FN void bs_aes_store8(uint8_t *a, uint8_t *b, const uint32_t x[8])
+{
+    if (BS_AES_ALIGNED(a, b)) {
+        memcpy(__builtin_assume_aligned(a, 4), x, 16);
+        memcpy(__builtin_assume_aligned(b, 4), x + 4, 16);
+        return;
+    }
+    for (unsigned c = 0; c < 4; c++) {
+        bs_store_le32(a + 4 * c, x[c]);
+        bs_store_le32(b + 4 * c, x[c + 4]);
+    }
+}
+
+/* Two blocks a, b (16 bytes each) into slices q[0..7]. */
+BS_AES_FN void bs_aes_pack(uint32_t q[8], const uint8_t *a, const uint8_t *b)
+{
+    uint32_t x[8];
+    bs_aes_load8(x, a, b);
     bs_aes_transpose(x);
     for (unsigned i = 0; i < 8; i++)
         q[i] = x[(i >> 1) + 4 * (i & 1)];
@@ -136,10 +171,26 @@ BS_AES_FN void bs_aes_unpack(uint8_t *a, uint8_t *b, const uint32_t q[8])
     for (unsigned i = 0; i < 8; i++)
         x[(i >> 1) + 4 * (i & 1)] = q[i];
     bs_aes_transpose(x);
-    for (unsigned c = 0; c < 4; c++) {
-        bs_store_le32(a + 4 * c, x[c]);
-        bs_store_le32(b + 4 * c, x[c + 4]);
+    bs_aes_store8(a, b, x);
+}
+
+/*
+ * SR^2 then unpacking (the end of the fully fixsliced cores), with SR^2 done on the unpacked
+ * words: rows 1 and 3 move by two columns, i.e. bytes 1 and 3 of column words c and c + 2 trade
+ * places: 12 instructions instead of 4 a slice.
+ */
+BS_AES_FN void bs_aes_unpack_sr2(uint8_t *a, uint8_t *b, const uint32_t q[8])
+{
+    uint32_t x[8];
+    for (unsigned i = 0; i < 8; i++)
+        x[(i >> 1) + 4 * (i & 1)] = q[i];
+    bs_aes_transpose(x);
+    for (unsigned c = 0; c < 8; c += (c & 1) ? 3 : 1) { /* 0, 1, 4, 5 */
+        uint32_t t = (x[c] ^ x[c + 2]) & 0xff00ff00u;
+        x[c] ^= t;
+        x[c + 2] ^= t;
     }
+    bs_aes_store8(a, b, x);
 }
 
 /* The S-box circuit without its NOTs (0x63 comes with the round keys), in place. */

@@ -5,6 +5,7 @@
 #include "aes_ctr_face.h"
 
 #include "aes.h"
+#include "aes_fix32_rv32.h"
 #include "aes_fix32_t2.h"
 
 #include <stddef.h>
@@ -129,11 +130,24 @@ static void cached_pair(const bs_aes_face_ctx *ctx, unsigned v, uint8_t *out)
 #ifdef BS_AES_FIX_T2
     /* Cortex-M3/M4: the same generated Thumb-2 rounds as aes_fix32.c's, from round 3 */
     if (ctx->ngroups == 2)
-        bs_aes128_fix_rounds3_t2(q, rk);
+        bs_aes128_fix_rounds3_t2(out, rk, q);
     else
-        bs_aes256_fix_rounds3_t2(q, rk);
-    bs_aes_sr2_all(q);
-    bs_aes_unpack(out, out + 16, q);
+        bs_aes256_fix_rounds3_t2(out, rk, q);
+    return;
+#endif
+#ifdef BS_AES_FIX_RV32
+    /* RV32I: the generated rounds from round 3, through an aligned buffer if out is not */
+    uint32_t buf[8];
+    const int aligned = (uintptr_t)out % 4 == 0;
+    uint8_t *o = aligned ? out : (uint8_t *)buf;
+    if (ctx->ngroups == 2)
+        bs_aes128_fix_rounds3_rv32(o, rk, q);
+    else
+        bs_aes256_fix_rounds3_rv32(o, rk, q);
+    if (!aligned) {
+        memcpy(out, buf, 32);
+        bs_wipe(buf, sizeof buf);
+    }
     return;
 #endif
     /* rounds 3 and 4 end in representations 3 and 0; then as fix_encrypt in aes_fix32.c */
@@ -163,8 +177,7 @@ static void cached_pair(const bs_aes_face_ctx *ctx, unsigned v, uint8_t *out)
     bs_aes_addroundkey(q, rk);
     bs_aes_sbox_nonot(q);
     bs_aes_addroundkey(q, rk + 8);
-    bs_aes_sr2_all(q);
-    bs_aes_unpack(out, out + 16, q);
+    bs_aes_unpack_sr2(out, out + 16, q);
 }
 
 /* counter += n: GCM's inc32 (the low 32 bits wrap) or the whole block. */

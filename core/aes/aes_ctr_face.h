@@ -47,7 +47,11 @@ typedef struct bs_aes_face_ctx {
 int bs_aes_face_set_key(bs_aes_face_ctx *ctx, const uint8_t *key, size_t key_len);
 /* 16-byte initial counter block, as bs_ctr_set_iv. */
 int bs_aes_face_set_iv(bs_aes_face_ctx *ctx, const uint8_t *iv, size_t iv_len);
-/* As bs_ctr_crypt (all or nothing, in may equal out). */
+/*
+ * As bs_ctr_crypt (all or nothing, in may equal out). The context may be copied by value (the
+ * copy goes on by itself: each call points ctr at this context's own source, src); so use this
+ * call, never bs_ctr_crypt on ctx->ctr, whose source may still be the original's.
+ */
 int bs_aes_face_crypt(bs_aes_face_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len);
 void bs_aes_face_clear(bs_aes_face_ctx *ctx);
 /*

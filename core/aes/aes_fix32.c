@@ -6,10 +6,13 @@
  */
 #include "aes.h"
 
-/* Cortex-M3/M4: the rounds in generated Thumb-2 (embedded/gen/aes_thumb2.py), packing in C;
- * defined here, used here and by aes_ctr_face.c. */
+/* Cortex-M3/M4: the whole two-block encryption, packing included, in generated Thumb-2
+ * (embedded/gen/aes_thumb2.py); defined here, used here and by aes_ctr_face.c. */
 #define BS_AES_T2_DEFINE
 #include "aes_fix32_t2.h"
+/* RV32I: the same from embedded/gen/aes_rv32.py, for word-aligned blocks. */
+#define BS_AES_RV_DEFINE
+#include "aes_fix32_rv32.h"
 
 _Static_assert(sizeof(uint32_t[BS_AES256_RK_WORDS]) <= BS_KS_MAX,
                "AES fix32 round keys exceed BS_KS_MAX");
@@ -19,18 +22,33 @@ _Static_assert(sizeof(uint32_t[BS_AES256_RK_WORDS]) <= BS_KS_MAX,
 static inline __attribute__((always_inline)) void fix_encrypt(const uint32_t *rk, uint8_t *out,
                                                               const uint8_t *in, unsigned ngroups)
 {
-    uint32_t q[8];
-    bs_aes_pack(q, in, in + 16);
 #ifdef BS_AES_FIX_T2
-    bs_aes_fix_rounds012_t2(q, rk);
     if (ngroups == 2)
-        bs_aes128_fix_rounds3_t2(q, rk);
+        bs_aes128_fix_t2(out, rk, in);
     else
-        bs_aes256_fix_rounds3_t2(q, rk);
-    bs_aes_sr2_all(q);
-    bs_aes_unpack(out, out + 16, q);
+        bs_aes256_fix_t2(out, rk, in);
     return;
 #endif
+#ifdef BS_AES_FIX_RV32
+    /* RV32I cannot load unaligned words: unaligned blocks go through an aligned copy (the
+     * test is on addresses only) */
+    uint32_t buf[8];
+    const int aligned = ((uintptr_t)in | (uintptr_t)out) % 4 == 0;
+    uint8_t *o = aligned ? out : (uint8_t *)buf;
+    if (!aligned)
+        memcpy(buf, in, 32);
+    if (ngroups == 2)
+        bs_aes128_fix_rv32(o, rk, aligned ? in : (const uint8_t *)buf);
+    else
+        bs_aes256_fix_rv32(o, rk, aligned ? in : (const uint8_t *)buf);
+    if (!aligned) {
+        memcpy(out, buf, 32);
+        bs_wipe(buf, sizeof buf);
+    }
+    return;
+#endif
+    uint32_t q[8];
+    bs_aes_pack(q, in, in + 16);
     bs_aes_addroundkey(q, rk);
     rk += 8;
     for (unsigned g = 0; g < ngroups; g++, rk += 32) {
@@ -52,8 +70,7 @@ static inline __attribute__((always_inline)) void fix_encrypt(const uint32_t *rk
     bs_aes_addroundkey(q, rk);
     bs_aes_sbox_nonot(q);
     bs_aes_addroundkey(q, rk + 8);
-    bs_aes_sr2_all(q);
-    bs_aes_unpack(out, out + 16, q);
+    bs_aes_unpack_sr2(out, out + 16, q);
 }
 
 void bs_aes128_fix_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in)

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Writes core/aes/aes_fix32_t2.h: the rounds of fully fixsliced AES-128 and AES-256 as
-straight-line Thumb-2 (Cortex-M3/M4), from the same circuit and round structure as the C
-(core/aes/aes.h, aes_fix32.c). Run from the repository root; the output is committed.
+"""Writes core/aes/aes_fix32_t2.h: fully fixsliced AES-128 and AES-256 on two blocks as
+straight-line Thumb-2 (Cortex-M3/M4), packing, SR^2 and unpacking included, from the same
+round structure as the C (core/aes/aes.h, aes_fix32.c). Run from the repository root; the
+output is committed. aes_rv32.py lowers the same program to RV32I.
 
     python3 embedded/gen/aes_thumb2.py > core/aes/aes_fix32_t2.h
+    python3 embedded/gen/aes_thumb2.py --search ITERATIONS SEED   (see PRIORITY)
 
 Why a generator: the C loses mostly to register spills inside the S-box (GCC keeps about 90 of
 its 200 instructions for loads and stores) and to the in-byte rotations of MixColumns. Here:
@@ -12,20 +14,26 @@ its 200 instructions for loads and stores) and to the in-byte rotations of MixCo
   commute with rotations, so ror(A, a) op ror(B, b) = ror(A op ror(B, b - a), a) is one
   instruction with Thumb-2's rotated second operand, and the row rotations of MixColumns (8
   and 16 bits) cost nothing. An AND with a byte-periodic mask m becomes AND with rol(m, a),
-  still byte-periodic and so a Thumb-2 modified immediate.
+  still byte-periodic and so a Thumb-2 modified immediate (other masks: the rotation is
+  resolved first). The packing's SWAPMOVEs are rotations too (their masks clear the bits a
+  shift would lose), and SR^2 is a byte exchange between the unpacked words.
 - The in-byte rotation by j of a word x is ror((x & ~L) | ror(x & L, 24), j), L = 0x01010101 *
   (2^j - 1): three instructions, the final rotation again pending.
-- Order: the operations are list-scheduled to keep few values live (schedule()).
-- Registers: r1 holds the round-key pointer; the other 13 (r0, r2..r12, lr) are allocated over
-  the whole straight-line program (10 or 14 rounds unrolled), spilling to the stack the value
-  whose next use is farthest (Belady, preferring values already in their slot), reloading on
-  use. The S-box still spills: about 50 of a round's 250 instructions are stack loads and
-  stores (the circuit keeps 18 of its top-layer values alive across its middle).
-- Constant time: no branch, every address is the stack pointer, the state pointer or the round
+- The S-box: Boyar and Peralta's 115-gate circuit (below), 13 gates fewer than the C's.
+- Round keys: two words per LDRD.
+- Order: the operations are list-scheduled to keep few values live (schedule()), ties broken
+  by a gate priority found by a hill climb (PRIORITY, `--search`).
+- Registers: all 14 (r0..r12, lr; the round-key pointer is a value like the others) are
+  allocated over the whole straight-line program (10 or 14 rounds unrolled), spilling to the
+  stack the value whose next use is farthest (Belady, preferring values already in their
+  slot), reloading on use. The S-box still spills: the circuit keeps 18 of its top-layer
+  values alive across its middle, more than the registers.
+- Constant time: no branch, every address is the stack pointer, a block pointer or the round
   key pointer plus a constant.
 
-The program is checked here before it is written: it is evaluated on random states and round
-keys (with the rotations resolved) against a direct Python model of aes_fix32.c's rounds.
+The program is checked here before it is written: the circuit against the S-box on all 256
+inputs, and the program, evaluated on random blocks and round keys (with the rotations
+resolved), against a direct Python model of aes_fix32.c (the C's own circuit, aes.h).
 """
 import random
 import re
@@ -56,12 +64,67 @@ def AND(a, b):
     return (op('and', a, b), a[1])
 
 
+def t2_imm(v):
+    """Whether v is a Thumb-2 modified immediate."""
+    b = v & 0xff
+    if v in (b, b * 0x00010001, b * 0x01010101) or v == (b << 8) * 0x00010001:
+        return True
+    return any(ror(v, -k) < 0x100 and ror(v, -k) >= 0x80 for k in range(8, 32))
+
+
 def ANDI(a, m):
+    if not t2_imm(ror(m, -a[1])):  # (aes_rv32.py replaces ANDI)
+        a = (op('mov', a), 0)  # the rotation resolved first (one instruction)
     return (op('andi', a, m), a[1])
+
+
+def swapmove(a, b, m, n):
+    """aes.h's bs_swapmove32 (t = ((b >> n) ^ a) & m; a ^= t; b ^= t << n) with rotations:
+    m has its top n bits clear, so b >> n and t << n may be rotations."""
+    t = ANDI(XOR(rot(b, n), a), m)
+    return XOR(a, t), XOR(b, rot(t, 32 - n))
+
+
+def transpose(x):
+    """aes.h's bs_aes_transpose."""
+    x = list(x)
+    for m, n, pairs in ((0x55555555, 1, ((4, 0), (5, 1), (6, 2), (7, 3))),
+                        (0x33333333, 2, ((1, 0), (3, 2), (5, 4), (7, 6))),
+                        (0x0f0f0f0f, 4, ((2, 0), (3, 1), (6, 4), (7, 5)))):
+        for i, j in pairs:
+            x[i], x[j] = swapmove(x[i], x[j], m, n)
+    return x
+
+
+def pack(x):
+    """aes.h's bs_aes_pack after the loads: in words x[0..7] to slices."""
+    x = transpose(x)
+    return [x[(i >> 1) + 4 * (i & 1)] for i in range(8)]
+
+
+def unpack_sr2(q):
+    """aes.h's bs_aes_unpack_sr2 before the stores."""
+    x = [None] * 8
+    for i in range(8):
+        x[(i >> 1) + 4 * (i & 1)] = q[i]
+    x = transpose(x)
+    for c in (0, 1, 4, 5):
+        t = ANDI(XOR(x[c], x[c + 2]), 0xff00ff00)
+        x[c], x[c + 2] = XOR(x[c], t), XOR(x[c + 2], t)
+    return x
 
 
 def LDRK(off):
     return (op('ldrk', off), 0)
+
+
+RKP = [None]  # the round-key pointer, a value like the others (it arrives in r1)
+
+
+def LDRK2(off):
+    """Two round-key words in one LDRD (half the loads of single LDRs, same cycles)."""
+    lo = (op('ldrk2', RKP[0], off), 0)
+    return lo, (op('ldrk2hi', lo), 0)
 
 
 def LDQ(i):
@@ -72,7 +135,83 @@ def rot(a, n):
     return (a[0], (a[1] + n) % 32)
 
 
-def sbox_ops():
+# The S-box circuit of the assembly: Boyar and Peralta's 115-gate circuit (SEA 2010: 23 XORs on
+# top, 30 XORs and 32 ANDs in the middle, 30 XORs at the bottom) without its four XNORs; x0 is
+# bit 7. The C (aes.h) uses their depth-16 circuit, 128 gates: the assembly trades depth, which
+# an in-order core does not care about, for 13 fewer instructions per round. check_circuit()
+# compares it with the S-box on all 256 inputs; check() compares the program with the C model.
+CIRCUIT = """
+y14 = x3 ^ x5; y13 = x0 ^ x6; y12 = y13 ^ y14; t1 = x4 ^ y12; y15 = t1 ^ x5; t2 = y12 & y15;
+y9 = x0 ^ x3; y8 = x0 ^ x5; t0 = x1 ^ x2; y1 = t0 ^ x7; y4 = y1 ^ x3; t5 = y4 & x7;
+y2 = y1 ^ x0; y5 = y1 ^ x6; t8 = y5 & y1; y3 = y5 ^ y8; y6 = y15 ^ x7; t3 = y3 & y6;
+y20 = t1 ^ x1; y11 = y20 ^ y9; t12 = y9 & y11; y7 = x7 ^ y11; t10 = y2 & y7; y10 = y15 ^ t0;
+t15 = y8 & y10; y17 = y10 ^ y11; t13 = y14 & y17; y19 = y10 ^ y8; y16 = t0 ^ y11;
+t7 = y13 & y16; y21 = y13 ^ y16; y18 = x0 ^ y16;
+t4 = t3 ^ t2; t6 = t5 ^ t2; t9 = t8 ^ t7; t11 = t10 ^ t7; t14 = t13 ^ t12; t16 = t15 ^ t12; t17 = t4 ^ t14; t18 = t6 ^ t16;
+t19 = t9 ^ t14; t20 = t11 ^ t16; t21 = t17 ^ y20; t22 = t18 ^ y19; t23 = t19 ^ y21;
+t24 = t20 ^ y18; t25 = t21 ^ t22; t26 = t21 & t23; t27 = t24 ^ t26; t28 = t25 & t27;
+t29 = t28 ^ t22; t30 = t23 ^ t24; t31 = t22 ^ t26; t32 = t31 & t30; t33 = t32 ^ t24;
+t34 = t23 ^ t33; t35 = t27 ^ t33; t36 = t24 & t35; t37 = t36 ^ t34; t38 = t27 ^ t36;
+t39 = t29 & t38; t40 = t25 ^ t39; t41 = t40 ^ t37; t42 = t29 ^ t33; t43 = t29 ^ t40;
+t44 = t33 ^ t37; t45 = t42 ^ t41;
+z0 = t44 & y15; z1 = t37 & y6; z2 = t33 & x7; z3 = t43 & y16; z4 = t40 & y1; z5 = t29 & y7;
+z6 = t42 & y11; z7 = t45 & y17; z8 = t41 & y10; z9 = t44 & y12; z10 = t37 & y3;
+z11 = t33 & y4; z12 = t43 & y13; z13 = t40 & y5; z14 = t29 & y2; z15 = t42 & y9;
+z16 = t45 & y14; z17 = t41 & y8;
+t46 = z15 ^ z16; t47 = z10 ^ z11; t48 = z5 ^ z13; t49 = z9 ^ z10; t50 = z2 ^ z12;
+t51 = z2 ^ z5; t52 = z7 ^ z8; t53 = z0 ^ z3; t54 = z6 ^ z7; t55 = z16 ^ z17; t56 = z12 ^ t48;
+t57 = t50 ^ t53; t58 = z4 ^ t46; t59 = z3 ^ t54; t60 = t46 ^ t57; t61 = z14 ^ t57;
+t62 = t52 ^ t58; t63 = t49 ^ t58; t64 = z4 ^ t59; t65 = t61 ^ t62; t66 = z1 ^ t63;
+s0 = t59 ^ t63; s6 = t56 ^ t62; s7 = t48 ^ t60; t67 = t64 ^ t65; s3 = t53 ^ t66;
+s4 = t51 ^ t66; s5 = t47 ^ t65; s1 = t64 ^ s3; s2 = t55 ^ t67;
+"""
+GATES = re.findall(r'(\w+) = (\w+) ([\^&]) (\w+);', CIRCUIT)
+
+
+def eval_circuit(gates, env, xor, and_):
+    for d, a, o, b in gates:
+        env[d] = xor(env[a], env[b]) if o == '^' else and_(env[a], env[b])
+    return env
+
+
+SBOX_BASE = {}  # def index of an S-box's first gate -> True (for the schedule's priorities)
+
+
+def sbox(q):
+    env = {'x%d' % i: q[7 - i] for i in range(8)}
+    SBOX_BASE[len(defs)] = True
+    eval_circuit(GATES, env, XOR, AND)
+    return [env['s%d' % (7 - b)] for b in range(8)]
+
+
+def check_circuit():
+    """The circuit against the S-box without 0x63 (inverse in GF(2^8), then the linear part of
+    the affine map), on all 256 inputs."""
+    def mul(a, b):
+        r = 0
+        while b:
+            if b & 1:
+                r ^= a
+            a = (a << 1) ^ (0x11b if a & 0x80 else 0)
+            b >>= 1
+        return r
+    for x in range(256):
+        inv = next((y for y in range(1, 256) if mul(x, y) == 1), 0)
+        want = 0
+        for b in range(8):
+            bit = 0
+            for k in (0, 4, 5, 6, 7):
+                bit ^= (inv >> ((b + k) % 8)) & 1
+            want |= bit << b
+        env = {'x%d' % i: (x >> (7 - i)) & 1 for i in range(8)}
+        eval_circuit(GATES, env, lambda a, b: a ^ b, lambda a, b: a & b)
+        got = sum(env['s%d' % (7 - b)] << b for b in range(8))
+        if got != want:
+            raise SystemExit('circuit: S(%#x) = %#x, want %#x' % (x, got, want))
+
+
+def c_sbox_ops():
+    """The C circuit of aes.h (the model below runs it)."""
     src = open('core/aes/aes.h').read()
     body = src[src.index('BS_AES_FN void bs_aes_sbox_nonot'):]
     body = body[:body.index('\n}\n')]
@@ -81,17 +220,7 @@ def sbox_ops():
     return gates, outs
 
 
-GATES, OUTS = sbox_ops()
-
-
-def sbox(q):
-    env = {'u%d' % i: q[7 - i] for i in range(8)}
-    for d, a, o, b in GATES:
-        env[d] = (XOR if o == '^' else AND)(env[a], env[b])
-    r = [None] * 8
-    for i, a, b in OUTS:
-        r[int(i)] = XOR(env[a], env[b])
-    return r
+C_GATES, C_OUTS = c_sbox_ops()
 
 
 def byte_ror(x, j):
@@ -124,33 +253,46 @@ def mixcolumns(q, k):
     ]
 
 
+AFTER = {}  # vid -> vids the schedule must place before it (an order, not a data dependency)
+
+
 def ark(q, i):
-    return [XOR(q[b], LDRK(4 * (8 * i + b))) for b in range(8)]
+    out = []
+    for b in range(0, 8, 2):
+        lo, hi = LDRK2(4 * (8 * i + b))
+        AFTER[lo[0]] = [q[b][0], q[b + 1][0]]  # no round key waits long in a register
+        out += [XOR(q[b], lo), XOR(q[b + 1], hi)]
+    return out
 
 
-def program(nrounds, first, last):
-    """aes_fix32.c's fix_encrypt between packing and SR^2, rounds first..last (round 0 being the
-    first AddRoundKey): round i < Nr ends in representation i mod 4, the last round has no
-    MixColumns. Rounds 0..2 and 3..Nr are separate functions, so that FACE (aes_ctr_face.c),
-    which caches rounds 1 and 2, runs the second alone."""
+def program(nrounds, first, packed):
+    """aes_fix32.c's fix_encrypt from round `first` (round 0 being the first AddRoundKey) to
+    the end, SR^2 and unpacking included: round i < Nr ends in representation i mod 4, the last
+    round has no MixColumns. packed: the input is the packed state (FACE, aes_ctr_face.c, which
+    starts at round 3), else the two blocks' bytes, packed here."""
     del defs[:]
+    SBOX_BASE.clear()
+    AFTER.clear()
+    RKP[0] = (op('rkp'), 0)
     q = [LDQ(i) for i in range(8)]
-    for i in range(first, last + 1):
+    if not packed:
+        q = pack(q)
+    for i in range(first, nrounds + 1):
         if i:
             q = sbox(q)
             if i < nrounds:
                 q = mixcolumns(q, i % 4)
         q = ark(q, i)
-    return q
+    return unpack_sr2(q)
 
 
 # ---- a direct model of the C, to check the program against ----
 def model_sbox(q):
     env = {'u%d' % i: q[7 - i] for i in range(8)}
-    for d, a, o, b in GATES:
+    for d, a, o, b in C_GATES:
         env[d] = env[a] ^ env[b] if o == '^' else env[a] & env[b]
     r = [0] * 8
-    for i, a, b in OUTS:
+    for i, a, b in C_OUTS:
         r[int(i)] = env[a] ^ env[b]
     return r
 
@@ -170,14 +312,41 @@ def model_mc(q, k):
             t[5] ^ n[6] ^ R2(t[6]), t[6] ^ n[7] ^ R2(t[7])]
 
 
-def model(q, rk, nrounds, first, last):
-    for i in range(first, last + 1):
+def model_swapmove(a, b, m, n):
+    t = ((b >> n) ^ a) & m
+    return a ^ t, b ^ ((t << n) & M32)
+
+
+def model_transpose(x):
+    x = list(x)
+    for m, n, pairs in ((0x55555555, 1, ((4, 0), (5, 1), (6, 2), (7, 3))),
+                        (0x33333333, 2, ((1, 0), (3, 2), (5, 4), (7, 6))),
+                        (0x0f0f0f0f, 4, ((2, 0), (3, 1), (6, 4), (7, 5)))):
+        for i, j in pairs:
+            x[i], x[j] = model_swapmove(x[i], x[j], m, n)
+    return x
+
+
+def model_sr2(x):
+    t = ((x >> 4) ^ x) & 0x0f000f00
+    return x ^ t ^ (t << 4)
+
+
+def model(q, rk, nrounds, first, packed):
+    if not packed:
+        x = model_transpose(q)
+        q = [x[(i >> 1) + 4 * (i & 1)] for i in range(8)]
+    for i in range(first, nrounds + 1):
         if i:
             q = model_sbox(q)
             if i < nrounds:
                 q = model_mc(q, i % 4)
         q = [q[b] ^ rk[8 * i + b] for b in range(8)]
-    return q
+    q = [model_sr2(w) for w in q]  # as aes.h's bs_aes_sr2_all, then bs_aes_unpack
+    x = [None] * 8
+    for i in range(8):
+        x[(i >> 1) + 4 * (i & 1)] = q[i]
+    return model_transpose(x)
 
 
 def evaluate(outs, q, rk):
@@ -186,8 +355,24 @@ def evaluate(outs, q, rk):
     for kind, args in defs:
         if kind == 'ldq':
             v = q[args[0]]
-        elif kind == 'ldrk':
-            v = rk[args[0] // 4]
+        elif kind == 'rkp':
+            v = 0
+        elif kind == 'ldrk2':
+            v = rk[args[1] // 4]
+        elif kind == 'ldrk2hi':
+            v = rk[defs[args[0][0]][1][1] // 4 + 1]
+        elif kind == 'mov':
+            (a, ra), = args
+            v = ror(reg[a], ra)
+        elif kind == 'ror':  # RV32I (aes_rv32.py): a rotation made explicit
+            (a, _), n = args
+            v = ror(reg[a], n)
+        elif kind == 'li':  # RV32I: a constant
+            v = args[0]
+        elif kind in ('srl', 'sll'):  # RV32I: shifts (of values without pending rotation)
+            (a, ra), n = args
+            assert ra == 0
+            v = reg[a] >> n if kind == 'srl' else (reg[a] << n) & M32
         elif kind == 'andi':
             (a, ra), m = args
             v = reg[a] & ror(m, -ra)  # rol(m, ra)
@@ -200,11 +385,41 @@ def evaluate(outs, q, rk):
 
 
 # ---- scheduling: a greedy list schedule that keeps few values live ----
-def schedule(outs):
+# The S-box gates' priorities for the schedule's last tie-break (earlier first), found by
+# `--search`: a hill climb over this order, each candidate scored by the instruction count of
+# the AES-128 rounds 3..10 after scheduling and allocation. Empty: the circuit's own order.
+PRIORITY = """
+t5 t3 t66 t56 z3 t46 y9 s7 t20 t19 t36 t55 t15 t31
+t9 y4 t48 t12 t50 z5 y3 t60 t63 z1 s6 y21 t18 t22
+t51 t64 t57 z13 t30 t34 s2 t21 z0 z6 t45 z11 z8 t58
+t41 t8 t53 t7 t37 z16 t33 t26 t29 t4 z10 s5 t42 y14
+t10 z7 y16 t1 y7 y19 t38 t23 z12 t27 t44 s3 y8 t49
+y5 y6 t2 t25 y17 t28 t0 z14 y15 t16 t13 s0 z2 y1
+t24 z9 t47 t6 t54 t61 t35 y12 z15 y2 t17 t14 y18 t40
+t43 y11 t59 s4 t65 t11 z4 y13 y10 t62 t39 s1 z17 t67
+y20 t32 t52
+"""
+
+
+def priorities(order):
+    """prio[p] for every def: its index, except that each S-box's gates take the positions of
+    its block in the order given (a list of gate names)."""
+    rank = {g: i for i, g in enumerate(order)}
+    for d, _, _, _ in GATES:
+        rank.setdefault(d, len(rank))
+    prio = list(range(len(defs)))
+    for base in SBOX_BASE:
+        for gi, (d, _, _, _) in enumerate(GATES):
+            prio[base + gi] = base + rank[d]
+    return prio
+
+
+def schedule(outs, order=None):
     """Reorders defs (a topological order of the same DAG): among the ready operations, the
     one that frees the most registers net (operands at their last use minus the new value),
     ties to the one whose operands were computed last (it continues the current chain), then
-    to the earliest in the original order. Returns the outputs renamed."""
+    to the first in priority order (priorities()). Returns the outputs renamed."""
+    prio = priorities(PRIORITY.split() if order is None else order)
     n = len(defs)
     srcs = [[a[0] for a in args if isinstance(a, tuple)] for _, args in defs]
     users = [[] for _ in range(n)]
@@ -213,6 +428,10 @@ def schedule(outs):
             users[v].append(p)
     remaining = [len(users[v]) + sum(1 for w, _ in outs if w == v) for v in range(n)]
     waiting = [len(set(srcs[p])) for p in range(n)]
+    for p, before in AFTER.items():
+        for v in set(before) - set(srcs[p]):
+            users[v].append(p)
+            waiting[p] += 1
     ready = {p for p in range(n) if waiting[p] == 0}
     order = []
     when = {}
@@ -220,9 +439,9 @@ def schedule(outs):
         def score(p):
             dying = sum(1 for v in set(srcs[p]) if remaining[v] == 1)
             recent = max((when[v] for v in srcs[p]), default=-1)
-            return (1 - dying, -recent, p)
-        loads = [p for p in ready if defs[p][0] == 'ldq']  # r0 is the state pointer until then
-        p = min(loads) if loads else min(ready, key=score)
+            return (1 - dying, -recent, prio[p])
+        loads = [p for p in ready if defs[p][0] in ('rkp', 'ldq', 'ldrk2hi')]  # r0: the state pointer
+        p = min(loads) if loads else min(ready, key=score)  # until then; LDRD: both halves
         ready.remove(p)
         when[p] = len(order)
         order.append(p)
@@ -244,7 +463,7 @@ def schedule(outs):
 # Evicting a value already in its stack slot costs no store: treat its next use as this many
 # operations further away (tried 0..80; 40 gives the fewest loads and stores).
 CLEAN_BONUS = 40
-REGS = ['r0', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8', 'r9', 'r10', 'r11', 'r12', 'lr']
+REGS = ['r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8', 'r9', 'r10', 'r11', 'r12', 'lr']
 
 
 def allocate(outs):
@@ -259,7 +478,9 @@ def allocate(outs):
         uses[v].append(END)
     nxt = [0] * n  # index into uses[v] of the next use
     reg_of, slot_of, in_slot = {}, {}, set()
-    free = [r for r in REGS if r != 'r0']  # r0: the state pointer until the loads are done
+    # r0: the output pointer, on the stack from the start; r1: the round-key pointer, defined
+    # first; r2: the input pointer until the loads are done
+    free = [r for r in REGS if r not in ('r1', 'r2')]
     holder = {}  # register -> vid
     free_slots, nslots = [], 1  # slot 0: the state pointer
     lines = []
@@ -317,20 +538,35 @@ def allocate(outs):
     lines.append('str r0, [sp, #0]')
     qptr_free = False
     for p, (kind, args) in enumerate(defs):
+        if kind == 'ldrk2hi':
+            continue  # defined by its LDRD
+        if kind == 'rkp':
+            assert p == 0
+            reg_of[p], holder['r1'] = 'r1', p
+            continue
         srcs = [a[0] for a in args if isinstance(a, tuple)]
         keep = set(srcs)
         regs = [fetch(v, p, keep) for v in srcs]
         if kind != 'ldq' and not qptr_free:
-            free.insert(0, 'r0')  # the state pointer is on the stack from here on
+            free.insert(0, 'r2')  # the input is loaded
             qptr_free = True
         for v in set(srcs):
             release_dead(v, p)
         d = get_reg(p, keep)
         reg_of[p], holder[d] = d, p
         if kind == 'ldq':
-            lines.append('ldr %s, [r0, #%d]' % (d, 4 * args[0]))
+            lines.append('ldr %s, [r2, #%d]' % (d, 4 * args[0]))
         elif kind == 'ldrk':
             lines.append('ldr %s, [r1, #%d]' % (d, args[0]))
+        elif kind == 'ldrk2':
+            assert defs[p + 1] == ('ldrk2hi', ((p, 0),))
+            d2 = get_reg(p, keep | {p})
+            reg_of[p + 1], holder[d2] = d2, p + 1
+            lines.append('ldrd %s, %s, [%s, #%d]' % (d, d2, regs[0], args[1]))
+        elif kind == 'mov':
+            (a, ra), = args
+            lines.append('ror %s, %s, #%d' % (d, regs[0], ra) if ra else
+                         'mov %s, %s' % (d, regs[0]))
         elif kind == 'andi':
             (a, ra), m = args
             lines.append('and %s, %s, #0x%08x' % (d, regs[0], ror(m, -ra)))
@@ -362,12 +598,12 @@ def check(rounds, outs):
         q = [rng.getrandbits(32) for _ in range(8)]
         rk = [rng.getrandbits(32) for _ in range(8 * 15)]
         if evaluate(outs, q, rk) != model(q, rk, *rounds):
-            raise SystemExit('program for rounds %d..%d of %d differs from the model'
-                             % (rounds[1], rounds[2], rounds[0]))
+            raise SystemExit('program from round %d of %d differs from the model'
+                             % (rounds[1], rounds[0]))
 
 
-def function(name, nrounds, first, last):
-    rounds = (nrounds, first, last)
+def function(name, nrounds, first, packed):
+    rounds = (nrounds, first, packed)
     outs = program(*rounds)
     check(rounds, outs)
     outs = schedule(outs)
@@ -377,37 +613,76 @@ def function(name, nrounds, first, last):
     body = ['push {r4-r11, lr}', 'sub sp, sp, #%d' % frame] + lines + [
         'add sp, sp, #%d' % frame, 'pop {r4-r11, pc}']
     spills = sum(1 for l in lines if '[sp' in l)
-    what = 'rounds %d..%d' % (first, last) + (' of AES-%d' % (128 if nrounds == 10 else 256)
-                                              if last > 2 else ' (AES-128, AES-256)')
-    out = ['/* %s: %d instructions, %d stack loads and stores, %d spill slots */'
-           % (what, len(body), spills, nslots - 1),
-           'BS_AES_T2_NAKED void %s(uint32_t *q BS_AES_T2_ARG,' % name,
-           '                     const uint32_t *rk BS_AES_T2_ARG)', '{',
+    what = 'AES-%d, %s' % (128 if nrounds == 10 else 256, 'rounds %d..%d from the packed state'
+                           % (first, nrounds) if packed else 'packing, all rounds')
+    out = ['/* %s, SR^2 and unpacking:\n * %d instructions, %d stack loads and stores, %d'
+           ' spill slots */' % (what, len(body), spills, nslots - 1),
+           'BS_AES_T2_NAKED void %s(uint8_t *out BS_AES_T2_ARG, const uint32_t *rk BS_AES_T2_ARG,'
+           % name,
+           '        const %s *in BS_AES_T2_ARG)' % ('uint32_t' if packed else 'uint8_t'), '{',
            '    __asm__ volatile(']
     out += ['        "%s\\n"' % l for l in body]
     out += ['    );', '}', '']
     return out
 
 
+def search(iters, seed):
+    """The hill climb behind PRIORITY: moves or swaps gates in the order, keeps a candidate
+    that is no worse. Prints the order found (to paste into PRIORITY)."""
+    rng = random.Random(seed)
+    rounds = (10, 3, True)
+
+    def cost(order):
+        outs = schedule(program(*rounds), order)
+        return len(allocate(outs)[0])
+    order = PRIORITY.split() or [d for d, _, _, _ in GATES]
+    best = cost(order)
+    sys.stderr.write('start: %d instructions\n' % best)
+    for it in range(iters):
+        cand = order[:]
+        i, j = rng.randrange(len(cand)), rng.randrange(len(cand))
+        if rng.random() < 0.5:
+            cand[i], cand[j] = cand[j], cand[i]
+        else:
+            cand.insert(j, cand.pop(i))
+        c = cost(cand)
+        if c <= best:
+            if c < best:
+                sys.stderr.write('%d: %d instructions\n' % (it, c))
+            best, order = c, cand
+    outs = schedule(program(*rounds), order)
+    check(rounds, outs)
+    words = ' '.join(order).split()
+    for k in range(0, len(words), 14):
+        print(' '.join(words[k:k + 14]))
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == '--search':
+        check_circuit()
+        search(int(sys.argv[2]), int(sys.argv[3]))
+        return
     if len(sys.argv) != 1:
         raise SystemExit(__doc__)
+    check_circuit()
     print('/*')
     print(' * aes_fix32_t2.h: generated by embedded/gen/aes_thumb2.py (do not edit; see there for how')
-    print(' * and why). Fully fixsliced AES rounds as straight-line Thumb-2 for Cortex-M3/M4: q holds')
-    print(' * the packed state (aes.h), rk the round keys of bs_aes_key_schedule(.., 4). Rounds 0..2')
-    print(' * (the first AddRoundKey and rounds 1 and 2) then 3..Nr leave in q the state before SR^2')
-    print(' * and unpacking (aes_fix32.c); FACE (aes_ctr_face.c) starts at round 3.')
+    print(' * and why). Fully fixsliced AES as straight-line Thumb-2 for Cortex-M3/M4, rk the round')
+    print(' * keys of bs_aes_key_schedule(.., 4): bs_aes{128,256}_fix_t2 encrypt the two blocks at')
+    print(' * in (32 bytes, any alignment) into out, packing and unpacking included (aes_fix32.c);')
+    print(' * bs_aes{128,256}_fix_rounds3_t2 start from the packed state after round 2 (aes.h layout,')
+    print(' * representation 2) and end the same way (FACE, aes_ctr_face.c).')
     print(' */')
     print('#ifndef BS_AES_FIX32_T2_H')
     print('#define BS_AES_FIX32_T2_H')
     print('')
     print('#if defined(__thumb2__)')
     print('#define BS_AES_FIX_T2 1')
-    fns = [('bs_aes_fix_rounds012_t2', 10, 0, 2), ('bs_aes128_fix_rounds3_t2', 10, 3, 10),
-           ('bs_aes256_fix_rounds3_t2', 14, 3, 14)]
+    fns = [('bs_aes128_fix_t2', 10, 0, False), ('bs_aes256_fix_t2', 14, 0, False),
+           ('bs_aes128_fix_rounds3_t2', 10, 3, True), ('bs_aes256_fix_rounds3_t2', 14, 3, True)]
     for f in fns:
-        print('void %s(uint32_t *q, const uint32_t *rk);' % f[0])
+        print('void %s(uint8_t *out, const uint32_t *rk, const %s *in);'
+              % (f[0], 'uint32_t' if f[3] else 'uint8_t'))
     print('')
     print('/* The definitions, in aes_fix32.c only. */')
     print('#ifdef BS_AES_T2_DEFINE')

@@ -9,6 +9,14 @@ cd "$top"
 status=0
 # The generated GIFT-64 Thumb-2 assembly: its model against the vectors, the files up to date.
 python3 embedded/gen/gift64_thumb2.py --check || status=1
+# The generated AES assembly (Thumb-2, RV32I): each generator checks its program against its
+# model before writing; the committed headers must be what they write.
+for gen in aes_thumb2:aes_fix32_t2 aes_rv32:aes_fix32_rv32; do
+  if ! python3 "embedded/gen/${gen%%:*}.py" | cmp -s - "core/aes/${gen#*:}.h"; then
+    echo "core/aes/${gen#*:}.h is not what embedded/gen/${gen%%:*}.py writes"
+    status=1
+  fi
+done
 # The masked AES S-box: the generator's bit-level and MixColumns checks, the file up to date.
 python3 core/aes/aes_masked_gen.py --check || status=1
 # dir:cross file[:meson option]

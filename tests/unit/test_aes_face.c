@@ -135,6 +135,51 @@ static void test_refresh_count(void **state)
     assert_memory_equal(out_face, out_plain, off);
 }
 
+/*
+ * A context copied by value mid-stream (partial block pending, cache filled) goes on by itself:
+ * the original is then re-keyed and run over other data, which would change the copy's output
+ * if the copy still pulled keystream through the original (ctr.src pointing into it).
+ */
+static bs_aes_face_ctx face_copy;
+
+static void test_copy_by_value(void **state)
+{
+    (void)state;
+    uint8_t key[32], other[32], iv[16];
+    for (size_t key_len = 16; key_len <= 32; key_len += 16) {
+        const bs_block_cipher *c = key_len == 16 ? &bs_aes128_fix32 : &bs_aes256_fix32;
+        bs_test_fill(key, key_len);
+        bs_test_fill(iv, 16);
+        iv[15] = 0x10;
+        size_t len = 16 * 600 + 7, cut = 16 * 100 + 5;
+        bs_test_fill(in, len);
+        assert_int_equal(bs_aes_face_set_key(&face, key, key_len), BS_OK);
+        assert_int_equal(bs_aes_face_set_iv(&face, iv, 16), BS_OK);
+        assert_int_equal(bs_aes_face_crypt(&face, out_face, in, cut), BS_OK);
+        assert_true(face.refreshes >= 1); /* the copy takes a filled cache */
+        face_copy = face;
+        memcpy(other, key, sizeof other);
+        other[15] ^= 1;
+        other[0] ^= 0x80;
+        assert_int_equal(bs_aes_face_set_key(&face, other, key_len), BS_OK);
+        assert_int_equal(bs_aes_face_set_iv(&face, iv, 16), BS_OK);
+        assert_int_equal(bs_aes_face_crypt(&face, out_plain, in, len), BS_OK);
+        assert_int_equal(bs_aes_face_crypt(&face_copy, out_face + cut, in + cut, len - cut), BS_OK);
+        assert_int_equal(bs_ctr_set_key(&plain, c, key, key_len), BS_OK);
+        assert_int_equal(bs_ctr_set_iv(&plain, iv, 16), BS_OK);
+        assert_int_equal(bs_ctr_crypt(&plain, out_plain, in, len), BS_OK);
+        assert_memory_equal(out_face, out_plain, len);
+        /* and the original, re-keyed, is unaffected by the copy's run */
+        assert_int_equal(bs_aes_face_crypt(&face, out_face, in, 16 * 300), BS_OK);
+        assert_int_equal(bs_ctr_set_key(&plain, c, other, key_len), BS_OK);
+        assert_int_equal(bs_ctr_set_iv(&plain, iv, 16), BS_OK);
+        assert_int_equal(bs_ctr_crypt(&plain, out_plain, in, len), BS_OK);
+        assert_int_equal(bs_ctr_crypt(&plain, out_plain, in, 16 * 300), BS_OK);
+        assert_memory_equal(out_face, out_plain, 16 * 300);
+        bs_aes_face_clear(&face_copy);
+    }
+}
+
 /* Refusals are those of plain CTR, and change nothing. */
 static void test_refusals(void **state)
 {
@@ -158,6 +203,7 @@ int main(void)
         cmocka_unit_test(test_carry_into_every_cached_byte),
         cmocka_unit_test(test_random_streams),
         cmocka_unit_test(test_refresh_count),
+        cmocka_unit_test(test_copy_by_value),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

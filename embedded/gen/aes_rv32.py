@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+"""Writes core/aes/aes_fix32_rv32.h: fully fixsliced AES-128 and AES-256 as straight-line RV32I,
+from the same program as the Thumb-2 (aes_thumb2.py: circuit, fixsliced rounds, packing, SR^2,
+schedule, checks), lowered for a core without rotations or large immediates. Run from the
+repository root; the output is committed.
+
+    python3 embedded/gen/aes_rv32.py > core/aes/aes_fix32_rv32.h
+
+- Rotations: a value still carries a pending rotation (the word is ror(register, rot)), so the
+  S-box and most XORs of MixColumns need none; where two operands disagree, the one rotation
+  is made explicit (slli, srli, or: three instructions), once per value and amount. Every
+  S-box starts by bringing its eight inputs to one rotation (the commonest).
+- Masks (MixColumns' in-byte rotations, packing): 32-bit constants in registers, loaded with
+  li where first needed and dropped, never stored, when a register is short.
+- Registers: 26 of them (a0..a7, t0..t5, s0..s11, ra; t6 is the rotations' scratch), allocated
+  as in aes_thumb2.py (Belady); s0..s11 and ra are saved when used. With 26 registers the
+  S-box's 18 long-lived values fit.
+- Constant time: no branch; every address is sp, the round-key pointer or a block pointer plus
+  a constant. The blocks must be word-aligned (RV32I has no unaligned loads): aes_fix32.c
+  copies unaligned ones through an aligned buffer.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import aes_thumb2 as G  # noqa: E402
+
+ROR_MEMO, LI_MEMO = {}, {}
+
+
+def XOR(a, b):
+    return (G.op('eor', a, align(b, a[1])), a[1])
+
+
+def AND(a, b):
+    return (G.op('and', a, align(b, a[1])), a[1])
+
+
+def align(b, r):
+    """b as a value with pending rotation r (an explicit rotation if it has another)."""
+    if b[1] == r:
+        return b
+    n = (b[1] - r) % 32
+    key = (b[0], n)
+    if key not in ROR_MEMO:
+        ROR_MEMO[key] = G.op('ror', (b[0], 0), n)
+    return (ROR_MEMO[key], r)
+
+
+def ANDI(a, m):
+    v = G.ror(m, -a[1])  # the register's mask: rol(m, rot)
+    if v not in LI_MEMO:
+        LI_MEMO[v] = G.op('li', v)
+    return (G.op('and', a, (LI_MEMO[v], a[1])), a[1])
+
+
+def shift(kind, x, n):
+    return (G.op(kind, align(x, 0), n), 0)
+
+
+def byte_ror(x, j):
+    """aes.h's bs_aes_byte_ror with shifts: five instructions (the rotation form of the
+    Thumb-2 would take six here)."""
+    lo = 0x01010101 * (0xff >> j)
+    return XOR(ANDI(shift('srl', x, j), lo), ANDI(shift('sll', x, 8 - j), ~lo & G.M32))
+
+
+def swapmove(a, b, m, n):
+    """aes.h's bs_swapmove32 with shifts (six instructions)."""
+    a = align(a, 0)
+    t = ANDI(XOR(shift('srl', b, n), a), m)
+    return XOR(a, t), XOR(b, shift('sll', t, n))
+
+
+c_sbox = G.sbox
+
+
+def sbox(q):
+    rots = [x[1] for x in q]
+    r = max(set(rots), key=rots.count)
+    return c_sbox([align(x, r) for x in q])
+
+
+c_program = G.program
+
+
+def program(*rounds):
+    ROR_MEMO.clear()
+    LI_MEMO.clear()
+    return c_program(*rounds)
+
+
+G.XOR, G.AND, G.ANDI, G.sbox = XOR, AND, ANDI, sbox
+# The Thumb-2's gate priority was searched for 14 registers; with 26 the circuit's own order
+# does better (2746 against 2761 instructions for AES-128).
+G.PRIORITY = ''
+G.byte_ror, G.swapmove = byte_ror, swapmove
+
+REGS = (['a3', 'a4', 'a5', 'a6', 'a7', 't0', 't1', 't2', 't3', 't4', 't5', 'a0', 'a2'] +
+        ['s%d' % i for i in range(12)] + ['ra'])
+SAVED = ['s%d' % i for i in range(12)] + ['ra']
+
+
+def allocate(outs):
+    """aes_thumb2.py's allocate for RV32I: a0 = out (to the stack at once), a1 = rk, a2 = in."""
+    defs = G.defs
+    n = len(defs)
+    uses = [[] for _ in range(n)]
+    for p, (kind, args) in enumerate(defs):
+        for a in args:
+            if isinstance(a, tuple):
+                uses[a[0]].append(p)
+    END = n
+    for v, _ in outs:
+        uses[v].append(END)
+    reg_of, slot_of, in_slot = {}, {}, set()
+    is_const = {p for p, (kind, _) in enumerate(defs) if kind == 'li'}
+    free = [r for r in REGS if r not in ('a1', 'a2')]
+    holder = {}
+    free_slots, nslots = [], 1  # slot 0: the output pointer
+    lines = []
+    used = set()
+
+    def next_use(v, p):
+        for u in uses[v]:
+            if u >= p:
+                return u
+        return None
+
+    def evict(p, keep):
+        nonlocal nslots
+        best, bu = None, -1
+        for r, v in holder.items():
+            if v in keep:
+                continue
+            u = next_use(v, p)
+            u = 1 << 30 if u is None else u
+            if v in in_slot or v in is_const:
+                u += G.CLEAN_BONUS
+            if u > bu:
+                best, bu = r, u
+        v = holder.pop(best)
+        del reg_of[v]
+        if v not in in_slot and v not in is_const:
+            if v not in slot_of:
+                slot_of[v] = free_slots.pop() if free_slots else nslots
+                if slot_of[v] == nslots:
+                    nslots += 1
+            lines.append('sw %s, %d(sp)' % (best, 4 * slot_of[v]))
+            in_slot.add(v)
+        return best
+
+    def get_reg(p, keep):
+        r = free.pop(0) if free else evict(p, keep)
+        used.add(r)
+        return r
+
+    def release_dead(v, p):
+        if next_use(v, p + 1) is None:
+            if v in reg_of:
+                r = reg_of.pop(v)
+                del holder[r]
+                free.append(r)
+            if v in slot_of:
+                free_slots.append(slot_of.pop(v))
+                in_slot.discard(v)
+
+    def fetch(v, p, keep):
+        if v in reg_of:
+            return reg_of[v]
+        r = get_reg(p, keep)
+        if v in is_const:
+            lines.append('li %s, 0x%08x' % (r, defs[v][1][0]))
+        else:
+            lines.append('lw %s, %d(sp)' % (r, 4 * slot_of[v]))
+        reg_of[v], holder[r] = r, v
+        return r
+
+    lines.append('sw a0, 0(sp)')
+    in_free = False
+    for p, (kind, args) in enumerate(defs):
+        if kind in ('ldrk2hi', 'li'):
+            continue  # defined by its pair's load; a constant is loaded where used
+        if kind == 'rkp':
+            assert p == 0
+            reg_of[p], holder['a1'] = 'a1', p
+            continue
+        srcs = [a[0] for a in args if isinstance(a, tuple)]
+        keep = set(srcs)
+        regs = [fetch(v, p, keep) for v in srcs]
+        if kind != 'ldq' and not in_free:
+            free.insert(0, 'a2')  # the input is loaded
+            in_free = True
+        for v in set(srcs):
+            release_dead(v, p)
+        d = get_reg(p, keep)
+        reg_of[p], holder[d] = d, p
+        if kind == 'ldq':
+            lines.append('lw %s, %d(a2)' % (d, 4 * args[0]))
+        elif kind == 'ldrk2':
+            d2 = get_reg(p, keep | {p})
+            reg_of[p + 1], holder[d2] = d2, p + 1
+            lines.append('lw %s, %d(%s)' % (d, args[1], regs[0]))
+            lines.append('lw %s, %d(%s)' % (d2, args[1] + 4, regs[0]))
+        elif kind == 'ror':
+            (a, _), sh = args
+            lines += ['slli t6, %s, %d' % (regs[0], 32 - sh), 'srli %s, %s, %d' % (d, regs[0], sh),
+                      'or %s, %s, t6' % (d, d)]
+        elif kind in ('srl', 'sll'):
+            lines.append('%si %s, %s, %d' % (kind, d, regs[0], args[1]))
+        elif kind in ('eor', 'and'):
+            (a, ra), (b, rb) = args
+            assert ra == rb
+            lines.append('%s %s, %s, %s' % ('xor' if kind == 'eor' else 'and', d, regs[0],
+                                            regs[1]))
+        else:
+            raise SystemExit('no RV32I form for %s' % kind)
+        if not uses[p]:
+            release_dead(p, p)
+    op = None
+    for i, (v, r) in enumerate(outs):
+        if op is None:
+            op = get_reg(END, {w for w, _ in outs})
+            lines.append('lw %s, 0(sp)' % op)
+        src = fetch(v, END, {w for w, _ in outs[i:]})
+        if r:
+            lines += ['slli t6, %s, %d' % (src, 32 - r), 'srli %s, %s, %d' % (src, src, r),
+                      'or %s, %s, t6' % (src, src)]
+        lines.append('sw %s, %d(%s)' % (src, 4 * i, op))
+        del holder[reg_of.pop(v)]
+        free.append(src)
+    return lines, nslots, [r for r in SAVED if r in used]
+
+
+def function(name, nrounds, first, packed):
+    rounds = (nrounds, first, packed)
+    outs = program(*rounds)
+    G.check(rounds, outs)
+    outs = G.schedule(outs)
+    G.check(rounds, outs)
+    lines, nslots, saved = allocate(outs)
+    frame = (4 * (nslots + len(saved)) + 15) // 16 * 16
+    base = 4 * nslots
+    pro = ['addi sp, sp, -%d' % frame] + ['sw %s, %d(sp)' % (r, base + 4 * i)
+                                          for i, r in enumerate(saved)]
+    epi = ['lw %s, %d(sp)' % (r, base + 4 * i) for i, r in enumerate(saved)] + [
+        'addi sp, sp, %d' % frame, 'ret']
+    body = pro + lines + epi
+    count = sum(2 if l.startswith('li ') else 1 for l in body)  # li: lui + addi
+    spills = sum(1 for l in lines if '(sp)' in l)
+    what = 'AES-%d, %s' % (128 if nrounds == 10 else 256, 'rounds %d..%d from the packed state'
+                           % (first, nrounds) if packed else 'packing, all rounds')
+    out = ['/* %s, SR^2 and unpacking:\n * %d instructions, %d stack loads and stores, %d'
+           ' spill slots */' % (what, count, spills, nslots - 1),
+           'BS_AES_RV_NAKED void %s(uint8_t *out BS_AES_RV_ARG, const uint32_t *rk BS_AES_RV_ARG,'
+           % name,
+           '        const %s *in BS_AES_RV_ARG)' % ('uint32_t' if packed else 'uint8_t'), '{',
+           '    __asm__ volatile(']
+    out += ['        "%s\\n"' % l for l in body]
+    out += ['    );', '}', '']
+    return out
+
+
+def main():
+    if len(sys.argv) != 1:
+        raise SystemExit(__doc__)
+    G.check_circuit()
+    print('/*')
+    print(' * aes_fix32_rv32.h: generated by embedded/gen/aes_rv32.py (do not edit; see there for how')
+    print(' * and why). Fully fixsliced AES as straight-line RV32I, rk the round keys of')
+    print(' * bs_aes_key_schedule(.., 4): bs_aes{128,256}_fix_rv32 encrypt the two blocks at in')
+    print(' * (32 bytes, word-aligned) into out (word-aligned), packing and unpacking included')
+    print(' * (aes_fix32.c); bs_aes{128,256}_fix_rounds3_rv32 start from the packed state after')
+    print(' * round 2 (aes.h layout, representation 2) and end the same way (FACE, aes_ctr_face.c).')
+    print(' */')
+    print('#ifndef BS_AES_FIX32_RV32_H')
+    print('#define BS_AES_FIX32_RV32_H')
+    print('')
+    print('#if defined(__riscv) && __riscv_xlen == 32')
+    print('#define BS_AES_FIX_RV32 1')
+    fns = [('bs_aes128_fix_rv32', 10, 0, False), ('bs_aes256_fix_rv32', 14, 0, False),
+           ('bs_aes128_fix_rounds3_rv32', 10, 3, True), ('bs_aes256_fix_rounds3_rv32', 14, 3, True)]
+    for f in fns:
+        print('void %s(uint8_t *out, const uint32_t *rk, const %s *in);'
+              % (f[0], 'uint32_t' if f[3] else 'uint8_t'))
+    print('')
+    print('/* The definitions, in aes_fix32.c only. */')
+    print('#ifdef BS_AES_RV_DEFINE')
+    print('#define BS_AES_RV_NAKED __attribute__((naked, noinline))')
+    print('#define BS_AES_RV_ARG __attribute__((unused)) /* read by the assembly only */')
+    print('')
+    for f in fns:
+        print('\n'.join(function(*f)))
+    print('#endif')
+    print('#endif')
+    print('')
+    print('#endif')
+
+
+if __name__ == '__main__':
+    main()
