@@ -294,7 +294,8 @@ static void wide_ctr32(const bs_key_schedule *ks, unsigned nr, const uint8_t *co
         }
         for (size_t i = 0; i < nblocks * BS_SPEEDY_BLOCK; i++)
             out[i] = (uint8_t)(buf[i] ^ (in != NULL ? in[i] : 0));
-        bs_v8_wipe(buf, nblocks * BS_SPEEDY_BLOCK);
+        /* The whole buffer: a full pass writes 512 blocks of keystream, beyond nblocks. */
+        bs_v8_wipe(buf, sizeof buf);
     }
 }
 
