@@ -120,7 +120,7 @@ const uint8_t *bscli_keysrc_get(bscli_keysrc *s, uint64_t index, int last, size_
     if (s->daemon && sl->state == 1) {
         const uint8_t *ks = NULL;
         sl->state = 0;
-        /* The window is checked there (bsd_verify_window), before any byte of it is used. */
+        /* The window is checked there (bsd_verify_move), before any byte of it is used. */
         int r = bsd_windows_get(&s->w, k, &s->k->ks, &ks);
         if (r == 0) {
             s->daemon_chunks++;

@@ -3,7 +3,7 @@
  * (requested several chunks ahead, so that the daemon computes while this process does GHASH
  * and I/O), else in-process. A daemon failure mid-file switches to in-process for the chunk
  * at hand and every later one; the output is the same either way. The windows, their check
- * (bsd_verify_window: a mismatch counts as a daemon failure), the wiping of each slot once used
+ * (bsd_verify_move: a mismatch counts as a daemon failure), the wiping of each slot once used
  * and the dropping of a failed daemon are service/client/bsd_windows.h's, the same code the
  * provider's keystream source runs on; this file keeps only the chunk order (J0 per chunk,
  * several chunks ahead). With -v, every chunk's actual source is said (runs of chunks, one line

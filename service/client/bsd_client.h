@@ -59,7 +59,7 @@ int bsd_client_keystream_submit(bsd_client *c, uint32_t session, const uint8_t *
 int bsd_client_wait(bsd_client *c, uint32_t req_id, int timeout_ms);
 /*
  * wait, and the reply's window digest (bsd_digest.h): what the daemon computed over the window
- * right after its backend wrote it. Check it with bsd_verify_window before using the window.
+ * right after its backend wrote it. Check it with bsd_verify_move before using the window.
  * -EBADMSG when the daemon's own check refused the window (ERROR integrity).
  */
 int bsd_client_wait_keystream(bsd_client *c, uint32_t req_id, int timeout_ms, uint64_t *digest);

@@ -6,8 +6,8 @@
  *  - below `threshold` bytes asked in one run (consecutive counters: a new IV, key or seek
  *    starts a new run) it does nothing, so the mode computes them in-process;
  *  - from the request that reaches it, it opens a bsd_stream at that counter (depth windows
- *    prefetched, each checked by bsd_verify_window before a byte of it is used) and serves the
- *    blocks from the shared memory, XORing straight from it;
+ *    prefetched, each moved into private memory and checked by bsd_verify_move before a byte
+ *    of it is used) and serves the blocks from that checked copy;
  *  - on any failure (no daemon, refusal, death, timeout, a window that fails the check,
  *    inc32 blocks past a 2^32 wrap, fork() without a reconnect) it returns the blocks it did,
  *    a prefix, and the mode computes the rest in-process: the output is the same either way;

@@ -9,7 +9,7 @@
  * continues in-process: bsd_stream_resume_point() gives the counter block and the offset into it,
  * and the output is byte-identical either way. After a failure every later call fails the same.
  *
- * The daemon's keystream is checked before use by bsd_verify_window (bsd_verify.h: the window's
+ * The daemon's keystream is checked before use by bsd_verify_move (bsd_verify.h: the window's
  * digest, and its first, last and random blocks recomputed in-process from the caller's key
  * schedule of the same key, passed with each read, so that no second one is expanded here). A
  * mismatch is reported to the daemon and is a failure like any other (-EBADMSG): the connection is

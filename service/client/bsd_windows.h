@@ -1,9 +1,9 @@
 /*
  * bsd_windows.h: windows of daemon keystream in shared memory, each checked before use: the
  * one place where a client of bitsliced connects, maps, opens a session, asks for a window,
- * waits for it, copies it out of the shared memory into this process's own memory, checks the
- * copy (bsd_verify_window: digest and recomputed blocks), wipes both once used, and drops the
- * daemon on any failure. Only the checked private copy is ever used: a writer of the shared
+ * waits for it, moves it out of the shared memory into this process's own memory and checks it
+ * in that one pass (bsd_verify_move: digest and recomputed blocks), wipes it once used, and drops
+ * the daemon on any failure. Only the checked private copy is ever used: a writer of the shared
  * memory (a late or stray write of the daemon or its device) cannot change a byte between the
  * check and its use, however long the caller takes to consume the window. Two users, with two
  * orders: bsd_stream (consecutive windows of one CTR stream, a ring) and bitslice seal/open (one

@@ -76,7 +76,9 @@ starts() {
 
 starts prctl:0=9999 -- "event=ready"
 sanitized=0
-if ldd "$BITSLICED" 2>/dev/null | grep -q libasan; then
+# gcc links AddressSanitizer's runtime as a shared library, clang statically: look for both.
+if ldd "$BITSLICED" 2>/dev/null | grep -q libasan ||
+  nm "$BITSLICED" 2>/dev/null | grep -q ' __asan_init$'; then
   sanitized=1
 fi
 if [ "$sanitized" = 1 ]; then
