@@ -40,7 +40,10 @@
  * rank test on the recorded words; the compiled Cortex-M4 S-box is checked the same way on its
  * machine code (tests/leak/check_sbox_thumb.py). Transitions between values sharing a register
  * or bus (Hamming distance), glitches, and the compiled code of the other functions or targets
- * are outside that; a device needs its own measurement.
+ * are outside that; a device needs its own measurement. Transitions are known NOT to be
+ * masked: with the masks reused across slices, about 150 of the compiled S-box's register and
+ * store transitions on the M4 depend on the data (check_sbox_thumb.py --transitions;
+ * bench/RESULTS.md), so on a Hamming-distance device this is not first-order secure.
  *
  * Constant time: straight-line logic; branches and indices depend only on round numbers.
  */
