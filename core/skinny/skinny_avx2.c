@@ -19,9 +19,7 @@
 #pragma GCC target("avx2")
 #endif
 
-#include <immintrin.h>
-
-typedef uint64_t bs_v4 __attribute__((vector_size(32)));
+#include "../bs_v256.h"
 
 /* Below this many blocks a call (or a call's tail) runs through the 64-lane core. */
 #define WIDE_MIN 128
@@ -49,13 +47,6 @@ static inline void skw_join_avx2(uint8_t *p, bs_v4 h0, bs_v4 h1, const uint8_t *
     }
     _mm256_storeu_si256((__m256i *)p, a);
     _mm256_storeu_si256((__m256i *)(p + 32), b);
-}
-
-/* Clears a buffer in a way the compiler keeps. */
-static inline void skw_wipe_avx2(void *p, size_t n)
-{
-    memset(p, 0, n);
-    __asm__ __volatile__("" : : "r"(p) : "memory");
 }
 
 #define BS_W bs_v4
@@ -88,13 +79,13 @@ static void skinny_wide_encrypt(const bs_block_cipher *narrow, const bs_key_sche
         skw_store_avx2(dst, s, NULL);
         if (n < PASS) {
             memcpy(out, buf, n * 16);
-            skw_wipe_avx2(buf, sizeof buf);
+            bs_wide_wipe_v4(buf, sizeof buf);
         }
         in += n * 16;
         out += n * 16;
         nblocks -= n;
     }
-    skw_wipe_avx2(s, sizeof s);
+    bs_wide_wipe_v4(s, sizeof s);
     if (nblocks > 0)
         narrow->encrypt(ks, out, in, nblocks);
 }
@@ -117,7 +108,7 @@ static void skinny_wide_ctr32(const bs_block_cipher *narrow, const bs_key_schedu
         out += PASS * 16;
         nblocks -= PASS;
     }
-    skw_wipe_avx2(s, sizeof s);
+    bs_wide_wipe_v4(s, sizeof s);
     if (nblocks > 0) {
         /* The tail: counters written out, through encrypt (wide or narrow), then XORed. */
         uint8_t buf[PASS * 16];
@@ -128,7 +119,7 @@ static void skinny_wide_ctr32(const bs_block_cipher *narrow, const bs_key_schedu
         skinny_wide_encrypt(narrow, ks, buf, buf, nblocks);
         for (size_t i = 0; i < nblocks * 16; i++)
             out[i] = (uint8_t)(buf[i] ^ (in != NULL ? in[i] : 0));
-        skw_wipe_avx2(buf, sizeof buf);
+        bs_wide_wipe_v4(buf, sizeof buf);
     }
 }
 
