@@ -115,6 +115,7 @@ static void refresh(bs_aes_face_ctx *ctx, const uint8_t *cb)
     bs_wipe(spare, sizeof spare);
 }
 
+#ifndef BS_AES_FIX_T2
 /* Blocks with byte 15 = v and v + 1 of the cached epoch, from round 3 on, into out[0..32). */
 static void cached_pair(const bs_aes_face_ctx *ctx, unsigned v, uint8_t *out)
 {
@@ -127,14 +128,6 @@ static void cached_pair(const bs_aes_face_ctx *ctx, unsigned v, uint8_t *out)
     bs_aes_transpose(x);
     for (unsigned i = 0; i < 8; i++)
         q[i] = x[(i >> 1) + 4 * (i & 1)];
-#ifdef BS_AES_FIX_T2
-    /* Cortex-M3/M4: the same generated Thumb-2 rounds as aes_fix32.c's, from round 3 */
-    if (ctx->ngroups == 2)
-        bs_aes128_fix_rounds3_t2(out, rk, q);
-    else
-        bs_aes256_fix_rounds3_t2(out, rk, q);
-    return;
-#endif
 #ifdef BS_AES_FIX_RV32
     /* RV32I: the generated rounds from round 3, through an aligned buffer if out is not */
     uint32_t buf[8];
@@ -180,6 +173,26 @@ static void cached_pair(const bs_aes_face_ctx *ctx, unsigned v, uint8_t *out)
     bs_aes_unpack_sr2(out, out + 16, q);
 }
 
+#endif
+
+/* Pairs of blocks with byte 15 = v + 2k and v + 2k + 1 of the cached epoch, from round 3 on,
+ * into out[0..32 * npairs). */
+static void cached_pairs(const bs_aes_face_ctx *ctx, unsigned v, uint8_t *out, size_t npairs)
+{
+#ifdef BS_AES_FIX_T2
+    /* Cortex-M3/M4: generated Thumb-2 from the cached state on (the XORs, the packing and
+     * rounds 3.. of every pair in one call) */
+    const uint32_t *rk = (const uint32_t *)ctx->ctr.ks.w;
+    if (ctx->ngroups == 2)
+        bs_aes128_fix_face_t2(out, rk, ctx->base2, ctx->p[v], npairs);
+    else
+        bs_aes256_fix_face_t2(out, rk, ctx->base2, ctx->p[v], npairs);
+#else
+    for (; npairs > 0; npairs--, v += 2, out += 32)
+        cached_pair(ctx, v, out);
+#endif
+}
+
 /* counter += n: GCM's inc32 (the low 32 bits wrap) or the whole block. */
 static void add_blocks(uint8_t c[16], size_t n, int inc32)
 {
@@ -202,9 +215,12 @@ void bs_aes_face_keystream(bs_aes_face_ctx *ctx, uint8_t c[16], size_t n, size_t
             (match || (in_epoch < ahead ? in_epoch : ahead) >= BS_AES_FACE_MIN_BLOCKS)) {
             if (!match)
                 refresh(ctx, c);
-            size_t pairs = 0;
-            for (; n >= 2 && v < 255; v += 2, n -= 2, ahead -= 2, out += 32, pairs++)
-                cached_pair(ctx, v, out);
+            /* the pairs (v + 2k, v + 2k + 1) with v + 2k + 1 <= 255 that n covers */
+            size_t pairs = (254 - v) / 2 + 1 < n / 2 ? (254 - v) / 2 + 1 : n / 2;
+            cached_pairs(ctx, v, out, pairs);
+            n -= 2 * pairs;
+            ahead -= 2 * pairs;
+            out += 32 * pairs;
             add_blocks(c, 2 * pairs, inc32);
             continue;
         }

@@ -24,9 +24,9 @@ static inline __attribute__((always_inline)) void fix_encrypt(const uint32_t *rk
 {
 #ifdef BS_AES_FIX_T2
     if (ngroups == 2)
-        bs_aes128_fix_t2(out, rk, in);
+        bs_aes128_fix_t2(out, rk, in, 1);
     else
-        bs_aes256_fix_t2(out, rk, in);
+        bs_aes256_fix_t2(out, rk, in, 1);
     return;
 #endif
 #ifdef BS_AES_FIX_RV32
@@ -105,24 +105,52 @@ last_block(void (*fn)(const uint32_t *, uint8_t *, const uint8_t *), const uint3
     bs_wipe(buf, sizeof buf);
 }
 
-static void aes128_fix_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
-                               size_t nblocks)
+static __attribute__((noinline)) void aes128_fix_blocks(const uint32_t *rk, uint8_t *out,
+                                                        const uint8_t *in, size_t nblocks)
 {
-    const uint32_t *rk = (const uint32_t *)ks->w;
     for (; nblocks >= 2; nblocks -= 2, in += 32, out += 32)
         bs_aes128_fix_2blocks(rk, out, in);
     if (nblocks)
         last_block(bs_aes128_fix_2blocks, rk, out, in);
 }
 
-static void aes256_fix_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
+static void aes128_fix_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
                                size_t nblocks)
 {
     const uint32_t *rk = (const uint32_t *)ks->w;
+#ifdef BS_AES_FIX_T2
+    /* Cortex-M3/M4: all the pairs in one call of the assembly (it loops); both ways out are
+     * tail calls, so this function saves no registers */
+    if (nblocks % 2 == 0 && nblocks > 0) {
+        bs_aes128_fix_t2(out, rk, in, nblocks / 2);
+        return;
+    }
+#endif
+    aes128_fix_blocks(rk, out, in, nblocks);
+}
+
+static __attribute__((noinline)) void aes256_fix_blocks(const uint32_t *rk, uint8_t *out,
+                                                        const uint8_t *in, size_t nblocks)
+{
     for (; nblocks >= 2; nblocks -= 2, in += 32, out += 32)
         bs_aes256_fix_2blocks(rk, out, in);
     if (nblocks)
         last_block(bs_aes256_fix_2blocks, rk, out, in);
+}
+
+static void aes256_fix_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
+                               size_t nblocks)
+{
+    const uint32_t *rk = (const uint32_t *)ks->w;
+#ifdef BS_AES_FIX_T2
+    /* Cortex-M3/M4: all the pairs in one call of the assembly (it loops); both ways out are
+     * tail calls, so this function saves no registers */
+    if (nblocks % 2 == 0 && nblocks > 0) {
+        bs_aes256_fix_t2(out, rk, in, nblocks / 2);
+        return;
+    }
+#endif
+    aes256_fix_blocks(rk, out, in, nblocks);
 }
 
 const bs_block_cipher bs_aes128_fix32 = {

@@ -139,6 +139,11 @@ def LDQ(i):
     return (op('ldq', i), 0)
 
 
+def LDP(i):
+    """Word i of the two FACE table entries (through r3)."""
+    return (op('ldp', i), 0)
+
+
 def rot(a, n):
     return (a[0], (a[1] + n) % 32)
 
@@ -276,15 +281,23 @@ def ark(q, i):
 def program(nrounds, first, packed):
     """aes_fix32.c's fix_encrypt from round `first` (round 0 being the first AddRoundKey) to
     the end, SR^2 and unpacking included: round i < Nr ends in representation i mod 4, the last
-    round has no MixColumns. packed: the input is the packed state (FACE, aes_ctr_face.c, which
-    starts at round 3), else the two blocks' bytes, packed here."""
+    round has no MixColumns. packed: the input is the packed state (aes_ctr_face.c, which
+    starts at round 3); 'face': FACE's cached state, the four words of state2(0) (through r2)
+    XORed with the two table entries P[v], P[v + 1] (eight words through r3), then packed (the
+    words of the two blocks after round 2, aes_ctr_face.h); else the two blocks' bytes, packed
+    here."""
     del defs[:]
     SBOX_BASE.clear()
     AFTER.clear()
     RKP[0] = (op('rkp'), 0)
-    q = [LDQ(i) for i in range(8)]
-    if not packed:
-        q = pack(q)
+    if packed == 'face':
+        base = [LDQ(c) for c in range(4)]
+        tab = [LDP(i) for i in range(8)]
+        q = pack([XOR(base[i % 4], tab[i]) for i in range(8)])
+    else:
+        q = [LDQ(i) for i in range(8)]
+        if not packed:
+            q = pack(q)
     for i in range(first, nrounds + 1):
         if i:
             q = sbox(q)
@@ -341,6 +354,8 @@ def model_sr2(x):
 
 
 def model(q, rk, nrounds, first, packed):
+    if packed == 'face':
+        q, packed = [q[i % 4] ^ q[4 + i] for i in range(8)], False
     if not packed:
         x = model_transpose(q)
         q = [x[(i >> 1) + 4 * (i & 1)] for i in range(8)]
@@ -363,6 +378,8 @@ def evaluate(outs, q, rk):
     for kind, args in defs:
         if kind == 'ldq':
             v = q[args[0]]
+        elif kind == 'ldp':
+            v = q[4 + args[0]]
         elif kind == 'rkp':
             v = 0
         elif kind == 'ldrk2':
@@ -448,7 +465,7 @@ def schedule(outs, order=None):
             dying = sum(1 for v in set(srcs[p]) if remaining[v] == 1)
             recent = max((when[v] for v in srcs[p]), default=-1)
             return (1 - dying, -recent, prio[p])
-        loads = [p for p in ready if defs[p][0] in ('rkp', 'ldq', 'ldrk2hi')]  # r0: the state pointer
+        loads = [p for p in ready if defs[p][0] in ('rkp', 'ldq', 'ldp', 'ldrk2hi')]  # r0: the state pointer
         p = min(loads) if loads else min(ready, key=score)  # until then; LDRD: both halves
         ready.remove(p)
         when[p] = len(order)
@@ -488,7 +505,8 @@ def allocate(outs):
     reg_of, slot_of, in_slot = {}, {}, set()
     # r0: the output pointer, on the stack from the start; r1: the round-key pointer, defined
     # first; r2: the input pointer until the loads are done
-    free = [r for r in REGS if r not in ('r1', 'r2')]
+    face = any(kind == 'ldp' for kind, _ in defs)
+    free = [r for r in REGS if r not in ('r1', 'r2') + (('r3',) if face else ())]
     holder = {}  # register -> vid
     free_slots, nslots = [], 1  # slot 0: the state pointer
     lines = []
@@ -555,8 +573,8 @@ def allocate(outs):
         srcs = [a[0] for a in args if isinstance(a, tuple)]
         keep = set(srcs)
         regs = [fetch(v, p, keep) for v in srcs]
-        if kind != 'ldq' and not qptr_free:
-            free.insert(0, 'r2')  # the input is loaded
+        if kind not in ('ldq', 'ldp') and not qptr_free:
+            free[:0] = ['r2', 'r3'] if face else ['r2']  # the input is loaded
             qptr_free = True
         for v in set(srcs):
             release_dead(v, p)
@@ -564,6 +582,8 @@ def allocate(outs):
         reg_of[p], holder[d] = d, p
         if kind == 'ldq':
             lines.append('ldr %s, [r2, #%d]' % (d, 4 * args[0]))
+        elif kind == 'ldp':
+            lines.append('ldr %s, [r3, #%d]' % (d, 4 * args[0]))
         elif kind == 'ldrk':
             lines.append('ldr %s, [r1, #%d]' % (d, args[0]))
         elif kind == 'ldrk2':
@@ -739,13 +759,19 @@ def merge_pairs(lines):
 
 
 def cycles(lines):
-    """embedded/bench/run.py's estimate on straight-line code."""
+    """embedded/bench/run.py's estimate on one pass through the lines (branches not taken)."""
     c, prev = 0, False
     for l in lines:
+        if l.endswith(':'):
+            continue
         op = l.split()[0]
         mem = op in ('ldr', 'str')
         if op in ('push', 'pop'):
-            c += 1 + len(l.split(',')) + (2 if 'pc' in l else 0)
+            regs = 0
+            for r in re.findall(r'[\w-]+', l.split(None, 1)[1]):
+                lo_hi = re.match(r'r(\d+)-r(\d+)$', r)
+                regs += int(lo_hi.group(2)) - int(lo_hi.group(1)) + 1 if lo_hi else 1
+            c += 1 + regs + (2 if 'pc' in l else 0)
         elif op in ('ldrd', 'strd'):
             c += 3
         else:
@@ -754,22 +780,44 @@ def cycles(lines):
     return c
 
 
-def simulate(lines, q, rk):
-    """Runs the emitted Thumb-2 lines (the few forms allocate() writes) on the input words q and
-    round keys rk; returns the eight output words."""
-    reg = {'r0': 0x40000, 'r1': 0x10000, 'r2': 0x20000, 'sp': 0x80000}
+def simulate(lines, mode, ins, rk):
+    """Runs the emitted Thumb-2 lines (the few forms function() writes) on len(ins) pairs of
+    blocks: mode 'bytes', ins[k] the eight input words of pair k; 'face', ins[k] state2(0)'s
+    four words and the two table entries (the same state2(0) for every pair). Returns the eight
+    output words of each pair."""
+    OUT, RK, IN, TAB, SP = 0x40000, 0x10000, 0x20000, 0x30000, 0x80000
+    reg = {'r0': OUT, 'r1': RK, 'r2': IN, 'sp': SP}
     mem = {}
     for i, w in enumerate(rk):
-        mem[0x10000 + 4 * i] = w
-    for i, w in enumerate(q):
-        mem[0x20000 + 4 * i] = w
+        mem[RK + 4 * i] = w
+    for k, q in enumerate(ins):
+        if mode == 'face':
+            assert q[:4] == ins[0][:4]
+            for i in range(8):
+                mem[TAB + 32 * k + 4 * i] = q[4 + i]
+        for i in range(8 if mode == 'bytes' else 4):
+            mem[IN + 32 * k + 4 * i] = q[i]
+    if mode == 'bytes':
+        reg['r3'] = len(ins)
+    else:
+        reg['r3'] = TAB
+        mem[SP] = len(ins)  # the fifth argument, at the stack pointer on entry
+    reg['sp'] -= 9 * 4  # push {r4-r11, lr}
     val = lambda x: reg[x] if not x.startswith('#') else int(x[1:], 0)
-    for l in lines:
-        op, rest = l.split(None, 1)
-        if op == 'push':
+    labels = {l[:-1]: i for i, l in enumerate(lines) if l.endswith(':')}
+    pc, z = 0, False
+    while True:
+        l = lines[pc]
+        pc += 1
+        if l.endswith(':') or l.startswith('push'):
             continue
+        op, rest = l.split(None, 1)
         if op == 'pop':
             break
+        if op == 'bne':
+            if not z:
+                pc = labels[rest[:-1]]
+            continue
         m = MEM_RE.match(l)
         if m:
             kind, r, base, off = m.groups()
@@ -793,19 +841,22 @@ def simulate(lines, q, rk):
             reg[f[0]] = reg[f[1]]
         elif op == 'ror':
             reg[f[0]] = ror(reg[f[1]], int(f[2][1:]))
-        elif op in ('sub', 'add'):
-            reg[f[0]] = (reg[f[1]] + (-1 if op == 'sub' else 1) * val(f[2])) & M32
+        elif op in ('sub', 'add', 'subs'):
+            reg[f[0]] = (reg[f[1]] + (1 if op == 'add' else -1) * val(f[2])) & M32
+            z = reg[f[0]] == 0
         else:
             b = val(f[2])
             if len(f) == 4:
                 b = ror(b, int(f[3].split('#')[1]))
             reg[f[0]] = reg[f[1]] ^ b if op == 'eor' else reg[f[1]] & b
-    return [mem[0x40000 + 4 * i] for i in range(8)]
+    assert reg['sp'] == SP - 36
+    return [[mem[OUT + 32 * k + 4 * i] for i in range(8)] for k in range(len(ins))]
+
 
 def check(rounds, outs):
     rng = random.Random(rounds[0] * 100 + rounds[1])
     for _ in range(200):
-        q = [rng.getrandbits(32) for _ in range(8)]
+        q = [rng.getrandbits(32) for _ in range(12)]
         rk = [rng.getrandbits(32) for _ in range(8 * 15)]
         if evaluate(outs, q, rk) != model(q, rk, *rounds):
             raise SystemExit('program from round %d of %d differs from the model'
@@ -813,38 +864,63 @@ def check(rounds, outs):
 
 
 def check_lines(rounds, lines):
-    """The emitted instructions, run by simulate(), against the model."""
+    """The emitted instructions, run by simulate() on one to three pairs, against the model."""
+    mode = 'face' if rounds[2] else 'bytes'
     rng = random.Random(rounds[0] * 100 + rounds[1] + 1)
-    for _ in range(50):
-        q = [rng.getrandbits(32) for _ in range(8)]
+    for it in range(30):
+        base = [rng.getrandbits(32) for _ in range(4)]
+        ins = [(base if mode == 'face' else []) + [rng.getrandbits(32) for _ in range(
+            8 if mode == 'face' else 12)] for _ in range(1 + it % 3)]
         rk = [rng.getrandbits(32) for _ in range(8 * 15)]
-        if simulate(lines, q, rk) != model(q, rk, *rounds):
+        if simulate(lines, mode, ins, rk) != [model(q, rk, *rounds) for q in ins]:
             raise SystemExit('instructions from round %d of %d differ from the model'
                              % (rounds[1], rounds[0]))
 
 
 def function(name, nrounds, first, packed):
+    """One function: a loop over pairs of blocks. packed False: (out, rk, in, npairs), the
+    blocks' bytes at in; 'face': (out, rk, base2, tab, npairs), FACE's state2(0) at base2 and
+    the table entries P[v], P[v + 1], P[v + 2], ... from tab (aes_ctr_face.c)."""
     rounds = (nrounds, first, packed)
     outs = program(*rounds)
     check(rounds, outs)
     outs = schedule(outs)
     check(rounds, outs)
     lines, nslots = allocate(outs)
-    frame = 4 * nslots
-    body = merge_pairs(cluster(['push {r4-r11, lr}', 'sub sp, sp, #%d' % frame] + lines + [
-        'add sp, sp, #%d' % frame, 'pop {r4-r11, pc}']))
+    # the loop's own slots above the spill slots: the round-key pointer, the input (or table)
+    # pointer, state2(0)'s pointer or the count; FACE's count is its fifth argument, on the
+    # caller's stack above the pushed registers
+    rk_s, in_s, x_s = 4 * nslots, 4 * nslots + 4, 4 * nslots + 8
+    frame = 4 * nslots + 12
+    face = packed == 'face'
+    cnt_s = frame + 36 if face else x_s
+    pro = ['push {r4-r11, lr}', 'sub sp, sp, #%d' % frame, 'str r1, [sp, #%d]' % rk_s,
+           'str r2, [sp, #%d]' % x_s if face else 'str r3, [sp, #%d]' % cnt_s]
+    ptr = 'r3' if face else 'r2'
+    loop = [lines[0], 'str %s, [sp, #%d]' % (ptr, in_s)] + lines[1:] + [
+        'ldr r12, [sp, #%d]' % cnt_s, 'ldr r0, [sp, #0]', 'ldr r1, [sp, #%d]' % rk_s,
+        'ldr %s, [sp, #%d]' % (ptr, in_s)] + (['ldr r2, [sp, #%d]' % x_s] if face else []) + [
+        'add r0, r0, #32', 'add %s, %s, #32' % (ptr, ptr), 'subs r12, r12, #1',
+        'str r12, [sp, #%d]' % cnt_s]
+    assert lines[0] == 'str r0, [sp, #0]'
+    body = (merge_pairs(cluster(pro)) + ['1:'] + merge_pairs(cluster(loop)) +
+            ['bne 1b', 'add sp, sp, #%d' % frame, 'pop {r4-r11, pc}'])
     check_lines(rounds, body)
     spills = sum(1 for l in body if '[sp' in l and 'd ' not in l[:5]) + 2 * sum(
         1 for l in body if '[sp' in l and 'd ' in l[:5])
-    what = 'AES-%d, %s' % (128 if nrounds == 10 else 256, 'rounds %d..%d from the packed state'
+    what = 'AES-%d, %s' % (128 if nrounds == 10 else 256, 'rounds %d..%d from FACE\'s cached state'
                            % (first, nrounds) if packed else 'packing, all rounds')
-    out = ['/* %s, SR^2 and unpacking:\n * %d instructions, %d estimated cycles (embedded/bench/run.py),'
-           ' %d stack words\n * loaded and stored, %d spill slots */'
+    out = ['/* %s, SR^2 and unpacking:\n * %d instructions, %d estimated cycles for one pair'
+           ' (embedded/bench/run.py),\n * %d stack words loaded and stored, %d spill slots */'
            % (what, len(body), cycles(body), spills, nslots - 1),
            'BS_AES_T2_NAKED void %s(uint8_t *out BS_AES_T2_ARG, const uint32_t *rk BS_AES_T2_ARG,'
-           % name,
-           '        const %s *in BS_AES_T2_ARG)' % ('uint32_t' if packed else 'uint8_t'), '{',
-           '    __asm__ volatile(']
+           % name]
+    if face:
+        out += ['        const uint32_t *base2 BS_AES_T2_ARG, const uint32_t *tab BS_AES_T2_ARG,',
+                '        size_t npairs BS_AES_T2_ARG)']
+    else:
+        out += ['        const uint8_t *in BS_AES_T2_ARG, size_t npairs BS_AES_T2_ARG)']
+    out += ['{', '    __asm__ volatile(']
     out += ['        "%s\\n"' % l for l in body]
     out += ['    );', '}', '']
     return out
@@ -892,10 +968,11 @@ def main():
     print('/*')
     print(' * aes_fix32_t2.h: generated by embedded/gen/aes_thumb2.py (do not edit; see there for how')
     print(' * and why). Fully fixsliced AES as straight-line Thumb-2 for Cortex-M3/M4, rk the round')
-    print(' * keys of bs_aes_key_schedule(.., 4): bs_aes{128,256}_fix_t2 encrypt the two blocks at')
-    print(' * in (32 bytes, any alignment) into out, packing and unpacking included (aes_fix32.c);')
-    print(' * bs_aes{128,256}_fix_rounds3_t2 start from the packed state after round 2 (aes.h layout,')
-    print(' * representation 2) and end the same way (FACE, aes_ctr_face.c).')
+    print(' * keys of bs_aes_key_schedule(.., 4): bs_aes{128,256}_fix_t2 encrypt npairs >= 1 pairs of')
+    print(' * blocks at in (32 bytes each, any alignment) into out, packing and unpacking included')
+    print(' * (aes_fix32.c); bs_aes{128,256}_fix_face_t2 encrypt npairs >= 1 pairs from FACE\'s cached')
+    print(' * state after round 2, base2[c] ^ tab[8k + c] and base2[c] ^ tab[8k + 4 + c] for pair k')
+    print(' * (aes_ctr_face.h), from round 3 on (aes_ctr_face.c).')
     print(' */')
     print('#ifndef BS_AES_FIX32_T2_H')
     print('#define BS_AES_FIX32_T2_H')
@@ -903,10 +980,11 @@ def main():
     print('#if defined(__thumb2__)')
     print('#define BS_AES_FIX_T2 1')
     fns = [('bs_aes128_fix_t2', 10, 0, False), ('bs_aes256_fix_t2', 14, 0, False),
-           ('bs_aes128_fix_rounds3_t2', 10, 3, True), ('bs_aes256_fix_rounds3_t2', 14, 3, True)]
+           ('bs_aes128_fix_face_t2', 10, 3, 'face'), ('bs_aes256_fix_face_t2', 14, 3, 'face')]
     for f in fns:
-        print('void %s(uint8_t *out, const uint32_t *rk, const %s *in);'
-              % (f[0], 'uint32_t' if f[3] else 'uint8_t'))
+        print('void %s(uint8_t *out, const uint32_t *rk, %s, size_t npairs);'
+              % (f[0], 'const uint32_t *base2, const uint32_t *tab' if f[3] else
+                 'const uint8_t *in'))
     print('')
     print('/* The definitions, in aes_fix32.c only. */')
     print('#ifdef BS_AES_T2_DEFINE')
