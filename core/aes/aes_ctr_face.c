@@ -20,6 +20,11 @@ static inline uint32_t xtime4(uint32_t x)
 /* The S-box (without its 0x63) of n bytes in place, n a multiple of 32, 32 bytes a pass. */
 static void sbox_bytes(uint8_t *buf, size_t n)
 {
+#ifdef BS_AES_FIX_T2
+    /* Cortex-M3/M4: generated Thumb-2 (the same circuit as the rounds), every pass in one call */
+    bs_aes_sbox_t2(buf, NULL, buf, n / 32);
+    return;
+#endif
     uint32_t q[8];
     for (size_t i = 0; i < n; i += 32) {
         bs_aes_pack(q, buf + i, buf + i + 16);
@@ -63,7 +68,10 @@ static void refresh(bs_aes_face_ctx *ctx, const uint8_t *cb)
     uint8_t blk[16], r1[16], s2[16], spare[16];
     static const uint8_t zero16[16];
     uint32_t q[8];
-    uint8_t buf[1024];
+    /* The diagonal bytes of all v (1024 bytes) live in the first quarter of the table they
+     * make: the table is built from them below, last entry first, so no entry overwrites a
+     * word still to be read, and nothing else holds them (no buffer to wipe). */
+    uint8_t *buf = (uint8_t *)ctx->p;
 
     /* rounds 1 and 2 of the block with v = 0 */
     memcpy(blk, cb, 15);
@@ -92,11 +100,13 @@ static void refresh(bs_aes_face_ctx *ctx, const uint8_t *cb)
     }
     /* round 2's S-box on them, then MixColumns in representation 2 of the differences: byte
      * (r, c) gets coefficient {2, 3, 1, 1}[j] times diagonal byte r + j, j = (r - c) mod 4 */
-    sbox_bytes(buf, sizeof buf);
+    sbox_bytes(buf, 1024);
     const uint32_t e0 = bs_load_le32(buf);
 #define FACE_B(w, i) (((w) >> (8 * (i))) & 0xffu)
 #define FACE_W(a, b, c, d) ((a) | ((b) << 8) | ((c) << 16) | ((d) << 24))
-    for (unsigned v = 0; v < 256; v++) {
+    /* p[v] is the table's words 4v..4v + 3, the diagonal words 0..v - 1 still to be read lie
+     * below them (4v > v - 1), and word v is read before p[v] is written */
+    for (unsigned v = 256; v-- > 0;) {
         uint32_t x1 = bs_load_le32(buf + 4 * v) ^ e0, x2 = xtime4(x1), x3 = x2 ^ x1;
         ctx->p[v][0] = FACE_W(FACE_B(x2, 0), FACE_B(x3, 2), FACE_B(x1, 0), FACE_B(x1, 2));
         ctx->p[v][1] = FACE_W(FACE_B(x1, 3), FACE_B(x2, 1), FACE_B(x3, 3), FACE_B(x1, 1));
@@ -108,7 +118,6 @@ static void refresh(bs_aes_face_ctx *ctx, const uint8_t *cb)
     memcpy(ctx->epoch, cb, 15);
     ctx->cached = 1;
     ctx->refreshes++;
-    bs_wipe(buf, sizeof buf);
     bs_wipe(q, sizeof q);
     bs_wipe(r1, sizeof r1);
     bs_wipe(s2, sizeof s2);

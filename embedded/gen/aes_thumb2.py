@@ -122,6 +122,14 @@ def unpack_sr2(q):
     return x
 
 
+def unpack(q):
+    """aes.h's bs_aes_unpack before the stores (pack()'s inverse)."""
+    x = [None] * 8
+    for i in range(8):
+        x[(i >> 1) + 4 * (i & 1)] = q[i]
+    return transpose(x)
+
+
 def LDRK(off):
     return (op('ldrk', off), 0)
 
@@ -290,6 +298,8 @@ def program(nrounds, first, packed):
     SBOX_BASE.clear()
     AFTER.clear()
     RKP[0] = (op('rkp'), 0)
+    if packed == 'sbox':  # the S-box alone on 32 bytes in place (FACE's refresh)
+        return unpack(sbox(pack([LDQ(i) for i in range(8)])))
     if packed == 'face':
         base = [LDQ(c) for c in range(4)]
         tab = [LDP(i) for i in range(8)]
@@ -354,6 +364,13 @@ def model_sr2(x):
 
 
 def model(q, rk, nrounds, first, packed):
+    if packed == 'sbox':
+        x = model_transpose(q[:8])
+        q = model_sbox([x[(i >> 1) + 4 * (i & 1)] for i in range(8)])
+        x = [None] * 8
+        for i in range(8):
+            x[(i >> 1) + 4 * (i & 1)] = q[i]
+        return model_transpose(x)
     if packed == 'face':
         q, packed = [q[i % 4] ^ q[4 + i] for i in range(8)], False
     if not packed:
@@ -568,7 +585,10 @@ def allocate(outs):
             continue  # defined by its LDRD
         if kind == 'rkp':
             assert p == 0
-            reg_of[p], holder['r1'] = 'r1', p
+            if uses[p]:
+                reg_of[p], holder['r1'] = 'r1', p
+            else:
+                free.append('r1')  # no round keys (the S-box alone)
             continue
         srcs = [a[0] for a in args if isinstance(a, tuple)]
         keep = set(srcs)
@@ -865,7 +885,7 @@ def check(rounds, outs):
 
 def check_lines(rounds, lines):
     """The emitted instructions, run by simulate() on one to three pairs, against the model."""
-    mode = 'face' if rounds[2] else 'bytes'
+    mode = 'face' if rounds[2] == 'face' else 'bytes'
     rng = random.Random(rounds[0] * 100 + rounds[1] + 1)
     for it in range(30):
         base = [rng.getrandbits(32) for _ in range(4)]
@@ -910,7 +930,10 @@ def function(name, nrounds, first, packed):
         1 for l in body if '[sp' in l and 'd ' in l[:5])
     what = 'AES-%d, %s' % (128 if nrounds == 10 else 256, 'rounds %d..%d from FACE\'s cached state'
                            % (first, nrounds) if packed else 'packing, all rounds')
-    out = ['/* %s, SR^2 and unpacking:\n * %d instructions, %d estimated cycles for one pair'
+    what += ', SR^2 and unpacking'
+    if packed == 'sbox':
+        what = 'The S-box (without 0x63) of 32 bytes in place, packing and unpacking included'
+    out = ['/* %s:\n * %d instructions, %d estimated cycles for one pair'
            ' (embedded/bench/run.py),\n * %d stack words loaded and stored, %d spill slots */'
            % (what, len(body), cycles(body), spills, nslots - 1),
            'BS_AES_T2_NAKED void %s(uint8_t *out BS_AES_T2_ARG, const uint32_t *rk BS_AES_T2_ARG,'
@@ -930,14 +953,14 @@ def search(iters, seed):
     """The hill climb behind PRIORITY: moves or swaps gates in the order, keeps a candidate
     that is no worse. Prints the order found (to paste into PRIORITY)."""
     rng = random.Random(seed)
-    rounds = (10, 3, True)
+    rounds = (10, 0, False)
 
     def cost(order):
         outs = schedule(program(*rounds), order)
-        return len(allocate(outs)[0])
+        return cycles(merge_pairs(cluster(allocate(outs)[0])))
     order = PRIORITY.split() or [d for d, _, _, _ in GATES]
     best = cost(order)
-    sys.stderr.write('start: %d instructions\n' % best)
+    sys.stderr.write('start: %d cycles\n' % best)
     for it in range(iters):
         cand = order[:]
         i, j = rng.randrange(len(cand)), rng.randrange(len(cand))
@@ -948,7 +971,7 @@ def search(iters, seed):
         c = cost(cand)
         if c <= best:
             if c < best:
-                sys.stderr.write('%d: %d instructions\n' % (it, c))
+                sys.stderr.write('%d: %d cycles\n' % (it, c))
             best, order = c, cand
     outs = schedule(program(*rounds), order)
     check(rounds, outs)
@@ -972,7 +995,8 @@ def main():
     print(' * blocks at in (32 bytes each, any alignment) into out, packing and unpacking included')
     print(' * (aes_fix32.c); bs_aes{128,256}_fix_face_t2 encrypt npairs >= 1 pairs from FACE\'s cached')
     print(' * state after round 2, base2[c] ^ tab[8k + c] and base2[c] ^ tab[8k + 4 + c] for pair k')
-    print(' * (aes_ctr_face.h), from round 3 on (aes_ctr_face.c).')
+    print(' * (aes_ctr_face.h), from round 3 on (aes_ctr_face.c); bs_aes_sbox_t2 replaces each of')
+    print(' * npairs 32-byte pieces from in by its S-box without 0x63 at out (rk is not read).')
     print(' */')
     print('#ifndef BS_AES_FIX32_T2_H')
     print('#define BS_AES_FIX32_T2_H')
@@ -980,10 +1004,11 @@ def main():
     print('#if defined(__thumb2__)')
     print('#define BS_AES_FIX_T2 1')
     fns = [('bs_aes128_fix_t2', 10, 0, False), ('bs_aes256_fix_t2', 14, 0, False),
-           ('bs_aes128_fix_face_t2', 10, 3, 'face'), ('bs_aes256_fix_face_t2', 14, 3, 'face')]
+           ('bs_aes128_fix_face_t2', 10, 3, 'face'), ('bs_aes256_fix_face_t2', 14, 3, 'face'),
+           ('bs_aes_sbox_t2', 0, 0, 'sbox')]
     for f in fns:
         print('void %s(uint8_t *out, const uint32_t *rk, %s, size_t npairs);'
-              % (f[0], 'const uint32_t *base2, const uint32_t *tab' if f[3] else
+              % (f[0], 'const uint32_t *base2, const uint32_t *tab' if f[3] == 'face' else
                  'const uint8_t *in'))
     print('')
     print('/* The definitions, in aes_fix32.c only. */')
