@@ -17,21 +17,38 @@ static inline uint32_t xtime4(uint32_t x)
     return ((x & 0x7f7f7f7fu) << 1) ^ hi ^ (hi << 1) ^ (hi << 3) ^ (hi << 4);
 }
 
-/* The S-box (without its 0x63) of n bytes in place, n a multiple of 32, 32 bytes a pass. */
-static void sbox_bytes(uint8_t *buf, size_t n)
+/* The S-box (without its 0x63) in place of n pieces of 32 bytes, at buf, buf + 128, buf + 256,
+ * ... (the refresh's layout below), one pass each. */
+static void sbox_pieces(uint8_t *buf, size_t n)
 {
 #ifdef BS_AES_FIX_T2
     /* Cortex-M3/M4: generated Thumb-2 (the same circuit as the rounds), every pass in one call */
-    bs_aes_sbox_t2(buf, NULL, buf, n / 32);
+    bs_aes_sbox_t2(buf, NULL, buf, n);
     return;
 #endif
     uint32_t q[8];
-    for (size_t i = 0; i < n; i += 32) {
-        bs_aes_pack(q, buf + i, buf + i + 16);
+    for (size_t i = 0; i < n; i++) {
+        bs_aes_pack(q, buf + 128 * i, buf + 128 * i + 16);
         bs_aes_sbox_nonot(q);
-        bs_aes_unpack(buf + i, buf + i + 16, q);
+        bs_aes_unpack(buf + 128 * i, buf + 128 * i + 16, q);
     }
     bs_wipe(q, sizeof q);
+}
+
+/* Word c of the entries p[0..3]: the transposition of the 4 x 4 matrix of bytes w0..w3 (entry j
+ * gets byte j of each, w0's in its byte 0). */
+static inline void put4(uint32_t (*p)[4], unsigned c, uint32_t w0, uint32_t w1, uint32_t w2,
+                        uint32_t w3)
+{
+    uint32_t t = ((w0 >> 8) ^ w1) & 0x00ff00ffu;
+    w1 ^= t, w0 ^= t << 8;
+    t = ((w2 >> 8) ^ w3) & 0x00ff00ffu;
+    w3 ^= t, w2 ^= t << 8;
+    t = ((w0 >> 16) ^ w2) & 0x0000ffffu;
+    w2 ^= t, w0 ^= t << 16;
+    t = ((w1 >> 16) ^ w3) & 0x0000ffffu;
+    w3 ^= t, w1 ^= t << 16;
+    p[0][c] = w0, p[1][c] = w1, p[2][c] = w2, p[3][c] = w3;
 }
 
 int bs_aes_face_set_key(bs_aes_face_ctx *ctx, const uint8_t *key, size_t key_len)
@@ -50,7 +67,8 @@ int bs_aes_face_set_key(bs_aes_face_ctx *ctx, const uint8_t *key, size_t key_len
     /* round key 0 is the key's first 16 bytes: byte 15 of block ^ key is v ^ key[15] */
     for (unsigned v = 0; v < 256; v++)
         ctx->sb_k15[v] = (uint8_t)(v ^ key[15]);
-    sbox_bytes(ctx->sb_k15, sizeof ctx->sb_k15);
+    for (unsigned i = 0; i < sizeof ctx->sb_k15; i += 32)
+        sbox_pieces(ctx->sb_k15 + i, 1);
     ctx->cached = 0;
     ctx->refreshes = 0;
     return BS_OK;
@@ -68,9 +86,13 @@ static void refresh(bs_aes_face_ctx *ctx, const uint8_t *cb)
     uint8_t blk[16], r1[16], s2[16], spare[16];
     static const uint8_t zero16[16];
     uint32_t q[8];
-    /* The diagonal bytes of all v (1024 bytes) live in the first quarter of the table they
-     * make: the table is built from them below, last entry first, so no entry overwrites a
-     * word still to be read, and nothing else holds them (no buffer to wipe). */
+    /*
+     * The diagonal bytes of all v (1024 bytes) live in the table they make, four v to a word,
+     * diagonal r of v = 4m + j in byte j of word r of "plane group" m; groups 2i and 2i + 1 at
+     * the table's words 32i..32i + 7 (32i + 4 + r: group 2i + 1), inside the entries
+     * p[8i..8i + 7] that the last loop writes from them, after it has read them. So nothing
+     * else holds them (no buffer to wipe), and the S-box runs on 32 bytes of every 128.
+     */
     uint8_t *buf = (uint8_t *)ctx->p;
 
     /* rounds 1 and 2 of the block with v = 0 */
@@ -89,32 +111,41 @@ static void refresh(bs_aes_face_ctx *ctx, const uint8_t *cb)
     for (unsigned c = 0; c < 4; c++)
         ctx->base2[c] = bs_load_le32(s2 + 4 * c);
 
-    /* round 1's diagonal T[r][r] (byte 5r) for every v: coefficients 1, 1, 3, 2 for r = 0..3 */
-    for (unsigned v = 0; v < 256; v++) {
-        uint32_t d = (uint32_t)(ctx->sb_k15[v] ^ ctx->sb_k15[0]);
-        uint32_t d2 = xtime4(d), d3 = d2 ^ d;
-        buf[4 * v] = (uint8_t)(r1[0] ^ d);
-        buf[4 * v + 1] = (uint8_t)(r1[5] ^ d);
-        buf[4 * v + 2] = (uint8_t)(r1[10] ^ d3);
-        buf[4 * v + 3] = (uint8_t)(r1[15] ^ d2);
+    /* round 1's diagonal T[r][r] (byte 5r) for every v: coefficients 1, 1, 3, 2 for r = 0..3,
+     * four v at a time */
+    const uint32_t s0 = 0x01010101u * ctx->sb_k15[0];
+    for (unsigned m = 0; m < 64; m++) {
+        uint32_t d = bs_load_le32(ctx->sb_k15 + 4 * m) ^ s0, d2 = xtime4(d), d3 = d2 ^ d;
+        uint8_t *g = buf + 128 * (m / 2) + 16 * (m % 2);
+        bs_store_le32(g, d ^ 0x01010101u * r1[0]);
+        bs_store_le32(g + 4, d ^ 0x01010101u * r1[5]);
+        bs_store_le32(g + 8, d3 ^ 0x01010101u * r1[10]);
+        bs_store_le32(g + 12, d2 ^ 0x01010101u * r1[15]);
     }
     /* round 2's S-box on them, then MixColumns in representation 2 of the differences: byte
-     * (r, c) gets coefficient {2, 3, 1, 1}[j] times diagonal byte r + j, j = (r - c) mod 4 */
-    sbox_bytes(buf, 1024);
-    const uint32_t e0 = bs_load_le32(buf);
-#define FACE_B(w, i) (((w) >> (8 * (i))) & 0xffu)
-#define FACE_W(a, b, c, d) ((a) | ((b) << 8) | ((c) << 16) | ((d) << 24))
-    /* p[v] is the table's words 4v..4v + 3, the diagonal words 0..v - 1 still to be read lie
-     * below them (4v > v - 1), and word v is read before p[v] is written */
-    for (unsigned v = 256; v-- > 0;) {
-        uint32_t x1 = bs_load_le32(buf + 4 * v) ^ e0, x2 = xtime4(x1), x3 = x2 ^ x1;
-        ctx->p[v][0] = FACE_W(FACE_B(x2, 0), FACE_B(x3, 2), FACE_B(x1, 0), FACE_B(x1, 2));
-        ctx->p[v][1] = FACE_W(FACE_B(x1, 3), FACE_B(x2, 1), FACE_B(x3, 3), FACE_B(x1, 1));
-        ctx->p[v][2] = FACE_W(FACE_B(x1, 2), FACE_B(x1, 0), FACE_B(x2, 2), FACE_B(x3, 0));
-        ctx->p[v][3] = FACE_W(FACE_B(x3, 1), FACE_B(x1, 3), FACE_B(x1, 1), FACE_B(x2, 3));
+     * (r, c) gets coefficient {2, 3, 1, 1}[j] times diagonal byte r + j, j = (r - c) mod 4;
+     * for four v at a time, word c of their entries is the transposition of four words of
+     * the diagonal planes x1 (the differences), x2 = 2 x1 and x3 = 3 x1 */
+    sbox_pieces(buf, 32);
+    uint32_t e[4], next[8];
+    for (unsigned r = 0; r < 4; r++)
+        e[r] = 0x01010101u * buf[4 * r];
+    for (unsigned g = 0; g < 64; g++) {
+        /* group g (v = 4g..4g + 3); group 2i + 1's words are read with group 2i's, before
+         * p[8i..8i + 3] overwrites them */
+        if (g % 2 == 0)
+            for (unsigned k = 0; k < 8; k++)
+                next[k] = bs_load_le32(buf + 64 * g + 4 * k);
+        const uint32_t *x = next + 4 * (g % 2);
+        const uint32_t a0 = x[0] ^ e[0], a1 = x[1] ^ e[1], a2 = x[2] ^ e[2], a3 = x[3] ^ e[3];
+        const uint32_t b0 = xtime4(a0), b1 = xtime4(a1), b2 = xtime4(a2), b3 = xtime4(a3);
+        uint32_t(*p)[4] = ctx->p + 4 * g;
+        put4(p, 0, b0, b2 ^ a2, a0, a2);
+        put4(p, 1, a3, b1, b3 ^ a3, a1);
+        put4(p, 2, a2, a0, b2, b0 ^ a0);
+        put4(p, 3, b1 ^ a1, a3, a1, b3);
     }
-#undef FACE_B
-#undef FACE_W
+    bs_wipe(next, sizeof next);
     memcpy(ctx->epoch, cb, 15);
     ctx->cached = 1;
     ctx->refreshes++;

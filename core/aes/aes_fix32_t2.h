@@ -5,8 +5,9 @@
  * blocks at in (32 bytes each, any alignment) into out, packing and unpacking included
  * (aes_fix32.c); bs_aes{128,256}_fix_face_t2 encrypt npairs >= 1 pairs from FACE's cached
  * state after round 2, base2[c] ^ tab[8k + c] and base2[c] ^ tab[8k + 4 + c] for pair k
- * (aes_ctr_face.h), from round 3 on (aes_ctr_face.c); bs_aes_sbox_t2 replaces each of
- * npairs 32-byte pieces from in by its S-box without 0x63 at out (rk is not read).
+ * (aes_ctr_face.h), from round 3 on (aes_ctr_face.c); bs_aes_sbox_t2 writes the S-box
+ * without 0x63 of npairs 32-byte pieces, at in, in + 128, in + 256, ..., to out, out + 128,
+ * ... (rk is not read).
  */
 #ifndef BS_AES_FIX32_T2_H
 #define BS_AES_FIX32_T2_H
@@ -10275,7 +10276,7 @@ BS_AES_T2_NAKED void bs_aes256_fix_face_t2(uint8_t *out BS_AES_T2_ARG, const uin
     );
 }
 
-/* The S-box (without 0x63) of 32 bytes in place, packing and unpacking included:
+/* The S-box (without 0x63) of 32 bytes, the next 32 bytes 128 on, packing and unpacking included:
  * 280 instructions, 320 estimated cycles for one pair (embedded/bench/run.py),
  * 44 stack words loaded and stored, 13 spill slots */
 BS_AES_T2_NAKED void bs_aes_sbox_t2(uint8_t *out BS_AES_T2_ARG, const uint32_t *rk BS_AES_T2_ARG,
@@ -10555,8 +10556,8 @@ BS_AES_T2_NAKED void bs_aes_sbox_t2(uint8_t *out BS_AES_T2_ARG, const uint32_t *
         "ldr r0, [sp, #0]\n"
         "ldr r1, [sp, #56]\n"
         "ldr r2, [sp, #60]\n"
-        "add r0, r0, #32\n"
-        "add r2, r2, #32\n"
+        "add r0, r0, #128\n"
+        "add r2, r2, #128\n"
         "subs r12, r12, #1\n"
         "str r12, [sp, #64]\n"
         "bne 1b\n"

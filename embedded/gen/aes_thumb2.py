@@ -800,11 +800,11 @@ def cycles(lines):
     return c
 
 
-def simulate(lines, mode, ins, rk):
+def simulate(lines, mode, ins, rk, stride=32):
     """Runs the emitted Thumb-2 lines (the few forms function() writes) on len(ins) pairs of
     blocks: mode 'bytes', ins[k] the eight input words of pair k; 'face', ins[k] state2(0)'s
-    four words and the two table entries (the same state2(0) for every pair). Returns the eight
-    output words of each pair."""
+    four words and the two table entries (the same state2(0) for every pair). Pair k is read
+    from and written at stride * k bytes on. Returns the eight output words of each pair."""
     OUT, RK, IN, TAB, SP = 0x40000, 0x10000, 0x20000, 0x30000, 0x80000
     reg = {'r0': OUT, 'r1': RK, 'r2': IN, 'sp': SP}
     mem = {}
@@ -816,7 +816,7 @@ def simulate(lines, mode, ins, rk):
             for i in range(8):
                 mem[TAB + 32 * k + 4 * i] = q[4 + i]
         for i in range(8 if mode == 'bytes' else 4):
-            mem[IN + 32 * k + 4 * i] = q[i]
+            mem[IN + stride * k + 4 * i] = q[i]
     if mode == 'bytes':
         reg['r3'] = len(ins)
     else:
@@ -870,7 +870,7 @@ def simulate(lines, mode, ins, rk):
                 b = ror(b, int(f[3].split('#')[1]))
             reg[f[0]] = reg[f[1]] ^ b if op == 'eor' else reg[f[1]] & b
     assert reg['sp'] == SP - 36
-    return [[mem[OUT + 32 * k + 4 * i] for i in range(8)] for k in range(len(ins))]
+    return [[mem[OUT + stride * k + 4 * i] for i in range(8)] for k in range(len(ins))]
 
 
 def check(rounds, outs):
@@ -892,7 +892,8 @@ def check_lines(rounds, lines):
         ins = [(base if mode == 'face' else []) + [rng.getrandbits(32) for _ in range(
             8 if mode == 'face' else 12)] for _ in range(1 + it % 3)]
         rk = [rng.getrandbits(32) for _ in range(8 * 15)]
-        if simulate(lines, mode, ins, rk) != [model(q, rk, *rounds) for q in ins]:
+        stride = 128 if rounds[2] == 'sbox' else 32
+        if simulate(lines, mode, ins, rk, stride) != [model(q, rk, *rounds) for q in ins]:
             raise SystemExit('instructions from round %d of %d differ from the model'
                              % (rounds[1], rounds[0]))
 
@@ -913,6 +914,7 @@ def function(name, nrounds, first, packed):
     rk_s, in_s, x_s = 4 * nslots, 4 * nslots + 4, 4 * nslots + 8
     frame = 4 * nslots + 12
     face = packed == 'face'
+    step = 128 if packed == 'sbox' else 32  # the S-box: 32 bytes of every 128 (aes_ctr_face.c)
     cnt_s = frame + 36 if face else x_s
     pro = ['push {r4-r11, lr}', 'sub sp, sp, #%d' % frame, 'str r1, [sp, #%d]' % rk_s,
            'str r2, [sp, #%d]' % x_s if face else 'str r3, [sp, #%d]' % cnt_s]
@@ -920,7 +922,7 @@ def function(name, nrounds, first, packed):
     loop = [lines[0], 'str %s, [sp, #%d]' % (ptr, in_s)] + lines[1:] + [
         'ldr r12, [sp, #%d]' % cnt_s, 'ldr r0, [sp, #0]', 'ldr r1, [sp, #%d]' % rk_s,
         'ldr %s, [sp, #%d]' % (ptr, in_s)] + (['ldr r2, [sp, #%d]' % x_s] if face else []) + [
-        'add r0, r0, #32', 'add %s, %s, #32' % (ptr, ptr), 'subs r12, r12, #1',
+        'add r0, r0, #%d' % step, 'add %s, %s, #%d' % (ptr, ptr, step), 'subs r12, r12, #1',
         'str r12, [sp, #%d]' % cnt_s]
     assert lines[0] == 'str r0, [sp, #0]'
     body = (merge_pairs(cluster(pro)) + ['1:'] + merge_pairs(cluster(loop)) +
@@ -932,7 +934,8 @@ def function(name, nrounds, first, packed):
                            % (first, nrounds) if packed else 'packing, all rounds')
     what += ', SR^2 and unpacking'
     if packed == 'sbox':
-        what = 'The S-box (without 0x63) of 32 bytes in place, packing and unpacking included'
+        what = ('The S-box (without 0x63) of 32 bytes, the next 32 bytes 128 on, packing and'
+                ' unpacking included')
     out = ['/* %s:\n * %d instructions, %d estimated cycles for one pair'
            ' (embedded/bench/run.py),\n * %d stack words loaded and stored, %d spill slots */'
            % (what, len(body), cycles(body), spills, nslots - 1),
@@ -995,8 +998,9 @@ def main():
     print(' * blocks at in (32 bytes each, any alignment) into out, packing and unpacking included')
     print(' * (aes_fix32.c); bs_aes{128,256}_fix_face_t2 encrypt npairs >= 1 pairs from FACE\'s cached')
     print(' * state after round 2, base2[c] ^ tab[8k + c] and base2[c] ^ tab[8k + 4 + c] for pair k')
-    print(' * (aes_ctr_face.h), from round 3 on (aes_ctr_face.c); bs_aes_sbox_t2 replaces each of')
-    print(' * npairs 32-byte pieces from in by its S-box without 0x63 at out (rk is not read).')
+    print(' * (aes_ctr_face.h), from round 3 on (aes_ctr_face.c); bs_aes_sbox_t2 writes the S-box')
+    print(' * without 0x63 of npairs 32-byte pieces, at in, in + 128, in + 256, ..., to out, out + 128,')
+    print(' * ... (rk is not read).')
     print(' */')
     print('#ifndef BS_AES_FIX32_T2_H')
     print('#define BS_AES_FIX32_T2_H')
