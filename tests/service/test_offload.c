@@ -141,7 +141,9 @@ static void forked(const bs_block_cipher *c)
         (void)bsd_stream_error(s, &text);
         fprintf(stderr, "forked: %s: read %d (%s), %s, %llu mismatches\n",
                 pid == 0 ? "child" : "parent", rc, strerror(rc < 0 ? -rc : 0),
-                rc == 0 ? "wrong bytes" : text != NULL ? text : "?",
+                rc == 0        ? "wrong bytes"
+                : text != NULL ? text
+                               : "?",
                 (unsigned long long)bsd_stream_mismatches());
     }
     bsd_stream_close(s);
