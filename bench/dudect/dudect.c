@@ -8,16 +8,33 @@
  * before the timed region. Each measurement is the TSC ticks of one call (lfence on both
  * sides). Welch's t-test compares the two classes' times, on all measurements and on those
  * below several percentiles of the first ones (the cropping of the paper, which removes the
- * long tail of interrupts); the largest |t| is reported. |t| above 4.5 means the classes are
- * distinguishable: the target leaks. The control (a table S-box with entries on separate cache
- * lines, 64 KiB in all: more than L1) must exceed it, or the measurement is too noisy to mean
- * anything.
+ * long tail of interrupts); the largest |t| is reported, with the fixed class's mean minus the
+ * random class's in that test ("delta", ticks: how large, beside how sure). |t| above 4.5 means the
+ * classes are distinguishable: the target leaks. The control (a table S-box with entries on
+ * separate cache lines, 64 KiB in all: more than L1) must exceed it, or the measurement is too
+ * noisy to mean anything.
+ *
+ * Second control: GHASH-128 with Shoup's 4-bit tables (ghash128_table4_not_ct.c), whose indices
+ * are nibbles of the secret-dependent accumulator. Its 256-byte table (four cache lines) lives in
+ * the key form (hkey), which stays in L1 between back-to-back calls, where an index shows only
+ * through finer effects than a miss; a cache-sharing attacker evicts it between the victim's calls
+ * (Flush+Reload, Prime+Probe). The "+evict" targets do that (CLFLUSH of the key form before each
+ * call, untimed, the same lines in both classes), so that the indices show as a number of misses;
+ * the constant-time GHASHes get the same eviction, and load the same lines whatever the data. The
+ * table GHASH in L1 is reported ("not-ct code"), judged by neither verdict.
+ *
+ * Targets: every block cipher in the registry (bs_block_ciphers: the host cores and the MCU
+ * cores that run on the host) plus the masked AES cores, each with secret data and with a
+ * secret key; every GHASH-256 and GHASH-128; RIJNDAEL-256-GCM at each CPU level; AES-GCM over
+ * each AES core and constant-time GHASH-128.
  *
  * Usage: dudect [--measurements N] [--filter TEXT,TEXT..] [--fixed zero|repeat|random] [--list]
  * (a filter matches "NAME SECRET", e.g. "avx512 data", "GHASH"; the control always runs)
  */
+#include "aes/aes_masked.h"
 #include "bitslice.h"
 #include "bs_cpu.h"
+#include "modes/gcm128.h"
 #include "modes/gcm256.h"
 
 #include <math.h>
@@ -71,6 +88,20 @@ static uint64_t rnd64(void)
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
+}
+
+/* The masked AES cores' randomness: its own splitmix64 stream, so that the class sequence of
+ * the other targets does not depend on whether the masked ones ran. Timing only: no secrecy. */
+static uint64_t mask_rng = 0x2545f4914f6cdd1dull;
+static void mask_words(void *ctx, uint32_t *w, size_t n)
+{
+    (void)ctx;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t z = (mask_rng += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        w[i] = (uint32_t)(z ^ (z >> 31));
+    }
 }
 
 static void fill_random(uint8_t *p, size_t n)
@@ -137,10 +168,13 @@ typedef struct target {
     void (*run)(struct target *t);
     const bs_block_cipher *cipher;
     const bs_ghash256_impl *ghash;
+    const bs_ghash128_impl *ghash128;
     int level;
+    int evict; /* flush the key form (GHASH's hkey) from the caches before each call */
     size_t blocks;
     int expect_leak;
     int reference; /* the hardware reference: reported, judged by neither verdict */
+    int not_ct;    /* known non-constant-time code outside the control's setting: reported */
 } target;
 
 static BS_ALIGN(64) uint8_t data[MAXBYTES], out[MAXBYTES], key[48];
@@ -148,6 +182,7 @@ static bs_key_schedule ks;
 static BS_ALIGN(64) uint64_t hkey[BS_GHASH256_HKEY_WORDS];
 static uint8_t ghash_y[32];
 static bs_gcm256_ctx gcm;
+static bs_gcm128_ctx gcm128;
 static volatile uint8_t sink;
 
 /* Block cipher, data class: fixed key; all-zero or random plaintext. */
@@ -173,16 +208,54 @@ static void run_block_key(target *t)
     t->cipher->encrypt(&ks, out, data, t->blocks);
 }
 
-/* GHASH-256: fixed H; all-zero or random blocks. */
+/* Evicts n bytes at p from every cache level (untimed, before a call); CLFLUSH is SSE2. */
+static void evict(const void *p, size_t n)
+{
+    for (size_t i = 0; i < n; i += 64)
+        _mm_clflush((const uint8_t *)p + i);
+    _mm_mfence();
+}
+
+static size_t ghash_block(const target *t)
+{
+    return t->ghash128 != NULL ? 16 : 32;
+}
+
+/* GHASH-256 and GHASH-128, data class: fixed random H; all-zero or random blocks. */
 static void prep_ghash(target *t, int cls)
 {
-    class_bytes(data, 32 * t->blocks, cls);
+    class_bytes(data, ghash_block(t) * t->blocks, cls);
     memset(ghash_y, 0, sizeof ghash_y);
+    if (t->evict)
+        evict(hkey, sizeof hkey);
+}
+
+/*
+ * Key class: all-zero or random H, its key form made untimed; fixed chosen blocks: the first all
+ * 0x11, the others zero (set in main). With zero blocks alone y would stay 0 whatever H; with
+ * random ones the table GHASH would index all four lines of its table in both classes. These
+ * keep a zero H's lookups on the table's first line (entries 0-3) and let a random H's product
+ * spread them over all four: a chosen-plaintext setting, which the t-test may use.
+ */
+static void prep_ghash_key(target *t, int cls)
+{
+    uint8_t h[32];
+    class_bytes(h, ghash_block(t), cls);
+    if (t->ghash128 != NULL)
+        t->ghash128->init(hkey, h);
+    else
+        t->ghash->init(hkey, h);
+    memset(ghash_y, 0, sizeof ghash_y);
+    if (t->evict)
+        evict(hkey, sizeof hkey);
 }
 
 static void run_ghash(target *t)
 {
-    t->ghash->mul_blocks(hkey, ghash_y, data, t->blocks);
+    if (t->ghash128 != NULL)
+        t->ghash128->mul_blocks(hkey, ghash_y, data, t->blocks);
+    else
+        t->ghash->mul_blocks(hkey, ghash_y, data, t->blocks);
 }
 
 /* RIJNDAEL-256-GCM at a CPU level: a whole message; zero or random key (set untimed) and data. */
@@ -204,6 +277,45 @@ static void run_gcm(target *t)
     bs_gcm256_encrypt(&gcm, out, data, 32 * t->blocks);
     bs_gcm256_tag(&gcm, tag, sizeof tag);
     sink ^= tag[0];
+}
+
+/* AES-GCM (GCM-128) over an AES core and a GHASH-128: zero or random key (set untimed) and
+ * data, as RIJNDAEL-256-GCM above. */
+static void prep_gcm128(target *t, int cls)
+{
+    class_bytes(key, t->cipher->key_len, cls);
+    class_bytes(data, 16 * t->blocks, cls);
+    if (bs_gcm128_set_key(&gcm128, t->cipher, key, t->cipher->key_len) != BS_OK)
+        abort();
+    bs_gcm128_set_ghash(&gcm128, t->ghash128);
+    if (t->evict)
+        evict(gcm128.hkey, sizeof gcm128.hkey);
+}
+
+static void run_gcm128(target *t)
+{
+    static const uint8_t iv[12] = {1};
+    uint8_t tag[16];
+    bs_gcm128_set_iv(&gcm128, iv, sizeof iv);
+    if (t->prepare == prep_gcm128)
+        bs_gcm128_encrypt(&gcm128, out, data, 16 * t->blocks);
+    else
+        bs_gcm128_decrypt(&gcm128, out, data, 16 * t->blocks);
+    bs_gcm128_tag(&gcm128, tag, sizeof tag);
+    sink ^= tag[0];
+}
+
+/*
+ * The same, decrypting, with a fixed key (set in main) and all-zero or random ciphertext: the
+ * table GHASH's control inside GCM. Encrypting, GHASH runs over the ciphertext, which is the
+ * keystream for a zero plaintext and so spreads the table's indices over all its lines in both
+ * classes; decrypting zero blocks keeps the accumulator zero and the lookups on the first line.
+ */
+static void prep_gcm128_dec(target *t, int cls)
+{
+    class_bytes(data, 16 * t->blocks, cls);
+    if (t->evict)
+        evict(gcm128.hkey, sizeof gcm128.hkey);
 }
 
 /*
@@ -271,8 +383,12 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Runs n measurements; returns the largest |t| over the crops. */
-static double measure(target *t, long n, double *t_raw)
+/*
+ * Runs n measurements; returns the largest |t| over the crops, the uncropped t in *t_raw, and
+ * in *delta the fixed class's mean minus the random class's, in ticks, in the test with the
+ * largest |t| (how large the difference is, beside how sure).
+ */
+static double measure(target *t, long n, double *t_raw, double *delta)
 {
     static uint64_t warm[WARMUP];
     uint64_t crop[NCROP];
@@ -303,9 +419,13 @@ static double measure(target *t, long n, double *t_raw)
                 welch_add(&w[k], cls, x);
     }
     double best = 0;
+    *delta = 0;
     for (int k = 0; k <= NCROP; k++) {
         double v = fabs(welch_t(&w[k]));
-        best = v > best ? v : best;
+        if (v > best) {
+            best = v;
+            *delta = w[k].mean[0] - w[k].mean[1];
+        }
     }
     *t_raw = welch_t(&w[NCROP]);
     return best;
@@ -370,7 +490,8 @@ int main(int argc, char **argv)
     make_fixed();
 
     /* The control, two per cipher implementation, the GHASHes and the GCM levels. */
-    static target targets[160];
+    bs_aes_masked_set_rng(mask_words, NULL);
+    static target targets[224];
     int nt = 0;
     target *t = &targets[nt++];
     snprintf(t->name, sizeof t->name, "control-table-sbox");
@@ -383,8 +504,14 @@ int main(int argc, char **argv)
         t->cipher = &bs_rijndael256_bs64, t->blocks = 128; /* 4 KiB: 128 blocks of 32 bytes */
         t->reference = 1;
     }
-    for (size_t i = 0; bs_block_ciphers[i] != NULL && nt < 140; i++) {
-        const bs_block_cipher *c = bs_block_ciphers[i];
+    /* The registry, then the masked AES cores (not in it: bs_block_cipher_by_name never returns
+     * them). */
+    const bs_block_cipher *masked[] = {&bs_aes128_masked32, &bs_aes256_masked32};
+    size_t nreg = 0;
+    while (bs_block_ciphers[nreg] != NULL)
+        nreg++;
+    for (size_t i = 0; i < nreg + 2 && nt < 140; i++) {
+        const bs_block_cipher *c = i < nreg ? bs_block_ciphers[i] : masked[i - nreg];
         if (!bs_impl_usable(c))
             continue;
         t = &targets[nt++];
@@ -399,11 +526,32 @@ int main(int argc, char **argv)
     const bs_ghash256_impl *gh[] = {&bs_ghash256_ctmul64, &bs_ghash256_ctmul32,
                                     &bs_ghash256_ctshift32, bs_ghash256_pclmul(),
                                     bs_ghash256_vpclmul()};
-    for (size_t g = 0; g < sizeof gh / sizeof gh[0] && gh[g] != NULL; g++) {
-        t = &targets[nt++];
-        snprintf(t->name, sizeof t->name, "GHASH-256/%s", gh[g]->name);
-        t->what = "data", t->prepare = prep_ghash, t->run = run_ghash;
-        t->ghash = gh[g], t->blocks = 16;
+    /* Each GHASH: secret data with the key form in L1, the same evicted before each call, and
+     * a secret H (evicted). */
+    const bs_ghash128_impl *gh128[] = {&bs_ghash128_ctmul32, &bs_ghash128_ctshift32,
+                                       &bs_ghash128_table4_not_ct};
+    size_t ngh = sizeof gh / sizeof gh[0], ngh128 = sizeof gh128 / sizeof gh128[0];
+    for (size_t g = 0; g < ngh + ngh128; g++) {
+        if (g < ngh && gh[g] == NULL)
+            continue;
+        for (int v = 0; v < 3; v++) {
+            t = &targets[nt++];
+            if (g < ngh) {
+                t->ghash = gh[g];
+                snprintf(t->name, sizeof t->name, "GHASH-256/%s", gh[g]->name);
+            } else {
+                t->ghash128 = gh128[g - ngh];
+                snprintf(t->name, sizeof t->name, "GHASH-128/%s", t->ghash128->name);
+            }
+            t->what = v == 0 ? "data" : v == 1 ? "data+evict" : "key+evict";
+            t->prepare = v == 2 ? prep_ghash_key : prep_ghash, t->run = run_ghash;
+            t->evict = v > 0, t->blocks = 16;
+            if (t->ghash128 != NULL && !t->ghash128->constant_time) {
+                /* Evicted, the table GHASH is the second control; in L1 it is reported. */
+                t->expect_leak = t->evict;
+                t->not_ct = !t->evict;
+            }
+        }
     }
     for (int lvl = bs_cpu_level(); lvl >= 0; lvl--) {
         t = &targets[nt++];
@@ -411,6 +559,25 @@ int main(int argc, char **argv)
         t->what = "key+data", t->prepare = prep_gcm, t->run = run_gcm;
         t->level = lvl, t->blocks = 16;
     }
+    /* AES-GCM over each AES core with the constant-time GHASH-128s, and the table one (evicted:
+     * a control) over one core. */
+    const bs_block_cipher *aes[] = {&bs_aes128_fix32,     &bs_aes256_fix32,    &bs_aes128_semifix32,
+                                    &bs_aes256_semifix32, &bs_aes128_masked32, &bs_aes256_masked32};
+    for (size_t a = 0; a < sizeof aes / sizeof aes[0]; a++)
+        for (size_t g = 0; g < ngh128; g++) {
+            if (!gh128[g]->constant_time && a != 0)
+                continue;
+            t = &targets[nt++];
+            snprintf(t->name, sizeof t->name, "%s-GCM/%s+%s", aes[a]->name, aes[a]->impl,
+                     gh128[g]->name);
+            t->cipher = aes[a], t->ghash128 = gh128[g], t->blocks = 16, t->run = run_gcm128;
+            if (gh128[g]->constant_time) {
+                t->what = "key+data", t->prepare = prep_gcm128;
+            } else {
+                t->what = "dec data+evict", t->prepare = prep_gcm128_dec;
+                t->evict = t->expect_leak = 1;
+            }
+        }
 
     cpu_set_t set;
     CPU_ZERO(&set);
@@ -422,8 +589,8 @@ int main(int argc, char **argv)
            fixed_kind == FIXED_ZERO     ? "zero"
            : fixed_kind == FIXED_REPEAT ? "repeat"
                                         : "random");
-    printf("%-36s %-9s %6s %10s %10s  %s\n", "target", "secret", "blocks", "max |t|", "t (raw)",
-           "verdict");
+    printf("%-36s %-14s %6s %10s %10s %9s  %s\n", "target", "secret", "blocks", "max |t|",
+           "t (raw)", "delta", "verdict");
     int bad = 0;
     for (int i = 0; i < nt; i++) {
         t = &targets[i];
@@ -433,24 +600,38 @@ int main(int argc, char **argv)
             printf("%s %s\n", t->name, t->what);
             continue;
         }
-        if (t->cipher != NULL && t->prepare != prep_control) {
+        if (t->cipher != NULL && t->prepare != prep_control && t->prepare != prep_gcm128 &&
+            t->prepare != prep_gcm128_dec) {
             memset(key, 0, sizeof key);
             t->cipher->set_key(&ks, key);
         }
-        if (t->ghash != NULL) {
+        memset(data, 0, sizeof data);
+        if (t->prepare == prep_ghash) {
             uint8_t h[32];
             fill_random(h, sizeof h);
-            t->ghash->init(hkey, h);
+            if (t->ghash128 != NULL)
+                t->ghash128->init(hkey, h);
+            else
+                t->ghash->init(hkey, h);
         }
-        memset(data, 0, sizeof data);
-        double raw, m = measure(t, n, &raw);
+        if (t->prepare == prep_ghash_key)
+            memset(data, 0x11, ghash_block(t));
+        if (t->prepare == prep_gcm128_dec) {
+            memset(key, 0, sizeof key);
+            if (bs_gcm128_set_key(&gcm128, t->cipher, key, t->cipher->key_len) != BS_OK)
+                abort();
+            bs_gcm128_set_ghash(&gcm128, t->ghash128);
+        }
+        double raw, delta, m = measure(t, n, &raw, &delta);
         int leak = m > 4.5;
         const char *verdict = t->reference ? (leak ? "hardware: data-dependent" : "hardware: flat")
+                              : t->not_ct  ? (leak ? "not-ct code: seen" : "not-ct code: not seen")
                               : t->expect_leak ? (leak ? "control caught" : "CONTROL NOT CAUGHT")
                                                : (leak ? "LEAK?" : "no leak detected");
-        if (!t->reference)
+        if (!t->reference && !t->not_ct)
             bad |= t->expect_leak ? !leak : leak;
-        printf("%-36s %-9s %6zu %10.2f %10.2f  %s\n", t->name, t->what, t->blocks, m, raw, verdict);
+        printf("%-36s %-14s %6zu %10.2f %10.2f %9.1f  %s\n", t->name, t->what, t->blocks, m, raw,
+               delta, verdict);
         fflush(stdout);
     }
     return bad;

@@ -20,7 +20,8 @@ its 200 instructions for loads and stores) and to the in-byte rotations of MixCo
 - The in-byte rotation by j of a word x is ror((x & ~L) | ror(x & L, 24), j), L = 0x01010101 *
   (2^j - 1): three instructions, the final rotation again pending.
 - The S-box: Boyar and Peralta's 115-gate circuit (below), 13 gates fewer than the C's.
-- Round keys: two words per LDRD.
+- Round keys: two words per LDRK2 in the program; the emitted code loads them with single
+  LDRs, placed next to the spill loads and stores (cluster(), below).
 - Order: the operations are list-scheduled to keep few values live (schedule()), ties broken
   by a gate priority found by a hill climb (PRIORITY, `--search`).
 - Registers: all 14 (r0..r12, lr; the round-key pointer is a value like the others) are
@@ -28,12 +29,19 @@ its 200 instructions for loads and stores) and to the in-byte rotations of MixCo
   stack the value whose next use is farthest (Belady, preferring values already in their
   slot), reloading on use. The S-box still spills: the circuit keeps 18 of its top-layer
   values alive across its middle, more than the registers.
+- Loads and stores pipelined: after allocation, the other instructions keep their order and
+  every load and store moves (as far as its registers and stack slot allow) into a gap shared
+  with others, the fewest gaps possible (cluster()): in the Cortex-M3/M4 timings, consecutive
+  single loads and stores cost 1 cycle each after the first, 2 alone, LDRD 3. Runs of exactly
+  two adjacent words become one LDRD/STRD again (same cycles, one instruction fewer).
 - Constant time: no branch, every address is the stack pointer, a block pointer or the round
   key pointer plus a constant.
 
 The program is checked here before it is written: the circuit against the S-box on all 256
 inputs, and the program, evaluated on random blocks and round keys (with the rotations
-resolved), against a direct Python model of aes_fix32.c (the C's own circuit, aes.h).
+resolved), against a direct Python model of aes_fix32.c (the C's own circuit, aes.h); then the
+emitted instructions themselves, run by a small Thumb-2 interpreter (simulate()), against the
+same model.
 """
 import random
 import re
@@ -592,6 +600,208 @@ def allocate(outs):
     return lines, nslots
 
 
+
+# ---- after allocation: loads and stores moved next to each other ----
+# The cycle model of embedded/bench/run.py (the Cortex-M3/M4 TRMs' timings): a single LDR/STR
+# costs 2 cycles, 1 when it follows another single load or store (the address phase of one
+# overlaps the data phase of the other); LDRD costs 3. So the cycles are the instructions plus
+# one per run of consecutive single loads and stores, plus two per LDRD. cluster() keeps the
+# other instructions in their order and places every load and store (the LDRDs split into two
+# LDRs) into one of the gaps between them where its registers and stack slot allow it; the
+# fewest non-empty gaps is the classic stabbing of intervals, solved exactly by the greedy on
+# the intervals' right ends (the order constraints between the loads and stores themselves are
+# folded into the intervals first).
+MEM_RE = re.compile(r'(ldr|str) (\w+), \[(\w+), #(\d+)\]$')
+
+
+def parse(line):
+    """(reads, writes, memory) of one line; memory = (kind, location) or None."""
+    op, rest = line.split(None, 1)
+    if op in ('push', 'pop'):
+        regs = set(re.findall(r'\w+', rest)) | {'sp'}
+        return regs, regs, ('fixed', None)
+    m = MEM_RE.match(line)
+    if m:
+        kind, r, base, off = m.groups()
+        loc = ('sp', int(off)) if base == 'sp' else ('mem', None)
+        if kind == 'ldr':
+            return {base}, {r}, ('ld', loc)
+        return {base, r}, set(), ('st', loc)
+    f = [x.strip() for x in rest.split(',')]
+    srcs = {x for x in f[1:] if re.match(r'^(r\d+|lr|sp)$', x)}
+    return srcs, {f[0]}, None
+
+
+def split_ldrd(lines):
+    out = []
+    for l in lines:
+        m = re.match(r'ldrd (\w+), (\w+), \[(\w+), #(\d+)\]$', l)
+        if not m:
+            out.append(l)
+            continue
+        a, b, base, off = m.groups()
+        pair = ['ldr %s, [%s, #%s]' % (a, base, off), 'ldr %s, [%s, #%d]' % (b, base, int(off) + 4)]
+        out += pair[::-1] if a == base else pair  # the base register loaded last
+    return out
+
+
+def mem_conflict(ma, mb):
+    """Two loads or stores that must keep their order (stack slots by offset; the round keys,
+    input and output as one region, of which only the output is written)."""
+    (ka, la), (kb, lb) = ma, mb
+    if 'fixed' in (ka, kb):
+        return True
+    if ka == 'ld' and kb == 'ld':
+        return False
+    return la[0] == lb[0] and la == lb if la[0] == 'sp' else la[0] == lb[0]
+
+
+def conflict(pa, pb):
+    (ra, wa, ma), (rb, wb, mb) = pa, pb
+    if wa & (rb | wb) or wb & ra:
+        return True
+    return ma is not None and mb is not None and mem_conflict(ma, mb)
+
+
+def cluster(lines):
+    lines = split_ldrd(lines)
+    info = [parse(l) for l in lines]
+    is_mem = [m is not None and m[0] in ('ld', 'st') for _, _, m in info]
+    fixed = [i for i in range(len(lines)) if not is_mem[i]]
+    mems = [i for i in range(len(lines)) if is_mem[i]]
+    nfixed_before, k = [], 0
+    for i in range(len(lines)):
+        nfixed_before.append(k)
+        k += not is_mem[i]
+    lo, hi = {}, {}
+    for i in mems:
+        g = nfixed_before[i]
+        e = g
+        while e > 0 and not conflict(info[fixed[e - 1]], info[i]):
+            e -= 1
+        h = g
+        while h < len(fixed) and not conflict(info[i], info[fixed[h]]):
+            h += 1
+        lo[i], hi[i] = e, h
+    # order constraints between loads and stores: gap(a) <= gap(b)
+    for x, b in enumerate(mems):
+        for a in mems[:x]:
+            if conflict(info[a], info[b]):
+                lo[b] = max(lo[b], lo[a])
+    for x in range(len(mems) - 1, -1, -1):
+        a = mems[x]
+        for b in mems[x + 1:]:
+            if conflict(info[a], info[b]):
+                hi[a] = min(hi[a], hi[b])
+    gap = {}
+    todo = sorted(mems, key=lambda i: hi[i])
+    while todo:
+        p = hi[todo[0]]
+        gap.update((i, p) for i in todo if lo[i] <= p)
+        todo = [i for i in todo if i not in gap]
+    for i in mems:
+        assert lo[i] <= gap[i] <= hi[i]
+    out = []
+    ingap = {}
+    for i in mems:
+        ingap.setdefault(gap[i], []).append(i)
+    for g in range(len(fixed) + 1):
+        out += [lines[i] for i in ingap.get(g, [])]
+        if g < len(fixed):
+            out.append(lines[fixed[g]])
+    return out
+
+
+def merge_pairs(lines):
+    """A run of exactly two loads (or two stores) of adjacent words through one base register
+    costs 2 + 1 cycles, the same as one LDRD (STRD): one instruction fewer."""
+    out, i = [], 0
+    while i < len(lines):
+        run = i
+        while run < len(lines) and MEM_RE.match(lines[run]):
+            run += 1
+        if run == i:
+            out.append(lines[i])
+            i += 1
+            continue
+        if run - i == 2:
+            (ka, ra, ba, oa), (kb, rb, bb, ob) = (MEM_RE.match(l).groups() for l in lines[i:run])
+            if ka == kb and ba == bb and ra != rb and abs(int(oa) - int(ob)) == 4 and (
+                    ka == 'str' or (ra != ba and rb != ba) or
+                    (rb == ba and int(oa) < int(ob)) or (ra == ba and int(ob) < int(oa))):
+                (r1, o1), (r2, _) = sorted([(ra, int(oa)), (rb, int(ob))], key=lambda x: x[1])
+                out.append('%sd %s, %s, [%s, #%d]' % (ka, r1, r2, ba, o1))
+                i = run
+                continue
+        out += lines[i:run]
+        i = run
+    return out
+
+
+def cycles(lines):
+    """embedded/bench/run.py's estimate on straight-line code."""
+    c, prev = 0, False
+    for l in lines:
+        op = l.split()[0]
+        mem = op in ('ldr', 'str')
+        if op in ('push', 'pop'):
+            c += 1 + len(l.split(',')) + (2 if 'pc' in l else 0)
+        elif op in ('ldrd', 'strd'):
+            c += 3
+        else:
+            c += 1 if mem and prev else 2 if mem else 1
+        prev = mem
+    return c
+
+
+def simulate(lines, q, rk):
+    """Runs the emitted Thumb-2 lines (the few forms allocate() writes) on the input words q and
+    round keys rk; returns the eight output words."""
+    reg = {'r0': 0x40000, 'r1': 0x10000, 'r2': 0x20000, 'sp': 0x80000}
+    mem = {}
+    for i, w in enumerate(rk):
+        mem[0x10000 + 4 * i] = w
+    for i, w in enumerate(q):
+        mem[0x20000 + 4 * i] = w
+    val = lambda x: reg[x] if not x.startswith('#') else int(x[1:], 0)
+    for l in lines:
+        op, rest = l.split(None, 1)
+        if op == 'push':
+            continue
+        if op == 'pop':
+            break
+        m = MEM_RE.match(l)
+        if m:
+            kind, r, base, off = m.groups()
+            a = reg[base] + int(off)
+            if kind == 'ldr':
+                reg[r] = mem[a]
+            else:
+                mem[a] = reg[r]
+            continue
+        m = re.match(r'(ldrd|strd) (\w+), (\w+), \[(\w+), #(\d+)\]$', l)
+        if m:
+            kind, a, b, base, off = m.groups()
+            addr = reg[base] + int(off)
+            if kind == 'ldrd':
+                reg[a], reg[b] = mem[addr], mem[addr + 4]
+            else:
+                mem[addr], mem[addr + 4] = reg[a], reg[b]
+            continue
+        f = [x.strip() for x in rest.split(',')]
+        if op == 'mov':
+            reg[f[0]] = reg[f[1]]
+        elif op == 'ror':
+            reg[f[0]] = ror(reg[f[1]], int(f[2][1:]))
+        elif op in ('sub', 'add'):
+            reg[f[0]] = (reg[f[1]] + (-1 if op == 'sub' else 1) * val(f[2])) & M32
+        else:
+            b = val(f[2])
+            if len(f) == 4:
+                b = ror(b, int(f[3].split('#')[1]))
+            reg[f[0]] = reg[f[1]] ^ b if op == 'eor' else reg[f[1]] & b
+    return [mem[0x40000 + 4 * i] for i in range(8)]
+
 def check(rounds, outs):
     rng = random.Random(rounds[0] * 100 + rounds[1])
     for _ in range(200):
@@ -599,6 +809,17 @@ def check(rounds, outs):
         rk = [rng.getrandbits(32) for _ in range(8 * 15)]
         if evaluate(outs, q, rk) != model(q, rk, *rounds):
             raise SystemExit('program from round %d of %d differs from the model'
+                             % (rounds[1], rounds[0]))
+
+
+def check_lines(rounds, lines):
+    """The emitted instructions, run by simulate(), against the model."""
+    rng = random.Random(rounds[0] * 100 + rounds[1] + 1)
+    for _ in range(50):
+        q = [rng.getrandbits(32) for _ in range(8)]
+        rk = [rng.getrandbits(32) for _ in range(8 * 15)]
+        if simulate(lines, q, rk) != model(q, rk, *rounds):
+            raise SystemExit('instructions from round %d of %d differ from the model'
                              % (rounds[1], rounds[0]))
 
 
@@ -610,13 +831,16 @@ def function(name, nrounds, first, packed):
     check(rounds, outs)
     lines, nslots = allocate(outs)
     frame = 4 * nslots
-    body = ['push {r4-r11, lr}', 'sub sp, sp, #%d' % frame] + lines + [
-        'add sp, sp, #%d' % frame, 'pop {r4-r11, pc}']
-    spills = sum(1 for l in lines if '[sp' in l)
+    body = merge_pairs(cluster(['push {r4-r11, lr}', 'sub sp, sp, #%d' % frame] + lines + [
+        'add sp, sp, #%d' % frame, 'pop {r4-r11, pc}']))
+    check_lines(rounds, body)
+    spills = sum(1 for l in body if '[sp' in l and 'd ' not in l[:5]) + 2 * sum(
+        1 for l in body if '[sp' in l and 'd ' in l[:5])
     what = 'AES-%d, %s' % (128 if nrounds == 10 else 256, 'rounds %d..%d from the packed state'
                            % (first, nrounds) if packed else 'packing, all rounds')
-    out = ['/* %s, SR^2 and unpacking:\n * %d instructions, %d stack loads and stores, %d'
-           ' spill slots */' % (what, len(body), spills, nslots - 1),
+    out = ['/* %s, SR^2 and unpacking:\n * %d instructions, %d estimated cycles (embedded/bench/run.py),'
+           ' %d stack words\n * loaded and stored, %d spill slots */'
+           % (what, len(body), cycles(body), spills, nslots - 1),
            'BS_AES_T2_NAKED void %s(uint8_t *out BS_AES_T2_ARG, const uint32_t *rk BS_AES_T2_ARG,'
            % name,
            '        const %s *in BS_AES_T2_ARG)' % ('uint32_t' if packed else 'uint8_t'), '{',
