@@ -193,18 +193,50 @@ BS_AES_FN void bs_aes_unpack_sr2(uint8_t *a, uint8_t *b, const uint32_t q[8])
     bs_aes_store8(a, b, x);
 }
 
-/* The S-box circuit without its NOTs (0x63 comes with the round keys), in place: Rijndael-256's
- * circuit (the same S-box), one instance for 32-bit words. */
-#define BS_W uint32_t
-#define BS_R256_SBOX bs_aes_sbox_strided
-#define BS_R256_SBOX_FN BS_AES_FN
-#include "../rijndael256/rijndael256_sbox.inc.h"
-#undef BS_W
-#undef BS_R256_SBOX
-
+/* The S-box circuit without its NOTs (0x63 comes with the round keys), in place. */
 BS_AES_FN void bs_aes_sbox_nonot(uint32_t q[8])
 {
-    bs_aes_sbox_strided(q, 1, q, 1);
+    const uint32_t u0 = q[7], u1 = q[6], u2 = q[5], u3 = q[4];
+    const uint32_t u4 = q[3], u5 = q[2], u6 = q[1], u7 = q[0];
+    const uint32_t t1 = u0 ^ u3, t2 = u0 ^ u5, t3 = u0 ^ u6, t4 = u3 ^ u5, t5 = u4 ^ u6;
+    const uint32_t t6 = t1 ^ t5, t7 = u1 ^ u2, t8 = u7 ^ t6, t9 = u7 ^ t7, t10 = t6 ^ t7;
+    const uint32_t t11 = u1 ^ u5, t12 = u2 ^ u5, t13 = t3 ^ t4, t14 = t6 ^ t11;
+    const uint32_t t15 = t5 ^ t11, t16 = t5 ^ t12, t17 = t9 ^ t16, t18 = u3 ^ u7;
+    const uint32_t t19 = t7 ^ t18, t20 = t1 ^ t19, t21 = u6 ^ u7, t22 = t7 ^ t21;
+    const uint32_t t23 = t2 ^ t22, t24 = t2 ^ t10, t25 = t20 ^ t17, t26 = t3 ^ t16;
+    const uint32_t t27 = t1 ^ t12;
+    const uint32_t m1 = t13 & t6, m2 = t23 & t8, m3 = t14 ^ m1, m4 = t19 & u7, m5 = m4 ^ m1;
+    const uint32_t m6 = t3 & t16, m7 = t22 & t9, m8 = t26 ^ m6, m9 = t20 & t17, m10 = m9 ^ m6;
+    const uint32_t m11 = t1 & t15, m12 = t4 & t27, m13 = m12 ^ m11, m14 = t2 & t10;
+    const uint32_t m15 = m14 ^ m11, m16 = m3 ^ m2, m17 = m5 ^ t24, m18 = m8 ^ m7;
+    const uint32_t m19 = m10 ^ m15, m20 = m16 ^ m13, m21 = m17 ^ m15, m22 = m18 ^ m13;
+    const uint32_t m23 = m19 ^ t25, m24 = m22 ^ m23, m25 = m22 & m20, m26 = m21 ^ m25;
+    const uint32_t m27 = m20 ^ m21, m28 = m23 ^ m25, m29 = m28 & m27, m30 = m26 & m24;
+    const uint32_t m31 = m20 & m23, m32 = m27 & m31, m33 = m27 ^ m25, m34 = m21 & m22;
+    const uint32_t m35 = m24 & m34, m36 = m24 ^ m25, m37 = m21 ^ m29, m38 = m32 ^ m33;
+    const uint32_t m39 = m23 ^ m30, m40 = m35 ^ m36, m41 = m38 ^ m40, m42 = m37 ^ m39;
+    const uint32_t m43 = m37 ^ m38, m44 = m39 ^ m40, m45 = m42 ^ m41, m46 = m44 & t6;
+    const uint32_t m47 = m40 & t8, m48 = m39 & u7, m49 = m43 & t16, m50 = m38 & t9;
+    const uint32_t m51 = m37 & t17, m52 = m42 & t15, m53 = m45 & t27, m54 = m41 & t10;
+    const uint32_t m55 = m44 & t13, m56 = m40 & t23, m57 = m39 & t19, m58 = m43 & t3;
+    const uint32_t m59 = m38 & t22, m60 = m37 & t20, m61 = m42 & t1, m62 = m45 & t4;
+    const uint32_t m63 = m41 & t2;
+    const uint32_t l0 = m61 ^ m62, l1 = m50 ^ m56, l2 = m46 ^ m48, l3 = m47 ^ m55;
+    const uint32_t l4 = m54 ^ m58, l5 = m49 ^ m61, l6 = m62 ^ l5, l7 = m46 ^ l3;
+    const uint32_t l8 = m51 ^ m59, l9 = m52 ^ m53, l10 = m53 ^ l4, l11 = m60 ^ l2;
+    const uint32_t l12 = m48 ^ m51, l13 = m50 ^ l0, l14 = m52 ^ m61, l15 = m55 ^ l1;
+    const uint32_t l16 = m56 ^ l0, l17 = m57 ^ l1, l18 = m58 ^ l8, l19 = m63 ^ l4;
+    const uint32_t l20 = l0 ^ l1, l21 = l1 ^ l7, l22 = l3 ^ l12, l23 = l18 ^ l2;
+    const uint32_t l24 = l15 ^ l9, l25 = l6 ^ l10, l26 = l7 ^ l9, l27 = l8 ^ l10;
+    const uint32_t l28 = l11 ^ l14, l29 = l11 ^ l17;
+    q[7] = l6 ^ l24;
+    q[6] = l16 ^ l26;
+    q[5] = l19 ^ l28;
+    q[4] = l6 ^ l21;
+    q[3] = l20 ^ l22;
+    q[2] = l25 ^ l29;
+    q[1] = l13 ^ l27;
+    q[0] = l6 ^ l23;
 }
 
 /*

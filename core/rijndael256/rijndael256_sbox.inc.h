@@ -3,16 +3,10 @@
  * says which, and the layout), for one word type, a template include (bs_common.h). Its includer
  * defines BS_W (any unsigned type, or a vector of them) and BS_R256_SBOX (the function's name),
  * and #undefs both after: BS_R256_SBOX(out, ostride, in, istride) reads bit j of the input from
- * in[j * istride] and writes bit j of the output to out[j * ostride] (in place is fine). It may
- * define BS_R256_SBOX_FN, the function's storage and inlining (BS_FN if not; undefined here
- * after use). The AES cores use it too (core/aes/aes.h: bs_aes_sbox_nonot), and the Thumb-2
- * generator's model of them reads this circuit (embedded/gen/aes_thumb2.py).
+ * in[j * istride] and writes bit j of the output to out[j * ostride] (in place is fine).
  * No include guard, on purpose.
  */
-#ifndef BS_R256_SBOX_FN
-#define BS_R256_SBOX_FN BS_FN
-#endif
-BS_R256_SBOX_FN void BS_R256_SBOX(BS_W *out, size_t ostride, const BS_W *in, size_t istride)
+BS_FN void BS_R256_SBOX(BS_W *out, size_t ostride, const BS_W *in, size_t istride)
 {
     const BS_W U0 = in[7 * istride], U1 = in[6 * istride], U2 = in[5 * istride];
     const BS_W U3 = in[4 * istride], U4 = in[3 * istride], U5 = in[2 * istride];
@@ -61,4 +55,3 @@ BS_R256_SBOX_FN void BS_R256_SBOX(BS_W *out, size_t ostride, const BS_W *in, siz
     out[1 * ostride] = L13 ^ L27;
     out[0 * ostride] = L6 ^ L23;
 }
-#undef BS_R256_SBOX_FN

@@ -232,14 +232,12 @@ def check_circuit():
 
 
 def c_sbox_ops():
-    """The C circuit of aes.h's bs_aes_sbox_nonot, an instance of rijndael256_sbox.inc.h (the
-    model below runs it): inputs U0..U7 = bits 7..0, outputs out[j * ostride] = bit j."""
-    src = open('core/rijndael256/rijndael256_sbox.inc.h').read()
-    body = src[src.index('void BS_R256_SBOX('):]
+    """The C circuit of aes.h (the model below runs it)."""
+    src = open('core/aes/aes.h').read()
+    body = src[src.index('BS_AES_FN void bs_aes_sbox_nonot'):]
     body = body[:body.index('\n}\n')]
     gates = re.findall(r'(\w+) = (\w+) ([\^&]) (\w+)', body)
-    outs = re.findall(r'out\[(\d) \* ostride\] = (\w+) \^ (\w+);', body)
-    assert len(gates) == 120 and len(outs) == 8, 'the circuit of rijndael256_sbox.inc.h changed'
+    outs = re.findall(r'q\[(\d)\] = (\w+) \^ (\w+);', body)
     return gates, outs
 
 
@@ -321,7 +319,7 @@ def program(nrounds, first, packed):
 
 # ---- a direct model of the C, to check the program against ----
 def model_sbox(q):
-    env = {'U%d' % i: q[7 - i] for i in range(8)}
+    env = {'u%d' % i: q[7 - i] for i in range(8)}
     for d, a, o, b in C_GATES:
         env[d] = env[a] ^ env[b] if o == '^' else env[a] & env[b]
     r = [0] * 8
