@@ -612,7 +612,7 @@ int main(int argc, char **argv)
     int bad = 0;
     for (int i = 0; i < nt; i++) {
         t = &targets[i];
-        if (filter != NULL && !matches(t->name, t->what, filter) && t->prepare != prep_control)
+        if (filter != NULL && !matches(t->name, t->what, filter) && i != 0)
             continue;
         if (list) {
             printf("%s %s\n", t->name, t->what);
