@@ -100,9 +100,9 @@ static inline uint64_t le_word(uint64_t raw)
 #endif
 
 static uint64_t move_portable(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *src,
-                              size_t nwords)
+                              size_t nwords, uint64_t *zero_words)
 {
-    uint64_t acc[8] = {0}, a = 0;
+    uint64_t acc[8] = {0}, zer[8] = {0}, a = 0, z = 0;
     const uint64_t zero = 0;
     size_t j = 0;
     for (; j + 8 <= nwords; j += 8)
@@ -113,9 +113,12 @@ static uint64_t move_portable(uint64_t seed, uint64_t word0, uint8_t *dst, uint8
             memcpy(dst + 8 * (j + (unsigned)l), &w, 8);
             memcpy(src + 8 * (j + (unsigned)l), &zero, 8);
             acc[l] += bsd_digest_word(seed, word0 + j + (unsigned)l, le_word(w));
+            zer[l] += (uint64_t)(w == 0);
         }
-    for (int l = 0; l < 8; l++)
+    for (int l = 0; l < 8; l++) {
         a += acc[l];
+        z += zer[l];
+    }
     for (; j < nwords; j++) {
         uint64_t w;
         memcpy(&w, src + 8 * j, 8);
@@ -123,7 +126,9 @@ static uint64_t move_portable(uint64_t seed, uint64_t word0, uint8_t *dst, uint8
         memcpy(dst + 8 * j, &w, 8);
         memcpy(src + 8 * j, &zero, 8);
         a += bsd_digest_word(seed, word0 + j, le_word(w));
+        z += (uint64_t)(w == 0);
     }
+    *zero_words = z;
     return a;
 }
 
@@ -189,7 +194,7 @@ uint64_t bsd_digest_sum(uint64_t seed, uint64_t word0, const uint8_t *p, size_t 
     return sum_for(bsd_digest_level())(seed, word0, p, nwords, poison, poison_hits);
 }
 
-typedef uint64_t (*move_fn)(uint64_t, uint64_t, uint8_t *, uint8_t *, size_t);
+typedef uint64_t (*move_fn)(uint64_t, uint64_t, uint8_t *, uint8_t *, size_t, uint64_t *);
 
 static move_fn move_for(int level)
 {
@@ -204,9 +209,9 @@ static move_fn move_for(int level)
 }
 
 uint64_t bsd_digest_move_sum_at(int level, uint64_t seed, uint64_t word0, uint8_t *dst,
-                                uint8_t *src, size_t nwords)
+                                uint8_t *src, size_t nwords, uint64_t *zero_words)
 {
-    uint64_t s = move_for(bsd_digest_level_at(level))(seed, word0, dst, src, nwords);
+    uint64_t s = move_for(bsd_digest_level_at(level))(seed, word0, dst, src, nwords, zero_words);
 #if defined(__GNUC__) || defined(__clang__)
     /* The zeroes written at src are a wipe: keep them (as bs_wipe does). */
     __asm__ __volatile__("" : : "r"(src) : "memory");
@@ -215,9 +220,9 @@ uint64_t bsd_digest_move_sum_at(int level, uint64_t seed, uint64_t word0, uint8_
 }
 
 uint64_t bsd_digest_move_sum(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *src,
-                             size_t nwords)
+                             size_t nwords, uint64_t *zero_words)
 {
-    return bsd_digest_move_sum_at(bsd_digest_level(), seed, word0, dst, src, nwords);
+    return bsd_digest_move_sum_at(bsd_digest_level(), seed, word0, dst, src, nwords, zero_words);
 }
 
 static void move_plain_portable(uint8_t *dst, uint8_t *src, size_t nwords)
@@ -253,11 +258,12 @@ void bsd_digest_move_plain(uint8_t *dst, uint8_t *src, size_t nwords)
 }
 
 uint64_t bsd_digest_move(const uint8_t *counter, size_t block_len, uint64_t nblocks, uint8_t *dst,
-                         uint8_t *src)
+                         uint8_t *src, uint64_t *zero_words)
 {
     uint64_t seed = bsd_digest_seed(counter, block_len, nblocks);
     uint64_t nwords = nblocks * block_len / 8;
-    return bsd_digest_final(bsd_digest_move_sum(seed, 0, dst, src, (size_t)nwords), nwords);
+    return bsd_digest_final(bsd_digest_move_sum(seed, 0, dst, src, (size_t)nwords, zero_words),
+                            nwords);
 }
 
 uint64_t bsd_digest_final(uint64_t sum, uint64_t nwords)

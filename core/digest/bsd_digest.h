@@ -28,9 +28,14 @@
  * (before they use a window) and the GPU's self-check (bsd_digest_mix.h, on the device) all
  * compute it; the wire protocol (service/proto/PROTOCOL.md) only carries the result.
  *
- * Poisoning: before the backend runs, the daemon fills the window with a per-request poison
- * word, and after it every word is compared with it: a block the backend did not write is found
- * with certainty (a real keystream word equals the poison with probability 2^-64).
+ * Unwritten words: a word that nobody wrote for this request must not pass as written, so the
+ * digest pass also counts the words equal to what the window held before the backend ran. The
+ * client zeroes each window as it moves it out (and a new memfd is zeroes), so a window is zero
+ * when it is asked for: the CPU backend writes straight into it and counts zero words as it
+ * digests each piece (a real keystream word is zero with probability 2^-64), with no pass of its
+ * own over the window first. The CUDA backend, whose results reach the window over PCIe, fills
+ * it with a per-request poison word first and counts that. The client counts zero words again
+ * in its move (bsd_digest_move_sum) and refuses a window that holds any.
  */
 #ifndef BSD_DIGEST_H
 #define BSD_DIGEST_H
@@ -68,19 +73,20 @@ uint64_t bsd_digest_sum_avx512(uint64_t seed, uint64_t word0, const uint8_t *p, 
 /*
  * The client's one pass over a window (bsd_windows.c): moves nwords words from src (the shared
  * window) to dst (this process's private copy), zeroes them at src, and returns their sum as
- * bsd_digest_sum(seed, word0, dst, ...) would after the move (no poison count). Each word is read
- * from src once; the value stored at dst is the value summed (it is held in a register between
- * the two, never read again from src), so a write to src during the move cannot make the copy
- * differ from what was checked. dst and src must not overlap.
+ * bsd_digest_sum(seed, word0, dst, ...) would after the move; *zero_words receives the number
+ * of words that were zero (never stored by the daemon: the client zeroed the window last). Each
+ * word is read from src once; the value stored at dst is the value summed (it is held in a
+ * register between the two, never read again from src), so a write to src during the move cannot
+ * make the copy differ from what was checked. dst and src must not overlap.
  */
 uint64_t bsd_digest_move_sum(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *src,
-                             size_t nwords);
+                             size_t nwords, uint64_t *zero_words);
 uint64_t bsd_digest_move_sum_at(int level, uint64_t seed, uint64_t word0, uint8_t *dst,
-                                uint8_t *src, size_t nwords);
+                                uint8_t *src, size_t nwords, uint64_t *zero_words);
 uint64_t bsd_digest_move_sum_avx2(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *src,
-                                  size_t nwords);
+                                  size_t nwords, uint64_t *zero_words);
 uint64_t bsd_digest_move_sum_avx512(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *src,
-                                    size_t nwords);
+                                    size_t nwords, uint64_t *zero_words);
 /*
  * The same move without the sum (copy and zero in one pass): what a client does without the
  * checks (the benchmark switch), so that a comparison measures the digest alone.
@@ -89,9 +95,12 @@ void bsd_digest_move_plain(uint8_t *dst, uint8_t *src, size_t nwords);
 void bsd_digest_move_plain_at(int level, uint8_t *dst, uint8_t *src, size_t nwords);
 void bsd_digest_move_plain_avx2(uint8_t *dst, uint8_t *src, size_t nwords);
 void bsd_digest_move_plain_avx512(uint8_t *dst, uint8_t *src, size_t nwords);
-/* bsd_digest's value for the window moved from src to dst (block_len a multiple of 8). */
+/*
+ * bsd_digest's value for the window moved from src to dst (block_len a multiple of 8), and in
+ * *zero_words the number of its words that were zero.
+ */
 uint64_t bsd_digest_move(const uint8_t *counter, size_t block_len, uint64_t nblocks, uint8_t *dst,
-                         uint8_t *src);
+                         uint8_t *src, uint64_t *zero_words);
 /* The digest from the sum of all partial sums of a request of nwords words. */
 uint64_t bsd_digest_final(uint64_t sum, uint64_t nwords);
 /* All of it at once, for nblocks blocks of block_len bytes (a multiple of 8) at p. */

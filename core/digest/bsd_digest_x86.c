@@ -194,8 +194,10 @@ bsd_digest_sum_avx512(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nw
  * stored to the private copy and zeroed at the source; the asm makes the compiler treat the
  * loaded register as opaque, so the value stored and the value summed are one load.
  */
-__attribute__((target("avx2"))) uint64_t
-bsd_digest_move_sum_avx2(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *src, size_t nwords)
+__attribute__((target("avx2"))) uint64_t bsd_digest_move_sum_avx2(uint64_t seed, uint64_t word0,
+                                                                  uint8_t *dst, uint8_t *src,
+                                                                  size_t nwords,
+                                                                  uint64_t *zero_words)
 {
     const __m256i m1lo = _mm256_set1_epi64x((long long)(M1 & 0xffffffffu));
     const __m256i m1hi = _mm256_set1_epi64x((long long)(M1 >> 32));
@@ -204,13 +206,13 @@ bsd_digest_move_sum_avx2(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *s
     const __m256i step = _mm256_set1_epi64x((long long)(16 * BSD_DIGEST_G));
     const __m256i zero = _mm256_setzero_si256();
     const uint64_t k0 = seed + word0 * BSD_DIGEST_G;
-    __m256i k[4], acc[4];
+    __m256i k[4], acc[4], zer[4];
     for (int v = 0; v < 4; v++) {
         const uint64_t b = k0 + (uint64_t)(4 * v) * BSD_DIGEST_G;
         k[v] =
             _mm256_set_epi64x((long long)(b + 3 * BSD_DIGEST_G), (long long)(b + 2 * BSD_DIGEST_G),
                               (long long)(b + BSD_DIGEST_G), (long long)b);
-        acc[v] = _mm256_setzero_si256();
+        acc[v] = zer[v] = _mm256_setzero_si256();
     }
     size_t j = 0;
     for (; j + 16 <= nwords; j += 16)
@@ -222,13 +224,17 @@ bsd_digest_move_sum_avx2(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *s
             _mm256_storeu_si256((__m256i *)(void *)s, zero);
             acc[v] = _mm256_add_epi64(acc[v],
                                       fmix_avx2(_mm256_xor_si256(w, k[v]), m1lo, m1hi, m2lo, m2hi));
+            zer[v] = _mm256_sub_epi64(zer[v], _mm256_cmpeq_epi64(w, zero));
             k[v] = _mm256_add_epi64(k[v], step);
         }
     __m256i a =
         _mm256_add_epi64(_mm256_add_epi64(acc[0], acc[1]), _mm256_add_epi64(acc[2], acc[3]));
-    uint64_t al[4];
+    __m256i zs =
+        _mm256_add_epi64(_mm256_add_epi64(zer[0], zer[1]), _mm256_add_epi64(zer[2], zer[3]));
+    uint64_t al[4], zl[4];
     _mm256_storeu_si256((__m256i *)(void *)al, a);
-    uint64_t sum = al[0] + al[1] + al[2] + al[3];
+    _mm256_storeu_si256((__m256i *)(void *)zl, zs);
+    uint64_t sum = al[0] + al[1] + al[2] + al[3], z = zl[0] + zl[1] + zl[2] + zl[3];
     for (; j < nwords; j++) {
         uint64_t w;
         memcpy(&w, src + 8 * j, 8);
@@ -236,26 +242,30 @@ bsd_digest_move_sum_avx2(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *s
         memcpy(dst + 8 * j, &w, 8);
         memset(src + 8 * j, 0, 8);
         sum += bsd_digest_word(seed, word0 + j, w);
+        z += (uint64_t)(w == 0);
     }
+    *zero_words = z;
     return sum;
 }
 
 __attribute__((target("avx512f,avx512dq"))) uint64_t
-bsd_digest_move_sum_avx512(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *src, size_t nwords)
+bsd_digest_move_sum_avx512(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *src, size_t nwords,
+                           uint64_t *zero_words)
 {
     const __m512i m1 = _mm512_set1_epi64((long long)M1);
     const __m512i m2 = _mm512_set1_epi64((long long)M2);
     const __m512i step = _mm512_set1_epi64((long long)(32 * BSD_DIGEST_G));
     const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
     const __m512i zero = _mm512_setzero_si512();
+    const __m512i one = _mm512_set1_epi64(1);
     const uint64_t k0 = seed + word0 * BSD_DIGEST_G;
-    __m512i k[4], acc[4];
+    __m512i k[4], acc[4], zer[4];
     for (int v = 0; v < 4; v++) {
         const __m512i idx = _mm512_add_epi64(lane, _mm512_set1_epi64((long long)(8 * v)));
         k[v] =
             _mm512_add_epi64(_mm512_set1_epi64((long long)k0),
                              _mm512_mullo_epi64(idx, _mm512_set1_epi64((long long)BSD_DIGEST_G)));
-        acc[v] = _mm512_setzero_si512();
+        acc[v] = zer[v] = _mm512_setzero_si512();
     }
     size_t j = 0;
     for (; j + 32 <= nwords; j += 32)
@@ -266,6 +276,7 @@ bsd_digest_move_sum_avx512(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t 
             _mm512_storeu_si512((void *)(dst + 8 * (j + 8 * (size_t)v)), w);
             _mm512_storeu_si512((void *)s, zero);
             acc[v] = _mm512_add_epi64(acc[v], fmix_avx512(_mm512_xor_si512(w, k[v]), m1, m2));
+            zer[v] = _mm512_mask_add_epi64(zer[v], _mm512_testn_epi64_mask(w, w), zer[v], one);
             k[v] = _mm512_add_epi64(k[v], step);
         }
     for (; j + 8 <= nwords; j += 8) {
@@ -275,11 +286,14 @@ bsd_digest_move_sum_avx512(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t 
         _mm512_storeu_si512((void *)(dst + 8 * j), w);
         _mm512_storeu_si512((void *)s, zero);
         acc[0] = _mm512_add_epi64(acc[0], fmix_avx512(_mm512_xor_si512(w, k[0]), m1, m2));
+        zer[0] = _mm512_mask_add_epi64(zer[0], _mm512_testn_epi64_mask(w, w), zer[0], one);
         k[0] = _mm512_add_epi64(k[0], _mm512_set1_epi64((long long)(8 * BSD_DIGEST_G)));
     }
     __m512i a =
         _mm512_add_epi64(_mm512_add_epi64(acc[0], acc[1]), _mm512_add_epi64(acc[2], acc[3]));
-    uint64_t sum = hsum512(a);
+    __m512i zs =
+        _mm512_add_epi64(_mm512_add_epi64(zer[0], zer[1]), _mm512_add_epi64(zer[2], zer[3]));
+    uint64_t sum = hsum512(a), z = hsum512(zs);
     for (; j < nwords; j++) {
         uint64_t w;
         memcpy(&w, src + 8 * j, 8);
@@ -287,7 +301,9 @@ bsd_digest_move_sum_avx512(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t 
         memcpy(dst + 8 * j, &w, 8);
         memset(src + 8 * j, 0, 8);
         sum += bsd_digest_word(seed, word0 + j, w);
+        z += (uint64_t)(w == 0);
     }
+    *zero_words = z;
     return sum;
 }
 

@@ -109,18 +109,26 @@ BS_FN void bs_skinny_tweakey_schedule(const uint8_t *key, unsigned key_len, uint
  * in any word type. Four steps of two AND-XORs, then the output bits come out renamed:
  * y = (x2, x7, x6, x1, x3, x0, x4, x5) for bits 0..7, still complemented. Checked against the
  * published vectors and the byte-wise reference (tests/unit).
+ *
+ * BS_SKINNY_SBOX_STEPS_BY(F, ...) is the list of steps with F(x, a, b) for "x ^= NOR(a, b)" in
+ * whatever polarity the caller keeps: F = BS_SKINNY_ANDX is the complemented form above; a core
+ * with three-input logic keeps the bits uncomplemented and makes each step one VPTERNLOGQ
+ * (skinny_wide.inc.h). Same output renaming.
  */
-#define BS_SKINNY_SBOX_STEPS(x0, x1, x2, x3, x4, x5, x6, x7)                                       \
+#define BS_SKINNY_ANDX(x, a, b) ((x) ^= (a) & (b))
+#define BS_SKINNY_SBOX_STEPS_BY(F, x0, x1, x2, x3, x4, x5, x6, x7)                                 \
     do {                                                                                           \
-        x4 ^= x7 & x6;                                                                             \
-        x0 ^= x3 & x2;                                                                             \
-        x6 ^= x2 & x1;                                                                             \
-        x5 ^= x4 & x0;                                                                             \
-        x1 ^= x0 & x3;                                                                             \
-        x7 ^= x6 & x5;                                                                             \
-        x3 ^= x5 & x4;                                                                             \
-        x2 ^= x1 & x7;                                                                             \
+        F(x4, x7, x6);                                                                             \
+        F(x0, x3, x2);                                                                             \
+        F(x6, x2, x1);                                                                             \
+        F(x5, x4, x0);                                                                             \
+        F(x1, x0, x3);                                                                             \
+        F(x7, x6, x5);                                                                             \
+        F(x3, x5, x4);                                                                             \
+        F(x2, x1, x7);                                                                             \
     } while (0)
+#define BS_SKINNY_SBOX_STEPS(x0, x1, x2, x3, x4, x5, x6, x7)                                       \
+    BS_SKINNY_SBOX_STEPS_BY(BS_SKINNY_ANDX, x0, x1, x2, x3, x4, x5, x6, x7)
 
 /*
  * The 32-bit MCU variant (skinny_fix32.c); rtk from its key schedule, 8 words per round. One

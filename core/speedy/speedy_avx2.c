@@ -4,9 +4,9 @@
  * SubBox (AVX2 has no VPTERNLOGQ). valgrind executes AVX2, so this core is what the taint suite
  * checks of the wide SPEEDY code. Blocks are read and written element by element; in counter
  * mode only the low 32 counter bits differ between lanes and are made bitsliced in registers.
- * The key schedule is speedy_avx512.c's (bs64's lane masks, then the 6x32 core's round keys):
- * up to NARROW_MAX blocks run one by one in the 6x32 core, up to 64 in bs64. Logic and shifts
- * with constant indices only: constant time.
+ * The key schedule is speedy_avx512.c's (speedy_variants.inc.h: bs64's lane masks, then the
+ * 6x32 core's round keys): up to NARROW_MAX blocks run one by one in the 6x32 core, up to 64 in
+ * bs64. Logic and shifts with constant indices only: constant time.
  */
 #include "../bitslice.h"
 #include "../bs_cpu.h"
@@ -97,41 +97,19 @@ static void avx2_ctr32(const bs_key_schedule *ks, unsigned nr, const uint8_t *co
     bs_wipe(buf, sizeof buf);
 }
 
-#define SPEEDY_AVX2_FNS(R)                                                                         \
-    static void speedy##R##_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,    \
-                                    size_t n)                                                      \
-    {                                                                                              \
-        avx2_encrypt(ks, R, out, in, n);                                                           \
-    }                                                                                              \
-    static void speedy##R##_ctr32(const bs_key_schedule *ks, const uint8_t *ctr,                   \
-                                  const uint8_t *in, uint8_t *out, size_t n)                       \
-    {                                                                                              \
-        avx2_ctr32(ks, R, ctr, in, out, n);                                                        \
-    }
-
-SPEEDY_AVX2_FNS(5)
-SPEEDY_AVX2_FNS(6)
-SPEEDY_AVX2_FNS(7)
-
 #if defined(__clang__)
 #pragma clang attribute pop
 #else
 #pragma GCC pop_options
 #endif
 
-/* speedy_avx512.c's key schedule (the same layout; this file keeps no state of its own). */
-#define SPEEDY_AVX2_DESC(R)                                                                        \
-    static void speedy##R##_set_key(bs_key_schedule *ks, const uint8_t *key)                       \
-    {                                                                                              \
-        bs_speedy##R##_avx512.set_key(ks, key);                                                    \
-    }                                                                                              \
-    const bs_block_cipher bs_speedy##R##_avx2 = {                                                  \
-        "SPEEDY-" #R "-192", "avx2", 24, 24, 64, speedy##R##_set_key, speedy##R##_encrypt, NULL,   \
-    };                                                                                             \
-    const bs_ctr32_fn bs_speedy##R##_avx2_ctr32 = speedy##R##_ctr32;
-
-SPEEDY_AVX2_DESC(5)
-SPEEDY_AVX2_DESC(6)
-SPEEDY_AVX2_DESC(7)
+/* The registry entries and the key schedule (speedy_variants.inc.h), as in speedy_avx512.c. */
+#define BS_SFX avx2
+#define SPV_ENCRYPT avx2_encrypt
+#define SPV_CTR32 avx2_ctr32
+#include "speedy_variants.inc.h"
+#undef BS_SFX
+#undef SPV_ENCRYPT
+#undef SPV_CTR32
 
 #endif

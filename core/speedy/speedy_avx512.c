@@ -299,51 +299,19 @@ static void wide_ctr32(const bs_key_schedule *ks, unsigned nr, const uint8_t *co
     }
 }
 
-#define SPEEDY_WIDE_FNS(R)                                                                         \
-    static void speedy##R##_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,    \
-                                    size_t n)                                                      \
-    {                                                                                              \
-        wide_encrypt(ks, R, out, in, n);                                                           \
-    }                                                                                              \
-    static void speedy##R##_ctr32(const bs_key_schedule *ks, const uint8_t *ctr,                   \
-                                  const uint8_t *in, uint8_t *out, size_t n)                       \
-    {                                                                                              \
-        wide_ctr32(ks, R, ctr, in, out, n);                                                        \
-    }
-
-SPEEDY_WIDE_FNS(5)
-SPEEDY_WIDE_FNS(6)
-SPEEDY_WIDE_FNS(7)
-
 #if defined(__clang__)
 #pragma clang attribute pop
 #else
 #pragma GCC pop_options
 #endif
 
-_Static_assert(8 * BS_SPEEDY_BS64_RK_WORDS + 4 * BS_SPEEDY_BS32_RK_WORDS <= BS_KS_MAX,
-               "SPEEDY avx512 key schedule does not fit bs_key_schedule");
-
-/*
- * The key schedule: bs64's lane masks (broadcast by the passes), then the 6x32 core's round
- * keys (the few-block path). bs64 and bs32 export no compact keys, nor does this.
- */
-#define SPEEDY_WIDE_DESC(R)                                                                        \
-    static void speedy##R##_set_key(bs_key_schedule *ks, const uint8_t *key)                       \
-    {                                                                                              \
-        bs_key_schedule k32;                                                                       \
-        bs_speedy##R##_bs64.set_key(ks, key);                                                      \
-        bs_speedy##R##_bs32.set_key(&k32, key);                                                    \
-        memcpy(ks->w + BS_SPEEDY_BS64_RK_WORDS, k32.w, 4 * BS_SPEEDY_BS32_RK_WORDS);               \
-        bs_wipe(k32.w, 4 * BS_SPEEDY_BS32_RK_WORDS);                                               \
-    }                                                                                              \
-    const bs_block_cipher bs_speedy##R##_avx512 = {                                                \
-        "SPEEDY-" #R "-192", "avx512", 24, 24, 64, speedy##R##_set_key, speedy##R##_encrypt, NULL, \
-    };                                                                                             \
-    const bs_ctr32_fn bs_speedy##R##_avx512_ctr32 = speedy##R##_ctr32;
-
-SPEEDY_WIDE_DESC(5)
-SPEEDY_WIDE_DESC(6)
-SPEEDY_WIDE_DESC(7)
+/* The registry entries (speedy_variants.inc.h). */
+#define BS_SFX avx512
+#define SPV_ENCRYPT wide_encrypt
+#define SPV_CTR32 wide_ctr32
+#include "speedy_variants.inc.h"
+#undef BS_SFX
+#undef SPV_ENCRYPT
+#undef SPV_CTR32
 
 #endif

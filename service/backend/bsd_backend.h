@@ -26,9 +26,11 @@ typedef struct bsd_job {
     uint64_t nblocks;
     uint8_t *dst;
     /*
-     * Integrity (bsd_integrity.c, PROTOCOL.md "Integrity"): backends call bsd_job_poison over a
-     * block range before they produce it and bsd_job_seal right after it is in dst, from their
-     * worker threads; sum and poison_hits accumulate atomically over the ranges.
+     * Integrity (bsd_integrity.c, PROTOCOL.md "Integrity"): from their worker threads, backends
+     * call bsd_job_poison over a block range before they produce it and bsd_job_seal right after
+     * it is in dst (CUDA), or bsd_job_begin_wiped and bsd_job_seal_wiped (CPU: the client left
+     * dst zeroed, and the zero is the poison); sum and poison_hits accumulate atomically over the
+     * ranges.
      */
     uint64_t seed, poison;
     uint64_t sum, poison_hits;
@@ -103,10 +105,17 @@ bsd_backend *bsd_backend_create(const char *name, uv_loop_t *loop, unsigned thre
 void bsd_job_poison(bsd_job *job, uint64_t lo, uint64_t hi);
 /* Blocks [lo, hi) of the job are final: digest them and count words still equal to the poison. */
 void bsd_job_seal(bsd_job *job, uint64_t lo, uint64_t hi);
+/*
+ * The same for a backend that writes straight into the window as the client left it, zeroed
+ * (PROTOCOL.md "Integrity"): begin before blocks [lo, hi) are written (a test-fault hook only),
+ * seal when they are final: digest them and count words still zero. No fill pass over the
+ * window: its lines are written once, by the backend, as without the checks.
+ */
+void bsd_job_begin_wiped(bsd_job *job, uint64_t lo, uint64_t hi);
+void bsd_job_seal_wiped(bsd_job *job, uint64_t lo, uint64_t hi);
 /* The two halves of bsd_job_seal, for a backend that compares the sum with its own first. */
 uint64_t bsd_job_piece_sum(const bsd_job *job, uint64_t lo, uint64_t hi, uint64_t *hits);
 void bsd_job_add(bsd_job *job, uint64_t sum, uint64_t hits);
-
 
 bsd_backend *bsd_backend_cpu_create(uv_loop_t *loop, unsigned threads);
 

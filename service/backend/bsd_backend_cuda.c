@@ -197,8 +197,12 @@ static void part_work(uv_work_t *w)
     each_piece(p, bsd_job_poison);
     if (!p->cpu_only && c >= 0 && run_on_gpu(p, (bsgpu_cipher)c) == 0)
         return; /* checked and sealed */
-    /* Whatever the GPU wrote is overwritten: the part is redone in full on the CPU. */
+    /*
+     * Whatever the GPU wrote is overwritten: the part is redone in full on the CPU, on a window
+     * poisoned again, so that a block the redo misses is not answered with the device's output.
+     */
     p->status = 1;
+    each_piece(p, bsd_job_poison);
     each_piece(p, cpu_piece);
     each_piece(p, bsd_job_seal);
 }

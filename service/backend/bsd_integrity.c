@@ -14,6 +14,8 @@ const char *bsd_fault_init(void)
         return NULL;
     if (strcmp(f, "skip") == 0)
         fault_mode = BSD_FAULT_SKIP;
+    else if (strcmp(f, "unwritten") == 0)
+        fault_mode = BSD_FAULT_UNWRITTEN;
     else if (strcmp(f, "wrong") == 0)
         fault_mode = BSD_FAULT_WRONG;
     else if (strcmp(f, "device") == 0)
@@ -45,12 +47,16 @@ void bsd_job_poison(bsd_job *job, uint64_t lo, uint64_t hi)
     bsd_digest_poison_fill(job->dst + lo * bl, (size_t)((hi - lo) * bl / 8), job->poison);
 }
 
-/* The test faults, applied to blocks [lo, hi) that the backend has just written. */
+/*
+ * The test faults, applied to blocks [lo, hi) that the backend has just written into a window it
+ * poisoned first (CUDA): "skip" and "unwritten" leave the middle block as it was, poisoned.
+ */
 static void inject(bsd_job *job, uint64_t lo, uint64_t hi)
 {
     const size_t bl = job->cipher->block_len;
     const uint64_t mid = job->nblocks / 2;
-    if (fault_mode == BSD_FAULT_SKIP && mid >= lo && mid < hi)
+    if ((fault_mode == BSD_FAULT_SKIP || fault_mode == BSD_FAULT_UNWRITTEN) && mid >= lo &&
+        mid < hi)
         bsd_digest_poison_fill(job->dst + mid * bl, bl / 8, job->poison);
     /* Every block but the first and the last: what a check of those two alone cannot see. */
     if (fault_mode == BSD_FAULT_WRONG)
@@ -77,10 +83,52 @@ void bsd_job_seal(bsd_job *job, uint64_t lo, uint64_t hi)
 {
     if (job->unchecked || lo >= hi)
         return;
-    if (fault_mode == BSD_FAULT_SKIP || fault_mode == BSD_FAULT_WRONG)
+    if (fault_mode == BSD_FAULT_SKIP || fault_mode == BSD_FAULT_UNWRITTEN ||
+        fault_mode == BSD_FAULT_WRONG)
         inject(job, lo, hi);
     uint64_t hits = 0;
     uint64_t s = bsd_job_piece_sum(job, lo, hi, &hits);
+    bsd_job_add(job, s, hits);
+}
+
+/*
+ * The faults of a backend that writes straight into the client's wiped window (CPU): the
+ * middle block's bytes as they were before the backend ran, put back after it ("skip": its
+ * stores did not land; "unwritten": the backend did not write it). One piece at a time per
+ * worker thread, so a thread's own copy suffices.
+ */
+static __thread uint8_t saved_block[BS_BLOCK_MAX];
+
+static int hits_middle(const bsd_job *job, uint64_t lo, uint64_t hi)
+{
+    const uint64_t mid = job->nblocks / 2;
+    return (fault_mode == BSD_FAULT_SKIP || fault_mode == BSD_FAULT_UNWRITTEN) && mid >= lo &&
+           mid < hi;
+}
+
+void bsd_job_begin_wiped(bsd_job *job, uint64_t lo, uint64_t hi)
+{
+    if (job->unchecked || !hits_middle(job, lo, hi))
+        return;
+    const size_t bl = job->cipher->block_len;
+    memcpy(saved_block, job->dst + job->nblocks / 2 * bl, bl);
+}
+
+void bsd_job_seal_wiped(bsd_job *job, uint64_t lo, uint64_t hi)
+{
+    if (job->unchecked || lo >= hi)
+        return;
+    const size_t bl = job->cipher->block_len;
+    if (hits_middle(job, lo, hi))
+        memcpy(job->dst + job->nblocks / 2 * bl, saved_block, bl);
+    if (fault_mode == BSD_FAULT_WRONG)
+        for (uint64_t b = lo; b < hi; b++)
+            if (b != 0 && b + 1 != job->nblocks)
+                job->dst[b * bl] ^= 0x5a;
+    /* A word the backend did not write still holds the zero the client's move left there. */
+    uint64_t hits = 0;
+    uint64_t s = bsd_digest_sum(job->seed, lo * bl / 8, job->dst + lo * bl,
+                                (size_t)((hi - lo) * bl / 8), 0, &hits);
     bsd_job_add(job, s, hits);
 }
 

@@ -1,7 +1,9 @@
 /*
  * bsd_integrity.h: the daemon's side of keystream integrity (PROTOCOL.md "Integrity"): each
- * KEYSTREAM job gets a seed and a poison word when it is accepted; its backend poisons and then
- * seals (digests) the blocks it writes (bsd_backend.h); at completion the job is answered with
+ * KEYSTREAM job gets a seed and a poison word when it is accepted; its backend seals (digests)
+ * the blocks it writes, counting the words still equal to what the window held before: the
+ * client's zeroes (the CPU backend) or the poison the backend put there first (CUDA;
+ * bsd_backend.h); at completion the job is answered with
  * the digest, or refused when a poisoned word survived. A test hook can make the daemon fault on
  * purpose (BSD_TEST_FAULT, tests only).
  */
@@ -19,13 +21,15 @@ void bsd_job_integrity_init(bsd_job *job, int unchecked);
 int bsd_job_verdict(const bsd_job *job, uint64_t *digest, uint64_t *unwritten);
 
 /*
- * Test hook, read once at start from $BSD_TEST_FAULT: "skip" leaves the middle block of every
- * job unwritten (poisoned), "wrong" makes every block wrong before it is sealed (a consistently
- * wrong backend), "device" makes the CUDA backend's device results fail its self-check.
+ * Test hook, read once at start from $BSD_TEST_FAULT: "skip" (the backend's stores of the middle
+ * block of every job do not land) and "unwritten" (the backend does not write that block) leave
+ * it as the window held it before the backend (the CPU backend: the client's zeroes; CUDA: the
+ * poison); "wrong" makes every block wrong before it is sealed (a consistently wrong backend);
+ * "device" makes the CUDA backend's device results fail its self-check.
  * Returns the mode's name, or NULL when no fault is set.
  */
 const char *bsd_fault_init(void);
-enum { BSD_FAULT_NONE, BSD_FAULT_SKIP, BSD_FAULT_WRONG, BSD_FAULT_DEVICE };
+enum { BSD_FAULT_NONE, BSD_FAULT_SKIP, BSD_FAULT_UNWRITTEN, BSD_FAULT_WRONG, BSD_FAULT_DEVICE };
 int bsd_fault_mode(void);
 
 #endif

@@ -132,6 +132,12 @@ int bsd_verify_move(bsd_client *c, uint32_t session, const bs_block_cipher *bc,
         return verdict(c, session, bc, ks, counter, nblocks, dst, 0);
     }
     __atomic_add_fetch(&n_windows, 1, __ATOMIC_RELAXED);
-    int ok = bsd_digest_move(counter, bl, nblocks, dst, src) == digest;
+    /*
+     * A word the daemon never stored is zero: this client zeroed the window when it last moved
+     * it out (and a new memfd is zeroes), and the daemon writes only final keystream there.
+     */
+    uint64_t zeros = 0;
+    int ok = bsd_digest_move(counter, bl, nblocks, dst, src, &zeros) == digest;
+    ok &= zeros == 0;
     return verdict(c, session, bc, ks, counter, nblocks, dst, ok);
 }

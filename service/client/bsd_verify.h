@@ -5,10 +5,13 @@
  *
  * The daemon is trusted with keys, not with correctness. A window is accepted only if
  *  1. its digest (bsd_digest.h), recomputed here as the window is moved out of the shared
- *     memory into this process's own (bsd_verify_move), equals the one in the
- *     daemon's reply: a block the daemon did not write for this request (the daemon poisons the
- *     window first and refuses to answer for poisoned words) or that changed after the daemon's
- *     backend computed it is caught here with certainty, at several GB/s;
+ *     memory into this process's own (bsd_verify_move), equals the one in the daemon's reply,
+ *     and no word of it is zero: a block the daemon's backend did not write for this request
+ *     (the daemon poisons what its backend writes into and refuses to answer for poisoned words),
+ *     a store of the daemon that never reached the window (the word is still the zero this client
+ *     left there) or a word that changed after the daemon's backend computed it is caught here
+ *     with certainty, at several GB/s (a real keystream word is zero with probability 2^-64: a
+ *     false alarm costs only the in-process computation);
  *  2. its first and last block and BSD_VERIFY_SPOT blocks at positions drawn at random after the
  *     reply arrived equal blocks recomputed here from the key schedule (constant-time compare):
  *     this catches a backend that is consistently wrong, which a digest of its output cannot.

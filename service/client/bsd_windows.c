@@ -31,15 +31,28 @@ static void drop_copies(bsd_windows *w)
     w->priv_size = 0;
 }
 
-/* Not in a child after fork(): the mapping is still the parent's, and the parent's to wipe. */
+/*
+ * Not in a child after fork(): the mapping is still the parent's, and the parent's to wipe. A
+ * window with a request in flight is left alone: the daemon may still be writing it, and it
+ * counts the zeroes it finds there as words its backend did not write (PROTOCOL.md
+ * "Integrity"), so zeroes landing mid-job would read as a fault of the daemon's. Its keystream
+ * goes with the mapping.
+ */
 static void drop(bsd_windows *w)
 {
     if (w->client == NULL)
         return;
     size_t size = 0;
     uint8_t *m = bsd_client_shm(w->client, &size);
-    if (m != NULL && w->pid == getpid())
-        bs_wipe(m, size);
+    if (m != NULL && w->pid == getpid()) {
+        size_t done = 0;
+        for (unsigned k = 0; k < w->nslots && done + w->slot_bytes <= size; k++) {
+            if (w->slot[k].state != 1)
+                bs_wipe(m + done, w->slot_bytes);
+            done += w->slot_bytes;
+        }
+        bs_wipe(m + done, size - done);
+    }
     bsd_client_close(w->client);
     w->client = NULL;
     memset(w->slot, 0, sizeof w->slot);

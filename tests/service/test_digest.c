@@ -7,7 +7,8 @@
  * must equal the reference everywhere, and so must each implementation alone (portable, AVX2,
  * AVX-512: bsd_digest_sum_at) on every length from 0 to 80 words and on long ones, at every
  * byte alignment, every first-word index and with poison anywhere; the client's fused move
- * (bsd_digest_move_sum) sums the same, copies exactly, zeroes its source and touches nothing else.
+ * (bsd_digest_move_sum) sums the same, counts zero words, copies exactly, zeroes its source and
+ * touches nothing else.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -99,6 +100,18 @@ static unsigned check_levels(void)
                 bsd_digest_poison_fill(p + 8 * (n / 2), 1, poison);
                 bsd_digest_poison_fill(p + 8 * (n - 1), 1, poison);
             }
+            /* Zero words in a few ranges: the client's move counts them (never stored). */
+            if (n > 2 && t % 4 == 1) {
+                memset(p + 8 * (n / 3), 0, 8);
+                memset(p + 8 * (n - 1), 0, 8);
+            }
+            uint64_t z_ref = 0;
+            for (size_t j = 0; j < n; j++) {
+                uint64_t w;
+                memcpy(&w, p + 8 * j, 8);
+                z_ref += w == 0;
+            }
+            CHECK((t % 4 != 1 || n <= 2) || z_ref >= 2);
             uint64_t h_ref = 0, h = 7;
             const uint64_t want = sum_ref(seed, word0, p, n, poison, &h_ref);
             const uint64_t got = bsd_digest_sum_at(level, seed, word0, p, n, poison, &h);
@@ -116,7 +129,10 @@ static unsigned check_levels(void)
             memcpy(src, buf, sizeof src < sizeof buf ? sizeof src : sizeof buf);
             memcpy(keep, src, sizeof keep);
             memset(dst, 0xa5, sizeof dst);
-            CHECK(bsd_digest_move_sum_at(level, seed, word0, dst + 8 + da, src + align, n) == want);
+            uint64_t z = 7;
+            CHECK(bsd_digest_move_sum_at(level, seed, word0, dst + 8 + da, src + align, n, &z) ==
+                  want);
+            CHECK(z == z_ref);
             CHECK(memcmp(dst + 8 + da, keep + align, 8 * n) == 0);
             for (size_t b = 0; b < 8 + da; b++)
                 CHECK(dst[b] == 0xa5);
@@ -150,8 +166,9 @@ static unsigned check_levels(void)
             bsd_digest_poison_fill_at(level, fill + off, nw, pw);
             CHECK(memcmp(fill, want, sizeof fill) == 0);
         }
-        printf("%s digest = reference on %u ranges (0..4180 words, every alignment, poison), "
-               "its move too; poison fill exact on 0..90 words\n",
+        printf("%s digest = reference on %u ranges (0..4180 words, every alignment, poison, "
+               "zero words), the client's move too; poison fill exact on "
+               "0..90 words\n",
                bs_cpu_level_name(level), cases);
         ran++;
     }
@@ -224,12 +241,28 @@ static void check_verify_move(void)
             ctr[0] ^= 1;
             CHECK(bsd_verify_move(NULL, 0, bc, ks, ctr, n, dst, src, other) == -EBADMSG);
             cases++;
+            /*
+             * A store that never reached the window: the word is still the zero this client
+             * left there. Refused even with a digest that covers the zero (as if the daemon had
+             * digested it), by the zero count alone; at each loop's words.
+             */
+            for (unsigned k = 0; k < na; k++) {
+                memcpy(src, ref, (size_t)(n * bl));
+                memset(src + 8 * at[k], 0, 8);
+                const uint64_t dz = bsd_digest(ctr, bl, n, src);
+                uint64_t dig0 = 0, dig1 = 0;
+                bsd_verify_counts(NULL, &dig0, NULL);
+                CHECK(bsd_verify_move(NULL, 0, bc, ks, ctr, n, dst, src, dz) == -EBADMSG);
+                bsd_verify_counts(NULL, &dig1, NULL);
+                CHECK(dig1 == dig0 + 1);
+                cases++;
+            }
         }
     }
     CHECK(cases > 0);
     printf("bsd_verify_move (digest at %s): real windows pass byte-exact; %u corrupted ones "
-           "(first, second, middle, last blocks, each loop's tail, another counter's digest) "
-           "refused by the digest; the shared window zeroed every time\n",
+           "(first, second, middle, last blocks, each loop's tail, another counter's digest; "
+           "a zero word the digest covers) refused; the shared window zeroed every time\n",
            bs_cpu_level_name(bsd_digest_level()), cases);
 }
 
@@ -288,7 +321,14 @@ int main(void)
         /* The move gives the same digest and the same window, and leaves zeroes. */
         static uint8_t moved[sizeof win], from[sizeof win];
         memcpy(from, win, (size_t)(nblocks * bl));
-        CHECK(bsd_digest_move(ctr, bl, nblocks, moved, from) == d);
+        uint64_t zw = 0, zw_ref = 0;
+        for (size_t j = 0; j < nblocks * bl / 8; j++) {
+            uint64_t w;
+            memcpy(&w, win + 8 * j, 8);
+            zw_ref += w == 0;
+        }
+        CHECK(bsd_digest_move(ctr, bl, nblocks, moved, from, &zw) == d);
+        CHECK(zw == zw_ref);
         CHECK(memcmp(moved, win, (size_t)(nblocks * bl)) == 0);
         for (size_t b = 0; b < nblocks * bl; b++)
             CHECK(from[b] == 0);

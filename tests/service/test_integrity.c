@@ -15,8 +15,10 @@
  * shows no plaintext; `bitslice open` of a good file gives its plaintext and exits 0, and -v names
  * the true source of every chunk. The fault is counted: the clients' counters, and the daemon's
  * STATUS (the clients REPORT the mismatch through the stand-in), and the stand-in really corrupted.
- * Then the daemon's own checks, with its test hook BSD_TEST_FAULT: "skip" (a backend leaves a
- * block unwritten: the poison survives and the daemon refuses the job) and "wrong" (a backend
+ * Then the daemon's own checks, with its test hook BSD_TEST_FAULT: "unwritten" (the backend leaves
+ * a block unwritten) and "skip" (the backend's stores of a block do not land: the block is put
+ * back as it was before the backend ran): the window still holds the zeroes the client's move
+ * left there, the daemon's digest pass counts them and refuses the job; and "wrong" (a backend
  * consistently wrong everywhere but in the first and last block: the client's blocks recomputed
  * at random positions catch it).
  *
@@ -737,7 +739,7 @@ static void daemon_fault(const char *fault)
     unsetenv("BSD_TEST_FAULT");
     long long unwritten0 = status_of("integrity.unwritten_jobs");
     long long spot0 = status_of("integrity.client_spot_mismatches");
-    client_detects = strcmp(fault, "skip") != 0;
+    client_detects = strcmp(fault, "wrong") == 0;
     in_child(stream_refuses, dmn.socket);
     in_child(ctr_same_bytes, dmn.socket);
     CHECK(enc("RIJNDAEL-256-CTR", "off", dir_file[1]) == 0);
@@ -751,12 +753,15 @@ static void daemon_fault(const char *fault)
     b = read_file(dir_file[5], &nb);
     CHECK(nb == pt_len && memcmp(b, pt, nb) == 0);
     free(b);
-    if (strcmp(fault, "skip") == 0) {
-        /* The daemon itself found its poison and refused: the clients never saw the window. */
+    if (!client_detects) {
+        /*
+         * The daemon itself found the zero the client's move had left in the window (no store
+         * of the backend replaced it) and refused: the clients never saw the window.
+         */
         CHECK(status_of("integrity.unwritten_jobs") > unwritten0);
-        printf("daemon fault 'skip': unwritten blocks found by the poison, job refused, output "
-               "= in-process (integrity.unwritten_jobs=%lld)\n",
-               status_of("integrity.unwritten_jobs"));
+        printf("daemon fault '%s': unwritten words found by the daemon's zero count, job "
+               "refused, output = in-process (integrity.unwritten_jobs=%lld)\n",
+               fault, status_of("integrity.unwritten_jobs"));
     } else {
         CHECK(status_of("integrity.client_spot_mismatches") > spot0);
         printf("daemon fault 'wrong': random blocks recomputed in-process caught it, output = "
@@ -812,6 +817,7 @@ int main(void)
         seal_open_same(mode);
         proxy_stop();
     }
+    daemon_fault("unwritten");
     daemon_fault("skip");
     daemon_fault("wrong");
     svc_stop(&dmn);

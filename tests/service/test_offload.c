@@ -136,6 +136,16 @@ static void forked(const bs_block_cipher *c)
     CHECK(pid >= 0);
     int rc = bsd_stream_read(s, svc_schedule(c, key), got + first, total - first);
     int ok = rc == 0 && memcmp(got, want, total) == 0;
+    if (!ok) {
+        const char *text = NULL;
+        (void)bsd_stream_error(s, &text);
+        fprintf(stderr, "forked: %s: read %d (%s), %s, %llu mismatches\n",
+                pid == 0 ? "child" : "parent", rc, strerror(rc < 0 ? -rc : 0),
+                rc == 0        ? "wrong bytes"
+                : text != NULL ? text
+                               : "?",
+                (unsigned long long)bsd_stream_mismatches());
+    }
     bsd_stream_close(s);
     if (pid == 0)
         _exit(ok ? 0 : 1);
