@@ -37,13 +37,22 @@
  * recorded by an instrumented build, passes a fixed-versus-random Welch t-test on its Hamming
  * weight at first order while the same code with zero randomness or with m1 = m0 fails it;
  * the S-box's values are checked exhaustively bit by bit and the linear layers' values by the
- * rank test on the recorded words; the compiled Cortex-M4 S-box is checked the same way on its
- * machine code (tests/leak/check_sbox_thumb.py). Transitions between values sharing a register
- * or bus (Hamming distance), glitches, and the compiled code of the other functions or targets
- * are outside that; a device needs its own measurement. Transitions are known NOT to be
- * masked: with the masks reused across slices, about 150 of the compiled S-box's register and
- * store transitions on the M4 depend on the data (check_sbox_thumb.py --transitions;
- * bench/RESULTS.md), so on a Hamming-distance device this is not first-order secure.
+ * rank test on the recorded words; the S-box the Cortex-M builds run is checked the same way
+ * on its machine code (tests/leak/check_sbox_thumb.py).
+ * Transitions (Hamming distance between old and new contents of a register or a store): with
+ * the masks reused across slices, two values under one mask XOR to an unmasked word, so the
+ * order in which values share a register matters. On Cortex-M3/M4 the S-box is generated
+ * Thumb-2 (aes_masked_t2.h, embedded/gen/aes_masked_thumb2.py) whose allocator never writes a
+ * register or a stack slot over contents that would make old ^ new depend on the data: none
+ * of its register writes, loads or stores does (checked on all inputs and masks by the
+ * generator and on the compiled object, stage 40-embedded), within one call and from
+ * contents independent of the data. The C S-box as GCC compiles it has about 150 such
+ * transitions on the M4, and outside the S-box nothing is transition-aware: MixColumns, the
+ * key additions, packing (C everywhere), the host and RV32I S-box (C), what the caller leaves
+ * in the registers at the S-box's entry and what the previous S-box call left in its stack
+ * slots (9 of its 20 slots would combine across calls). So on a device whose leakage
+ * follows Hamming distance this is not first-order secure as a whole; glitches and other
+ * buses are outside every check; a device needs its own measurement.
  *
  * Constant time: straight-line logic; branches and indices depend only on round numbers.
  */

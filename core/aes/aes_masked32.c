@@ -92,7 +92,22 @@ static void wipe32(void *p, size_t nbytes)
         BS_HIDE(d);                                                                                \
     } while (0)
 
+/* On Thumb-2 (Cortex-M3/M4) the S-box is aes_masked_t2.h's generated assembly: the same
+ * values, allocated so that no register or store transition unmasks one (the C leaves that to
+ * the compiler); the C S-box stays the reference, the host's and RV32I's S-box and, with
+ * -DBS_AES_MASKED_C_SBOX, the one checked on Cortex-M machine code for comparison. */
+#include "aes_masked_t2.h"
+#ifdef BS_AES_MASKED_T2
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#endif
 #include "aes_masked_sbox.h"
+#ifdef BS_AES_MASKED_T2
+#pragma GCC diagnostic pop
+#define SBOX_MASKED sbox_masked_t2
+#else
+#define SBOX_MASKED sbox_masked
+#endif
 
 /* Fresh words: the input masks or one DOM S-box layer of the key schedule. */
 static void draw(uint32_t *r, size_t n, bs_aes_rng_fn rng, void *rng_ctx)
@@ -426,7 +441,7 @@ static void encrypt_masked(const uint32_t *rk0, const uint32_t *rk1, unsigned nr
     /* rounds 1..Nr-1 in representations 1, 2, 3, 0, ...; round Nr without MixColumns */
     for (unsigned i = 1; i < nr; i++) {
         const unsigned rep = i % 4;
-        sbox_masked(q, cm.mw);
+        SBOX_MASKED(q, cm.mw);
         switch (rep) {
         case 0:
             mc0_masked(q);
@@ -443,7 +458,7 @@ static void encrypt_masked(const uint32_t *rk0, const uint32_t *rk1, unsigned nr
         }
         ark_masked(q, cm.d[rep], rk0 + 8 * i, rk1 + 8 * i);
     }
-    sbox_masked(q, cm.mw);
+    SBOX_MASKED(q, cm.mw);
     ark_masked(q, cm.last, rk0 + 8 * nr, rk1 + 8 * nr);
     BS_UNROLL8
     for (unsigned b = 0; b < 8; b++) {

@@ -2,13 +2,19 @@
 """Checks the compiled masked S-box of core/aes/aes_masked32.c on the Cortex-M machine code: a
 compiler may regroup the C's XORs or fold a gadget's terms (a b = A B ^ A mb ^ ...) into an
 unmasked value that the C never names, which neither the instrumented host build nor the
-t-test can see.
+t-test can see; and a register allocation decides which values follow each other in a
+register or a store (the transitions).
 
-    tests/leak/check_sbox_thumb.py OBJDUMP OBJECT...   (exit status 1 on any failure)
+    tests/leak/check_sbox_thumb.py [--func NAME] [--transitions-zero] OBJDUMP OBJECT...
+    tests/leak/check_sbox_thumb.py --transitions [--func NAME] OBJDUMP OBJECT...
+    tests/leak/check_sbox_thumb.py --c-sbox BUILD_DIR
     tests/leak/check_sbox_thumb.py --no-hide-control BUILD_DIR
+    (exit status 1 on any failure)
 
 For each object (aes_masked32.c compiled for a Cortex-M, any optimisation level) it
-disassembles sbox_masked, which is straight-line code, and runs it in a small interpreter of
+disassembles the S-box (NAME: sbox_masked_t2, the generated Thumb-2 of core/aes/aes_masked_t2.h
+that Cortex-M builds use, by default; sbox_masked, the C, in a build with
+-DBS_AES_MASKED_C_SBOX), which is straight-line code, and runs it in a small interpreter of
 the instructions found there (data processing, loads and stores, push and pop), 32 times, each
 bit position of every word carrying one (input byte x, m0 bit, m1 bit) combination, as
 tests/leak/test_aes_masked_exact.c does with the C. Every value the code produces (every
@@ -19,16 +25,28 @@ S-box (without its NOTs) under the output masks of core/aes/aes_masked_sbox.h, s
 interpreter is known to follow the code. A control runs the same code with m1 = m0 and must
 fail. An instruction the interpreter does not know fails the check rather than being skipped.
 
---transitions OBJDUMP OBJECT... also records, for every register write and store, the XOR of
-the old and the new contents (the Hamming-distance leakage of a register or bus) and reports
-how many of those depend on the input. It is a report, not a check (exit status 0): the
-masking claims the value model only (core/aes/aes_masked.h), and masks reused across slices
-make many transitions unmasked.
+--transitions-zero also records, for every register write (loads included) and store, the XOR
+of the old and the new contents (the Hamming-distance leakage of a register or a bus) and
+requires none of them to depend on the input either: what the generated assembly's allocator
+guarantees. The model starts from zeroed registers and memory (the caller's contents at entry
+and the registers the final pop restores are outside it), and covers the register file and
+stores only (not operand buses, the load data path or glitches).
 
---no-hide-control compiles aes_masked32.c again with the command of BUILD_DIR's -O2 MCU
-library plus -DBS_AES_MASKED_NO_HIDE (the C without its compiler barriers) and requires the
-check to fail there: it shows what the barriers are for (GCC 12 at -O2: about 100 of the
-S-box's values then depend on the input).
+A control runs the same code without the register clears (mov rX, #0) that the generated
+allocation inserts where a write would otherwise unmask, and must fail.
+
+--transitions reports the same count without requiring it to be zero (exit status 0 unless
+a value depends on the input).
+
+--c-sbox compiles aes_masked32.c again with the command of each of BUILD_DIR's MCU libraries
+(-O0 .. -Os) plus -DBS_AES_MASKED_C_SBOX, so that the C S-box is what is compiled, and checks
+its values (they must pass) and reports its transitions: with the masks reused across slices,
+GCC's allocation lets about 150 of them depend on the input (core/aes/aes_masked.h).
+
+--no-hide-control compiles the C S-box again with the command of BUILD_DIR's -O2 MCU library
+plus -DBS_AES_MASKED_NO_HIDE (the C without its compiler barriers) and requires the check to
+fail there: it shows what the barriers are for (GCC 12 at -O2: about 100 of the S-box's values
+then depend on the input).
 """
 import re
 import subprocess
@@ -70,12 +88,12 @@ def sbox_table():
     return t
 
 
-def disassemble(objdump, obj):
+def disassemble(objdump, obj, func='sbox_masked_t2'):
     out = subprocess.run([objdump, '-d', '--no-show-raw-insn', obj], check=True,
                          capture_output=True, text=True).stdout
-    m = re.search(r'<sbox_masked>:\n(.*?)(?:\n\n|\Z)', out, re.S)
+    m = re.search(r'<%s>:\n(.*?)(?:\n\n|\Z)' % func, out, re.S)
     if not m:
-        raise SystemExit('%s: no sbox_masked' % obj)
+        raise SystemExit('%s: no %s' % (obj, func))
     prog = []
     for line in m.group(1).splitlines():
         parts = line.split('\t')
@@ -143,19 +161,35 @@ ALU = {'eor': lambda a, b: a ^ b, 'and': lambda a, b: a & b, 'orr': lambda a, b:
 
 def run(prog, q, mw):
     """Executes the program on q (8 words at 0x1000) and mw (4 words at 0x2000); returns the
-    values it produced and the final q."""
-    mem = {}
+    values it produced and the final q.
+
+    Beside each register and memory word it tracks whether the contents are a constant (a
+    pointer, the zeroed registers and memory of the model, an immediate, anything computed
+    from constants alone) or data. A transition from or to a constant c is the other side
+    XOR c, which is independent of the input exactly when that side is (it is checked as a
+    value), so only transitions between two data words are recorded (a constant 0 stands in
+    for the others, which keeps the positions the same in every run). A constant cannot be
+    tested in the packed runs themselves: its bits are the same for the four mask cases of a
+    bit position in reality, not in the packing."""
+    mem, cm = {}, {}
     for i, v in enumerate(q):
         mem[0x1000 + 4 * i] = v
+        cm[0x1000 + 4 * i] = False
     for i, v in enumerate(mw):
         mem[0x2000 + 4 * i] = v
+        cm[0x2000 + 4 * i] = False
     regs = [0] * 16
     regs[0], regs[1], regs[13], regs[14] = 0x1000, 0x2000, 0x8000, 0xdead
+    cr = [True] * 16
     vals = []
 
-    def hd(old, new):
+    def hd(old, new, oc, nc):
         if TRANSITIONS:
-            vals.append(old ^ new)
+            vals.append(0 if oc or nc else old ^ new)
+
+    def opc(s):
+        m = re.match(r'(\w+)', s.strip())
+        return s.strip().startswith('#') or cr[REGS[m.group(1)]]
     for op, args in prog:
         base = re.sub(r'\.(w|n)$', '', op)
         a = split_args(args)
@@ -165,56 +199,62 @@ def run(prog, q, mw):
             if len(a) == 2:
                 rd = REGS[a[0]]
                 v = f(regs[rd], operand2(regs, a[1]))
+                c = cr[rd] and opc(a[1])
             else:
                 rd = REGS[a[0]]
                 v = f(regs[REGS[a[1]]], operand2(regs, ', '.join(a[2:])))
-            hd(regs[rd], v)
-            regs[rd] = v
+                c = cr[REGS[a[1]]] and opc(a[2])
+            hd(regs[rd], v, cr[rd], c)
+            regs[rd], cr[rd] = v, c
             vals.append(v)
-        elif base in ('mov', 'movs'):
+        elif base in ('mov', 'movs', 'mvn', 'mvns'):
             v = operand2(regs, ', '.join(a[1:]))
-            hd(regs[REGS[a[0]]], v)
-            regs[REGS[a[0]]] = v
-            vals.append(regs[REGS[a[0]]])
-        elif base in ('mvn', 'mvns'):
-            v = ~operand2(regs, ', '.join(a[1:])) & M32
-            hd(regs[REGS[a[0]]], v)
-            regs[REGS[a[0]]] = v
-            vals.append(regs[REGS[a[0]]])
+            if base.startswith('mvn'):
+                v = ~v & M32
+            rd = REGS[a[0]]
+            c = opc(a[1])
+            hd(regs[rd], v, cr[rd], c)
+            regs[rd], cr[rd] = v, c
+            vals.append(v)
         elif base == 'ldr':
             r, off, wb = address(regs, a[1])
             v = mem.get(regs[r] + off, 0)
+            c = cm.get(regs[r] + off, True)
             if wb:
                 regs[r] = regs[r] + off
-            hd(regs[REGS[a[0]]], v)
-            regs[REGS[a[0]]] = v
+            rd = REGS[a[0]]
+            hd(regs[rd], v, cr[rd], c)
+            regs[rd], cr[rd] = v, c
             vals.append(v)
         elif base == 'str':
             r, off, wb = address(regs, a[1])
-            hd(mem.get(regs[r] + off, 0), regs[REGS[a[0]]])
-            mem[regs[r] + off] = regs[REGS[a[0]]]
+            addr, rs = regs[r] + off, REGS[a[0]]
+            hd(mem.get(addr, 0), regs[rs], cm.get(addr, True), cr[rs])
+            mem[addr], cm[addr] = regs[rs], cr[rs]
             if wb:
                 regs[r] = regs[r] + off
-            vals.append(regs[REGS[a[0]]])
+            vals.append(regs[rs])
         elif base in ('ldrd', 'strd'):
             r, off, wb = address(regs, a[2])
             addr = regs[r] + off
             for k, reg in enumerate(a[:2]):
+                rr, ad = REGS[reg], addr + 4 * k
                 if base == 'ldrd':
-                    hd(regs[REGS[reg]], mem.get(addr + 4 * k, 0))
-                    regs[REGS[reg]] = mem.get(addr + 4 * k, 0)
-                    vals.append(regs[REGS[reg]])
+                    hd(regs[rr], mem.get(ad, 0), cr[rr], cm.get(ad, True))
+                    regs[rr], cr[rr] = mem.get(ad, 0), cm.get(ad, True)
                 else:
-                    hd(mem.get(addr + 4 * k, 0), regs[REGS[reg]])
-                    mem[addr + 4 * k] = regs[REGS[reg]]
-                    vals.append(regs[REGS[reg]])
+                    hd(mem.get(ad, 0), regs[rr], cm.get(ad, True), cr[rr])
+                    mem[ad], cm[ad] = regs[rr], cr[rr]
+                vals.append(regs[rr])
             if wb:
                 regs[r] = addr
         elif re.match(r'(add|sub)(s|w)?$', base):
             rd = REGS[a[0]]
             x = regs[REGS[a[1]]] if len(a) == 3 else regs[rd]
+            xc = cr[REGS[a[1]]] if len(a) == 3 else cr[rd]
             y = operand2(regs, a[-1])
             regs[rd] = (x + y if base.startswith('add') else x - y) & M32
+            cr[rd] = xc and opc(a[-1])
             if rd != 13:
                 vals.append(regs[rd])
         elif base in ('stmdb', 'push'):
@@ -222,10 +262,12 @@ def run(prog, q, mw):
             regs[13] -= 4 * len(rl)
             for k, r in enumerate(sorted(rl)):
                 mem[regs[13] + 4 * k] = regs[r]
+                cm[regs[13] + 4 * k] = cr[r]
         elif base in ('ldmia', 'pop'):
             rl = [REGS[x.strip()] for x in re.search(r'\{(.*)\}', args).group(1).split(',')]
             for k, r in enumerate(sorted(rl)):
                 regs[r] = mem.get(regs[13] + 4 * k, 0)
+                cr[r] = cm.get(regs[13] + 4 * k, True)
             regs[13] += 4 * len(rl)
             if 15 in rl:
                 break
@@ -278,74 +320,122 @@ def check(prog, same_masks, pin, pout, sbox):
     return len(ones), bad
 
 
-def no_hide_control(build):
+def recompile(build, level, defines, tmp):
+    """aes_masked32.c compiled again with the command of BUILD's MCU library at level plus
+    defines; returns the object's path."""
     import json
     import os
     import shlex
-    import tempfile
     cmds = json.load(open(os.path.join(build, 'compile_commands.json')))
-    e = next(c for c in cmds if 'libbsmcu_O2' in c['output'] and
+    e = next(c for c in cmds if 'libbsmcu_O%s' % level in c['output'] and
              c['file'].endswith('aes_masked32.c'))
+    out = os.path.join(tmp, 'sbox_O%s.o' % level)
+    # the same command without its dependency-file arguments
+    clean, skip = [], False
+    for a in shlex.split(e['command']):
+        if skip:
+            skip = False
+            continue
+        if a in ('-MQ', '-MF'):
+            skip = True
+            continue
+        if a == '-MD':
+            continue
+        clean.append(a)
+    clean[clean.index('-o') + 1] = out
+    subprocess.run(clean + defines, check=True, cwd=e['directory'])
+    return clean[0].replace('gcc', 'objdump'), out
+
+
+def no_hide_control(build):
+    import tempfile
     with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, 'nohide.o')
-        # the same command without its dependency-file arguments
-        clean, skip = [], False
-        for a in shlex.split(e['command']):
-            if skip:
-                skip = False
-                continue
-            if a in ('-MQ', '-MF'):
-                skip = True
-                continue
-            if a == '-MD':
-                continue
-            clean.append(a)
-        clean[clean.index('-o') + 1] = out
-        subprocess.run(clean + ['-DBS_AES_MASKED_NO_HIDE'], check=True, cwd=e['directory'])
-        objdump = clean[0].replace('gcc', 'objdump')
-        prog = disassemble(objdump, out)
+        objdump, out = recompile(build, '2', ['-DBS_AES_MASKED_C_SBOX',
+                                              '-DBS_AES_MASKED_NO_HIDE'], tmp)
+        prog = disassemble(objdump, out, 'sbox_masked')
     pin, pout = patterns()
     n, bad = check(prog, False, pin, pout, sbox_table())
-    print('control, the S-box without its compiler barriers (-O2): %d values, %d depend on the '
-          'input%s' % (n, bad, '' if bad else '  FAIL: not detected'))
+    print('control, the C S-box without its compiler barriers (-O2): %d values, %d depend on '
+          'the input%s' % (n, bad, '' if bad else '  FAIL: not detected'))
     return 0 if bad else 1
 
 
-def transitions(objdump, objs):
+def c_sbox(build):
+    """The C S-box as GCC compiles it at every level: values checked, transitions reported."""
+    import tempfile
+    status = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for level in ('0', '1', '2', '3', 's'):
+            objdump, out = recompile(build, level, ['-DBS_AES_MASKED_C_SBOX'], tmp)
+            status |= transitions(objdump, [out], 'sbox_masked', False, 'C sbox_masked -O' + level)
+    return status
+
+
+def transitions(objdump, objs, func, require_zero, label=None):
+    """Values and transitions; require_zero: the transitions must pass as well."""
     global TRANSITIONS
-    pin, pout = patterns()
-    sbox = sbox_table()
-    for obj in objs:
-        prog = disassemble(objdump, obj)
-        TRANSITIONS = False
-        n, bad = check(prog, False, pin, pout, sbox)
-        TRANSITIONS = True
-        nt, badt = check(prog, False, pin, pout, sbox)
-        TRANSITIONS = False
-        print('%s: sbox_masked values %d (%d depend on the input); with the transitions '
-              '(old ^ new of each register write and store) %d, of which %d depend on the input '
-              '(reported, outside the value-model claim)' % (obj, n, bad, nt, badt - bad))
-    return 0
-
-
-def main():
-    if len(sys.argv) == 3 and sys.argv[1] == '--no-hide-control':
-        return no_hide_control(sys.argv[2])
-    if len(sys.argv) >= 4 and sys.argv[1] == '--transitions':
-        return transitions(sys.argv[2], sys.argv[3:])
-    if len(sys.argv) < 3:
-        raise SystemExit(__doc__)
-    objdump, objs = sys.argv[1], sys.argv[2:]
     pin, pout = patterns()
     sbox = sbox_table()
     status = 0
     for obj in objs:
-        prog = disassemble(objdump, obj)
+        prog = disassemble(objdump, obj, func)
+        TRANSITIONS = False
+        n, bad = check(prog, False, pin, pout, sbox)
+        _, cbad = check(prog, True, pin, pout, sbox)
+        TRANSITIONS = True
+        nt, badt = check(prog, False, pin, pout, sbox)
+        TRANSITIONS = False
+        fail = bad or not cbad or (require_zero and badt)
+        extra = ''
+        if require_zero:
+            # the control: the same code without its register clears (mov rX, #0, which the
+            # allocator inserts only where a write would otherwise unmask) must fail
+            noclear = [(o, x) for o, x in prog if not (re.match(r'movs?(\.w)?$', o) and
+                                                       x.endswith('#0'))]
+            TRANSITIONS = True
+            _, nbad = check(noclear, False, pin, pout, sbox)
+            TRANSITIONS = False
+            fail = fail or len(noclear) == len(prog) or not nbad
+            extra = '; control without its %d register clears: %d depend' % (
+                len(prog) - len(noclear), nbad)
+        print('%s: %s %d instructions, %d values, %d depend on the input (control m1 = m0: %d); '
+              'with the transitions (old ^ new of each register write and store) %d, of which '
+              '%d depend on the input%s' % (
+                  label or obj, func, len(prog), n, bad, cbad, nt, badt - bad, extra +
+                  ('  FAIL' if fail else '' if require_zero else
+                   ' (reported, outside the value-model claim)')))
+        status |= bool(fail)
+    return status
+
+
+def main():
+    args = sys.argv[1:]
+    if len(args) == 2 and args[0] == '--no-hide-control':
+        return no_hide_control(args[1])
+    if len(args) == 2 and args[0] == '--c-sbox':
+        return c_sbox(args[1])
+    report = '--transitions' in args
+    zero = '--transitions-zero' in args
+    args = [a for a in args if a not in ('--transitions', '--transitions-zero')]
+    func = 'sbox_masked_t2'
+    if args[:1] == ['--func'] and len(args) > 1:
+        func, args = args[1], args[2:]
+    if len(args) < 2 or args[0].startswith('-'):
+        raise SystemExit(__doc__)
+    objdump, objs = args[0], args[1:]
+    if report or zero:
+        return transitions(objdump, objs, func, zero)
+    pin, pout = patterns()
+    sbox = sbox_table()
+    status = 0
+    for obj in objs:
+        prog = disassemble(objdump, obj, func)
         n, bad = check(prog, False, pin, pout, sbox)
         _, cbad = check(prog, True, pin, pout, sbox)
         ok = bad == 0 and cbad > 0
-        print('%s: sbox_masked %d instructions, %d values, %d depend on the input; control '
-              '(m1 = m0): %d depend%s' % (obj, len(prog), n, bad, cbad, '' if ok else '  FAIL'))
+        print('%s: %s %d instructions, %d values, %d depend on the input; control '
+              '(m1 = m0): %d depend%s' % (obj, func, len(prog), n, bad, cbad, '' if ok else
+                                          '  FAIL'))
         status |= not ok
     return status
 

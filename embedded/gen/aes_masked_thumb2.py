@@ -1,0 +1,600 @@
+#!/usr/bin/env python3
+"""Writes core/aes/aes_masked_t2.h: the masked S-box of core/aes/aes_masked32.c as one
+straight-line, register-allocated Thumb-2 function (Cortex-M3/M4), allocated so that no
+register write and no store puts a value over one it would unmask. Run from the repository
+root; the output is committed.
+
+    python3 embedded/gen/aes_masked_thumb2.py > core/aes/aes_masked_t2.h
+    python3 embedded/gen/aes_masked_thumb2.py --check   (stage 40-embedded: file up to date)
+    python3 embedded/gen/aes_masked_thumb2.py --search ITERATIONS SEED   (see PRIORITY)
+
+The computation is exactly the C's (core/aes/aes_masked_sbox.h, written by aes_masked_gen.py,
+is parsed here): the same XORs, re-maskings and two-random-bits AND gadgets, in an order
+chosen by a list schedule, over the same masks m0, m1, m2 = m0 ^ m1, m0 | m1 (the word mw of
+the C), so that the input and output patterns, and everything the C does around the S-box,
+stay as they are.
+
+The model, exact as in aes_masked_gen.py and tests/leak/check_sbox_thumb.py: every bit
+position of a word is one S-box input x with its own mask bits (m0, m1), and the S-box only
+computes bit by bit, so a value is a truth table over the 1024 cases (x, m0, m1) (here one
+1024-bit integer), and it is independent of the input when, for every x, the same number of
+the four mask cases set it.
+
+- Values: every one is checked independent of x.
+- Transitions (what a register or a bus leaks where power follows the Hamming distance): a
+  register write or a store replaces old contents by new ones, and old ^ new must be
+  independent of x too. With the masks reused by every slice, two values under the same
+  mask XOR to an unmasked word, so the allocator tracks what each register and stack slot
+  last held (dead values included: a freed register still holds its last value) and only
+  writes a value where old ^ new passes the same test. Where no free register qualifies it
+  clears one first (mov r, #0: old ^ 0 is a value, new ^ 0 is one too), or evicts a value
+  whose register does; a spill goes to a slot whose last contents pass, else to a new slot;
+  an output word whose input word under the same mask is still in q[] is stored over a
+  constant first (the state pointer).
+- What the model leaves out: the caller's register and stack contents at entry (taken as
+  independent of the state, as the checker's interpreter does: it starts from zeros), the
+  registers restored by the final pop, buses other than the register file and stores
+  (operand buses, the load data path), glitches. The C around the S-box (MixColumns, key
+  additions) is not covered: its transitions are reported, not masked.
+
+Registers: r0..r12 and lr, both pointers being values like the others (the state pointer is
+needed again for the output stores), spilling Belady-style (the value whose next use is
+farthest, preferring values already in their slot). Constant time: no branch, every address
+is the stack pointer or an argument pointer plus a constant.
+
+The program is simulated here on the truth tables before it is written: the output against the
+S-box under the output masks of the C, every value and every transition (register writes,
+loads into registers, stores) against the test above; the generator fails if any fails.
+"""
+import re
+import sys
+
+HDR = 'core/aes/aes_masked_sbox.h'
+OUT = 'core/aes/aes_masked_t2.h'
+NCASE = 1024  # (x, m0, m1): bit 4 x + m0 + 2 m1, as tests/leak/check_sbox_thumb.py numbers them
+
+
+def rep(nib):
+    return int(('%x' % nib) * (NCASE // 4), 16)
+
+
+ALL = (1 << NCASE) - 1
+M0T, M1T = rep(0xa), rep(0xc)
+P5, P3, ONE = rep(0x5), rep(0x3), rep(0x1)
+XB = [sum(0xf << (4 * x) for x in range(256) if (x >> b) & 1) for b in range(8)]
+MASK_TT = {1: M0T, 2: M1T, 3: M0T ^ M1T}
+
+
+def indep(v):
+    """v's bit is set for the same number of mask cases at every x."""
+    a = (v & P5) + ((v >> 1) & P5)
+    c = (a & P3) + ((a >> 2) & P3)
+    return c == (c & 0xf) * ONE
+
+
+def sbox_table():
+    def mul(a, b):
+        r = 0
+        while b:
+            if b & 1:
+                r ^= a
+            a = (a << 1) ^ (0x11b if a & 0x80 else 0)
+            b >>= 1
+        return r
+    t = []
+    for x in range(256):
+        inv = next((y for y in range(1, 256) if mul(x, y) == 1), 0) if x else 0
+        r = 0x63
+        for i in range(8):
+            r ^= (((inv >> i) ^ (inv >> ((i + 4) % 8)) ^ (inv >> ((i + 5) % 8)) ^
+                   (inv >> ((i + 6) % 8)) ^ (inv >> ((i + 7) % 8))) & 1) << i
+        t.append(r)
+    return t
+
+
+def parse():
+    """The patterns and the steps of the C's masked S-box."""
+    src = open(HDR).read()
+    pin = [int(re.search(r'#define BS_AES_MASKED_IN_%d (\d)' % b, src).group(1)) for b in range(8)]
+    pout = [int(re.search(r'#define BS_AES_MASKED_OUT_%d (\d)' % b, src).group(1))
+            for b in range(8)]
+    body = src[src.index('void sbox_masked'):]
+    ins = dict((int(i), u) for u, i in re.findall(r'uint32_t (u\d) = q\[(\d)\];', body))
+    steps = re.findall(r'MSK_([XRA])\(([^)]*)\);', body)
+    outs = dict((int(i), o) for i, o in re.findall(r'q\[(\d)\] = (o\d);', body))
+    assert len(ins) == 8 and len(outs) == 8 and len(steps) == 148, (len(steps),)
+    return pin, pout, ins, [(k, [a.strip() for a in args.split(',')]) for k, args in steps], outs
+
+
+# ---- the program: ops on values ----
+class Prog:
+    def __init__(self):
+        self.ops = []  # (kind, dst or None, srcs, arg, name)
+        self.tt = []   # value -> truth table
+        self.name = []
+
+    def val(self, tt, name):
+        self.tt.append(tt & ALL)
+        self.name.append(name)
+        return len(self.tt) - 1
+
+    def op(self, kind, srcs, arg, tt, name):
+        d = self.val(tt, name)
+        self.ops.append((kind, d, tuple(srcs), arg))
+        return d
+
+    def store(self, src, ptr, i):
+        self.ops.append(('stq', None, (src, ptr), i))
+
+
+def build():
+    pin, pout, ins, steps, outs = parse()
+    P = Prog()
+    qp = P.val(0, 'q')    # the pointers: constants, in r0 and r1 at entry
+    mwp = P.val(0, 'mw')
+    env = {}
+    masks_in = [None] * 8
+    for b in range(8):
+        masks_in[b] = XB[b] ^ MASK_TT[pin[b]]
+    for i, u in ins.items():
+        env[u] = P.op('ldq', (qp,), i, masks_in[i], u)
+    mt = [M0T, M1T, M0T ^ M1T, M0T | M1T]
+    for k, nm in enumerate(('mk0', 'mk1', 'mk2', 'mor')):
+        env[nm] = P.op('ldm', (mwp,), k, mt[k], nm)
+    T = P.tt
+    for kind, a in steps:
+        if kind in 'XR':
+            d, x, y = a
+            env[d] = P.op('eor', (env[x], env[y]), None, T[env[x]] ^ T[env[y]], d)
+        else:
+            d, x, y, ma, mb = a
+            A, B, MA, MB, MOR = env[x], env[y], env[ma], env[mb], env['mor']
+            g1 = P.op('and', (A, B), None, T[A] & T[B], d + '.g1')
+            g3 = P.op('bic', (MB, A), None, T[MB] & ~T[A], d + '.g3')
+            g4 = P.op('eor', (g1, g3), None, T[g1] ^ T[g3], d + '.g4')
+            g5 = P.op('and', (MA, B), None, T[MA] & T[B], d + '.g5')
+            g6 = P.op('eor', (g5, MOR), None, T[g5] ^ T[MOR], d + '.g6')
+            env[d] = P.op('eor', (g4, g6), None, T[g4] ^ T[g6], d)
+    for i in range(8):
+        P.store(env[outs[i]], qp, i)
+    # the model: the outputs are the S-box (without 0x63) under the output masks, every value
+    # independent of the input
+    sb = sbox_table()
+    for i in range(8):
+        want = sum(0xf << (4 * x) for x in range(256) if ((sb[x] ^ 0x63) >> i) & 1)
+        if T[env[outs[i]]] ^ MASK_TT[pout[i]] != want:
+            raise SystemExit('masked S-box program: output %d wrong' % i)
+    for v, t in enumerate(T):
+        if not indep(t):
+            raise SystemExit('masked S-box program: %s depends on the input' % P.name[v])
+    return P, [T[env[ins[i]]] for i in range(8)]
+
+
+# ---- scheduling (a greedy list schedule that keeps few values live) ----
+# The schedule's tie-break order (operation names: the C's value names, .g1 .. .g6 for a
+# gadget's terms, stN for the output stores), found by `--search`: a hill climb over this
+# order, each candidate scored by the allocated code's cost(). Empty: the C's order.
+PRIORITY = """
+l0 m2.g5 m11.g1 m57.g1 m59.g6 m7 m30 t25 st7 m52.g1
+m48 m49.g3 m58.g4 m55.g6 t24 m54.g6 m11.g5 m48.g6 m30.g1 m59.g4
+l3 t16 u1 u7 u5 m14.g4 t13 m57.g5 t10 l27
+m30.g6 m34.g4 t5_r1 m49 m50.g4 m52 m47.g1 t6 t7 u2
+m63.g6 m11.g6 m1.g4 l21 o6 m35.g6 m27 m23 m9.g1 m56.g4
+t4 m29.g6 m1.g5 m62 m53.g6 m14 m7.g6 m12.g1 m35.g3 m61.g4
+mk2 o0 t18 l26 l2 m4.g4 m50 u0 m4.g6 l6
+t6_r2 m32.g6 t16_r1 m4.g1 m60.g6 m30.g4 o5 m30.g3 m1.g3 m48.g4
+m25 m15 l15 l20 m13 t17_r1 m2.g1 u4 u6 m6.g4
+mk1 l28 t3 t23 m56.g6 m54.g4 m61.g6 m26 m19 m58.g3
+m32 m47 m57.g4 m9.g3 t15 t8 m25.g1 m52.g3 m2.g3 l12
+u3 m52.g4 m52.g6 m32.g4 o7 mk0 st0 m29.g5 m18 m39
+mor m24 m35.g1 m56.g3 l29 m9.g5 m25.g3 m47.g4 l22 m29.g4
+m9.g6 l24 u7_r3 m4.g5 m11.g4 m31.g1 m4 m25.g5 u2_r1 m49.g4
+m28 m4.g3 m30.g5 st3 m29.g3 m6.g5 m7.g1 l7 m31.g6 m6
+m24_r3 m25.g6 m56.g1 o4 m6.g1 m7.g3 m2 m1.g6 m49.g6 m59
+m7.g5 m9.g4 m58.g6 m34.g3 t17 m1.g1 t26 t11 m44 t27
+m49.g1 m34 m46.g3 m63 m58.g1 m37 m11.g3 t1_r1 m40_r2 t15_r2
+m62.g4 m34.g1 m27_r2 m32.g3 l23 m12.g3 t4_r3 m54 m14.g1 m14.g3
+m14.g5 m46.g1 l4 o1 m55.g1 m35 m29.g1 m21 m48.g3 st6
+l5 m51.g3 m15_r3 m48.g5 m39_r1 m51.g5 m50.g3 m12.g6 m57.g3 m35.g4
+t1 m40 l25 m53.g3 m52.g5 t21 m46.g6 m1 l0_r1 m17
+l10 m36 m50.g5 m53.g4 m53.g1 m49.g5 m31.g4 m43 m41 m45
+m61.g1 m51.g4 m50.g1 l16 m10 l8 m50.g6 m12.g5 m59.g5 m60
+m60.g1 m56.g5 t14 m62.g3 m61.g3 m6.g6 m59.g1 m55.g3 m63.g4 m54.g1
+m56 l17 m46.g5 t19 m46 m29 m63.g1 m48.g1 m2.g4 m12
+m32.g5 m47.g6 m51 m55.g4 m51.g1 t12 t9 m2.g6 m62.g6 m8
+m60.g3 m53 m58.g5 m62.g5 m33 m55.g5 m63.g3 m54.g5 m60.g4 m3
+m57 m14.g6 m53.g5 m58 m25.g4 m51.g6 l18 m47.g3 st5 m7.g4
+m61_r1 m34.g5 m61.g5 m54.g3 m6.g3 m57.g6 st2 l13 l14 m9
+m61 m46.g4 m20 l9 o2 m59.g3 m5 u3_r3 m12.g4 m38
+t5 m16 m22 m60.g5 l11 m32.g1 l7_r1 m58_r2 t2 m34.g6
+l1 m31.g5 m11 m63.g5 m31.g3 m20_r3 m35.g5 m42 m55 m47.g5
+st4 t20 t22 m62.g1 o3 st1 l19 m31
+"""
+
+def op_name(P, o):
+    return P.name[o[1]] if o[1] is not None else 'st%d' % o[3]
+
+
+def schedule(P, order=None):
+    """Reorders P.ops (a topological order of the same DAG): among the ready operations, the
+    one that frees the most registers net (operands at their last use minus the new value),
+    ties to the first in the priority order (PRIORITY, found by --search; the C's order for
+    the operations it does not name)."""
+    n = len(P.ops)
+    rank = {nm: i for i, nm in enumerate(PRIORITY.split() if order is None else order)}
+    prio = [(rank.get(op_name(P, o), len(rank)), i) for i, o in enumerate(P.ops)]
+    prod = {}
+    for p, (_, d, _, _) in enumerate(P.ops):
+        if d is not None:
+            prod[d] = p
+    users = {}
+    for p, (_, _, srcs, _) in enumerate(P.ops):
+        for v in set(srcs):
+            users.setdefault(v, []).append(p)
+    remaining = {v: len(u) for v, u in users.items()}
+    deps = [set(prod[v] for v in srcs if v in prod) for _, _, srcs, _ in P.ops]
+    loads = [p for p, o in enumerate(P.ops) if o[0] == 'ldq']
+    for p, o in enumerate(P.ops):
+        if o[0] == 'stq':
+            deps[p] |= set(loads)  # q[] is read before it is written
+    rdeps = [[] for _ in range(n)]
+    for p in range(n):
+        for q in deps[p]:
+            rdeps[q].append(p)
+    waiting = [len(d) for d in deps]
+    ready = {p for p in range(n) if not waiting[p]}
+    when, order = {}, []
+    while ready:
+        def score(p):
+            kind, d, srcs, _ = P.ops[p]
+            dying = sum(1 for v in set(srcs) if remaining[v] == 1 and v not in (0, 1))
+            new = 0 if d is None else 1
+            return (new - dying, prio[p])
+        p = min(ready, key=score)
+        ready.remove(p)
+        when[p] = len(order)
+        order.append(p)
+        for v in set(P.ops[p][2]):
+            remaining[v] -= 1
+        for u in rdeps[p]:
+            waiting[u] -= 1
+            if waiting[u] == 0:
+                ready.add(u)
+    assert len(order) == n
+    P.ops = [P.ops[p] for p in order]
+
+
+# ---- transition-aware register allocation and emission ----
+REGS = ['r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8', 'r9', 'r10', 'r11', 'r12', 'lr']
+CLEAN_BONUS = 40
+ZERO = -1  # contents: a constant
+
+
+def allocate(P, qin):
+    T = P.tt
+    okc = {}
+
+    def ok(old, new):
+        """old ^ new independent of the input (old, new: value ids or ZERO)."""
+        if old == ZERO or new == ZERO or old == new:
+            return True
+        key = (old, new) if old < new else (new, old)
+        if key not in okc:
+            okc[key] = indep(T[old] ^ T[new])
+        return okc[key]
+
+    n = len(P.ops)
+    uses = {}
+    for p, (_, _, srcs, _) in enumerate(P.ops):
+        for v in srcs:
+            uses.setdefault(v, []).append(p)
+
+    def next_use(v, p):
+        for u in uses.get(v, ()):
+            if u >= p:
+                return u
+        return None
+
+    content = {r: ZERO for r in REGS}  # what each register last held
+    reg_of, holder = {0: 'r0', 1: 'r1'}, {'r0': 0, 'r1': 1}
+    free = [r for r in REGS if r not in holder]
+    slot_of, in_slot, slot_content, free_slots = {}, set(), [], []
+    # q[] as memory whose old contents matter too: the input slices
+    qmem = {}
+    lines = []
+    stats = {'clear': 0, 'spill': 0, 'reload': 0, 'qclear': 0}
+
+    def new_slot(v):
+        for s in free_slots:
+            if ok(slot_content[s], v):
+                free_slots.remove(s)
+                return s
+        slot_content.append(ZERO)
+        return len(slot_content) - 1
+
+    def evict(p, keep, want):
+        """Frees a register held by a live value (Belady); want: the value to be written."""
+        best, bu = None, None
+        for r, v in holder.items():
+            if v in keep:
+                continue
+            u = next_use(v, p)
+            u = 1 << 30 if u is None else u
+            if v in in_slot or v in (0, 1) and v in slot_of:
+                u += CLEAN_BONUS
+            if want is not None and ok(v, want):
+                u += 2  # no clearing needed after
+            if bu is None or u > bu:
+                best, bu = r, u
+        v = holder.pop(best)
+        del reg_of[v]
+        if v not in in_slot:
+            if v not in slot_of:
+                slot_of[v] = new_slot(v)
+            s = slot_of[v]
+            assert ok(slot_content[s], v)
+            lines.append('str %s, [sp, #%d]' % (best, 4 * s))
+            slot_content[s] = v
+            in_slot.add(v)
+            stats['spill'] += 1
+        return best
+
+    def clear(r):
+        lines.append('%s %s, #0' % ('movs' if int(r[1:]) < 8 else 'mov', r)
+                     if r != 'lr' else 'mov lr, #0')
+        content[r] = ZERO
+        stats['clear'] += 1
+
+    def get_reg(p, keep, v, prefer=()):
+        """A register for v: a dying operand's, else a free one, whose old contents may take
+        v; else a free one cleared; else an evicted one (cleared if need be)."""
+        for r in list(prefer) + free:
+            if r in free and ok(content[r], v):
+                free.remove(r)
+                return r
+        if free:
+            r = free.pop(0)
+            clear(r)
+            return r
+        r = evict(p, keep, v)
+        if not ok(content[r], v):
+            clear(r)
+        return r
+
+    def release_dead(v, p):
+        if next_use(v, p + 1) is None:
+            if v in reg_of:
+                r = reg_of.pop(v)
+                del holder[r]
+                free.append(r)
+            if v in slot_of:
+                free_slots.append(slot_of.pop(v))
+                in_slot.discard(v)
+
+    def fetch(v, p, keep):
+        if v in reg_of:
+            return reg_of[v]
+        r = get_reg(p, keep, v)
+        lines.append('ldr %s, [sp, #%d]' % (r, 4 * slot_of[v]))
+        stats['reload'] += 1
+        reg_of[v], holder[r] = r, v
+        content[r] = v
+        return r
+
+    for i in range(8):
+        qmem[i] = ('in', i)
+    for p, (kind, d, srcs, arg) in enumerate(P.ops):
+        keep = set(srcs)
+        regs = [fetch(v, p, keep) for v in srcs]
+        if kind == 'stq':
+            src, ptr = regs
+            v = srcs[0]
+            if not indep(qin[arg] ^ T[v]) and qmem[arg] == ('in', arg):
+                lines.append('str %s, [%s, #%d]' % (ptr, ptr, 4 * arg))
+                stats['qclear'] += 1
+            lines.append('str %s, [%s, #%d]' % (src, ptr, 4 * arg))
+            qmem[arg] = v
+            for w in set(srcs):
+                release_dead(w, p)
+            continue
+        dying = [reg_of[w] for w in set(srcs) if next_use(w, p + 1) is None]
+        for w in set(srcs):
+            release_dead(w, p)
+        r = get_reg(p, keep, d, prefer=dying)
+        reg_of[d], holder[r] = r, d
+        content[r] = d
+        if kind == 'ldq':
+            lines.append('ldr %s, [%s, #%d]' % (r, regs[0], 4 * arg))
+        elif kind == 'ldm':
+            lines.append('ldr %s, [%s, #%d]' % (r, regs[0], 4 * arg))
+        else:
+            lines.append('%s %s, %s, %s' % (kind, r, regs[0], regs[1]))
+        if next_use(d, p + 1) is None:
+            release_dead(d, p)
+    return lines, len(slot_content), stats
+
+
+# ---- a simulation of the emitted code on the truth tables ----
+def simulate(lines, nslots, qin, pout):
+    """Runs the instructions on truth tables: every value and every transition (register
+    write, load, store) must be independent of the input; the outputs the S-box."""
+    reg = {r: 0 for r in REGS}
+    reg['r0'], reg['r1'] = 'Q', 'MW'  # the pointers: symbolic
+    mem = {('Q', i): qin[i] for i in range(8)}
+    mem.update({('MW', k): t for k, t in enumerate([M0T, M1T, M0T ^ M1T, M0T | M1T])})
+    stack = [0] * nslots
+    first, last = {}, {}  # per slot: the first and the last value stored in a call
+    nvals = nbad = ntrans = 0
+
+    def tt(x):
+        return 0 if isinstance(x, str) else x
+
+    def rec(old, new):
+        nonlocal nvals, nbad, ntrans
+        nvals += 1
+        ntrans += 1
+        if not indep(tt(new)):
+            nbad += 1
+            raise SystemExit('simulation: a value depends on the input: %r' % line)
+        if not indep(tt(old) ^ tt(new)):
+            raise SystemExit('simulation: a transition depends on the input: %r' % line)
+    for line in lines:
+        m = re.match(r'(\w+) (\w+), (.*)$', line)
+        ins, rd, rest = m.groups()
+        if ins in ('eor', 'and', 'bic'):
+            a, b = [reg[x.strip()] for x in rest.split(',')]
+            v = a ^ b if ins == 'eor' else a & b if ins == 'and' else a & ~b & ALL
+            rec(reg[rd], v)
+            reg[rd] = v
+        elif ins in ('mov', 'movs'):
+            rec(reg[rd], 0)
+            reg[rd] = 0
+        elif ins in ('ldr', 'str'):
+            base, off = re.match(r'\[(\w+), #(\d+)\]', rest).groups()
+            off = int(off) // 4
+            if base == 'sp':
+                key = None
+            else:
+                key = (reg[base], off)
+            if ins == 'ldr':
+                v = stack[off] if key is None else mem[key]
+                rec(reg[rd], v)
+                reg[rd] = v
+            else:
+                old = stack[off] if key is None else mem[key]
+                rec(old, reg[rd])
+                if key is None:
+                    stack[off] = reg[rd]
+                    first.setdefault(off, tt(reg[rd]))
+                    last[off] = tt(reg[rd])
+                else:
+                    mem[key] = reg[rd]
+        else:
+            raise SystemExit('simulation: unknown %r' % line)
+    sb = sbox_table()
+    for i in range(8):
+        want = sum(0xf << (4 * x) for x in range(256) if ((sb[x] ^ 0x63) >> i) & 1)
+        if tt(mem[('Q', i)]) ^ MASK_TT[pout[i]] != want:
+            raise SystemExit('simulation: output %d wrong' % i)
+    return nvals, sum(1 for o in first if not across_calls(last[o], first[o]))
+
+
+def across_calls(a, b):
+    """Whether a (what a slot holds at the end of one call) and b (what the next call stores
+    there first) XOR to a word independent of both calls' inputs, taken as independent bytes:
+    the four mask cases' bits of a at any x against b's at any other x."""
+    ra = set((a >> (4 * x)) & 0xf for x in range(256))
+    rb = set((b >> (4 * x)) & 0xf for x in range(256))
+    return len(set(bin(u ^ v).count('1') for u in ra for v in rb)) == 1
+
+
+def generate():
+    pin, pout = parse()[:2]
+    P, qin = build()
+    schedule(P)
+    lines, nslots, stats = allocate(P, qin)
+    nvals, ncross = simulate(lines, nslots, qin, pout)
+    frame = 4 * nslots + (4 if nslots % 2 == 0 else 0)  # sp 8-aligned after the 9-word push
+    body = ['push {r4-r11, lr}', 'sub sp, sp, #%d' % frame] + lines + [
+        'add sp, sp, #%d' % frame, 'pop {r4-r11, pc}']
+    nlogic = sum(1 for o in P.ops if o[0] in ('eor', 'and', 'bic'))
+    nmem = sum(1 for l in lines if '[sp' in l)
+    out = []
+    w = out.append
+    w('/*')
+    w(' * aes_masked_t2.h: generated by embedded/gen/aes_masked_thumb2.py from')
+    w(' * aes_masked_sbox.h (do not edit; see there for how and why). The masked S-box of')
+    w(' * aes_masked32.c as straight-line Thumb-2 for Cortex-M3/M4: the same values as the C')
+    w(' * sbox_masked(q, mw) (same patterns, same gadgets), register-allocated so that no')
+    w(' * register write, load or store replaces contents whose XOR with the new ones depends on')
+    w(' * the S-box input (checked by the generator on all inputs and masks, and on the')
+    w(' * compiled code by tests/leak/check_sbox_thumb.py --transitions-zero).')
+    w(' * %d instructions: %d logic, %d stack loads and stores (%d spill slots), %d register' %
+      (len(body), nlogic, nmem, nslots, stats['clear']))
+    w(' * clears and %d output-word clears for the transitions; %d values and transitions' %
+      (stats['qclear'], nvals))
+    w(' * simulated. Outside the check (core/aes/aes_masked.h): the caller\'s register contents')
+    w(' * at entry, the registers the final pop restores, and the stack slots across calls: %d' %
+      ncross)
+    w(' * of the %d would XOR the last value of one call with the first of the next (same masks,' %
+      nslots)
+    w(' * other round) into a word that depends on the data.')
+    w(' */')
+    w('#ifndef BS_AES_MASKED_T2_H')
+    w('#define BS_AES_MASKED_T2_H')
+    w('')
+    w('#if defined(__thumb2__) && !defined(BS_AES_MASKED_C_SBOX)')
+    w('#define BS_AES_MASKED_T2 1')
+    w('')
+    w('__attribute__((naked, noinline)) static void')
+    w('sbox_masked_t2(uint32_t q[8] __attribute__((unused)),')
+    w('               const uint32_t mw[4] __attribute__((unused)))')
+    w('{')
+    w('    __asm__ volatile(')
+    for l in body:
+        w('        "%s\\n"' % l)
+    w('    );')
+    w('}')
+    w('#endif')
+    w('')
+    w('#endif')
+    sys.stderr.write('masked S-box (Thumb-2): %d instructions, %d logic, %d stack, %d slots, '
+                     '%d clears, %d output clears; %d values and transitions simulated; %d slots '
+                     'would combine across calls\n' % (
+                         len(body), nlogic, nmem, nslots, stats['clear'], stats['qclear'], nvals,
+                         ncross))
+    return '\n'.join(out) + '\n'
+
+
+def cost(lines):
+    """Instructions plus one more per load (LDR takes two cycles on the M3/M4 unless
+    pipelined)."""
+    return len(lines) + sum(1 for l in lines if l.startswith('ldr'))
+
+
+def search(iters, seed):
+    """The hill climb behind PRIORITY: moves or swaps operations in the order, keeps a
+    candidate that costs no more. Prints the order found (to paste into PRIORITY)."""
+    import copy
+    import random
+    rng = random.Random(seed)
+    base, qin = build()
+    order = PRIORITY.split() or [op_name(base, o) for o in base.ops]
+
+    def score(order):
+        P = copy.copy(base)
+        P.ops = list(base.ops)
+        schedule(P, order)
+        return cost(allocate(P, qin)[0])
+    best = score(order)
+    sys.stderr.write('start: %d\n' % best)
+    for it in range(iters):
+        cand = order[:]
+        i, j = rng.randrange(len(cand)), rng.randrange(len(cand))
+        if rng.random() < 0.5:
+            cand[i], cand[j] = cand[j], cand[i]
+        else:
+            cand.insert(j, cand.pop(i))
+        c = score(cand)
+        if c <= best:
+            if c < best:
+                sys.stderr.write('%d: %d\n' % (it, c))
+            best, order = c, cand
+    for k in range(0, len(order), 10):
+        print(' '.join(order[k:k + 10]))
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[1] == '--search':
+        search(int(sys.argv[2]), int(sys.argv[3]))
+        return
+    text = generate()
+    if '--check' in sys.argv[1:]:
+        if open(OUT).read() != text:
+            raise SystemExit('%s is not what embedded/gen/aes_masked_thumb2.py writes' % OUT)
+        return
+    sys.stdout.write(text)
+
+
+if __name__ == '__main__':
+    main()
