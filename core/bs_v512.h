@@ -43,6 +43,26 @@ static inline bs_v8 bs_wide_set1_v8(const uint64_t *k)
     return (bs_v8)_mm512_set1_epi64((long long)*k);
 }
 
+/*
+ * The three-input function imm of a, b, c (one VPTERNLOGQ; bit (a << 2 | b << 1 | c) of imm,
+ * bitwise): the wide templates use it, where defined, for S-box networks of 3-input gates. A
+ * macro, because imm must be an integer constant expression (at -O0 too).
+ */
+#define BS_WIDE_TERN(a, b, c, imm)                                                                 \
+    ((bs_v8)_mm512_ternarylogic_epi64((__m512i)(a), (__m512i)(b), (__m512i)(c), (imm)))
+
+/*
+ * a, b, c, d are in registers from here on: GCC may no longer read their memory copies as
+ * operands (it read each state word of the GIFT rounds up to three times, and loads of 512 bits
+ * are what these rounds run short of). A register constraint, no instruction; GCC only (for
+ * clang it does nothing).
+ */
+#if defined(__clang__)
+#define BS_WIDE_KEEP4(a, b, c, d) ((void)0)
+#else
+#define BS_WIDE_KEEP4(a, b, c, d) __asm__("" : "+v"(a), "+v"(b), "+v"(c), "+v"(d))
+#endif
+
 /* Transpose stage s (32, 16 or 8) on rows lo (bit s clear) and hi: two masked shuffles. */
 static inline void bs_wide_tbytes_v8(bs_v8 *lo, bs_v8 *hi, unsigned s)
 {

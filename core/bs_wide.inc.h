@@ -98,16 +98,28 @@ static inline void BS_TPL(bs_wide_counter_words)(BS_W *x, uint64_t top, uint32_t
     static const uint64_t pos[6] = {0xaaaaaaaaaaaaaaaaULL, 0xccccccccccccccccULL,
                                     0xf0f0f0f0f0f0f0f0ULL, 0xff00ff00ff00ff00ULL,
                                     0xffff0000ffff0000ULL, 0xffffffff00000000ULL};
-    const unsigned lg = BS_WIDE_NG == 8 ? 3 : BS_WIDE_NG == 4 ? 2 : 1;
+    enum { LG = BS_WIDE_NG == 8 ? 3 : BS_WIDE_NG == 4 ? 2 : 1 };
     const BS_W zero = {0};
     BS_W g = zero, c = zero;
     for (unsigned e = 0; e < BS_WIDE_NG; e++)
         g[e] = e;
-    for (unsigned i = 0; i < 32; i++) {
-        const BS_W a = i < lg ? zero - ((g >> i) & 1) : i < lg + 6 ? zero + pos[i - lg] : zero;
-        const BS_W b = zero - (uint64_t)((lo >> i) & 1);
+    /* Three runs without a test inside: the element bits, the bit-position bits, then lo alone. */
+    BS_WIDE_UNROLL
+    for (unsigned i = 0; i < LG; i++) {
+        const BS_W a = zero - ((g >> i) & 1), b = zero - (uint64_t)((lo >> i) & 1);
         x[i] = a ^ b ^ c;
         c = (a & b) | (c & (a ^ b));
+    }
+    BS_WIDE_UNROLL
+    for (unsigned i = LG; i < LG + 6; i++) {
+        const BS_W a = zero + pos[i - LG], b = zero - (uint64_t)((lo >> i) & 1);
+        x[i] = a ^ b ^ c;
+        c = (a & b) | (c & (a ^ b));
+    }
+    for (unsigned i = LG + 6; i < 32; i++) {
+        const BS_W b = zero - (uint64_t)((lo >> i) & 1);
+        x[i] = b ^ c;
+        c &= b;
     }
     for (unsigned i = 32; i < 64; i++)
         x[i] = zero - ((top >> i) & 1);
@@ -142,11 +154,11 @@ static inline void BS_TPL(bs_wide_out64)(const BS_W *y, const uint8_t *in, uint8
 
 /*
  * The drivers, over one pass function: pass(ks, st, src, in, out) encrypts BS_WIDE_BLOCKS
- * blocks with st (256 words) as its state and scratch, reading the blocks from src, or (src
- * NULL) taking them already in bitsliced form in st[0..63] (the low 64 bits of each block) and
- * st[64..127] (a 16-byte block's high 64 bits), and writes out = E ^ in (in NULL: E). Calls of
- * fewer than 5/16 of a pass, and a tail under that, run through the narrow (64-lane) core,
- * whose key schedule every wide core shares.
+ * blocks with st[0 .. 16 block_len) as its state and scratch (what the drivers wipe after),
+ * reading the blocks from src, or (src NULL) taking them already in bitsliced form in st[0..63]
+ * (the low 64 bits of each block) and st[64..127] (a 16-byte block's high 64 bits), and writes
+ * out = E ^ in (in NULL: E). Calls of fewer than 5/16 of a pass, and a tail under that, run
+ * through the narrow (64-lane) core, whose key schedule every wide core shares.
  */
 typedef void (*BS_TPL(bs_wide_pass_fn))(const bs_key_schedule *ks, BS_W *st, const uint8_t *src,
                                         const uint8_t *in, uint8_t *out);
@@ -165,7 +177,7 @@ static inline void BS_TPL(bs_wide_encrypt)(BS_TPL(bs_wide_pass_fn) pass,
             memset(buf + n * bl, 0, (nb - n) * bl);
             pass(ks, st, buf, NULL, buf);
             memcpy(out, buf, n * bl);
-            BS_TPL(bs_wide_wipe)(buf, sizeof buf);
+            BS_TPL(bs_wide_wipe)(buf, nb * bl);
         } else {
             pass(ks, st, in, NULL, out);
         }
@@ -173,7 +185,7 @@ static inline void BS_TPL(bs_wide_encrypt)(BS_TPL(bs_wide_pass_fn) pass,
         out += n * bl;
         nblocks -= n;
     }
-    BS_TPL(bs_wide_wipe)(st, sizeof st);
+    BS_TPL(bs_wide_wipe)(st, 16 * bl * sizeof st[0]);
     if (nblocks > 0)
         narrow->encrypt(ks, out, in, nblocks);
 }
@@ -202,7 +214,7 @@ static inline void BS_TPL(bs_wide_ctr32)(BS_TPL(bs_wide_pass_fn) pass,
         out += nb * bl;
         nblocks -= nb;
     }
-    BS_TPL(bs_wide_wipe)(st, sizeof st);
+    BS_TPL(bs_wide_wipe)(st, 16 * bl * sizeof st[0]);
     if (nblocks > 0) {
         /* The tail: counters written out, through encrypt (wide or narrow), then XORed. */
         uint8_t buf[BS_WIDE_BLOCKS * 16];
@@ -214,7 +226,7 @@ static inline void BS_TPL(bs_wide_ctr32)(BS_TPL(bs_wide_pass_fn) pass,
         BS_TPL(bs_wide_encrypt)(pass, narrow, ks, buf, buf, nblocks);
         for (size_t i = 0; i < nblocks * bl; i++)
             out[i] = (uint8_t)(buf[i] ^ (in != NULL ? in[i] : 0));
-        BS_TPL(bs_wide_wipe)(buf, sizeof buf);
+        BS_TPL(bs_wide_wipe)(buf, nblocks * bl);
     }
 }
 

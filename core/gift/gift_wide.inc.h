@@ -24,6 +24,34 @@
 
 typedef BS_W vw;
 
+#ifdef BS_WIDE_TERN
+/*
+ * The GIFT S-box as 6 three-input gates (VPTERNLOG; a SAT search finds none of 5) whose last
+ * gate for output bit 1 has two inputs, so the key mask *k1 of that bit is its third operand:
+ * y0..y3 = S(x)'s bits, y1 ^ *k1. 7 operations per S-box and key where the 6-line circuit and
+ * its key take 7 to 8 after the compiler's merging. All public data flow.
+ */
+static inline __attribute__((always_inline)) void
+gift_sbox_k1(vw *y0, vw *y1, vw *y2, vw *y3, vw x0, vw x1, vw x2, vw x3, const uint64_t *k1)
+{
+    const vw g0 = BS_WIDE_TERN(x2, x1, x0, 0x6c);
+    const vw g1 = BS_WIDE_TERN(g0, x3, x0, 0xc6);
+    const vw g2 = BS_WIDE_TERN(g1, g0, x2, 0x69);
+    const vw g4 = BS_WIDE_TERN(g0, x3, x0, 0x6a);
+    *y1 = BS_WIDE_TERN(g2, g0, BS_TPL(bs_wide_set1)(k1), 0x69);
+    *y2 = BS_WIDE_TERN(g4, g2, g1, 0x59);
+    *y0 = g2;
+    *y3 = g4;
+}
+
+/* ~(v ^ *k) in one operation (GCC makes an XOR and a NOT of it). */
+static inline vw xnor_k(vw v, const uint64_t *k)
+{
+    return BS_WIDE_TERN(v, v, BS_TPL(bs_wide_set1)(k), 0xa5);
+}
+
+#endif
+
 /*
  * Two rounds per call, a part of the state at a time. The S-boxes 4q..4q+3 of a round send
  * their outputs to nibbles q + 4t (GIFT-64; q + 8t for GIFT-128), t = 0..3 (BS_GIFT64_PN), and
@@ -42,11 +70,21 @@ static inline __attribute__((always_inline)) void gift64_quarter2(vw *restrict d
     for (unsigned jl = 0; jl < 4; jl++) {
         const unsigned n = 4 * q + jl;
         vw x0 = s[4 * n], x1 = s[4 * n + 1], x2 = s[4 * n + 2], x3 = s[4 * n + 3];
+#ifdef BS_WIDE_TERN
+        BS_WIDE_KEEP4(x0, x1, x2, x3);
+        /* m1[n] is ~V: the complement of S(x) bit 0 ^ m1 is S(x) bit 0 ^ V. */
+        vw y0;
+        gift_sbox_k1(&y0, &t[4 * (BS_GIFT64_PN(n, 1) >> 2) + 1],
+                     &t[4 * (BS_GIFT64_PN(n, 2) >> 2) + 2], &t[4 * (BS_GIFT64_PN(n, 3) >> 2) + 3],
+                     x0, x1, x2, x3, m1 + 16 + BS_GIFT64_PN(n, 1));
+        t[4 * (BS_GIFT64_PN(n, 0) >> 2)] = xnor_k(y0, m1 + BS_GIFT64_PN(n, 0));
+#else
         BS_GIFT_SBOX_NN_STEPS(x0, x1, x2, x3);
         t[4 * (BS_GIFT64_PN(n, 0) >> 2)] = x3 ^ m1[BS_GIFT64_PN(n, 0)];
         t[4 * (BS_GIFT64_PN(n, 1) >> 2) + 1] = x1 ^ m1[16 + BS_GIFT64_PN(n, 1)];
         t[4 * (BS_GIFT64_PN(n, 2) >> 2) + 2] = x2;
         t[4 * (BS_GIFT64_PN(n, 3) >> 2) + 3] = x0;
+#endif
     }
     for (unsigned u = 0; u < 4; u++) {
         const unsigned n = q + 4 * u;
@@ -58,11 +96,19 @@ static inline __attribute__((always_inline)) void gift64_quarter2(vw *restrict d
     for (unsigned u = 0; u < 4; u++) {
         const unsigned n = q + 4 * u, p3 = BS_GIFT64_PN(n, 3);
         vw x0 = t[4 * u], x1 = t[4 * u + 1], x2 = t[4 * u + 2], x3 = t[4 * u + 3];
+#ifdef BS_WIDE_TERN
+        vw y0, y3;
+        gift_sbox_k1(&y0, &d[4 * BS_GIFT64_PN(n, 1) + 1], &d[4 * BS_GIFT64_PN(n, 2) + 2], &y3, x0,
+                     x1, x2, x3, m2 + 16 + BS_GIFT64_PN(n, 1));
+        d[4 * BS_GIFT64_PN(n, 0)] = xnor_k(y0, m2 + BS_GIFT64_PN(n, 0));
+        d[4 * p3 + 3] = p3 < 6 ? y3 ^ m2[32 + p3] : p3 == 15 ? ~y3 : y3;
+#else
         BS_GIFT_SBOX_NN_STEPS(x0, x1, x2, x3);
         d[4 * BS_GIFT64_PN(n, 0)] = x3 ^ m2[BS_GIFT64_PN(n, 0)];
         d[4 * BS_GIFT64_PN(n, 1) + 1] = x1 ^ m2[16 + BS_GIFT64_PN(n, 1)];
         d[4 * BS_GIFT64_PN(n, 2) + 2] = x2;
         d[4 * p3 + 3] = p3 < 6 ? x0 ^ m2[32 + p3] : p3 == 15 ? ~x0 : x0;
+#endif
     }
 }
 
@@ -84,6 +130,20 @@ __attribute__((noinline)) static void gift64_round2(vw *restrict d, const vw *re
 #define GIFT128_SBOX BS_GIFT_SBOX_NN_STEPS
 #define GIFT128_OUT3(x) (~(x))
 #endif
+/*
+ * With BS_WIDE_TERN the state stays in plain form in both builds; the and-not schedule's U masks
+ * (bit 2) are complemented (gift.h), which the complement of y2 ^ m undoes.
+ */
+#if GIFT128_ANDN
+#define GIFT128_U(v, k) xnor_k(v, k)
+#else
+#define GIFT128_U(v, k) ((v) ^ BS_TPL(bs_wide_set1)(k))
+#endif
+#if GIFT128_ANDN && !defined(BS_WIDE_TERN)
+#define GIFT128_FLIP03 1
+#else
+#define GIFT128_FLIP03 0
+#endif
 
 static inline __attribute__((always_inline)) void gift128_eighth2(vw *restrict d,
                                                                   const vw *restrict s,
@@ -94,11 +154,20 @@ static inline __attribute__((always_inline)) void gift128_eighth2(vw *restrict d
     for (unsigned jl = 0; jl < 4; jl++) {
         const unsigned n = 4 * q + jl;
         vw x0 = s[4 * n], x1 = s[4 * n + 1], x2 = s[4 * n + 2], x3 = s[4 * n + 3];
+#ifdef BS_WIDE_TERN
+        BS_WIDE_KEEP4(x0, x1, x2, x3);
+        vw y2;
+        gift_sbox_k1(&t[4 * (BS_GIFT128_PN(n, 0) >> 3)], &t[4 * (BS_GIFT128_PN(n, 1) >> 3) + 1],
+                     &y2, &t[4 * (BS_GIFT128_PN(n, 3) >> 3) + 3], x0, x1, x2, x3,
+                     m1 + BS_GIFT128_PN(n, 1));
+        t[4 * (BS_GIFT128_PN(n, 2) >> 3) + 2] = GIFT128_U(y2, m1 + 32 + BS_GIFT128_PN(n, 2));
+#else
         GIFT128_SBOX(x0, x1, x2, x3);
         t[4 * (BS_GIFT128_PN(n, 0) >> 3)] = GIFT128_OUT3(x3);
         t[4 * (BS_GIFT128_PN(n, 1) >> 3) + 1] = x1 ^ m1[BS_GIFT128_PN(n, 1)];
         t[4 * (BS_GIFT128_PN(n, 2) >> 3) + 2] = x2 ^ m1[32 + BS_GIFT128_PN(n, 2)];
         t[4 * (BS_GIFT128_PN(n, 3) >> 3) + 3] = x0;
+#endif
     }
     for (unsigned u = 0; u < 4; u++) {
         const unsigned n = q + 8 * u;
@@ -110,11 +179,19 @@ static inline __attribute__((always_inline)) void gift128_eighth2(vw *restrict d
     for (unsigned u = 0; u < 4; u++) {
         const unsigned n = q + 8 * u, p3 = BS_GIFT128_PN(n, 3);
         vw x0 = t[4 * u], x1 = t[4 * u + 1], x2 = t[4 * u + 2], x3 = t[4 * u + 3];
+#ifdef BS_WIDE_TERN
+        vw y2, y3;
+        gift_sbox_k1(&d[4 * BS_GIFT128_PN(n, 0)], &d[4 * BS_GIFT128_PN(n, 1) + 1], &y2, &y3, x0, x1,
+                     x2, x3, m2 + BS_GIFT128_PN(n, 1));
+        d[4 * BS_GIFT128_PN(n, 2) + 2] = GIFT128_U(y2, m2 + 32 + BS_GIFT128_PN(n, 2));
+        d[4 * p3 + 3] = p3 < 6 ? y3 ^ m2[64 + p3] : p3 == 31 ? ~y3 : y3;
+#else
         GIFT128_SBOX(x0, x1, x2, x3);
         d[4 * BS_GIFT128_PN(n, 0)] = GIFT128_OUT3(x3);
         d[4 * BS_GIFT128_PN(n, 1) + 1] = x1 ^ m2[BS_GIFT128_PN(n, 1)];
         d[4 * BS_GIFT128_PN(n, 2) + 2] = x2 ^ m2[32 + BS_GIFT128_PN(n, 2)];
         d[4 * p3 + 3] = p3 < 6 ? x0 ^ m2[64 + p3] : p3 == 31 ? ~x0 : x0;
+#endif
     }
 }
 
@@ -132,7 +209,7 @@ __attribute__((noinline)) static void gift128_round2(vw *restrict d, const vw *r
     gift128_eighth2(d, s, m, m2, 7);
 }
 
-#if GIFT128_ANDN
+#if GIFT128_FLIP03
 static void flip03(vw *s)
 {
     for (unsigned n = 0; n < 32; n++) {
@@ -157,7 +234,7 @@ static vw *gift64_rounds(vw *a, vw *b, const uint64_t *m)
 
 static vw *gift128_rounds(vw *a, vw *b, const uint64_t *m)
 {
-#if GIFT128_ANDN
+#if GIFT128_FLIP03
     flip03(a);
 #endif
     for (unsigned r = 0; r < BS_GIFT128_ROUNDS; r += 4) {
@@ -165,7 +242,7 @@ static vw *gift128_rounds(vw *a, vw *b, const uint64_t *m)
         gift128_round2(a, b, m + 2 * BS_GIFT128_RK_WORDS);
         m += 4 * BS_GIFT128_RK_WORDS;
     }
-#if GIFT128_ANDN
+#if GIFT128_FLIP03
     flip03(a);
 #endif
     return a;

@@ -17,21 +17,24 @@
  */
 typedef BS_W vw;
 
-/* S-box j of a round on words a > b > c > d with their keys: bs_present_sbox_n on 512 lanes. */
-static inline void bs_present_sbox_key_w(vw *x, const uint64_t *k, unsigned a, unsigned b,
-                                         unsigned c, unsigned d)
+/*
+ * The last round (phase 0: S-box j on words 4j+3..4j, key k) and the whitening key kw, into y:
+ * ciphertext bit i, which the rounds leave in word POS(1, i), goes to y[i] (word v to
+ * y[POS(2, v)], the inverse rotation), so no pass of its own copies the state out.
+ */
+__attribute__((noinline)) static void last_round(vw *y, const vw *x, const uint64_t *k,
+                                                 const uint64_t *kw)
 {
-    vw x3 = x[a] ^ k[a], x2 = x[b] ^ k[b], x1 = x[c] ^ k[c], x0 = x[d] ^ k[d];
-    BS_PRESENT_SBOX_BODY(vw);
-    x[a] = y1 ^ u;
-    x[b] = t3 ^ (u & ~t5);
-    x[c] = y1;
-    x[d] = y0;
-}
-
-__attribute__((noinline)) static void round0(vw *x, const uint64_t *k)
-{
-    BS_PRESENT_SBOX_LAYER(w, x, k, 0);
+    for (unsigned j = 0; j < 16; j++) {
+        const unsigned a = 4 * j + 3, b = 4 * j + 2, c = 4 * j + 1, d = 4 * j;
+        vw x3 = x[a] ^ BS_TPL(bs_wide_set1)(k + a), x2 = x[b] ^ BS_TPL(bs_wide_set1)(k + b);
+        vw x1 = x[c] ^ BS_TPL(bs_wide_set1)(k + c), x0 = x[d] ^ BS_TPL(bs_wide_set1)(k + d);
+        BS_PRESENT_SBOX_BODY(vw);
+        y[BS_PRESENT_POS(2, a)] = (y1 ^ u) ^ BS_TPL(bs_wide_set1)(kw + a);
+        y[BS_PRESENT_POS(2, b)] = (t3 ^ (u & ~t5)) ^ BS_TPL(bs_wide_set1)(kw + b);
+        y[BS_PRESENT_POS(2, c)] = y1 ^ BS_TPL(bs_wide_set1)(kw + c);
+        y[BS_PRESENT_POS(2, d)] = y0 ^ BS_TPL(bs_wide_set1)(kw + d);
+    }
 }
 
 /* v ^ the key mask *k: one XOR with a broadcast memory operand. */
@@ -103,10 +106,7 @@ static void rounds(vw *y, vw *x, const uint64_t *rk)
         pair2(x, rk + 64 * (r + 2), rk + 64 * (r + 3));
         pair1(x, rk + 64 * (r + 4), rk + 64 * (r + 5));
     }
-    round0(x, rk + 64 * 30);
-    rk += 64 * 31;
-    for (unsigned i = 0; i < 64; i++)
-        y[i] = x[BS_PRESENT_POS(1, i)] ^ rk[BS_PRESENT_POS(1, i)];
+    last_round(y, x, rk + 64 * 30, rk + 64 * 31);
 }
 
 /*
