@@ -50,7 +50,7 @@
  * transitions on the M4, and outside the S-box nothing is transition-aware: MixColumns, the
  * key additions, packing (C everywhere), the host and RV32I S-box (C), what the caller leaves
  * in the registers at the S-box's entry and what the previous S-box call left in its stack
- * slots (9 of its 21 slots would combine across calls). So on a device whose leakage
+ * slots (9 of its 20 slots would combine across calls). So on a device whose leakage
  * follows Hamming distance this is not first-order secure as a whole; glitches and other
  * buses are outside every check; a device needs its own measurement.
  *

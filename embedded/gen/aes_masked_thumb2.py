@@ -6,6 +6,7 @@ root; the output is committed.
 
     python3 embedded/gen/aes_masked_thumb2.py > core/aes/aes_masked_t2.h
     python3 embedded/gen/aes_masked_thumb2.py --check   (stage 40-embedded: file up to date)
+    python3 embedded/gen/aes_masked_thumb2.py --search ITERATIONS SEED   (see PRIORITY)
 
 The computation is exactly the C's (core/aes/aes_masked_sbox.h, written by aes_masked_gen.py,
 is parsed here): the same XORs, re-maskings and two-random-bits AND gadgets, in an order
@@ -174,40 +175,40 @@ def build():
 # gadget's terms, stN for the output stores), found by `--search`: a hill climb over this
 # order, each candidate scored by the allocated code's cost(). Empty: the C's order.
 PRIORITY = """
-m14.g4 m11.g4 m62.g6 m56.g3 m63 m54.g4 m9.g5 t16 m15 m30.g3
-m49.g4 m28 m47.g1 t25 u2 m50 m55.g6 m31.g4 m50.g4 m49.g1
-u1 m53.g3 t14 t5_r1 u3 m51.g6 m2.g1 m46.g6 t13 m37
-m31.g5 st2 t6_r2 mk1 m44 m49.g3 m32.g6 m24 m25.g5 m30.g1
-m9.g3 st3 m11.g5 t16_r1 m58_r2 t10 m1.g3 m2.g5 u5 t2
-m48.g6 t6 m11.g1 mk2 m29.g3 m47 u6 m57.g1 l4 t23
-u2_r1 m52.g6 m35.g3 l2 m51 m61.g4 st7 t17_r1 m10 m35.g1
-t24 m25.g1 m56.g4 m26 t20 u4 u7 m1.g6 m53.g1 m54.g6
-u7_r3 m58.g6 m29.g1 m62.g4 m56 t8 u0 m27_r2 m6.g4 mk0
-m41 m32.g4 m46.g3 mor m4 m1.g5 u3_r3 l12 m6.g5 m63.g4
-m2.g3 m4.g1 m58.g3 m53.g4 l6 m2.g6 m25.g3 m55.g4 m4.g3 m30
-m4.g5 m59 m58.g4 m57 m57.g4 l0 m25.g6 m7.g6 l7 m46.g4
-m23 m60 o4 m6.g1 m29.g4 l22 m31.g3 o7 l10 m58.g1
-l15 l26 m7.g1 m31.g6 m7.g3 t26 m35.g6 m47.g3 m40 l0_r1
-m56.g1 l21 m14.g6 t1 m7.g5 m52.g1 m35.g4 m12.g1 m6.g3 t15_r2
-m11.g3 t22 m53.g6 o2 t1_r1 m12.g3 m52.g3 m63.g6 m27 t4
-t4_r3 m34.g1 t17 m47.g6 t21 m50.g6 m14.g3 l28 m31 l8
-m12.g4 t5 m55 t11 t27 m14.g1 m32 m12 m14 m14.g5
-l27 m40_r2 m32.g3 m46.g5 m55.g1 m59.g6 st0 m34 m48.g3 m51.g3
-m48 st1 m19 m6 m48.g5 m39_r1 m15_r3 m8 m1.g4 m51.g5
-m56.g5 m42 m22 m50.g5 m60.g6 m1 m3 m59.g4 l23 m4.g4
-m50.g3 o0 m43 m57.g5 m29.g6 m35.g5 m13 l5 m33 m45
-m59.g1 l24 m38 l19 l11 m17 m49 m24_r3 o6 st4
-m60.g3 m9.g6 t19 l16 m34.g6 t3 m48.g4 m12.g6 m34.g4 l3
-m55.g3 m31.g1 m57.g6 m21 m62.g1 m20 m56.g6 m61.g3 m61.g5 m58.g5
-m53.g5 m25 m39 m62.g5 m16 t12 m61 m34.g3 t18 m18
-m36 m12.g5 m4.g6 m9.g4 m9 st6 m46 m49.g6 m47.g5 t9
-m62.g3 m49.g5 m54.g1 m62 m48.g1 m20_r3 m2.g4 m63.g1 m61.g6 l29
-m60.g5 m11 m9.g1 m58 m34.g5 m32.g1 m30.g4 m53 m54.g3 m60.g1
-t7 m55.g5 m61.g1 m54.g5 m47.g4 m6.g6 l13 o5 l18 m59.g3
-m63.g5 m7.g4 m29 m5 m46.g1 o1 m60.g4 m50.g1 m52 l17
-m11.g6 m30.g5 m51.g1 m29.g5 m54 m52.g5 o3 st5 m25.g4 m52.g4
-l1 m1.g1 l7_r1 l25 m57.g3 m32.g5 t15 m2 m30.g6 m63.g3
-m35 m59.g5 l9 m61_r1 l14 m51.g4 l20 m7
+l0 m2.g5 m11.g1 m57.g1 m59.g6 m7 m30 t25 st7 m52.g1
+m48 m49.g3 m58.g4 m55.g6 t24 m54.g6 m11.g5 m48.g6 m30.g1 m59.g4
+l3 t16 u1 u7 u5 m14.g4 t13 m57.g5 t10 l27
+m30.g6 m34.g4 t5_r1 m49 m50.g4 m52 m47.g1 t6 t7 u2
+m63.g6 m11.g6 m1.g4 l21 o6 m35.g6 m27 m23 m9.g1 m56.g4
+t4 m29.g6 m1.g5 m62 m53.g6 m14 m7.g6 m12.g1 m35.g3 m61.g4
+mk2 o0 t18 l26 l2 m4.g4 m50 u0 m4.g6 l6
+t6_r2 m32.g6 t16_r1 m4.g1 m60.g6 m30.g4 o5 m30.g3 m1.g3 m48.g4
+m25 m15 l15 l20 m13 t17_r1 m2.g1 u4 u6 m6.g4
+mk1 l28 t3 t23 m56.g6 m54.g4 m61.g6 m26 m19 m58.g3
+m32 m47 m57.g4 m9.g3 t15 t8 m25.g1 m52.g3 m2.g3 l12
+u3 m52.g4 m52.g6 m32.g4 o7 mk0 st0 m29.g5 m18 m39
+mor m24 m35.g1 m56.g3 l29 m9.g5 m25.g3 m47.g4 l22 m29.g4
+m9.g6 l24 u7_r3 m4.g5 m11.g4 m31.g1 m4 m25.g5 u2_r1 m49.g4
+m28 m4.g3 m30.g5 st3 m29.g3 m6.g5 m7.g1 l7 m31.g6 m6
+m24_r3 m25.g6 m56.g1 o4 m6.g1 m7.g3 m2 m1.g6 m49.g6 m59
+m7.g5 m9.g4 m58.g6 m34.g3 t17 m1.g1 t26 t11 m44 t27
+m49.g1 m34 m46.g3 m63 m58.g1 m37 m11.g3 t1_r1 m40_r2 t15_r2
+m62.g4 m34.g1 m27_r2 m32.g3 l23 m12.g3 t4_r3 m54 m14.g1 m14.g3
+m14.g5 m46.g1 l4 o1 m55.g1 m35 m29.g1 m21 m48.g3 st6
+l5 m51.g3 m15_r3 m48.g5 m39_r1 m51.g5 m50.g3 m12.g6 m57.g3 m35.g4
+t1 m40 l25 m53.g3 m52.g5 t21 m46.g6 m1 l0_r1 m17
+l10 m36 m50.g5 m53.g4 m53.g1 m49.g5 m31.g4 m43 m41 m45
+m61.g1 m51.g4 m50.g1 l16 m10 l8 m50.g6 m12.g5 m59.g5 m60
+m60.g1 m56.g5 t14 m62.g3 m61.g3 m6.g6 m59.g1 m55.g3 m63.g4 m54.g1
+m56 l17 m46.g5 t19 m46 m29 m63.g1 m48.g1 m2.g4 m12
+m32.g5 m47.g6 m51 m55.g4 m51.g1 t12 t9 m2.g6 m62.g6 m8
+m60.g3 m53 m58.g5 m62.g5 m33 m55.g5 m63.g3 m54.g5 m60.g4 m3
+m57 m14.g6 m53.g5 m58 m25.g4 m51.g6 l18 m47.g3 st5 m7.g4
+m61_r1 m34.g5 m61.g5 m54.g3 m6.g3 m57.g6 st2 l13 l14 m9
+m61 m46.g4 m20 l9 o2 m59.g3 m5 u3_r3 m12.g4 m38
+t5 m16 m22 m60.g5 l11 m32.g1 l7_r1 m58_r2 t2 m34.g6
+l1 m31.g5 m11 m63.g5 m31.g3 m20_r3 m35.g5 m42 m55 m47.g5
+st4 t20 t22 m62.g1 o3 st1 l19 m31
 """
 
 def op_name(P, o):
@@ -266,7 +267,6 @@ def schedule(P, order=None):
 # ---- transition-aware register allocation and emission ----
 REGS = ['r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8', 'r9', 'r10', 'r11', 'r12', 'lr']
 CLEAN_BONUS = 40
-LOOKAHEAD = 80
 ZERO = -1  # contents: a constant
 
 
@@ -284,7 +284,6 @@ def allocate(P, qin):
         return okc[key]
 
     n = len(P.ops)
-    future = [d for _, d, _, _ in P.ops]  # the value each op writes (None: a store)
     uses = {}
     for p, (_, _, srcs, _) in enumerate(P.ops):
         for v in srcs:
@@ -346,20 +345,13 @@ def allocate(P, qin):
         content[r] = ZERO
         stats['clear'] += 1
 
-    def usefulness(c, p):
-        """How many of the next values (after op p) contents c could take."""
-        return sum(1 for w in future[p + 1:p + 1 + LOOKAHEAD] if w is not None and ok(c, w))
-
     def get_reg(p, keep, v, prefer=()):
-        for r in prefer:
+        """A register for v: a dying operand's, else a free one, whose old contents may take
+        v; else a free one cleared; else an evicted one (cleared if need be)."""
+        for r in list(prefer) + free:
             if r in free and ok(content[r], v):
                 free.remove(r)
                 return r
-        cands = [r for r in free if ok(content[r], v)]
-        if cands:
-            r = min(cands, key=lambda r: (usefulness(content[r], p), free.index(r)))
-            free.remove(r)
-            return r
         if free:
             r = free.pop(0)
             clear(r)
