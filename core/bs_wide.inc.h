@@ -32,6 +32,20 @@ static inline void BS_TPL(bs_wide_tbits)(BS_W *lo, BS_W *hi, unsigned s, uint64_
     *hi ^= t;
 }
 
+/* Stages 32, 16, 8 on the rows r[k] = row i + 8 k of one i (a core can hand them over). */
+static inline void BS_TPL(bs_wide_tbytes8)(BS_W *r)
+{
+    BS_WIDE_UNROLL
+    for (unsigned k = 0; k < 4; k++)
+        BS_TPL(bs_wide_tbytes)(&r[k], &r[k + 4], 32);
+    BS_WIDE_UNROLL
+    for (unsigned k = 0; k < 4; k++)
+        BS_TPL(bs_wide_tbytes)(&r[k + (k & 2)], &r[k + (k & 2) + 2], 16);
+    BS_WIDE_UNROLL
+    for (unsigned k = 0; k < 4; k++)
+        BS_TPL(bs_wide_tbytes)(&r[2 * k], &r[2 * k + 1], 8);
+}
+
 /* The first pass: stages 32, 16, 8 on rows i, i + 8, .., i + 56 for each i, in place. */
 static inline void BS_TPL(bs_wide_transpose64_bytes)(BS_W *v)
 {
@@ -40,15 +54,7 @@ static inline void BS_TPL(bs_wide_transpose64_bytes)(BS_W *v)
         BS_WIDE_UNROLL
         for (unsigned k = 0; k < 8; k++)
             r[k] = v[i + 8 * k];
-        BS_WIDE_UNROLL
-        for (unsigned k = 0; k < 4; k++)
-            BS_TPL(bs_wide_tbytes)(&r[k], &r[k + 4], 32);
-        BS_WIDE_UNROLL
-        for (unsigned k = 0; k < 4; k++)
-            BS_TPL(bs_wide_tbytes)(&r[k + (k & 2)], &r[k + (k & 2) + 2], 16);
-        BS_WIDE_UNROLL
-        for (unsigned k = 0; k < 4; k++)
-            BS_TPL(bs_wide_tbytes)(&r[2 * k], &r[2 * k + 1], 8);
+        BS_TPL(bs_wide_tbytes8)(r);
         BS_WIDE_UNROLL
         for (unsigned k = 0; k < 8; k++)
             v[i + 8 * k] = r[k];

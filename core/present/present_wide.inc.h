@@ -17,26 +17,6 @@
  */
 typedef BS_W vw;
 
-/*
- * The last round (phase 0: S-box j on words 4j+3..4j, key k) and the whitening key kw, into y:
- * ciphertext bit i, which the rounds leave in word POS(1, i), goes to y[i] (word v to
- * y[POS(2, v)], the inverse rotation), so no pass of its own copies the state out.
- */
-__attribute__((noinline)) static void last_round(vw *y, const vw *x, const uint64_t *k,
-                                                 const uint64_t *kw)
-{
-    for (unsigned j = 0; j < 16; j++) {
-        const unsigned a = 4 * j + 3, b = 4 * j + 2, c = 4 * j + 1, d = 4 * j;
-        vw x3 = x[a] ^ BS_TPL(bs_wide_set1)(k + a), x2 = x[b] ^ BS_TPL(bs_wide_set1)(k + b);
-        vw x1 = x[c] ^ BS_TPL(bs_wide_set1)(k + c), x0 = x[d] ^ BS_TPL(bs_wide_set1)(k + d);
-        BS_PRESENT_SBOX_BODY(vw);
-        y[BS_PRESENT_POS(2, a)] = (y1 ^ u) ^ BS_TPL(bs_wide_set1)(kw + a);
-        y[BS_PRESENT_POS(2, b)] = (t3 ^ (u & ~t5)) ^ BS_TPL(bs_wide_set1)(kw + b);
-        y[BS_PRESENT_POS(2, c)] = y1 ^ BS_TPL(bs_wide_set1)(kw + c);
-        y[BS_PRESENT_POS(2, d)] = y0 ^ BS_TPL(bs_wide_set1)(kw + d);
-    }
-}
-
 /* v ^ the key mask *k: one XOR with a broadcast memory operand. */
 static inline vw key_xor(vw v, const uint64_t *k)
 {
@@ -49,11 +29,27 @@ sbox_l(vw *L, const uint64_t *k, const unsigned *w, unsigned a, unsigned b, unsi
 {
     vw x3 = key_xor(L[a], k + w[a]), x2 = key_xor(L[b], k + w[b]);
     vw x1 = key_xor(L[c], k + w[c]), x0 = key_xor(L[d], k + w[d]);
+#ifdef BS_WIDE_TERN
+    /*
+     * bs_present_sbox_n as 7 three-input gates (VPTERNLOG), found by a SAT search over 3-input
+     * gate networks, where the 14-gate circuit takes 9 or 10 after the compiler's merging.
+     */
+    const vw g0 = BS_WIDE_TERN(x3, x2, x1, 0x17);
+    const vw g3 = BS_WIDE_TERN(x1, x2, x3, 0x59);
+    const vw g1 = BS_WIDE_TERN(x3, g0, x0, 0x1e);
+    const vw g2 = BS_WIDE_TERN(g1, x2, x1, 0x2d);
+    const vw g5 = BS_WIDE_TERN(g0, g2, x0, 0x69);
+    L[a] = g5;
+    L[b] = BS_WIDE_TERN(g5, g3, g2, 0x39);
+    L[c] = g2;
+    L[d] = BS_WIDE_TERN(g3, x0, x0, 0xc3);
+#else
     BS_PRESENT_SBOX_BODY(vw);
     L[a] = y1 ^ u;
     L[b] = t3 ^ (u & ~t5);
     L[c] = y1;
     L[d] = y0;
+#endif
 }
 
 /*
@@ -97,7 +93,36 @@ PAIR_FN(0)
 PAIR_FN(1)
 PAIR_FN(2)
 
-/* x packed (layout above) -> 31 rounds and the last key -> y[i] = logical bit i. */
+/*
+ * The last round (phase 0: S-box j on words 4j+3..4j, key k), the whitening key kw, and the
+ * first pass of the output transpose (bs_wide_transpose64_bytes), into y. Ciphertext bit i, which
+ * the rounds leave in word POS(1, i) = 4j + b, is row i of the transpose; its first pass works on
+ * rows i0 + 8 m (i0 < 8), which are bit m >> 1 of S-box i0 + 8 (m & 1): so two S-boxes give
+ * the eight rows of one group in registers, and the state is neither copied out nor loaded again.
+ */
+__attribute__((noinline)) static void last_round(vw *y, const vw *x, const uint64_t *k,
+                                                 const uint64_t *kw)
+{
+    for (unsigned i0 = 0; i0 < 8; i0++) {
+        vw r[8];
+        for (unsigned h = 0; h < 2; h++) {
+            const unsigned j = i0 + 8 * h;
+            const unsigned w4[4] = {4 * j, 4 * j + 1, 4 * j + 2, 4 * j + 3};
+            vw L4[4] = {x[4 * j], x[4 * j + 1], x[4 * j + 2], x[4 * j + 3]};
+            sbox_l(L4, k, w4, 3, 2, 1, 0);
+            for (unsigned bit = 0; bit < 4; bit++)
+                r[2 * bit + h] = key_xor(L4[bit], kw + 4 * j + bit);
+        }
+        BS_TPL(bs_wide_tbytes8)(r);
+        for (unsigned m = 0; m < 8; m++)
+            y[i0 + 8 * m] = r[m];
+    }
+}
+
+/*
+ * x packed (layout above) -> 31 rounds and the last key -> y: y[i] = logical bit i, after the
+ * first pass (stages 32, 16, 8) of the output transpose.
+ */
 static void rounds(vw *y, vw *x, const uint64_t *rk)
 {
     /* Rounds 0..29 in pairs; pair r starts in phase r mod 3: 0, 2, 1, 0, ... */
@@ -111,7 +136,7 @@ static void rounds(vw *y, vw *x, const uint64_t *rk)
 
 /*
  * One pass (bs_v8_pass_fn): st[0..63] the state (from src: word l = blocks 8l..8l+7 as
- * integers, transposed), st[64..127] the rounds' output.
+ * integers, transposed), st[64..127] the rounds' output, half transposed.
  */
 static void pass(const bs_key_schedule *ks, vw *st, const uint8_t *src, const uint8_t *in,
                  uint8_t *out)
@@ -122,8 +147,7 @@ static void pass(const bs_key_schedule *ks, vw *st, const uint8_t *src, const ui
             x[l] = BS_TPL(bs_wide_bswap64)(BS_TPL(bs_wide_load)(src + sizeof(vw) * l));
         BS_TPL(bs_wide_transpose64)(x);
     }
-    rounds(y, x, ks->w);
-    BS_TPL(bs_wide_transpose64_bytes)(y);
+    rounds(y, x, ks->w); /* and the output transpose's first pass */
     BS_TPL(bs_wide_out64)(y, in, out);
 }
 
