@@ -4,6 +4,7 @@
  */
 #include "bsd_listen.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -204,6 +205,26 @@ static int fit_fd_limit(bsd_daemon *d, char *err, size_t errlen)
  * *at() calls. Checking a path with lstat and then using the path (chmod, bind) would act on
  * whatever another user put there in between when the parent directory is writable by others.
  */
+/* Whether the directory open at fd holds nothing but (maybe) an entry called name. */
+static int own_directory(int fd, const char *name)
+{
+    int dfd = dup(fd);
+    DIR *dp = dfd < 0 ? NULL : fdopendir(dfd);
+    if (dp == NULL) {
+        if (dfd >= 0)
+            close(dfd);
+        return 0;
+    }
+    int own = 1;
+    const struct dirent *e;
+    while (own && (e = readdir(dp)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+            strcmp(e->d_name, name) != 0)
+            own = 0;
+    closedir(dp);
+    return own;
+}
+
 static int prepare_dir(bsd_daemon *d, const char *sock, char *err, size_t errlen)
 {
     char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -233,7 +254,21 @@ static int prepare_dir(bsd_daemon *d, const char *sock, char *err, size_t errlen
         close(fd);
         return -1;
     }
-    if ((st.st_mode & 0777) != 0700) {
+    if ((st.st_mode & 07777) != 0700 && !own_directory(fd, d->sock_name)) {
+        /*
+         * Making a shared directory (/tmp, /run, a home) 0700 would lock every other user and
+         * service out of it: only a directory that holds nothing but this socket is the
+         * socket's own, and only that one is tightened.
+         */
+        snprintf(err, errlen,
+                 "socket %s: %s (mode %04o) holds other files: it is not the socket's own "
+                 "directory, and making it 0700 would lock others out of it; give the socket a "
+                 "directory of its own (e.g. %s/bitslice/%s)",
+                 sock, dir, (unsigned)(st.st_mode & 07777), dir, d->sock_name);
+        close(fd);
+        return -1;
+    }
+    if ((st.st_mode & 07777) != 0700) {
         if (fchmod(fd, 0700) != 0) {
             snprintf(err, errlen, "chmod 0700 %s: %s", dir, strerror(errno));
             close(fd);

@@ -137,4 +137,19 @@ for rules in "${rule_sets[@]}"; do
 done
 "$SECCOMP_FAIL" prctl:0=9999 -- "$BITSLICE" keygen -o key || fail "bitslice keygen under the control filter"
 [ -s key ] || fail "bitslice keygen under the control filter wrote no key"
+# A socket in a shared directory (like /tmp or /run): refused, the directory's mode left alone
+# (the daemon once made such a directory 0700, locking every other user out of it).
+shared=$work/shared
+mkdir -m 1777 "$shared"
+touch "$shared/other"
+set +e
+timeout 20 "$BITSLICED" --socket "$shared/s.sock" >"$work/log" 2>&1
+rc=$?
+set -e
+[ "$rc" = 1 ] || fail "shared directory: the daemon exited $rc, not 1"
+grep -qF "holds other files: it is not the socket's own directory" "$work/log" ||
+  fail "shared directory: no start error"
+[ "$(stat -c %a "$shared")" = 1777 ] || fail "shared directory: mode now $(stat -c %a "$shared")"
+[ ! -e "$shared/s.sock" ] || fail "shared directory: the socket exists"
+echo "ok: a socket in a shared directory (1777, other files) -> refuses, the mode stays 1777"
 echo "start-up hardening: every failed call refuses (or warns, where soft), by name and errno"
