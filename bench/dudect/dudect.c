@@ -526,7 +526,13 @@ int main(int argc, char **argv)
     size_t nreg = 0;
     while (bs_block_ciphers[nreg] != NULL)
         nreg++;
-    for (size_t i = 0; i < nreg + 2 && nt < 140; i++) {
+    /* Two targets per cipher, and the GHASH/GCM ones after them: the table must hold them all. */
+    if (nt + 2 * (nreg + 2) + 60 > sizeof targets / sizeof targets[0]) {
+        fprintf(stderr, "dudect: %zu ciphers do not fit the target table: make it larger\n",
+                nreg + 2);
+        exit(2);
+    }
+    for (size_t i = 0; i < nreg + 2; i++) {
         const bs_block_cipher *c = i < nreg ? bs_block_ciphers[i] : masked[i - nreg];
         if (!bs_impl_usable(c))
             continue;
