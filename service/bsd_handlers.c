@@ -269,29 +269,21 @@ void bsd_handle_job_done(void *arg, bsd_job *job, int status)
     c->queued_bytes -= bytes;
     c->inflight--;
     d->inflight_jobs--;
-    uint64_t digest = 0, unwritten = 0, stale = 0;
+    uint64_t digest = 0, unwritten = 0;
     c->active_ns = bsd_now_ns();
     if (status == -ECANCELED) {
         /* Its connection closed before the job reached the backend: nothing to answer. */
-    } else if (status == 0 && bsd_job_verdict(job, &digest, &unwritten, &stale) != 0) {
-        /*
-         * Words still hold this request's poison (the backend did not write them), or were not
-         * zero before the CPU backend wrote (the client did not leave the window as PROTOCOL.md
-         * asks, or something else wrote the idle window).
-         */
+    } else if (status == 0 && bsd_job_verdict(job, &digest, &unwritten) != 0) {
+        /* Words still hold this request's poison: the backend did not write them. */
         d->stats.integrity_unwritten_jobs++;
         BSD_ERR("integrity",
-                "conn=%u cipher=%s blocks=%llu unwritten_words=%llu stale_words=%llu "
-                "reason=\"%s\"",
+                "conn=%u cipher=%s blocks=%llu unwritten_words=%llu "
+                "reason=\"backend left poisoned words\"",
                 c->cid, job->cipher->name, (unsigned long long)job->nblocks,
-                (unsigned long long)unwritten, (unsigned long long)stale,
-                unwritten != 0 ? "backend left words unwritten"
-                               : "window not zero before the backend wrote it");
+                (unsigned long long)unwritten);
         if (!c->closing)
             bsd_conn_send_error(c, kj->id, BSD_E_INTEGRITY,
-                                unwritten != 0 ? "the backend did not write the whole window"
-                                               : "the window was not zero when the backend began "
-                                                 "(a window must be zero when asked for)");
+                                "the backend did not write the whole window");
     } else if (!c->closing && status != 0) {
         /* The backend failed: the shared memory does not hold this keystream. */
         bsd_conn_send_error(c, kj->id, BSD_E_INTERNAL,

@@ -278,35 +278,6 @@ uint64_t bsd_digest(const uint8_t *counter, size_t block_len, uint64_t nblocks, 
     return bsd_digest_final(bsd_digest_sum(seed, 0, p, (size_t)nwords, 0, NULL), nwords);
 }
 
-static uint64_t count_nonzero_portable(const uint8_t *p, size_t nwords)
-{
-    uint64_t n = 0;
-    for (size_t j = 0; j < nwords; j++) {
-        uint64_t w;
-        memcpy(&w, p + 8 * j, 8);
-        n += (uint64_t)(w != 0);
-    }
-    return n;
-}
-
-uint64_t bsd_digest_count_nonzero_at(int level, const uint8_t *p, size_t nwords)
-{
-    level = bsd_digest_level_at(level);
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
-    if (level == BS_CPU_AVX512)
-        return bsd_digest_count_nonzero_avx512(p, nwords);
-    if (level == BS_CPU_AVX2)
-        return bsd_digest_count_nonzero_avx2(p, nwords);
-#endif
-    (void)level;
-    return count_nonzero_portable(p, nwords);
-}
-
-uint64_t bsd_digest_count_nonzero(const uint8_t *p, size_t nwords)
-{
-    return bsd_digest_count_nonzero_at(bsd_digest_level(), p, nwords);
-}
-
 static void poison_fill_portable(uint8_t *p, size_t nwords, uint64_t poison)
 {
     uint8_t w[8];

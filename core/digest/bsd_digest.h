@@ -105,18 +105,6 @@ uint64_t bsd_digest_move(const uint8_t *counter, size_t block_len, uint64_t nblo
 uint64_t bsd_digest_final(uint64_t sum, uint64_t nwords);
 /* All of it at once, for nblocks blocks of block_len bytes (a multiple of 8) at p. */
 uint64_t bsd_digest(const uint8_t *counter, size_t block_len, uint64_t nblocks, const uint8_t *p);
-/*
- * The number of words among nwords at p that are not zero. The CPU backend counts them in each
- * piece of a window just before it writes the piece: the piece must still hold the zeroes the
- * client's move left there, and a word that anything else wrote into the idle window since
- * (a stray or late write) would otherwise be digested as if this request's backend had written
- * it. Reads only, so the lines it brings into the cache are the ones the backend then writes.
- */
-uint64_t bsd_digest_count_nonzero(const uint8_t *p, size_t nwords);
-/* The same at a given level (capped at what this CPU runs): for the tests. */
-uint64_t bsd_digest_count_nonzero_at(int level, const uint8_t *p, size_t nwords);
-uint64_t bsd_digest_count_nonzero_avx2(const uint8_t *p, size_t nwords);
-uint64_t bsd_digest_count_nonzero_avx512(const uint8_t *p, size_t nwords);
 /* Fills nwords words at p with the poison word (little-endian), at bsd_digest_level(). */
 void bsd_digest_poison_fill(uint8_t *p, size_t nwords, uint64_t poison);
 /* The same at a given level (capped at what this CPU runs): for the tests. */

@@ -340,44 +340,6 @@ __attribute__((target("avx512f"))) void bsd_digest_move_plain_avx512(uint8_t *ds
     }
 }
 
-/* bsd_digest_count_nonzero in whole vectors: loads only, a compare and a mask count per vector. */
-__attribute__((target("avx2"))) uint64_t bsd_digest_count_nonzero_avx2(const uint8_t *p,
-                                                                       size_t nwords)
-{
-    const __m256i zero = _mm256_setzero_si256();
-    uint64_t zeroes = 0;
-    size_t j = 0;
-    for (; j + 4 <= nwords; j += 4) {
-        __m256i w = _mm256_loadu_si256((const __m256i *)(const void *)(p + 8 * j));
-        int m = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(w, zero)));
-        zeroes += (uint64_t)__builtin_popcount((unsigned)m);
-    }
-    uint64_t n = (uint64_t)j - zeroes;
-    for (; j < nwords; j++) {
-        uint64_t w;
-        memcpy(&w, p + 8 * j, 8);
-        n += (uint64_t)(w != 0);
-    }
-    return n;
-}
-
-__attribute__((target("avx512f"))) uint64_t bsd_digest_count_nonzero_avx512(const uint8_t *p,
-                                                                            size_t nwords)
-{
-    uint64_t n = 0;
-    size_t j = 0;
-    for (; j + 8 <= nwords; j += 8) {
-        __m512i w = _mm512_loadu_si512((const void *)(p + 8 * j));
-        n += (uint64_t)__builtin_popcount((unsigned)_mm512_test_epi64_mask(w, w));
-    }
-    for (; j < nwords; j++) {
-        uint64_t w;
-        memcpy(&w, p + 8 * j, 8);
-        n += (uint64_t)(w != 0);
-    }
-    return n;
-}
-
 /* The poison fill (bsd_digest_poison_fill) in whole vectors: stores as wide as the CPU has. */
 __attribute__((target("avx2"))) void bsd_digest_poison_fill_avx2(uint8_t *p, size_t nwords,
                                                                  uint64_t poison)

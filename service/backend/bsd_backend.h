@@ -34,7 +34,6 @@ typedef struct bsd_job {
      */
     uint64_t seed, poison;
     uint64_t sum, poison_hits;
-    uint64_t stale_hits; /* CPU backend: words not zero before it wrote (bsd_job_begin_wiped) */
     int unchecked; /* benchmark request: no poison, no digest */
     /* The batcher's; backends ignore it. The daemon embeds the job in its own bookkeeping. */
     uint64_t enqueued_ns;
@@ -108,10 +107,9 @@ void bsd_job_poison(bsd_job *job, uint64_t lo, uint64_t hi);
 void bsd_job_seal(bsd_job *job, uint64_t lo, uint64_t hi);
 /*
  * The same for a backend that writes straight into the window as the client left it, zeroed
- * (PROTOCOL.md "Integrity"): begin before blocks [lo, hi) are written: count the words that
- * are not zero (written into the idle window by something else; loads only, of the lines the
- * backend writes next); seal when they are final: digest them and count words still zero. No
- * fill pass over the window: its lines are written once, by the backend, as without the checks.
+ * (PROTOCOL.md "Integrity"): begin before blocks [lo, hi) are written (a test-fault hook only),
+ * seal when they are final: digest them and count words still zero. No fill pass over the
+ * window: its lines are written once, by the backend, as without the checks.
  */
 void bsd_job_begin_wiped(bsd_job *job, uint64_t lo, uint64_t hi);
 void bsd_job_seal_wiped(bsd_job *job, uint64_t lo, uint64_t hi);

@@ -15,9 +15,7 @@
 /*
  * Each piece is written and digested in turn, the digest while the piece is still in L1 (32 KiB
  * on the VMs measured). The window is not poisoned first: the client left it zeroed and the
- * digest pass counts zero words (bsd_job_seal_wiped); just before the backend writes a piece,
- * a pass of loads checks that it is still all zero (bsd_job_begin_wiped), which brings into the
- * cache the very lines the backend then writes. A poison fill was a second pass of stores
+ * digest pass counts zero words (bsd_job_seal_wiped). A poison fill was a second pass of stores
  * over the window's lines; on the project's VM (RIJNDAEL-256 VAES, one thread, 64 MiB from
  * memory, CPU time) the checks then cost 0.067-0.077 ns/B over the unchecked path, and with the
  * digest alone 0.030-0.040. Computing into an L1 scratch and copying it out with the digest

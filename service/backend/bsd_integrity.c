@@ -14,8 +14,6 @@ const char *bsd_fault_init(void)
         return NULL;
     if (strcmp(f, "skip") == 0)
         fault_mode = BSD_FAULT_SKIP;
-    else if (strcmp(f, "stale") == 0)
-        fault_mode = BSD_FAULT_STALE;
     else if (strcmp(f, "unwritten") == 0)
         fault_mode = BSD_FAULT_UNWRITTEN;
     else if (strcmp(f, "wrong") == 0)
@@ -38,7 +36,7 @@ void bsd_job_integrity_init(bsd_job *job, int unchecked)
     job->unchecked = unchecked;
     job->seed = bsd_digest_seed(job->counter, bl, job->nblocks);
     job->poison = bsd_digest_poison(job->seed);
-    job->sum = job->poison_hits = job->stale_hits = 0;
+    job->sum = job->poison_hits = 0;
 }
 
 void bsd_job_poison(bsd_job *job, uint64_t lo, uint64_t hi)
@@ -104,31 +102,16 @@ static __thread uint8_t saved_block[BS_BLOCK_MAX];
 static int hits_middle(const bsd_job *job, uint64_t lo, uint64_t hi)
 {
     const uint64_t mid = job->nblocks / 2;
-    return (fault_mode == BSD_FAULT_SKIP || fault_mode == BSD_FAULT_UNWRITTEN ||
-            fault_mode == BSD_FAULT_STALE) &&
-           mid >= lo && mid < hi;
+    return (fault_mode == BSD_FAULT_SKIP || fault_mode == BSD_FAULT_UNWRITTEN) && mid >= lo &&
+           mid < hi;
 }
 
 void bsd_job_begin_wiped(bsd_job *job, uint64_t lo, uint64_t hi)
 {
-    if (job->unchecked || lo >= hi)
+    if (job->unchecked || !hits_middle(job, lo, hi))
         return;
     const size_t bl = job->cipher->block_len;
-    if (hits_middle(job, lo, hi)) {
-        uint8_t *mid = job->dst + job->nblocks / 2 * bl;
-        /* "stale": something wrote the idle window (old keystream, say) before this request. */
-        if (fault_mode == BSD_FAULT_STALE)
-            memset(mid, 0xa5, bl);
-        memcpy(saved_block, mid, bl);
-    }
-    /*
-     * The piece must still be the client's zeroes: a word written into the idle window since
-     * (by anything) would survive a store of the backend that does not land, and be digested
-     * as if the backend had written it. The job is then refused, like one with unwritten words.
-     */
-    uint64_t stale = bsd_digest_count_nonzero(job->dst + lo * bl, (size_t)((hi - lo) * bl / 8));
-    if (stale != 0)
-        __atomic_fetch_add(&job->stale_hits, stale, __ATOMIC_RELAXED);
+    memcpy(saved_block, job->dst + job->nblocks / 2 * bl, bl);
 }
 
 void bsd_job_seal_wiped(bsd_job *job, uint64_t lo, uint64_t hi)
@@ -149,17 +132,13 @@ void bsd_job_seal_wiped(bsd_job *job, uint64_t lo, uint64_t hi)
     bsd_job_add(job, s, hits);
 }
 
-int bsd_job_verdict(const bsd_job *job, uint64_t *digest, uint64_t *unwritten,
-                    uint64_t *stale_words)
+int bsd_job_verdict(const bsd_job *job, uint64_t *digest, uint64_t *unwritten)
 {
     /* The backend's completion reached the loop thread through libuv's queue: a full barrier. */
     uint64_t hits = __atomic_load_n(&job->poison_hits, __ATOMIC_ACQUIRE);
-    uint64_t stale = __atomic_load_n(&job->stale_hits, __ATOMIC_ACQUIRE);
     *unwritten = hits;
-    if (stale_words != NULL)
-        *stale_words = stale;
     *digest = job->unchecked ? 0
                              : bsd_digest_final(__atomic_load_n(&job->sum, __ATOMIC_ACQUIRE),
                                                 job->nblocks * job->cipher->block_len / 8);
-    return hits == 0 && stale == 0 ? 0 : -1;
+    return hits == 0 ? 0 : -1;
 }

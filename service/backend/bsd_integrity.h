@@ -16,32 +16,20 @@
 void bsd_job_integrity_init(bsd_job *job, int unchecked);
 /*
  * On the loop thread, after the backend finished: 0 and the reply's digest, or -1 when words of
- * the window still hold the poison (*unwritten: how many) or were not zero before the CPU
- * backend wrote them (*stale_words, if not NULL: how many; the window was not as the protocol
- * says a client leaves it, or something else wrote it while idle).
+ * the window still hold the poison (*unwritten: how many).
  */
-int bsd_job_verdict(const bsd_job *job, uint64_t *digest, uint64_t *unwritten,
-                    uint64_t *stale_words);
+int bsd_job_verdict(const bsd_job *job, uint64_t *digest, uint64_t *unwritten);
 
 /*
  * Test hook, read once at start from $BSD_TEST_FAULT: "skip" (the backend's stores of the middle
  * block of every job do not land) and "unwritten" (the backend does not write that block) leave
  * it as the window held it before the backend (the CPU backend: the client's zeroes; CUDA: the
- * poison); "stale" (CPU backend) writes that block of the idle window before the backend runs
- * (a stray write, old keystream say) and the backend's stores of it do not land; "wrong" makes
- * every block wrong before it is sealed (a consistently wrong backend);
+ * poison); "wrong" makes every block wrong before it is sealed (a consistently wrong backend);
  * "device" makes the CUDA backend's device results fail its self-check.
  * Returns the mode's name, or NULL when no fault is set.
  */
 const char *bsd_fault_init(void);
-enum {
-    BSD_FAULT_NONE,
-    BSD_FAULT_SKIP,
-    BSD_FAULT_UNWRITTEN,
-    BSD_FAULT_STALE,
-    BSD_FAULT_WRONG,
-    BSD_FAULT_DEVICE
-};
+enum { BSD_FAULT_NONE, BSD_FAULT_SKIP, BSD_FAULT_UNWRITTEN, BSD_FAULT_WRONG, BSD_FAULT_DEVICE };
 int bsd_fault_mode(void);
 
 #endif

@@ -51,9 +51,7 @@ int bsd_client_close_session(bsd_client *c, uint32_t session);
 /*
  * KEYSTREAM: nblocks of CTR keystream from counter (block_len bytes) into the shared memory
  * at shm_offset. submit returns at once with a request id; wait blocks until that request is
- * answered (other answers that arrive meanwhile are kept for their own wait). The window must
- * be zero when asked for (PROTOCOL.md "Integrity": bsd_verify_move leaves it so; a new memfd is
- * zeroes): the daemon refuses a request whose window is not (ERROR integrity).
+ * answered (other answers that arrive meanwhile are kept for their own wait).
  */
 int bsd_client_keystream_submit(bsd_client *c, uint32_t session, const uint8_t *counter,
                                 size_t counter_len, uint64_t nblocks, uint64_t shm_offset,

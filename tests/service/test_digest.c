@@ -117,8 +117,6 @@ static unsigned check_levels(void)
             const uint64_t got = bsd_digest_sum_at(level, seed, word0, p, n, poison, &h);
             CHECK(got == want);
             CHECK(h == h_ref);
-            /* The CPU backend's check before it writes: the words that are not zero. */
-            CHECK(bsd_digest_count_nonzero_at(level, p, n) == n - z_ref);
             /* Without the poison count (the client's call): the same sum. */
             CHECK(bsd_digest_sum_at(level, seed, word0, p, n, poison, NULL) == want);
             CHECK((t % 3 != 0 || n == 0) || h_ref >= 1);
@@ -168,28 +166,9 @@ static unsigned check_levels(void)
             bsd_digest_poison_fill_at(level, fill + off, nw, pw);
             CHECK(memcmp(fill, want, sizeof fill) == 0);
         }
-        /*
-         * The check of a window still zero, as the CPU backend meets it: every word zero but a
-         * few, anywhere (in a vector, in the tail, one byte of a word), at every alignment.
-         */
-        static uint8_t zw[8 * 600 + 8];
-        for (size_t nw = 0; nw <= 560; nw += 1 + nw / 16) {
-            const size_t off = nw % 8;
-            memset(zw, 0, sizeof zw);
-            CHECK(bsd_digest_count_nonzero_at(level, zw + off, nw) == 0);
-            uint64_t set = 0;
-            for (size_t j = 0; j < nw; j += 1 + (nw * 7 + j) % 13) {
-                zw[off + 8 * j + (j % 8)] = (uint8_t)(1u << (j % 8));
-                set++;
-            }
-            CHECK(bsd_digest_count_nonzero_at(level, zw + off, nw) == set);
-            /* Bytes just outside the range are not counted. */
-            zw[off + 8 * nw] = 1;
-            CHECK(bsd_digest_count_nonzero_at(level, zw + off, nw) == set);
-        }
         printf("%s digest = reference on %u ranges (0..4180 words, every alignment, poison, "
                "zero words), the client's move too; poison fill exact on "
-               "0..90 words; non-zero count exact\n",
+               "0..90 words\n",
                bs_cpu_level_name(level), cases);
         ran++;
     }

@@ -18,10 +18,7 @@
  * Then the daemon's own checks, with its test hook BSD_TEST_FAULT: "unwritten" (the backend leaves
  * a block unwritten) and "skip" (the backend's stores of a block do not land: the block is put
  * back as it was before the backend ran): the window still holds the zeroes the client's move
- * left there, the daemon's digest pass counts them and refuses the job; "stale" (something wrote
- * a block of the idle window before the request, and the backend's stores of it do not land:
- * the daemon's check that each piece is still zero before it writes refuses the job); and
- * "wrong" (a backend
+ * left there, the daemon's digest pass counts them and refuses the job; and "wrong" (a backend
  * consistently wrong everywhere but in the first and last block: the client's blocks recomputed
  * at random positions catch it).
  *
@@ -759,8 +756,7 @@ static void daemon_fault(const char *fault)
     if (!client_detects) {
         /*
          * The daemon itself found the zero the client's move had left in the window (no store
-         * of the backend replaced it), or ("stale") a block that was not zero before the
-         * backend ran, and refused: the clients never saw the window.
+         * of the backend replaced it) and refused: the clients never saw the window.
          */
         CHECK(status_of("integrity.unwritten_jobs") > unwritten0);
         printf("daemon fault '%s': unwritten words found by the daemon's zero count, job "
@@ -823,7 +819,6 @@ int main(void)
     }
     daemon_fault("unwritten");
     daemon_fault("skip");
-    daemon_fault("stale");
     daemon_fault("wrong");
     svc_stop(&dmn);
     svc_cleanup(&dmn);
