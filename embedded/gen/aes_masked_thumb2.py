@@ -49,6 +49,8 @@ loads into registers, stores) against the test above; the generator fails if any
 import re
 import sys
 
+from aes_thumb2 import aes_sbox_table, anneal
+
 HDR = 'core/aes/aes_masked_sbox.h'
 OUT = 'core/aes/aes_masked_t2.h'
 NCASE = 1024  # (x, m0, m1): bit 4 x + m0 + 2 m1, as tests/leak/check_sbox_thumb.py numbers them
@@ -70,26 +72,6 @@ def indep(v):
     a = (v & P5) + ((v >> 1) & P5)
     c = (a & P3) + ((a >> 2) & P3)
     return c == (c & 0xf) * ONE
-
-
-def sbox_table():
-    def mul(a, b):
-        r = 0
-        while b:
-            if b & 1:
-                r ^= a
-            a = (a << 1) ^ (0x11b if a & 0x80 else 0)
-            b >>= 1
-        return r
-    t = []
-    for x in range(256):
-        inv = next((y for y in range(1, 256) if mul(x, y) == 1), 0) if x else 0
-        r = 0x63
-        for i in range(8):
-            r ^= (((inv >> i) ^ (inv >> ((i + 4) % 8)) ^ (inv >> ((i + 5) % 8)) ^
-                   (inv >> ((i + 6) % 8)) ^ (inv >> ((i + 7) % 8))) & 1) << i
-        t.append(r)
-    return t
 
 
 def parse():
@@ -159,7 +141,7 @@ def build():
         P.store(env[outs[i]], qp, i)
     # the model: the outputs are the S-box (without 0x63) under the output masks, every value
     # independent of the input
-    sb = sbox_table()
+    sb = aes_sbox_table()
     for i in range(8):
         want = sum(0xf << (4 * x) for x in range(256) if ((sb[x] ^ 0x63) >> i) & 1)
         if T[env[outs[i]]] ^ MASK_TT[pout[i]] != want:
@@ -471,7 +453,7 @@ def simulate(lines, nslots, qin, pout):
                     mem[key] = reg[rd]
         else:
             raise SystemExit('simulation: unknown %r' % line)
-    sb = sbox_table()
+    sb = aes_sbox_table()
     for i in range(8):
         want = sum(0xf << (4 * x) for x in range(256) if ((sb[x] ^ 0x63) >> i) & 1)
         if tt(mem[('Q', i)]) ^ MASK_TT[pout[i]] != want:
@@ -566,20 +548,7 @@ def search(iters, seed):
         P.ops = list(base.ops)
         schedule(P, order)
         return cost(allocate(P, qin)[0])
-    best = score(order)
-    sys.stderr.write('start: %d\n' % best)
-    for it in range(iters):
-        cand = order[:]
-        i, j = rng.randrange(len(cand)), rng.randrange(len(cand))
-        if rng.random() < 0.5:
-            cand[i], cand[j] = cand[j], cand[i]
-        else:
-            cand.insert(j, cand.pop(i))
-        c = score(cand)
-        if c <= best:
-            if c < best:
-                sys.stderr.write('%d: %d\n' % (it, c))
-            best, order = c, cand
+    order = anneal(order, score, iters, rng)
     for k in range(0, len(order), 10):
         print(' '.join(order[k:k + 10]))
 

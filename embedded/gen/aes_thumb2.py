@@ -205,9 +205,9 @@ def sbox(q):
     return [env['s%d' % (7 - b)] for b in range(8)]
 
 
-def check_circuit():
-    """The circuit against the S-box without 0x63 (inverse in GF(2^8), then the linear part of
-    the affine map), on all 256 inputs."""
+def aes_sbox_table():
+    """The AES S-box from its definition: the inverse in GF(2^8) (0 for 0), then the affine map
+    (FIPS 197, 5.1.1). Also the masked generator's reference (aes_masked_thumb2.py)."""
     def mul(a, b):
         r = 0
         while b:
@@ -216,14 +216,43 @@ def check_circuit():
             a = (a << 1) ^ (0x11b if a & 0x80 else 0)
             b >>= 1
         return r
+    t = []
     for x in range(256):
         inv = next((y for y in range(1, 256) if mul(x, y) == 1), 0)
-        want = 0
+        r = 0x63
         for b in range(8):
-            bit = 0
             for k in (0, 4, 5, 6, 7):
-                bit ^= (inv >> ((b + k) % 8)) & 1
-            want |= bit << b
+                r ^= ((inv >> ((b + k) % 8)) & 1) << b
+        t.append(r)
+    return t
+
+
+def anneal(order, cost, iters, rng, unit=''):
+    """The hill climb behind a generator's PRIORITY list: moves or swaps entries of the order,
+    keeps a candidate that costs no more; progress on stderr. Returns the order found."""
+    best = cost(order)
+    sys.stderr.write('start: %d%s\n' % (best, unit))
+    for it in range(iters):
+        cand = order[:]
+        i, j = rng.randrange(len(cand)), rng.randrange(len(cand))
+        if rng.random() < 0.5:
+            cand[i], cand[j] = cand[j], cand[i]
+        else:
+            cand.insert(j, cand.pop(i))
+        c = cost(cand)
+        if c <= best:
+            if c < best:
+                sys.stderr.write('%d: %d%s\n' % (it, c, unit))
+            best, order = c, cand
+    return order
+
+
+def check_circuit():
+    """The circuit against the S-box without 0x63 (inverse in GF(2^8), then the linear part of
+    the affine map), on all 256 inputs."""
+    table = aes_sbox_table()
+    for x in range(256):
+        want = table[x] ^ 0x63
         env = {'x%d' % i: (x >> (7 - i)) & 1 for i in range(8)}
         eval_circuit(GATES, env, lambda a, b: a ^ b, lambda a, b: a & b)
         got = sum(env['s%d' % (7 - b)] << b for b in range(8))
@@ -961,21 +990,7 @@ def search(iters, seed):
     def cost(order):
         outs = schedule(program(*rounds), order)
         return cycles(merge_pairs(cluster(allocate(outs)[0])))
-    order = PRIORITY.split() or [d for d, _, _, _ in GATES]
-    best = cost(order)
-    sys.stderr.write('start: %d cycles\n' % best)
-    for it in range(iters):
-        cand = order[:]
-        i, j = rng.randrange(len(cand)), rng.randrange(len(cand))
-        if rng.random() < 0.5:
-            cand[i], cand[j] = cand[j], cand[i]
-        else:
-            cand.insert(j, cand.pop(i))
-        c = cost(cand)
-        if c <= best:
-            if c < best:
-                sys.stderr.write('%d: %d cycles\n' % (it, c))
-            best, order = c, cand
+    order = anneal(PRIORITY.split() or [d for d, _, _, _ in GATES], cost, iters, rng, ' cycles')
     outs = schedule(program(*rounds), order)
     check(rounds, outs)
     words = ' '.join(order).split()

@@ -67,6 +67,9 @@ def patterns():
 
 
 def sbox_table():
+    """The AES S-box from its definition. The check keeps its own copy rather than importing the
+    generator's (embedded/gen/aes_thumb2.py), so that a wrong reference there cannot make both
+    the generated code and its check agree."""
     def gmul(a, b):
         r = 0
         while b:
