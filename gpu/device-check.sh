@@ -45,6 +45,7 @@ step() {
   return "$rc"
 }
 finish() {
+  [ -f "$build/meson-logs/testlog.txt" ] && cp "$build/meson-logs/testlog.txt" "$out/"
   say "== summary ($((SECONDS - t0)) s)"
   printf '  %s\n' "${summary[@]}" | tee "$out/summary.txt"
   [ -f "$out/device-check.md" ] && cat "$out/device-check.md"
@@ -104,10 +105,16 @@ if command -v meson >/dev/null 2>&1; then
 else
   meson=(python3 -m mesonbuild.mesonmain)
 fi
+# A CUDA image may carry ninja only as a Python package whose binary is not on PATH.
+if ! command -v ninja >/dev/null 2>&1; then
+  nbin=$(python3 -c 'import ninja; print(ninja.BIN_DIR)' 2>/dev/null) &&
+    [ -x "$nbin/ninja" ] && export PATH="$PATH:$nbin" && say "ninja from Python: $nbin"
+fi
 {
   nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current,clocks.sm,clocks.max.sm,power.limit --format=csv 2>/dev/null ||
     echo "nvidia-smi: not available"
   command -v nvcc >/dev/null && nvcc --version | tail -1
+  { cc --version | head -1; echo "meson $("${meson[@]}" --version)"; echo "ninja $(ninja --version)"; } 2>&1
 } | tee "$out/gpu.txt"
 
 step "configure" 120 "${meson[@]}" setup "$build" -Dcuda=enabled -Dwerror=false \
