@@ -22,8 +22,8 @@
 #define BSGPU_MAX_SEG 4096
 /* Copy policy of a launch (bsgpu_copy_out): at most this many copies always go direct... */
 #define BSGPU_DIRECT_COPIES 4
-/* ... and so do copies of this many bytes on average; smaller ones are staged. */
-#define BSGPU_STAGE_BELOW ((uint64_t)32 << 10)
+/* ... and so do copies of ctx->stage_below bytes on average (BSGPU_STAGE_BELOW_DEFAULT, bsgpu.h);
+ * smaller ones are staged. */
 
 /* ShiftRows across the 8 column threads of a group (bsgpu_r256_shift_rows_host on the host). */
 __device__ __forceinline__ void bsgpu_r256_shift_rows_dev(uint32_t *col, unsigned lane)
@@ -142,6 +142,7 @@ struct bsgpu_ctx {
     int staged[BSGPU_MAX_STREAMS];
     int stage_failed; /* no pinned staging could be had: direct copies only */
     int batch_failed; /* the driver has no cudaMemcpyBatchAsync: one call a copy */
+    uint64_t stage_below;
     void *bdst[BSGPU_MAX_SEG];
     const void *bsrc[BSGPU_MAX_SEG];
     size_t blen[BSGPU_MAX_SEG];
@@ -261,6 +262,7 @@ extern "C" int bsgpu_open(bsgpu_ctx **out, int device, unsigned nstreams, size_t
     ctx->device = device;
     ctx->nstreams = nstreams;
     ctx->chunk_bytes = chunk_bytes / 4096 * 4096;
+    ctx->stage_below = BSGPU_STAGE_BELOW_DEFAULT;
     int rc = bsgpu_open_inner(ctx);
     if (rc != 0) {
         bsgpu_free(ctx);
@@ -432,7 +434,7 @@ static int bsgpu_copy_out(bsgpu_ctx *ctx, unsigned slot, uint32_t n)
     for (uint32_t i = 0; i < n; i++)
         total += cp[i].len;
     const uint64_t span = cp[n - 1].src_offset + cp[n - 1].len - cp[0].src_offset;
-    int stage = n > BSGPU_DIRECT_COPIES && total / n < BSGPU_STAGE_BELOW && !ctx->stage_failed;
+    int stage = n > BSGPU_DIRECT_COPIES && total / n < ctx->stage_below && !ctx->stage_failed;
     if (stage && ctx->hstage[slot] == NULL &&
         cudaMallocHost((void **)&ctx->hstage[slot], ctx->chunk_bytes) != cudaSuccess) {
         (void)cudaGetLastError(); /* not sticky: fall back to direct copies */
@@ -630,6 +632,11 @@ static int bsgpu_keystream_any(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *
 extern "C" void bsgpu_get_stats(const bsgpu_ctx *ctx, bsgpu_stats *st)
 {
     *st = ctx->stats;
+}
+
+extern "C" void bsgpu_set_stage_below(bsgpu_ctx *ctx, uint64_t bytes)
+{
+    ctx->stage_below = bytes;
 }
 
 static int bsgpu_time_kernel_inner(bsgpu_ctx *ctx, bsgpu_cipher c, uint64_t bytes, unsigned reps,

@@ -3,8 +3,9 @@
 # and ninja, and no network (gpu/README.md): unpacks the carried .deb packages (.gpu-deps/, made
 # by gpu/fetch-gpu-deps.sh) into a private prefix, builds with CUDA, runs the gpu and unit test
 # suites (GPU output against the CPU cores), one short compute-sanitizer pass over the device
-# test, and bsgpu-bench twice (copies, each kernel, the bulk path, key search), writing the result
-# table to $OUT/device-check.md (Markdown for bench/RESULTS.md).
+# test, bsgpu-bench twice (copies, each kernel, the bulk path, key search), and the daemon end to
+# end with its CUDA backend (gpu/device-daemon.sh: openssl enc through it against in-process, byte
+# for byte), writing the result table to $OUT/device-check.md (Markdown for bench/RESULTS.md).
 #
 # Nothing but the GPU build can stop it: the GPU targets build first and are fatal, everything
 # else builds with -Dwerror=false and ninja -k 0, tests run with --no-rebuild, and each bench
@@ -175,6 +176,10 @@ for section in copies kernels bulk keysearch; do
     echo "| bench section $section failed (rc=$rc): see the log | | n/a | n/a | | | n/a | | | | |" >>"$md"
   fi
 done
+# The daemon end to end on the GPU: gpu/device-daemon.sh (skips without a device).
+step "daemon on the GPU (openssl enc, seal, bench, STATUS)" 240 bash gpu/device-daemon.sh \
+  "$build" "$out"
+[ -f "$out/daemon.md" ] && { echo; echo "### bitsliced with backend=cuda"; echo; cat "$out/daemon.md"; } >>"$md"
 {
   echo
   echo "Goals: issue 15. Model bounds: estimates from static SASS counts (gpu/README.md,"

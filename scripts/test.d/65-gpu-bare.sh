@@ -37,6 +37,8 @@ for s in copies kernels bulk keysearch; do
   grep -qF "bench $s: skipped (no device)" "$out/summary.txt" ||
     { echo "gpu-bare: bench $s did not skip"; fail=1; }
 done
+grep -qF "daemon on the GPU (openssl enc, seal, bench, STATUS): skipped (no device)" \
+  "$out/summary.txt" || { echo "gpu-bare: the daemon step did not skip"; fail=1; }
 grep -qE 'gpu-device +SKIP' "$out/log" || { echo "gpu-bare: gpu-device did not skip"; fail=1; }
 grep -qF '| measurement | size | run 1 | run 2 |' "$out/device-check.md" ||
   { echo "gpu-bare: no result table header"; fail=1; }

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The daemon on a GPU, end to end (a step of gpu/device-check.sh): starts BUILD's bitsliced with
+# backend=cuda on a private socket, checks that it chose the GPU, encrypts one file with
+# `openssl enc -provider bitslice` in-process and through the daemon for each CTR cipher the GPU
+# serves and compares them byte for byte, seals and opens a file through it, measures
+# `bitslice bench` against it, and ends with its STATUS (batches, blocks, CPU fallbacks, CUDA
+# errors, self-check failures: the last three must be 0). Writes OUT/daemon.md (Markdown rows) and
+# OUT/bitsliced.log. Exit 0: all matched; 77: no GPU here (skipped); 1: a failure, said on stderr.
+#
+#   gpu/device-daemon.sh BUILD OUT
+set -uo pipefail
+build=${1:?usage: gpu/device-daemon.sh BUILD OUT}
+out=${2:?usage: gpu/device-daemon.sh BUILD OUT}
+# BSGPU_DAEMON_BACKEND=cpu runs the same steps on the CPU backend (to test this script without a GPU).
+backend=${BSGPU_DAEMON_BACKEND:-cuda}
+if [ "$backend" = cuda ] && ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "device-daemon: no GPU (nvidia-smi -L failed): skipped"
+  exit 77
+fi
+daemon="$build/service/bitsliced"
+tool="$build/tools/bitslice"
+for f in "$daemon" "$tool" "$build/provider/bitslice.so"; do
+  [ -e "$f" ] || { echo "device-daemon: $f was not built" >&2; exit 1; }
+done
+command -v openssl >/dev/null || { echo "device-daemon: no openssl command" >&2; exit 1; }
+work=$(mktemp -d /tmp/bitslice-daemon.XXXXXX)
+pid=
+cleanup() {
+  [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "device-daemon: $*" >&2; exit 1; }
+md="$out/daemon.md"
+: >"$md"
+sock="$work/run/bitsliced.sock"
+mkdir -m 0700 "$work/run"
+"$daemon" --socket "$sock" --set backend="$backend" >"$out/bitsliced.log" 2>&1 &
+pid=$!
+for _ in $(seq 200); do [ -S "$sock" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+[ -S "$sock" ] || { tail -20 "$out/bitsliced.log" >&2; fail "the daemon did not start"; }
+"$tool" status --socket "$sock" >"$work/status0" || fail "status failed"
+grep -q "^backend=$backend\$" "$work/status0" ||
+  fail "the daemon did not choose backend $backend: $(grep '^backend' "$work/status0" | tr '\n' ' ')"
+
+# 256 MiB + 17 bytes: several launches, and a tail that is no whole block of any cipher.
+head -c $((256 * 1048576 + 17)) /dev/urandom >"$work/in"
+P=(-provider-path "$build/provider" -provider bitslice -provider default)
+key32=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+iv16=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+echo "| cipher, openssl enc of 256 MiB + 17 B | in-process s | via the GPU daemon s | bytes equal |" >>"$md"
+echo "|---|---|---|---|" >>"$md"
+# name:key hex digits:IV hex digits
+for spec in present-ctr:32:16 gift-ctr:32:32 gift64-ctr:32:16 rijndael-256-ctr:64:32; do
+  IFS=: read -r name klen ivlen <<<"$spec"
+  k=${key32:0:$klen} v=${iv16:0:$ivlen}
+  t0=$(date +%s.%N)
+  BITSLICE_SOCKET= openssl enc "${P[@]}" -"$name" -K "$k" -iv "$v" -in "$work/in" \
+    -out "$work/local" || fail "$name: openssl enc in-process failed"
+  t1=$(date +%s.%N)
+  BITSLICE_SOCKET="$sock" openssl enc "${P[@]}" -"$name" -K "$k" -iv "$v" -in "$work/in" \
+    -out "$work/gpu" || fail "$name: openssl enc through the daemon failed"
+  t2=$(date +%s.%N)
+  eq=yes
+  cmp -s "$work/local" "$work/gpu" || eq=NO
+  awk -v n="$name" -v a="$t0" -v b="$t1" -v c="$t2" -v e="$eq" \
+    'BEGIN { printf "| %s | %.2f | %.2f | %s |\n", n, b - a, c - b, e }' >>"$md"
+  [ "$eq" = yes ] || fail "$name: the GPU daemon's output differs from the in-process one"
+done
+"$tool" keygen -o "$work/key" >/dev/null || fail "keygen failed"
+"$tool" seal -q --socket "$sock" -k "$work/key" -o "$work/in.bs" "$work/in" || fail "seal failed"
+"$tool" open -q --no-daemon -k "$work/key" -o "$work/in.out" "$work/in.bs" || fail "open failed"
+cmp -s "$work/in" "$work/in.out" || fail "seal through the GPU daemon / open in-process differ"
+echo >>"$md"
+echo "seal through the GPU daemon, open in-process, 256 MiB + 17 B: round trip equal" >>"$md"
+echo >>"$md"
+for c in PRESENT-80 GIFT-128 RIJNDAEL-256; do
+  echo '```' >>"$md"
+  "$tool" bench --socket "$sock" --cipher "$c" --size-mib 256 >>"$md" 2>&1 ||
+    fail "bitslice bench $c failed"
+  echo '```' >>"$md"
+done
+"$tool" status --socket "$sock" >"$work/status1" || fail "status failed"
+info=$(grep '^backend_info=' "$work/status1")
+echo "STATUS after: \`$info\`" >>"$md"
+kill "$pid"
+wait "$pid"
+rc=$?
+pid=
+cat "$md"
+[ "$backend" = cuda ] || { [ "$rc" -eq 0 ] && exit 0; fail "the daemon exited with status $rc"; }
+for zero in gpus_failed cpu_fallbacks cuda_errors self_check_failures; do
+  grep -qE "[ =]$zero=0( |$)" <<<"$info" || fail "STATUS: $zero is not 0: $info"
+done
+grep -qE ' batches=[1-9]' <<<"$info" || fail "STATUS: no batch ran on the GPU: $info"
+[ "$rc" -eq 0 ] || fail "the daemon exited with status $rc after SIGTERM"
+exit 0
