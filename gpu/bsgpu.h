@@ -71,7 +71,7 @@ void bsgpu_get_stats(const bsgpu_ctx *ctx, bsgpu_stats *st);
 /* The copy policy (bsgpu.cu, bsgpu_copy_out): a launch of more than a few copies averaging fewer
  * than `bytes` goes back as one staged copy scattered on the host; 0 never stages (the bench
  * compares both on the device). Default BSGPU_STAGE_BELOW_DEFAULT. */
-#define BSGPU_STAGE_BELOW_DEFAULT ((uint64_t)32 << 10)
+#define BSGPU_STAGE_BELOW_DEFAULT ((uint64_t)8 << 10)
 void bsgpu_set_stage_below(bsgpu_ctx *ctx, uint64_t bytes);
 
 /* ---- measurements (bench and device-check) ---- */

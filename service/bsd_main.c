@@ -251,7 +251,7 @@ int main(int argc, char **argv)
         BSD_ERR("start", "reason=\"cannot watch the socket\"");
         return 1;
     }
-    char dev[128];
+    char dev[BSD_DESCRIBE_MAX];
     d->backend->ops->describe(d->backend, dev, sizeof dev);
     BSD_INFO("ready", "backend=%s %s keys_locked=%d batch_deadline_us=%u pid=%d",
              d->backend->ops->name, dev, d->keys.locked, d->cfg.batch_deadline_us, (int)getpid());

@@ -29,7 +29,7 @@ size_t bsd_status_text(bsd_daemon *d, char *out, size_t len)
 {
     text t = {out, 0, len};
     bsd_stats *s = &d->stats;
-    char dev[128];
+    char dev[BSD_DESCRIBE_MAX];
     d->backend->ops->describe(d->backend, dev, sizeof dev);
     add(&t, "protocol=%d\n", BSD_PROTO_VERSION);
     add(&t, "backend=%s\n", d->backend->ops->name);

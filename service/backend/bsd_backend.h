@@ -52,11 +52,14 @@ typedef struct bsd_batch {
 
 typedef struct bsd_backend bsd_backend;
 
+#define BSD_DESCRIBE_MAX 1024
+
 typedef struct bsd_backend_ops {
     const char *name;
     /* Starts the batch; 0, or -errno when it cannot (then done is never called). */
     int (*submit)(bsd_backend *be, bsd_batch *batch);
-    /* One line of key=value pairs for STATUS (device, threads, ...). */
+    /* One line of key=value pairs for STATUS (device, threads, ...); callers give it
+     * BSD_DESCRIBE_MAX bytes (the CUDA backend's line with its counters is ~400). */
     void (*describe)(bsd_backend *be, char *out, size_t len);
     /* Called after the last batch completed. */
     void (*destroy)(bsd_backend *be);

@@ -51,7 +51,11 @@ void bsgpu_close(bsgpu_ctx *ctx)
 
 void bsgpu_describe(const bsgpu_ctx *ctx, char *out, size_t len)
 {
-    snprintf(out, len, "device=%d name=\"fake\"", ctx->device);
+    /* As long as the real line on an H200 (bsgpu.cu), so that STATUS's buffer is tested. */
+    snprintf(out, len,
+             "device=%d name=\"fake NVIDIA H200\" sm=90 sms=132 mem_mb=143155 streams=3 "
+             "chunk_mb=64",
+             ctx->device);
 }
 
 const char *bsgpu_last_error(const bsgpu_ctx *ctx)
