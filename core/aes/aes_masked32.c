@@ -109,6 +109,13 @@ static void wipe32(void *p, size_t nbytes)
 #define SBOX_MASKED sbox_masked
 #endif
 
+#include "aes_masked_lin_t2.h"
+#ifdef BS_AES_MASKED_LIN_T2
+static void (*const lin_t2[4])(uint32_t *, const uint32_t *, const uint32_t *,
+                               const uint32_t *) = {lin_masked_t2_0, lin_masked_t2_1,
+                                                    lin_masked_t2_2, lin_masked_t2_3};
+#endif
+
 /* Fresh words: the input masks or one DOM S-box layer of the key schedule. */
 static void draw(uint32_t *r, size_t n, bs_aes_rng_fn rng, void *rng_ctx)
 {
@@ -332,6 +339,7 @@ static void transpose_share(uint32_t x[8])
         q[6] = MT(t[5] ^ g[6]);                                                                    \
         q[7] = MT(t[6] ^ g[7]);                                                                    \
     }
+#ifndef BS_AES_MASKED_LIN_T2 /* else aes_masked_lin_t2.h's generated Thumb-2 */
 MC_MASKED(mc0_masked, BS_AES_R1_0, BS_AES_R2_0)
 MC_MASKED(mc1_masked, BS_AES_R1_1, BS_AES_R2_1)
 MC_MASKED(mc2_masked, BS_AES_R1_2, BS_AES_R2_2)
@@ -349,13 +357,13 @@ static void ark_masked(uint32_t q[8], const uint32_t c[8], const uint32_t *rk0, 
         q[i] = MT(v ^ rk1[i]);
     }
 }
+#endif
 
+#ifdef BS_AES_MASKED_TRACE
 static const unsigned char pattern_in[8] = {
     BS_AES_MASKED_IN_0, BS_AES_MASKED_IN_1, BS_AES_MASKED_IN_2, BS_AES_MASKED_IN_3,
     BS_AES_MASKED_IN_4, BS_AES_MASKED_IN_5, BS_AES_MASKED_IN_6, BS_AES_MASKED_IN_7};
-static const unsigned char pattern_out[8] = {
-    BS_AES_MASKED_OUT_0, BS_AES_MASKED_OUT_1, BS_AES_MASKED_OUT_2, BS_AES_MASKED_OUT_3,
-    BS_AES_MASKED_OUT_4, BS_AES_MASKED_OUT_5, BS_AES_MASKED_OUT_6, BS_AES_MASKED_OUT_7};
+#endif
 
 /* The mask-only words of one call (no secret enters them). */
 typedef struct {
@@ -366,32 +374,44 @@ typedef struct {
     uint32_t last[8]; /* M' ^ SR^2(P): after the last S-box, to the unpacking masks */
 } call_masks;
 
+/* The pattern's mask word for mask number p (1 = m0, 2 = m1, 3 = m2): a compile-time choice, so
+ * that the compiler computes each rotation of m0, m1, m2 once for all eight slices. */
+#define PAT_W(p) ((p) == 1 ? m0 : (p) == 2 ? m1 : m2)
+
 static void call_masks_init(call_masks *cm, bs_aes_rng_fn rng, void *rng_ctx)
 {
-    uint32_t w[2 + 8], x[8], mi[8], mo[8];
+    uint32_t w[2 + 8], x[8], d[8];
     draw(w, 10, rng, rng_ctx);
 #ifdef BS_AES_MASKED_TRACE
     if (bs_aes_masked_trace_same_masks)
         w[1] = w[0]; /* the broken-mask control: m2 = 0 */
 #endif
-    cm->mw[0] = w[0];
-    cm->mw[1] = w[1];
-    cm->mw[2] = w[0] ^ w[1];
-    cm->mw[3] = w[0] | w[1];
-    for (unsigned i = 0; i < 8; i++) {
+    const uint32_t m0 = w[0], m1 = w[1], m2 = m0 ^ m1;
+    const uint32_t mi[8] = {PAT_W(BS_AES_MASKED_IN_0), PAT_W(BS_AES_MASKED_IN_1),
+                            PAT_W(BS_AES_MASKED_IN_2), PAT_W(BS_AES_MASKED_IN_3),
+                            PAT_W(BS_AES_MASKED_IN_4), PAT_W(BS_AES_MASKED_IN_5),
+                            PAT_W(BS_AES_MASKED_IN_6), PAT_W(BS_AES_MASKED_IN_7)};
+    const uint32_t mo[8] = {PAT_W(BS_AES_MASKED_OUT_0), PAT_W(BS_AES_MASKED_OUT_1),
+                            PAT_W(BS_AES_MASKED_OUT_2), PAT_W(BS_AES_MASKED_OUT_3),
+                            PAT_W(BS_AES_MASKED_OUT_4), PAT_W(BS_AES_MASKED_OUT_5),
+                            PAT_W(BS_AES_MASKED_OUT_6), PAT_W(BS_AES_MASKED_OUT_7)};
+    cm->mw[0] = m0;
+    cm->mw[1] = m1;
+    cm->mw[2] = m2;
+    cm->mw[3] = m0 | m1;
+    for (unsigned i = 0; i < 8; i++)
         cm->r[i] = x[i] = w[2 + i];
-        mi[i] = cm->mw[pattern_in[i] - 1];
-        mo[i] = cm->mw[pattern_out[i] - 1];
-    }
     bs_aes_transpose(x);
+    BS_UNROLL8
     for (unsigned b = 0; b < 8; b++) {
         const uint32_t p = x[(b >> 1) + 4 * (b & 1)];
         cm->in[b] = p ^ mi[b];
         cm->last[b] = mo[b] ^ bs_aes_sr2(p);
+        BS_HIDE(cm->in[b]);
+        BS_HIDE(cm->last[b]);
     }
     for (unsigned k = 0; k < 4; k++) {
-        uint32_t *d = cm->d[k];
-        memcpy(d, mo, sizeof mo);
+        memcpy(d, mo, sizeof d);
         switch (k) {
         case 0:
             bs_aes_mixcolumns0(d);
@@ -406,19 +426,15 @@ static void call_masks_init(call_masks *cm, bs_aes_rng_fn rng, void *rng_ctx)
             bs_aes_mixcolumns3(d);
             break;
         }
+        BS_UNROLL8
         for (unsigned b = 0; b < 8; b++) {
-            d[b] ^= mi[b];
-            BS_HIDE(d[b]);
+            cm->d[k][b] = d[b] ^ mi[b];
+            BS_HIDE(cm->d[k][b]);
         }
-    }
-    for (unsigned b = 0; b < 8; b++) {
-        BS_HIDE(cm->in[b]);
-        BS_HIDE(cm->last[b]);
     }
     wipe32(w, sizeof w);
     wipe32(x, sizeof x);
-    wipe32(mi, sizeof mi);
-    wipe32(mo, sizeof mo);
+    wipe32(d, sizeof d);
 }
 
 /* Nr rounds on two blocks with round-key shares rk0, rk1 (8 (Nr + 1) words each). */
@@ -437,6 +453,18 @@ static void encrypt_masked(const uint32_t *rk0, const uint32_t *rk1, unsigned nr
     transpose_share(x);
     for (unsigned b = 0; b < 8; b++)
         q[b] = x[(b >> 1) + 4 * (b & 1)];
+#ifdef BS_AES_MASKED_LIN_T2
+    /* the generated Thumb-2 linear layers (aes_masked_lin_t2.h): the same values, allocated
+     * so that no register or store transition depends on the state or the key */
+    ark_masked_t2(q, cm.in, rk0, rk1);
+    for (unsigned i = 1; i < nr; i++) {
+        const unsigned rep = i % 4;
+        SBOX_MASKED(q, cm.mw);
+        lin_t2[rep](q, cm.d[rep], rk0 + 8 * i, rk1 + 8 * i);
+    }
+    SBOX_MASKED(q, cm.mw);
+    ark_masked_t2(q, cm.last, rk0 + 8 * nr, rk1 + 8 * nr);
+#else
     ark_masked(q, cm.in, rk0, rk1);
     /* rounds 1..Nr-1 in representations 1, 2, 3, 0, ...; round Nr without MixColumns */
     for (unsigned i = 1; i < nr; i++) {
@@ -460,6 +488,7 @@ static void encrypt_masked(const uint32_t *rk0, const uint32_t *rk1, unsigned nr
     }
     SBOX_MASKED(q, cm.mw);
     ark_masked(q, cm.last, rk0 + 8 * nr, rk1 + 8 * nr);
+#endif
     BS_UNROLL8
     for (unsigned b = 0; b < 8; b++) {
         const uint32_t v = q[b];

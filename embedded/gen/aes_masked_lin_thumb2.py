@@ -1,0 +1,540 @@
+#!/usr/bin/env python3
+"""Writes core/aes/aes_masked_lin_t2.h: the linear layers of core/aes/aes_masked32.c's masked
+AES rounds as straight-line Thumb-2 for Cortex-M3/M4, register-allocated so that no value and
+no register write, load or store transition depends on the state or the key (word-level model
+below). Run from the repository root; the output is committed.
+
+    python3 embedded/gen/aes_masked_lin_thumb2.py > core/aes/aes_masked_lin_t2.h
+    python3 embedded/gen/aes_masked_lin_thumb2.py --check   (stage 40-embedded: file up to date)
+
+Functions (all take q, the state's eight masked slices in place, c, eight mask-only
+correction words of the call, and rk0, rk1, the round key's two shares, eight words each):
+  - lin_masked_t2_K (K = 0..3): q = MixColumns_K(q) ^ c ^ rk0 ^ rk1, MixColumns of
+    representation K (aes.h) grouped as the C's MC_MASKED: output slice b is
+    (t[b-1] ^ t[7]) ^ (n[b] ^ rot2(t[b])); then the correction word, then the two key shares
+    (never the two shares together before the state: rk0 ^ rk1 is the key).
+  - ark_masked_t2: q = q ^ c ^ rk0 ^ rk1 (the first and the last key additions).
+
+The model (the word-level one of core/aes/aes_masked_gen.py, applied to every instruction):
+a word is 32 rows, one per bit, each a GF(2) linear form over mask variables (m0, m1, the
+rk1 share's bits, and for ark_masked_t2 the masks the state arrives with) and secret
+variables (the state's slices and the round key): a word is independent of the secrets when
+the secret part's image lies in the masks' (a rank test). Each function is checked in the
+contexts it runs in: lin_masked_t2_K on the S-box's output (slice b masked by its output
+pattern, c = MixColumns_K(output pattern) ^ input pattern, as call_masks_init computes it);
+ark_masked_t2 on the packed state (masked by eight independent uniform words P, the packed r,
+with c = P ^ input pattern) and on the last S-box's output (c = output pattern ^ SR^2(P)).
+Every value (register write, load, store) and every transition (old ^ new of the register
+or memory word written) must pass; the allocator tracks what each register and each q[]
+word last held and never writes over contents it would combine with, clearing the register
+(mov #0) or the word (a store of the pointer) first where needed. The emitted instructions
+are then run here on the model (simulate()) and must give the outputs of the direct model.
+
+Outside the model: the contents the caller leaves in the registers at entry and the
+registers the final pop restores (the model starts from constants), other buses, glitches.
+tests/leak/check_lin_thumb.py repeats the check on the compiled objects with its own
+interpreter.
+"""
+import sys
+
+OUT = 'core/aes/aes_masked_lin_t2.h'
+M32 = 0xffffffff
+
+# ---- the model: a word is 32 rows; each row an int over the variables ----
+# variables: m0 (bits 0..31), m1 (32..63), the rk1 share (64..319), P (320..575, the masks
+# the packed state arrives with), then secrets: the state (576..831), the round key (832..1087)
+V_M0, V_M1, V_RK1, V_P, V_S, V_K = 0, 32, 64, 320, 576, 832
+NMASK = 576
+
+
+def w_var(base, k=0):
+    return [1 << (base + 32 * k + i) for i in range(32)]
+
+
+def w_const():
+    return [0] * 32
+
+
+def w_xor(a, b):
+    return [x ^ y for x, y in zip(a, b)]
+
+
+def w_ror(a, n):
+    n %= 32
+    return [a[(i + n) % 32] for i in range(32)]
+
+
+def w_shr(a, n):
+    return [a[i + n] if i + n < 32 else 0 for i in range(32)]
+
+
+def w_shl(a, n):
+    return [a[i - n] if i - n >= 0 else 0 for i in range(32)]
+
+
+def w_and(a, c):
+    return [a[i] if (c >> i) & 1 else 0 for i in range(32)]
+
+
+def w_byte_ror(a, j):
+    lo = 0x01010101 * (0xff >> j)
+    return w_xor(w_and(w_shr(a, j), lo), w_and(w_shl(a, 8 - j), ~lo & M32))
+
+
+def rank(rows):
+    piv = {}
+    rk = 0
+    for r in rows:
+        while r:
+            h = r.bit_length() - 1
+            if h not in piv:
+                piv[h] = r
+                rk += 1
+                break
+            r ^= piv[h]
+    return rk
+
+
+def indep(w):
+    """Independent of the secrets: the secret part's image lies in the masks' part's."""
+    if not any(r >> NMASK for r in w):
+        return True
+    return rank(w) == rank([r & ((1 << NMASK) - 1) for r in w])
+
+
+def is_const(w):
+    return not any(w)
+
+
+def w_mask(p, m0, m1):
+    """Pattern mask p (1 = m0, 2 = m1, 3 = m0 ^ m1)."""
+    return w_xor(m0 if p & 1 else w_const(), m1 if p & 2 else w_const())
+
+
+R1 = {0: lambda x: w_ror(x, 8), 1: lambda x: w_ror(w_byte_ror(x, 2), 8),
+      2: lambda x: w_ror(w_byte_ror(x, 4), 8), 3: lambda x: w_ror(w_byte_ror(x, 6), 8)}
+R2 = {0: lambda x: w_ror(x, 16), 1: lambda x: w_ror(w_byte_ror(x, 4), 16),
+      2: lambda x: w_ror(x, 16), 3: lambda x: w_ror(w_byte_ror(x, 4), 16)}
+
+
+def model_mc(q, k):
+    n = [R1[k](x) for x in q]
+    t = [w_xor(q[i], n[i]) for i in range(8)]
+    out = []
+    for b in range(8):
+        o = w_xor(n[b], R2[k](t[b]))
+        o = w_xor(o, t[7] if b == 0 else t[b - 1])
+        if b in (1, 3, 4):
+            o = w_xor(o, t[7])
+        out.append(o)
+    return out
+
+
+def model_sr2(x):
+    t = w_and(w_xor(w_shr(x, 4), x), 0x0f000f00)
+    return w_xor(w_xor(x, t), w_shl(t, 4))
+
+
+def patterns():
+    src = open('core/aes/aes_masked_sbox.h').read()
+    import re
+    pin = [int(re.search(r'#define BS_AES_MASKED_IN_%d (\d)' % b, src).group(1)) for b in range(8)]
+    pout = [int(re.search(r'#define BS_AES_MASKED_OUT_%d (\d)' % b, src).group(1))
+            for b in range(8)]
+    return pin, pout
+
+
+def contexts(fn, same_masks=False):
+    """The memory the function starts from, and the outputs it must leave in q: a list of
+    (name, q, c, rk0, rk1, want) for each context fn runs in."""
+    pin, pout = patterns()
+    m0 = w_var(V_M0)
+    m1 = m0 if same_masks else w_var(V_M1)
+    mi = [w_mask(p, m0, m1) for p in pin]
+    mo = [w_mask(p, m0, m1) for p in pout]
+    s = [w_var(V_S, b) for b in range(8)]
+    key = [w_var(V_K, b) for b in range(8)]
+    r1 = [w_var(V_RK1, b) for b in range(8)]
+    rk0 = [w_xor(key[b], r1[b]) for b in range(8)]
+    out = []
+    if fn.startswith('lin'):
+        k = int(fn[-1])
+        q = [w_xor(s[b], mo[b]) for b in range(8)]
+        mcm = model_mc(mo, k)
+        c = [w_xor(mcm[b], mi[b]) for b in range(8)]
+        mcs = model_mc(s, k)
+        want = [w_xor(w_xor(mcs[b], key[b]), mi[b]) for b in range(8)]
+        out.append(('MixColumns %d' % k, q, c, rk0, r1, want))
+    else:
+        p = [w_var(V_P, b) for b in range(8)]
+        q = [w_xor(s[b], p[b]) for b in range(8)]
+        c = [w_xor(p[b], mi[b]) for b in range(8)]
+        want = [w_xor(w_xor(s[b], key[b]), mi[b]) for b in range(8)]
+        out.append(('first key addition', q, c, rk0, r1, want))
+        q = [w_xor(s[b], mo[b]) for b in range(8)]
+        c = [w_xor(mo[b], model_sr2(p[b])) for b in range(8)]
+        want = [w_xor(w_xor(s[b], key[b]), model_sr2(p[b])) for b in range(8)]
+        out.append(('last key addition', q, c, rk0, r1, want))
+    return out
+
+
+# ---- the program: values are (vid, rot): the word is ror(register of vid, rot) ----
+class Prog:
+    def __init__(self):
+        self.ops = []  # (kind, args): kind in ld, eor, andi, ror, st
+
+    def op(self, kind, *args):
+        self.ops.append((kind, args))
+        return len(self.ops) - 1
+
+    def ld(self, ptr, i):
+        return (self.op('ld', ptr, i), 0)
+
+    def eor(self, a, b):
+        if b[1] == 0 and a[1] != 0:
+            a, b = b, a
+        return (self.op('eor', a[0], b[0], (b[1] - a[1]) % 32), a[1])
+
+    def andi(self, a, m):
+        mm = ((m << a[1]) | (m >> (32 - a[1]))) & M32 if a[1] else m
+        if not t2_imm(mm):
+            a = (self.op('ror', a[0], a[1]), 0)
+            mm = m
+        return (self.op('andi', a[0], mm), a[1])
+
+    def st(self, a, i):
+        if a[1]:
+            a = (self.op('ror', a[0], a[1]), 0)
+        self.op('st', a[0], i)
+
+
+def t2_imm(v):
+    """Whether v is a Thumb-2 modified immediate."""
+    b = v & 0xff
+    if v in (b, b * 0x00010001, b * 0x01010101) or v == (b << 8) * 0x00010001:
+        return True
+    for k in range(8, 32):
+        x = ((v << k) | (v >> (32 - k))) & M32
+        if 0x80 <= x < 0x100:
+            return True
+    return False
+
+
+def rot(a, n):
+    return (a[0], (a[1] + n) % 32)
+
+
+def byte_ror(P, x, j):
+    lo2 = 0x01010101 * ((1 << j) - 1)
+    t = P.andi(x, ~lo2 & M32)
+    u = P.andi(x, lo2)
+    return rot(P.eor(t, rot(u, 24)), j)
+
+
+def r1(P, x, k):
+    return rot(x if k == 0 else byte_ror(P, x, 2 * k), 8)
+
+
+def r2(P, x, k):
+    return rot(x if k in (0, 2) else byte_ror(P, x, 4), 16)
+
+
+Q, C, RK0, RK1 = 'q', 'c', 'rk0', 'rk1'  # the pointer arguments (r0..r3)
+
+
+def ark_one(P, v, b):
+    """v ^ c[b] ^ rk0[b] ^ rk1[b], stored to q[b]; the three loads first, next to each other."""
+    c, k0, k1 = P.ld(C, b), P.ld(RK0, b), P.ld(RK1, b)
+    P.st(P.eor(P.eor(P.eor(c, v), k0), k1), b)
+
+
+def program(fn):
+    P = Prog()
+    if fn == 'ark':
+        for b in range(8):
+            ark_one(P, P.ld(Q, b), b)
+        return P
+    k = int(fn[-1])
+    q7 = P.ld(Q, 7)
+    n7 = r1(P, q7, k)
+    t7 = P.eor(q7, n7)
+    tprev = t7
+    for b in range(8):
+        qb, nb, tb = (q7, n7, t7) if b == 7 else (None, None, None)
+        if b != 7:
+            qb = P.ld(Q, b)
+            nb = r1(P, qb, k)
+            tb = P.eor(qb, nb)
+        g = P.eor(nb, r2(P, tb, k))
+        first = tprev
+        if b in (1, 3, 4):
+            first = P.eor(first, t7)
+        ark_one(P, P.eor(first, g), b)
+        tprev = tb
+    return P
+
+
+# ---- transition-aware register allocation ----
+REGS = ['r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8', 'r9', 'r10', 'r11', 'r12', 'lr']
+PTR = {Q: 'r0', C: 'r1', RK0: 'r2', RK1: 'r3'}
+ORDER = ['r12', 'lr', 'r4', 'r5', 'r6', 'r7', 'r8', 'r9', 'r10', 'r11', 'r0', 'r1', 'r2', 'r3']
+
+
+def eval_ops(P, ctx):
+    """The word each op defines, in one context (q, c, rk0, rk1 as model words)."""
+    _, q, c, rk0, rk1, _ = ctx
+    mem = {Q: q, C: c, RK0: rk0, RK1: rk1}
+    val = {}
+    for i, (kind, a) in enumerate(P.ops):
+        if kind == 'ld':
+            val[i] = mem[a[0]][a[1]]
+        elif kind == 'eor':
+            val[i] = w_xor(val[a[0]], w_ror(val[a[1]], a[2]))
+        elif kind == 'andi':
+            val[i] = w_and(val[a[0]], a[1])
+        elif kind == 'ror':
+            val[i] = w_ror(val[a[0]], a[1])
+    return val
+
+
+def allocate(P, fn):
+    ctxs = contexts(fn)
+    vals = [eval_ops(P, c) for c in ctxs]
+    ZERO = None
+
+    def ok(old, new):
+        """old ^ new independent in every context (old, new: op ids, ('q', i) for the input
+        words of q[], or ZERO)."""
+        if old is ZERO or new is ZERO or old == new:
+            return True
+        for ci, ctx in enumerate(ctxs):
+            def word(x):
+                return ctx[1][x[1]] if isinstance(x, tuple) else vals[ci][x]
+            if not indep(w_xor(word(old), word(new))):
+                return False
+        return True
+
+    uses = {}
+    for p, (kind, a) in enumerate(P.ops):
+        if kind in ('eor',):
+            srcs = (a[0], a[1])
+        elif kind in ('andi', 'ror', 'st'):
+            srcs = (a[0],)
+        else:
+            srcs = ()
+        for v in srcs:
+            uses.setdefault(v, []).append(p)
+    last_use = {v: max(u) for v, u in uses.items()}
+    content = {r: ZERO for r in REGS}
+    reg_of = {}
+    free = [r for r in REGS if r not in PTR.values()]
+    qmem = {i: ('q', i) for i in range(8)}
+    lines = []
+    nclear = [0, 0]
+
+    def get_reg(v, prefer):
+        # the dying operands' registers first, then the fewest callee-saved registers
+        free.sort(key=ORDER.index)
+        for r in prefer + free:
+            if r in free and ok(content[r], v):
+                free.remove(r)
+                return r
+        if not free:
+            raise SystemExit('%s: out of registers' % fn)
+        r = free.pop(0)
+        lines.append('mov%s %s, #0' % ('s' if r in ('r4', 'r5', 'r6', 'r7') else '', r))
+        content[r] = ZERO
+        nclear[0] += 1
+        return r
+
+    for p, (kind, a) in enumerate(P.ops):
+        if kind == 'st':
+            src = reg_of[a[0]]
+            if not ok(qmem[a[1]], a[0]):
+                lines.append('str r0, [r0, #%d]' % (4 * a[1]))
+                nclear[1] += 1
+            lines.append('str %s, [r0, #%d]' % (src, 4 * a[1]))
+            qmem[a[1]] = a[0]
+            if last_use[a[0]] == p:
+                free.append(reg_of.pop(a[0]))
+            continue
+        srcs = [a[0], a[1]] if kind == 'eor' else [a[0]] if kind in ('andi', 'ror') else []
+        dying = [reg_of[v] for v in dict.fromkeys(srcs) if last_use.get(v) == p]
+        sregs = [reg_of[v] for v in srcs]
+        for v in dict.fromkeys(srcs):
+            if last_use.get(v) == p:
+                free.append(reg_of.pop(v))
+        if p not in last_use:
+            raise SystemExit('%s: op %d unused' % (fn, p))
+        r = get_reg(p, dying)
+        reg_of[p] = r
+        content[r] = p
+        if kind == 'ld':
+            lines.append('ldr %s, [%s, #%d]' % (r, PTR[a[0]], 4 * a[1]))
+        elif kind == 'eor':
+            lines.append('eor %s, %s, %s%s' % (r, sregs[0], sregs[1],
+                                               ', ror #%d' % a[2] if a[2] else ''))
+        elif kind == 'andi':
+            lines.append('and %s, %s, #0x%08x' % (r, sregs[0], a[1]))
+        elif kind == 'ror':
+            lines.append('ror %s, %s, #%d' % (r, sregs[0], a[1]))
+    return lines, nclear
+
+
+def used_regs(lines):
+    import re
+    return sorted({int(r[1:]) if r != 'lr' else 14 for l in lines
+                   for r in re.findall(r'\b(r\d+|lr)\b', l)})
+
+
+# ---- the emitted code run on the model ----
+def simulate(lines, fn, same_masks=False):
+    """Runs the instructions on the model in every context: every value and transition
+    independent (returns the number of failures), the outputs those of the direct model.
+    same_masks: m1 = m0 (the control: it must fail)."""
+    import re
+    bad = 0
+    nvals = 0
+    for name, q, c, rk0, rk1, want in contexts(fn, same_masks):
+        mem = {'r0': list(q), 'r1': list(c), 'r2': list(rk0), 'r3': list(rk1)}
+        reg = {r: w_const() for r in REGS}
+
+        def rec(old, new):
+            nonlocal bad, nvals
+            nvals += 1
+            if not indep(new) or not indep(w_xor(old, new)):
+                bad += 1
+        for line in lines:
+            ins, rest = line.split(' ', 1)
+            a = [x.strip() for x in rest.split(',')]
+            if ins == 'ldr':
+                base, off = re.match(r'\[(\w+), #(\d+)\]', ', '.join(a[1:])).groups()
+                v = mem[base][int(off) // 4]
+                rec(reg[a[0]], v)
+                reg[a[0]] = v
+            elif ins == 'str':
+                base, off = re.match(r'\[(\w+), #(\d+)\]', ', '.join(a[1:])).groups()
+                v = w_const() if a[0] in ('r0', 'r1', 'r2', 'r3') and a[0] != 'r0' else \
+                    (w_const() if a[0] == 'r0' else reg[a[0]])
+                rec(mem[base][int(off) // 4], v)
+                mem[base][int(off) // 4] = v
+            elif ins == 'eor':
+                y = reg[a[2]]
+                if len(a) == 4:
+                    y = w_ror(y, int(a[3].split('#')[1]))
+                v = w_xor(reg[a[1]], y)
+                rec(reg[a[0]], v)
+                reg[a[0]] = v
+            elif ins == 'and':
+                v = w_and(reg[a[1]], int(a[2][1:], 16))
+                rec(reg[a[0]], v)
+                reg[a[0]] = v
+            elif ins == 'ror':
+                v = w_ror(reg[a[1]], int(a[2][1:]))
+                rec(reg[a[0]], v)
+                reg[a[0]] = v
+            elif ins in ('mov', 'movs'):
+                rec(reg[a[0]], w_const())
+                reg[a[0]] = w_const()
+            else:
+                raise SystemExit('simulate: %r' % line)
+        if not same_masks and mem['r0'] != want:
+            raise SystemExit('%s (%s): output wrong' % (fn, name))
+    return nvals, bad
+
+
+def cycles(lines):
+    """The cycle model of embedded/bench/run.py on straight-line code."""
+    c, prev = 0, False
+    for l in lines:
+        mem = l.startswith(('ldr', 'str'))
+        c += 1 if not mem or prev else 2
+        prev = mem
+    return c
+
+
+FUNCS = ['lin0', 'lin1', 'lin2', 'lin3', 'ark']
+CNAME = {'lin0': 'lin_masked_t2_0', 'lin1': 'lin_masked_t2_1', 'lin2': 'lin_masked_t2_2',
+         'lin3': 'lin_masked_t2_3', 'ark': 'ark_masked_t2'}
+
+
+def generate():
+    out = []
+    w = out.append
+    stats = []
+    bodies = {}
+    for fn in FUNCS:
+        P = program(fn)
+        lines, (nclear, nqclear) = allocate(P, fn)
+        nvals, bad = simulate(lines, fn)
+        if bad:
+            raise SystemExit('%s: %d values or transitions depend on the secrets' % (fn, bad))
+        _, cbad = simulate(lines, fn, same_masks=True)
+        if not cbad:
+            raise SystemExit('%s: the m1 = m0 control passes' % fn)
+        hi = [r for r in used_regs(lines) if r >= 4]
+        save = ['r%d' % r for r in hi if r <= 11]
+        push = save + ['lr'] if 14 in hi else save
+        if push:
+            body = ['push {%s}' % ', '.join(push)] + lines + [
+                'pop {%s}' % ', '.join(save + ['pc'] if 14 in hi else save)]
+            if 14 not in hi:
+                body.append('bx lr')
+        else:
+            body = lines + ['bx lr']
+        bodies[fn] = body
+        stats.append((fn, len(body), cycles(lines), nclear, nqclear, nvals, cbad))
+    w('/*')
+    w(' * aes_masked_lin_t2.h: generated by embedded/gen/aes_masked_lin_thumb2.py (do not edit;')
+    w(' * see there for the model). The linear layers of aes_masked32.c\'s rounds as')
+    w(' * straight-line Thumb-2 for Cortex-M3/M4: lin_masked_t2_K(q, c, rk0, rk1) is')
+    w(' * q = MixColumns_K(q) ^ c ^ rk0 ^ rk1, ark_masked_t2(q, c, rk0, rk1) is q ^= c ^ rk0 ^ rk1,')
+    w(' * the same values as the C (MC_MASKED, ark_masked), allocated so that no value and no')
+    w(' * register write, load or store transition depends on the state or the key (word-level')
+    w(' * rank test, checked by the generator and on the compiled code by')
+    w(' * tests/leak/check_lin_thumb.py).')
+    for fn, n, cyc, ncl, nqc, nv, cb in stats:
+        w(' * %s: %d instructions (%d est. cycles between push and pop), %d register clears, '
+          '%d q-word' % (CNAME[fn], n, cyc, ncl, nqc))
+        w(' *   clears; %d values and transitions checked (control m1 = m0: %d fail).' % (nv, cb))
+    w(' * Outside the check: the caller\'s register contents at entry, the registers the final')
+    w(' * pop restores (core/aes/aes_masked.h).')
+    w(' */')
+    w('#ifndef BS_AES_MASKED_LIN_T2_H')
+    w('#define BS_AES_MASKED_LIN_T2_H')
+    w('')
+    w('#if defined(__thumb2__) && !defined(BS_AES_MASKED_C_LIN)')
+    w('#define BS_AES_MASKED_LIN_T2 1')
+    for fn in FUNCS:
+        w('')
+        w('__attribute__((naked, noinline)) static void')
+        w('%s(uint32_t q[8] __attribute__((unused)), const uint32_t c[8] __attribute__((unused)),'
+          % CNAME[fn])
+        w('    const uint32_t *rk0 __attribute__((unused)),')
+        w('    const uint32_t *rk1 __attribute__((unused)))')
+        w('{')
+        w('    __asm__ volatile(')
+        for l in bodies[fn]:
+            w('        "%s\\n"' % l)
+        w('    );')
+        w('}')
+    w('#endif')
+    w('')
+    w('#endif')
+    for fn, n, cyc, ncl, nqc, nv, cb in stats:
+        sys.stderr.write('%s: %d instructions, %d est. cycles, %d clears, %d q clears, %d values '
+                         'and transitions, control %d\n' % (CNAME[fn], n, cyc, ncl, nqc, nv, cb))
+    return '\n'.join(out) + '\n'
+
+
+def main():
+    text = generate()
+    if '--check' in sys.argv[1:]:
+        if open(OUT).read() != text:
+            raise SystemExit('%s is not what embedded/gen/aes_masked_lin_thumb2.py writes' % OUT)
+        return
+    sys.stdout.write(text)
+
+
+if __name__ == '__main__':
+    main()
