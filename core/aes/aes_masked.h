@@ -46,13 +46,22 @@
  * register or a stack slot over contents that would make old ^ new depend on the data: none
  * of its register writes, loads or stores does (checked on all inputs and masks by the
  * generator and on the compiled object, stage 40-embedded), within one call and from
- * contents independent of the data. The C S-box as GCC compiles it has about 150 such
- * transitions on the M4, and outside the S-box nothing is transition-aware: MixColumns, the
- * key additions, packing (C everywhere), the host and RV32I S-box (C), what the caller leaves
- * in the registers at the S-box's entry and what the previous S-box call left in its stack
- * slots (9 of its 20 slots would combine across calls). So on a device whose leakage
- * follows Hamming distance this is not first-order secure as a whole; glitches and other
- * buses are outside every check; a device needs its own measurement.
+ * contents independent of the data. The linear layers of a round (MixColumns, the correction
+ * word, the two key shares) and the first and last key additions are generated Thumb-2 there
+ * too (aes_masked_lin_t2.h, embedded/gen/aes_masked_lin_thumb2.py), allocated by a word-level
+ * model (each bit a GF(2) linear form in masks and secrets, a rank test): none of their values
+ * and none of their register writes, loads or stores (q[] included) depends on the state or
+ * the key, within one call and from contents independent of the data (checked by the
+ * generator and on the compiled objects, tests/leak/check_lin_thumb.py, stage 40-embedded).
+ * The C S-box as GCC compiles it has about 150 such transitions on the M4, and not
+ * transition-aware are: packing and unpacking, SR^2 and the mask set-up (C everywhere), the
+ * host and RV32I cores (C), the boundaries between the generated functions (what one leaves
+ * in the registers it does not restore, r0-r3, r12 and lr, is what the next one's first
+ * writes replace, and the callee-saved registers the pops restore are the C caller's), and
+ * what one S-box call left in its stack slots for the next (9 of its 20 slots would combine
+ * across calls; the linear layers use no stack). So on a device whose leakage follows
+ * Hamming distance this is not first-order secure as a whole; glitches and other buses are
+ * outside every check; a device needs its own measurement.
  *
  * Constant time: straight-line logic; branches and indices depend only on round numbers.
  */

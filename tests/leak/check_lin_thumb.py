@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""Checks the compiled linear layers of the masked AES on the Cortex-M machine code: the
+generated Thumb-2 of core/aes/aes_masked_lin_t2.h (lin_masked_t2_0 .. 3, ark_masked_t2), as
+GCC assembled it into aes_masked32.c's object at each level.
+
+    tests/leak/check_lin_thumb.py OBJDUMP OBJECT...   (exit status 1 on any failure)
+
+Each function is disassembled and run in a small symbolic interpreter of its instructions
+(loads, stores, EOR with a rotated operand, AND with an immediate, ROR, MOV #0, push, pop):
+every register and memory word holds 32 linear forms over GF(2), one per bit, in mask
+variables (m0, m1, the key share rk1, the eight words P that mask the packed state) and
+secret variables (the state's eight slices and the round key). A word is independent of the
+secrets when the image of its secret part lies in that of its mask part (a rank test); this
+is exact for linear code, on every input, and for the whole word at once (not bit by bit).
+
+Required, in every context a function runs in (aes_masked32.c): lin_masked_t2_K on the S-box's
+output (slice b masked by the output pattern of core/aes/aes_masked_sbox.h) with
+c = MixColumns_K(output pattern) ^ input pattern; ark_masked_t2 on the packed state (masked by
+P, c = P ^ input pattern) and on the last S-box's output (c = output pattern ^ SR^2(P)):
+  - the outputs left in q[] are MixColumns_K (aes.h) of the state, XOR the key, under the
+    input pattern (ark_masked_t2: the state XOR the key under the input pattern, or under
+    SR^2(P) after the last S-box), so that the interpreter is known to follow the code;
+  - every value written (register writes, loads, stores) and every transition (the old
+    contents XOR the new ones of the register or the memory word written) is independent of
+    the secrets.
+Controls that must fail: the same code with m1 = m0 (the masks of some slices vanish), and
+the code without its q-word clears (a store of the pointer over a q[] word, inserted where
+the old and new words share their mask), where it has any.
+
+The model starts from constant registers (the caller's contents at entry and what the final
+pop restores are outside it) and covers the register file and stores, not other buses or
+glitches. This checker keeps its own model rather than importing the generator's
+(embedded/gen/aes_masked_lin_thumb2.py), so that a mistake there cannot make both agree.
+"""
+import re
+import sys
+
+from check_sbox_thumb import disassemble, split_args
+
+M32 = 0xffffffff
+REGS = {'r%d' % i: i for i in range(13)}
+REGS.update({'sl': 10, 'fp': 11, 'ip': 12, 'sp': 13, 'lr': 14, 'pc': 15})
+# variables: m0 0..31, m1 32..63, rk1 64..319, P 320..575 | secrets: state 576.., key 832..
+NMASK = 576
+FUNCS = ['lin_masked_t2_0', 'lin_masked_t2_1', 'lin_masked_t2_2', 'lin_masked_t2_3',
+         'ark_masked_t2']
+
+
+def var(base, k=0):
+    return [1 << (base + 32 * k + i) for i in range(32)]
+
+
+ZERO = [0] * 32
+
+
+def xor(a, b):
+    return [x ^ y for x, y in zip(a, b)]
+
+
+def ror(a, n):
+    return [a[(i + n) % 32] for i in range(32)]
+
+
+def shr(a, n):
+    return [a[i + n] if i + n < 32 else 0 for i in range(32)]
+
+
+def shl(a, n):
+    return [a[i - n] if i >= n else 0 for i in range(32)]
+
+
+def band(a, c):
+    return [a[i] if (c >> i) & 1 else 0 for i in range(32)]
+
+
+def rank(rows):
+    basis = []
+    for r in rows:
+        for b in basis:
+            r = min(r, r ^ b)
+        if r:
+            basis.append(r)
+    return len(basis)
+
+
+def independent(w):
+    return rank(w) == rank([r & ((1 << NMASK) - 1) for r in w])
+
+
+def byte_ror(x, j):
+    """aes.h's bs_aes_byte_ror."""
+    lo = 0x01010101 * (0xff >> j)
+    return xor(band(shr(x, j), lo), band(shl(x, 8 - j), ~lo & M32))
+
+
+def mixcolumns(q, k):
+    """aes.h's BS_AES_MIXCOLUMNS with the rotations of representation k."""
+    rot1 = [lambda x: ror(x, 8), lambda x: ror(byte_ror(x, 2), 8),
+            lambda x: ror(byte_ror(x, 4), 8), lambda x: ror(byte_ror(x, 6), 8)][k]
+    rot2 = [lambda x: ror(x, 16), lambda x: ror(byte_ror(x, 4), 16),
+            lambda x: ror(x, 16), lambda x: ror(byte_ror(x, 4), 16)][k]
+    n = [rot1(x) for x in q]
+    t = [xor(q[i], n[i]) for i in range(8)]
+    out = []
+    for b in range(8):
+        o = xor(xor(t[(b - 1) % 8], n[b]), rot2(t[b]))
+        if b in (1, 3, 4):
+            o = xor(o, t[7])
+        out.append(o)
+    return out
+
+
+def sr2(x):
+    t = band(xor(shr(x, 4), x), 0x0f000f00)
+    return xor(xor(x, t), shl(t, 4))
+
+
+def patterns():
+    src = open('core/aes/aes_masked_sbox.h').read()
+    return [[int(re.search(r'#define BS_AES_MASKED_%s_%d (\d)' % (w, b), src).group(1))
+             for b in range(8)] for w in ('IN', 'OUT')]
+
+
+def contexts(func, same):
+    pin, pout = patterns()
+    m0 = var(0)
+    m1 = m0 if same else var(32)
+
+    def mask(p):
+        return xor(m0 if p & 1 else ZERO, m1 if p & 2 else ZERO)
+    mi, mo = [mask(p) for p in pin], [mask(p) for p in pout]
+    s = [var(576, b) for b in range(8)]
+    key = [var(832, b) for b in range(8)]
+    share1 = [var(64, b) for b in range(8)]
+    share0 = [xor(key[b], share1[b]) for b in range(8)]
+    p = [var(320, b) for b in range(8)]
+    if func.startswith('lin'):
+        k = int(func[-1])
+        mm, ms = mixcolumns(mo, k), mixcolumns(s, k)
+        return [([xor(s[b], mo[b]) for b in range(8)], [xor(mm[b], mi[b]) for b in range(8)],
+                 share0, share1, [xor(xor(ms[b], key[b]), mi[b]) for b in range(8)])]
+    return [([xor(s[b], p[b]) for b in range(8)], [xor(p[b], mi[b]) for b in range(8)],
+             share0, share1, [xor(xor(s[b], key[b]), mi[b]) for b in range(8)]),
+            ([xor(s[b], mo[b]) for b in range(8)], [xor(mo[b], sr2(p[b])) for b in range(8)],
+             share0, share1, [xor(xor(s[b], key[b]), sr2(p[b])) for b in range(8)])]
+
+
+def interpret(prog, ctx):
+    """Runs prog with q, c, rk0, rk1 at four symbolic bases (r0..r3); returns the number of
+    values and transitions, the number that depend on the secrets, and the final q."""
+    q, c, rk0, rk1, _ = ctx
+    mem = {}
+    for base, words in enumerate((q, c, rk0, rk1)):
+        for i, w in enumerate(words):
+            mem[(base, 4 * i)] = w
+    regs = [None] * 16  # None: a constant (pointer, saved register, zero)
+    for i in range(4):
+        regs[i] = ('ptr', i)
+    n = bad = 0
+
+    def word(v):
+        return ZERO if v is None or isinstance(v, tuple) else v
+
+    def rec(old, new):
+        nonlocal n, bad
+        n += 2
+        bad += (not independent(word(new))) + (not independent(xor(word(old), word(new))))
+
+    def addr(s):
+        m = re.match(r'\[(\w+)(?:, #(-?\d+))?\]$', s)
+        base = regs[REGS[m.group(1)]]
+        if not (isinstance(base, tuple) and base[0] == 'ptr'):
+            raise SystemExit('address through a non-pointer: %s' % s)
+        return (base[1], int(m.group(2) or 0))
+    for op, args in prog:
+        base = re.sub(r'\.(w|n)$', '', op)
+        a = split_args(args)
+        if base in ('push', 'stmdb', 'pop', 'ldmia', 'ldmia.w'):
+            if base in ('pop', 'ldmia') and 'pc' in args:
+                break
+            continue
+        if base == 'bx':
+            break
+        rd = REGS[a[0]]
+        if base == 'ldr':
+            v = mem[addr(a[1])]
+        elif base == 'str':
+            k = addr(a[1])
+            new = regs[rd]
+            rec(mem[k], new)
+            mem[k] = new if not isinstance(new, tuple) else None
+            continue
+        elif base in ('eor', 'eors'):
+            x, y = word(regs[REGS[a[1]]]), word(regs[REGS[a[2]]])
+            if len(a) == 4:
+                m = re.match(r'ror #(\d+)$', a[3])
+                if not m:
+                    raise SystemExit('unknown operand: %s %s' % (op, args))
+                y = ror(y, int(m.group(1)))
+            v = xor(x, y)
+        elif base in ('and', 'ands'):
+            v = band(word(regs[REGS[a[1]]]), int(a[2].lstrip('#')) & M32)
+        elif base in ('ror', 'rors'):
+            v = ror(word(regs[REGS[a[1]]]), int(a[2].lstrip('#')))
+        elif base in ('mov', 'movs') and a[1] == '#0':
+            v = None
+        else:
+            raise SystemExit('unknown instruction: %s %s' % (op, args))
+        rec(regs[rd], v)
+        regs[rd] = v
+    return n, bad, [word(mem[(0, 4 * i)]) for i in range(8)]
+
+
+def check(objdump, obj):
+    status = 0
+    for func in FUNCS:
+        prog = disassemble(objdump, obj, func)
+        n = bad = cbad = 0
+        for ctx in contexts(func, False):
+            nn, b, out = interpret(prog, ctx)
+            if out != ctx[4]:
+                print('%s: %s: the interpreted output is wrong  FAIL' % (obj, func))
+                return 1
+            n, bad = n + nn, bad + b
+        for ctx in contexts(func, True):
+            cbad += interpret(prog, ctx)[1]
+        noclear = [(o, x) for o, x in prog if not re.match(r'str(\.w)?$', o) or
+                   not re.match(r'r0, \[r0', x)]
+        nbad = None
+        if len(noclear) < len(prog):
+            nbad = sum(interpret(noclear, ctx)[1] for ctx in contexts(func, False))
+        fail = bad or not cbad or nbad == 0
+        print('%s: %s %d instructions, %d values and transitions, %d depend on the secrets '
+              '(control m1 = m0: %d%s)%s' % (
+                  obj, func, len(prog), n, bad, cbad,
+                  '' if nbad is None else '; without its %d q-word clears: %d' % (
+                      len(prog) - len(noclear), nbad), '  FAIL' if fail else ''))
+        status |= bool(fail)
+    return status
+
+
+def main():
+    args = sys.argv[1:]
+    if len(args) < 2:
+        raise SystemExit(__doc__)
+    status = 0
+    for obj in args[1:]:
+        status |= check(args[0], obj)
+    return status
+
+
+if __name__ == '__main__':
+    sys.exit(main())
