@@ -18,6 +18,7 @@
  */
 #include "aes_masked.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 
 #ifdef BS_AES_MASKED_TRACE
@@ -100,10 +101,11 @@ static void wipe32(void *p, size_t nbytes)
         BS_HIDE(d);                                                                                \
     } while (0)
 
-/* On Thumb-2 (Cortex-M3/M4) the S-box is aes_masked_t2.h's generated assembly: the same
- * values, allocated so that no register or store transition unmasks one (the C leaves that to
- * the compiler); the C S-box stays the reference, the host's and RV32I's S-box and, with
- * -DBS_AES_MASKED_C_SBOX, the one checked on Cortex-M machine code for comparison. */
+/* On Thumb-2 (Cortex-M3/M4) the rounds are generated assembly: the S-box (aes_masked_t2.h) and
+ * the linear layers with their driver (aes_masked_lin_t2.h), the same values as the C here,
+ * allocated so that no register or store transition inside them unmasks one (the C leaves
+ * that to the compiler). The C stays the reference, the host's and RV32I's rounds and, with
+ * -DBS_AES_MASKED_C_SBOX, the rounds checked on Cortex-M machine code for comparison. */
 #include "aes_masked_t2.h"
 #ifdef BS_AES_MASKED_T2
 #pragma GCC diagnostic push
@@ -112,17 +114,8 @@ static void wipe32(void *p, size_t nbytes)
 #include "aes_masked_sbox.h"
 #ifdef BS_AES_MASKED_T2
 #pragma GCC diagnostic pop
-#define SBOX_MASKED sbox_masked_t2
-#else
-#define SBOX_MASKED sbox_masked
 #endif
-
 #include "aes_masked_lin_t2.h"
-#ifdef BS_AES_MASKED_LIN_T2
-static void (*const lin_t2[4])(uint32_t *, const uint32_t *, const uint32_t *,
-                               const uint32_t *) = {lin_masked_t2_0, lin_masked_t2_1,
-                                                    lin_masked_t2_2, lin_masked_t2_3};
-#endif
 
 /* Fresh words: the input masks or one DOM S-box layer of the key schedule. */
 static void draw(uint32_t *r, size_t n, bs_aes_rng_fn rng, void *rng_ctx)
@@ -347,7 +340,7 @@ static void transpose_share(uint32_t x[8])
         q[6] = MT(t[5] ^ g[6]);                                                                    \
         q[7] = MT(t[6] ^ g[7]);                                                                    \
     }
-#ifndef BS_AES_MASKED_LIN_T2 /* else aes_masked_lin_t2.h's generated Thumb-2 */
+#ifndef BS_AES_MASKED_T2 /* else aes_masked_lin_t2.h's generated Thumb-2 */
 MC_MASKED(mc0_masked, BS_AES_R1_0, BS_AES_R2_0)
 MC_MASKED(mc1_masked, BS_AES_R1_1, BS_AES_R2_1)
 MC_MASKED(mc2_masked, BS_AES_R1_2, BS_AES_R2_2)
@@ -381,6 +374,14 @@ typedef struct {
     uint32_t d[4][8]; /* MixColumns_k(M') ^ M: after round k's MixColumns, back to M */
     uint32_t last[8]; /* M' ^ SR^2(P): after the last S-box, to the unpacking masks */
 } call_masks;
+
+#ifdef BS_AES_MASKED_T2
+/* the offsets the generated driver uses */
+_Static_assert(offsetof(call_masks, mw) == BS_AES_MASKED_CM_MW, "call_masks.mw");
+_Static_assert(offsetof(call_masks, in) == BS_AES_MASKED_CM_IN, "call_masks.in");
+_Static_assert(offsetof(call_masks, d) == BS_AES_MASKED_CM_D, "call_masks.d");
+_Static_assert(offsetof(call_masks, last) == BS_AES_MASKED_CM_LAST, "call_masks.last");
+#endif
 
 /* The pattern's mask word for mask number p (1 = m0, 2 = m1, 3 = m2): a compile-time choice, so
  * that the compiler computes each rotation of m0, m1, m2 once for all eight slices. */
@@ -461,23 +462,18 @@ static void encrypt_masked(const uint32_t *rk0, const uint32_t *rk1, unsigned nr
     transpose_share(x);
     for (unsigned b = 0; b < 8; b++)
         q[b] = x[(b >> 1) + 4 * (b & 1)];
-#ifdef BS_AES_MASKED_LIN_T2
-    /* the generated Thumb-2 linear layers (aes_masked_lin_t2.h): the same values, allocated
-     * so that no register or store transition depends on the state or the key */
-    ark_masked_t2(q, cm.in, rk0, rk1);
-    for (unsigned i = 1; i < nr; i++) {
-        const unsigned rep = i % 4;
-        SBOX_MASKED(q, cm.mw);
-        lin_t2[rep](q, cm.d[rep], rk0 + 8 * i, rk1 + 8 * i);
-    }
-    SBOX_MASKED(q, cm.mw);
-    ark_masked_t2(q, cm.last, rk0 + 8 * nr, rk1 + 8 * nr);
+#ifdef BS_AES_MASKED_T2
+    /* the generated Thumb-2 rounds (aes_masked_lin_t2.h) */
+    if (nr == 10)
+        rounds_masked_t2_10(q, &cm, rk0, rk1);
+    else
+        rounds_masked_t2_14(q, &cm, rk0, rk1);
 #else
     ark_masked(q, cm.in, rk0, rk1);
     /* rounds 1..Nr-1 in representations 1, 2, 3, 0, ...; round Nr without MixColumns */
     for (unsigned i = 1; i < nr; i++) {
         const unsigned rep = i % 4;
-        SBOX_MASKED(q, cm.mw);
+        sbox_masked(q, cm.mw);
         switch (rep) {
         case 0:
             mc0_masked(q);
@@ -494,7 +490,7 @@ static void encrypt_masked(const uint32_t *rk0, const uint32_t *rk1, unsigned nr
         }
         ark_masked(q, cm.d[rep], rk0 + 8 * i, rk1 + 8 * i);
     }
-    SBOX_MASKED(q, cm.mw);
+    sbox_masked(q, cm.mw);
     ark_masked(q, cm.last, rk0 + 8 * nr, rk1 + 8 * nr);
 #endif
     BS_UNROLL8

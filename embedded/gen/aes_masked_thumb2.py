@@ -31,11 +31,15 @@ the four mask cases set it.
   whose register does; a spill goes to a slot whose last contents pass, else to a new slot;
   an output word whose input word under the same mask is still in q[] is stored over a
   constant first (the state pointer).
-- What the model leaves out: the caller's register and stack contents at entry (taken as
-  independent of the state, as the checker's interpreter does: it starts from zeros), the
-  registers restored by the final pop, buses other than the register file and stores
-  (operand buses, the load data path), glitches. The C around the S-box (MixColumns, key
-  additions) is not covered: its transitions are reported, not masked.
+- What the model leaves out: the register and stack contents at entry (taken as
+  independent of the state, as the checker's interpreter does: it starts from zeros), buses
+  other than the register file and stores (operand buses, the load data path), glitches. The
+  linear layers around it are generated and checked on their own model
+  (aes_masked_lin_thumb2.py); packing and the mask set-up are C.
+
+A private calling convention: only the generated drivers (aes_masked_lin_t2.h) call it, holding
+nothing in registers across the call, so it saves only lr (the 9-register push and pop of the
+AAPCS cost about 16 cycles a call).
 
 Registers: r0..r12 and lr, both pointers being values like the others (the state pointer is
 needed again for the output stores), spilling Belady-style (the value whose next use is
@@ -458,7 +462,9 @@ def simulate(lines, nslots, qin, pout):
         want = sum(0xf << (4 * x) for x in range(256) if ((sb[x] ^ 0x63) >> i) & 1)
         if tt(mem[('Q', i)]) ^ MASK_TT[pout[i]] != want:
             raise SystemExit('simulation: output %d wrong' % i)
-    return nvals, sum(1 for o in first if not across_calls(last[o], first[o]))
+    cross = sorted(o for o in first if not across_calls(last[o], first[o]))
+    data = [r for r in REGS if tt(reg[r])]
+    return nvals, cross, data
 
 
 def across_calls(a, b):
@@ -475,10 +481,25 @@ def generate():
     P, qin = build()
     schedule(P)
     lines, nslots, stats = allocate(P, qin)
-    nvals, ncross = simulate(lines, nslots, qin, pout)
-    frame = 4 * nslots + (4 if nslots % 2 == 0 else 0)  # sp 8-aligned after the 9-word push
-    body = ['push {r4-r11, lr}', 'sub sp, sp, #%d' % frame] + lines + [
-        'add sp, sp, #%d' % frame, 'pop {r4-r11, pc}']
+    _, cross, data = simulate(lines, nslots, qin, pout)
+    # On the way out: every register that holds data cleared, so that the next generated
+    # function starts from registers without data (what both models assume), and the stack
+    # slots whose last value would combine with the first value of the next call (same masks,
+    # another round) cleared with one of them.
+    exit_lines = ['%s %s, #0' % ('movs' if r in ('r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7')
+                                 else 'mov', r) for r in data]
+    exit_lines += ['str %s, [sp, #%d]' % (data[0], 4 * o) for o in cross]
+    ncross_before = len(cross)
+    lines += exit_lines
+    nvals, cross, data = simulate(lines, nslots, qin, pout)
+    if cross or data:
+        raise SystemExit('masked S-box program: data left at exit')
+    ncross = len(cross)
+    # A private calling convention: only the generated drivers of aes_masked_lin_t2.h call it
+    # (bl), holding nothing in registers across the call, so it saves only the return address.
+    frame = 4 * nslots + (4 if nslots % 2 == 0 else 0)  # sp 8-aligned after the 1-word push
+    body = ['push {lr}', 'sub sp, sp, #%d' % frame] + lines + [
+        'add sp, sp, #%d' % frame, 'pop {pc}']
     nlogic = sum(1 for o in P.ops if o[0] in ('eor', 'and', 'bic'))
     nmem = sum(1 for l in lines if '[sp' in l)
     out = []
@@ -495,12 +516,14 @@ def generate():
       (len(body), nlogic, nmem, nslots, stats['clear']))
     w(' * clears and %d output-word clears for the transitions; %d values and transitions' %
       (stats['qclear'], nvals))
-    w(' * simulated. Outside the check (core/aes/aes_masked.h): the caller\'s register contents')
-    w(' * at entry, the registers the final pop restores, and the stack slots across calls: %d' %
-      ncross)
-    w(' * of the %d would XOR the last value of one call with the first of the next (same masks,' %
-      nslots)
-    w(' * other round) into a word that depends on the data.')
+    w(' * simulated. A private calling convention: called only by the generated drivers of')
+    w(' * aes_masked_lin_t2.h, it saves nothing but lr. On the way out it clears the %d registers'
+      % len(exit_lines[:len(exit_lines) - ncross_before]))
+    w(' * that hold data, and the %d of its %d stack slots whose last value would combine with'
+      % (ncross_before, nslots))
+    w(' * the next call\'s first (same masks, another round), so that the next generated function')
+    w(' * starts from registers without data and no slot combines across calls. Outside the')
+    w(' * check (core/aes/aes_masked.h): the register contents at entry, taken as data-free.')
     w(' */')
     w('#ifndef BS_AES_MASKED_T2_H')
     w('#define BS_AES_MASKED_T2_H')
@@ -508,7 +531,7 @@ def generate():
     w('#if defined(__thumb2__) && !defined(BS_AES_MASKED_C_SBOX)')
     w('#define BS_AES_MASKED_T2 1')
     w('')
-    w('__attribute__((naked, noinline)) static void')
+    w('__attribute__((used, naked, noinline)) static void')
     w('sbox_masked_t2(uint32_t q[8] __attribute__((unused)),')
     w('               const uint32_t mw[4] __attribute__((unused)))')
     w('{')
@@ -521,10 +544,10 @@ def generate():
     w('')
     w('#endif')
     sys.stderr.write('masked S-box (Thumb-2): %d instructions, %d logic, %d stack, %d slots, '
-                     '%d clears, %d output clears; %d values and transitions simulated; %d slots '
-                     'would combine across calls\n' % (
+                     '%d clears, %d output clears; %d values and transitions simulated; on the way '
+                     'out %d register and %d slot clears\n' % (
                          len(body), nlogic, nmem, nslots, stats['clear'], stats['qclear'], nvals,
-                         ncross))
+                         len(exit_lines) - ncross_before, ncross_before))
     return '\n'.join(out) + '\n'
 
 

@@ -23,6 +23,8 @@ P, c = P ^ input pattern) and on the last S-box's output (c = output pattern ^ S
   - every value written (register writes, loads, stores) and every transition (the old
     contents XOR the new ones of the register or the memory word written) is independent of
     the secrets.
+  - no register holds data when the function returns (each clears them on the way out, so
+    that the next generated function starts as its model assumes).
 Controls that must fail: the same code with m1 = m0 (the masks of some slices vanish), and
 the code without its q-word clears (a store of the pointer over a q[] word, inserted where
 the old and new words share their mask), where it has any.
@@ -208,6 +210,7 @@ def interpret(prog, ctx):
             raise SystemExit('unknown instruction: %s %s' % (op, args))
         rec(regs[rd], v)
         regs[rd] = v
+    interpret.exit_data = [r for r in range(15) if r != 13 and any(word(regs[r]))]
     return n, bad, [word(mem[(0, 4 * i)]) for i in range(8)]
 
 
@@ -222,6 +225,10 @@ def check(objdump, obj):
                 print('%s: %s: the interpreted output is wrong  FAIL' % (obj, func))
                 return 1
             n, bad = n + nn, bad + b
+            left = interpret.exit_data
+            if left:
+                print('%s: %s: data left in r%s at exit  FAIL' % (obj, func, left))
+                return 1
         for ctx in contexts(func, True):
             cbad += interpret(prog, ctx)[1]
         noclear = [(o, x) for o, x in prog if not re.match(r'str(\.w)?$', o) or

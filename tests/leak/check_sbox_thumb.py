@@ -28,7 +28,9 @@ fail. An instruction the interpreter does not know fails the check rather than b
 --transitions-zero also records, for every register write (loads included) and store, the XOR
 of the old and the new contents (the Hamming-distance leakage of a register or a bus) and
 requires none of them to depend on the input either: what the generated assembly's allocator
-guarantees. The model starts from zeroed registers and memory (the caller's contents at entry
+guarantees; and requires that no register holds data when the function returns (the
+generated S-box clears them, so that the next generated function starts as the model
+assumes). The model starts from zeroed registers and memory (the caller's contents at entry
 and the registers the final pop restores are outside it), and covers the register file and
 stores only (not operand buses, the load data path or glitches).
 
@@ -280,6 +282,7 @@ def run(prog, q, mw):
             pass
         else:
             raise SystemExit('unknown instruction: %s %s' % (op, args))
+    run.exit_data = [r for r in range(15) if r != 13 and not cr[r]]
     return vals, [mem[0x1000 + 4 * i] for i in range(8)]
 
 
@@ -391,6 +394,11 @@ def transitions(objdump, objs, func, require_zero, label=None):
         fail = bad or not cbad or (require_zero and badt)
         extra = ''
         if require_zero:
+            # the generated S-box clears every register that holds data before it returns, so
+            # that the next generated function starts from registers without data
+            left = ['r%d' % r if r < 14 else 'lr' for r in run.exit_data]
+            fail = fail or bool(left)
+            extra += '; data left in %s at exit' % (', '.join(left) if left else 'no register')
             # the control: the same code without its register clears (mov rX, #0, which the
             # allocator inserts only where a write would otherwise unmask) must fail
             noclear = [(o, x) for o, x in prog if not (re.match(r'movs?(\.w)?$', o) and
@@ -399,7 +407,7 @@ def transitions(objdump, objs, func, require_zero, label=None):
             _, nbad = check(noclear, False, pin, pout, sbox)
             TRANSITIONS = False
             fail = fail or len(noclear) == len(prog) or not nbad
-            extra = '; control without its %d register clears: %d depend' % (
+            extra += '; control without its %d register clears: %d depend' % (
                 len(prog) - len(noclear), nbad)
         print('%s: %s %d instructions, %d values, %d depend on the input (control m1 = m0: %d); '
               'with the transitions (old ^ new of each register write and store) %d, of which '
