@@ -41,27 +41,25 @@
  * on its machine code (tests/leak/check_sbox_thumb.py).
  * Transitions (Hamming distance between old and new contents of a register or a store): with
  * the masks reused across slices, two values under one mask XOR to an unmasked word, so the
- * order in which values share a register matters. On Cortex-M3/M4 the S-box is generated
- * Thumb-2 (aes_masked_t2.h, embedded/gen/aes_masked_thumb2.py) whose allocator never writes a
- * register or a stack slot over contents that would make old ^ new depend on the data: none
- * of its register writes, loads or stores does (checked on all inputs and masks by the
- * generator and on the compiled object, stage 40-embedded), within one call and from
- * contents independent of the data. The linear layers of a round (MixColumns, the correction
- * word, the two key shares) and the first and last key additions are generated Thumb-2 there
- * too (aes_masked_lin_t2.h, embedded/gen/aes_masked_lin_thumb2.py), allocated by a word-level
- * model (each bit a GF(2) linear form in masks and secrets, a rank test): none of their values
- * and none of their register writes, loads or stores (q[] included) depends on the state or
- * the key, within one call and from contents independent of the data (checked by the
- * generator and on the compiled objects, tests/leak/check_lin_thumb.py, stage 40-embedded).
- * The C S-box as GCC compiles it has about 150 such transitions on the M4, and not
- * transition-aware are: packing and unpacking, SR^2 and the mask set-up (C everywhere), the
- * host and RV32I cores (C), the boundaries between the generated functions (what one leaves
- * in the registers it does not restore, r0-r3, r12 and lr, is what the next one's first
- * writes replace, and the callee-saved registers the pops restore are the C caller's), and
- * what one S-box call left in its stack slots for the next (9 of its 20 slots would combine
- * across calls; the linear layers use no stack). So on a device whose leakage follows
- * Hamming distance this is not first-order secure as a whole; glitches and other buses are
- * outside every check; a device needs its own measurement.
+ * order in which values share a register matters. On Cortex-M3/M4 the rounds are generated
+ * Thumb-2: the S-box (aes_masked_t2.h, embedded/gen/aes_masked_thumb2.py, a bit-level model
+ * over all inputs and masks) and the linear layers of a round (MixColumns, the correction
+ * word, the two key shares) with the first and last key additions (aes_masked_lin_t2.h,
+ * embedded/gen/aes_masked_lin_thumb2.py, a word-level model: each bit a GF(2) linear form in
+ * masks and secrets, a rank test), run by a generated driver. Their allocators never write a
+ * register, a stack slot or a q[] word over contents that would make old ^ new depend on the
+ * state or the key; each function clears the registers that hold data before it returns, and
+ * the S-box the stack slots whose last value would combine with the next call's first, so
+ * that every function starts from registers and slots without data, as its model assumes.
+ * Checked by the generators and on the compiled objects (tests/leak/check_sbox_thumb.py
+ * --transitions-zero, tests/leak/check_lin_thumb.py: values, transitions, no data left in a
+ * register at exit; stage 40-embedded); the slots across S-box calls by the generator only.
+ * Not transition-aware: packing and unpacking, SR^2 and the mask set-up (C everywhere), the
+ * host and RV32I cores (C; the C S-box as GCC compiles it has about 150 such transitions on
+ * the M4), and the driver's entry (the C caller's registers and what its frames left on the
+ * stack where the S-box's slots are). So on a device whose leakage follows Hamming distance
+ * this is not first-order secure as a whole; glitches and other buses (operand buses, the
+ * load data path) are outside every check; a device needs its own measurement.
  *
  * Constant time: straight-line logic; branches and indices depend only on round numbers.
  */

@@ -30,9 +30,17 @@ word last held and never writes over contents it would combine with, clearing th
 (mov #0) or the word (a store of the pointer) first where needed. The emitted instructions
 are then run here on the model (simulate()) and must give the outputs of the direct model.
 
-Outside the model: the contents the caller leaves in the registers at entry and the
-registers the final pop restores (the model starts from constants), other buses, glitches.
-tests/leak/check_lin_thumb.py repeats the check on the compiled objects with its own
+The drivers rounds_masked_t2_10 / _14 (q, cm, rk0, rk1) run a whole AES-128 / AES-256 call's
+rounds: the first key addition, then per round the S-box of aes_masked_t2.h and a linear layer
+(the last round: the key addition alone), with a private calling convention: the callees keep
+nothing across calls, the S-box saves only lr, the linear layers save nothing (r0..r3 stay
+the pointers, r4..r12 are the temporaries), and the driver keeps the four pointers in its
+frame. Each function clears, before it returns, every register that holds data (the
+simulation here and the checker require it), so that the next one starts from registers
+without data, as its model assumes.
+
+Outside the model: the registers at the driver's entry (the C caller's), other buses,
+glitches. tests/leak/check_lin_thumb.py repeats the check on the compiled objects with its own
 interpreter.
 """
 import sys
