@@ -60,7 +60,7 @@ static uint32_t mt_record(uint32_t x)
 
 /* Word stores through a volatile pointer: not optimised away, and on picolibc several times
  * cheaper than bs_wipe's byte-wise memset for the few hundred bytes wiped per call. */
-static void wipe32(void *p, size_t nbytes)
+BS_AES_FN void wipe32(void *p, size_t nbytes)
 {
     volatile uint32_t *w = (volatile uint32_t *)p;
     /* four stores a pass: a rolled loop pays a taken branch a word, which made the 60-word
@@ -285,8 +285,9 @@ static BS_MASKED_NOINLINE void sbox_dom(uint32_t q0[8], uint32_t q1[8], const ui
     q1[0] = MT(l6_1 ^ l23_1);
 }
 
-/* SWAPMOVE on one share, every step recorded. */
-static inline void mt_swapmove(uint32_t *a, uint32_t *b, uint32_t m, unsigned n)
+/* SWAPMOVE on one share, every step recorded (always inlined: -Os made it a call, 900 est.
+ * cycles of a two-block call on the M4). */
+BS_AES_FN void mt_swapmove(uint32_t *a, uint32_t *b, uint32_t m, unsigned n)
 {
     const uint32_t t = MT(MT(MT(*b >> n) ^ *a) & m);
     *a = MT(*a ^ t);
@@ -383,6 +384,31 @@ _Static_assert(offsetof(call_masks, d) == BS_AES_MASKED_CM_D, "call_masks.d");
 _Static_assert(offsetof(call_masks, last) == BS_AES_MASKED_CM_LAST, "call_masks.last");
 #endif
 
+/* aes.h's bs_aes_transpose on the mask words r, inlined at every level (at -Os GCC calls
+ * bs_swapmove32, 300 est. cycles of a call on the M4); mask-only words, not recorded. */
+BS_AES_FN void mask_swapmove(uint32_t *a, uint32_t *b, uint32_t m, unsigned n)
+{
+    const uint32_t t = ((*b >> n) ^ *a) & m;
+    *a ^= t;
+    *b ^= t << n;
+}
+
+BS_AES_FN void mask_transpose(uint32_t x[8])
+{
+    mask_swapmove(&x[4], &x[0], 0x55555555u, 1);
+    mask_swapmove(&x[5], &x[1], 0x55555555u, 1);
+    mask_swapmove(&x[6], &x[2], 0x55555555u, 1);
+    mask_swapmove(&x[7], &x[3], 0x55555555u, 1);
+    mask_swapmove(&x[1], &x[0], 0x33333333u, 2);
+    mask_swapmove(&x[3], &x[2], 0x33333333u, 2);
+    mask_swapmove(&x[5], &x[4], 0x33333333u, 2);
+    mask_swapmove(&x[7], &x[6], 0x33333333u, 2);
+    mask_swapmove(&x[2], &x[0], 0x0f0f0f0fu, 4);
+    mask_swapmove(&x[3], &x[1], 0x0f0f0f0fu, 4);
+    mask_swapmove(&x[6], &x[4], 0x0f0f0f0fu, 4);
+    mask_swapmove(&x[7], &x[5], 0x0f0f0f0fu, 4);
+}
+
 /* The pattern's mask word for mask number p (1 = m0, 2 = m1, 3 = m2): a compile-time choice, so
  * that the compiler computes each rotation of m0, m1, m2 once for all eight slices. */
 #define PAT_W(p) ((p) == 1 ? m0 : (p) == 2 ? m1 : m2)
@@ -410,7 +436,7 @@ static void call_masks_init(call_masks *cm, bs_aes_rng_fn rng, void *rng_ctx)
     cm->mw[3] = m0 | m1;
     for (unsigned i = 0; i < 8; i++)
         cm->r[i] = x[i] = w[2 + i];
-    bs_aes_transpose(x);
+    mask_transpose(x);
     BS_UNROLL8
     for (unsigned b = 0; b < 8; b++) {
         const uint32_t p = x[(b >> 1) + 4 * (b & 1)];
