@@ -28,12 +28,16 @@ its 200 instructions for loads and stores) and to the in-byte rotations of MixCo
   allocated over the whole straight-line program (10 or 14 rounds unrolled), spilling to the
   stack the value whose next use is farthest (Belady, preferring values already in their
   slot), reloading on use. The S-box still spills: the circuit keeps 18 of its top-layer
-  values alive across its middle, more than the registers.
+  values alive across its middle, more than the registers. Of the free registers, a reload
+  takes the one free the longest and a result the one freed last (usually its operand's), so
+  that the reloads can move up, next to other loads (below).
 - Loads and stores pipelined: after allocation, the other instructions keep their order and
   every load and store moves (as far as its registers and stack slot allow) into a gap shared
   with others, the fewest gaps possible (cluster()): in the Cortex-M3/M4 timings, consecutive
   single loads and stores cost 1 cycle each after the first, 2 alone, LDRD 3. Runs of exactly
-  two adjacent words become one LDRD/STRD again (same cycles, one instruction fewer).
+  two adjacent words become one LDRD/STRD again (same cycles, one instruction fewer), through
+  the stack pointer or the round-key pointer only: the blocks may have any alignment, and
+  LDRD/STRD fault where it is not a multiple of 4.
 - Constant time: no branch, every address is the stack pointer, a block pointer or the round
   key pointer plus a constant.
 
@@ -75,7 +79,7 @@ def AND(a, b):
 def t2_imm(v):
     """Whether v is a Thumb-2 modified immediate."""
     b = v & 0xff
-    if v in (b, b * 0x00010001, b * 0x01010101) or v == (b << 8) * 0x00010001:
+    if v in (b, b * 0x00010001, b * 0x01010101, (v >> 8 & 0xff) * 0x01000100):
         return True
     return any(ror(v, -k) < 0x100 and ror(v, -k) >= 0x80 for k in range(8, 32))
 
@@ -586,8 +590,12 @@ def allocate(outs):
             in_slot.add(v)
         return best
 
-    def get_reg(p, keep):
-        return free.pop(0) if free else evict(p, keep)
+    def get_reg(p, keep, newest=False):
+        """A free register if there is one: for a load the one free the longest (cluster() can
+        then move the load furthest up, next to others), for a result the one freed last."""
+        if free:
+            return free.pop(-1 if newest else 0)
+        return evict(p, keep)
 
     def release_dead(v, p):
         if next_use(v, p + 1) is None:
@@ -627,7 +635,7 @@ def allocate(outs):
             qptr_free = True
         for v in set(srcs):
             release_dead(v, p)
-        d = get_reg(p, keep)
+        d = get_reg(p, keep, kind not in ('ldq', 'ldp', 'ldrk2'))
         reg_of[p], holder[d] = d, p
         if kind == 'ldq':
             lines.append('ldr %s, [r2, #%d]' % (d, 4 * args[0]))
@@ -781,9 +789,38 @@ def cluster(lines):
     return out
 
 
-def merge_pairs(lines):
+def aligned_bases(lines, known):
+    """For each line, the registers that hold a word-aligned pointer just before it: sp, and the
+    round-key pointer (in `known` at the start) wherever it is copied through a stack slot. The
+    in and out pointers are not: the blocks may have any alignment, and LDRD/STRD fault on
+    addresses that are not multiples of 4."""
+    regs, slots, out = set(known) | {'sp'}, set(), []
+    for l in lines:
+        out.append(set(regs))
+        if l.endswith(':'):
+            continue
+        m = MEM_RE.match(l)
+        if m:
+            kind, r, base, off = m.groups()
+            if kind == 'str':
+                if base == 'sp':
+                    (slots.add if r in regs else slots.discard)(int(off))
+                continue
+            (regs.add if base == 'sp' and int(off) in slots else regs.discard)(r)
+            continue
+        op = l.split()[0]
+        if op in ('ldrd', 'strd', 'b', 'bne'):
+            raise SystemExit('aligned_bases: no rule for ' + l)
+        if op != 'push':
+            regs -= parse(l)[1] - {'sp'}  # (sp stays a multiple of 4)
+    return out
+
+
+def merge_pairs(lines, known=('r1',)):
     """A run of exactly two loads (or two stores) of adjacent words through one base register
-    costs 2 + 1 cycles, the same as one LDRD (STRD): one instruction fewer."""
+    costs 2 + 1 cycles, the same as one LDRD (STRD): one instruction fewer. Only through sp or
+    the round-key pointer (aligned_bases()), never the blocks' pointers."""
+    ok = aligned_bases(lines, known)
     out, i = [], 0
     while i < len(lines):
         run = i
@@ -795,7 +832,7 @@ def merge_pairs(lines):
             continue
         if run - i == 2:
             (ka, ra, ba, oa), (kb, rb, bb, ob) = (MEM_RE.match(l).groups() for l in lines[i:run])
-            if ka == kb and ba == bb and ra != rb and abs(int(oa) - int(ob)) == 4 and (
+            if ka == kb and ba == bb and ba in ok[i] and ra != rb and abs(int(oa) - int(ob)) == 4 and (
                     ka == 'str' or (ra != ba and rb != ba) or
                     (rb == ba and int(oa) < int(ob)) or (ra == ba and int(ob) < int(oa))):
                 (r1, o1), (r2, _) = sorted([(ra, int(oa)), (rb, int(ob))], key=lambda x: x[1])
@@ -833,8 +870,10 @@ def simulate(lines, mode, ins, rk, stride=32):
     """Runs the emitted Thumb-2 lines (the few forms function() writes) on len(ins) pairs of
     blocks: mode 'bytes', ins[k] the eight input words of pair k; 'face', ins[k] state2(0)'s
     four words and the two table entries (the same state2(0) for every pair). Pair k is read
-    from and written at stride * k bytes on. Returns the eight output words of each pair."""
-    OUT, RK, IN, TAB, SP = 0x40000, 0x10000, 0x20000, 0x30000, 0x80000
+    from and written at stride * k bytes on. Returns the eight output words of each pair. The
+    blocks are not word-aligned (the bytes' pointers need not be): an LDRD or STRD through them
+    would fault on the core, and stops the run here."""
+    OUT, RK, IN, TAB, SP = 0x40001, 0x10000, 0x20000 if mode == 'face' else 0x20003, 0x30000, 0x80000
     reg = {'r0': OUT, 'r1': RK, 'r2': IN, 'sp': SP}
     mem = {}
     for i, w in enumerate(rk):
@@ -867,6 +906,9 @@ def simulate(lines, mode, ins, rk, stride=32):
             if not z:
                 pc = labels[rest[:-1]]
             continue
+        if op == 'b':
+            pc = labels[rest[:-1]]
+            continue
         m = MEM_RE.match(l)
         if m:
             kind, r, base, off = m.groups()
@@ -880,6 +922,8 @@ def simulate(lines, mode, ins, rk, stride=32):
         if m:
             kind, a, b, base, off = m.groups()
             addr = reg[base] + int(off)
+            if addr % 4:
+                raise SystemExit('%s at an address that is not a multiple of 4' % l)
             if kind == 'ldrd':
                 reg[a], reg[b] = mem[addr], mem[addr + 4]
             else:
@@ -948,17 +992,20 @@ def function(name, nrounds, first, packed):
     pro = ['push {r4-r11, lr}', 'sub sp, sp, #%d' % frame, 'str r1, [sp, #%d]' % rk_s,
            'str r2, [sp, #%d]' % x_s if face else 'str r3, [sp, #%d]' % cnt_s]
     ptr = 'r3' if face else 'r2'
+    # the loop: the count is tested right after the stores, and one pair (the last) falls
+    # through to the return; the pointers are reloaded and advanced only for the next pair
     loop = [lines[0], 'str %s, [sp, #%d]' % (ptr, in_s)] + lines[1:] + [
-        'ldr r12, [sp, #%d]' % cnt_s, 'ldr r0, [sp, #0]', 'ldr r1, [sp, #%d]' % rk_s,
-        'ldr %s, [sp, #%d]' % (ptr, in_s)] + (['ldr r2, [sp, #%d]' % x_s] if face else []) + [
-        'add r0, r0, #%d' % step, 'add %s, %s, #%d' % (ptr, ptr, step), 'subs r12, r12, #1',
-        'str r12, [sp, #%d]' % cnt_s]
+        'ldr r12, [sp, #%d]' % cnt_s, 'subs r12, r12, #1']
+    nxt = ['str r12, [sp, #%d]' % cnt_s, 'ldr r0, [sp, #0]', 'ldr r1, [sp, #%d]' % rk_s,
+           'ldr %s, [sp, #%d]' % (ptr, in_s)] + (['ldr r2, [sp, #%d]' % x_s] if face else []) + [
+        'add r0, r0, #%d' % step, 'add %s, %s, #%d' % (ptr, ptr, step)]
     assert lines[0] == 'str r0, [sp, #0]'
-    body = (merge_pairs(cluster(pro)) + ['1:'] + merge_pairs(cluster(loop)) +
-            ['bne 1b', 'add sp, sp, #%d' % frame, 'pop {r4-r11, pc}'])
+    last = (merge_pairs(cluster(pro)) + ['1:'] + merge_pairs(cluster(loop)) +
+            ['bne 2f', 'add sp, sp, #%d' % frame, 'pop {r4-r11, pc}'])
+    body = last + ['2:'] + merge_pairs(nxt) + ['b 1b']
     check_lines(rounds, body)
-    spills = sum(1 for l in body if '[sp' in l and 'd ' not in l[:5]) + 2 * sum(
-        1 for l in body if '[sp' in l and 'd ' in l[:5])
+    spills = sum(1 for l in last if '[sp' in l and 'd ' not in l[:5]) + 2 * sum(
+        1 for l in last if '[sp' in l and 'd ' in l[:5])
     what = 'AES-%d, %s' % (128 if nrounds == 10 else 256, 'rounds %d..%d from FACE\'s cached state'
                            % (first, nrounds) if packed else 'packing, all rounds')
     what += ', SR^2 and unpacking'
@@ -967,7 +1014,8 @@ def function(name, nrounds, first, packed):
                 ' unpacking included')
     out = ['/* %s:\n * %d instructions, %d estimated cycles for one pair'
            ' (embedded/bench/run.py),\n * %d stack words loaded and stored, %d spill slots */'
-           % (what, len(body), cycles(body), spills, nslots - 1),
+           % (what, sum(1 for l in last if not l.endswith(':')), cycles(last), spills,
+              nslots - 1),
            'BS_AES_T2_NAKED void %s(uint8_t *out BS_AES_T2_ARG, const uint32_t *rk BS_AES_T2_ARG,'
            % name]
     if face:
