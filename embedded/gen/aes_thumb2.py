@@ -464,15 +464,15 @@ def evaluate(outs, q, rk):
 # `--search`: a hill climb over this order, each candidate scored by the instruction count of
 # the AES-128 rounds 3..10 after scheduling and allocation. Empty: the circuit's own order.
 PRIORITY = """
-t5 t3 t66 t56 z3 t46 y9 s7 t20 t19 t36 t55 t15 t31
-t9 y4 t48 t12 t50 z5 y3 t60 t63 z1 s6 y21 t18 t22
-t51 t64 t57 z13 t30 t34 s2 t21 z0 z6 t45 z11 z8 t58
-t41 t8 t53 t7 t37 z16 t33 t26 t29 t4 z10 s5 t42 y14
-t10 z7 y16 t1 y7 y19 t38 t23 z12 t27 t44 s3 y8 t49
-y5 y6 t2 t25 y17 t28 t0 z14 y15 t16 t13 s0 z2 y1
-t24 z9 t47 t6 t54 t61 t35 y12 z15 y2 t17 t14 y18 t40
-t43 y11 t59 s4 t65 t11 z4 y13 y10 t62 t39 s1 z17 t67
-y20 t32 t52
+t19 t40 s6 t58 t51 t45 t42 t9 z0 t44 t31 z11 z3 y4
+y1 t8 s5 t62 t15 t64 t37 y16 t11 t27 y6 z17 t7 s3
+z5 t20 t59 t48 t41 t53 z10 t65 t46 z4 t35 z8 y17 z13
+y15 t63 z6 s1 t12 t21 s4 t16 t3 t55 t39 t1 y21 t29
+y9 t33 t34 y11 y7 t6 t25 y14 t61 y12 t2 t5 y3 t49
+y5 y10 s7 y20 y18 t47 t38 t22 s2 t18 z2 s0 t56 t24
+t57 t23 t52 z12 y13 t14 t50 y2 t30 z1 z14 z7 t4 t13
+t26 t32 t36 t43 y19 t67 t0 z15 t54 z16 t17 z9 t28 t66
+y8 t10 t60
 """
 
 
@@ -558,7 +558,11 @@ def allocate(outs):
     face = any(kind == 'ldp' for kind, _ in defs)
     free = [r for r in REGS if r not in ('r1', 'r2') + (('r3',) if face else ())]
     holder = {}  # register -> vid
-    free_slots, nslots = [], 1  # slot 0: the state pointer
+    # slot 0: the state pointer; slot 1: the round-key pointer, stored there once before the
+    # loop (function()), so evicting it never costs a store
+    free_slots, nslots = [], 2
+    slot_of[0] = 1
+    in_slot.add(0)
     lines = []
 
     def next_use(v, p):
@@ -603,7 +607,7 @@ def allocate(outs):
                 r = reg_of.pop(v)
                 del holder[r]
                 free.append(r)
-            if v in slot_of:
+            if v in slot_of and v:  # (the round-key pointer's slot stays for the next pair)
                 free_slots.append(slot_of.pop(v))
                 in_slot.discard(v)
 
@@ -981,23 +985,25 @@ def function(name, nrounds, first, packed):
     outs = schedule(outs)
     check(rounds, outs)
     lines, nslots = allocate(outs)
-    # the loop's own slots above the spill slots: the round-key pointer, the input (or table)
-    # pointer, state2(0)'s pointer or the count; FACE's count is its fifth argument, on the
-    # caller's stack above the pushed registers
-    rk_s, in_s, x_s = 4 * nslots, 4 * nslots + 4, 4 * nslots + 8
-    frame = 4 * nslots + 12
+    # the round-key pointer in slot 1 (allocate()), the loop's own slots above the spill slots:
+    # the input (or table) pointer, state2(0)'s pointer or the count; FACE's count is its fifth
+    # argument, on the caller's stack above the pushed registers
+    rk_s, in_s, x_s = 4, 4 * nslots, 4 * nslots + 4
+    frame = 4 * nslots + 8
     face = packed == 'face'
     step = 128 if packed == 'sbox' else 32  # the S-box: 32 bytes of every 128 (aes_ctr_face.c)
     cnt_s = frame + 36 if face else x_s
-    pro = ['push {r4-r11, lr}', 'sub sp, sp, #%d' % frame, 'str r1, [sp, #%d]' % rk_s,
-           'str r2, [sp, #%d]' % x_s if face else 'str r3, [sp, #%d]' % cnt_s]
+    rk = packed != 'sbox'  # (the S-box reads no round keys)
+    pro = ['push {r4-r11, lr}', 'sub sp, sp, #%d' % frame] + (
+        ['str r1, [sp, #%d]' % rk_s] if rk else []) + [
+        'str r2, [sp, #%d]' % x_s if face else 'str r3, [sp, #%d]' % cnt_s]
     ptr = 'r3' if face else 'r2'
     # the loop: the count is tested right after the stores, and one pair (the last) falls
     # through to the return; the pointers are reloaded and advanced only for the next pair
     loop = [lines[0], 'str %s, [sp, #%d]' % (ptr, in_s)] + lines[1:] + [
         'ldr r12, [sp, #%d]' % cnt_s, 'subs r12, r12, #1']
-    nxt = ['str r12, [sp, #%d]' % cnt_s, 'ldr r0, [sp, #0]', 'ldr r1, [sp, #%d]' % rk_s,
-           'ldr %s, [sp, #%d]' % (ptr, in_s)] + (['ldr r2, [sp, #%d]' % x_s] if face else []) + [
+    nxt = ['str r12, [sp, #%d]' % cnt_s, 'ldr r0, [sp, #0]'] + (
+        ['ldr r1, [sp, #%d]' % rk_s] if rk else []) + ['ldr %s, [sp, #%d]' % (ptr, in_s)] + (['ldr r2, [sp, #%d]' % x_s] if face else []) + [
         'add r0, r0, #%d' % step, 'add %s, %s, #%d' % (ptr, ptr, step)]
     assert lines[0] == 'str r0, [sp, #0]'
     last = (merge_pairs(cluster(pro)) + ['1:'] + merge_pairs(cluster(loop)) +
@@ -1015,7 +1021,7 @@ def function(name, nrounds, first, packed):
     out = ['/* %s:\n * %d instructions, %d estimated cycles for one pair'
            ' (embedded/bench/run.py),\n * %d stack words loaded and stored, %d spill slots */'
            % (what, sum(1 for l in last if not l.endswith(':')), cycles(last), spills,
-              nslots - 1),
+              nslots - 2),
            'BS_AES_T2_NAKED void %s(uint8_t *out BS_AES_T2_ARG, const uint32_t *rk BS_AES_T2_ARG,'
            % name]
     if face:
