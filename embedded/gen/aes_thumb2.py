@@ -836,7 +836,8 @@ def merge_pairs(lines, known=('r1',)):
             continue
         if run - i == 2:
             (ka, ra, ba, oa), (kb, rb, bb, ob) = (MEM_RE.match(l).groups() for l in lines[i:run])
-            if ka == kb and ba == bb and ba in ok[i] and ra != rb and abs(int(oa) - int(ob)) == 4 and (
+            if ka == kb and ba == bb and ba in ok[i] and ra != rb and (
+                    abs(int(oa) - int(ob)) == 4) and (
                     ka == 'str' or (ra != ba and rb != ba) or
                     (rb == ba and int(oa) < int(ob)) or (ra == ba and int(ob) < int(oa))):
                 (r1, o1), (r2, _) = sorted([(ra, int(oa)), (rb, int(ob))], key=lambda x: x[1])
@@ -877,7 +878,8 @@ def simulate(lines, mode, ins, rk, stride=32):
     from and written at stride * k bytes on. Returns the eight output words of each pair. The
     blocks are not word-aligned (the bytes' pointers need not be): an LDRD or STRD through them
     would fault on the core, and stops the run here."""
-    OUT, RK, IN, TAB, SP = 0x40001, 0x10000, 0x20000 if mode == 'face' else 0x20003, 0x30000, 0x80000
+    OUT, RK, TAB, SP = 0x40001, 0x10000, 0x30000, 0x80000
+    IN = 0x20000 if mode == 'face' else 0x20003  # (FACE's base2 is words)
     reg = {'r0': OUT, 'r1': RK, 'r2': IN, 'sp': SP}
     mem = {}
     for i, w in enumerate(rk):
