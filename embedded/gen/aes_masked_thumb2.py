@@ -161,40 +161,40 @@ def build():
 # gadget's terms, stN for the output stores), found by `--search`: a hill climb over this
 # order, each candidate scored by the allocated code's cost(). Empty: the C's order.
 PRIORITY = """
-l24 t1 u3_r3 m4 m14 m35 u6 m7.g5 st6 t25
-m56.g1 m56.g3 m58.g6 u0 t27 t12 st2 m46.g6 m46.g3 l0_r1
-m49.g6 l20 m31.g6 t17_r1 m51 m25.g5 m56.g4 m7.g4 m11 m47.g1
-m63.g6 o7 t4 m30.g4 t18 mk1 m25.g4 l27 m30.g3 m52.g6
-m4.g6 t13 m1.g5 l26 m25.g1 u5 m49.g1 m20 t6_r2 m27
-u1 m40_r2 u2_r1 m59.g4 l23 l0 m34 m2.g5 m24 l4
-m35.g3 mk2 m57.g1 m1.g3 t24 m62.g6 o0 m47.g6 t5_r1 u7
-m2.g1 m51.g6 m38 l16 t15 u4 t23 o2 l10 m13
-m62.g4 m18 m48 t16_r1 l11 m2.g6 t16 st1 m32.g6 m50
-m1 u2 t10 m53.g3 m48.g4 m57.g6 m9.g1 m30.g1 t3 l7
-t8 u3 m47 m46.g4 m2.g3 m4.g1 m52.g4 mk0 m55.g4 m31
-m29.g5 o6 mor m4.g5 u7_r3 m58_r2 m29.g6 st0 m48.g6 m26
-o5 l13 m31.g1 m32 t11 m57 m28 m11.g4 m14.g4 m4.g3
-m9.g3 m56 m9.g5 m29.g3 l17 m7.g1 m53.g1 t2 m6.g5 m24_r3
-m34.g3 m46 m30.g6 m59 m10 m54.g6 m6.g1 m7.g3 m25.g3 l29
-m29.g4 m53.g6 m15 l28 m60.g6 t17 m44 t26 l12 m50.g4
-m33 m11.g3 o4 t1_r1 m9.g4 m51.g4 m11.g1 t6 m12.g5 m52.g1
-t15_r2 m53 m27_r2 m32.g3 m12.g3 t4_r3 m54.g4 m31.g3 m6.g3 m14.g6
-m22 m14.g1 m47.g4 m46.g1 m34.g4 m55 m14.g3 m35.g6 m36 m32.g1
-m39 t5 m14.g5 m9.g6 o1 m25 m41 m52.g3 m55.g1 m48.g3
-m49.g3 m51.g3 m48.g5 m35.g4 m39_r1 m51.g5 m50.g3 m55.g5 m58.g3 st4
-m50.g5 m16 t21 m34.g6 m1.g4 m1.g6 m49.g5 m43 m58.g5 l22
-m15_r3 o3 m60.g4 l15 m9 m45 m12.g1 l5 m49 m2.g4
-m40 t14 m29 st7 st5 m61.g3 m59.g5 m60.g1 m61.g4 m34.g1
-m53.g5 m54 l8 m48.g1 m6.g6 m57.g5 m46.g5 m60.g3 st3 m62.g3
-m59.g3 m30 m58 m51.g1 m56.g6 m47.g5 m53.g4 m17 m7 m56.g5
-m63.g4 m62 m30.g5 m6.g4 m55.g3 m1.g1 m52.g5 m54.g1 m21 m62.g5
-m31.g4 m19 m54.g5 l2 m3 m60 m61.g5 l7_r1 m59.g1 m4.g4
-m58.g4 m61.g6 m50.g6 m49.g4 l21 m58.g1 l3 t20 m61.g1 m34.g5
-t9 m20_r3 m50.g1 m35.g5 m2 m12.g4 m63.g3 m47.g3 m35.g1 m12
-t22 m61_r1 m7.g6 l9 m32.g4 m32.g5 t7 m54.g3 m29.g1 m42
-t19 m59.g6 m52 m31.g5 l25 m23 l14 m57.g4 l6 l18
-m25.g6 l19 m62.g1 m60.g5 m37 m57.g3 m11.g6 m5 m63 m12.g6
-m63.g1 m6 m11.g5 m8 m63.g5 l1 m55.g6 m61
+l6 t7 o7 m25.g5 m10 u7 l17 m16 l11 mk2
+st2 l10 t6 t13 l26 m4 m32 m11.g6 m12.g1 m49.g6
+m61.g6 m24 t19 m60 st7 m60.g4 u6 o5 t16_r1 m1.g5
+t24 u5 t17_r1 t6_r2 m14.g6 o2 m9.g5 m55 m25.g4 m12.g4
+m25.g3 m29.g1 l28 l24 m56.g3 m30.g5 m53.g3 m27 m54 l15
+m34.g6 m25.g1 m47.g1 u4 m35.g3 m57.g5 m55.g4 m2.g1 l3 m40
+m30.g3 m11 t3 m46.g4 m1.g3 t5 m61.g4 t15 m7.g4 l2
+u1 m59.g4 m7.g5 m34.g4 m15_r3 m30.g1 t23 m29.g4 mk1 m56.g6
+m37 m57.g6 t2 m30 m55.g6 l16 u2 t5_r1 m63.g6 m51
+m56.g1 t25 u3 m35.g6 m52.g3 m17 m54.g6 m32.g4 m47.g4 m2.g5
+m61 m49 m54.g4 m34 m49.g1 u0 t10 m3 t8 m26
+m2.g3 m62.g6 m47.g6 m9.g1 m44 m7 m33 m13 m4.g1 m11.g1
+m2.g4 mk0 mor m11.g5 m4.g5 u7_r3 m31 t11 m31.g1 m9.g3
+l5 m53 l4 m57 m4.g3 m19 m28 m29.g3 l25 m20
+m2.g6 m52.g4 m6.g4 m46.g6 st3 m9 m7.g1 m6.g5 m24_r3 m9.g4
+m53.g1 m34.g3 o0 m27_r2 m63 t4 m5 l7 m1.g4 m40_r2
+t27 m60.g6 m6.g1 m7.g3 l29 t17 l20 t26 m14 m11.g3
+t1_r1 m62 st6 m49.g3 m51.g4 m50.g6 t15_r2 m62.g4 m12.g3 m52.g1
+m12 m32.g3 t4_r3 m14.g1 m46.g3 m46.g1 l0 m14.g3 m56.g4 m31.g3
+m11.g4 m22 m46 m58 m14.g5 m55.g1 l19 m39_r1 m49.g4 m51.g3
+m20_r3 m2 l13 t12 m48.g3 m48.g5 l21 m30.g6 m51.g5 u2_r1
+t20 m47.g5 m31.g4 m1 m8 m50.g5 m58.g3 st1 m50.g3 m1.g6
+m43 m30.g4 st0 m58.g5 m12.g6 o4 m46.g5 m25.g6 m45 m6.g3
+t16 st4 m59.g5 m50.g4 t14 m57.g1 m61.g3 m58_r2 m58.g4 m6
+m59.g6 m31.g6 m52.g6 m60.g5 o6 m4.g6 m61.g1 m52 m25 m42
+m48.g6 m62.g3 m29.g5 t9 t18 m34.g5 m58.g6 m14.g4 m57.g4 t21
+l8 m50 u3_r3 m55.g5 m1.g1 m54.g1 m47 m6.g6 l27 m32.g6
+t22 m54.g5 m51.g6 m61.g5 m53.g5 l18 m58.g1 o3 m51.g1 m55.g3
+m60.g1 m60.g3 m57.g3 l0_r1 m56 m15 m62.g1 l7_r1 m35.g4 m34.g1
+m9.g6 m62.g5 m61_r1 l9 st5 m52.g5 m48.g1 m18 m29.g6 m35.g5
+m35 m41 m32.g5 m29 l23 m54.g3 m63.g3 m49.g5 m63.g1 m23
+m48 m38 m4.g4 m7.g6 m12.g5 m59.g3 l14 l1 m50.g1 t1
+m59 m39 m53.g6 m53.g4 m56.g5 m48.g4 o1 m31.g5 m47.g3 l22
+m36 m35.g1 m63.g4 m32.g1 m21 m59.g1 l12 m63.g5
 """
 
 def op_name(P, o):
