@@ -12,9 +12,11 @@
  * the key schedule is bs64's, followed by the 6x32 core's round keys (speedy_bs32.c).
  *
  * Short calls and the tail of a call: up to NARROW_MAX blocks one by one in the 6x32 core, up
- * to 64 in bs64, more as a zmm pass with padding; in counter mode, tails of up to 128 / 256
- * blocks go through one xmm / ymm pass of the same rounds instead (speedy_wide.inc.h,
- * AVX-512VL VPTERNLOGQ), whose counters are made in registers like the zmm pass's.
+ * to 64 in bs64, more as a zmm pass with padding. In counter mode a tail of 65 to 256 blocks goes
+ * through one ymm pass of the same rounds (speedy_wide.inc.h, AVX-512VL VPTERNLOGQ; a ymm
+ * operation costs about what a zmm one does on Zen 4, but a ymm pass has half the blocks to
+ * carry), a longer one through a zmm pass; both make their counters in registers and write
+ * only the blocks asked for, XORed as they are stored (masked stores), with no buffer between.
  *
  * In counter mode only the last 32 bits of a 192-bit counter differ between the blocks of a
  * pass: the other 160 bitsliced words are all-zero or all-one masks (the rows they make are the
@@ -35,6 +37,7 @@
 #pragma GCC target("avx512f,avx512bw,avx512vl")
 #endif
 
+#include "../bs_v256.h"
 #include "../bs_v512.h"
 
 typedef bs_v8 v8;
@@ -83,9 +86,8 @@ typedef bs_v8 v8;
     } while (0)
 
 typedef uint64_t v4 __attribute__((vector_size(32)));
-typedef uint64_t v2 __attribute__((vector_size(16)));
 
-/* The rounds and partial passes on zmm (512 blocks), ymm (256) and xmm (128). */
+/* The rounds on zmm (512 blocks) and ymm (256, the tails of counter mode). */
 #define SW_V v8
 #define SW_G 8
 #define SW_FN(f) f##_v8
@@ -107,20 +109,6 @@ typedef uint64_t v2 __attribute__((vector_size(16)));
 #define SW_SUBBOX SUBBOX_TL
 #define SW_TL(a, b, c, imm)                                                                        \
     ((v4)_mm256_ternarylogic_epi64((__m256i)(a), (__m256i)(b), (__m256i)(c), imm))
-#include "speedy_wide.inc.h"
-#undef SW_V
-#undef SW_G
-#undef SW_FN
-#undef SW_TL
-#undef SW_XOR3
-#undef SW_SUBBOX
-#define SW_V v2
-#define SW_G 2
-#define SW_FN(f) f##_v2
-#define SW_XOR3(a, b, c) SW_TL(a, b, c, 0x96)
-#define SW_SUBBOX SUBBOX_TL
-#define SW_TL(a, b, c, imm)                                                                        \
-    ((v2)_mm_ternarylogic_epi64((__m128i)(a), (__m128i)(b), (__m128i)(c), imm))
 #include "speedy_wide.inc.h"
 #undef SW_V
 #undef SW_G
@@ -169,17 +157,97 @@ static inline void join3(uint8_t *p, const v8 c[3], const uint8_t *in)
     _mm512_storeu_si512((void *)(p + 128), o2);
 }
 
-/* t (transposed, TWORD order) -> E(t), written to out as 512 blocks (^ in unless NULL). */
-static void pass_out(const uint64_t *m, unsigned nr, v8 *t, const uint8_t *in, uint8_t *out)
+/* The qwords of a row of blocks, below nq, as a store mask for its word w of g qwords. */
+static inline unsigned row_mask(unsigned nq, unsigned w, unsigned g)
 {
-    BS_ALIGN(64) v8 a[192], b[192];
+    const unsigned v = nq > g * w ? nq - g * w : 0;
+    return v >= g ? (1u << g) - 1 : (1u << v) - 1;
+}
+
+/* join3 for the first nq < 24 qwords only (masked loads and stores): the last row of a pass. */
+static inline void join3_part(uint8_t *p, const v8 c[3], const uint8_t *in, unsigned nq)
+{
+    BS_ALIGN(64) uint8_t row[192];
+    join3(row, c, NULL);
+    for (unsigned w = 0; w < 3; w++) {
+        const __mmask8 k = (__mmask8)row_mask(nq, w, 8);
+        __m512i o = _mm512_load_si512((const void *)(row + 64 * w));
+        if (in != NULL)
+            o = _mm512_xor_si512(o, _mm512_maskz_loadu_epi64(k, in + 64 * w));
+        _mm512_mask_storeu_epi64(p + 64 * w, k, o);
+    }
+    bs_v8_wipe(row, sizeof row);
+}
+
+/*
+ * t (transposed, TWORD order) -> E(t): its first n blocks (n <= 512) to out, ^ in unless NULL.
+ * a, b: the rounds' scratch (the caller wipes it, once a call).
+ */
+static void pass_out(const uint64_t *m, unsigned nr, v8 *t, v8 *a, v8 *b, const uint8_t *in,
+                     uint8_t *out, size_t n)
+{
     rounds_v8(t, a, b, m, nr);
     for (unsigned c = 0; c < 3; c++)
         bs_v8_transpose64(t + 64 * c);
-    for (unsigned l = 0; l < 64; l++) {
+    for (unsigned l = 0; 8 * l < n; l++) {
         v8 ch[3] = {bs_v8_bswap64(t[l]), bs_v8_bswap64(t[64 + l]), bs_v8_bswap64(t[128 + l])};
-        join3(out + 192 * l, ch, in != NULL ? in + 192 * l : NULL);
+        if (8 * l + 8 <= n)
+            join3(out + 192 * l, ch, in != NULL ? in + 192 * l : NULL);
+        else
+            join3_part(out + 192 * l, ch, in != NULL ? in + 192 * l : NULL,
+                       (unsigned)(3 * (n - 8 * l)));
     }
+}
+
+/*
+ * Four blocks (one row of a ymm pass: c[q] element g = chunk q of block g) -> their first nq
+ * qwords at p (nq <= 12: masked loads and stores), ^ in unless NULL. Output qword e is chunk
+ * e % 3 of block e / 3.
+ */
+static inline void join3_v4(uint8_t *p, const v4 c[3], const uint8_t *in, unsigned nq)
+{
+    const __m256i c0 = (__m256i)c[0], c1 = (__m256i)c[1], c2 = (__m256i)c[2];
+    __m256i o[3];
+    o[0] = _mm256_permutex2var_epi64(c0, _mm256_set_epi64x(1, 0, 4, 0), c1);
+    o[0] = _mm256_mask_permutexvar_epi64(o[0], 0x4, _mm256_set_epi64x(0, 0, 0, 0), c2);
+    o[1] = _mm256_permutex2var_epi64(c1, _mm256_set_epi64x(2, 6, 0, 1), c0);
+    o[1] = _mm256_mask_permutexvar_epi64(o[1], 0x2, _mm256_set_epi64x(0, 0, 1, 0), c2);
+    o[2] = _mm256_permutex2var_epi64(c2, _mm256_set_epi64x(3, 0, 7, 2), c0);
+    o[2] = _mm256_mask_permutexvar_epi64(o[2], 0x4, _mm256_set_epi64x(0, 3, 0, 0), c1);
+    for (unsigned w = 0; w < 3; w++) {
+        const __mmask8 k = (__mmask8)row_mask(nq, w, 4);
+        if (in != NULL)
+            o[w] = _mm256_xor_si256(o[w], _mm256_maskz_loadu_epi64(k, in + 32 * w));
+        _mm256_mask_storeu_epi64(p + 32 * w, k, o[w]);
+    }
+}
+
+/*
+ * The tail of counter mode, 64 < n <= 256 blocks from the counter c0 | c1 | top | lo: one ymm
+ * pass, its first n blocks to out (^ in unless NULL).
+ */
+__attribute__((noinline)) static void tail_ctr_v4(const uint64_t *m, unsigned nr, uint64_t c0,
+                                                  uint64_t c1, uint64_t top, uint32_t lo,
+                                                  const uint8_t *in, uint8_t *out, size_t n)
+{
+    BS_ALIGN(64) v4 t[192], a[192], b[192];
+    const v4 zero = {0};
+    for (unsigned i = 0; i < 64; i++) {
+        t[i] = zero - ((c0 >> i) & 1);
+        t[64 + i] = zero - ((c1 >> i) & 1);
+    }
+    counter_words_v4(t + 128, top, lo);
+    rounds_v4(t, a, b, m, nr);
+    for (unsigned c = 0; c < 3; c++)
+        bs_wide_transpose64_v4(t + 64 * c);
+    for (unsigned l = 0; 4 * l < n; l++) {
+        const v4 ch[3] = {bs_wide_bswap64_v4(t[l]), bs_wide_bswap64_v4(t[64 + l]),
+                          bs_wide_bswap64_v4(t[128 + l])};
+        const size_t left = n - 4 * l;
+        join3_v4(out + 96 * l, ch, in != NULL ? in + 96 * l : NULL,
+                 left >= 4 ? 12 : (unsigned)(3 * left));
+    }
+    bs_v8_wipe(t, sizeof t);
     bs_v8_wipe(a, sizeof a);
     bs_v8_wipe(b, sizeof b);
 }
@@ -202,16 +270,19 @@ static void full_encrypt(const bs_key_schedule *ks, unsigned nr, uint8_t *out, c
     }
     for (unsigned c = 0; c < 3; c++)
         bs_v8_transpose64(t + 64 * c);
-    pass_out(ks->w, nr, t, NULL, out);
+    BS_ALIGN(64) v8 a[192], b[192];
+    pass_out(ks->w, nr, t, a, b, NULL, out, 512);
     bs_v8_wipe(t, sizeof t);
+    bs_v8_wipe(a, sizeof a);
+    bs_v8_wipe(b, sizeof b);
 }
 
 /*
  * n < 512 blocks, the cheapest way (measured with rdtsc, minimum of 300 calls): up to
  * NARROW_MAX one by one in the 6x32 core (about 400 cycles a block), up to 64 in the 64-lane
- * bs64 core (its key schedule is this one's), more as a zmm pass with padding. (An xmm or ymm
- * pass whose blocks are read in element by element was no cheaper than the zmm pass; counter
- * mode, whose input is made in registers, does use them: wide_ctr32.)
+ * bs64 core (its key schedule is this one's), more as a zmm pass with padding. (A ymm pass whose
+ * blocks are read in element by element was no cheaper than the zmm pass; counter mode, whose
+ * input is made in registers, does use one: wide_ctr32.)
  */
 static void tail_encrypt(const bs_key_schedule *ks, unsigned nr, uint8_t *out, const uint8_t *in,
                          size_t n)
@@ -246,56 +317,58 @@ static void wide_encrypt(const bs_key_schedule *ks, unsigned nr, uint8_t *out, c
         tail_encrypt(ks, nr, out, in, nblocks);
 }
 
+/* 512 counter blocks of a pass in bitsliced form: c0 | c1 | top | (lo + block) mod 2^32. */
+static inline void ctr_words(v8 *t, uint64_t c0, uint64_t c1, uint64_t top, uint32_t lo)
+{
+    const v8 zero = {0};
+    for (unsigned b = 0; b < 64; b++) {
+        t[b] = zero - ((c0 >> b) & 1);
+        t[64 + b] = zero - ((c1 >> b) & 1);
+    }
+    bs_v8_counter_words(t + 128, top, lo);
+}
+
+/*
+ * Whole zmm passes, then the tail: over 256 blocks a zmm pass, over 64 a ymm pass (each writing
+ * only its blocks), else counters written out for tail_encrypt. The counter is public: the
+ * choices depend on nblocks only.
+ */
 static void wide_ctr32(const bs_key_schedule *ks, unsigned nr, const uint8_t *counter,
                        const uint8_t *in, uint8_t *out, size_t nblocks)
 {
-    BS_ALIGN(64) v8 t[192];
     const uint64_t c0 = bs_load_be64(counter), c1 = bs_load_be64(counter + 8),
                    c2 = bs_load_be64(counter + 16);
     const uint64_t hi = c2 & 0xffffffff00000000ULL;
     uint32_t lo = (uint32_t)c2;
-    const v8 zero = {0};
-    while (nblocks >= 512) {
-        for (unsigned b = 0; b < 64; b++) {
-            t[b] = zero - ((c0 >> b) & 1);
-            t[64 + b] = zero - ((c1 >> b) & 1);
+    if (nblocks > 256) {
+        BS_ALIGN(64) v8 t[192], a[192], b[192];
+        while (nblocks > 256) {
+            const size_t n = nblocks < 512 ? nblocks : 512;
+            ctr_words(t, c0, c1, hi, lo);
+            pass_out(ks->w, nr, t, a, b, in, out, n);
+            lo += (uint32_t)n;
+            if (in != NULL)
+                in += n * BS_SPEEDY_BLOCK;
+            out += n * BS_SPEEDY_BLOCK;
+            nblocks -= n;
         }
-        bs_v8_counter_words(t + 128, hi, lo);
-        pass_out(ks->w, nr, t, in, out);
-        lo += 512;
-        if (in != NULL)
-            in += 512 * BS_SPEEDY_BLOCK;
-        out += 512 * BS_SPEEDY_BLOCK;
-        nblocks -= 512;
+        bs_v8_wipe(t, sizeof t);
+        bs_v8_wipe(a, sizeof a);
+        bs_v8_wipe(b, sizeof b);
     }
-    bs_v8_wipe(t, sizeof t);
-    if (nblocks > 0) {
-        /* The tail: keystream into buf (counters bitsliced, or written out for the 6x32 core). */
-        uint8_t buf[512 * BS_SPEEDY_BLOCK];
-        if (nblocks <= 64) {
-            for (size_t i = 0; i < nblocks; i++) {
-                memcpy(buf + BS_SPEEDY_BLOCK * i, counter, 20);
-                bs_store_be32(buf + BS_SPEEDY_BLOCK * i + 20, (uint32_t)(lo + i));
-            }
-            tail_encrypt(ks, nr, buf, buf, nblocks);
-        } else if (nblocks <= 128) {
-            part_ctr_v2(ks->w, nr, c0, c1, hi, lo, nblocks, buf);
-        } else if (nblocks <= 256) {
-            part_ctr_v4(ks->w, nr, c0, c1, hi, lo, nblocks, buf);
-        } else {
-            /* A whole pass, written out by vectors (cheaper than by element at this size). */
-            for (unsigned b = 0; b < 64; b++) {
-                t[b] = zero - ((c0 >> b) & 1);
-                t[64 + b] = zero - ((c1 >> b) & 1);
-            }
-            bs_v8_counter_words(t + 128, hi, lo);
-            pass_out(ks->w, nr, t, NULL, buf);
-            bs_v8_wipe(t, sizeof t);
+    if (nblocks > 64) {
+        tail_ctr_v4(ks->w, nr, c0, c1, hi, lo, in, out, nblocks);
+    } else if (nblocks > 0) {
+        /* Counters written out, through the 6x32 or bs64 core, then XORed. */
+        uint8_t buf[64 * BS_SPEEDY_BLOCK];
+        for (size_t i = 0; i < nblocks; i++) {
+            memcpy(buf + BS_SPEEDY_BLOCK * i, counter, 20);
+            bs_store_be32(buf + BS_SPEEDY_BLOCK * i + 20, (uint32_t)(lo + i));
         }
+        tail_encrypt(ks, nr, buf, buf, nblocks);
         for (size_t i = 0; i < nblocks * BS_SPEEDY_BLOCK; i++)
             out[i] = (uint8_t)(buf[i] ^ (in != NULL ? in[i] : 0));
-        /* The whole buffer: a full pass writes 512 blocks of keystream, beyond nblocks. */
-        bs_v8_wipe(buf, sizeof buf);
+        bs_v8_wipe(buf, nblocks * BS_SPEEDY_BLOCK);
     }
 }
 

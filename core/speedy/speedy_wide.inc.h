@@ -1,8 +1,8 @@
 /*
  * speedy_wide.inc.h: the rounds of SPEEDY-r-192 on one vector width, and what a pass that
  * reads or writes its blocks element by element needs (a transpose, counter words, block I/O).
- * speedy_avx512.c (zmm, ymm, xmm) and speedy_avx2.c (ymm) include it once per width, defining
- * SW_V (the word: SW_G uint64_t elements, a GCC vector type; SW_G = 8, 4 or 2), SW_FN(f) (the
+ * speedy_avx512.c (zmm, ymm) and speedy_avx2.c (ymm) include it once per width, defining
+ * SW_V (the word: SW_G uint64_t elements, a GCC vector type; SW_G = 8 or 4), SW_FN(f) (the
  * name of function f for this width, e.g. rounds_v8), SW_SUBBOX(y0..y5, x0..x5) (the SubBox on
  * six words) and SW_XOR3(a, b, c). A pass of width SW_G covers 64 SW_G blocks: element g, bit l
  * of a word is block SW_G l + g. Functions a width does not need are unused.
