@@ -41,25 +41,29 @@
  * on its machine code (tests/leak/check_sbox_thumb.py).
  * Transitions (Hamming distance between old and new contents of a register or a store): with
  * the masks reused across slices, two values under one mask XOR to an unmasked word, so the
- * order in which values share a register matters. On Cortex-M3/M4 the rounds are generated
- * Thumb-2: the S-box (aes_masked_t2.h, embedded/gen/aes_masked_thumb2.py, a bit-level model
- * over all inputs and masks) and the linear layers of a round (MixColumns, the correction
- * word, the two key shares) with the first and last key additions (aes_masked_lin_t2.h,
+ * order in which values share a register matters. On Cortex-M3/M4 the whole data path is
+ * generated Thumb-2: packing of the masked plaintext and unpacking (aes_masked_lin_t2.h), the
+ * S-box (aes_masked_t2.h, embedded/gen/aes_masked_thumb2.py, a bit-level model over all
+ * inputs and masks), and the linear layers of a round (MixColumns, the correction word, the
+ * two key shares) with the first and last key additions (aes_masked_lin_t2.h,
  * embedded/gen/aes_masked_lin_thumb2.py, a word-level model: each bit a GF(2) linear form in
- * masks and secrets, a rank test), run by a generated driver. Their allocators never write a
- * register, a stack slot or a q[] word over contents that would make old ^ new depend on the
- * state or the key; each function clears the registers that hold data before it returns, and
- * the S-box the stack slots whose last value would combine with the next call's first, so
- * that every function starts from registers and slots without data, as its model assumes.
- * Checked by the generators and on the compiled objects (tests/leak/check_sbox_thumb.py
- * --transitions-zero, tests/leak/check_lin_thumb.py: values, transitions, no data left in a
- * register at exit; stage 40-embedded); the slots across S-box calls by the generator only.
- * Not transition-aware: packing and unpacking, SR^2 and the mask set-up (C everywhere), the
- * host and RV32I cores (C; the C S-box as GCC compiles it has about 150 such transitions on
- * the M4), and the driver's entry (the C caller's registers and what its frames left on the
- * stack where the S-box's slots are). So on a device whose leakage follows Hamming distance
- * this is not first-order secure as a whole; glitches and other buses (operand buses, the
- * load data path) are outside every check; a device needs its own measurement.
+ * masks and secrets, a rank test), the rounds run by a generated driver. Their allocators never
+ * write a register, a stack slot or a q[] word over contents that would make old ^ new depend
+ * on the state, the plaintext or the key; each function clears the registers that hold data
+ * before it returns, the S-box also the stack slots whose last value would combine with the
+ * next call's first, and the driver, packing and unpacking clear the C's registers before
+ * they write them, so that every function starts as its model assumes. Checked by the
+ * generators and on the compiled objects (tests/leak/check_sbox_thumb.py --transitions-zero,
+ * tests/leak/check_lin_thumb.py: values, transitions, no data left in a register at exit;
+ * stage 40-embedded); the slots across S-box calls by the generator only. The plaintext as
+ * loaded and the ciphertext as stored are inputs and outputs (their values are not tested,
+ * their transitions are, but for the old contents of the output buffer). The C handles
+ * only the masks (their set-up and the wipes) and pointers between the generated functions.
+ * Not transition-aware: the host and RV32I cores (C; the C S-box as GCC compiles it has about
+ * 150 such transitions on the M4), the key schedule, exception entry (an interrupt stacks
+ * the registers it finds). So this is first-order in the Hamming-distance model only within
+ * those boundaries; glitches and other buses (operand buses, the load data path) are outside
+ * every check; a device needs its own measurement.
  *
  * Constant time: straight-line logic; branches and indices depend only on round numbers.
  */

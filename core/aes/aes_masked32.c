@@ -477,8 +477,19 @@ static void encrypt_masked(const uint32_t *rk0, const uint32_t *rk1, unsigned nr
                            const uint8_t in[32], bs_aes_rng_fn rng, void *rng_ctx)
 {
     call_masks cm;
-    uint32_t x[8], q[8];
+    uint32_t q[8];
     call_masks_init(&cm, rng, rng_ctx);
+#ifdef BS_AES_MASKED_T2
+    /* the generated Thumb-2 (aes_masked_lin_t2.h): packing of the masked plaintext, the
+     * rounds, unpacking with the masks r taken off last */
+    pack_masked_t2(q, in, cm.r);
+    if (nr == 10)
+        rounds_masked_t2_10(q, &cm, rk0, rk1);
+    else
+        rounds_masked_t2_14(q, &cm, rk0, rk1);
+    unpack_masked_t2(out, q, cm.r);
+#else
+    uint32_t x[8];
     /* the plaintext words x[c + 4k] of aes.h's packing, masked before anything else */
     BS_UNROLL8
     for (unsigned c = 0; c < 8; c++) {
@@ -488,13 +499,6 @@ static void encrypt_masked(const uint32_t *rk0, const uint32_t *rk1, unsigned nr
     transpose_share(x);
     for (unsigned b = 0; b < 8; b++)
         q[b] = x[(b >> 1) + 4 * (b & 1)];
-#ifdef BS_AES_MASKED_T2
-    /* the generated Thumb-2 rounds (aes_masked_lin_t2.h) */
-    if (nr == 10)
-        rounds_masked_t2_10(q, &cm, rk0, rk1);
-    else
-        rounds_masked_t2_14(q, &cm, rk0, rk1);
-#else
     ark_masked(q, cm.in, rk0, rk1);
     /* rounds 1..Nr-1 in representations 1, 2, 3, 0, ...; round Nr without MixColumns */
     for (unsigned i = 1; i < nr; i++) {
@@ -518,7 +522,6 @@ static void encrypt_masked(const uint32_t *rk0, const uint32_t *rk1, unsigned nr
     }
     sbox_masked(q, cm.mw);
     ark_masked(q, cm.last, rk0 + 8 * nr, rk1 + 8 * nr);
-#endif
     BS_UNROLL8
     for (unsigned b = 0; b < 8; b++) {
         const uint32_t v = q[b];
@@ -529,8 +532,9 @@ static void encrypt_masked(const uint32_t *rk0, const uint32_t *rk1, unsigned nr
     /* the ciphertext words: their masks r come off last */
     for (unsigned c = 0; c < 8; c++)
         bs_store_le32(out + 4 * c, x[c] ^ cm.r[c]);
-    wipe32(&cm, sizeof cm);
     wipe32(x, sizeof x);
+#endif
+    wipe32(&cm, sizeof cm);
     wipe32(q, sizeof q);
 }
 

@@ -11,22 +11,32 @@
  * checked by the generator and on the compiled code by tests/leak/check_lin_thumb.py).
  * lin_masked_t2_0: 101 instructions (118 est. cycles before its return), 0 register clears,
  *   2 q-word clears, 7 on the way out; 100 values and transitions checked (control
- *   m1 = m0: 29 fail).
+ *   m1 = m0: 28 fail).
  * lin_masked_t2_1: 150 instructions (167 est. cycles before its return), 0 register clears,
  *   2 q-word clears, 8 on the way out; 149 values and transitions checked (control
- *   m1 = m0: 35 fail).
+ *   m1 = m0: 34 fail).
  * lin_masked_t2_2: 125 instructions (142 est. cycles before its return), 0 register clears,
  *   2 q-word clears, 7 on the way out; 124 values and transitions checked (control
- *   m1 = m0: 31 fail).
+ *   m1 = m0: 30 fail).
  * lin_masked_t2_3: 150 instructions (167 est. cycles before its return), 0 register clears,
  *   2 q-word clears, 8 on the way out; 149 values and transitions checked (control
- *   m1 = m0: 36 fail).
+ *   m1 = m0: 35 fail).
  * ark_masked_t2: 69 instructions (77 est. cycles before its return), 0 register clears,
  *   0 q-word clears, 4 on the way out; 136 values and transitions checked (control
- *   m1 = m0: 14 fail).
+ *   m1 = m0: 13 fail).
+ * pack_masked_t2: 99 instructions (115 est. cycles before its return), 0 register clears,
+ *   0 q-word clears, 9 on the way out; 98 values and transitions checked (control
+ *   m1 = m0: 56 fail).
+ * unpack_masked_t2: 131 instructions (147 est. cycles before its return), 0 register clears,
+ *   0 q-word clears, 9 on the way out; 130 values and transitions checked (control
+ *   m1 = m0: 88 fail).
  * Each function, the S-box too, clears on the way out every register that holds data, so
- * that the next one starts from registers without data, as the models assume. Outside the
- * check: the registers at the driver's entry (the C caller's; core/aes/aes_masked.h).
+ * that the next one starts from registers without data, as the models assume; the driver
+ * clears r4..r12 on entry, and packing and unpacking clear each register of the C before
+ * they first write it. pack_masked_t2(q, in, r) and unpack_masked_t2(out, q, r) (AAPCS,
+ * called from C) mask the plaintext words by r and pack them, and unpack the state and
+ * take r off the ciphertext words (the plaintext as loaded and the ciphertext as stored
+ * are inputs and outputs, exempt from the value test, not from the transitions).
  */
 #ifndef BS_AES_MASKED_LIN_T2_H
 #define BS_AES_MASKED_LIN_T2_H
@@ -673,6 +683,256 @@ ark_masked_t2(uint32_t q[8] __attribute__((unused)), const uint32_t c[8] __attri
 }
 
 __attribute__((naked, noinline)) static void
+pack_masked_t2(uint32_t q[8] __attribute__((unused)), const uint8_t *in __attribute__((unused)),
+    const uint32_t r[8] __attribute__((unused)))
+{
+    __asm__ volatile(
+        "push {r4, r5, r6, r7, r8, r9, r10}\n"
+        "mov r12, #0\n"
+        "ldr r12, [r1, #0]\n"
+        "movs r3, #0\n"
+        "ldr r3, [r2, #0]\n"
+        "eor r12, r12, r3\n"
+        "ldr r3, [r1, #4]\n"
+        "movs r4, #0\n"
+        "ldr r4, [r2, #4]\n"
+        "eor r3, r3, r4\n"
+        "ldr r4, [r1, #8]\n"
+        "movs r5, #0\n"
+        "ldr r5, [r2, #8]\n"
+        "eor r4, r4, r5\n"
+        "ldr r5, [r1, #12]\n"
+        "movs r6, #0\n"
+        "ldr r6, [r2, #12]\n"
+        "eor r5, r5, r6\n"
+        "ldr r6, [r1, #16]\n"
+        "movs r7, #0\n"
+        "ldr r7, [r2, #16]\n"
+        "eor r6, r6, r7\n"
+        "ldr r7, [r1, #20]\n"
+        "mov r8, #0\n"
+        "ldr r8, [r2, #20]\n"
+        "eor r7, r7, r8\n"
+        "ldr r8, [r1, #24]\n"
+        "mov r9, #0\n"
+        "ldr r9, [r2, #24]\n"
+        "eor r8, r8, r9\n"
+        "ldr r9, [r1, #28]\n"
+        "mov r10, #0\n"
+        "ldr r10, [r2, #28]\n"
+        "eor r9, r9, r10\n"
+        "eor r10, r6, r12, lsr #1\n"
+        "and r10, r10, #0x55555555\n"
+        "eor r6, r6, r10\n"
+        "eor r12, r12, r10, lsl #1\n"
+        "eor r10, r7, r3, lsr #1\n"
+        "and r10, r10, #0x55555555\n"
+        "eor r7, r7, r10\n"
+        "eor r3, r3, r10, lsl #1\n"
+        "eor r10, r8, r4, lsr #1\n"
+        "and r10, r10, #0x55555555\n"
+        "eor r8, r8, r10\n"
+        "eor r4, r4, r10, lsl #1\n"
+        "eor r10, r9, r5, lsr #1\n"
+        "and r10, r10, #0x55555555\n"
+        "eor r9, r9, r10\n"
+        "eor r5, r5, r10, lsl #1\n"
+        "eor r10, r3, r12, lsr #2\n"
+        "and r10, r10, #0x33333333\n"
+        "eor r3, r3, r10\n"
+        "eor r12, r12, r10, lsl #2\n"
+        "eor r10, r5, r4, lsr #2\n"
+        "and r10, r10, #0x33333333\n"
+        "eor r5, r5, r10\n"
+        "eor r4, r4, r10, lsl #2\n"
+        "eor r10, r7, r6, lsr #2\n"
+        "and r10, r10, #0x33333333\n"
+        "eor r7, r7, r10\n"
+        "eor r6, r6, r10, lsl #2\n"
+        "eor r10, r9, r8, lsr #2\n"
+        "and r10, r10, #0x33333333\n"
+        "eor r9, r9, r10\n"
+        "eor r8, r8, r10, lsl #2\n"
+        "eor r10, r4, r12, lsr #4\n"
+        "and r10, r10, #0x0f0f0f0f\n"
+        "eor r4, r4, r10\n"
+        "eor r12, r12, r10, lsl #4\n"
+        "eor r10, r5, r3, lsr #4\n"
+        "and r10, r10, #0x0f0f0f0f\n"
+        "eor r5, r5, r10\n"
+        "eor r3, r3, r10, lsl #4\n"
+        "eor r10, r8, r6, lsr #4\n"
+        "and r10, r10, #0x0f0f0f0f\n"
+        "eor r8, r8, r10\n"
+        "eor r6, r6, r10, lsl #4\n"
+        "eor r10, r9, r7, lsr #4\n"
+        "and r10, r10, #0x0f0f0f0f\n"
+        "eor r9, r9, r10\n"
+        "eor r7, r7, r10, lsl #4\n"
+        "str r12, [r0, #0]\n"
+        "str r6, [r0, #4]\n"
+        "str r3, [r0, #8]\n"
+        "str r7, [r0, #12]\n"
+        "str r4, [r0, #16]\n"
+        "str r8, [r0, #20]\n"
+        "str r5, [r0, #24]\n"
+        "str r9, [r0, #28]\n"
+        "movs r3, #0\n"
+        "movs r4, #0\n"
+        "movs r5, #0\n"
+        "movs r6, #0\n"
+        "movs r7, #0\n"
+        "mov r8, #0\n"
+        "mov r9, #0\n"
+        "mov r10, #0\n"
+        "mov r12, #0\n"
+        "pop {r4, r5, r6, r7, r8, r9, r10}\n"
+        "bx lr\n"
+    );
+}
+
+__attribute__((naked, noinline)) static void
+unpack_masked_t2(uint8_t *out __attribute__((unused)), const uint32_t q[8] __attribute__((unused)),
+    const uint32_t r[8] __attribute__((unused)))
+{
+    __asm__ volatile(
+        "push {r4, r5, r6, r7, r8, r9, r10}\n"
+        "mov r12, #0\n"
+        "ldr r12, [r1, #0]\n"
+        "movs r3, #0\n"
+        "eor r3, r12, r12, lsr #4\n"
+        "and r3, r3, #0x0f000f00\n"
+        "eor r12, r12, r3\n"
+        "eor r12, r12, r3, lsl #4\n"
+        "ldr r3, [r1, #4]\n"
+        "movs r4, #0\n"
+        "eor r4, r3, r3, lsr #4\n"
+        "and r4, r4, #0x0f000f00\n"
+        "eor r3, r3, r4\n"
+        "eor r3, r3, r4, lsl #4\n"
+        "ldr r4, [r1, #8]\n"
+        "movs r5, #0\n"
+        "eor r5, r4, r4, lsr #4\n"
+        "and r5, r5, #0x0f000f00\n"
+        "eor r4, r4, r5\n"
+        "eor r4, r4, r5, lsl #4\n"
+        "ldr r5, [r1, #12]\n"
+        "movs r6, #0\n"
+        "eor r6, r5, r5, lsr #4\n"
+        "and r6, r6, #0x0f000f00\n"
+        "eor r5, r5, r6\n"
+        "eor r5, r5, r6, lsl #4\n"
+        "ldr r6, [r1, #16]\n"
+        "movs r7, #0\n"
+        "eor r7, r6, r6, lsr #4\n"
+        "and r7, r7, #0x0f000f00\n"
+        "eor r6, r6, r7\n"
+        "eor r6, r6, r7, lsl #4\n"
+        "ldr r7, [r1, #20]\n"
+        "mov r8, #0\n"
+        "eor r8, r7, r7, lsr #4\n"
+        "and r8, r8, #0x0f000f00\n"
+        "eor r7, r7, r8\n"
+        "eor r7, r7, r8, lsl #4\n"
+        "ldr r8, [r1, #24]\n"
+        "mov r9, #0\n"
+        "eor r9, r8, r8, lsr #4\n"
+        "and r9, r9, #0x0f000f00\n"
+        "eor r8, r8, r9\n"
+        "eor r8, r8, r9, lsl #4\n"
+        "ldr r9, [r1, #28]\n"
+        "mov r10, #0\n"
+        "eor r10, r9, r9, lsr #4\n"
+        "and r10, r10, #0x0f000f00\n"
+        "eor r9, r9, r10\n"
+        "eor r9, r9, r10, lsl #4\n"
+        "eor r10, r3, r12, lsr #1\n"
+        "and r10, r10, #0x55555555\n"
+        "eor r3, r3, r10\n"
+        "eor r12, r12, r10, lsl #1\n"
+        "eor r10, r5, r4, lsr #1\n"
+        "and r10, r10, #0x55555555\n"
+        "eor r5, r5, r10\n"
+        "eor r4, r4, r10, lsl #1\n"
+        "eor r10, r7, r6, lsr #1\n"
+        "and r10, r10, #0x55555555\n"
+        "eor r7, r7, r10\n"
+        "eor r6, r6, r10, lsl #1\n"
+        "eor r10, r9, r8, lsr #1\n"
+        "and r10, r10, #0x55555555\n"
+        "eor r9, r9, r10\n"
+        "eor r8, r8, r10, lsl #1\n"
+        "eor r10, r4, r12, lsr #2\n"
+        "and r10, r10, #0x33333333\n"
+        "eor r4, r4, r10\n"
+        "eor r12, r12, r10, lsl #2\n"
+        "eor r10, r8, r6, lsr #2\n"
+        "and r10, r10, #0x33333333\n"
+        "eor r8, r8, r10\n"
+        "eor r6, r6, r10, lsl #2\n"
+        "eor r10, r5, r3, lsr #2\n"
+        "and r10, r10, #0x33333333\n"
+        "eor r5, r5, r10\n"
+        "eor r3, r3, r10, lsl #2\n"
+        "eor r10, r9, r7, lsr #2\n"
+        "and r10, r10, #0x33333333\n"
+        "eor r9, r9, r10\n"
+        "eor r7, r7, r10, lsl #2\n"
+        "eor r10, r6, r12, lsr #4\n"
+        "and r10, r10, #0x0f0f0f0f\n"
+        "eor r6, r6, r10\n"
+        "eor r12, r12, r10, lsl #4\n"
+        "eor r10, r8, r4, lsr #4\n"
+        "and r10, r10, #0x0f0f0f0f\n"
+        "eor r8, r8, r10\n"
+        "eor r4, r4, r10, lsl #4\n"
+        "eor r10, r7, r3, lsr #4\n"
+        "and r10, r10, #0x0f0f0f0f\n"
+        "eor r7, r7, r10\n"
+        "eor r3, r3, r10, lsl #4\n"
+        "eor r10, r9, r5, lsr #4\n"
+        "and r10, r10, #0x0f0f0f0f\n"
+        "eor r9, r9, r10\n"
+        "eor r5, r5, r10, lsl #4\n"
+        "ldr r10, [r2, #0]\n"
+        "eor r12, r12, r10\n"
+        "str r12, [r0, #0]\n"
+        "ldr r12, [r2, #4]\n"
+        "eor r4, r4, r12\n"
+        "str r4, [r0, #4]\n"
+        "ldr r12, [r2, #8]\n"
+        "eor r6, r6, r12\n"
+        "str r6, [r0, #8]\n"
+        "ldr r12, [r2, #12]\n"
+        "eor r8, r8, r12\n"
+        "str r8, [r0, #12]\n"
+        "ldr r12, [r2, #16]\n"
+        "eor r3, r3, r12\n"
+        "str r3, [r0, #16]\n"
+        "ldr r12, [r2, #20]\n"
+        "eor r5, r5, r12\n"
+        "str r5, [r0, #20]\n"
+        "ldr r12, [r2, #24]\n"
+        "eor r7, r7, r12\n"
+        "str r7, [r0, #24]\n"
+        "ldr r12, [r2, #28]\n"
+        "eor r9, r9, r12\n"
+        "str r9, [r0, #28]\n"
+        "movs r3, #0\n"
+        "movs r4, #0\n"
+        "movs r5, #0\n"
+        "movs r6, #0\n"
+        "movs r7, #0\n"
+        "mov r8, #0\n"
+        "mov r9, #0\n"
+        "mov r10, #0\n"
+        "mov r12, #0\n"
+        "pop {r4, r5, r6, r7, r8, r9, r10}\n"
+        "bx lr\n"
+    );
+}
+
+__attribute__((naked, noinline)) static void
 rounds_masked_t2_10(uint32_t q[8] __attribute__((unused)), const void *cm __attribute__((unused)),
     const uint32_t *rk0 __attribute__((unused)), const uint32_t *rk1 __attribute__((unused)))
 {
@@ -680,6 +940,15 @@ rounds_masked_t2_10(uint32_t q[8] __attribute__((unused)), const void *cm __attr
         "push {r4-r11, lr}\n"
         "sub sp, sp, #20\n"
         "stm sp, {r0, r1, r2, r3}\n"
+        "movs r4, #0\n"
+        "movs r5, #0\n"
+        "movs r6, #0\n"
+        "movs r7, #0\n"
+        "mov r8, #0\n"
+        "mov r9, #0\n"
+        "mov r10, #0\n"
+        "mov r11, #0\n"
+        "mov r12, #0\n"
         "add r1, r1, #48\n"
         "bl ark_masked_t2\n"
         "ldm sp, {r0, r1}\n"
@@ -765,6 +1034,15 @@ rounds_masked_t2_14(uint32_t q[8] __attribute__((unused)), const void *cm __attr
         "push {r4-r11, lr}\n"
         "sub sp, sp, #20\n"
         "stm sp, {r0, r1, r2, r3}\n"
+        "movs r4, #0\n"
+        "movs r5, #0\n"
+        "movs r6, #0\n"
+        "movs r7, #0\n"
+        "mov r8, #0\n"
+        "mov r9, #0\n"
+        "mov r10, #0\n"
+        "mov r11, #0\n"
+        "mov r12, #0\n"
         "add r1, r1, #48\n"
         "bl ark_masked_t2\n"
         "ldm sp, {r0, r1}\n"

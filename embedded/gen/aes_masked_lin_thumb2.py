@@ -14,6 +14,12 @@ correction words of the call, and rk0, rk1, the round key's two shares, eight wo
     (t[b-1] ^ t[7]) ^ (n[b] ^ rot2(t[b])); then the correction word, then the two key shares
     (never the two shares together before the state: rk0 ^ rk1 is the key).
   - ark_masked_t2: q = q ^ c ^ rk0 ^ rk1 (the first and the last key additions).
+And, called from C with the AAPCS (they save r4..r11 and clear each register they find before
+they write it): pack_masked_t2(q, in, r), the plaintext words masked by the eight words r and
+packed (aes.h's transpose), and unpack_masked_t2(out, q, r), SR^2, the inverse transpose and
+r taken off the ciphertext words. The plaintext as loaded and the ciphertext as stored are
+inputs and outputs: exempt from the value test, not from the transitions (but for the
+output buffer's old contents, the caller's).
 
 The model (the word-level one of core/aes/aes_masked_gen.py, applied to every instruction):
 a word is 32 rows, one per bit, each a GF(2) linear form over mask variables (m0, m1, the
@@ -52,6 +58,8 @@ M32 = 0xffffffff
 # variables: m0 (bits 0..31), m1 (32..63), the rk1 share (64..319), P (320..575, the masks
 # the packed state arrives with), then secrets: the state (576..831), the round key (832..1087)
 V_M0, V_M1, V_RK1, V_P, V_S, V_K = 0, 32, 64, 320, 576, 832
+Q, C, RK0, RK1 = 'q', 'c', 'rk0', 'rk1'  # the pointer arguments (r0..r3)
+IN, OUTP, R = 'in', 'out', 'r'  # packing's and unpacking's
 NMASK = 576
 
 
@@ -152,9 +160,34 @@ def patterns():
     return pin, pout
 
 
+def model_transpose(x):
+    """aes.h's bs_aes_transpose."""
+    x = list(x)
+    for m, n, pairs in ((0x55555555, 1, ((4, 0), (5, 1), (6, 2), (7, 3))),
+                        (0x33333333, 2, ((1, 0), (3, 2), (5, 4), (7, 6))),
+                        (0x0f0f0f0f, 4, ((2, 0), (3, 1), (6, 4), (7, 5)))):
+        for i, j in pairs:
+            t = w_and(w_xor(w_shr(x[j], n), x[i]), m)
+            x[i], x[j] = w_xor(x[i], t), w_xor(x[j], w_shl(t, n))
+    return x
+
+
+def model_pack(x):
+    x = model_transpose(x)
+    return [x[(b >> 1) + 4 * (b & 1)] for b in range(8)]
+
+
+def model_unpack(q):
+    x = [None] * 8
+    for b in range(8):
+        x[(b >> 1) + 4 * (b & 1)] = q[b]
+    return model_transpose(x)
+
+
 def contexts(fn, same_masks=False):
-    """The memory the function starts from, and the outputs it must leave in q: a list of
-    (name, q, c, rk0, rk1, want) for each context fn runs in."""
+    """Each context fn runs in: (name, memory {pointer: words}, the pointer written, the words
+    it must hold at the end, the words exempt from the value test: the plaintext as loaded
+    and the ciphertext as stored, inputs and outputs of the cipher)."""
     pin, pout = patterns()
     m0 = w_var(V_M0)
     m1 = m0 if same_masks else w_var(V_M1)
@@ -164,6 +197,9 @@ def contexts(fn, same_masks=False):
     key = [w_var(V_K, b) for b in range(8)]
     r1 = [w_var(V_RK1, b) for b in range(8)]
     rk0 = [w_xor(key[b], r1[b]) for b in range(8)]
+    r = [w_var(V_P, b) for b in range(8)]  # the eight words r (mask variables)
+    if same_masks and fn in ('pack', 'unpack'):
+        r = [w_const()] * 8  # their control: no packing masks
     out = []
     if fn.startswith('lin'):
         k = int(fn[-1])
@@ -172,17 +208,28 @@ def contexts(fn, same_masks=False):
         c = [w_xor(mcm[b], mi[b]) for b in range(8)]
         mcs = model_mc(s, k)
         want = [w_xor(w_xor(mcs[b], key[b]), mi[b]) for b in range(8)]
-        out.append(('MixColumns %d' % k, q, c, rk0, r1, want))
-    else:
+        out.append(('MixColumns %d' % k, {Q: q, C: c, RK0: rk0, RK1: r1}, Q, want, []))
+    elif fn == 'ark':
         p = [w_var(V_P, b) for b in range(8)]
         q = [w_xor(s[b], p[b]) for b in range(8)]
         c = [w_xor(p[b], mi[b]) for b in range(8)]
         want = [w_xor(w_xor(s[b], key[b]), mi[b]) for b in range(8)]
-        out.append(('first key addition', q, c, rk0, r1, want))
+        out.append(('first key addition', {Q: q, C: c, RK0: rk0, RK1: r1}, Q, want, []))
         q = [w_xor(s[b], mo[b]) for b in range(8)]
         c = [w_xor(mo[b], model_sr2(p[b])) for b in range(8)]
         want = [w_xor(w_xor(s[b], key[b]), model_sr2(p[b])) for b in range(8)]
-        out.append(('last key addition', q, c, rk0, r1, want))
+        out.append(('last key addition', {Q: q, C: c, RK0: rk0, RK1: r1}, Q, want, []))
+    elif fn == 'pack':
+        # the plaintext words (secret variables in the state's place), masked by r, packed
+        pt = s
+        want = model_pack([w_xor(pt[i], r[i]) for i in range(8)])
+        out.append(('packing', {Q: [w_const()] * 8, IN: pt, R: r}, Q, want, pt))
+    else:
+        # after the last key addition: the ciphertext state masked by SR^2(P), P = packed r
+        pr = model_pack(r)
+        q = [w_xor(s[b], model_sr2(pr[b])) for b in range(8)]
+        ct = model_unpack([model_sr2(x) for x in s])
+        out.append(('unpacking', {OUTP: [None] * 8, Q: q, R: r}, OUTP, ct, ct))
     return out
 
 
@@ -206,20 +253,26 @@ class Prog:
     def andi(self, a, m):
         mm = ((m << a[1]) | (m >> (32 - a[1]))) & M32 if a[1] else m
         if not t2_imm(mm):
+            assert a[1] and t2_imm(m), hex(m)
             a = (self.op('ror', a[0], a[1]), 0)
             mm = m
         return (self.op('andi', a[0], mm), a[1])
 
-    def st(self, a, i):
+    def st(self, a, i, ptr=Q):
         if a[1]:
             a = (self.op('ror', a[0], a[1]), 0)
-        self.op('st', a[0], i)
+        self.op('st', a[0], i, ptr)
+
+    def eorsh(self, a, b, kind, n):
+        """a ^ (b lsr/lsl n), both unrotated."""
+        assert a[1] == 0 and b[1] == 0
+        return (self.op('eorsh', a[0], b[0], kind, n), 0)
 
 
 def t2_imm(v):
     """Whether v is a Thumb-2 modified immediate."""
-    b = v & 0xff
-    if v in (b, b * 0x00010001, b * 0x01010101) or v == (b << 8) * 0x00010001:
+    b, c = v & 0xff, (v >> 8) & 0xff
+    if v in (b, b * 0x00010001, b * 0x01010101, c * 0x01000100):
         return True
     for k in range(8, 32):
         x = ((v << k) | (v >> (32 - k))) & M32
@@ -247,7 +300,6 @@ def r2(P, x, k):
     return rot(x if k in (0, 2) else byte_ror(P, x, 4), 16)
 
 
-Q, C, RK0, RK1 = 'q', 'c', 'rk0', 'rk1'  # the pointer arguments (r0..r3)
 
 
 def ark_one(P, v, b):
@@ -256,8 +308,35 @@ def ark_one(P, v, b):
     P.st(P.eor(P.eor(P.eor(c, v), k0), k1), b)
 
 
+def transpose_prog(P, x):
+    x = list(x)
+    for m, n, pairs in ((0x55555555, 1, ((4, 0), (5, 1), (6, 2), (7, 3))),
+                        (0x33333333, 2, ((1, 0), (3, 2), (5, 4), (7, 6))),
+                        (0x0f0f0f0f, 4, ((2, 0), (3, 1), (6, 4), (7, 5)))):
+        for i, j in pairs:
+            t = P.andi(P.eorsh(x[i], x[j], 'lsr', n), m)
+            x[i], x[j] = P.eor(x[i], t), P.eorsh(x[j], t, 'lsl', n)
+    return x
+
+
 def program(fn):
     P = Prog()
+    if fn == 'pack':
+        x = [P.eor(P.ld(IN, c), P.ld(R, c)) for c in range(8)]
+        x = transpose_prog(P, x)
+        for b in range(8):
+            P.st(x[(b >> 1) + 4 * (b & 1)], b)
+        return P
+    if fn == 'unpack':
+        x = [None] * 8
+        for b in range(8):
+            v = P.ld(Q, b)
+            t = P.andi(P.eorsh(v, v, 'lsr', 4), 0x0f000f00)
+            x[(b >> 1) + 4 * (b & 1)] = P.eorsh(P.eor(v, t), t, 'lsl', 4)
+        x = transpose_prog(P, x)
+        for c in range(8):
+            P.st(P.eor(x[c], P.ld(R, c)), c, OUTP)
+        return P
     if fn == 'ark':
         for b in range(8):
             ark_one(P, P.ld(Q, b), b)
@@ -284,20 +363,26 @@ def program(fn):
 
 # ---- transition-aware register allocation ----
 REGS = ['r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8', 'r9', 'r10', 'r11', 'r12']
-PTR = {Q: 'r0', C: 'r1', RK0: 'r2', RK1: 'r3'}
-ORDER = ['r12', 'r4', 'r5', 'r6', 'r7', 'r8', 'r9', 'r10', 'r11', 'r0', 'r1', 'r2', 'r3']
+PTRS = {'lin0': {Q: 'r0', C: 'r1', RK0: 'r2', RK1: 'r3'}, 'pack': {Q: 'r0', IN: 'r1', R: 'r2'},
+        'unpack': {OUTP: 'r0', Q: 'r1', R: 'r2'}}
+for _k in ('lin1', 'lin2', 'lin3', 'ark'):
+    PTRS[_k] = PTRS['lin0']
+AAPCS = ('pack', 'unpack')  # called from C: they save r4..r11 and start from the C's registers
+ORDER = ['r12', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8', 'r9', 'r10', 'r11', 'r0', 'r1', 'r2']
 
 
 def eval_ops(P, ctx):
-    """The word each op defines, in one context (q, c, rk0, rk1 as model words)."""
-    _, q, c, rk0, rk1, _ = ctx
-    mem = {Q: q, C: c, RK0: rk0, RK1: rk1}
+    """The word each op defines, in one context."""
+    mem = ctx[1]
     val = {}
     for i, (kind, a) in enumerate(P.ops):
         if kind == 'ld':
             val[i] = mem[a[0]][a[1]]
         elif kind == 'eor':
             val[i] = w_xor(val[a[0]], w_ror(val[a[1]], a[2]))
+        elif kind == 'eorsh':
+            sh = w_shr if a[2] == 'lsr' else w_shl
+            val[i] = w_xor(val[a[0]], sh(val[a[1]], a[3]))
         elif kind == 'andi':
             val[i] = w_and(val[a[0]], a[1])
         elif kind == 'ror':
@@ -308,23 +393,32 @@ def eval_ops(P, ctx):
 def allocate(P, fn):
     ctxs = contexts(fn)
     vals = [eval_ops(P, c) for c in ctxs]
-    ZERO = None
+    ptr = PTRS[fn]
+    ZERO, UNKNOWN = None, 'unknown'
+
+    def word(ci, x):
+        if isinstance(x, tuple):  # ('mem', pointer, i): a word as the function found it
+            return ctxs[ci][1][x[1]][x[2]]
+        return vals[ci][x]
 
     def ok(old, new):
-        """old ^ new independent in every context (old, new: op ids, ('q', i) for the input
-        words of q[], or ZERO)."""
+        """old ^ new independent in every context (old, new: op ids, memory words, ZERO;
+        UNKNOWN, the C's registers at an AAPCS function's entry, takes nothing but ZERO)."""
+        if old is UNKNOWN:
+            return new is ZERO
         if old is ZERO or new is ZERO or old == new:
             return True
-        for ci, ctx in enumerate(ctxs):
-            def word(x):
-                return ctx[1][x[1]] if isinstance(x, tuple) else vals[ci][x]
-            if not indep(w_xor(word(old), word(new))):
+        for ci in range(len(ctxs)):
+            wo, wn = word(ci, old), word(ci, new)
+            if wo is None:
+                return True  # the caller's output buffer (the ciphertext as stored)
+            if not indep(w_xor(wo, wn)):
                 return False
         return True
 
     uses = {}
     for p, (kind, a) in enumerate(P.ops):
-        if kind in ('eor',):
+        if kind in ('eor', 'eorsh'):
             srcs = (a[0], a[1])
         elif kind in ('andi', 'ror', 'st'):
             srcs = (a[0],)
@@ -333,12 +427,18 @@ def allocate(P, fn):
         for v in srcs:
             uses.setdefault(v, []).append(p)
     last_use = {v: max(u) for v, u in uses.items()}
-    content = {r: ZERO for r in REGS}
+    content = {r: (UNKNOWN if fn in AAPCS else ZERO) for r in REGS}
+    for r in ptr.values():
+        content[r] = ZERO
     reg_of = {}
-    free = [r for r in REGS if r not in PTR.values()]
-    qmem = {i: ('q', i) for i in range(8)}
+    free = [r for r in REGS if r not in ptr.values()]
+    mem = {}
     lines = []
     nclear = [0, 0]
+
+    def clear(r):
+        lines.append('mov%s %s, #0' % ('s' if r in ('r3', 'r4', 'r5', 'r6', 'r7') else '', r))
+        content[r] = ZERO
 
     def get_reg(v, prefer):
         # the dying operands' registers first, then the fewest callee-saved registers
@@ -350,23 +450,25 @@ def allocate(P, fn):
         if not free:
             raise SystemExit('%s: out of registers' % fn)
         r = free.pop(0)
-        lines.append('mov%s %s, #0' % ('s' if r in ('r4', 'r5', 'r6', 'r7') else '', r))
-        content[r] = ZERO
-        nclear[0] += 1
+        if content[r] is not UNKNOWN:
+            nclear[0] += 1
+        clear(r)
         return r
 
     for p, (kind, a) in enumerate(P.ops):
         if kind == 'st':
-            src = reg_of[a[0]]
-            if not ok(qmem[a[1]], a[0]):
-                lines.append('str r0, [r0, #%d]' % (4 * a[1]))
+            src, i, pt = reg_of[a[0]], a[1], a[2]
+            old = mem.get((pt, i), ('mem', pt, i))
+            if not ok(old, a[0]):
+                lines.append('str %s, [%s, #%d]' % (ptr[pt], ptr[pt], 4 * i))
                 nclear[1] += 1
-            lines.append('str %s, [r0, #%d]' % (src, 4 * a[1]))
-            qmem[a[1]] = a[0]
+            lines.append('str %s, [%s, #%d]' % (src, ptr[pt], 4 * i))
+            mem[(pt, i)] = a[0]
             if last_use[a[0]] == p:
                 free.append(reg_of.pop(a[0]))
             continue
-        srcs = [a[0], a[1]] if kind == 'eor' else [a[0]] if kind in ('andi', 'ror') else []
+        srcs = [a[0], a[1]] if kind in ('eor', 'eorsh') else [a[0]] if kind in ('andi', 'ror') \
+            else []
         dying = [reg_of[v] for v in dict.fromkeys(srcs) if last_use.get(v) == p]
         sregs = [reg_of[v] for v in srcs]
         for v in dict.fromkeys(srcs):
@@ -378,20 +480,22 @@ def allocate(P, fn):
         reg_of[p] = r
         content[r] = p
         if kind == 'ld':
-            lines.append('ldr %s, [%s, #%d]' % (r, PTR[a[0]], 4 * a[1]))
+            lines.append('ldr %s, [%s, #%d]' % (r, ptr[a[0]], 4 * a[1]))
         elif kind == 'eor':
             lines.append('eor %s, %s, %s%s' % (r, sregs[0], sregs[1],
                                                ', ror #%d' % a[2] if a[2] else ''))
+        elif kind == 'eorsh':
+            lines.append('eor %s, %s, %s, %s #%d' % (r, sregs[0], sregs[1], a[2], a[3]))
         elif kind == 'andi':
             lines.append('and %s, %s, #0x%08x' % (r, sregs[0], a[1]))
         elif kind == 'ror':
             lines.append('ror %s, %s, #%d' % (r, sregs[0], a[1]))
-    # on the way out, every register that holds data cleared: the next generated function (the
-    # S-box) starts from registers without data, as its model assumes
+    # on the way out, every register that holds data cleared: the next generated function starts
+    # from registers without data, as its model assumes
     nexit = 0
     for r in REGS:
-        if content[r] is not ZERO:
-            lines.append('mov%s %s, #0' % ('s' if r in ('r4', 'r5', 'r6', 'r7') else '', r))
+        if content[r] not in (ZERO, UNKNOWN):
+            clear(r)
             nexit += 1
     return lines, nclear + [nexit]
 
@@ -405,47 +509,62 @@ def used_regs(lines):
 # ---- the emitted code run on the model ----
 def simulate(lines, fn, same_masks=False):
     """Runs the instructions on the model in every context: every value and transition
-    independent (returns the number of failures), the outputs those of the direct model.
-    same_masks: m1 = m0 (the control: it must fail)."""
+    independent (returns the number of failures), the outputs those of the direct model, no
+    data left in a register. same_masks: m1 = m0 (the control: it must fail). The plaintext
+    as loaded and the ciphertext as stored are exempt from the value test (inputs and outputs),
+    not from the transitions; the caller's output buffer's old contents are not modelled; at
+    an AAPCS function's entry the C's registers (U) may only be cleared."""
     import re
     bad = 0
     nvals = 0
-    for name, q, c, rk0, rk1, want in contexts(fn, same_masks):
-        mem = {'r0': list(q), 'r1': list(c), 'r2': list(rk0), 'r3': list(rk1)}
-        reg = {r: w_const() for r in REGS}
+    ptr = PTRS[fn]
+    for name, memory, outp, want, exempt in contexts(fn, same_masks):
+        mem = {ptr[k]: list(v) for k, v in memory.items()}
+        reg = {r: ('U' if fn in AAPCS and r not in ptr.values() else w_const()) for r in REGS}
 
         def rec(old, new):
             nonlocal bad, nvals
             nvals += 1
-            if not indep(new) or not indep(w_xor(old, new)):
+            if isinstance(old, str):
+                bad += any(new)
+                return
+            # a transition from or to a constant is the other side's value, tested as such
+            if (not indep(new) and new not in exempt) or (
+                    old is not None and any(old) and any(new) and not indep(w_xor(old, new))):
                 bad += 1
+
+        def val(r):
+            if isinstance(reg[r], str):
+                raise SystemExit('%s: the C\'s %s read' % (fn, r))
+            return reg[r]
         for line in lines:
             ins, rest = line.split(' ', 1)
             a = [x.strip() for x in rest.split(',')]
-            if ins == 'ldr':
+            if ins in ('ldr', 'str'):
                 base, off = re.match(r'\[(\w+), #(\d+)\]', ', '.join(a[1:])).groups()
-                v = mem[base][int(off) // 4]
-                rec(reg[a[0]], v)
-                reg[a[0]] = v
-            elif ins == 'str':
-                base, off = re.match(r'\[(\w+), #(\d+)\]', ', '.join(a[1:])).groups()
-                v = w_const() if a[0] in ('r0', 'r1', 'r2', 'r3') and a[0] != 'r0' else \
-                    (w_const() if a[0] == 'r0' else reg[a[0]])
-                rec(mem[base][int(off) // 4], v)
-                mem[base][int(off) // 4] = v
+                off = int(off) // 4
+                if ins == 'ldr':
+                    v = mem[base][off]
+                    rec(reg[a[0]], v)
+                    reg[a[0]] = v
+                else:
+                    v = w_const() if a[0] in ptr.values() else val(a[0])
+                    rec(mem[base][off], v)
+                    mem[base][off] = v
             elif ins == 'eor':
-                y = reg[a[2]]
+                y = val(a[2])
                 if len(a) == 4:
-                    y = w_ror(y, int(a[3].split('#')[1]))
-                v = w_xor(reg[a[1]], y)
+                    k, n = a[3].split(' #')
+                    y = {'ror': w_ror, 'lsr': w_shr, 'lsl': w_shl}[k](y, int(n))
+                v = w_xor(val(a[1]), y)
                 rec(reg[a[0]], v)
                 reg[a[0]] = v
             elif ins == 'and':
-                v = w_and(reg[a[1]], int(a[2][1:], 16))
+                v = w_and(val(a[1]), int(a[2][1:], 16))
                 rec(reg[a[0]], v)
                 reg[a[0]] = v
             elif ins == 'ror':
-                v = w_ror(reg[a[1]], int(a[2][1:]))
+                v = w_ror(val(a[1]), int(a[2][1:]))
                 rec(reg[a[0]], v)
                 reg[a[0]] = v
             elif ins in ('mov', 'movs'):
@@ -453,9 +572,9 @@ def simulate(lines, fn, same_masks=False):
                 reg[a[0]] = w_const()
             else:
                 raise SystemExit('simulate: %r' % line)
-        if not same_masks and mem['r0'] != want:
+        if not same_masks and mem[ptr[outp]] != want:
             raise SystemExit('%s (%s): output wrong' % (fn, name))
-        if not same_masks and any(any(reg[r]) for r in REGS):
+        if not same_masks and any(not isinstance(reg[r], str) and any(reg[r]) for r in REGS):
             raise SystemExit('%s (%s): data left in a register at exit' % (fn, name))
     return nvals, bad
 
@@ -470,9 +589,14 @@ def cycles(lines):
     return c
 
 
-FUNCS = ['lin0', 'lin1', 'lin2', 'lin3', 'ark']
+FUNCS = ['lin0', 'lin1', 'lin2', 'lin3', 'ark', 'pack', 'unpack']
 CNAME = {'lin0': 'lin_masked_t2_0', 'lin1': 'lin_masked_t2_1', 'lin2': 'lin_masked_t2_2',
-         'lin3': 'lin_masked_t2_3', 'ark': 'ark_masked_t2'}
+         'lin3': 'lin_masked_t2_3', 'ark': 'ark_masked_t2', 'pack': 'pack_masked_t2',
+         'unpack': 'unpack_masked_t2'}
+ARGS = {'pack': '(uint32_t q[8] __attribute__((unused)), const uint8_t *in __attribute__((unused)),'
+                '\n    const uint32_t r[8] __attribute__((unused)))',
+        'unpack': '(uint8_t *out __attribute__((unused)), const uint32_t q[8] '
+                  '__attribute__((unused)),\n    const uint32_t r[8] __attribute__((unused)))'}
 # aes_masked32.c's call_masks, byte offsets (the C checks them with static assertions)
 CM = {'MW': 0, 'IN': 48, 'D': 80, 'LAST': 208}
 
@@ -482,8 +606,10 @@ def driver(nr):
     addition, the last S-box and key addition. The callees keep nothing across calls (a
     private convention: the S-box saves only lr, the linear layers nothing), so the pointers
     live in a 16-byte frame and are loaded again before each call."""
-    body = ['push {r4-r11, lr}', 'sub sp, sp, #20', 'stm sp, {r0, r1, r2, r3}',
-            'add r1, r1, #%d' % CM['IN'], 'bl ark_masked_t2']
+    # the C's registers cleared first: the callees' models start from registers without data
+    body = ['push {r4-r11, lr}', 'sub sp, sp, #20', 'stm sp, {r0, r1, r2, r3}'] + [
+        '%s r%d, #0' % ('movs' if r < 8 else 'mov', r) for r in range(4, 13)] + [
+        'add r1, r1, #%d' % CM['IN'], 'bl ark_masked_t2']
     for i in range(1, nr + 1):
         body += ['ldm sp, {r0, r1}'] + (['add r1, r1, #%d' % CM['MW']] if CM['MW'] else []) + [
             'bl sbox_masked_t2', 'ldm sp, {r0, r1, r2, r3}']
@@ -507,8 +633,13 @@ def generate():
             raise SystemExit('%s: %d values or transitions depend on the secrets' % (fn, bad))
         _, cbad = simulate(lines, fn, same_masks=True)
         if not cbad:
-            raise SystemExit('%s: the m1 = m0 control passes' % fn)
-        bodies[fn] = lines + ['bx lr']
+            raise SystemExit('%s: the control (m1 = m0, or r = 0) passes' % fn)
+        if fn in AAPCS:
+            save = ['r%d' % r for r in used_regs(lines) if 4 <= r <= 11]
+            bodies[fn] = ['push {%s}' % ', '.join(save)] + lines + [
+                'pop {%s}' % ', '.join(save), 'bx lr']
+        else:
+            bodies[fn] = lines + ['bx lr']
         stats.append((fn, len(lines) + 1, cycles(lines), nclear, nqclear, nexit, nvals, cbad))
     w('/*')
     w(' * aes_masked_lin_t2.h: generated by embedded/gen/aes_masked_lin_thumb2.py (do not edit;')
@@ -528,8 +659,12 @@ def generate():
           (nqc, nex, nv))
         w(' *   m1 = m0: %d fail).' % cb)
     w(' * Each function, the S-box too, clears on the way out every register that holds data, so')
-    w(' * that the next one starts from registers without data, as the models assume. Outside the')
-    w(' * check: the registers at the driver\'s entry (the C caller\'s; core/aes/aes_masked.h).')
+    w(' * that the next one starts from registers without data, as the models assume; the driver')
+    w(' * clears r4..r12 on entry, and packing and unpacking clear each register of the C before')
+    w(' * they first write it. pack_masked_t2(q, in, r) and unpack_masked_t2(out, q, r) (AAPCS,')
+    w(' * called from C) mask the plaintext words by r and pack them, and unpack the state and')
+    w(' * take r off the ciphertext words (the plaintext as loaded and the ciphertext as stored')
+    w(' * are inputs and outputs, exempt from the value test, not from the transitions).')
     w(' */')
     w('#ifndef BS_AES_MASKED_LIN_T2_H')
     w('#define BS_AES_MASKED_LIN_T2_H')
@@ -537,9 +672,10 @@ def generate():
     w('#ifdef BS_AES_MASKED_T2')
     for k, v in CM.items():
         w('#define BS_AES_MASKED_CM_%s %d' % (k, v))
-    funcs = [(CNAME[fn], '(uint32_t q[8] __attribute__((unused)), const uint32_t c[8] '
+    funcs = [(CNAME[fn], ARGS.get(fn, '(uint32_t q[8] __attribute__((unused)), const uint32_t c[8] '
               '__attribute__((unused)),\n    const uint32_t *rk0 __attribute__((unused)), '
-              'const uint32_t *rk1 __attribute__((unused)))', bodies[fn], 'used, ') for fn in FUNCS]
+              'const uint32_t *rk1 __attribute__((unused)))'), bodies[fn],
+              '' if fn in AAPCS else 'used, ') for fn in FUNCS]
     for nr in (10, 14):
         funcs.append(('rounds_masked_t2_%d' % nr, '(uint32_t q[8] __attribute__((unused)), '
                       'const void *cm __attribute__((unused)),\n    const uint32_t *rk0 '

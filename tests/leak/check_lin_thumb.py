@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Checks the compiled linear layers of the masked AES on the Cortex-M machine code: the
-generated Thumb-2 of core/aes/aes_masked_lin_t2.h (lin_masked_t2_0 .. 3, ark_masked_t2), as
-GCC assembled it into aes_masked32.c's object at each level.
+generated Thumb-2 of core/aes/aes_masked_lin_t2.h (lin_masked_t2_0 .. 3, ark_masked_t2,
+pack_masked_t2, unpack_masked_t2), as GCC assembled it into aes_masked32.c's object at each
+level.
 
     tests/leak/check_lin_thumb.py OBJDUMP OBJECT...   (exit status 1 on any failure)
 
 Each function is disassembled and run in a small symbolic interpreter of its instructions
-(loads, stores, EOR with a rotated operand, AND with an immediate, ROR, MOV #0, push, pop):
+(loads, stores, EOR with a rotated or shifted operand, AND with an immediate, ROR, MOV #0,
+push, pop):
 every register and memory word holds 32 linear forms over GF(2), one per bit, in mask
 variables (m0, m1, the key share rk1, the eight words P that mask the packed state) and
 secret variables (the state's eight slices and the round key). A word is independent of the
@@ -16,22 +18,29 @@ is exact for linear code, on every input, and for the whole word at once (not bi
 Required, in every context a function runs in (aes_masked32.c): lin_masked_t2_K on the S-box's
 output (slice b masked by the output pattern of core/aes/aes_masked_sbox.h) with
 c = MixColumns_K(output pattern) ^ input pattern; ark_masked_t2 on the packed state (masked by
-P, c = P ^ input pattern) and on the last S-box's output (c = output pattern ^ SR^2(P)):
+P, c = P ^ input pattern) and on the last S-box's output (c = output pattern ^ SR^2(P));
+pack_masked_t2 on the plaintext words (secrets) and the eight words r, unpack_masked_t2 on the
+state after the last key addition (masked by SR^2 of the packed r):
   - the outputs left in q[] are MixColumns_K (aes.h) of the state, XOR the key, under the
     input pattern (ark_masked_t2: the state XOR the key under the input pattern, or under
-    SR^2(P) after the last S-box), so that the interpreter is known to follow the code;
+    SR^2(P) after the last S-box; packing: aes.h's packing of the plaintext XOR r; unpacking:
+    the ciphertext words), so that the interpreter is known to follow the code;
   - every value written (register writes, loads, stores) and every transition (the old
     contents XOR the new ones of the register or the memory word written) is independent of
-    the secrets.
+    the secrets; a value that is a plaintext word as loaded or a ciphertext word as stored is
+    an input or output and exempt from the value test (not from the transitions), and the old
+    contents of the output buffer are not modelled;
   - no register holds data when the function returns (each clears them on the way out, so
     that the next generated function starts as its model assumes).
-Controls that must fail: the same code with m1 = m0 (the masks of some slices vanish), and
-the code without its q-word clears (a store of the pointer over a q[] word, inserted where
-the old and new words share their mask), where it has any.
+Controls that must fail: the same code with m1 = m0 (the masks of some slices vanish; for
+packing and unpacking, r = 0), the code without its q-word clears (a store of the pointer over
+a q[] word, inserted where the old and new words share their mask), where it has any, and
+packing and unpacking without their register clears (they find the C's registers, which the
+interpreter holds as unknown: they may be saved or cleared, nothing else).
 
-The model starts from constant registers (the caller's contents at entry and what the final
-pop restores are outside it) and covers the register file and stores, not other buses or
-glitches. This checker keeps its own model rather than importing the generator's
+The model starts from constant registers for the functions the driver calls (each generated
+function leaves none with data; the driver clears r4..r12 on entry) and covers the register
+file and stores, not other buses or glitches. This checker keeps its own model rather than importing the generator's
 (embedded/gen/aes_masked_lin_thumb2.py), so that a mistake there cannot make both agree.
 """
 import re
@@ -45,7 +54,8 @@ REGS.update({'sl': 10, 'fp': 11, 'ip': 12, 'sp': 13, 'lr': 14, 'pc': 15})
 # variables: m0 0..31, m1 32..63, rk1 64..319, P 320..575 | secrets: state 576.., key 832..
 NMASK = 576
 FUNCS = ['lin_masked_t2_0', 'lin_masked_t2_1', 'lin_masked_t2_2', 'lin_masked_t2_3',
-         'ark_masked_t2']
+         'ark_masked_t2', 'pack_masked_t2', 'unpack_masked_t2']
+AAPCS = ('pack_masked_t2', 'unpack_masked_t2')  # called from C, whose registers they find
 
 
 def var(base, k=0):
@@ -123,7 +133,31 @@ def patterns():
              for b in range(8)] for w in ('IN', 'OUT')]
 
 
+def transpose(x):
+    """aes.h's bs_aes_transpose."""
+    x = list(x)
+    for m, n, pairs in ((0x55555555, 1, ((4, 0), (5, 1), (6, 2), (7, 3))),
+                        (0x33333333, 2, ((1, 0), (3, 2), (5, 4), (7, 6))),
+                        (0x0f0f0f0f, 4, ((2, 0), (3, 1), (6, 4), (7, 5)))):
+        for i, j in pairs:
+            t = band(xor(shr(x[j], n), x[i]), m)
+            x[i], x[j] = xor(x[i], t), xor(x[j], shl(t, n))
+    return x
+
+
+def pack(x):
+    x = transpose(x)
+    return [x[(b >> 1) + 4 * (b & 1)] for b in range(8)]
+
+
+def unpack(q):
+    return transpose([q[(c % 4) * 2 + c // 4] for c in range(8)])
+
+
 def contexts(func, same):
+    """(memory at r0.., the register written, the words it must hold, the words exempt from
+    the value test: the plaintext as loaded and the ciphertext as stored) per context; same:
+    the control (m1 = m0, or for packing and unpacking r = 0)."""
     pin, pout = patterns()
     m0 = var(0)
     m1 = m0 if same else var(32)
@@ -139,34 +173,60 @@ def contexts(func, same):
     if func.startswith('lin'):
         k = int(func[-1])
         mm, ms = mixcolumns(mo, k), mixcolumns(s, k)
-        return [([xor(s[b], mo[b]) for b in range(8)], [xor(mm[b], mi[b]) for b in range(8)],
-                 share0, share1, [xor(xor(ms[b], key[b]), mi[b]) for b in range(8)])]
-    return [([xor(s[b], p[b]) for b in range(8)], [xor(p[b], mi[b]) for b in range(8)],
-             share0, share1, [xor(xor(s[b], key[b]), mi[b]) for b in range(8)]),
-            ([xor(s[b], mo[b]) for b in range(8)], [xor(mo[b], sr2(p[b])) for b in range(8)],
-             share0, share1, [xor(xor(s[b], key[b]), sr2(p[b])) for b in range(8)])]
+        return [([[xor(s[b], mo[b]) for b in range(8)], [xor(mm[b], mi[b]) for b in range(8)],
+                  share0, share1], 0, [xor(xor(ms[b], key[b]), mi[b]) for b in range(8)], [])]
+    if func == 'ark_masked_t2':
+        return [([[xor(s[b], p[b]) for b in range(8)], [xor(p[b], mi[b]) for b in range(8)],
+                  share0, share1], 0, [xor(xor(s[b], key[b]), mi[b]) for b in range(8)], []),
+                ([[xor(s[b], mo[b]) for b in range(8)], [xor(mo[b], sr2(p[b])) for b in range(8)],
+                  share0, share1], 0, [xor(xor(s[b], key[b]), sr2(p[b])) for b in range(8)], [])]
+    r = [ZERO] * 8 if same else p  # the words r that mask packing and unpacking
+    if func == 'pack_masked_t2':
+        # q[] <- the plaintext words (secrets here) masked by r, packed
+        return [([[ZERO] * 8, s, r], 0, pack([xor(s[c], r[c]) for c in range(8)]), s)]
+    # unpacking: the state after the last key addition, masked by SR^2 of the packed r
+    pr = pack(r)
+    ct = unpack([sr2(x) for x in s])
+    return [([[None] * 8, [xor(s[b], sr2(pr[b])) for b in range(8)], r], 0, ct, ct)]
 
 
-def interpret(prog, ctx):
-    """Runs prog with q, c, rk0, rk1 at four symbolic bases (r0..r3); returns the number of
-    values and transitions, the number that depend on the secrets, and the final q."""
-    q, c, rk0, rk1, _ = ctx
+def interpret(prog, ctx, aapcs=False):
+    """Runs prog with the context's arrays at symbolic bases (r0, r1, ...); returns the number
+    of values and transitions, the number that depend on the secrets, and the words at the
+    written pointer. aapcs: the registers other than the arguments hold the C's values (U),
+    which may only be saved (push) or cleared."""
+    arrays, outp, _, exempt = ctx
     mem = {}
-    for base, words in enumerate((q, c, rk0, rk1)):
+    for base, words in enumerate(arrays):
         for i, w in enumerate(words):
             mem[(base, 4 * i)] = w
     regs = [None] * 16  # None: a constant (pointer, saved register, zero)
-    for i in range(4):
+    for i in range(len(arrays)):
         regs[i] = ('ptr', i)
+    if aapcs:
+        for i in range(len(arrays), 13):
+            regs[i] = 'U'
     n = bad = 0
 
     def word(v):
+        if v == 'U':
+            raise SystemExit('a register of the C read before it was written')
         return ZERO if v is None or isinstance(v, tuple) else v
 
     def rec(old, new):
         nonlocal n, bad
         n += 2
-        bad += (not independent(word(new))) + (not independent(xor(word(old), word(new))))
+        if old == 'U':
+            bad += any(word(new))
+            return
+        if old is not None and not isinstance(old, tuple) and any(old) is False:
+            old = None
+        wn = word(new)
+        bad += (not independent(wn)) and wn not in exempt
+        # a transition from or to a constant is the other side's value, tested as such; the
+        # caller's output buffer (None) is not modelled
+        if old is not None and not isinstance(old, tuple) and any(wn):
+            bad += not independent(xor(word(old), wn))
 
     def addr(s):
         m = re.match(r'\[(\w+)(?:, #(-?\d+))?\]$', s)
@@ -180,7 +240,7 @@ def interpret(prog, ctx):
         if base in ('push', 'stmdb', 'pop', 'ldmia', 'ldmia.w'):
             if base in ('pop', 'ldmia') and 'pc' in args:
                 break
-            continue
+            continue  # saving and restoring the C's registers
         if base == 'bx':
             break
         rd = REGS[a[0]]
@@ -195,10 +255,10 @@ def interpret(prog, ctx):
         elif base in ('eor', 'eors'):
             x, y = word(regs[REGS[a[1]]]), word(regs[REGS[a[2]]])
             if len(a) == 4:
-                m = re.match(r'ror #(\d+)$', a[3])
+                m = re.match(r'(ror|lsr|lsl) #(\d+)$', a[3])
                 if not m:
                     raise SystemExit('unknown operand: %s %s' % (op, args))
-                y = ror(y, int(m.group(1)))
+                y = {'ror': ror, 'lsr': shr, 'lsl': shl}[m.group(1)](y, int(m.group(2)))
             v = xor(x, y)
         elif base in ('and', 'ands'):
             v = band(word(regs[REGS[a[1]]]), int(a[2].lstrip('#')) & M32)
@@ -210,8 +270,9 @@ def interpret(prog, ctx):
             raise SystemExit('unknown instruction: %s %s' % (op, args))
         rec(regs[rd], v)
         regs[rd] = v
-    interpret.exit_data = [r for r in range(15) if r != 13 and any(word(regs[r]))]
-    return n, bad, [word(mem[(0, 4 * i)]) for i in range(8)]
+    interpret.exit_data = [r for r in range(15) if r != 13 and regs[r] != 'U' and
+                           any(word(regs[r]))]
+    return n, bad, [word(mem[(outp, 4 * i)]) for i in range(8)]
 
 
 def check(objdump, obj):
@@ -219,9 +280,10 @@ def check(objdump, obj):
     for func in FUNCS:
         prog = disassemble(objdump, obj, func)
         n = bad = cbad = 0
+        aapcs = func in AAPCS
         for ctx in contexts(func, False):
-            nn, b, out = interpret(prog, ctx)
-            if out != ctx[4]:
+            nn, b, out = interpret(prog, ctx, aapcs)
+            if out != ctx[2]:
                 print('%s: %s: the interpreted output is wrong  FAIL' % (obj, func))
                 return 1
             n, bad = n + nn, bad + b
@@ -230,18 +292,24 @@ def check(objdump, obj):
                 print('%s: %s: data left in r%s at exit  FAIL' % (obj, func, left))
                 return 1
         for ctx in contexts(func, True):
-            cbad += interpret(prog, ctx)[1]
+            cbad += interpret(prog, ctx, aapcs)[1]
         noclear = [(o, x) for o, x in prog if not re.match(r'str(\.w)?$', o) or
                    not re.match(r'r0, \[r0', x)]
         nbad = None
         if len(noclear) < len(prog):
-            nbad = sum(interpret(noclear, ctx)[1] for ctx in contexts(func, False))
+            nbad = sum(interpret(noclear, ctx, aapcs)[1] for ctx in contexts(func, False))
+        if aapcs:
+            # the control: without its register clears it writes over the C's registers
+            noclear = [(o, x) for o, x in prog if not (re.match(r'movs?(\.w)?$', o) and
+                                                       x.endswith('#0'))]
+            nbad = sum(interpret(noclear, ctx, aapcs)[1] for ctx in contexts(func, False))
         fail = bad or not cbad or nbad == 0
         print('%s: %s %d instructions, %d values and transitions, %d depend on the secrets '
-              '(control m1 = m0: %d%s)%s' % (
-                  obj, func, len(prog), n, bad, cbad,
-                  '' if nbad is None else '; without its %d q-word clears: %d' % (
-                      len(prog) - len(noclear), nbad), '  FAIL' if fail else ''))
+              '(control %s: %d%s)%s' % (
+                  obj, func, len(prog), n, bad, 'r = 0' if aapcs else 'm1 = m0', cbad,
+                  '' if nbad is None else '; without its %d %s clears: %d' % (
+                      len(prog) - len(noclear), 'register' if aapcs else 'q-word', nbad),
+                  '  FAIL' if fail else ''))
         status |= bool(fail)
     return status
 
