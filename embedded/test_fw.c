@@ -225,6 +225,37 @@ static void ctr_split(const bs_block_cipher *c)
     }
 }
 
+/*
+ * bs_keystream_xor (word-wise on the MCUs) at every alignment of out, in and the keystream
+ * modulo 4, in place too, for lengths around its 4- and 16-byte steps: the bytes are in ^ ks,
+ * and the 16 bytes either side of out are untouched.
+ */
+static void keystream_xor_checks(void)
+{
+    static const size_t lens[] = {0, 1, 3, 4, 5, 15, 16, 17, 19, 31, 32, 35, 48, 67};
+    enum { GUARD = 16 };
+    unsigned cases = 0;
+    for (unsigned a = 0; a < 4 * 4 * 4 * 2; a++) {
+        const unsigned oa = a % 4, ia = a / 4 % 4, ka = a / 16 % 4, in_place = a / 64;
+        for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+            const size_t n = lens[li];
+            uint8_t *out = buf_out + GUARD + oa;
+            const uint8_t *in = in_place ? out : buf_in + ia, *ksb = buf_ref + ka;
+            rng_fill(buf_out, n + 2 * GUARD + 4);
+            rng_fill(buf_in, n + 4);
+            rng_fill(buf_ref, n + 4);
+            memcpy(buf_tmp, buf_out, n + 2 * GUARD + 4);
+            for (size_t i = 0; i < n; i++)
+                buf_tmp[GUARD + oa + i] = in[i] ^ ksb[i];
+            bs_keystream_xor(out, in, ksb, n);
+            check_eq(buf_out, buf_tmp, n + 2 * GUARD + 4, "keystream_xor", (int)a,
+                     "out differs from in ^ ks, or a byte beside it changed");
+            cases++;
+        }
+    }
+    printf("keystream XOR: %u cases (64 alignments, in place and not)\n", cases);
+}
+
 #ifdef BS_HAVE_AES
 static bs_aes_face_ctx face;
 static bs_aes128_masked_key masked_key;
@@ -343,6 +374,29 @@ static void aes_face_checks(void)
     if (refreshes < 8)
         fail("AES FACE", 0, "the cached path did not run");
     printf("AES-CTR FACE: 8 streams equal to plain CTR, %lu epochs cached\n", refreshes);
+    /* the keystream alone (as GCM takes it) into out at every alignment (the RV32I assembly
+     * stores words: an unaligned out goes through a buffer), against the core on the counters */
+    for (unsigned oa = 0; oa < 4; oa++) {
+        uint8_t key[16], counter[16];
+        enum { NB = 100 };
+        rng_fill(key, 16);
+        rng_fill(counter, 15);
+        counter[15] = (uint8_t)(0x10 + oa);
+        memcpy(buf_ref, counter, 16);
+        for (unsigned b = 1; b < NB; b++) {
+            memcpy(buf_ref + 16 * b, buf_ref + 16 * (b - 1), 16);
+            bs_ctr_add(buf_ref + 16 * b, 16, 1);
+        }
+        bs_aes128_fix32.set_key(&ks, key);
+        bs_aes128_fix32.encrypt(&ks, buf_ref, buf_ref, NB);
+        bs_aes_face_set_key(&face, key, 16);
+        bs_aes_face_keystream(&face, counter, NB, NB, 0, buf_tmp + oa);
+        check_eq(buf_tmp + oa, buf_ref, 16 * NB, "AES FACE", (int)oa,
+                 "FACE keystream differs from the core at this alignment of out");
+        if (face.refreshes != 1)
+            fail("AES FACE", (int)oa, "the keystream did not take the cached path");
+    }
+    printf("AES-CTR FACE: keystream at 4 alignments of out\n");
     bs_aes_face_clear(&face);
 }
 #endif
@@ -698,6 +752,7 @@ int main(void)
     }
     same_name_agree();
     printf("implementations of one cipher agree with each other: done\n");
+    keystream_xor_checks();
 #ifdef BS_HAVE_AES
     aes_face_checks();
     aes_align_checks();

@@ -26,6 +26,13 @@ static void sbox_pieces(uint8_t *buf, size_t n)
     bs_aes_sbox_t2(buf, NULL, buf, n);
     return;
 #endif
+#ifdef BS_AES_FIX_RV32
+    /* RV32I: the same from the RV32I generator, for word-aligned pieces (an address test) */
+    if ((uintptr_t)buf % 4 == 0) {
+        bs_aes_sbox_rv32(buf, NULL, buf, n);
+        return;
+    }
+#endif
     uint32_t q[8];
     for (size_t i = 0; i < n; i++) {
         bs_aes_pack(q, buf + 128 * i, buf + 128 * i + 16);
@@ -155,7 +162,7 @@ static void refresh(bs_aes_face_ctx *ctx, const uint8_t *cb)
     bs_wipe(spare, sizeof spare);
 }
 
-#ifndef BS_AES_FIX_T2
+#if !defined(BS_AES_FIX_T2) && !defined(BS_AES_FIX_RV32)
 /* Blocks with byte 15 = v and v + 1 of the cached epoch, from round 3 on, into out[0..32). */
 static void cached_pair(const bs_aes_face_ctx *ctx, unsigned v, uint8_t *out)
 {
@@ -168,21 +175,6 @@ static void cached_pair(const bs_aes_face_ctx *ctx, unsigned v, uint8_t *out)
     bs_aes_transpose(x);
     for (unsigned i = 0; i < 8; i++)
         q[i] = x[(i >> 1) + 4 * (i & 1)];
-#ifdef BS_AES_FIX_RV32
-    /* RV32I: the generated rounds from round 3, through an aligned buffer if out is not */
-    uint32_t buf[8];
-    const int aligned = (uintptr_t)out % 4 == 0;
-    uint8_t *o = aligned ? out : (uint8_t *)buf;
-    if (ctx->ngroups == 2)
-        bs_aes128_fix_rounds3_rv32(o, rk, q);
-    else
-        bs_aes256_fix_rounds3_rv32(o, rk, q);
-    if (!aligned) {
-        memcpy(out, buf, 32);
-        bs_wipe(buf, sizeof buf);
-    }
-    return;
-#endif
     /* rounds 3 and 4 end in representations 3 and 0; then as fix_encrypt in aes_fix32.c */
     bs_aes_sbox_nonot(q);
     bs_aes_mixcolumns3(q);
@@ -227,6 +219,22 @@ static void cached_pairs(const bs_aes_face_ctx *ctx, unsigned v, uint8_t *out, s
         bs_aes128_fix_face_t2(out, rk, ctx->base2, ctx->p[v], npairs);
     else
         bs_aes256_fix_face_t2(out, rk, ctx->base2, ctx->p[v], npairs);
+#elif defined(BS_AES_FIX_RV32)
+    /* RV32I: the same from the RV32I generator; it stores words, so an unaligned out takes
+     * its pairs one by one through an aligned buffer (the test is on the address only) */
+    void (*fn)(uint8_t *, const uint32_t *, const uint32_t *, const uint32_t *, size_t) =
+        ctx->ngroups == 2 ? bs_aes128_fix_face_rv32 : bs_aes256_fix_face_rv32;
+    const uint32_t *rk = (const uint32_t *)ctx->ctr.ks.w;
+    if ((uintptr_t)out % 4 == 0) {
+        fn(out, rk, ctx->base2, ctx->p[v], npairs);
+        return;
+    }
+    uint32_t buf[8];
+    for (; npairs > 0; npairs--, v += 2, out += 32) {
+        fn((uint8_t *)buf, rk, ctx->base2, ctx->p[v], 1);
+        memcpy(out, buf, 32);
+    }
+    bs_wipe(buf, sizeof buf);
 #else
     for (; npairs > 0; npairs--, v += 2, out += 32)
         cached_pair(ctx, v, out);
@@ -292,7 +300,8 @@ static uint64_t face_fill(bs_keystream_source *src, const bs_block_cipher *ciphe
     (void)ks;
     bs_aes_face_ctx *ctx =
         (bs_aes_face_ctx *)(void *)((char *)src - offsetof(bs_aes_face_ctx, src));
-    uint8_t c[16], buf[32 * 16];
+    uint8_t c[16];
+    BS_ALIGN(32) uint8_t buf[32 * 16]; /* word stores of the generated rounds (RV32I) */
     memcpy(c, counter, 16);
     size_t used = 0;
     for (uint64_t left = nblocks; left > 0;) {

@@ -23,12 +23,59 @@ void bs_keystream_advance(uint8_t *counter, size_t len, uint64_t n, int step)
         bs_ctr_add(counter, len, n);
 }
 
-void bs_keystream_xor(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
+/*
+ * 64-bit hosts: a plain byte loop, which compilers vectorize (with an overlap check; 8-byte
+ * pieces through memcpy they did not: measured with callgrind, 0.57 against 0.47 Ir per byte).
+ * 32-bit targets (the MCUs) have no vector unit for it: by bytes costs about 6 instructions a
+ * byte there, so whole words, four at a time, where loading them is one instruction: at any
+ * alignment where the core allows unaligned words (ARMv7-M, x86), else (RV32I) where out, in
+ * and ks agree modulo 4, after the bytes up to out's next word; the rest by bytes. The tests
+ * are on addresses and lengths only, and no word reaches past the n bytes.
+ */
+#if UINTPTR_MAX == 0xffffffffu
+#if defined(__ARM_FEATURE_UNALIGNED) || defined(__i386__)
+#define XOR_ALIGN 1 /* unaligned words cost nothing */
+#else
+#define XOR_ALIGN 4
+#endif
+/* a word that may alias the bytes (one load or store even at -O0, where memcpy is a call) */
+typedef uint32_t __attribute__((may_alias, aligned(XOR_ALIGN))) xor_word_t;
+
+static inline void xor_word(uint8_t *out, const uint8_t *in, const uint8_t *ks)
 {
-    /* A plain byte loop: compilers vectorize it (with an overlap check), which 8-byte pieces
-     * through memcpy they did not (measured with callgrind, 0.57 against 0.47 Ir per byte). */
+    *(xor_word_t *)(void *)out = *(const xor_word_t *)(const void *)in ^
+                                 *(const xor_word_t *)(const void *)ks;
+}
+#endif
+
+/* Inlined where the in-process passes XOR (two blocks a call for the MCU cores: a call's
+ * saves and checks would cost as much as the words). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline void xor_bytes(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
+{
+#if UINTPTR_MAX == 0xffffffffu
+    if ((((uintptr_t)out ^ (uintptr_t)in) | ((uintptr_t)out ^ (uintptr_t)ks)) % XOR_ALIGN == 0) {
+        for (; n > 0 && (uintptr_t)out % XOR_ALIGN != 0; n--)
+            *out++ = *in++ ^ *ks++;
+        for (; n >= 16; n -= 16, out += 16, in += 16, ks += 16) {
+            xor_word(out, in, ks);
+            xor_word(out + 4, in + 4, ks + 4);
+            xor_word(out + 8, in + 8, ks + 8);
+            xor_word(out + 12, in + 12, ks + 12);
+        }
+        for (; n >= 4; n -= 4, out += 4, in += 4, ks += 4)
+            xor_word(out, in, ks);
+    }
+#endif
     for (size_t i = 0; i < n; i++)
         out[i] = in[i] ^ ks[i];
+}
+
+void bs_keystream_xor(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
+{
+    xor_bytes(out, in, ks, n);
 }
 
 /* Writes n consecutive counter blocks starting at ctr into out, and advances ctr by n. */
@@ -99,7 +146,7 @@ void bs_keystream_local(const bs_block_cipher *cipher, const bs_key_schedule *ks
         fill_counters(ctr, bl, n, step, ksb);
         cipher->encrypt(ks, ksb, ksb, n);
         if (in != NULL) {
-            bs_keystream_xor(out, in, buf, n * bl);
+            xor_bytes(out, in, buf, n * bl);
             used = n * bl > used ? n * bl : used;
             in += n * bl;
         }

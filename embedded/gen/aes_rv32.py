@@ -20,6 +20,8 @@ repository root; the output is committed.
   copies unaligned ones through an aligned buffer.
 """
 import os
+import random
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -102,7 +104,8 @@ SAVED = ['s%d' % i for i in range(12)] + ['ra']
 
 
 def allocate(outs):
-    """aes_thumb2.py's allocate for RV32I: a0 = out (to the stack at once), a1 = rk, a2 = in."""
+    """aes_thumb2.py's allocate for RV32I: a0 = out (to the stack at once), a1 = rk, a2 = in
+    (FACE: state2(0)), a3 = FACE's table entries; a2 and a3 are free once loaded."""
     defs = G.defs
     n = len(defs)
     uses = [[] for _ in range(n)]
@@ -115,7 +118,8 @@ def allocate(outs):
         uses[v].append(END)
     reg_of, slot_of, in_slot = {}, {}, set()
     is_const = {p for p, (kind, _) in enumerate(defs) if kind == 'li'}
-    free = [r for r in REGS if r not in ('a1', 'a2')]
+    face = any(kind == 'ldp' for kind, _ in defs)
+    free = [r for r in REGS if r not in ('a1', 'a2') + (('a3',) if face else ())]
     holder = {}
     free_slots, nslots = [], 1  # slot 0: the output pointer
     lines = []
@@ -183,13 +187,16 @@ def allocate(outs):
             continue  # defined by its pair's load; a constant is loaded where used
         if kind == 'rkp':
             assert p == 0
-            reg_of[p], holder['a1'] = 'a1', p
+            if uses[p]:
+                reg_of[p], holder['a1'] = 'a1', p
+            else:
+                free.append('a1')  # no round keys (the S-box alone)
             continue
         srcs = [a[0] for a in args if isinstance(a, tuple)]
         keep = set(srcs)
         regs = [fetch(v, p, keep) for v in srcs]
-        if kind != 'ldq' and not in_free:
-            free.insert(0, 'a2')  # the input is loaded
+        if kind not in ('ldq', 'ldp') and not in_free:
+            free[:0] = ['a2', 'a3'] if face else ['a2']  # the input is loaded
             in_free = True
         for v in set(srcs):
             release_dead(v, p)
@@ -197,6 +204,8 @@ def allocate(outs):
         reg_of[p], holder[d] = d, p
         if kind == 'ldq':
             lines.append('lw %s, %d(a2)' % (d, 4 * args[0]))
+        elif kind == 'ldp':
+            lines.append('lw %s, %d(a3)' % (d, 4 * args[0]))
         elif kind == 'ldrk2':
             d2 = get_reg(p, keep | {p})
             reg_of[p + 1], holder[d2] = d2, p + 1
@@ -232,30 +241,159 @@ def allocate(outs):
     return lines, nslots, [r for r in SAVED if r in used]
 
 
+# ---- the emitted instructions, run against the model ----
+RV_MEM = re.compile(r'(lw|sw) (\w+), (-?\d+)\((\w+)\)$')
+
+
+def simulate(lines, mode, ins, rk, stride=32):
+    """Runs the emitted RV32I lines (the few forms function() writes) on len(ins) pairs, as
+    aes_thumb2.py's simulate(): mode 'bytes', ins[k] the eight input words of pair k (one pair:
+    the straight-line functions); 'face', ins[k] state2(0)'s four words and the two table
+    entries (the same state2(0) for every pair); 'sbox', 32 bytes of every `stride`. Returns
+    the eight output words of each pair. Every register the callee must keep is checked."""
+    OUT, RK, IN, TAB, SP = 0x40000, 0x10000, 0x20000, 0x30000, 0x80000
+    reg = {r: 0 for r in REGS + ['a1', 't6', 'zero']}
+    callee = {r: 0x5a5a0000 + i for i, r in enumerate(SAVED)}
+    reg.update(callee)
+    reg.update({'a0': OUT, 'a1': RK, 'a2': IN, 'sp': SP})
+    mem = {}
+    for i, w in enumerate(rk):
+        mem[RK + 4 * i] = w
+    for k, q in enumerate(ins):
+        if mode == 'face':
+            assert q[:4] == ins[0][:4]
+            for i in range(8):
+                mem[TAB + 32 * k + 4 * i] = q[4 + i]
+        for i in range(4 if mode == 'face' else 8):
+            mem[IN + stride * k + 4 * i] = q[i]
+    if mode == 'face':
+        reg['a3'], reg['a4'] = TAB, len(ins)
+    elif mode == 'sbox':
+        reg['a3'] = len(ins)
+    else:
+        assert len(ins) == 1
+    labels = {l[:-1]: i for i, l in enumerate(lines) if l.endswith(':')}
+    pc = 0
+    while True:
+        l = lines[pc]
+        pc += 1
+        if l.endswith(':'):
+            continue
+        if l == 'ret':
+            break
+        op, rest = l.split(None, 1)
+        m = RV_MEM.match(l)
+        if m:
+            kind, r, off, base = m.groups()
+            a = reg[base] + int(off)
+            assert a % 4 == 0
+            if kind == 'lw':
+                reg[r] = mem[a]
+            else:
+                mem[a] = reg[r]
+            continue
+        f = [x.strip() for x in rest.split(',')]
+        if op == 'bnez':
+            if reg[f[0]] != 0:
+                pc = labels[f[1][:-1]]
+            continue
+        if op == 'li':
+            v = int(f[1], 0)
+        elif op == 'addi':
+            v = (reg[f[1]] + int(f[2])) & G.M32
+        elif op == 'slli':
+            v = (reg[f[1]] << int(f[2])) & G.M32
+        elif op == 'srli':
+            v = reg[f[1]] >> int(f[2])
+        else:
+            a, b = reg[f[1]], reg[f[2]]
+            v = {'xor': a ^ b, 'and': a & b, 'or': a | b}[op]
+        reg[f[0]] = v
+    assert reg['sp'] == SP, 'stack pointer not restored'
+    for r, v in callee.items():
+        assert reg[r] == v, '%s not restored' % r
+    return [[mem[OUT + stride * k + 4 * i] for i in range(8)] for k in range(len(ins))]
+
+
+def check_lines(rounds, lines):
+    """The emitted instructions, run by simulate() on one to three pairs (the straight-line
+    functions: one), against aes_thumb2.py's model of the C."""
+    mode = rounds[2] if rounds[2] in ('face', 'sbox') else 'bytes'
+    rng = random.Random(rounds[0] * 100 + rounds[1] + 2)
+    for it in range(30):
+        base = [rng.getrandbits(32) for _ in range(4)]
+        npairs = 1 + it % 3 if mode != 'bytes' else 1
+        ins = [(base if mode == 'face' else []) + [rng.getrandbits(32) for _ in range(
+            8 if mode == 'face' else 12)] for _ in range(npairs)]
+        rk = [rng.getrandbits(32) for _ in range(8 * 15)]
+        stride = 128 if mode == 'sbox' else 32
+        if simulate(lines, mode, ins, rk, stride) != [G.model(q, rk, *rounds) for q in ins]:
+            raise SystemExit('RV32I instructions from round %d of %d differ from the model'
+                             % (rounds[1], rounds[0]))
+
+
+def count(lines):
+    return sum(2 if l.startswith('li ') else 0 if l.endswith(':') else 1 for l in lines)
+
+
 def function(name, nrounds, first, packed):
+    """One function. packed False: (out, rk, in), one pair, straight-line; 'face': (out, rk,
+    base2, tab, npairs), npairs >= 1 pairs from FACE's state2(0) at base2 and the table entries
+    P[v], P[v + 1], P[v + 2], ... from tab, looped (aes_ctr_face.c); 'sbox': (out, rk, in,
+    npairs), the S-box of 32 bytes of every 128 (FACE's refresh, rk not read), looped."""
     rounds = (nrounds, first, packed)
     outs = program(*rounds)
     G.check(rounds, outs)
     outs = G.schedule(outs)
     G.check(rounds, outs)
     lines, nslots, saved = allocate(outs)
-    frame = (4 * (nslots + len(saved)) + 15) // 16 * 16
-    base = 4 * nslots
+    loop = packed in ('face', 'sbox')
+    # a loop keeps, above the spill slots, the round-key pointer, the input (table) pointer,
+    # state2(0)'s pointer and the count
+    nloop = 4 if loop else 0
+    frame = (4 * (nslots + nloop + len(saved)) + 15) // 16 * 16
+    rk_s, in_s, x_s, cnt_s = (4 * (nslots + i) for i in range(4))
+    base = 4 * (nslots + nloop)
     pro = ['addi sp, sp, -%d' % frame] + ['sw %s, %d(sp)' % (r, base + 4 * i)
                                           for i, r in enumerate(saved)]
     epi = ['lw %s, %d(sp)' % (r, base + 4 * i) for i, r in enumerate(saved)] + [
         'addi sp, sp, %d' % frame, 'ret']
-    body = pro + lines + epi
-    count = sum(2 if l.startswith('li ') else 1 for l in body)  # li: lui + addi
+    if loop:
+        assert lines[0] == 'sw a0, 0(sp)'
+        step = 128 if packed == 'sbox' else 32
+        face = packed == 'face'
+        ptr, cnt = ('a3', 'a4') if face else ('a2', 'a3')
+        pro += ['sw a1, %d(sp)' % rk_s, 'sw %s, %d(sp)' % (cnt, cnt_s)] + (
+            ['sw a2, %d(sp)' % x_s] if face else [])
+        tail = ['lw t6, %d(sp)' % cnt_s, 'lw a0, 0(sp)', 'lw a1, %d(sp)' % rk_s,
+                'lw %s, %d(sp)' % (ptr, in_s)] + (['lw a2, %d(sp)' % x_s] if face else []) + [
+            'addi t6, t6, -1', 'addi a0, a0, %d' % step, 'addi %s, %s, %d' % (ptr, ptr, step),
+            'sw t6, %d(sp)' % cnt_s, 'bnez t6, 1b']
+        body = pro + ['1:', lines[0], 'sw %s, %d(sp)' % (ptr, in_s)] + lines[1:] + tail + epi
+    else:
+        body = pro + lines + epi
+    check_lines(rounds, body)
     spills = sum(1 for l in lines if '(sp)' in l)
-    what = 'AES-%d, %s' % (128 if nrounds == 10 else 256, 'rounds %d..%d from the packed state'
-                           % (first, nrounds) if packed else 'packing, all rounds')
-    out = ['/* %s, SR^2 and unpacking:\n * %d instructions, %d stack loads and stores, %d'
-           ' spill slots */' % (what, count, spills, nslots - 1),
+    what = 'AES-%d, %s' % (128 if nrounds == 10 else 256, (
+        'rounds %d..%d from FACE\'s cached state, a loop over pairs' % (first, nrounds)) if
+        packed == 'face' else 'packing, all rounds')
+    what += ', SR^2 and unpacking'
+    if packed == 'sbox':
+        what = ('The S-box (without 0x63) of 32 bytes, the next 32 bytes 128 on, packing and'
+                ' unpacking included, a loop')
+    per = ' for one pair' if loop else ''
+    out = ['/* %s:\n * %d instructions%s, %d stack loads and stores, %d spill slots */'
+           % (what, count(body), per, spills, nslots - 1),
            'BS_AES_RV_NAKED void %s(uint8_t *out BS_AES_RV_ARG, const uint32_t *rk BS_AES_RV_ARG,'
-           % name,
-           '        const %s *in BS_AES_RV_ARG)' % ('uint32_t' if packed else 'uint8_t'), '{',
-           '    __asm__ volatile(']
+           % name]
+    if packed == 'face':
+        out += ['        const uint32_t *base2 BS_AES_RV_ARG, const uint32_t *tab BS_AES_RV_ARG,',
+                '        size_t npairs BS_AES_RV_ARG)']
+    elif packed == 'sbox':
+        out += ['        const uint8_t *in BS_AES_RV_ARG, size_t npairs BS_AES_RV_ARG)']
+    else:
+        out += ['        const uint8_t *in BS_AES_RV_ARG)']
+    out += ['{', '    __asm__ volatile(']
     out += ['        "%s\\n"' % l for l in body]
     out += ['    );', '}', '']
     return out
@@ -270,8 +408,11 @@ def main():
     print(' * and why). Fully fixsliced AES as straight-line RV32I, rk the round keys of')
     print(' * bs_aes_key_schedule(.., 4): bs_aes{128,256}_fix_rv32 encrypt the two blocks at in')
     print(' * (32 bytes, word-aligned) into out (word-aligned), packing and unpacking included')
-    print(' * (aes_fix32.c); bs_aes{128,256}_fix_rounds3_rv32 start from the packed state after')
-    print(' * round 2 (aes.h layout, representation 2) and end the same way (FACE, aes_ctr_face.c).')
+    print(' * (aes_fix32.c); bs_aes{128,256}_fix_face_rv32 encrypt npairs >= 1 pairs from FACE\'s')
+    print(' * cached state after round 2, base2[c] ^ tab[8k + c] and base2[c] ^ tab[8k + 4 + c] for')
+    print(' * pair k (aes_ctr_face.h), from round 3 on, into out + 32k (word-aligned; aes_ctr_face.c);')
+    print(' * bs_aes_sbox_rv32 writes the S-box without 0x63 of npairs 32-byte pieces, at in, in + 128,')
+    print(' * in + 256, ..., to out, out + 128, ... (word-aligned; rk is not read).')
     print(' */')
     print('#ifndef BS_AES_FIX32_RV32_H')
     print('#define BS_AES_FIX32_RV32_H')
@@ -279,10 +420,12 @@ def main():
     print('#if defined(__riscv) && __riscv_xlen == 32')
     print('#define BS_AES_FIX_RV32 1')
     fns = [('bs_aes128_fix_rv32', 10, 0, False), ('bs_aes256_fix_rv32', 14, 0, False),
-           ('bs_aes128_fix_rounds3_rv32', 10, 3, True), ('bs_aes256_fix_rounds3_rv32', 14, 3, True)]
+           ('bs_aes128_fix_face_rv32', 10, 3, 'face'), ('bs_aes256_fix_face_rv32', 14, 3, 'face'),
+           ('bs_aes_sbox_rv32', 0, 0, 'sbox')]
     for f in fns:
-        print('void %s(uint8_t *out, const uint32_t *rk, const %s *in);'
-              % (f[0], 'uint32_t' if f[3] else 'uint8_t'))
+        print('void %s(uint8_t *out, const uint32_t *rk, %s);' % (f[0], {
+            'face': 'const uint32_t *base2, const uint32_t *tab, size_t npairs',
+            'sbox': 'const uint8_t *in, size_t npairs'}.get(f[3], 'const uint8_t *in')))
     print('')
     print('/* The definitions, in aes_fix32.c only. */')
     print('#ifdef BS_AES_RV_DEFINE')
