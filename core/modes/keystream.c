@@ -43,17 +43,20 @@ typedef uint32_t __attribute__((may_alias, aligned(XOR_ALIGN))) xor_word_t;
 
 static inline void xor_word(uint8_t *out, const uint8_t *in, const uint8_t *ks)
 {
-    *(xor_word_t *)(void *)out = *(const xor_word_t *)(const void *)in ^
-                                 *(const xor_word_t *)(const void *)ks;
+    *(xor_word_t *)(void *)out =
+        *(const xor_word_t *)(const void *)in ^ *(const xor_word_t *)(const void *)ks;
 }
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define XOR_INLINE static inline __attribute__((always_inline))
+#else
+#define XOR_INLINE static inline
 #endif
 
 /* Inlined where the in-process passes XOR (two blocks a call for the MCU cores: a call's
  * saves and checks would cost as much as the words). */
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((always_inline))
-#endif
-static inline void xor_bytes(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
+XOR_INLINE void xor_bytes(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
 {
 #if UINTPTR_MAX == 0xffffffffu
     if ((((uintptr_t)out ^ (uintptr_t)in) | ((uintptr_t)out ^ (uintptr_t)ks)) % XOR_ALIGN == 0) {
