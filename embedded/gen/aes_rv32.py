@@ -15,9 +15,15 @@ repository root; the output is committed.
 - Registers: 26 of them (a0..a7, t0..t5, s0..s11, ra; t6 is the rotations' scratch), allocated
   as in aes_thumb2.py (Belady); s0..s11 and ra are saved when used. With 26 registers the
   S-box's 18 long-lived values fit.
-- Constant time: no branch; every address is sp, the round-key pointer or a block pointer plus
-  a constant. The blocks must be word-aligned (RV32I has no unaligned loads): aes_fix32.c
-  copies unaligned ones through an aligned buffer.
+- FACE (aes_ctr_face.c): an entry that starts from the cached state (state2(0) XOR the table
+  entries of a pair, packed) and runs rounds 3.. of every pair of an epoch in one call, and the
+  refresh's S-box on 32 bytes of every 128, both looping over pairs like the Thumb-2 ones.
+- Constant time: no branch but the loops' counts; every address is sp, the round-key pointer or
+  a block or table pointer plus a constant. Blocks and tables must be word-aligned (RV32I has
+  no unaligned loads): aes_fix32.c and aes_ctr_face.c copy through aligned buffers otherwise.
+- Checked before writing: the program against aes_thumb2.py's model of the C, then the emitted
+  instructions themselves, run by a small RV32I interpreter (simulate()) against the same
+  model, callee-saved registers and sp included.
 """
 import os
 import random
