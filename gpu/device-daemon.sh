@@ -44,12 +44,18 @@ grep -q "^backend=$backend\$" "$work/status0" ||
   fail "the daemon did not choose backend $backend: $(grep '^backend' "$work/status0" | tr '\n' ' ')"
 
 # 256 MiB + 17 bytes: several launches, and a tail that is no whole block of any cipher.
-head -c $((256 * 1048576 + 17)) /dev/urandom >"$work/in"
+size=$((256 * 1048576 + 17))
+head -c "$size" /dev/urandom >"$work/in"
+# The provider and seal finish in-process, silently and byte for byte, when the daemon fails, so
+# equal bytes alone do not show that the daemon served them: its bytes_served must grow by the
+# file less the provider's first offload-threshold (1 MiB, in-process by design) and one MiB more.
+served() { "$tool" status --socket "$sock" | sed -n 's/^bytes_served=//p'; }
+need=$((size - 2 * 1048576))
 P=(-provider-path "$build/provider" -provider bitslice -provider default)
 key32=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 iv16=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-echo "| cipher, openssl enc of 256 MiB + 17 B | in-process s | via the GPU daemon s | bytes equal |" >>"$md"
-echo "|---|---|---|---|" >>"$md"
+echo "| cipher, openssl enc of 256 MiB + 17 B | in-process s | via the GPU daemon s | bytes equal | bytes the daemon served |" >>"$md"
+echo "|---|---|---|---|---|" >>"$md"
 # name:key hex digits:IV hex digits
 for spec in present-ctr:32:16 gift-ctr:32:32 gift64-ctr:32:16 rijndael-256-ctr:64:32; do
   IFS=: read -r name klen ivlen <<<"$spec"
@@ -58,21 +64,27 @@ for spec in present-ctr:32:16 gift-ctr:32:32 gift64-ctr:32:16 rijndael-256-ctr:6
   BITSLICE_SOCKET= openssl enc "${P[@]}" -"$name" -K "$k" -iv "$v" -in "$work/in" \
     -out "$work/local" || fail "$name: openssl enc in-process failed"
   t1=$(date +%s.%N)
+  s0=$(served)
   BITSLICE_SOCKET="$sock" openssl enc "${P[@]}" -"$name" -K "$k" -iv "$v" -in "$work/in" \
     -out "$work/gpu" || fail "$name: openssl enc through the daemon failed"
   t2=$(date +%s.%N)
+  got=$(($(served) - s0))
   eq=yes
   cmp -s "$work/local" "$work/gpu" || eq=NO
-  awk -v n="$name" -v a="$t0" -v b="$t1" -v c="$t2" -v e="$eq" \
-    'BEGIN { printf "| %s | %.2f | %.2f | %s |\n", n, b - a, c - b, e }' >>"$md"
+  awk -v n="$name" -v a="$t0" -v b="$t1" -v c="$t2" -v e="$eq" -v g="$got" \
+    'BEGIN { printf "| %s | %.2f | %.2f | %s | %d |\n", n, b - a, c - b, e, g }' >>"$md"
   [ "$eq" = yes ] || fail "$name: the GPU daemon's output differs from the in-process one"
+  [ "$got" -ge "$need" ] || fail "$name: the daemon served $got bytes of $size (fell back in-process)"
 done
 "$tool" keygen -o "$work/key" >/dev/null || fail "keygen failed"
+s0=$(served)
 "$tool" seal -q --socket "$sock" -k "$work/key" -o "$work/in.bs" "$work/in" || fail "seal failed"
+got=$(($(served) - s0))
+[ "$got" -ge "$need" ] || fail "seal: the daemon served $got bytes of $size (fell back in-process)"
 "$tool" open -q --no-daemon -k "$work/key" -o "$work/in.out" "$work/in.bs" || fail "open failed"
 cmp -s "$work/in" "$work/in.out" || fail "seal through the GPU daemon / open in-process differ"
 echo >>"$md"
-echo "seal through the GPU daemon, open in-process, 256 MiB + 17 B: round trip equal" >>"$md"
+echo "seal through the GPU daemon ($got bytes served by it), open in-process, 256 MiB + 17 B: round trip equal" >>"$md"
 echo >>"$md"
 for c in PRESENT-80 GIFT-128 RIJNDAEL-256; do
   echo '```' >>"$md"

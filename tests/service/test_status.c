@@ -1,0 +1,52 @@
+/*
+ * The daemon's STATUS text (service/bsd_status.c) on its own: the backend's describe line reaches
+ * the client whole. A backend line as long as the CUDA backend's on an H200 (~330 bytes, its
+ * counters last) must keep its last field; with the 128-byte buffer the daemon once had, the
+ * counters after "batches=" were cut off and STATUS could not say whether the GPU failed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bsd_proto.h"
+#include "bsd_status.h"
+
+#define LONG_LINE                                                                             \
+    "device=cuda gpus=1 gpus_failed=0 device=0 name=\"NVIDIA H200\" sm=90 sms=132 "           \
+    "mem_mb=143155 streams=3 chunk_mb=64 batches=2844 blocks=279460097 cpu_fallbacks=0 "      \
+    "cuda_errors=0 self_check_failures=0 last_cuda_error=\"a CUDA error message of some length, " \
+    "as the runtime writes them\""
+
+static void long_describe(bsd_backend *be, char *out, size_t len)
+{
+    (void)be;
+    snprintf(out, len, "%s", LONG_LINE);
+}
+
+static const bsd_backend_ops long_ops = {.name = "cuda", .describe = long_describe};
+
+static void test_backend_line_whole(void **state)
+{
+    (void)state;
+    static bsd_daemon d; /* zeroes: no connections, sessions, queues or counters */
+    bsd_backend be = {.ops = &long_ops};
+    d.backend = &be;
+    d.listen_fd = -1;
+    static char text[BSD_MAX_REPLY_PAYLOAD];
+    size_t n = bsd_status_text(&d, text, sizeof text);
+    assert_true(n > 0 && n < sizeof text);
+    assert_non_null(strstr(text, "\nbackend=cuda\n"));
+    assert_non_null(strstr(text, "\nbackend_info=" LONG_LINE "\n"));
+    assert_non_null(strstr(text, "\nbytes_served=0\n"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_backend_line_whole)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
