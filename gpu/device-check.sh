@@ -160,7 +160,7 @@ wait "$regs_pid"
 bench=$(find "$build" -name bsgpu-bench -type f -perm -u+x | head -1)
 md="$out/device-check.md"
 {
-  echo "## GPU results, $(date -u '+%Y-%m-%d %H:%M UTC'), tree $(git describe --always --dirty 2>/dev/null)"
+  echo "## GPU results, $(date -u '+%Y-%m-%d %H:%M UTC'), tree $(git describe --always --dirty 2>/dev/null || echo '(no git metadata here)')"
   echo
   sed 's/^/    /' "$out/gpu.txt"
   echo

@@ -89,7 +89,8 @@ void bs_ctr_add(uint8_t *counter, size_t len, uint64_t n);
 /* counter += n under step (bs_ctr_add for BS_KS_STEP_BLOCK). */
 void bs_keystream_advance(uint8_t *counter, size_t len, uint64_t n, int step);
 
-/* out = in ^ ks, n bytes, word-wise (in may equal out; any alignment). */
+/* out = in ^ ks, n bytes, word-wise (any alignment; in may equal out, but the buffers may not
+ * otherwise overlap: the word loops read ahead of what they write). */
 void bs_keystream_xor(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n);
 
 #ifdef __cplusplus

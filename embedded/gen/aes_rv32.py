@@ -292,7 +292,8 @@ def simulate(lines, mode, ins, rk, stride=32):
         if m:
             kind, r, off, base = m.groups()
             a = reg[base] + int(off)
-            assert a % 4 == 0
+            if a % 4:
+                raise SystemExit('aes_rv32.py: unaligned %s at %#x: %s' % (kind, a, l))
             if kind == 'lw':
                 reg[r] = mem[a]
             else:
@@ -315,9 +316,11 @@ def simulate(lines, mode, ins, rk, stride=32):
             a, b = reg[f[1]], reg[f[2]]
             v = {'xor': a ^ b, 'and': a & b, 'or': a | b}[op]
         reg[f[0]] = v
-    assert reg['sp'] == SP, 'stack pointer not restored'
+    if reg['sp'] != SP:
+        raise SystemExit('aes_rv32.py: stack pointer not restored')
     for r, v in callee.items():
-        assert reg[r] == v, '%s not restored' % r
+        if reg[r] != v:
+            raise SystemExit('aes_rv32.py: %s not restored' % r)
     return [[mem[OUT + stride * k + 4 * i] for i in range(8)] for k in range(len(ins))]
 
 
