@@ -203,24 +203,27 @@ static inline void BS_TPL(bs_wide_ctr32)(BS_TPL(bs_wide_pass_fn) pass,
                                          size_t nblocks)
 {
     const size_t bl = narrow->block_len, nb = BS_WIDE_BLOCKS;
-    BS_ALIGN(64) BS_W st[256];
     const uint64_t c0 = bs_load_be64(counter + bl - 8);
     const uint64_t top = c0 & 0xffffffff00000000ULL;
     const uint64_t high = bl == 16 ? bs_load_be64(counter) : 0;
     uint32_t lo = (uint32_t)c0;
-    while (nblocks >= nb) {
-        BS_TPL(bs_wide_counter_words)(st, top, lo);
-        if (bl == 16)
-            for (unsigned i = 0; i < 64; i++)
-                st[64 + i] = (BS_W){0} - ((high >> i) & 1);
-        pass(ks, st, NULL, in, out);
-        lo += (uint32_t)nb;
-        if (in != NULL)
-            in += nb * bl;
-        out += nb * bl;
-        nblocks -= nb;
+    if (nblocks >= nb) {
+        /* The passes' state: wiped once, and only where a pass ran (a tail wipes its own). */
+        BS_ALIGN(64) BS_W st[256];
+        while (nblocks >= nb) {
+            BS_TPL(bs_wide_counter_words)(st, top, lo);
+            if (bl == 16)
+                for (unsigned i = 0; i < 64; i++)
+                    st[64 + i] = (BS_W){0} - ((high >> i) & 1);
+            pass(ks, st, NULL, in, out);
+            lo += (uint32_t)nb;
+            if (in != NULL)
+                in += nb * bl;
+            out += nb * bl;
+            nblocks -= nb;
+        }
+        BS_TPL(bs_wide_wipe)(st, 16 * bl * sizeof st[0]);
     }
-    BS_TPL(bs_wide_wipe)(st, 16 * bl * sizeof st[0]);
     if (nblocks > 0) {
         /* The tail: counters written out, through encrypt (wide or narrow), then XORed. */
         uint8_t buf[BS_WIDE_BLOCKS * 16];
