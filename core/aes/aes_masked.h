@@ -51,11 +51,15 @@
  * write a register, a stack slot or a q[] word over contents that would make old ^ new depend
  * on the state, the plaintext or the key; each function clears the registers that hold data
  * before it returns, the S-box also the stack slots whose last value would combine with the
- * next call's first, and the driver, packing and unpacking clear the C's registers before
- * they write them, so that every function starts as its model assumes. Checked by the
- * generators and on the compiled objects (tests/leak/check_sbox_thumb.py --transitions-zero,
- * tests/leak/check_lin_thumb.py: values, transitions, no data left in a register at exit;
- * stage 40-embedded); the slots across S-box calls by the generator only. The plaintext as
+ * next call's first; the driver clears the C's registers on entry and zeroes the S-box's
+ * stack slots once per call before the first S-box (the C's locals, the RNG callback's or
+ * call_masks_init's, were there), packing and unpacking clear the C's registers before they
+ * write them, so that every function starts as its model assumes. Checked by the generators
+ * and on the compiled objects (tests/leak/check_sbox_thumb.py --transitions-zero,
+ * tests/leak/check_lin_thumb.py: values, transitions, no data left in a register at exit; the
+ * driver: r4..r12 constant and r0..r3 pointers at every call, only pointers and zeros stored,
+ * the S-box's slots zero at its first call; stage 40-embedded); the slots across S-box calls
+ * within an encryption by the S-box's generator only. The plaintext as
  * loaded and the ciphertext as stored are inputs and outputs (their values are not tested,
  * their transitions are, but for the old contents of the output buffer). The C handles
  * only the masks (their set-up and the wipes) and pointers between the generated functions.

@@ -415,8 +415,8 @@ BS_AES_FN void mask_transpose(uint32_t x[8])
 
 static void call_masks_init(call_masks *cm, bs_aes_rng_fn rng, void *rng_ctx)
 {
-    uint32_t w[12], x[8], d[8]; /* w: 10 words drawn, 12 for wipe32's passes */
-    draw(w, 10, rng, rng_ctx);
+    uint32_t w[BS_AES_MASKED_RAND_ENC], x[8], d[8]; /* w: the words drawn (m0, m1, the r) */
+    draw(w, BS_AES_MASKED_RAND_ENC, rng, rng_ctx);
 #ifdef BS_AES_MASKED_TRACE
     if (bs_aes_masked_trace_same_masks)
         w[1] = w[0]; /* the broken-mask control: m2 = 0 */

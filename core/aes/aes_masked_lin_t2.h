@@ -24,15 +24,20 @@
  * ark_masked_t2: 69 instructions (77 est. cycles before its return), 0 register clears,
  *   0 q-word clears, 4 on the way out; 136 values and transitions checked (control
  *   m1 = m0: 13 fail).
- * pack_masked_t2: 99 instructions (107 est. cycles before its return), 0 register clears,
+ * pack_masked_t2: 99 instructions (107 est. cycles before its return), 9 register clears
+ *   (9 of them of the C's registers, before their first write),
  *   0 q-word clears, 9 on the way out; 98 values and transitions checked (control
- *   m1 = m0: 56 fail).
- * unpack_masked_t2: 131 instructions (147 est. cycles before its return), 0 register clears,
+ *   r = 0: 56 fail).
+ * unpack_masked_t2: 131 instructions (147 est. cycles before its return), 9 register clears
+ *   (9 of them of the C's registers, before their first write),
  *   0 q-word clears, 9 on the way out; 130 values and transitions checked (control
- *   m1 = m0: 88 fail).
+ *   r = 0: 88 fail).
  * Each function, the S-box too, clears on the way out every register that holds data, so
  * that the next one starts from registers without data, as the models assume; the driver
- * clears r4..r12 on entry, and packing and unpacking clear each register of the C before
+ * clears r4..r12 on entry and zeroes the S-box's 20 stack slots (below its frame) once
+ * per call, before the first S-box, which finds them as its models assume (zeros); the
+ * S-box's own exit clears keep its slots from combining across its calls within the call.
+ * Packing and unpacking clear each register of the C before
  * they first write it. pack_masked_t2(q, in, r) and unpack_masked_t2(out, q, r) (AAPCS,
  * called from C) mask the plaintext words by r and pack them, and unpack the state and
  * take r off the ciphertext words (the plaintext as loaded and the ciphertext as stored
@@ -949,6 +954,26 @@ rounds_masked_t2_10(uint32_t q[8] __attribute__((unused)), const void *cm __attr
         "mov r10, #0\n"
         "mov r11, #0\n"
         "mov r12, #0\n"
+        "str r4, [sp, #-88]\n"
+        "str r4, [sp, #-84]\n"
+        "str r4, [sp, #-80]\n"
+        "str r4, [sp, #-76]\n"
+        "str r4, [sp, #-72]\n"
+        "str r4, [sp, #-68]\n"
+        "str r4, [sp, #-64]\n"
+        "str r4, [sp, #-60]\n"
+        "str r4, [sp, #-56]\n"
+        "str r4, [sp, #-52]\n"
+        "str r4, [sp, #-48]\n"
+        "str r4, [sp, #-44]\n"
+        "str r4, [sp, #-40]\n"
+        "str r4, [sp, #-36]\n"
+        "str r4, [sp, #-32]\n"
+        "str r4, [sp, #-28]\n"
+        "str r4, [sp, #-24]\n"
+        "str r4, [sp, #-20]\n"
+        "str r4, [sp, #-16]\n"
+        "str r4, [sp, #-12]\n"
         "add r1, r1, #48\n"
         "bl ark_masked_t2\n"
         "ldm sp, {r0, r1}\n"
@@ -1043,6 +1068,26 @@ rounds_masked_t2_14(uint32_t q[8] __attribute__((unused)), const void *cm __attr
         "mov r10, #0\n"
         "mov r11, #0\n"
         "mov r12, #0\n"
+        "str r4, [sp, #-88]\n"
+        "str r4, [sp, #-84]\n"
+        "str r4, [sp, #-80]\n"
+        "str r4, [sp, #-76]\n"
+        "str r4, [sp, #-72]\n"
+        "str r4, [sp, #-68]\n"
+        "str r4, [sp, #-64]\n"
+        "str r4, [sp, #-60]\n"
+        "str r4, [sp, #-56]\n"
+        "str r4, [sp, #-52]\n"
+        "str r4, [sp, #-48]\n"
+        "str r4, [sp, #-44]\n"
+        "str r4, [sp, #-40]\n"
+        "str r4, [sp, #-36]\n"
+        "str r4, [sp, #-32]\n"
+        "str r4, [sp, #-28]\n"
+        "str r4, [sp, #-24]\n"
+        "str r4, [sp, #-20]\n"
+        "str r4, [sp, #-16]\n"
+        "str r4, [sp, #-12]\n"
         "add r1, r1, #48\n"
         "bl ark_masked_t2\n"
         "ldm sp, {r0, r1}\n"

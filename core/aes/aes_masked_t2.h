@@ -12,8 +12,9 @@
  * aes_masked_lin_t2.h, it saves nothing but lr. On the way out it clears the 13 registers
  * that hold data, and the 9 of its 20 stack slots whose last value would combine with
  * the next call's first (same masks, another round), so that the next generated function
- * starts from registers without data and no slot combines across calls. Outside the
- * check (core/aes/aes_masked.h): the register contents at entry, taken as data-free.
+ * starts from registers without data and no slot combines across calls (the slots at the
+ * first call of an encryption: zeroed by the driver). Outside the check
+ * (core/aes/aes_masked.h): exception entry, buses other than registers and stores.
  */
 #ifndef BS_AES_MASKED_T2_H
 #define BS_AES_MASKED_T2_H

@@ -31,8 +31,11 @@ the four mask cases set it.
   whose register does; a spill goes to a slot whose last contents pass, else to a new slot;
   an output word whose input word under the same mask is still in q[] is stored over a
   constant first (the state pointer).
-- What the model leaves out: the register and stack contents at entry (taken as
-  independent of the state, as the checker's interpreter does: it starts from zeros), buses
+- The register and stack contents at entry are zeros in the model (as in the checker's
+  interpreter): the driver (aes_masked_lin_t2.h) clears r4..r12 on entry and zeroes this
+  function's stack slots once per encryption, before its first call; every generated function
+  clears its data registers on the way out, and this one the slots that would combine with the
+  next call's first stores (checked here, not by the checker). What the model leaves out: buses
   other than the register file and stores (operand buses, the load data path), glitches. The
   linear layers around it are generated and checked on their own model
   (aes_masked_lin_thumb2.py); packing and the mask set-up are C.
@@ -528,8 +531,9 @@ def generate():
     w(' * that hold data, and the %d of its %d stack slots whose last value would combine with'
       % (ncross_before, nslots))
     w(' * the next call\'s first (same masks, another round), so that the next generated function')
-    w(' * starts from registers without data and no slot combines across calls. Outside the')
-    w(' * check (core/aes/aes_masked.h): the register contents at entry, taken as data-free.')
+    w(' * starts from registers without data and no slot combines across calls (the slots at the')
+    w(' * first call of an encryption: zeroed by the driver). Outside the check')
+    w(' * (core/aes/aes_masked.h): exception entry, buses other than registers and stores.')
     w(' */')
     w('#ifndef BS_AES_MASKED_T2_H')
     w('#define BS_AES_MASKED_T2_H')

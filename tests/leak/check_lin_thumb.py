@@ -38,12 +38,24 @@ a q[] word, inserted where the old and new words share their mask), where it has
 packing and unpacking without their register clears (they find the C's registers, which the
 interpreter holds as unknown: they may be saved or cleared, nothing else).
 
-The model starts from constant registers for the functions the driver calls (each generated
-function leaves none with data; the driver clears r4..r12 on entry) and covers the register
-file and stores, not other buses or glitches. This checker keeps its own model rather than importing the generator's
+The drivers rounds_masked_t2_10 / _14 are run too, in an interpreter of their own: the
+pointers q, cm, rk0, rk1 in r0..r3, the C's registers and stack as unknown data. At every call
+(bl, its target read from the object's relocation: the S-box or a function checked above, in
+the numbers AES-128 / AES-256 call them) r4..r12 must be constant (zero, or what a callee
+left: each checked callee leaves no data) and r0..r3 pointers or constants, r0 the state; the
+stack takes only pointers and zeros (push, the save of the C's registers, aside) and gives back
+only what the driver stored; the S-box's stack slots (read from its compiled prologue and its
+sp addresses) must all hold zero at its first call, as check_sbox_thumb.py's model and the
+S-box's generator assume. Controls that must fail: the driver without its entry clears, and
+without its stores that zero the S-box's slots.
+
+So the model of the functions the driver calls starts from constant registers (each generated
+function leaves none with data, the driver clears r4..r12 on entry, both checked here); it
+covers the register file and stores, not other buses, glitches or exception entry. This checker keeps its own model rather than importing the generator's
 (embedded/gen/aes_masked_lin_thumb2.py), so that a mistake there cannot make both agree.
 """
 import re
+import subprocess
 import sys
 
 from check_sbox_thumb import disassemble, split_args
@@ -314,6 +326,196 @@ def check(objdump, obj):
     return status
 
 
+# ---- the drivers rounds_masked_t2_10 / _14 ----
+DRIVERS = {'rounds_masked_t2_10': 10, 'rounds_masked_t2_14': 14}
+CALLEES = ['sbox_masked_t2', 'ark_masked_t2'] + ['lin_masked_t2_%d' % k for k in range(4)]
+
+
+def disassemble_calls(objdump, obj, func):
+    """func's instructions, with each bl's target read from its relocation (the object is not
+    linked): (op, args), bl's args being the callee's name."""
+    out = subprocess.run([objdump, '-dr', '--no-show-raw-insn', obj], check=True,
+                         capture_output=True, text=True).stdout
+    m = re.search(r'<%s>:\n(.*?)(?:\n\n|\Z)' % func, out, re.S)
+    if not m:
+        raise SystemExit('%s: no %s' % (obj, func))
+    prog = []
+    for line in m.group(1).splitlines():
+        rel = re.search(r'R_ARM_THM_(?:CALL|JUMP24)\s+(\w+)', line)
+        if rel:
+            if not prog or prog[-1][0] != 'bl':
+                raise SystemExit('%s: a relocation after no bl: %s' % (func, line))
+            prog[-1] = ('bl', rel.group(1))
+            continue
+        parts = line.split('\t')
+        if len(parts) < 2:
+            continue
+        op = parts[1].strip()
+        args = parts[2].split('@')[0].strip() if len(parts) > 2 else ''
+        if op == 'bl':
+            args = None  # its target: the relocation on the next line
+        prog.append((op, args))
+    return prog
+
+
+def sbox_slots(objdump, obj):
+    """The S-box's stack slots as offsets from its caller's sp: after its push {lr} and its
+    sub sp, the words it addresses through sp."""
+    prog = disassemble(objdump, obj, 'sbox_masked_t2')
+    if prog[0] != ('push', '{lr}') or not re.match(r'sub(\.w)?$', prog[1][0]):
+        raise SystemExit('%s: sbox_masked_t2: unexpected prologue %r' % (obj, prog[:2]))
+    frame = int(prog[1][1].split('#')[1])
+    offs = set()
+    for op, args in prog[2:]:
+        for m in re.finditer(r'\[sp(?:, #(-?\d+))?\]', args):
+            offs.add(int(m.group(1) or 0))
+    return [-4 - frame + o for o in sorted(offs)]
+
+
+def run_driver(prog, nr, slots):
+    """Runs a driver with the pointers q, cm, rk0, rk1 in r0..r3 and the C's registers and
+    stack as unknown data (U). Returns the failures found (strings): a call with data (U) in
+    r0..r12, a call to anything but the checked functions, a store to the stack of anything
+    but a pointer or zero (push, the AAPCS save of the C's registers, aside), a load from the
+    stack of a word the driver did not store, an address through a non-pointer, the S-box's
+    first call finding any of its slots other than zero, the wrong number of calls, an
+    unknown instruction. Values: ('ptr', i, offset), 'Z' (zero), 'K' (a constant a callee
+    left: the callees' checks require that they leave no data), 'U'."""
+    regs = {r: 'U' for r in range(16)}
+    for i in range(4):
+        regs[i] = ('ptr', i, 0)
+    regs[13] = 0  # sp, as an offset from its value at entry
+    stack = {}  # offset -> value; missing: U (what the C left)
+    fails = []
+    calls = {}
+
+    def const(v):
+        return v == 'Z' or v == 'K' or (isinstance(v, tuple) and v[0] == 'ptr')
+
+    def ptr_or_zero(v):
+        return v == 'Z' or (isinstance(v, tuple) and v[0] == 'ptr')
+
+    def reglist(args):
+        return [REGS[x.strip()] for x in re.search(r'\{(.*)\}', args).group(1).split(',')]
+
+    def store(off, v, what):
+        if not ptr_or_zero(v):
+            fails.append('%s: a stack store of %r' % (what, v))
+        stack[off] = v
+
+    def load(off, what):
+        v = stack.get(off, 'U')
+        if not ptr_or_zero(v):
+            fails.append('%s: a load of a stack word the driver did not store' % what)
+        return v
+    for op, args in prog:
+        base = re.sub(r'\.(w|n)$', '', op)
+        what = '%s %s' % (op, args)
+        if base == 'bl':
+            calls[args] = calls.get(args, 0) + 1
+            if args not in CALLEES:
+                fails.append('a call to %s' % args)
+            bad = [r for r in range(13) if not const(regs[r])]
+            if bad:
+                fails.append('%s: data (the C\'s) in r%s' % (what + args, bad))
+            if regs[0] != ('ptr', 0, 0):
+                fails.append('%s: r0 is not the state pointer' % (what + args))
+            if args == 'sbox_masked_t2':
+                if calls[args] == 1:
+                    left = [o for o in slots if stack.get(regs[13] + o, 'U') != 'Z']
+                    if left:
+                        fails.append('the first S-box finds %d of its %d slots not zeroed' % (
+                            len(left), len(slots)))
+                for o in slots:
+                    stack[regs[13] + o] = 'S'  # its own values (its generator checks them)
+            for r in list(range(13)) + [14]:
+                regs[r] = 'K'
+            continue
+        a = split_args(args)
+        if base in ('push', 'stmdb') and (base == 'push' or a[0] == 'sp!'):
+            rl = reglist(args)
+            regs[13] -= 4 * len(rl)
+            for k, r in enumerate(sorted(rl)):
+                stack[regs[13] + 4 * k] = regs[r] if const(regs[r]) else 'saved'
+            continue
+        if base in ('pop', 'ldmia') and (base == 'pop' or a[0] == 'sp!'):
+            rl = reglist(args)
+            if 15 not in rl or regs[13] != -4 * len(rl):
+                fails.append('%s: not the return with the frame released' % what)
+            break
+        if base in ('stmia', 'stm') and a[0] == 'sp':
+            for k, r in enumerate(sorted(reglist(args))):
+                store(regs[13] + 4 * k, regs[r], what)
+            continue
+        if base in ('ldmia', 'ldm') and a[0] == 'sp':
+            for k, r in enumerate(sorted(reglist(args))):
+                regs[r] = load(regs[13] + 4 * k, what)
+            continue
+        if base in ('str', 'ldr', 'strd', 'ldrd'):
+            n = 2 if base.endswith('d') else 1
+            m = re.match(r'\[(\w+)(?:, #(-?\d+))?\]$', a[n])
+            if not m or m.group(1) != 'sp':
+                fails.append('%s: not through sp' % what)
+                continue
+            off = regs[13] + int(m.group(2) or 0)
+            for k in range(n):
+                if base.startswith('str'):
+                    store(off + 4 * k, regs[REGS[a[k]]], what)
+                else:
+                    regs[REGS[a[k]]] = load(off + 4 * k, what)
+            continue
+        if base in ('mov', 'movs') and len(a) == 2 and a[1] == '#0':
+            regs[REGS[a[0]]] = 'Z'
+            continue
+        m = re.match(r'(add|sub)(s|w)?$', base)
+        if m:
+            rd = REGS[a[0]]
+            src = REGS[a[1]] if len(a) == 3 else rd
+            k = int(a[-1].lstrip('#')) * (1 if m.group(1) == 'add' else -1)
+            if rd == 13 and src == 13:
+                regs[13] += k
+            elif isinstance(regs[src], tuple) and regs[src][0] == 'ptr' and rd != 13:
+                regs[rd] = ('ptr', regs[src][1], regs[src][2] + k)
+            else:
+                fails.append('%s: arithmetic on a non-pointer' % what)
+            continue
+        fails.append('unknown instruction: %s' % what)
+    want = {'sbox_masked_t2': nr, 'ark_masked_t2': 2}
+    nlin = sum(calls.get('lin_masked_t2_%d' % k, 0) for k in range(4))
+    if any(calls.get(f, 0) != n for f, n in want.items()) or nlin != nr - 1:
+        fails.append('calls %r, not %d S-boxes, %d linear layers and 2 key additions' % (
+            calls, nr, nr - 1))
+    return fails
+
+
+def check_drivers(objdump, obj):
+    """The drivers on the compiled object, and two controls that must fail: the driver without
+    its entry clears, and without its zeroing of the S-box's slots."""
+    status = 0
+    slots = sbox_slots(objdump, obj)
+    for func, nr in DRIVERS.items():
+        prog = disassemble_calls(objdump, obj, func)
+        fails = run_driver(prog, nr, slots)
+        noclear = [(o, x) for o, x in prog if not (re.match(r'movs?(\.w)?$', o) and
+                                                   x.endswith('#0'))]
+        noslots = [(o, x) for o, x in prog if not (re.match(r'str(\.w)?$', o) and
+                                                   re.search(r'\[sp, #-\d+\]', x or ''))]
+        c1 = run_driver(noclear, nr, slots)
+        c2 = run_driver(noslots, nr, slots)
+        fail = bool(fails) or not c1 or not c2 or len(noclear) == len(prog) or \
+            len(noslots) == len(prog)
+        print('%s: %s %d instructions, %d calls with r4..r12 constant and r0..r3 pointers or '
+              'constants, %d S-box slots zeroed before the first S-box, %d failures (controls: '
+              'without its %d entry clears %d, without its %d slot stores %d)%s' % (
+                  obj, func, len(prog), sum(1 for o, _ in prog if o == 'bl'), len(slots),
+                  len(fails), len(prog) - len(noclear), len(c1), len(prog) - len(noslots),
+                  len(c2), '  FAIL' if fail else ''))
+        for f in fails:
+            print('    %s' % f)
+        status |= fail
+    return status
+
+
 def main():
     args = sys.argv[1:]
     if len(args) < 2:
@@ -321,6 +523,7 @@ def main():
     status = 0
     for obj in args[1:]:
         status |= check(args[0], obj)
+        status |= check_drivers(args[0], obj)
     return status
 
 

@@ -30,9 +30,12 @@ of the old and the new contents (the Hamming-distance leakage of a register or a
 requires none of them to depend on the input either: what the generated assembly's allocator
 guarantees; and requires that no register holds data when the function returns (the
 generated S-box clears them, so that the next generated function starts as the model
-assumes). The model starts from zeroed registers and memory (the caller's contents at entry
-and the registers the final pop restores are outside it), and covers the register file and
-stores only (not operand buses, the load data path or glitches).
+assumes). The model starts from zeroed registers and memory: what the S-box finds at its
+first call of an encryption, the driver having cleared r4..r12 and zeroed the S-box's stack
+slots (tests/leak/check_lin_thumb.py checks that on the compiled driver); at a later call its
+slots hold what the previous call left, which only its generator checks (across_calls()).
+It covers the register file and stores only (not operand buses, the load data path or
+glitches).
 
 A control runs the same code without the register clears (mov rX, #0) that the generated
 allocation inserts where a write would otherwise unmask, and must fail.
