@@ -51,7 +51,8 @@ without its stores that zero the S-box's slots.
 
 So the model of the functions the driver calls starts from constant registers (each generated
 function leaves none with data, the driver clears r4..r12 on entry, both checked here); it
-covers the register file and stores, not other buses, glitches or exception entry. This checker keeps its own model rather than importing the generator's
+covers the register file and stores, not other buses, glitches or exception entry. This
+checker keeps its own model rather than importing the generator's
 (embedded/gen/aes_masked_lin_thumb2.py), so that a mistake there cannot make both agree.
 """
 import re
