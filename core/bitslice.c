@@ -40,6 +40,61 @@ void bs_wipe(void *p, size_t n)
 #endif
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/*
+ * x86-64: rsp is lowered a page at a time, each page zeroed before going lower (as a deep call
+ * would touch them: the guard page is met first), then restored. Every byte from this function's
+ * stack pointer down is written, with no gap, and while it is written it lies above rsp, so a
+ * signal handler's frame cannot overlap it. Nothing of this function lives below rsp (pages is in
+ * a register), so the red zone holds nothing to lose.
+ */
+void bs_wipe_stack(size_t bytes)
+{
+    size_t pages = (bytes + 4095) / 4096;
+    if (pages == 0)
+        return;
+    __asm__ __volatile__("mov %%rsp, %%r8\n\t"
+                         "1:\n\t"
+                         "sub $4096, %%rsp\n\t"
+                         "mov %%rsp, %%rdi\n\t"
+                         "mov $512, %%ecx\n\t"
+                         "xor %%eax, %%eax\n\t"
+                         "rep stosq\n\t"
+                         "dec %[n]\n\t"
+                         "jnz 1b\n\t"
+                         "mov %%r8, %%rsp\n\t"
+                         : [n] "+r"(pages)
+                         :
+                         : "rax", "rcx", "rdi", "r8", "memory", "cc");
+}
+#elif defined(__GNUC__) || defined(__clang__)
+/*
+ * Elsewhere: one 4 KiB frame per level, written before the next level is entered. The asm after
+ * the recursive call keeps buf alive across it (not a tail call), so the frames stack up. The
+ * few bytes of each frame outside buf (return address, saved registers, padding) are not
+ * written: this is a best effort where the x86-64 code above is exact.
+ */
+__attribute__((noinline)) static void wipe_stack_level(size_t left)
+{
+    uint8_t buf[4096];
+    bs_wipe(buf, sizeof buf);
+    if (left > sizeof buf)
+        wipe_stack_level(left - sizeof buf);
+    __asm__ __volatile__("" : : "r"(buf) : "memory");
+}
+
+void bs_wipe_stack(size_t bytes)
+{
+    if (bytes > 0)
+        wipe_stack_level(bytes);
+}
+#else
+void bs_wipe_stack(size_t bytes)
+{
+    (void)bytes; /* no portable way to reach below the caller's frame */
+}
+#endif
+
 int bs_ct_memcmp(const void *a, const void *b, size_t n)
 {
     const volatile uint8_t *x = (const volatile uint8_t *)a;

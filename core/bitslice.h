@@ -121,6 +121,29 @@ const bs_block_cipher *bs_block_cipher_by_any_name(const char *name);
 
 /* Overwrites n bytes in a way the compiler may not remove. */
 void bs_wipe(void *p, size_t n);
+/*
+ * Zeroes about `bytes` of the calling thread's stack below the caller's frame: what the cores'
+ * frames left there once they returned (spilled cipher state, key-schedule words, keystream).
+ * The cores wipe their own state buffers, but not the compiler's spills; this clears both.
+ * bs_ctr_clear, bs_gcm256_clear and bs_gcm128_clear call it with BS_STACK_WIPE_BYTES, so a
+ * context's secrets leave the stack when the context is cleared, if it is cleared at about the
+ * depth it was used at (tests/unit/test_stack_wipe.c checks every implementation). Writes
+ * `bytes` of stack: the caller must have that much to spare.
+ */
+void bs_wipe_stack(size_t bytes);
+/*
+ * How deep bs_*_clear wipes: the x86-64 cores' deepest call is about 57 KiB (SPEEDY AVX-512); on
+ * 64-bit hosts 128 KiB leaves room for other compilers and levels. 32-bit targets (the MCUs)
+ * default to none, since their stacks are the application's and often smaller than that; a
+ * firmware that knows its stack can define it (the 32-bit cores use under 3 KiB).
+ */
+#ifndef BS_STACK_WIPE_BYTES
+#if defined(UINTPTR_MAX) && UINTPTR_MAX > 0xffffffffu
+#define BS_STACK_WIPE_BYTES ((size_t)128 * 1024)
+#else
+#define BS_STACK_WIPE_BYTES ((size_t)0)
+#endif
+#endif
 /* Constant-time comparison of n bytes: 0 if equal, -1 otherwise. */
 int bs_ct_memcmp(const void *a, const void *b, size_t n);
 

@@ -369,4 +369,5 @@ int bs_aes_face_crypt(bs_aes_face_ctx *ctx, uint8_t *out, const uint8_t *in, siz
 void bs_aes_face_clear(bs_aes_face_ctx *ctx)
 {
     bs_wipe(ctx, sizeof *ctx);
+    bs_wipe_stack(BS_STACK_WIPE_BYTES); /* what the cores' frames left (bitslice.h) */
 }

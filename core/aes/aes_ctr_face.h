@@ -53,6 +53,7 @@ int bs_aes_face_set_iv(bs_aes_face_ctx *ctx, const uint8_t *iv, size_t iv_len);
  * call, never bs_ctr_crypt on ctx->ctr, whose source may still be the original's.
  */
 int bs_aes_face_crypt(bs_aes_face_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len);
+/* Wipes the context and the stack the cores used (bs_wipe_stack). */
 void bs_aes_face_clear(bs_aes_face_ctx *ctx);
 /*
  * Stateless use of the cache (GCM): nblocks blocks of keystream from counter (advanced by

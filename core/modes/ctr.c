@@ -266,4 +266,5 @@ int bs_ctr_set_num(bs_ctr_ctx *ctx, unsigned num)
 void bs_ctr_clear(bs_ctr_ctx *ctx)
 {
     bs_wipe(ctx, sizeof *ctx);
+    bs_wipe_stack(BS_STACK_WIPE_BYTES); /* what the cores' frames left (bitslice.h) */
 }

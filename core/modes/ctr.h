@@ -82,7 +82,8 @@ int bs_ctr_set_num(bs_ctr_ctx *ctx, unsigned num);
 uint64_t bs_ctr_blocks_used(const bs_ctr_ctx *ctx);
 /* Blocks that may still be started: the lesser of the limit's room and the wrap distance. */
 uint64_t bs_ctr_blocks_left(const bs_ctr_ctx *ctx);
-/* Wipes the key schedule and the keystream (not the source: its owner frees it). */
+/* Wipes the key schedule and the keystream (not the source: its owner frees it), and the
+ * stack the cores used (bs_wipe_stack). */
 void bs_ctr_clear(bs_ctr_ctx *ctx);
 
 /*

@@ -111,7 +111,7 @@ int GCM_FN(set_key)(GCM_CTX *ctx, const bs_block_cipher *cipher, const uint8_t *
     if (key_len != cipher->key_len)
         return BS_ERR_KEY_LENGTH;
     bs_keystream_source *src = ctx->src;
-    GCM_FN(clear)(ctx);
+    bs_wipe(ctx, sizeof *ctx); /* not clear(): a new key needs no stack wipe */
     ctx->src = src;
     ctx->cipher = cipher;
     ctx->ctr32 = bs_ctr32_for(cipher);
@@ -400,6 +400,7 @@ int GCM_FN(verify)(GCM_CTX *ctx, const uint8_t *tag, size_t tag_len)
 void GCM_FN(clear)(GCM_CTX *ctx)
 {
     bs_wipe(ctx, sizeof *ctx);
+    bs_wipe_stack(BS_STACK_WIPE_BYTES); /* what the cores' frames left (bitslice.h) */
 }
 
 #undef BL

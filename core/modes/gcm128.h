@@ -110,7 +110,8 @@ int bs_gcm128_decrypt(bs_gcm128_ctx *ctx, uint8_t *out, const uint8_t *in, size_
 int bs_gcm128_tag(bs_gcm128_ctx *ctx, uint8_t *tag, size_t tag_len);
 /* Finishes and compares in constant time: BS_OK or BS_ERR_AUTH. */
 int bs_gcm128_verify(bs_gcm128_ctx *ctx, const uint8_t *tag, size_t tag_len);
-/* Wipes everything, key schedule included (not the face context). */
+/* Wipes everything, key schedule included (not the face context), and the stack the cores
+ * used (bs_wipe_stack). */
 void bs_gcm128_clear(bs_gcm128_ctx *ctx);
 
 #ifdef __cplusplus

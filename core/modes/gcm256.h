@@ -135,7 +135,7 @@ int bs_gcm256_decrypt(bs_gcm256_ctx *ctx, uint8_t *out, const uint8_t *in, size_
 int bs_gcm256_tag(bs_gcm256_ctx *ctx, uint8_t *tag, size_t tag_len);
 /* Finishes and compares in constant time: BS_OK or BS_ERR_AUTH. */
 int bs_gcm256_verify(bs_gcm256_ctx *ctx, const uint8_t *tag, size_t tag_len);
-/* Wipes everything, key schedule included. */
+/* Wipes everything, key schedule included, and the stack the cores used (bs_wipe_stack). */
 void bs_gcm256_clear(bs_gcm256_ctx *ctx);
 
 #ifdef __cplusplus

@@ -84,6 +84,8 @@ static void slice_work(uv_work_t *w)
             bsd_job_seal_wiped(job, a, b);
         }
     }
+    /* The pool's threads live on: leave nothing of this slice's keys on their stacks. */
+    bs_wipe_stack(BS_STACK_WIPE_BYTES);
 }
 
 static void slice_after(uv_work_t *w, int status)
