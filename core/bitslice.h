@@ -125,9 +125,9 @@ void bs_wipe(void *p, size_t n);
  * Zeroes about `bytes` of the calling thread's stack below the caller's frame: what the cores'
  * frames left there once they returned (spilled cipher state, key-schedule words, keystream).
  * The cores wipe their own state buffers, but not the compiler's spills; this clears both.
- * bs_ctr_clear, bs_gcm256_clear and bs_gcm128_clear call it with BS_STACK_WIPE_BYTES, so a
- * context's secrets leave the stack when the context is cleared, if it is cleared at about the
- * depth it was used at (tests/unit/test_stack_wipe.c checks every implementation). Writes
+ * bs_ctr_clear, bs_gcm256_clear, bs_gcm128_clear, bs_aes_face_clear and the daemon's CPU
+ * workers call it with BS_STACK_WIPE_BYTES, so a context's secrets leave the stack when the
+ * context is cleared, if it is cleared at about the depth it was used at (tests/unit/test_stack_wipe.c checks every implementation). Writes
  * `bytes` of stack: the caller must have that much to spare.
  */
 void bs_wipe_stack(size_t bytes);

@@ -68,6 +68,23 @@ __attribute__((noinline)) static void read_back(void)
         snap_now[i] = p[i];
 }
 
+/* Clears the context of kind: by its clear function, or (the control) by bs_wipe alone. */
+static void clear_ctx(int kind, int wipe_stack)
+{
+    void *const ctxs[] = {&ctr, &gcm256, &gcm128, &face};
+    const size_t sizes[] = {sizeof ctr, sizeof gcm256, sizeof gcm128, sizeof face};
+    if (!wipe_stack)
+        bs_wipe(ctxs[kind], sizes[kind]);
+    else if (kind == 0)
+        bs_ctr_clear(&ctr);
+    else if (kind == 1)
+        bs_gcm256_clear(&gcm256);
+    else if (kind == 2)
+        bs_gcm128_clear(&gcm128);
+    else
+        bs_aes_face_clear(&face);
+}
+
 /* Keys, uses and clears one context; in, iv and lengths are the same for every key. */
 __attribute__((noinline)) static int use(const job *j)
 {
@@ -76,28 +93,18 @@ __attribute__((noinline)) static int use(const job *j)
     int rc = 0;
     memset(buf, 0x3c, sizeof buf);
     switch (j->kind) {
-    case 0: {
-        size_t ivl = bs_ctr_iv_len(j->cipher);
+    case 0:
         rc |= bs_ctr_set_key(&ctr, j->cipher, key_now, j->cipher->key_len);
-        rc |= bs_ctr_set_iv(&ctr, iv, ivl);
+        rc |= bs_ctr_set_iv(&ctr, iv, bs_ctr_iv_len(j->cipher));
         rc |= bs_ctr_crypt(&ctr, buf, buf, 100);              /* a short call */
         rc |= bs_ctr_crypt(&ctr, buf + 100, buf + 100, 16384); /* whole passes */
-        if (j->wipe_stack)
-            bs_ctr_clear(&ctr);
-        else
-            bs_wipe(&ctr, sizeof ctr);
         break;
-    }
     case 1:
         rc |= bs_gcm256_set_key(&gcm256, j->cipher, key_now, j->cipher->key_len);
         rc |= bs_gcm256_set_iv(&gcm256, iv, 12);
         rc |= bs_gcm256_aad(&gcm256, iv, 20);
         rc |= bs_gcm256_encrypt(&gcm256, buf, buf, 16384 + 77);
         rc |= bs_gcm256_tag(&gcm256, tag, 16);
-        if (j->wipe_stack)
-            bs_gcm256_clear(&gcm256);
-        else
-            bs_wipe(&gcm256, sizeof gcm256);
         break;
     case 2:
         rc |= bs_gcm128_set_key(&gcm128, j->cipher, key_now, j->cipher->key_len);
@@ -106,22 +113,15 @@ __attribute__((noinline)) static int use(const job *j)
         rc |= bs_gcm128_aad(&gcm128, iv, 20);
         rc |= bs_gcm128_encrypt(&gcm128, buf, buf, 4096 + 13);
         rc |= bs_gcm128_tag(&gcm128, tag, 16);
-        if (j->wipe_stack)
-            bs_gcm128_clear(&gcm128);
-        else
-            bs_wipe(&gcm128, sizeof gcm128);
         break;
     default:
         rc |= bs_aes_face_set_key(&face, key_now, j->cipher->key_len);
         rc |= bs_aes_face_set_iv(&face, iv, 16);
         rc |= bs_aes_face_crypt(&face, buf, buf, 4096 + 5);
-        if (j->wipe_stack)
-            bs_aes_face_clear(&face);
-        else
-            bs_wipe(&face, sizeof face);
         break;
     }
     bs_wipe(tag, sizeof tag);
+    clear_ctx(j->kind, j->wipe_stack);
     return rc;
 }
 
