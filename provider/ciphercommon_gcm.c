@@ -32,6 +32,8 @@ typedef struct bsprov_gcm_cctx {
     int finished;   /* final was called: the IV is spent */
     int tag_set;    /* decryption: the expected tag is set */
     int need_iv;    /* an encryption re-init without an IV wiped the used IV */
+    int enc_spent;  /* an encryption released AAD, data or a tag under this IV: until an init
+                       passes an IV, it never encrypts again, whatever the inits in between */
 } bsprov_gcm_cctx;
 
 static int tag_len_ok(size_t n)
@@ -141,7 +143,10 @@ static void gcm_apply_params(bsprov_gcm_cctx *ctx, const OSSL_PARAM params[]);
  * An IV encrypts one message. An init without an IV, once AAD or data was given under the IV
  * (or final was called), wipes it when encrypting: a re-keyed or restarted message under it would
  * reuse the nonce. It re-arms the IV only for decryption under a new key, or for an encryption
- * that was given nothing yet. Nothing changes until every length and param is checked.
+ * that was given nothing yet. Once an encryption released anything under the IV (enc_spent), no
+ * init without an IV encrypts under it again, even after decryption re-inits re-armed it (review
+ * F1: decrypt with the key, then encrypt with no IV, restarted the keystream). Nothing changes
+ * until every length and param is checked.
  */
 static int gcm_init(bsprov_gcm_cctx *ctx, int enc, const unsigned char *key, size_t keylen,
                     const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
@@ -174,6 +179,12 @@ static int gcm_init(bsprov_gcm_cctx *ctx, int enc, const unsigned char *key, siz
         ctx->iv_pending = 1;
         ctx->active = 0;
         ctx->need_iv = 0;
+        ctx->enc_spent = 0;
+    } else if (enc && ctx->enc_spent) {
+        OPENSSL_cleanse(ctx->iv, sizeof ctx->iv);
+        ctx->iv_pending = 0;
+        ctx->active = 0;
+        ctx->need_iv = 1;
     } else if (enc && ctx->active && !ctx->used && !ctx->finished) {
         /* Nothing was given under this IV yet: the message may go on (or restart). */
         if (key != NULL) {
@@ -260,6 +271,7 @@ int bsprov_gcm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsi
         if ((rc = ctx->be->aad(ctx->bctx, in, inl)) != BS_OK)
             return gcm_fail(ctx, rc);
         ctx->used = 1;
+        ctx->enc_spent |= ctx->enc;
         *outl = inl;
         return 1;
     }
@@ -274,6 +286,7 @@ int bsprov_gcm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsi
         return gcm_fail(ctx, rc);
     ctx->data_seen = 1;
     ctx->used = 1;
+    ctx->enc_spent |= ctx->enc;
     *outl = inl;
     return 1;
 }
@@ -302,6 +315,7 @@ int bsprov_gcm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
     }
     ctx->finished = 1;
     ctx->active = 0;
+    ctx->enc_spent |= ctx->enc;
     if (rc != BS_OK)
         return gcm_fail(ctx, rc);
     *outl = 0;

@@ -1136,6 +1136,149 @@ static void test_gcm_reinit_needs_new_iv(void **state)
     EVP_CIPHER_CTX_free(ctx);
 }
 
+/*
+ * Every re-init sequence, as a table: every sequence of up to four steps, and of five steps that
+ * start with a key and an IV, over inits in both directions (with and without a key, with and
+ * without a fresh IV), AAD, data and final, each from a new context. Two properties:
+ * - no keystream block and no tag is released twice: every IV an init passes is new, and the
+ *   plaintext and AAD are fixed, so a repeated output is a repeated (key, IV);
+ * - once an encryption released anything under an IV (AAD, data or a tag), an encryption after
+ *   any later init that passed no IV is refused (review F1: a decryption re-init re-armed the IV).
+ * Under valgrind (BS_VALGRIND_QUICK) a fixed sample of the five-step sequences.
+ */
+enum { REINIT_INITS = 12, REINIT_STEPS = REINIT_INITS + 3, REINIT_MAX = 5 };
+
+typedef struct reinit_run {
+    uint8_t seen[REINIT_MAX * 2][32]; /* released keystream blocks and tags */
+    size_t nseen;
+    int spent;       /* an encryption released something since the last IV the caller passed */
+    int init_since;  /* an init passed no IV since that release */
+    unsigned iv_ctr; /* fresh IVs */
+} reinit_run;
+
+static void reinit_release(reinit_run *r, const uint8_t *v, size_t n, const char *what,
+                           const int *seq, int len)
+{
+    uint8_t x[32] = {0};
+    memcpy(x, v, n);
+    for (size_t k = 0; k < r->nseen; k++) {
+        if (memcmp(r->seen[k], x, 32) == 0) {
+            char s[64] = "";
+            for (int j = 0; j < len; j++)
+                snprintf(s + strlen(s), sizeof s - strlen(s), "%s%d", j ? "," : "", seq[j]);
+            fail_msg("re-init sequence [%s]: a %s repeats an earlier output", s, what);
+        }
+    }
+    memcpy(r->seen[r->nseen++], x, 32);
+}
+
+/* step < 12: init (bit 0: decrypt, bits 1-2: no key / K1 / K2, bit 3: fresh IV);
+ * 12: 32 bytes of AAD, 13: 32 bytes of data, 14: final (decryption: with a wrong tag). */
+static void reinit_sequence(size_t i, const int *seq, int len)
+{
+    static const uint8_t zeros[32], k1[32] = {1, 1}, k2[32] = {2, 2};
+    reinit_run r;
+    memset(&r, 0, sizeof r);
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    assert_non_null(ctx);
+    assert_int_equal(EVP_CipherInit_ex2(ctx, ciphers[i], NULL, NULL, 1, NULL), 1);
+    int enc = 1;
+    for (int j = 0; j < len; j++) {
+        int s = seq[j], outl;
+        uint8_t out[32], tag[16];
+        if (s < REINIT_INITS) {
+            int dir = !(s & 1), kk = (s >> 1) % 3, fresh = s >= 6;
+            uint8_t iv[28] = {0};
+            if (fresh) {
+                r.iv_ctr++;
+                memcpy(iv, &r.iv_ctr, sizeof r.iv_ctr);
+            }
+            const uint8_t *key = kk == 0 ? NULL : kk == 1 ? k1 : k2;
+            if (EVP_CipherInit_ex2(ctx, NULL, key, fresh ? iv : NULL, dir, NULL) != 1)
+                fail_msg("init %d refused", s);
+            enc = dir;
+            if (fresh)
+                r.spent = r.init_since = 0;
+            else if (r.spent)
+                r.init_since = 1;
+            continue;
+        }
+        int ok;
+        if (s == 14) {
+            if (!enc)
+                EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, (void *)zeros);
+            ok = EVP_CipherFinal_ex(ctx, out, &outl);
+            if (ok && enc) {
+                assert_int_equal(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag), 1);
+                reinit_release(&r, tag, 16, "tag", seq, len);
+            }
+        } else {
+            ok = EVP_CipherUpdate(ctx, s == 12 ? NULL : out, &outl, zeros, 32);
+            if (ok && enc && s == 13)
+                reinit_release(&r, out, 32, "keystream block", seq, len);
+        }
+        ERR_clear_error();
+        if (ok && enc) {
+            if (r.init_since) {
+                char t[64] = "";
+                for (int q = 0; q < len; q++)
+                    snprintf(t + strlen(t), sizeof t - strlen(t), "%s%d", q ? "," : "", seq[q]);
+                fail_msg("re-init sequence [%s]: step %d encrypted under a spent IV", t, j);
+            }
+            r.spent = 1;
+        }
+    }
+    EVP_CIPHER_CTX_free(ctx);
+}
+
+static void test_gcm_reinit_table(void **state)
+{
+    (void)state;
+    size_t i = index_of("RIJNDAEL-256-GCM");
+    if (i == NALGS || ciphers[i] == NULL)
+        skip();
+    /* The review's three sequences first, by name: they encrypted under a spent IV. */
+    static const int known[][REINIT_MAX] = {
+        {6 + 2, 13, 2 + 1, 0, 13}, /* E(K1, IV) data, D(K1), E(), data */
+        {6 + 2, 13, 4 + 1, 2, 13}, /* E(K1, IV) data, D(K2), E(K1), data */
+        {6 + 2, 13, 2 + 1, 2, 13}, /* E(K1, IV) data, D(K1), E(K1), data */
+    };
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+        reinit_sequence(i, known[k], REINIT_MAX);
+    size_t total = 0;
+    int seq[REINIT_MAX];
+    if (getenv("BS_VALGRIND_QUICK") != NULL) {
+        for (int n = 0; n < 3000; n++) {
+            for (int j = 0; j < REINIT_MAX; j++)
+                seq[j] = (int)bs_test_below(REINIT_STEPS);
+            reinit_sequence(i, seq, REINIT_MAX);
+            total++;
+        }
+    } else {
+        /* every sequence of up to four steps, and every five-step one that starts with an init
+         * giving a key and an IV (8..11) */
+        for (int len = 1; len <= REINIT_MAX; len++) {
+            int first = len == REINIT_MAX ? 8 : 0, rest = len == REINIT_MAX ? len - 1 : len;
+            size_t count = 1;
+            for (int j = 0; j < rest; j++)
+                count *= REINIT_STEPS;
+            for (int f = first; f < (len == REINIT_MAX ? REINIT_INITS : 1); f++) {
+                for (size_t c = 0; c < count; c++) {
+                    size_t v = c;
+                    int *s = seq;
+                    if (len == REINIT_MAX)
+                        *s++ = f;
+                    for (int j = 0; j < rest; j++, v /= REINIT_STEPS)
+                        s[j] = (int)(v % REINIT_STEPS);
+                    reinit_sequence(i, seq, len);
+                    total++;
+                }
+            }
+        }
+    }
+    printf("# RIJNDAEL-256-GCM: %zu re-init sequences, no IV reused\n", total);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1152,6 +1295,7 @@ int main(void)
         cmocka_unit_test(test_ctr_legacy_iv_accessors),
         cmocka_unit_test(test_failed_init_changes_nothing),
         cmocka_unit_test(test_gcm_reinit_needs_new_iv),
+        cmocka_unit_test(test_gcm_reinit_table),
         cmocka_unit_test(test_limit_odd_updates),
         cmocka_unit_test(test_config_limit),
     };
