@@ -115,7 +115,7 @@ fi
   nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current,clocks.sm,clocks.max.sm,power.limit --format=csv 2>/dev/null ||
     echo "nvidia-smi: not available"
   command -v nvcc >/dev/null && nvcc --version | tail -1
-  { cc --version | head -1; echo "meson $("${meson[@]}" --version)"; echo "ninja $(ninja --version)"; } 2>&1
+  { cc --version | sed -n 1p; echo "meson $("${meson[@]}" --version)"; echo "ninja $(ninja --version)"; } 2>&1
 } | tee "$out/gpu.txt"
 
 step "configure" 120 "${meson[@]}" setup "$build" -Dcuda=enabled -Dwerror=false \
@@ -146,7 +146,7 @@ suite_args=()
 for s in $suites; do suite_args+=(--suite "$s"); done
 step "tests (${suites// /, })" "${BSGPU_TEST_TIMEOUT:-300}" "${meson[@]}" test -C "$build" \
   --no-rebuild "${suite_args[@]}" --print-errorlogs --num-processes "$jobs"
-dev_test=$(find "$build" -name test_gpu_device -type f -perm -u+x | head -1)
+dev_test=$(find "$build" -name test_gpu_device -type f -perm -u+x | sed -n 1p)
 sanitizer=$(command -v compute-sanitizer || true)
 if [ -n "$sanitizer" ] && [ -n "$dev_test" ]; then
   # Quick mode: fewer and smaller batches, a 2^16 key search (memcheck is 10-100x slower).
@@ -157,7 +157,7 @@ else
 fi
 wait "$regs_pid"
 
-bench=$(find "$build" -name bsgpu-bench -type f -perm -u+x | head -1)
+bench=$(find "$build" -name bsgpu-bench -type f -perm -u+x | sed -n 1p)
 md="$out/device-check.md"
 {
   echo "## GPU results, $(date -u '+%Y-%m-%d %H:%M UTC'), tree $(git describe --always --dirty 2>/dev/null || echo '(no git metadata here)')"

@@ -64,7 +64,7 @@ build/tools/bitslice status
 step "4. A real file"
 if [ -z "${file:-}" ]; then
   file="$work/usr-share.tar"
-  tar -C /usr/share -cf - . 2>/dev/null | head -c $((64 << 20)) >"$file" || true
+  tar -C /usr/share -cf - . 2>/dev/null | head -c $((64 << 20)) >"$file" || true # pipe-ok: stops tar at 64 MiB
 fi
 ls -l "$file"
 

@@ -34,7 +34,7 @@ command -v gnuplot >/dev/null || { echo "plot: gnuplot is missing (scripts/setup
 
 machine() {
   printf '# %s UTC, %s, %s vCPUs, %s; load average %s\n' "$(date -u '+%Y-%m-%d %H:%M')" \
-    "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)" "$(nproc)" \
+    "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | sed -n 1p)" "$(nproc)" \
     "$(. /etc/os-release && echo "$PRETTY_NAME")" "$(cut -d' ' -f1-3 /proc/loadavg)"
 }
 

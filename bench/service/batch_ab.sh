@@ -14,7 +14,7 @@ for r in $(seq $reps); do
     s=$(date +%s%N)
     nice "$b/bench/service/bench_batch" "$sock" 8 8 1048576 RIJNDAEL-256 > $d/out 2>&1
     e=$(date +%s%N)
-    echo "$b $(( (e - s) / 1000000 )) ms $(grep -io 'median[^,]*' $d/out | head -1)"
+    echo "$b $(( (e - s) / 1000000 )) ms $(grep -io 'median[^,]*' $d/out | sed -n 1p)"
     kill $p; wait $p 2>/dev/null; rm -rf $d
   done
 done

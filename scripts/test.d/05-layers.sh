@@ -2,6 +2,9 @@
 # The layering check (scripts/check-layers): the tree passes, and each kind of violation,
 # planted in a copy of the tree, makes it fail and name the file: an include up the layers,
 # an include circle, a meson.build that compiles another folder's source.
+# The pipe check (scripts/check-pipes): no script or Markdown shell block pipes into a reader
+# that may stop early (grep -q, head, ...), which under pipefail fails at random; planted ones
+# are caught and safe forms are not.
 set -euo pipefail
 top=${BS_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$top"
@@ -25,7 +28,7 @@ plant() {
     cat "$work/$name.out"
     status=1
   else
-    echo "layers: planted $name is caught: $(grep -F -- "$expected" "$work/$name.out" | head -1)"
+    echo "layers: planted $name is caught: $(grep -m1 -F -- "$expected" "$work/$name.out")"
   fi
 }
 plant upward core/modes/ctr.c '#include "backend.h"' \
@@ -38,4 +41,40 @@ plant circle service/bsd_batcher.h '#include "bsd_conn.h"' \
   'include circle between modules'
 plant meson-up tools/meson.build "executable('x', '../bench/bsbench.c')" \
   "tools/meson.build:"
+python3 scripts/check-pipes
+mkdir -p "$work/pipes"
+cat >"$work/pipes/bad.sh" <<'EOF'
+#!/usr/bin/env bash
+set -euo pipefail
+ldd x | grep -q libasan && echo y
+nm x | grep -Fqx sym || true
+out=$(find . -name x | head -1)
+dpkg-query -W p | sed -n '/ok/{p;q}'
+ps ax | awk '/x/ { exit 0 }'
+ls \
+  | grep -m1 x
+EOF
+printf '%s\n' '# doc' '```sh' 'openssl list | grep -q bitslice' '```' >"$work/pipes/bad.md"
+cat >"$work/pipes/good.sh" <<'EOF'
+#!/usr/bin/env bash
+set -euo pipefail
+grep -q libasan <<<"$(ldd x)"
+n=$(nm x | grep -c sym || true)
+first=$(find . -name x | sed -n 1p)
+[ -n "$a" ] || [ -n "$b" ] && echo 'a | grep -q b'
+tar -cf - . | head -c 10 >f || true # pipe-ok: a sample of the stream
+EOF
+found=$(python3 scripts/check-pipes --root "$work/pipes" bad.sh bad.md good.sh 2>/dev/null || true)
+want=("bad.sh:3:" "bad.sh:4:" "bad.sh:5:" "bad.sh:6:" "bad.sh:7:" "bad.sh:8:" "bad.md:3:")
+for w in "${want[@]}"; do
+  if ! grep -qF -- "$w" <<<"$found"; then
+    echo "pipes: planted $w is not caught"
+    status=1
+  fi
+done
+if grep -qF good.sh <<<"$found"; then
+  echo "pipes: a safe form is flagged: $(grep -F good.sh <<<"$found")"
+  status=1
+fi
+[ "$status" != 0 ] || echo "pipes: ${#want[@]} planted early readers caught, the safe forms pass"
 exit $status

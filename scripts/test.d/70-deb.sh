@@ -29,7 +29,8 @@ step() { echo "deb: $*"; }
 
 # Left over from an interrupted run: start clean.
 for p in "${pkgs[@]}"; do
-  if dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qv '^not-installed$'; then
+  state=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  if [ -n "$state" ] && [ "$state" != not-installed ]; then
     apt-get purge -y -qq "${pkgs[@]}" >/dev/null 2>&1 || true
     break
   fi
@@ -69,7 +70,7 @@ DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${debs[@]}" >"$work/insta
 step "openssl enc -provider bitslice, no -provider-path"
 head -c 3000000 /dev/urandom >"$work/msg"
 unset OPENSSL_MODULES OPENSSL_CONF BITSLICE_SOCKET
-openssl list -providers -provider bitslice | grep -q bitslice || fail "openssl does not list bitslice"
+grep -q bitslice <<<"$(openssl list -providers -provider bitslice)" || fail "openssl does not list bitslice"
 for c in present-ctr gift-ctr rijndael-256-ctr; do
   openssl enc -provider bitslice -provider default -"$c" -pbkdf2 -pass pass:deb -in "$work/msg" \
     -out "$work/msg.$c"
@@ -95,7 +96,7 @@ bitslice keygen -o "$work/key"
 bitslice seal -q -k "$work/key" -o "$work/msg.bs" "$work/msg"
 bitslice open -q -k "$work/key" -o "$work/msg.bs.out" "$work/msg.bs"
 cmp "$work/msg" "$work/msg.bs.out" || fail "seal/open round trip"
-bitslice status | grep -q '^bytes_served=' || fail "bitslice status"
+grep -q '^bytes_served=' <<<"$(bitslice status)" || fail "bitslice status"
 openssl enc -provider bitslice -provider default -present-ctr -K 00112233445566778899aabbccddeeff \
   -iv 0001020304050607 -in "$work/msg" -out "$work/msg.off"
 served=$(bitslice status | sed -n 's/^bytes_served=//p')
@@ -120,8 +121,8 @@ int main(void)
 EOF
 # shellcheck disable=SC2046
 cc "$work/t.c" -o "$work/t" $(pkg-config --cflags --libs bitslice) || fail "build against libbscore"
-"$work/t" | grep -qx PRESENT-80 || fail "libbscore"
-ldd "$work/t" | grep -q 'libbscore.so.0 ' || fail "not linked against the shared libbscore"
+grep -qx PRESENT-80 <<<"$("$work/t")" || fail "libbscore"
+grep -q 'libbscore.so.0 ' <<<"$(ldd "$work/t")" || fail "not linked against the shared libbscore"
 
 step "systemd-analyze verify (installed units)"
 systemd-analyze verify /lib/systemd/system/bitsliced.socket /lib/systemd/system/bitsliced.service ||
@@ -141,8 +142,11 @@ while read -r f; do
   if [ -e "$f" ] || [ -L "$f" ]; then echo "  left behind: $f"; left=1; fi
 done <"$work/files"
 for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${db:Status-Status}\n' "$p" 2>/dev/null | grep -qv '^not-installed$' &&
-    { echo "  still known to dpkg: $p"; left=1; }
+  state=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  if [ -n "$state" ] && [ "$state" != not-installed ]; then
+    echo "  still known to dpkg: $p"
+    left=1
+  fi
 done
 openssl list -providers -provider bitslice >/dev/null 2>&1 && { echo "  bitslice still loads"; left=1; }
 [ "$left" -eq 0 ] || fail "purge left files behind"

@@ -117,7 +117,7 @@ slurmd -D -f "$d/slurm.conf" -N "$host" >"$d/slurmd.stdout.log" 2>&1 &
 pids+=($!)
 up=0
 for _ in $(seq 60); do
-  if sinfo -h -N -o '%T' 2>/dev/null | grep -qE '^(idle|mixed|allocated)'; then up=1; break; fi
+  if grep -qE '^(idle|mixed|allocated)' <<<"$(sinfo -h -N -o '%T' 2>/dev/null || true)"; then up=1; break; fi
   sleep 0.5
 done
 [ "$up" = 1 ] || fail "the node did not come up: $(sinfo -N 2>&1 | tail -2)"

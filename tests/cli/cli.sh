@@ -21,7 +21,7 @@ ossl() {
 prov=(-provider-path "$provdir" -provider bitslice -provider default)
 fail() {
     echo "FAIL: $*"
-    [ -s "$tmp/err" ] && sed 's/^/  stderr: /' "$tmp/err" | head -5
+    [ -s "$tmp/err" ] && sed -n 's/^/  stderr: /; 1,5p' "$tmp/err"
     failures=$((failures + 1))
 }
 ok() { echo "ok: $*"; }
@@ -89,7 +89,7 @@ check_kat() {
     for alias in skinny-ctr:SKINNY-128-384-CTR speedy-ctr:SPEEDY-7-192-CTR speedy6-192-ctr:SPEEDY-6-192-CTR \
         speedy5-192-ctr:SPEEDY-5-192-CTR; do
         canon=${alias#*:} alias=${alias%%:*}
-        read -r c k iv p want < <(grep "^$canon " "$tmp/kats" | head -1)
+        read -r c k iv p want < <(grep -m1 "^$canon " "$tmp/kats")
         printf '%s' "$p" | xxd -r -p >"$tmp/p"
         if ossl enc "${prov[@]}" -e "-$alias" -K "$k" -iv "$iv" -in "$tmp/p" -out "$tmp/c" &&
             [ "$(xxd -p "$tmp/c" | tr -d '\n')" = "$want" ]; then

@@ -46,7 +46,7 @@ leak)
     echo "ct_check: $target: memcheck did not say \"$expect_msg\"" >&2
     exit 1
   fi
-  if ! grep -F "$expect_msg" -A2 "$log" | grep -q "$expect_fn"; then
+  if ! grep -q "$expect_fn" <<<"$(grep -F "$expect_msg" -A2 "$log")"; then
     echo "ct_check: $target: the report does not point at $expect_fn" >&2
     exit 1
   fi

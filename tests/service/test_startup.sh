@@ -77,8 +77,8 @@ starts() {
 starts prctl:0=9999 -- "event=ready"
 sanitized=0
 # gcc links AddressSanitizer's runtime as a shared library, clang statically: look for both.
-if ldd "$BITSLICED" 2>/dev/null | grep -q libasan ||
-  nm "$BITSLICED" 2>/dev/null | grep -q ' __asan_init$'; then
+if grep -q libasan <<<"$(ldd "$BITSLICED" 2>/dev/null || true)" ||
+  grep -q ' __asan_init$' <<<"$(nm "$BITSLICED" 2>/dev/null || true)"; then
   sanitized=1
 fi
 if [ "$sanitized" = 1 ]; then
@@ -123,7 +123,7 @@ starts madvise:2=16 -- "event=dontdump reason=\"madvise(MADV_DONTDUMP) of the ke
 # bitslice: no key material is handled when core dumps cannot be turned off.
 cd "$work"
 rule_sets=("prctl:0=4")
-[ "$rlimit_ok" = 0 ] || ldd "$BITSLICE" 2>/dev/null | grep -q libasan || rule_sets+=("prlimit64:1=4 setrlimit:0=4")
+[ "$rlimit_ok" = 0 ] || grep -q libasan <<<"$(ldd "$BITSLICE" 2>/dev/null || true)" || rule_sets+=("prlimit64:1=4 setrlimit:0=4")
 for rules in "${rule_sets[@]}"; do
   set +e
   # shellcheck disable=SC2086
