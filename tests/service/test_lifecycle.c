@@ -28,6 +28,13 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static long long status_of(const svc_daemon *d, const char *key)
 {
     static char text[16384];
@@ -116,22 +123,33 @@ static void out_of_fds(void)
         if (fd >= 0)
             fds[nfd++] = fd;
     }
+    /* The first warning comes at the first failed accept (bounded poll); then 1.5 s more. */
+    const long long w0 = now_ms();
+    for (int i = 0; i < 1000 && count_in_file(d.log, "event=accept errno=") == 0; i++)
+        sleep_ms(10);
     sleep_ms(1500);
     const long long used = cpu_ticks(d.pid) - t0;
+    const long long waited = now_ms() - w0;
     const long hz = sysconf(_SC_CLK_TCK);
     const size_t warned = count_in_file(d.log, "event=accept errno=");
-    printf("out of fds with %d connections waiting: %lld ticks of CPU in 1.5 s (%ld a second), "
+    printf("out of fds with %d connections waiting: %lld ticks of CPU in %lld ms (%ld a second), "
            "%zu warnings\n",
-           nfd, used, hz, warned);
+           nfd, used, waited, hz, warned);
     CHECK(nfd > 4);
-    CHECK(warned >= 1 && warned <= 3);
-    CHECK(used < hz / 2); /* a spinning accept loop takes all of 1.5 s */
+    /* At most one a second (and the first): however long the test itself was held up. */
+    CHECK(warned >= 1 && (long long)warned <= waited / 1000 + 2);
+    CHECK(used < hz * waited / 1000 / 3); /* a spinning accept loop takes all of it */
     for (int i = 0; i < nfd; i++)
         close(fds[i]);
     snprintf(cmd, sizeof cmd, "prlimit --pid %d --nofile=64:64", (int)d.pid);
     CHECK(system(cmd) == 0);
-    sleep_ms(300);
-    /* Descriptors back: it accepts again. */
+    /* Descriptors back: it accepts again, after its pause (bounded poll; a refusal while the
+     * closed connections still hold their slots is not an answer yet). */
+    static char text[16384];
+    for (int i = 0; i < 1000 && (svc_status(&d, text, sizeof text) != 0 ||
+                                 svc_status_value(text, "accepting") != 1);
+         i++)
+        sleep_ms(10); /* meanwhile it takes and drops the 40 closed connections */
     CHECK(status_of(&d, "accept_out_of_fds") > 0);
     CHECK(status_of(&d, "accepting") == 1);
     printf("descriptors back: accepting again (accept_out_of_fds=%lld)\n",
@@ -175,10 +193,13 @@ static void restart_over_live_socket(void)
     CHECK(bsd_client_open_session(cl, c->name, key, c->key_len, &sid, NULL) == 0);
     CHECK(bsd_client_keystream_submit(cl, sid, ctr, c->block_len,
                                       ((uint64_t)1 << 30) / c->block_len, 0, &rid) == 0);
-    sleep_ms(50);
+    /* SIGTERM only once the job is in flight (a draining daemon would refuse it). */
+    for (int i = 0; i < 1000 && status_of(&a, "inflight_jobs") != 1; i++)
+        sleep_ms(10);
+    CHECK(status_of(&a, "inflight_jobs") == 1);
     CHECK(kill(a.pid, SIGTERM) == 0);
     struct stat st;
-    for (int i = 0; i < 100 && lstat(a.socket, &st) == 0; i++)
+    for (int i = 0; i < 1000 && lstat(a.socket, &st) == 0; i++)
         sleep_ms(10);
     CHECK(lstat(a.socket, &st) != 0); /* A unlinked its own socket when it stopped listening */
     svc_daemon b = a;
