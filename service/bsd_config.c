@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bsd_backend.h"
 
@@ -76,8 +77,10 @@ static int parse_u64(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
 /* Numeric ids or user (uids) / group names, resolved once when the setting is read. */
 static int parse_id_list(const char *v, int uids, unsigned *ids, size_t *n)
 {
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", v);
+    char buf[BSD_CONF_VALUE_MAX + 1];
+    if (strlen(v) >= sizeof buf)
+        return -1; /* bsd_config_set refused it already: never parse a cut list */
+    memcpy(buf, v, strlen(v) + 1);
     *n = 0;
     for (char *save = NULL, *t = strtok_r(buf, ", ", &save); t != NULL;
          t = strtok_r(NULL, ", ", &save)) {
@@ -106,6 +109,12 @@ static int parse_id_list(const char *v, int uids, unsigned *ids, size_t *n)
 int bsd_config_set(bsd_config *c, const char *key, const char *v, char *err, size_t errlen)
 {
     uint64_t x = 0;
+    /* A value is taken whole or refused: never cut to fit a buffer. */
+    if (strlen(v) > BSD_CONF_VALUE_MAX) {
+        snprintf(err, errlen, "%s: value of %zu bytes, longer than %d", key, strlen(v),
+                 BSD_CONF_VALUE_MAX);
+        return -1;
+    }
     struct {
         const char *name;
         uint64_t lo, hi;
@@ -151,7 +160,7 @@ int bsd_config_set(bsd_config *c, const char *key, const char *v, char *err, siz
                      sizeof c->socket_path);
             return -1;
         }
-        snprintf(c->socket_path, sizeof c->socket_path, "%s", v);
+        memcpy(c->socket_path, v, strlen(v) + 1);
         return 0;
     }
     if (strcmp(key, "backend") == 0) {
@@ -219,6 +228,29 @@ static char *trim(char *s)
     return s;
 }
 
+int bsd_config_set_kv(bsd_config *c, const char *kv, char *err, size_t errlen)
+{
+    const char *eq = strchr(kv, '=');
+    char key[64];
+    if (eq == NULL) {
+        snprintf(err, errlen, "--set wants KEY=VALUE, got '%s'", kv);
+        return -1;
+    }
+    if ((size_t)(eq - kv) >= sizeof key) {
+        snprintf(err, errlen, "unknown setting '%.*s...'", 32, kv);
+        return -1;
+    }
+    memcpy(key, kv, (size_t)(eq - kv));
+    key[eq - kv] = 0;
+    return bsd_config_set(c, key, eq + 1, err, errlen);
+}
+
+/*
+ * Whole lines of any length are read (getline), then checked: a line over BSD_CONF_LINE_MAX
+ * bytes or holding a NUL byte is refused with the file and line, never cut or split (with a
+ * fixed buffer, the tail of a long comment was parsed as a line of its own, and "1<NUL>2" read
+ * as 1).
+ */
 int bsd_config_load(bsd_config *c, const char *path, char *err, size_t errlen)
 {
     /* "-": the settings come on standard input (e.g. from a here-document or a pipe). */
@@ -228,11 +260,30 @@ int bsd_config_load(bsd_config *c, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
-    char line[1024];
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
     unsigned lineno = 0;
     int rc = 0;
-    while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
+    errno = 0;
+    while (rc == 0 && (got = getline(&line, &cap, f)) >= 0) {
         lineno++;
+        size_t len = (size_t)got;
+        if (len > 0 && line[len - 1] == '\n')
+            line[--len] = 0;
+        if (len > 0 && line[len - 1] == '\r') /* CRLF files */
+            line[--len] = 0;
+        if (strlen(line) != len) {
+            snprintf(err, errlen, "%s:%u: the line holds a NUL byte", path, lineno);
+            rc = -1;
+            break;
+        }
+        if (len > BSD_CONF_LINE_MAX) {
+            snprintf(err, errlen, "%s:%u: line of %zu bytes, longer than %d", path, lineno, len,
+                     BSD_CONF_LINE_MAX);
+            rc = -1;
+            break;
+        }
         char *hash = strchr(line, '#');
         if (hash != NULL)
             *hash = 0;
@@ -252,7 +303,54 @@ int bsd_config_load(bsd_config *c, const char *path, char *err, size_t errlen)
             rc = -1;
         }
     }
+    if (rc == 0 && ferror(f)) {
+        snprintf(err, errlen, "%s:%u: %s", path, lineno + 1, strerror(errno ? errno : EIO));
+        rc = -1;
+    }
+    if (line != NULL)
+        explicit_bzero(line, cap);
+    free(line);
     if (!from_stdin)
         fclose(f);
     return rc;
+}
+
+static void print_ids(FILE *out, const char *key, const unsigned *ids, size_t n, int uids)
+{
+    fprintf(out, "%s=", key);
+    for (size_t i = 0; i < n; i++) {
+        const char *name = NULL;
+        if (uids) {
+            const struct passwd *pw = getpwuid((uid_t)ids[i]);
+            name = pw != NULL ? pw->pw_name : NULL;
+        } else {
+            const struct group *gr = getgrgid((gid_t)ids[i]);
+            name = gr != NULL ? gr->gr_name : NULL;
+        }
+        fprintf(out, "%s%u", i ? "," : "", ids[i]);
+        if (name != NULL)
+            fprintf(out, "(%s)", name);
+    }
+    fputc('\n', out);
+}
+
+void bsd_config_print_allow(const bsd_config *c, FILE *out)
+{
+    unsigned ids[BSD_MAX_ALLOW];
+    if (c->n_allow_uids == 0 && c->n_allow_gids == 0) {
+        ids[0] = (unsigned)geteuid();
+        print_ids(out, "allow_uids", ids, 1, 1);
+        fprintf(out, "allow_gids=\n"
+                     "allowed=the daemon's own uid only (allow_uids and allow_gids unset)\n");
+        return;
+    }
+    for (size_t i = 0; i < c->n_allow_uids; i++)
+        ids[i] = (unsigned)c->allow_uids[i];
+    print_ids(out, "allow_uids", ids, c->n_allow_uids, 1);
+    for (size_t i = 0; i < c->n_allow_gids; i++)
+        ids[i] = (unsigned)c->allow_gids[i];
+    print_ids(out, "allow_gids", ids, c->n_allow_gids, 0);
+    fprintf(out, "allowed=%s\n",
+            c->n_allow_gids != 0 ? "a listed uid, or a listed gid as primary or supplementary group"
+                                 : "a listed uid");
 }

@@ -5,9 +5,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #define BSD_MAX_ALLOW 16
+/* Longest config line and value (bytes, without the newline): longer ones are refused whole. */
+#define BSD_CONF_LINE_MAX 1023
+#define BSD_CONF_VALUE_MAX 511
 
 typedef enum bsd_memlock { BSD_MEMLOCK_OFF, BSD_MEMLOCK_TRY, BSD_MEMLOCK_REQUIRED } bsd_memlock;
 
@@ -48,8 +52,15 @@ void bsd_config_defaults(bsd_config *c);
  * Unknown keys are errors: a typo must not silently keep a default.
  */
 int bsd_config_set(bsd_config *c, const char *key, const char *value, char *err, size_t errlen);
-/* Reads a config file: '#' comments, blank lines, "key = value". */
+/* One "KEY=VALUE" (the command line's --set): as bsd_config_set. */
+int bsd_config_set_kv(bsd_config *c, const char *kv, char *err, size_t errlen);
+/*
+ * Reads a config file: '#' comments, blank lines, "key = value". A line over BSD_CONF_LINE_MAX
+ * bytes, a value over BSD_CONF_VALUE_MAX or a NUL byte is refused with "file:line: ...".
+ */
 int bsd_config_load(bsd_config *c, const char *path, char *err, size_t errlen);
+/* The resolved allow lists, one "key=value" a line (ids, with names where known): --check. */
+void bsd_config_print_allow(const bsd_config *c, FILE *out);
 /* The default socket: $XDG_RUNTIME_DIR/bitslice/bitsliced.sock, else /run/bitslice/bitsliced.sock.
  */
 void bsd_default_socket_path(char *out, size_t outlen);

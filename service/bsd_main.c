@@ -172,15 +172,7 @@ int main(int argc, char **argv)
                 return 2;
             }
         } else if (strcmp(a, "--set") == 0 && i + 1 < argc) {
-            char kv[512];
-            snprintf(kv, sizeof kv, "%s", argv[++i]);
-            char *eq = strchr(kv, '=');
-            if (eq == NULL) {
-                fprintf(stderr, "bitsliced: --set wants KEY=VALUE\n");
-                return 2;
-            }
-            *eq = 0;
-            if (bsd_config_set(&d->cfg, kv, eq + 1, err, sizeof err) != 0) {
+            if (bsd_config_set_kv(&d->cfg, argv[++i], err, sizeof err) != 0) {
                 fprintf(stderr, "bitsliced: %s\n", err);
                 return 2;
             }
@@ -199,6 +191,7 @@ int main(int argc, char **argv)
     }
     if (check_only) {
         printf("socket=%s backend=%s\n", d->cfg.socket_path, d->cfg.backend);
+        bsd_config_print_allow(&d->cfg, stdout);
         return 0;
     }
     bsd_log_set_debug(d->cfg.log_debug);

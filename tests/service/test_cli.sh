@@ -262,6 +262,15 @@ conv 0 'default /.*bitsliced\.sock' '' "$BITSLICED" --help
 conv 0 '^bitsliced [0-9]' '' "$BITSLICED" --version
 conv 2 '' "unknown option '--frobnicate'" "$BITSLICED" --frobnicate
 printf 'threads = 1\n' | conv 0 'socket=' '' "$BITSLICED" --config - --check
+# --check prints the allow lists as resolved (ids, with names); a list that does not fit is
+# refused with file and line, never cut (review F4: a 515-byte list read as "0,6").
+conv 0 '^allow_uids=0\(root\),65534(\(|$)' '' "$BITSLICED" --set allow_uids=root,65534 --check
+conv 0 '^allow_gids=0\(root\)$' '' "$BITSLICED" --set allow_gids=0 --check
+conv 0 "^allow_uids=$(id -u)(\\(|\$)" '' "$BITSLICED" --check
+conv 0 "own uid only" '' "$BITSLICED" --check
+printf 'allow_uids = 0%508s,65534\n' '' >conv.conf
+conv 2 '' 'conv\.conf:1: allow_uids: value of 515 bytes, longer than 511' "$BITSLICED" --config conv.conf --check
+conv 2 '' 'allow_uids: value of 515 bytes' "$BITSLICED" --set "allow_uids=0$(printf '%508s' ''),65534" --check
 head -c 300000 /dev/urandom >conv.in
 conv 0 '' '' "$BITSLICE" seal -q --no-daemon -k key -o conv.bs conv.in
 conv 1 '' 'exists: refused' "$BITSLICE" seal -q --no-daemon -k key -o conv.bs conv.in

@@ -300,6 +300,102 @@ static void write_file(const char *text)
     fclose(f);
 }
 
+static void write_bytes(const char *text, size_t n)
+{
+    snprintf(tmp_path, sizeof tmp_path, "/tmp/bsd-config-test-XXXXXX");
+    int fd = mkstemp(tmp_path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, n), (ssize_t)n);
+    close(fd);
+}
+
+/* Loads text (n bytes) and requires a refusal that names the file and line (and says why). */
+static void refused_at(const char *text, size_t n, unsigned line, const char *why)
+{
+    bsd_config c, def;
+    bsd_config_defaults(&c);
+    bsd_config_defaults(&def);
+    write_bytes(text, n);
+    err[0] = 0;
+    int r = bsd_config_load(&c, tmp_path, err, sizeof err);
+    char want[128];
+    snprintf(want, sizeof want, "%s:%u: ", tmp_path, line);
+    unlink(tmp_path);
+    if (r != -1 || strncmp(err, want, strlen(want)) != 0 || strstr(err, why) == NULL)
+        fail_msg("expected a refusal at %s ...%s, got %d: '%s'", want, why, r, err);
+    /* Nothing before the refused line is lost, nothing of it or after it is taken. */
+    assert_int_equal(c.max_clients, line > 1 ? 7 : def.max_clients);
+    assert_int_equal(c.n_allow_uids, 0);
+}
+
+/*
+ * The review's probes (F4): a line or value that does not fit, or holds a NUL, is refused with
+ * file and line, never cut or split. Before, each of these loaded: the tail of the long comment
+ * became a setting, both lists were cut (the second admitting uid 6, never listed), "1<NUL>2"
+ * read as 1.
+ */
+static void test_no_cut(void **state)
+{
+    (void)state;
+    static char text[4096];
+    /* 1. A comment line whose tail, past byte 1023, is a setting (1038 and 1041 bytes). */
+    for (int k = 0; k < 2; k++) {
+        const char *tail = k == 0 ? "max_clients = 3" : "allow_uids = 65534";
+        int n = snprintf(text, sizeof text, "max_clients = 7\n#");
+        memset(text + n, 'x', 1022);
+        n += 1022;
+        n += snprintf(text + n, sizeof text - (size_t)n, "%s\n", tail);
+        refused_at(text, (size_t)n, 2, "longer than 1023");
+    }
+    /* 2. and 3. allow_uids values of 512 and 515 characters. */
+    static const char *const lists[][2] = {{"6", ", 0"}, {"0", ",65534"}};
+    for (int k = 0; k < 2; k++) {
+        int n = snprintf(text, sizeof text, "max_clients = 7\nallow_uids = %s", lists[k][0]);
+        memset(text + n, ' ', 508);
+        n += 508;
+        n += snprintf(text + n, sizeof text - (size_t)n, "%s\n", lists[k][1]);
+        refused_at(text, (size_t)n, 2, "longer than 511");
+    }
+    /* 4. A NUL byte in a value, and in a comment. */
+    refused_at("max_clients = 1\0"
+               "2\n",
+               17, 1, "NUL");
+    refused_at("max_clients = 7\n# a\0\nallow_uids = 65534\n", 41, 2, "NUL");
+
+    /* What fits is taken whole: a 1023-byte line, a 511-byte list, CRLF endings. */
+    bsd_config c;
+    bsd_config_defaults(&c);
+    int n = snprintf(text, sizeof text, "allow_uids = 6");
+    memset(text + n, ' ', 511 - 13 - 3);
+    n += 511 - 13 - 3;
+    n += snprintf(text + n, sizeof text - (size_t)n, ", 0");
+    memset(text + n, ' ', 1023 - (size_t)n);
+    n = 1023;
+    n += snprintf(text + n, sizeof text - (size_t)n, "\r\nmax_clients = 5\r\n");
+    write_bytes(text, (size_t)n);
+    int r = bsd_config_load(&c, tmp_path, err, sizeof err);
+    unlink(tmp_path);
+    if (r != 0)
+        fail_msg("%s", err);
+    assert_int_equal(c.n_allow_uids, 2);
+    assert_int_equal(c.allow_uids[0], 6);
+    assert_int_equal(c.allow_uids[1], 0);
+    assert_int_equal(c.max_clients, 5);
+
+    /* The command line's --set takes a value whole or refuses it as well. */
+    char kv[600];
+    n = snprintf(kv, sizeof kv, "allow_uids=0");
+    memset(kv + n, ' ', 508);
+    snprintf(kv + n + 508, sizeof kv - (size_t)n - 508, ",65534");
+    bsd_config_defaults(&c);
+    assert_int_equal(bsd_config_set_kv(&c, kv, err, sizeof err), -1);
+    assert_non_null(strstr(err, "longer than 511"));
+    assert_int_equal(c.n_allow_uids, 0);
+    assert_int_equal(bsd_config_set_kv(&c, "allow_uids=0,65534", err, sizeof err), 0);
+    assert_int_equal(c.n_allow_uids, 2);
+    assert_int_equal(bsd_config_set_kv(&c, "allow_uids", err, sizeof err), -1);
+}
+
 static void test_load(void **state)
 {
     (void)state;
@@ -384,6 +480,7 @@ int main(void)
         cmocka_unit_test(test_id_lists),
         cmocka_unit_test(test_small_error_buffer),
         cmocka_unit_test(test_load),
+        cmocka_unit_test(test_no_cut),
         cmocka_unit_test(test_shipped_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
