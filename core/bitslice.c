@@ -29,7 +29,25 @@ const char *bs_strerror(int err)
 
 void bs_wipe(void *p, size_t n)
 {
-#if defined(__GNUC__) || defined(__clang__)
+#if UINTPTR_MAX <= 0xffffffffu
+    /* 32-bit targets (the MCUs): word stores between byte heads and tails. picolibc's memset,
+     * built for size, is a byte loop (about 9 cycles a byte on a Cortex-M3), and the modes wipe
+     * their keystream buffers with this on every call. The branches test addresses only. */
+    volatile uint8_t *b = (volatile uint8_t *)p;
+    for (; n > 0 && ((uintptr_t)b & 3u) != 0; n--)
+        *b++ = 0;
+    volatile uint32_t *w = (volatile uint32_t *)(volatile void *)b;
+    for (; n >= 16; n -= 16, w += 4) {
+        w[0] = 0;
+        w[1] = 0;
+        w[2] = 0;
+        w[3] = 0;
+    }
+    for (; n >= 4; n -= 4)
+        *w++ = 0;
+    for (b = (volatile uint8_t *)w; n > 0; n--)
+        *b++ = 0;
+#elif defined(__GNUC__) || defined(__clang__)
     /* The empty asm that reads p and clobbers memory keeps the memset from being elided. */
     memset(p, 0, n);
     __asm__ __volatile__("" : : "r"(p) : "memory");

@@ -5,6 +5,7 @@
  * amounts, no table.
  */
 #include "aes.h"
+#include "bs_wipe32.h"
 
 /* SubWord: byte j of w at bit j of each slice, through the circuit, and back with the 0x63. */
 static uint32_t subword(uint32_t w)
@@ -20,7 +21,7 @@ static uint32_t subword(uint32_t w)
     for (unsigned b = 0; b < 8; b++)
         for (unsigned j = 0; j < 4; j++)
             r |= ((q[b] >> j) & 1u) << (8 * j + b);
-    bs_wipe(q, sizeof q);
+    bs_wipe32(q, BS_WORDS(q));
     return r ^ 0x63636363u;
 }
 
@@ -54,5 +55,5 @@ void bs_aes_key_schedule(uint32_t *rk, const uint8_t *key, unsigned nk, unsigned
         bs_wipe(std, sizeof std);
         bs_wipe(blk, sizeof blk);
     }
-    bs_wipe(w, sizeof w);
+    bs_wipe32(w, BS_WORDS(w));
 }

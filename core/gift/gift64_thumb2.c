@@ -25,6 +25,7 @@
  * bit against the known answers, the C variant and the reference under QEMU.
  */
 #include "bitslice.h"
+#include "bs_wipe32.h"
 #include "gift.h"
 
 #include "gift64_thumb2_gen.h"
@@ -55,7 +56,7 @@ static void gift64_t2_set_key(bs_key_schedule *ks, const uint8_t *key)
         rk[3 * r + 1] = place(uv[r] >> 16, net[1]);
         rk[3 * r + 2] = place(rc[r] | 0x8000u, net[2]);
     }
-    bs_wipe(uv, sizeof uv);
+    bs_wipe32(uv, BS_WORDS(uv));
 }
 
 /* An odd last block, padded to a pair (the assembly's tail call), so that pairs need no buffer. */

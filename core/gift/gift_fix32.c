@@ -35,6 +35,7 @@
  * a fixed field, and LDR of round-key words at public offsets (GIFT_LOAD3).
  */
 #include "bitslice.h"
+#include "bs_wipe32.h"
 #include "gift.h"
 
 _Static_assert(sizeof(uint32_t[BS_GIFT128_FIX32_RK_WORDS]) <= BS_KS_MAX,
@@ -241,7 +242,7 @@ static void gift128_set_key(bs_key_schedule *ks, const uint8_t *key)
         rk[3 * r + 2] = ~rk[3 * r + 2]; /* slot 3 arrives complemented (header comment) */
 #endif
     }
-    bs_wipe(uv, sizeof uv);
+    bs_wipe32(uv, BS_WORDS(uv));
 }
 
 #if !defined(__thumb2__)
@@ -328,7 +329,7 @@ static void gift64_set_key(bs_key_schedule *ks, const uint8_t *key)
         rk[3 * r + 1] = place(u | (u << 16), net);
         rk[3 * r + 2] = place(c | (c << 16), net);
     }
-    bs_wipe(uv, sizeof uv);
+    bs_wipe32(uv, BS_WORDS(uv));
 }
 
 #if !defined(__thumb2__)

@@ -8,6 +8,7 @@
  * packed, 6 words each, computed in the packed layout (speedy_key_next32).
  */
 #include "bitslice.h"
+#include "bs_wipe32.h"
 #include "speedy/speedy.h"
 
 _Static_assert(sizeof(uint32_t[BS_SPEEDY_BS32_RK_WORDS]) <= BS_KS_MAX,
@@ -163,7 +164,7 @@ static void speedy_bs32_set_key(bs_key_schedule *ks, const uint8_t *key, unsigne
         if (r < rounds)
             speedy_key_next32(k);
     }
-    bs_wipe(k, sizeof k);
+    bs_wipe32(k, BS_WORDS(k));
 }
 
 #define SUBBOX(y, x)                                                                               \
