@@ -25,16 +25,19 @@
  * shifts by public amounts.
  */
 #include "skinny/skinny.h"
+#include "bs_wipe32.h"
 
 _Static_assert(sizeof(uint32_t) * BS_SKINNY_FIX32_KS_WORDS <= BS_KS_MAX,
                "SKINNY-128 fix32 round tweakeys exceed BS_KS_MAX");
 
 #define SLOT0 0x03030303u
 
+#if !defined(__thumb2__) /* Thumb-2 rotates in the instructions' operands */
 static inline uint32_t rotr32(uint32_t x, unsigned n)
 {
     return (x >> n) | (x << ((32 - n) & 31));
 }
+#endif
 
 /* The three SWAPMOVE stages, written out (a loop with a test stays a loop at -O2). */
 static inline void transpose8(uint32_t w[8])
@@ -139,7 +142,7 @@ static void fix32_set_key(bs_key_schedule *ks, const uint8_t *key, unsigned key_
         g0 = g, o0 = o;
     }
     w[0] = 0; /* the word after the last round: nothing reads it, keep it defined */
-    bs_wipe(x, sizeof x);
+    bs_wipe32(x, BS_WORDS(x));
 }
 
 void bs_skinny_fix32_pack(uint32_t w[8], const uint8_t *in0, const uint8_t *in1)
@@ -224,6 +227,11 @@ void bs_skinny_fix32_unpack(uint8_t *out0, uint8_t *out1, uint32_t w[8])
         FIX32_MC(r1, s1, r2, s2, r3, s3);                                                          \
     } while (0)
 
+#if defined(__thumb2__)
+/* Cortex-M3/M4: the same steps in generated Thumb-2 (embedded/gen/skinny_thumb2.py), the state
+ * in registers throughout, the round tweakeys by LDMIA; nothing of the state on the stack. */
+#include "skinny/skinny_fix32_t2.h"
+#else
 void bs_skinny_fix32_2blocks(const uint32_t *rtk, unsigned rounds, uint8_t *out0, uint8_t *out1,
                              const uint8_t *in0, const uint8_t *in1)
 {
@@ -239,8 +247,9 @@ void bs_skinny_fix32_2blocks(const uint32_t *rtk, unsigned rounds, uint8_t *out0
     }
     w[0] = w0, w[1] = w1, w[2] = w2, w[3] = w3, w[4] = w4, w[5] = w5, w[6] = w6, w[7] = w7;
     bs_skinny_fix32_unpack(out0, out1, w);
-    bs_wipe(w, sizeof w);
+    bs_wipe32(w, BS_WORDS(w));
 }
+#endif
 
 /* Components, for the per-component benchmark (variant t0 for MixColumns). */
 void bs_skinny_fix32_sbox(uint32_t w[8])
@@ -272,10 +281,10 @@ static void fix32_encrypt(unsigned rounds, const bs_key_schedule *ks, uint8_t *o
         bs_skinny_fix32_2blocks(rtk, rounds, out, out + 16, in, in + 16);
     if (nblocks) {
         /* one block: the second lane carries a copy, whose output is dropped */
-        uint8_t spare[16];
-        bs_skinny_fix32_2blocks(rtk, rounds, spare, spare, in, in);
+        uint32_t spare[4];
+        bs_skinny_fix32_2blocks(rtk, rounds, (uint8_t *)spare, (uint8_t *)spare, in, in);
         memcpy(out, spare, 16);
-        bs_wipe(spare, sizeof spare);
+        bs_wipe32(spare, BS_WORDS(spare));
     }
 }
 
