@@ -1,6 +1,10 @@
 /* bitslice.h's common functions: error strings, wipe, constant-time comparison. */
 #include "bitslice.h"
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#endif
+
 const char *bs_strerror(int err)
 {
     switch (err) {
@@ -110,6 +114,97 @@ void bs_wipe_stack(size_t bytes)
 void bs_wipe_stack(size_t bytes)
 {
     (void)bytes; /* no portable way to reach below the caller's frame */
+}
+#endif
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* Which register file this CPU and OS have: 0 SSE (xmm0-15), 1 AVX (ymm0-15), 2 AVX-512. */
+static int vector_regs_kind(void)
+{
+    static int kind = -1; /* racing first callers store the same value */
+    int k = __atomic_load_n(&kind, __ATOMIC_RELAXED);
+    if (k >= 0)
+        return k;
+    unsigned a, b, c, d, xlo = 0, xhi = 0;
+    k = 0;
+    if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_OSXSAVE) && (c & bit_AVX)) {
+        __asm__ __volatile__("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
+        if ((xlo & 0x6) == 0x6)
+            k = 1;
+        if (k == 1 && (xlo & 0xe0) == 0xe0 && __get_cpuid_count(7, 0, &a, &b, &c, &d) &&
+            (b & bit_AVX512F))
+            k = 2;
+    }
+    (void)xhi;
+    __atomic_store_n(&kind, k, __ATOMIC_RELAXED);
+    return k;
+}
+
+/* Every register written is call-clobbered in the SysV ABI; noinline keeps it a call. */
+__attribute__((noinline, target("avx512f"))) static void wipe_avx512(void)
+{
+    __asm__ __volatile__("vzeroall\n\t"
+                         "vpxord %%zmm16, %%zmm16, %%zmm16\n\tvpxord %%zmm17, %%zmm17, %%zmm17\n\t"
+                         "vpxord %%zmm18, %%zmm18, %%zmm18\n\tvpxord %%zmm19, %%zmm19, %%zmm19\n\t"
+                         "vpxord %%zmm20, %%zmm20, %%zmm20\n\tvpxord %%zmm21, %%zmm21, %%zmm21\n\t"
+                         "vpxord %%zmm22, %%zmm22, %%zmm22\n\tvpxord %%zmm23, %%zmm23, %%zmm23\n\t"
+                         "vpxord %%zmm24, %%zmm24, %%zmm24\n\tvpxord %%zmm25, %%zmm25, %%zmm25\n\t"
+                         "vpxord %%zmm26, %%zmm26, %%zmm26\n\tvpxord %%zmm27, %%zmm27, %%zmm27\n\t"
+                         "vpxord %%zmm28, %%zmm28, %%zmm28\n\tvpxord %%zmm29, %%zmm29, %%zmm29\n\t"
+                         "vpxord %%zmm30, %%zmm30, %%zmm30\n\tvpxord %%zmm31, %%zmm31, %%zmm31\n\t"
+                         "kxorw %%k1, %%k1, %%k1\n\tkxorw %%k2, %%k2, %%k2\n\t"
+                         "kxorw %%k3, %%k3, %%k3\n\tkxorw %%k4, %%k4, %%k4\n\t"
+                         "kxorw %%k5, %%k5, %%k5\n\tkxorw %%k6, %%k6, %%k6\n\t"
+                         "kxorw %%k7, %%k7, %%k7\n\tkxorw %%k0, %%k0, %%k0"
+                         :
+                         :
+                         : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+                           "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16",
+                           "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24",
+                           "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31");
+}
+
+__attribute__((noinline, target("avx"))) static void wipe_avx(void)
+{
+    __asm__ __volatile__("vzeroall"
+                         :
+                         :
+                         : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+                           "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+}
+
+__attribute__((noinline)) static void wipe_sse(void)
+{
+    __asm__ __volatile__("pxor %%xmm0, %%xmm0\n\tpxor %%xmm1, %%xmm1\n\tpxor %%xmm2, %%xmm2\n\t"
+                         "pxor %%xmm3, %%xmm3\n\tpxor %%xmm4, %%xmm4\n\tpxor %%xmm5, %%xmm5\n\t"
+                         "pxor %%xmm6, %%xmm6\n\tpxor %%xmm7, %%xmm7\n\tpxor %%xmm8, %%xmm8\n\t"
+                         "pxor %%xmm9, %%xmm9\n\tpxor %%xmm10, %%xmm10\n\tpxor %%xmm11, %%xmm11\n\t"
+                         "pxor %%xmm12, %%xmm12\n\tpxor %%xmm13, %%xmm13\n\t"
+                         "pxor %%xmm14, %%xmm14\n\tpxor %%xmm15, %%xmm15"
+                         :
+                         :
+                         : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+                           "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+}
+
+void bs_wipe_vector_regs(void)
+{
+    switch (vector_regs_kind()) {
+    case 2:
+        wipe_avx512();
+        break;
+    case 1:
+        wipe_avx();
+        break;
+    default:
+        wipe_sse();
+        break;
+    }
+}
+#else
+void bs_wipe_vector_regs(void)
+{
+    /* 32-bit MCUs and other hosts: their register files are not saved where this can reach */
 }
 #endif
 

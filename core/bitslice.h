@@ -132,6 +132,14 @@ void bs_wipe(void *p, size_t n);
  */
 void bs_wipe_stack(size_t bytes);
 /*
+ * Zeroes the vector registers that the cores and the C library may leave key, round-key or
+ * keystream material in, so that a later signal frame or lazy-binding save (both store the whole
+ * register file on the caller's stack) cannot copy it there. x86-64: xmm/ymm/zmm 0-31 and the
+ * AVX-512 mask registers, as far as the CPU and OS have them; elsewhere nothing. The provider
+ * calls it before each call that touched a key or data returns. About 10 ns.
+ */
+void bs_wipe_vector_regs(void);
+/*
  * How deep bs_*_clear wipes: the x86-64 cores' deepest call is about 57 KiB (SPEEDY AVX-512); on
  * 64-bit hosts 128 KiB leaves room for other compilers and levels. 32-bit targets (the MCUs)
  * default to none, since their stacks are the application's and often smaller than that; a

@@ -147,7 +147,7 @@ void *bsprov_ctr_newctx(void *provctx, const bsprov_cipher_info *info)
     return ctx;
 }
 
-void bsprov_ctr_freectx(void *vctx)
+static void ctr_freectx_unwiped(void *vctx)
 {
     bsprov_ctr_cctx *ctx = (bsprov_ctr_cctx *)vctx;
     if (ctx == NULL)
@@ -156,7 +156,7 @@ void bsprov_ctr_freectx(void *vctx)
     OPENSSL_clear_free(ctx, sizeof *ctx);
 }
 
-void *bsprov_ctr_dupctx(void *vctx)
+static void *ctr_dupctx_unwiped(void *vctx)
 {
     const bsprov_ctr_cctx *src = (const bsprov_ctr_cctx *)vctx;
     bsprov_ctr_cctx *ctx = OPENSSL_malloc(sizeof *ctx);
@@ -230,14 +230,14 @@ static int ctr_init(bsprov_ctr_cctx *ctx, int enc, const unsigned char *key, siz
     return ctr_apply_params(ctx, params);
 }
 
-int bsprov_ctr_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-                     size_t ivlen, const OSSL_PARAM params[])
+static int ctr_einit_unwiped(void *vctx, const unsigned char *key, size_t keylen,
+                             const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
 {
     return ctr_init((bsprov_ctr_cctx *)vctx, 1, key, keylen, iv, ivlen, params);
 }
 
-int bsprov_ctr_dinit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-                     size_t ivlen, const OSSL_PARAM params[])
+static int ctr_dinit_unwiped(void *vctx, const unsigned char *key, size_t keylen,
+                             const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
 {
     return ctr_init((bsprov_ctr_cctx *)vctx, 0, key, keylen, iv, ivlen, params);
 }
@@ -255,8 +255,8 @@ static int ctr_ready(const bsprov_ctr_cctx *ctx)
     return 1;
 }
 
-int bsprov_ctr_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-                      const unsigned char *in, size_t inl)
+static int ctr_update_unwiped(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                              const unsigned char *in, size_t inl)
 {
     bsprov_ctr_cctx *ctx = (bsprov_ctr_cctx *)vctx;
     int rc;
@@ -278,7 +278,7 @@ int bsprov_ctr_update(void *vctx, unsigned char *out, size_t *outl, size_t outsi
     return 1;
 }
 
-int bsprov_ctr_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+static int ctr_final_unwiped(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
 {
     (void)out;
     (void)outsize;
@@ -288,10 +288,10 @@ int bsprov_ctr_final(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
     return 1;
 }
 
-int bsprov_ctr_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-                      const unsigned char *in, size_t inl)
+static int ctr_cipher_unwiped(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                              const unsigned char *in, size_t inl)
 {
-    return bsprov_ctr_update(vctx, out, outl, outsize, in, inl);
+    return ctr_update_unwiped(vctx, out, outl, outsize, in, inl);
 }
 
 static const OSSL_PARAM ctr_known_gettable_ctx_params[] = {
@@ -484,4 +484,62 @@ int bsprov_ctr_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     if (!ctr_check_params(ctx, params, ctx->key_set && ctx->iv_set))
         return 0;
     return ctr_apply_params(ctx, params);
+}
+
+/*
+ * The entry points that touch a key or data: each returns with no key, round key or keystream
+ * left in a vector register, where a signal frame or lazy binding would copy it onto the
+ * caller's stack (review F5).
+ */
+
+void bsprov_ctr_freectx(void *vctx)
+{
+    ctr_freectx_unwiped(vctx);
+    bs_wipe_vector_regs();
+}
+
+void *bsprov_ctr_dupctx(void *vctx)
+{
+    void *r = ctr_dupctx_unwiped(vctx);
+    bs_wipe_vector_regs();
+    return r;
+}
+
+int bsprov_ctr_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
+                     size_t ivlen, const OSSL_PARAM params[])
+{
+    int r = ctr_einit_unwiped(vctx, key, keylen, iv, ivlen, params);
+    bs_wipe_vector_regs();
+    return r;
+}
+
+int bsprov_ctr_dinit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
+                     size_t ivlen, const OSSL_PARAM params[])
+{
+    int r = ctr_dinit_unwiped(vctx, key, keylen, iv, ivlen, params);
+    bs_wipe_vector_regs();
+    return r;
+}
+
+int bsprov_ctr_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                      const unsigned char *in, size_t inl)
+{
+    int r = ctr_update_unwiped(vctx, out, outl, outsize, in, inl);
+    bs_wipe_vector_regs();
+    return r;
+}
+
+int bsprov_ctr_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+{
+    int r = ctr_final_unwiped(vctx, out, outl, outsize);
+    bs_wipe_vector_regs();
+    return r;
+}
+
+int bsprov_ctr_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                      const unsigned char *in, size_t inl)
+{
+    int r = ctr_cipher_unwiped(vctx, out, outl, outsize, in, inl);
+    bs_wipe_vector_regs();
+    return r;
 }

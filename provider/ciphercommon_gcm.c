@@ -95,7 +95,7 @@ void *bsprov_gcm_newctx(void *provctx, const bsprov_cipher_info *info)
     return ctx;
 }
 
-void bsprov_gcm_freectx(void *vctx)
+static void gcm_freectx_unwiped(void *vctx)
 {
     bsprov_gcm_cctx *ctx = (bsprov_gcm_cctx *)vctx;
     if (ctx == NULL)
@@ -104,7 +104,7 @@ void bsprov_gcm_freectx(void *vctx)
     OPENSSL_clear_free(ctx, sizeof *ctx);
 }
 
-void *bsprov_gcm_dupctx(void *vctx)
+static void *gcm_dupctx_unwiped(void *vctx)
 {
     const bsprov_gcm_cctx *src = (const bsprov_gcm_cctx *)vctx;
     bsprov_gcm_cctx *ctx = OPENSSL_malloc(sizeof *ctx);
@@ -209,14 +209,14 @@ static int gcm_init(bsprov_gcm_cctx *ctx, int enc, const unsigned char *key, siz
     return 1;
 }
 
-int bsprov_gcm_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-                     size_t ivlen, const OSSL_PARAM params[])
+static int gcm_einit_unwiped(void *vctx, const unsigned char *key, size_t keylen,
+                             const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
 {
     return gcm_init((bsprov_gcm_cctx *)vctx, 1, key, keylen, iv, ivlen, params);
 }
 
-int bsprov_gcm_dinit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-                     size_t ivlen, const OSSL_PARAM params[])
+static int gcm_dinit_unwiped(void *vctx, const unsigned char *key, size_t keylen,
+                             const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
 {
     return gcm_init((bsprov_gcm_cctx *)vctx, 0, key, keylen, iv, ivlen, params);
 }
@@ -246,8 +246,8 @@ static int gcm_ready(const bsprov_gcm_cctx *ctx)
     return 1;
 }
 
-int bsprov_gcm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-                      const unsigned char *in, size_t inl)
+static int gcm_update_unwiped(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                              const unsigned char *in, size_t inl)
 {
     bsprov_gcm_cctx *ctx = (bsprov_gcm_cctx *)vctx;
     int rc;
@@ -291,7 +291,7 @@ int bsprov_gcm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsi
     return 1;
 }
 
-int bsprov_gcm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+static int gcm_final_unwiped(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
 {
     bsprov_gcm_cctx *ctx = (bsprov_gcm_cctx *)vctx;
     int rc;
@@ -323,12 +323,12 @@ int bsprov_gcm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
 }
 
 /* EVP_Cipher(): NULL input finishes, NULL output is AAD, as in OpenSSL's GCM. */
-int bsprov_gcm_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-                      const unsigned char *in, size_t inl)
+static int gcm_cipher_unwiped(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                              const unsigned char *in, size_t inl)
 {
     if (in == NULL)
-        return bsprov_gcm_final(vctx, out, outl, outsize);
-    return bsprov_gcm_update(vctx, out, outl, outsize, in, inl);
+        return gcm_final_unwiped(vctx, out, outl, outsize);
+    return gcm_update_unwiped(vctx, out, outl, outsize, in, inl);
 }
 
 static const OSSL_PARAM gcm_known_gettable_ctx_params[] = {
@@ -491,4 +491,62 @@ int bsprov_gcm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         return 0;
     gcm_apply_params(ctx, params);
     return 1;
+}
+
+/*
+ * The entry points that touch a key or data: each returns with no key, round key or keystream
+ * left in a vector register, where a signal frame or lazy binding would copy it onto the
+ * caller's stack (review F5).
+ */
+
+void bsprov_gcm_freectx(void *vctx)
+{
+    gcm_freectx_unwiped(vctx);
+    bs_wipe_vector_regs();
+}
+
+void *bsprov_gcm_dupctx(void *vctx)
+{
+    void *r = gcm_dupctx_unwiped(vctx);
+    bs_wipe_vector_regs();
+    return r;
+}
+
+int bsprov_gcm_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
+                     size_t ivlen, const OSSL_PARAM params[])
+{
+    int r = gcm_einit_unwiped(vctx, key, keylen, iv, ivlen, params);
+    bs_wipe_vector_regs();
+    return r;
+}
+
+int bsprov_gcm_dinit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
+                     size_t ivlen, const OSSL_PARAM params[])
+{
+    int r = gcm_dinit_unwiped(vctx, key, keylen, iv, ivlen, params);
+    bs_wipe_vector_regs();
+    return r;
+}
+
+int bsprov_gcm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                      const unsigned char *in, size_t inl)
+{
+    int r = gcm_update_unwiped(vctx, out, outl, outsize, in, inl);
+    bs_wipe_vector_regs();
+    return r;
+}
+
+int bsprov_gcm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+{
+    int r = gcm_final_unwiped(vctx, out, outl, outsize);
+    bs_wipe_vector_regs();
+    return r;
+}
+
+int bsprov_gcm_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                      const unsigned char *in, size_t inl)
+{
+    int r = gcm_cipher_unwiped(vctx, out, outl, outsize, in, inl);
+    bs_wipe_vector_regs();
+    return r;
 }

@@ -37,6 +37,9 @@ bs_ref_encrypt_fn bs_ref_by_name(const char *name);
 void bs_ref_ctr(const char *cipher, const uint8_t *key, const uint8_t *iv, const uint8_t *in,
                 uint8_t *out, size_t len);
 
+/* Rijndael-256's 15 round keys of 32 bytes, in the order they are added (FIPS 197 words). */
+void bs_ref_rijndael256_round_keys(const uint8_t key[32], uint8_t out[15 * 32]);
+
 /* GF(2^256) product of docs/spec/rijndael256-gcm.md, SP 800-38D Algorithm 1 with n = 256. */
 void bs_ref_gf256_mul(const uint8_t x[32], const uint8_t y[32], uint8_t out[32]);
 

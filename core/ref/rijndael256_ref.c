@@ -80,6 +80,13 @@ static void key_expand(const uint8_t *key, uint8_t w[NB * (NR + 1)][4])
     }
 }
 
+void bs_ref_rijndael256_round_keys(const uint8_t key[32], uint8_t out[(NR + 1) * 4 * NB])
+{
+    uint8_t w[NB * (NR + 1)][4];
+    key_expand(key, w);
+    memcpy(out, w, sizeof w);
+}
+
 static void add_round_key(uint8_t s[4][NB], uint8_t w[][4], int round)
 {
     for (int c = 0; c < NB; c++)
