@@ -29,6 +29,10 @@ int bs_gcm128_set_face(bs_gcm128_ctx *ctx, struct bs_aes_face_ctx *face)
 #ifdef GCM_FACE
     if (face != NULL && (!face->ctr.keyed || face->ctr.cipher->key_len != ctx->cipher->key_len))
         return BS_ERR_ARG;
+    /* FACE computes the unmasked cipher: over a masked core (impl "masked...") the data
+     * keystream would silently leave the masking, so it is refused, the context unchanged */
+    if (face != NULL && strncmp(ctx->cipher->impl, "masked", 6) == 0)
+        return BS_ERR_ARG;
     ctx->face = face;
     ctx->state = ST_KEYED;
     return BS_OK;
