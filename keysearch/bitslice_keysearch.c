@@ -1,5 +1,5 @@
 /*
- * bitslice-keysearch: finds the unknown bits of a PRESENT or GIFT key from plaintext/ciphertext
+ * bitslice keysearch: finds the unknown bits of a PRESENT or GIFT key from plaintext/ciphertext
  * pairs, on the CPU (bitsliced, 64 candidates a pass, all cores) or on a CUDA device. --part K/N
  * searches one of N fixed slices of the key space, so that a scheduler (Slurm job arrays, GNU
  * parallel) can shard a search without any protocol of ours: the slices depend only on the
@@ -13,7 +13,12 @@
 #include <math.h>
 #include <time.h>
 
+#include <getopt.h>
+
 #include "bs_hex.h"
+#include "bs_num.h"
+#include "bs_opt.h"
+#include "bs_progress.h"
 #include "bsks.h"
 #ifdef BSGPU_HAVE_CUDA
 #include "bsgpu.h"
@@ -25,23 +30,29 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bitslice keysearch -c CIPHER -k KEY -m MASK -p PT -x CT [-p PT -x CT]...\n"
-               "                          [--part K/N] [--cpu | --gpu] [-t THREADS] [-d DEVICE]\n"
-               "                          [-q]\n"
-               "  CIPHER   PRESENT-80, PRESENT-128, GIFT-64 or GIFT-128, or a provider name\n"
-               "           (PRESENT-80-CTR, PRESENT-CTR = PRESENT-128, GIFT64-CTR, ...)\n"
-               "  KEY      the key in hex, any value in the unknown bits\n"
-               "  MASK     hex, as long as KEY: set bits are unknown (at most 64 of them)\n"
-               "  PT, CT   a plaintext block and its ciphertext, hex; up to 4 pairs, the first is\n"
-               "           compared in the bitsliced lanes, every pair checks a hit\n"
-               "  --cpu    search on the CPU (default when no CUDA device is present)\n"
-               "  --gpu    search on CUDA device DEVICE (default 0); fails without one\n"
-               "  -t       CPU threads (default 0: one per online CPU)\n"
-               "  --part K/N  search only slice K (0..N-1) of N disjoint slices of the key space;\n"
-               "           the N slices cover every candidate once, for any N (default 0/1: all)\n"
-               "  -q       no progress line (shown on standard error when it is a terminal)\n"
-               "Prints the key and the rate; exit status 0 found, 1 not found (in this slice),\n"
-               "2 usage or error.\n");
+    fprintf(
+        f, "usage: bitslice keysearch -c CIPHER -k KEY -m MASK -p PT -x CT [-p PT -x CT]...\n"
+           "                          [--part K/N] [--cpu | --gpu] [-t THREADS] [-d DEVICE]\n"
+           "                          [-q]\n"
+           "  -c, --cipher CIPHER     PRESENT-80, PRESENT-128, GIFT-64 or GIFT-128, or a\n"
+           "                          provider name (PRESENT-80-CTR, PRESENT-CTR = PRESENT-128,\n"
+           "                          GIFT64-CTR, ...)\n"
+           "  -k, --key KEY           the key in hex, any value in the unknown bits\n"
+           "  -m, --mask MASK         hex, as long as KEY: set bits are unknown (at most 64)\n"
+           "  -p, --plaintext PT      a plaintext block and its ciphertext, hex; up to 4\n"
+           "  -x, --ciphertext CT     pairs, the first is compared in the bitsliced lanes,\n"
+           "                          every pair checks a hit\n"
+           "      --cpu               search on the CPU (default when no CUDA device is present)\n"
+           "      --gpu               search on CUDA device DEVICE (default 0); fails without one\n"
+           "  -t, --threads N         CPU threads (default 0: one per online CPU)\n"
+           "  -d, --device N          the CUDA device (default 0)\n"
+           "      --part K/N          search only slice K (0..N-1) of N disjoint slices of the\n"
+           "                          key space; the N slices cover every candidate once, for\n"
+           "                          any N (default 0/1: all)\n"
+           "  -q, --quiet             no progress line (shown on standard error when it is a\n"
+           "                          terminal)\n"
+           "Prints the key and the rate; exit status 0 found, 1 not found (in this slice),\n"
+           "2 usage or error.\n");
 }
 
 /* Exactly n bytes of hex. */
@@ -57,45 +68,10 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* "K/N" with 0 <= K < N, both decimal. */
-static int parse_part(const char *s, uint64_t *k, uint64_t *n)
-{
-    char *end;
-    if (*s < '0' || *s > '9')
-        return -1;
-    *k = strtoull(s, &end, 10);
-    if (*end != '/' || end[1] < '0' || end[1] > '9')
-        return -1;
-    *n = strtoull(end + 1, &end, 10);
-    return *end == 0 && *n >= 1 && *k < *n ? 0 : -1;
-}
-
-typedef struct progress {
-    double t0, last, total; /* total: candidates in the slice (2^64 does not fit a uint64_t) */
-} progress;
-
-/* One line, rewritten in place: share done, rate, time left. */
+/* The progress line's callback: candidates tried so far. */
 static void show_progress(uint64_t tried, void *arg)
 {
-    progress *p = (progress *)arg;
-    const double now = now_s(), dt = now - p->t0;
-    const double done = (double)tried < p->total ? (double)tried : p->total;
-    if (now - p->last < 0.5 && done < p->total)
-        return;
-    p->last = now;
-    const double rate = dt > 0 ? (double)tried / dt : 0;
-    const double frac = p->total > 0 ? done / p->total : 1;
-    const double left = rate > 0 ? (p->total - done) / rate : 0;
-    char eta[32];
-    if (rate <= 0)
-        snprintf(eta, sizeof eta, "?");
-    else if (left < 3600 * 99)
-        snprintf(eta, sizeof eta, "%d:%02d:%02d", (int)(left / 3600), (int)(left / 60) % 60,
-                 (int)left % 60);
-    else
-        snprintf(eta, sizeof eta, "%.3g days", left / 86400);
-    fprintf(stderr, "\r%5.1f%%  %.3g of %.3g keys  %.3g keys/s  ETA %s   ", 100 * frac, done,
-            p->total, rate, eta);
+    bs_progress_update((bs_progress *)arg, (double)tried, 0);
 }
 
 int main(int argc, char **argv)
@@ -105,72 +81,115 @@ int main(int argc, char **argv)
     unsigned npt = 0, nct = 0, threads = 0;
     int device = 0, mode = 0; /* 0 auto, 1 cpu, 2 gpu */
     uint64_t part_k = 0, part_n = 1;
-    int quiet = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const int has = i + 1 < argc;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    int quiet = 0, c;
+    static const struct option lo[] = {
+        {"cipher", required_argument, 0, 'c'},
+        {"key", required_argument, 0, 'k'},
+        {"mask", required_argument, 0, 'm'},
+        {"plaintext", required_argument, 0, 'p'},
+        {"ciphertext", required_argument, 0, 'x'},
+        {"part", required_argument, 0, 'P'},
+        {"cpu", no_argument, 0, 'C'},
+        {"gpu", no_argument, 0, 'G'},
+        {"threads", required_argument, 0, 't'},
+        {"device", required_argument, 0, 'd'},
+        {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0},
+    };
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":c:k:m:p:x:t:d:qhV", lo, NULL)) != -1) {
+        switch (c) {
+        case 'h':
             usage(stdout);
             return 0;
-        } else if (strcmp(a, "--version") == 0) {
+        case 'V':
             printf("bitslice-keysearch %s\n", BS_VERSION);
             return 0;
-        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+        case 'q':
             quiet = 1;
-        } else if (has && strcmp(a, "--part") == 0) {
-            if (parse_part(argv[++i], &part_k, &part_n) != 0) {
-                fprintf(stderr, "bitslice-keysearch: --part wants K/N with 0 <= K < N (got '%s')\n",
-                        argv[i]);
+            break;
+        case 'P':
+            if (bs_parse_part(optarg, &part_k, &part_n) != 0) {
+                fprintf(stderr, "bitslice keysearch: --part wants K/N with 0 <= K < N (got '%s')\n",
+                        optarg);
                 return 2;
             }
-        } else if (strcmp(a, "--cpu") == 0) {
+            break;
+        case 'C':
             mode = 1;
-        } else if (strcmp(a, "--gpu") == 0) {
+            break;
+        case 'G':
             mode = 2;
-        } else if (has && strcmp(a, "-c") == 0) {
-            cipher = argv[++i];
-        } else if (has && strcmp(a, "-k") == 0) {
-            key_hex = argv[++i];
-        } else if (has && strcmp(a, "-m") == 0) {
-            mask_hex = argv[++i];
-        } else if (has && strcmp(a, "-p") == 0 && npt < BSKS_MAX_PAIRS) {
-            pt_hex[npt++] = argv[++i];
-        } else if (has && strcmp(a, "-x") == 0 && nct < BSKS_MAX_PAIRS) {
-            ct_hex[nct++] = argv[++i];
-        } else if (has && strcmp(a, "-t") == 0) {
-            threads = (unsigned)strtoul(argv[++i], NULL, 10);
-        } else if (has && strcmp(a, "-d") == 0) {
-            device = atoi(argv[++i]);
-        } else {
-            fprintf(stderr,
-                    "bitslice-keysearch: %s '%s'\nRun 'bitslice keysearch --help' for the "
-                    "options.\n",
-                    a[0] == '-' ? "unknown option or missing argument" : "unexpected argument", a);
-            return 2;
+            break;
+        case 'c':
+            cipher = optarg;
+            break;
+        case 'k':
+            key_hex = optarg;
+            break;
+        case 'm':
+            mask_hex = optarg;
+            break;
+        case 'p':
+        case 'x':
+            if ((c == 'p' ? npt : nct) >= BSKS_MAX_PAIRS) {
+                fprintf(stderr, "bitslice keysearch: at most %d pairs (-p PT -x CT)\n",
+                        BSKS_MAX_PAIRS);
+                return 2;
+            }
+            if (c == 'p')
+                pt_hex[npt++] = optarg;
+            else
+                ct_hex[nct++] = optarg;
+            break;
+        case 't':
+            if (bs_parse_uint(optarg, 0, 4096, &threads) != 0) {
+                fprintf(stderr, "bitslice keysearch: -t wants 0..4096 threads, got '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        case 'd': {
+            unsigned dev;
+            if (bs_parse_uint(optarg, 0, 1024, &dev) != 0) {
+                fprintf(stderr, "bitslice keysearch: -d wants a device number, got '%s'\n", optarg);
+                return 2;
+            }
+            device = (int)dev;
+            break;
+        }
+        default:
+            return bs_opt_error("bitslice keysearch", "bitslice keysearch", c, argv);
         }
     }
+    if (optind < argc)
+        return bs_usage_error("bitslice keysearch", "bitslice keysearch", "unexpected argument",
+                              argv[optind]);
     if (cipher == NULL || key_hex == NULL || mask_hex == NULL || npt == 0 || npt != nct) {
-        fprintf(stderr, "bitslice-keysearch: -c, -k, -m and as many -p as -x (at least one) "
-                        "are required\nRun 'bitslice keysearch --help' for the options.\n");
-        return 2;
+        return bs_usage_error("bitslice keysearch", "bitslice keysearch",
+                              "-c, -k, -m and as many -p as -x (at least one) are required", NULL);
     }
     const bs_block_cipher *core = bs_block_cipher_by_any_name(cipher);
     if (core == NULL) {
-        fprintf(stderr, "bitslice-keysearch: unknown cipher %s\n", cipher);
+        fprintf(stderr,
+                "bitslice keysearch: unknown cipher '%s'; key search supports %s (or their "
+                "provider names: PRESENT-80-CTR, GIFT64-CTR, ...)\n",
+                cipher, BSKS_CIPHER_NAMES);
         return 2;
     }
     cipher = core->name;
     uint8_t key[16], mask[16], pt[BSKS_MAX_PAIRS][16], ct[BSKS_MAX_PAIRS][16];
     if (parse_hex(key_hex, key, core->key_len) != 0 ||
         parse_hex(mask_hex, mask, core->key_len) != 0) {
-        fprintf(stderr, "bitslice-keysearch: KEY and MASK must be %u bytes of hex\n",
+        fprintf(stderr, "bitslice keysearch: KEY and MASK must be %u bytes of hex\n",
                 core->key_len);
         return 2;
     }
     for (unsigned p = 0; p < npt; p++)
         if (parse_hex(pt_hex[p], pt[p], core->block_len) != 0 ||
             parse_hex(ct_hex[p], ct[p], core->block_len) != 0) {
-            fprintf(stderr, "bitslice-keysearch: PT and CT must be %u bytes of hex\n",
+            fprintf(stderr, "bitslice keysearch: PT and CT must be %u bytes of hex\n",
                     core->block_len);
             return 2;
         }
@@ -178,7 +197,7 @@ int main(int argc, char **argv)
     char err[256];
     if (bsks_prepare(&s, cipher, key, mask, (const uint8_t(*)[16])pt, (const uint8_t(*)[16])ct, npt,
                      err, sizeof err) != 0) {
-        fprintf(stderr, "bitslice-keysearch: %s\n", err);
+        fprintf(stderr, "bitslice keysearch: %s\n", err);
         return 2;
     }
 #ifdef BSGPU_HAVE_CUDA
@@ -187,7 +206,7 @@ int main(int argc, char **argv)
     const int have_gpu = 0;
 #endif
     if (mode == 2 && !have_gpu) {
-        fprintf(stderr, "bitslice-keysearch: no CUDA device %d%s\n", device,
+        fprintf(stderr, "bitslice keysearch: no CUDA device %d%s\n", device,
 #ifdef BSGPU_HAVE_CUDA
                 ""
 #else
@@ -207,8 +226,9 @@ int main(int argc, char **argv)
     const uint64_t g_first = 2 * first < c32 ? 2 * first : c32,
                    g_last = 2 * last < c32 ? 2 * last : c32;
     const double space = ldexp(1.0, (int)s.pb.nunknown), slice = (double)(last - first) * 64;
-    progress pr = {now_s(), 0, slice < space ? slice : space};
+    bs_progress pr;
     const bsks_progress_fn fn = !quiet && isatty(STDERR_FILENO) ? show_progress : NULL;
+    bs_progress_start(&pr, fn != NULL, slice < space ? slice : space, BS_PROGRESS_KEYS);
     const double t0 = now_s();
     if (use_gpu) {
 #ifdef BSGPU_HAVE_CUDA
@@ -220,19 +240,18 @@ int main(int argc, char **argv)
         rc = -1;
 #endif
         if (rc < 0) {
-            fprintf(stderr, "bitslice-keysearch: CUDA: %s\n", err);
+            fprintf(stderr, "bitslice keysearch: CUDA: %s\n", err);
             return 2;
         }
     } else {
         rc = bsks_search_cpu_progress(&s, threads, first, last, found, &tried, fn, &pr);
         if (rc < 0) {
-            fprintf(stderr, "bitslice-keysearch: out of memory\n");
+            fprintf(stderr, "bitslice keysearch: out of memory\n");
             return 2;
         }
     }
     const double dt = now_s() - t0;
-    if (fn != NULL)
-        fprintf(stderr, "\n");
+    bs_progress_update(&pr, (double)tried, 1);
     printf("engine=%s cipher=%s unknown_bits=%u part=%" PRIu64 "/%" PRIu64 " chunks=%" PRIu64
            "..%" PRIu64 " keys=%llu seconds=%.3f keys_per_s=%.4g log2_keys_per_s=%.2f\n",
            use_gpu ? "cuda" : "cpu", cipher, s.pb.nunknown, part_k, part_n, first, last,

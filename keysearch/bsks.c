@@ -35,7 +35,7 @@ int bsks_prepare(bsks_search *s, const char *cipher, const uint8_t *key, const u
         if (strcmp(cipher, bsks_ciphers[i].name) == 0)
             k = i;
     if (k < 0) {
-        snprintf(err, errlen, "key search supports PRESENT-80, PRESENT-128, GIFT-64, GIFT-128");
+        snprintf(err, errlen, "key search supports " BSKS_CIPHER_NAMES);
         return -1;
     }
     if (npairs < 1 || npairs > BSKS_MAX_PAIRS) {

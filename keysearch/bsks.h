@@ -16,6 +16,9 @@
 extern "C" {
 #endif
 
+/* The block ciphers a key search runs on, for messages. */
+#define BSKS_CIPHER_NAMES "PRESENT-80, PRESENT-128, GIFT-64, GIFT-128"
+
 typedef struct bsks_search {
     bsks_problem pb;
     const bs_block_cipher *core;

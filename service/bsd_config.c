@@ -10,14 +10,11 @@
 #include <unistd.h>
 
 #include "bsd_backend.h"
+#include "bsd_paths.h"
 
 void bsd_default_socket_path(char *out, size_t outlen)
 {
-    const char *rt = getenv("XDG_RUNTIME_DIR");
-    if (rt != NULL && rt[0] == '/')
-        snprintf(out, outlen, "%s/bitslice/bitsliced.sock", rt);
-    else
-        snprintf(out, outlen, "/run/bitslice/bitsliced.sock");
+    bsd_default_socket(out, outlen, 0);
 }
 
 void bsd_config_defaults(bsd_config *c)

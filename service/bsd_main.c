@@ -1,5 +1,6 @@
 /* bitsliced: the keystream daemon. See service/README.md and service/proto/PROTOCOL.md. */
 #include <errno.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "bsd_integrity.h"
 #include "bsd_listen.h"
 #include "bsd_log.h"
+#include "bs_opt.h"
 
 #ifndef BS_VERSION
 #define BS_VERSION "unknown"
@@ -27,13 +29,15 @@ static void usage(FILE *f)
             "usage: bitsliced [--config FILE] [--socket PATH] [--set KEY=VALUE]... [--check]\n"
             "       bitsliced --help | --version\n"
             "The bitslice keystream daemon (bitsliced(8)).\n"
-            "  --config FILE     settings, key = value lines ('-': standard input); every key and\n"
-            "                    its default: the example bitsliced.conf\n"
-            "  --socket PATH     listening socket (default %s:\n"
-            "                    $XDG_RUNTIME_DIR/bitslice/bitsliced.sock, else\n"
-            "                    /run/bitslice/bitsliced.sock; systemd socket activation wins)\n"
-            "  --set KEY=VALUE   one setting, applied after the file\n"
-            "  --check           validate the settings, print the main ones and exit\n"
+            "  -c, --config FILE     settings, key = value lines ('-': standard input); every\n"
+            "                        key and its default: bitsliced(8), and the example\n"
+            "                        bitsliced.conf\n"
+            "  -s, --socket PATH     listening socket (default %s:\n"
+            "                        $XDG_RUNTIME_DIR/bitslice/bitsliced.sock, else\n"
+            "                        /run/bitslice/bitsliced.sock; systemd socket activation\n"
+            "                        wins)\n"
+            "  -o, --set KEY=VALUE   one setting, applied after the file\n"
+            "  -t, --check           validate the settings, print the main ones and exit\n"
             "Defaults: backend=%s threads=%u (0: one per CPU) max_clients=%u "
             "max_sessions_total=%u\n"
             "          batch_deadline_us=%u batch_max_requests=%u memlock=try log_level=info\n"
@@ -138,55 +142,53 @@ int main(int argc, char **argv)
     char err[512];
     int check_only = 0;
     bsd_config_defaults(&d->cfg);
+    static const struct option lo[] = {
+        {"config", required_argument, 0, 'c'},
+        {"socket", required_argument, 0, 's'},
+        {"set", required_argument, 0, 'o'},
+        {"check", no_argument, 0, 't'},
+        {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0},
+    };
+    static const char *const so = ":c:s:o:thV";
+    int c;
+    opterr = 0;
     /* --help and --version win over everything else, even an unreadable config. */
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+    while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+        if (c == 'h') {
             usage(stdout);
             return 0;
         }
-        if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0) {
+        if (c == 'V') {
             printf("bitsliced %s\n", BS_VERSION);
             return 0;
         }
-        if ((strcmp(argv[i], "--config") == 0 || strcmp(argv[i], "--socket") == 0 ||
-             strcmp(argv[i], "--set") == 0) &&
-            i + 1 < argc)
-            i++;
+        if (c == '?' || c == ':')
+            return bs_opt_error("bitsliced", "bitsliced", c, argv);
     }
-    /* The config file first, then the flags that override it. */
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
-            if (bsd_config_load(&d->cfg, argv[++i], err, sizeof err) != 0) {
-                fprintf(stderr, "bitsliced: %s\n", err);
-                return 2;
-            }
-        }
-    }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--config") == 0 && i + 1 < argc) {
-            i++;
-        } else if (strcmp(a, "--socket") == 0 && i + 1 < argc) {
-            if (bsd_config_set(&d->cfg, "socket", argv[++i], err, sizeof err) != 0) {
-                fprintf(stderr, "bitsliced: %s\n", err);
-                return 2;
-            }
-        } else if (strcmp(a, "--set") == 0 && i + 1 < argc) {
-            if (bsd_config_set_kv(&d->cfg, argv[++i], err, sizeof err) != 0) {
-                fprintf(stderr, "bitsliced: %s\n", err);
-                return 2;
-            }
-        } else if (strcmp(a, "--check") == 0) {
-            check_only = 1;
-        } else {
-            const int known =
-                strcmp(a, "--config") == 0 || strcmp(a, "--socket") == 0 || strcmp(a, "--set") == 0;
-            fprintf(stderr, "bitsliced: %s '%s'\nRun 'bitsliced --help' for the options.\n",
-                    known         ? "missing argument of"
-                    : a[0] == '-' ? "unknown option"
-                                  : "unexpected argument",
-                    a);
+    if (optind < argc)
+        return bs_usage_error("bitsliced", "bitsliced", "unexpected argument", argv[optind]);
+    /* The config file first, then the flags that override it, in their order. */
+    optind = 0;
+    while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1)
+        if (c == 'c' && bsd_config_load(&d->cfg, optarg, err, sizeof err) != 0) {
+            fprintf(stderr, "bitsliced: %s\n", err);
             return 2;
+        }
+    optind = 0;
+    while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+        if (c == 's' && bsd_config_set(&d->cfg, "socket", optarg, err, sizeof err) != 0) {
+            fprintf(stderr, "bitsliced: %s\n", err);
+            return 2;
+        }
+        if (c == 't')
+            check_only = 1;
+        if (c == 'o') {
+            if (bsd_config_set_kv(&d->cfg, optarg, err, sizeof err) != 0) {
+                fprintf(stderr, "bitsliced: %s\n", err);
+                return 2;
+            }
         }
     }
     if (check_only) {

@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,12 +17,18 @@
 
 #include "bs_cli.h"
 #include "bs_cpu.h"
+#include "bs_num.h"
+#include "bs_opt.h"
 #include "bsd_client.h"
 #include "bsd_source.h"
 #include "bsd_digest.h"
 #include "bsd_stream.h"
 #include "bsd_verify.h"
 #include "modes/ctr.h"
+
+#ifndef BS_VERSION
+#define BS_VERSION "unknown"
+#endif
 
 static double now_s(void)
 {
@@ -422,57 +429,85 @@ static void bench_usage(FILE *f)
 int bscli_cmd_bench(int argc, char **argv)
 {
     const char *cipher = "PRESENT-80", *sock = NULL;
-    size_t mib = 64;
+    uint64_t mib = 64;
     int compare = 0;
     unsigned reps = 5;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--cipher") == 0 && i + 1 < argc)
-            cipher = argv[++i];
-        else if (strcmp(argv[i], "--size-mib") == 0 && i + 1 < argc)
-            mib = (size_t)strtoul(argv[++i], NULL, 10);
-        else if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc)
-            sock = argv[++i];
-        else if (strcmp(argv[i], "--integrity-compare") == 0)
+    static const struct option lo[] = {
+        {"cipher", required_argument, 0, 'c'}, {"size-mib", required_argument, 0, 'n'},
+        {"socket", required_argument, 0, 's'}, {"integrity-compare", no_argument, 0, 'I'},
+        {"reps", required_argument, 0, 'r'},   {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},      {0, 0, 0, 0},
+    };
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":c:n:s:r:hV", lo, NULL)) != -1) {
+        switch (c) {
+        case 'c':
+            cipher = optarg;
+            break;
+        case 'n':
+            if (bs_parse_u64(optarg, 1, 4096, &mib) != 0) {
+                fprintf(stderr, "bitslice bench: --size-mib wants 1..4096, got '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        case 's':
+            sock = optarg;
+            break;
+        case 'I':
             compare = 1;
-        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
-            reps = (unsigned)strtoul(argv[++i], NULL, 10);
-        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            break;
+        case 'r':
+            if (bs_parse_uint(optarg, 1, 64, &reps) != 0) {
+                fprintf(stderr, "bitslice bench: --reps wants 1..64, got '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        case 'h':
             bench_usage(stdout);
             return 0;
-        } else {
-            fprintf(stderr, "bitslice bench: unknown option or missing argument '%s'\n", argv[i]);
-            bench_usage(stderr);
-            return 2;
+        case 'V':
+            printf("bitslice %s\n", BS_VERSION);
+            return 0;
+        default:
+            return bs_opt_error("bitslice bench", "bitslice bench", c, argv);
         }
     }
-    const bs_block_cipher *c = bs_block_cipher_by_any_name(cipher);
-    if (reps < 1 || reps > 64)
-        reps = 5;
-    if (c == NULL || mib == 0 || mib > 4096) {
-        fprintf(stderr, "bitslice: unknown cipher %s (or size out of 1..4096 MiB)\n", cipher);
+    if (optind < argc)
+        return bs_usage_error("bitslice bench", "bitslice bench", "unexpected argument",
+                              argv[optind]);
+    const bs_block_cipher *bc = bs_block_cipher_by_any_name(cipher);
+    if (bc == NULL) {
+        char names[512];
+        bs_cipher_names(names, sizeof names);
+        fprintf(stderr,
+                "bitslice bench: unknown cipher '%s'; the ciphers: %s (or their provider names: "
+                "PRESENT-80-CTR, GIFT-CTR, RIJNDAEL256-CTR, ...)\n",
+                cipher, names);
         return 2;
     }
-    size_t bytes = mib << 20, nb = bytes / c->block_len;
+    size_t bytes = mib << 20, nb = bytes / bc->block_len;
     uint8_t key[64] = {1, 2, 3}, ctr[32] = {0};
     uint8_t *out = (uint8_t *)malloc(bytes);
     static bs_key_schedule ks;
     if (out == NULL)
         return 1;
-    printf("cipher %s (%s), %zu MiB of keystream\n", c->name, c->impl, mib);
-    c->set_key(&ks, key);
+    printf("cipher %s (%s), %zu MiB of keystream\n", bc->name, bc->impl, (size_t)mib);
+    bc->set_key(&ks, key);
     /* Touched first: the row times the core, not the page faults of a fresh buffer. */
     memset(out, 0, bytes);
     double t0 = now_s(), c0 = cpu_s();
-    bs_ctr_keystream(c, &ks, ctr, nb, out);
+    bs_ctr_keystream(bc, &ks, ctr, nb, out);
     const double core_cpu = cpu_s() - c0;
     row("in-process, 1 thread", bytes, now_s() - t0, core_cpu);
 
     if (compare) {
-        compare_checks(c, sock, key, ctr, out, bytes, reps, core_cpu / (double)bytes * 1e9);
+        compare_checks(bc, sock, key, ctr, out, bytes, reps, core_cpu / (double)bytes * 1e9);
         free(out);
         return 0;
     }
-    daemon_rows(c, sock, key, ctr, out, bytes, NULL, NULL);
+    daemon_rows(bc, sock, key, ctr, out, bytes, NULL, NULL);
     free(out);
     return 0;
 }

@@ -16,15 +16,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bs_cli.h"
 #include "bs_kdf.h"
 #include "bs_keysrc.h"
+#include "bs_num.h"
+#include "bs_opt.h"
 #include "bs_pipe.h"
+#include "bs_progress.h"
 #include "bs_stream_format.h"
 #include "bsd_client.h"
+
+#ifndef BS_VERSION
+#define BS_VERSION "unknown"
+#endif
 
 static char tmp_path[4096];
 static char out_path[4096]; /* what tmp_path is renamed to (symlinks followed) */
@@ -56,7 +62,7 @@ static void usage(FILE *f, const char *cmd)
             "      --passphrase-file F  first line of F is the passphrase\n"
             "  -o, --output FILE        a regular file is written via a temporary file renamed at\n"
             "                           the end; -, a FIFO or a device is written in place%s\n"
-            "  -f, --force              replace an existing OUTPUT (never the INPUT itself)\n"
+            "  -f, --force              replace an existing OUTPUT (never the INPUT itself)%s\n"
             "      --no-daemon          compute in-process only\n"
             "      --socket PATH        bitsliced socket (default %s)\n"
             "  -q, --quiet              no progress bar\n"
@@ -65,7 +71,10 @@ static void usage(FILE *f, const char *cmd)
             cmd,
             cmd[0] == 's' ? "Encrypts INPUT with RIJNDAEL-256-GCM in authenticated chunks.\n"
                           : "Decrypts and verifies a sealed file.\n",
-            cmd[0] == 's' ? "" : "\n                           (each chunk once it verified)", sock,
+            cmd[0] == 's' ? "" : "\n                           (each chunk once it verified)",
+            cmd[0] == 's' ? ";\n                           with seal, also write to a terminal"
+                          : "",
+            sock,
             cmd[0] == 's'
                 ? "      --chunk-log2 N       chunk size 2^N bytes (10..24, default 20: 1 MiB)\n"
                   "      --scrypt-log-n N     scrypt cost N = 2^N (10..20, default 16)\n"
@@ -93,6 +102,7 @@ static int parse(int argc, char **argv, opts *o, const char *cmd)
         {"scrypt-log-n", required_argument, 0, 'L'},
         {"force", no_argument, 0, 'f'},
         {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -101,7 +111,7 @@ static int parse(int argc, char **argv, opts *o, const char *cmd)
     int c;
     optind = 1;
     opterr = 0; /* our own messages, with the command's name */
-    while ((c = getopt_long(argc, argv, ":k:po:fqvh", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":k:po:fqvhV", lo, NULL)) != -1) {
         switch (c) {
         case 'h':
             usage(stdout, cmd);
@@ -109,12 +119,9 @@ static int parse(int argc, char **argv, opts *o, const char *cmd)
         case 'f':
             o->force = 1;
             break;
-        case ':':
-            usage_error(cmd, "missing argument of", argv[optind - 1]);
-            return -1;
-        case '?':
-            usage_error(cmd, "unknown option", argv[optind - 1]);
-            return -1;
+        case 'V':
+            printf("bitslice %s\n", BS_VERSION);
+            return 1;
         case 'k':
             o->key_file = optarg;
             break;
@@ -140,23 +147,24 @@ static int parse(int argc, char **argv, opts *o, const char *cmd)
             o->verbose = 1;
             break;
         case 'C':
-            o->chunk_log2 = (unsigned)atoi(optarg);
-            if (o->chunk_log2 < BSF_CHUNK_LOG2_MIN || o->chunk_log2 > BSF_CHUNK_LOG2_MAX) {
-                fprintf(stderr, "bitslice %s: --chunk-log2 wants %d..%d\n", cmd, BSF_CHUNK_LOG2_MIN,
-                        BSF_CHUNK_LOG2_MAX);
+            if (bs_parse_uint(optarg, BSF_CHUNK_LOG2_MIN, BSF_CHUNK_LOG2_MAX, &o->chunk_log2) !=
+                0) {
+                fprintf(stderr, "bitslice %s: --chunk-log2 wants %d..%d, got '%s'\n", cmd,
+                        BSF_CHUNK_LOG2_MIN, BSF_CHUNK_LOG2_MAX, optarg);
                 return -1;
             }
             break;
         case 'L':
-            o->scrypt_log_n = (unsigned)atoi(optarg);
-            if (o->scrypt_log_n < BSF_SCRYPT_LOG_N_MIN || o->scrypt_log_n > BSF_SCRYPT_LOG_N_MAX) {
-                fprintf(stderr, "bitslice %s: --scrypt-log-n wants %d..%d\n", cmd,
-                        BSF_SCRYPT_LOG_N_MIN, BSF_SCRYPT_LOG_N_MAX);
+            if (bs_parse_uint(optarg, BSF_SCRYPT_LOG_N_MIN, BSF_SCRYPT_LOG_N_MAX,
+                              &o->scrypt_log_n) != 0) {
+                fprintf(stderr, "bitslice %s: --scrypt-log-n wants %d..%d, got '%s'\n", cmd,
+                        BSF_SCRYPT_LOG_N_MIN, BSF_SCRYPT_LOG_N_MAX, optarg);
                 return -1;
             }
             break;
-        default:
-            usage_error(cmd, "unknown option", argv[optind - 1]);
+        default: /* '?' unknown, ':' missing argument */
+            bs_opt_error(cmd[0] == 's' ? "bitslice seal" : "bitslice open",
+                         cmd[0] == 's' ? "bitslice seal" : "bitslice open", c, argv);
             return -1;
         }
     }
@@ -176,41 +184,6 @@ static int parse(int argc, char **argv, opts *o, const char *cmd)
         return -1;
     }
     return 0;
-}
-
-/* ---- progress: on a terminal only ---- */
-
-typedef struct progress {
-    int on;
-    uint64_t total, done;
-    struct timespec t0, last;
-} progress;
-
-static double since(const struct timespec *a, const struct timespec *b)
-{
-    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
-}
-
-static void progress_update(progress *p, uint64_t add, int final)
-{
-    p->done += add;
-    if (!p->on)
-        return;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (!final && since(&p->last, &now) < 0.2)
-        return;
-    p->last = now;
-    double el = since(&p->t0, &now), mib = (double)p->done / 1048576.0;
-    char bar[31];
-    int fill = p->total > 0 ? (int)(30.0 * (double)p->done / (double)p->total) : 0;
-    for (int i = 0; i < 30; i++)
-        bar[i] = i < fill ? '#' : '.';
-    bar[30] = 0;
-    fprintf(stderr, "\r[%s] %.1f / %.1f MiB  %.1f MiB/s ", bar, mib, (double)p->total / 1048576.0,
-            el > 0 ? mib / el : 0.0);
-    if (final)
-        fprintf(stderr, "\n");
 }
 
 /* ---- files ---- */
@@ -392,6 +365,21 @@ static void report(const opts *o, const bscli_keysrc *ks)
                 (unsigned long long)ks->local_chunks);
 }
 
+/* Whether OUTPUT ('-': standard output) is a terminal. */
+static int out_is_terminal(const char *out)
+{
+    if (strcmp(out, "-") == 0)
+        return isatty(STDOUT_FILENO);
+    struct stat st;
+    if (stat(out, &st) != 0 || !S_ISCHR(st.st_mode))
+        return 0;
+    int fd = open(out, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    int tty = fd >= 0 && isatty(fd);
+    if (fd >= 0)
+        close(fd);
+    return tty;
+}
+
 /*
  * seal and open leave through one exit: "out" closes the keystream source when it was started,
  * wipes the derived keys (harmless when there are none yet) and, once open_files ran, finishes
@@ -403,6 +391,12 @@ int bscli_cmd_seal(int argc, char **argv)
     int pr_ = parse(argc, argv, &o, "seal");
     if (pr_ != 0)
         return pr_ > 0 ? 0 : 2;
+    /* Ciphertext on a terminal is of no use to anyone and can upset it (as age refuses). */
+    if (!o.force && out_is_terminal(o.out)) {
+        fprintf(stderr, "bitslice seal: refusing to write ciphertext to a terminal\n"
+                        "Redirect it ('-o - > FILE', or a pipe), give -o FILE, or --force.\n");
+        return 2;
+    }
     static bsf_keys keys;
     io f;
     bscli_keysrc ks;
@@ -456,8 +450,10 @@ int bscli_cmd_seal(int argc, char **argv)
         fprintf(stderr, "bitslice: out of memory or threads\n");
         goto out;
     }
-    progress pr = {isatty(2) && !o.quiet, f.in_size, 0, {0, 0}, {0, 0}};
-    clock_gettime(CLOCK_MONOTONIC, &pr.t0);
+    bs_progress pr;
+    uint64_t done = 0;
+    bs_progress_start(&pr, isatty(2) && !o.quiet, f.in_regular ? (double)f.in_size : 0,
+                      BS_PROGRESS_BYTES);
     for (uint64_t i = 0; i < BSCLI_KEYSRC_SLOTS && (nchunks == 0 || i < nchunks); i++)
         bscli_keysrc_request(&ks, i, nchunks != 0 && i + 1 == nchunks, cs);
     ok = 1;
@@ -481,10 +477,12 @@ int bscli_cmd_seal(int argc, char **argv)
             bscli_keysrc_request(&ks, i + BSCLI_KEYSRC_SLOTS,
                                  nchunks != 0 && i + BSCLI_KEYSRC_SLOTS + 1 == nchunks, cs);
         bscli_pipe_put(&io_pipe, n + BSF_TAG_LEN);
-        progress_update(&pr, n, last);
+        done += n;
+        bs_progress_update(&pr, (double)done, last);
         if (last)
             break;
     }
+    bs_progress_end(&pr);
     int werr = bscli_pipe_finish(&io_pipe, ok);
     if (werr != 0) {
         fprintf(stderr, "bitslice: writing %s: %s\n", o.out, strerror(werr));
@@ -550,8 +548,10 @@ int bscli_cmd_open(int argc, char **argv)
         fprintf(stderr, "bitslice: out of memory or threads\n");
         goto out;
     }
-    progress pr = {isatty(2) && !o.quiet, body, 0, {0, 0}, {0, 0}};
-    clock_gettime(CLOCK_MONOTONIC, &pr.t0);
+    bs_progress pr;
+    uint64_t done = 0;
+    bs_progress_start(&pr, isatty(2) && !o.quiet, f.in_regular ? (double)body : 0,
+                      BS_PROGRESS_BYTES);
     for (uint64_t i = 0; i < BSCLI_KEYSRC_SLOTS && (nchunks == 0 || i < nchunks); i++)
         bscli_keysrc_request(&ks, i, nchunks != 0 && i + 1 == nchunks, cs);
     ok = 1;
@@ -612,10 +612,12 @@ int bscli_cmd_open(int argc, char **argv)
             break;
         }
         bscli_pipe_put(&io_pipe, len);
-        progress_update(&pr, n, last);
+        done += n;
+        bs_progress_update(&pr, (double)done, last);
         if (last)
             break;
     }
+    bs_progress_end(&pr);
     int werr = bscli_pipe_finish(&io_pipe, ok);
     if (werr != 0) {
         fprintf(stderr, "bitslice: writing %s: %s\n", o.out, strerror(werr));

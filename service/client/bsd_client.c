@@ -1,4 +1,5 @@
 #include "bsd_client.h"
+#include "bsd_paths.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +13,6 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
-
 
 /* Answers that arrived while the caller waited for another one. */
 #define BSD_CLIENT_PARKED 64
@@ -49,15 +49,7 @@ static int64_t now_ms(void)
 
 void bsd_client_default_socket(char *out, size_t len)
 {
-    /* secure_getenv: a set-uid program must not send keys to a socket its caller chose. */
-    const char *s = secure_getenv("BITSLICE_SOCKET");
-    const char *rt = secure_getenv("XDG_RUNTIME_DIR");
-    if (s != NULL && s[0] != 0)
-        snprintf(out, len, "%s", s);
-    else if (rt != NULL && rt[0] == '/')
-        snprintf(out, len, "%s/bitslice/bitsliced.sock", rt);
-    else
-        snprintf(out, len, "/run/bitslice/bitsliced.sock");
+    bsd_default_socket(out, len, 1);
 }
 
 /*
