@@ -30,6 +30,8 @@ extern const bsemb_kat bsemb_kat_gcm[];
 extern const size_t bsemb_kat_gcm_count;
 extern const bsemb_kat bsemb_kat_gcm128[];
 extern const size_t bsemb_kat_gcm128_count;
+extern const bsemb_kat bsemb_kat_wycheproof_gcm128[];
+extern const size_t bsemb_kat_wycheproof_gcm128_count;
 
 /* The field's bytes and length, or NULL if the stanza has no such hex field. */
 const uint8_t *bsemb_kat_bytes(const bsemb_kat *k, const char *name, size_t *len);

@@ -434,22 +434,21 @@ static void aes_align_checks(void)
 static bs_gcm128_ctx gcm128;
 
 /*
- * AES-GCM: every gcm128.kat stanza (the published GCM test cases) with each GHASH-128 and CTR
- * plain and through FACE: encryption and tag, decryption in pieces, verification (the
- * wrong-tag stanza must be refused).
+ * AES-GCM: every stanza of a GCM-128 KAT set (the published GCM test cases, gcm128.kat; and
+ * Wycheproof's AES-GCM and AES-GMAC vectors) with every AES implementation of the build, each
+ * GHASH-128, CTR plain and through FACE: encryption and tag, decryption in pieces, verification.
+ * Result TAG_MISMATCH: the vector's tag must be refused; IV_REFUSED: its (empty) IV must be.
  */
-static void gcm128_kats(void)
+static void gcm128_kat_set(const bsemb_kat *kats, size_t count, const char *label,
+                           unsigned min_stanzas)
 {
     static const bs_ghash128_impl *const impls[] = {&bs_ghash128_ctmul32, &bs_ghash128_ctshift32,
                                                     &bs_ghash128_table4_not_ct};
-    const bs_ghash128_impl *def = bs_ghash128_default();
-    printf("GHASH-128 default: %s%s\n", def->name,
-           def->constant_time ? "" : " (not constant-time)");
     for (size_t g = 0; g < sizeof impls / sizeof impls[0]; g++) {
-        unsigned ran = 0, failures_before = failures;
+        unsigned ran = 0, runs = 0, failures_before = failures;
         for (int f = 0; f < 2; f++)
-            for (size_t s = 0; s < bsemb_kat_gcm128_count; s++) {
-                const bsemb_kat *k = &bsemb_kat_gcm128[s];
+            for (size_t s = 0; s < count; s++) {
+                const bsemb_kat *k = &kats[s];
                 size_t kl = 0, il = 0, al = 0, pl = 0, cl = 0, tl = 0;
                 const uint8_t *key = bsemb_kat_bytes(k, "Key", &kl);
                 const uint8_t *iv = bsemb_kat_bytes(k, "IV", &il);
@@ -459,65 +458,76 @@ static void gcm128_kats(void)
                 const uint8_t *tag = bsemb_kat_bytes(k, "Tag", &tl);
                 const char *result = bsemb_kat_text(k, "Result");
                 int must_fail = result != NULL && strcmp(result, "TAG_MISMATCH") == 0;
+                int iv_refused = result != NULL && strcmp(result, "IV_REFUSED") == 0;
                 uint8_t got[16];
                 if (key == NULL || iv == NULL || aad == NULL || pt == NULL || ct == NULL ||
                     tag == NULL || pl != cl || pl > sizeof buf_out || tl > 16) {
                     fail(k->file, k->line, "malformed GCM-128 stanza");
                     continue;
                 }
-                int rc = bs_gcm128_set_key(
-                    &gcm128, bs_block_cipher_by_name(kl == 16 ? "AES-128" : "AES-256"), key, kl);
-                bs_gcm128_set_ghash(&gcm128, impls[g]);
-                if (f) {
-                    rc |= bs_aes_face_set_key(&face, key, kl);
-                    rc |= bs_gcm128_set_face(&gcm128, &face);
+                const char *name = kl == 16 ? "AES-128" : "AES-256";
+                for (size_t a = 0; bs_block_ciphers[a] != NULL; a++) {
+                    const bs_block_cipher *aes = bs_block_ciphers[a];
+                    if (strcmp(aes->name, name) != 0)
+                        continue;
+                    int rc = bs_gcm128_set_key(&gcm128, aes, key, kl);
+                    bs_gcm128_set_ghash(&gcm128, impls[g]);
+                    if (f) {
+                        rc |= bs_aes_face_set_key(&face, key, kl);
+                        rc |= bs_gcm128_set_face(&gcm128, &face);
+                    }
+                    runs++;
+                    checks++;
+                    if (iv_refused) {
+                        if (rc != BS_OK || bs_gcm128_set_iv(&gcm128, iv, il) != BS_ERR_IV_LENGTH)
+                            fail(k->file, k->line, "GCM-128: an empty IV was not refused");
+                        continue;
+                    }
+                    rc |= bs_gcm128_set_iv(&gcm128, iv, il);
+                    rc |= bs_gcm128_aad(&gcm128, aad, al);
+                    rc |= bs_gcm128_encrypt(&gcm128, buf_out, pt, pl);
+                    rc |= bs_gcm128_tag(&gcm128, got, tl);
+                    if (rc != BS_OK)
+                        fail(k->file, k->line, "GCM-128 encryption call failed");
+                    check_eq(buf_out, ct, cl, k->file, k->line, "GCM-128 ciphertext differs");
+                    checks++;
+                    if ((memcmp(got, tag, tl) != 0) != must_fail)
+                        fail(k->file, k->line, "GCM-128 tag differs");
+                    rc = bs_gcm128_set_iv(&gcm128, iv, il);
+                    rc |= bs_gcm128_aad(&gcm128, aad, al / 2);
+                    rc |= bs_gcm128_aad(&gcm128, aad + al / 2, al - al / 2);
+                    rc |= bs_gcm128_decrypt(&gcm128, buf_tmp, ct, cl / 3);
+                    rc |= bs_gcm128_decrypt(&gcm128, buf_tmp + cl / 3, ct + cl / 3, cl - cl / 3);
+                    checks++;
+                    if (rc != BS_OK)
+                        fail(k->file, k->line, "GCM-128 decryption call failed");
+                    int vrc = bs_gcm128_verify(&gcm128, tag, tl);
+                    checks++;
+                    if (must_fail ? vrc != BS_ERR_AUTH : vrc != BS_OK)
+                        fail(k->file, k->line,
+                             must_fail ? "a wrong tag was accepted" : "tag refused");
+                    check_eq(buf_tmp, pt, pl, k->file, k->line, "GCM-128 decryption differs");
                 }
-                rc |= bs_gcm128_set_iv(&gcm128, iv, il);
-                rc |= bs_gcm128_aad(&gcm128, aad, al);
-                rc |= bs_gcm128_encrypt(&gcm128, buf_out, pt, pl);
-                rc |= bs_gcm128_tag(&gcm128, got, tl);
-                checks++;
-                if (rc != BS_OK)
-                    fail(k->file, k->line, "GCM-128 encryption call failed");
-                check_eq(buf_out, ct, cl, k->file, k->line, "GCM-128 ciphertext differs");
-                checks++;
-                if ((memcmp(got, tag, tl) != 0) != must_fail)
-                    fail(k->file, k->line, "GCM-128 tag differs");
-                rc = bs_gcm128_set_iv(&gcm128, iv, il);
-                rc |= bs_gcm128_aad(&gcm128, aad, al / 2);
-                rc |= bs_gcm128_aad(&gcm128, aad + al / 2, al - al / 2);
-                rc |= bs_gcm128_decrypt(&gcm128, buf_tmp, ct, cl / 3);
-                rc |= bs_gcm128_decrypt(&gcm128, buf_tmp + cl / 3, ct + cl / 3, cl - cl / 3);
-                checks++;
-                if (rc != BS_OK)
-                    fail(k->file, k->line, "GCM-128 decryption call failed");
-                int vrc = bs_gcm128_verify(&gcm128, tag, tl);
-                checks++;
-                if (must_fail ? vrc != BS_ERR_AUTH : vrc != BS_OK)
-                    fail(k->file, k->line, must_fail ? "a wrong tag was accepted" : "tag refused");
-                check_eq(buf_tmp, pt, pl, k->file, k->line, "GCM-128 decryption differs");
                 ran++;
             }
-        if (ran < 26)
-            fail("gcm128.kat", 0, "too few GCM-128 stanzas ran");
+        if (ran < 2 * min_stanzas)
+            fail(label, 0, "too few GCM-128 stanzas ran");
         if (failures != failures_before)
             printf("  GHASH-128 %s\n", impls[g]->name);
-        printf("GHASH-128 %-13s: %u AES-GCM stanzas (CTR plain and FACE)\n", impls[g]->name, ran);
+        printf("GHASH-128 %-13s: %u %s stanzas, %u runs (each AES implementation, CTR plain and "
+               "FACE)\n",
+               impls[g]->name, ran / 2, label, runs);
     }
-#if BS_KS_MAX >= BS_AES_MASKED_KS_BYTES
-    /* FACE is unmasked AES: over the masked core it is refused (gcm128.h), over fix32 taken */
-    static const uint8_t key16[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-    bs_aes_masked_set_rng(masked_rng, NULL);
-    checks++;
-    if (bs_aes_face_set_key(&face, key16, 16) != BS_OK ||
-        bs_gcm128_set_key(&gcm128, &bs_aes128_masked32, key16, 16) != BS_OK ||
-        bs_gcm128_set_face(&gcm128, &face) != BS_ERR_ARG ||
-        bs_gcm128_set_key(&gcm128, bs_block_cipher_by_name("AES-128"), key16, 16) != BS_OK ||
-        bs_gcm128_set_face(&gcm128, &face) != BS_OK)
-        fail("GCM-128", 0, "FACE over the masked core not refused (or over fix32 refused)");
-    else
-        printf("GCM-128 FACE over masked32: refused (BS_ERR_ARG)\n");
-#endif
+}
+
+static void gcm128_kats(void)
+{
+    const bs_ghash128_impl *def = bs_ghash128_default();
+    printf("GHASH-128 default: %s%s\n", def->name,
+           def->constant_time ? "" : " (not constant-time)");
+    gcm128_kat_set(bsemb_kat_gcm128, bsemb_kat_gcm128_count, "gcm128.kat", 13);
+    gcm128_kat_set(bsemb_kat_wycheproof_gcm128, bsemb_kat_wycheproof_gcm128_count,
+                   "Wycheproof AES-GCM/GMAC", 480);
     bs_gcm128_clear(&gcm128);
     bs_aes_face_clear(&face);
 }

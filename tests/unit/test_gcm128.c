@@ -3,7 +3,9 @@
  * cases, through every GHASH-128 implementation, with and without FACE caching: IV lengths 1,
  * 12 and 60 (and random ones), AAD alone, 0..5 blocks plus partials and long messages, every
  * tag length, random splits of AAD and data; decryption, verification and the wrong-tag case;
- * and the published known answers of tests/kat/gcm128.kat.
+ * the published known answers of tests/kat/gcm128.kat; and Wycheproof's AES-GCM and AES-GMAC
+ * vectors ($BS_WYCHEPROOF_GCM128_KAT, made by the build from tests/kat/wycheproof/) through every
+ * AES implementation, every GHASH-128, CTR plain and through FACE.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -212,6 +214,114 @@ static void test_kat(void **state)
     assert_true(count >= 13);
 }
 
+static void test_rng(void *ctx, uint32_t *out, size_t nwords)
+{
+    (void)ctx;
+    for (size_t i = 0; i < nwords; i++)
+        out[i] = (uint32_t)bs_test_rand64();
+}
+
+/* Every AES implementation of the build for a key length: the registry's, and the masked ones. */
+static size_t aes_impls(size_t kl, const bs_block_cipher **out, size_t cap)
+{
+    const char *name = kl == 16 ? "AES-128" : "AES-256";
+    size_t n = 0;
+    for (size_t i = 0; bs_block_ciphers[i] != NULL && n < cap; i++)
+        if (strcmp(bs_block_ciphers[i]->name, name) == 0) /* all portable C */
+            out[n++] = bs_block_ciphers[i];
+#if BS_KS_MAX >= BS_AES_MASKED_KS_BYTES
+    if (n < cap)
+        out[n++] = kl == 16 ? &bs_aes128_masked32 : &bs_aes256_masked32;
+#endif
+    return n;
+}
+
+/*
+ * Wycheproof's vectors, each honoured as its result says: valid ones encrypt to the ciphertext
+ * and tag and verify; TAG_MISMATCH ones (ModifiedTag) encrypt to the ciphertext but are refused
+ * by the tag check; IV_REFUSED ones (ZeroLengthIv) are refused when the IV is set.
+ */
+static void test_wycheproof(void **state)
+{
+    (void)state;
+    const char *path = getenv("BS_WYCHEPROOF_GCM128_KAT");
+    if (path == NULL)
+        fail_msg("BS_WYCHEPROOF_GCM128_KAT: the build's wycheproof-gcm128.kat");
+    bs_aes_masked_set_rng(test_rng, NULL);
+    bs_kat_reader r;
+    bs_kat k;
+    int rc;
+    size_t count = 0, refused = 0, mismatched = 0, runs = 0;
+    assert_int_equal(bs_kat_open(&r, path), 0);
+    while ((rc = bs_kat_next(&r, &k)) == 1) {
+        size_t kl, il, al, pl, cl, tl;
+        const uint8_t *key = bs_kat_bytes(&k, "Key", &kl), *iv = bs_kat_bytes(&k, "IV", &il);
+        const uint8_t *a = bs_kat_bytes(&k, "AAD", &al), *p = bs_kat_bytes(&k, "Plaintext", &pl);
+        const uint8_t *c = bs_kat_bytes(&k, "Ciphertext", &cl), *t = bs_kat_bytes(&k, "Tag", &tl);
+        const char *result = bs_kat_text(&k, "Result");
+        int must_mismatch = result != NULL && strcmp(result, "TAG_MISMATCH") == 0;
+        int iv_refused = result != NULL && strcmp(result, "IV_REFUSED") == 0;
+        if (!(key && iv && a && p && c && t && pl == cl && pl <= MAXLEN && tl == 16 &&
+              (kl == 16 || kl == 32) && (result == NULL || must_mismatch || iv_refused)))
+            fail_msg("%s:%d: malformed stanza", k.file, k.line);
+        const bs_block_cipher *aes[8];
+        size_t naes = aes_impls(kl, aes, 8);
+        assert_true(naes >= 2);
+        for (size_t ai = 0; ai < naes; ai++)
+            for (size_t g = 0; g < NIMPL; g++)
+                for (int f = 0; f < 2; f++) {
+                    uint8_t tag[16];
+                    int masked = strcmp(aes[ai]->impl, "masked32") == 0;
+                    if (f && masked)
+                        continue; /* FACE is an unmasked keystream: not over the masked core */
+                    assert_int_equal(bs_gcm128_set_key(&gcm, aes[ai], key, kl), BS_OK);
+                    bs_gcm128_set_ghash(&gcm, impls[g]);
+                    if (f) {
+                        assert_int_equal(bs_aes_face_set_key(&face, key, kl), BS_OK);
+                        assert_int_equal(bs_gcm128_set_face(&gcm, &face), BS_OK);
+                    }
+                    runs++;
+                    if (iv_refused) {
+                        assert_int_equal(bs_gcm128_set_iv(&gcm, iv, il), BS_ERR_IV_LENGTH);
+                        assert_int_equal(bs_gcm128_aad(&gcm, a, al), BS_ERR_STATE);
+                        continue;
+                    }
+                    assert_int_equal(bs_gcm128_set_iv(&gcm, iv, il), BS_OK);
+                    assert_int_equal(bs_gcm128_aad(&gcm, a, al), BS_OK);
+                    assert_int_equal(bs_gcm128_encrypt(&gcm, ct, p, pl), BS_OK);
+                    assert_int_equal(bs_gcm128_tag(&gcm, tag, tl), BS_OK);
+                    if (memcmp(ct, c, cl) != 0 || (memcmp(tag, t, tl) != 0) != must_mismatch)
+                        fail_msg("%s:%d: %s/%s, GHASH %s%s: %s differs", k.file, k.line,
+                                 aes[ai]->name, aes[ai]->impl, impls[g]->name, f ? ", FACE" : "",
+                                 memcmp(ct, c, cl) != 0 ? "ciphertext" : "tag");
+                    /* decryption in two pieces, then the vector's tag */
+                    assert_int_equal(bs_gcm128_set_iv(&gcm, iv, il), BS_OK);
+                    assert_int_equal(bs_gcm128_aad(&gcm, a, al), BS_OK);
+                    assert_int_equal(bs_gcm128_decrypt(&gcm, back, c, cl / 2), BS_OK);
+                    assert_int_equal(
+                        bs_gcm128_decrypt(&gcm, back + cl / 2, c + cl / 2, cl - cl / 2), BS_OK);
+                    if (bs_gcm128_verify(&gcm, t, tl) != (must_mismatch ? BS_ERR_AUTH : BS_OK))
+                        fail_msg("%s:%d: %s/%s, GHASH %s%s: the vector's tag was %s", k.file,
+                                 k.line, aes[ai]->name, aes[ai]->impl, impls[g]->name,
+                                 f ? ", FACE" : "", must_mismatch ? "accepted" : "refused");
+                    assert_memory_equal(back, p, pl);
+                }
+        refused += iv_refused;
+        mismatched += must_mismatch;
+        bs_kat_free(&k);
+        count++;
+    }
+    assert_int_equal(rc, 0);
+    bs_kat_close(&r);
+    bs_gcm128_clear(&gcm);
+    bs_aes_face_clear(&face);
+    printf(
+        "# Wycheproof AES-GCM/GMAC: %zu vectors (%zu with a modified tag, %zu with an empty IV), "
+        "%zu runs over the AES implementations, GHASH-128s and FACE\n",
+        count, mismatched, refused, runs);
+    assert_true(count >= 480 && mismatched >= 260 && refused >= 4);
+}
+
 /* Refusals change nothing; the order of calls is enforced. */
 static void test_refusals(void **state)
 {
@@ -288,9 +398,8 @@ int main(void)
 {
     bs_test_seed();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_kat),
-        cmocka_unit_test(test_face_inc32_wrap),
+        cmocka_unit_test(test_refusals),    cmocka_unit_test(test_kat),
+        cmocka_unit_test(test_wycheproof),  cmocka_unit_test(test_face_inc32_wrap),
         cmocka_unit_test(test_against_evp),
         cmocka_unit_test(test_face_refused_over_masked),
     };
