@@ -2,6 +2,7 @@
 # Every shell block of README.md and docs/ runs as written (scripts/docs-test.py), against the
 # main build in build/ (the first stage of scripts/test.sh builds it); and no file cites a path
 # outside the repository. Blocks that cannot run here are marked in the Markdown, and listed.
+# Every figure of docs/guidelines.md is checked against bench/RESULTS.md (scripts/check-figures.py).
 set -euo pipefail
 top=${BS_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$top"
@@ -18,4 +19,10 @@ if python3 scripts/docs-test.py "$ctl/control.md" >"$ctl/out" 2>&1 || ! grep -q 
   echo "docs: the control (a failing block) was not reported as a failure" >&2
   exit 1
 fi
+# The figures quoted in docs/guidelines.md and the plot tables of bench/plot/data/ against
+# bench/RESULTS.md, and their control: a figure changed in a copy of RESULTS.md (a cited one, a
+# derived one, rows the plots read) must fail them.
+python3 scripts/check-figures.py
+python3 bench/plot/extract.py --check
+python3 scripts/check-figures.py --control
 python3 scripts/docs-test.py
