@@ -47,6 +47,7 @@ typedef struct bsd_daemon {
     int unlink_on_exit;
     /* The socket this daemon bound: its directory (held open) and inode, unlinked at most once. */
     int sock_dir_fd;
+    gid_t sock_gid; /* the group the socket is shared with, or (gid_t)-1 */
     char sock_name[108];
     dev_t sock_dev;
     ino_t sock_ino;

@@ -18,6 +18,7 @@
 
 #include "bsd_conn.h"
 #include "bsd_log.h"
+#include "bsd_sd.h"
 
 /* ---- peers ---- */
 
@@ -225,6 +226,31 @@ static int own_directory(int fd, const char *name)
     return own;
 }
 
+/*
+ * The group the socket is shared with, as the system unit's SocketGroup=bitslice and
+ * SocketMode=0660 share it: the first of allow_gids, when the daemon may give its files to that
+ * group (it runs as root, or as a member: user bitslice with allow_gids=bitslice). Then the
+ * directory is 0750 and the socket 0660, both of that group; else (gid -1) 0700 and 0600.
+ */
+static gid_t share_gid(const bsd_config *cfg)
+{
+    if (cfg->n_allow_gids == 0)
+        return (gid_t)-1;
+    const gid_t g = cfg->allow_gids[0];
+    if (geteuid() == 0 || getegid() == g)
+        return g;
+    gid_t groups[256];
+    int n = getgroups(sizeof groups / sizeof groups[0], groups);
+    for (int i = 0; i < n; i++)
+        if (groups[i] == g)
+            return g;
+    BSD_WARN("socket_group",
+             "gid=%u reason=\"allow_gids names a group this daemon is not in: "
+             "the socket stays 0600, reachable by its own uid and root only\"",
+             (unsigned)g);
+    return (gid_t)-1;
+}
+
 static int prepare_dir(bsd_daemon *d, const char *sock, char *err, size_t errlen)
 {
     char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -236,7 +262,9 @@ static int prepare_dir(bsd_daemon *d, const char *sock, char *err, size_t errlen
     }
     *slash = 0;
     snprintf(d->sock_name, sizeof d->sock_name, "%s", slash + 1);
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+    const gid_t g = d->sock_gid;
+    const mode_t want = g != (gid_t)-1 ? 0750 : 0700;
+    if (mkdir(dir, want) != 0 && errno != EEXIST) {
         snprintf(err, errlen, "mkdir %s: %s", dir, strerror(errno));
         return -1;
     }
@@ -254,7 +282,8 @@ static int prepare_dir(bsd_daemon *d, const char *sock, char *err, size_t errlen
         close(fd);
         return -1;
     }
-    if ((st.st_mode & 07777) != 0700 && !own_directory(fd, d->sock_name)) {
+    const int group_ok = g == (gid_t)-1 || st.st_gid == g;
+    if (((st.st_mode & 07777) != want || !group_ok) && !own_directory(fd, d->sock_name)) {
         /*
          * Making a shared directory (/tmp, /run, a home) 0700 would lock every other user and
          * service out of it: only a directory that holds nothing but this socket is the
@@ -262,20 +291,25 @@ static int prepare_dir(bsd_daemon *d, const char *sock, char *err, size_t errlen
          */
         snprintf(err, errlen,
                  "socket %s: %s (mode %04o) holds other files: it is not the socket's own "
-                 "directory, and making it 0700 would lock others out of it; give the socket a "
+                 "directory, and making it %04o would lock others out of it; give the socket a "
                  "directory of its own (e.g. %s/bitslice/%s)",
-                 sock, dir, (unsigned)(st.st_mode & 07777), dir, d->sock_name);
+                 sock, dir, (unsigned)(st.st_mode & 07777), (unsigned)want, dir, d->sock_name);
         close(fd);
         return -1;
     }
-    if ((st.st_mode & 07777) != 0700) {
-        if (fchmod(fd, 0700) != 0) {
-            snprintf(err, errlen, "chmod 0700 %s: %s", dir, strerror(errno));
+    if (!group_ok && fchown(fd, (uid_t)-1, g) != 0) {
+        snprintf(err, errlen, "chgrp %u %s: %s", (unsigned)g, dir, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if ((st.st_mode & 07777) != want) {
+        if (fchmod(fd, want) != 0) {
+            snprintf(err, errlen, "chmod %04o %s: %s", (unsigned)want, dir, strerror(errno));
             close(fd);
             return -1;
         }
-        BSD_WARN("socket_dir", "path=%s old_mode=%o new_mode=700", dir,
-                 (unsigned)(st.st_mode & 0777));
+        BSD_WARN("socket_dir", "path=%s old_mode=%o new_mode=%o", dir,
+                 (unsigned)(st.st_mode & 0777), (unsigned)want);
     }
     d->sock_dir_fd = fd;
     return 0;
@@ -344,29 +378,36 @@ int bsd_listen_open(bsd_daemon *d, char *err, size_t errlen)
     d->sock_dir_fd = -1;
     if (fit_fd_limit(d, err, errlen) != 0)
         return -1;
-    /* systemd socket activation: LISTEN_FDS=1 and LISTEN_PID=us hand over fd 3. */
-    const char *lfds = getenv("LISTEN_FDS"), *lpid = getenv("LISTEN_PID");
-    if (lfds != NULL && lpid != NULL && atoi(lfds) >= 1 && atoi(lpid) == (int)getpid()) {
-        int fd = 3, type = 0, listening = 0;
-        socklen_t l = sizeof type;
-        getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l);
-        l = sizeof listening;
-        getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &l);
-        if (type != SOCK_STREAM || !listening) {
-            snprintf(err, errlen, "LISTEN_FDS: fd 3 is not a listening stream socket");
+    /*
+     * systemd socket activation (sd_listen_fds(3)): $LISTEN_PID names this process and
+     * $LISTEN_FDS counts the descriptors from 3 up; the daemon listens on exactly one, a Unix
+     * stream socket in listening state (one ListenStream= in the .socket unit).
+     */
+    int nfds = bsd_sd_listen_fds(err, errlen);
+    if (nfds < 0)
+        return -1;
+    if (nfds > 1) {
+        snprintf(err, errlen,
+                 "socket activation passed %d sockets; bitsliced listens on one (one "
+                 "ListenStream= in its .socket unit)",
+                 nfds);
+        return -1;
+    }
+    if (nfds == 1) {
+        const int fd = BSD_SD_LISTEN_FDS_START;
+        if (!bsd_sd_is_unix_listener(fd)) {
+            snprintf(err, errlen,
+                     "socket activation: descriptor %d is not a listening Unix stream socket", fd);
             return -1;
         }
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-        fcntl(fd, F_SETFD, FD_CLOEXEC);
-        unsetenv("LISTEN_FDS");
-        unsetenv("LISTEN_PID");
-        unsetenv("LISTEN_FDNAMES");
         d->listen_fd = fd;
         d->socket_activated = 1;
-        BSD_INFO("listen", "socket_activated=1 fd=3");
+        BSD_INFO("listen", "socket_activated=1 fd=%d", fd);
         return 0;
     }
     const char *path = d->cfg.socket_path;
+    d->sock_gid = share_gid(&d->cfg);
     if (prepare_dir(d, path, err, errlen) != 0 || remove_stale(d, err, errlen) != 0)
         return -1;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -381,6 +422,16 @@ int bsd_listen_open(bsd_daemon *d, char *err, size_t errlen)
             close(fd);
         return -1;
     }
+    /* Bound 0600 (umask); given to the group only then: never open to more than intended. */
+    if (d->sock_gid != (gid_t)-1 &&
+        (fchownat(d->sock_dir_fd, d->sock_name, (uid_t)-1, d->sock_gid, AT_SYMLINK_NOFOLLOW) != 0 ||
+         fchmodat(d->sock_dir_fd, d->sock_name, 0660, 0) != 0)) {
+        snprintf(err, errlen, "giving %s to group %u (mode 0660): %s", path, (unsigned)d->sock_gid,
+                 strerror(errno));
+        close(fd);
+        unlinkat(d->sock_dir_fd, d->sock_name, 0);
+        return -1;
+    }
     struct stat st;
     if (fstatat(d->sock_dir_fd, d->sock_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
         snprintf(err, errlen, "stat %s after bind: %s", path, strerror(errno));
@@ -391,7 +442,8 @@ int bsd_listen_open(bsd_daemon *d, char *err, size_t errlen)
     d->sock_ino = st.st_ino;
     d->listen_fd = fd;
     d->unlink_on_exit = 1;
-    BSD_INFO("listen", "socket=%s", path);
+    BSD_INFO("listen", "socket=%s mode=%o gid=%d", path, (unsigned)(st.st_mode & 0777),
+             d->sock_gid != (gid_t)-1 ? (int)d->sock_gid : -1);
     return 0;
 }
 

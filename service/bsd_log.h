@@ -2,6 +2,8 @@
  * bsd_log.h: structured logs, one line per event on stderr (journald keeps them under systemd):
  *   bitsliced level=info event=accept conn=3 uid=1000 pid=4242
  * Callers pass key=value pairs in fmt. Keys, counters and keystream are never logged.
+ * When stderr is the journal ($JOURNAL_STREAM), each line starts with its syslog severity,
+ * <3> error, <4> warn, <6> info, <7> debug (sd-daemon(3)), which journald keeps as PRIORITY.
  */
 #ifndef BSD_LOG_H
 #define BSD_LOG_H

@@ -15,6 +15,7 @@
 #include "bsd_integrity.h"
 #include "bsd_listen.h"
 #include "bsd_log.h"
+#include "bsd_sd.h"
 #include "bs_opt.h"
 
 #ifndef BS_VERSION
@@ -96,6 +97,7 @@ static void on_signal(uv_signal_t *s, int signum)
     BSD_INFO("shutdown", "signal=%d inflight_jobs=%u queued_jobs=%zu", signum, d->inflight_jobs,
              bsd_batcher_queued_jobs(&d->batcher));
     d->draining = BSD_DRAINING;
+    bsd_sd_notify("STOPPING=1");
     bsd_listen_stop(d);
     bsd_conn_stop_timeouts(d);
     uv_timer_start(&d->drain_timer, on_drain_timeout, d->cfg.drain_timeout_ms, 0);
@@ -250,6 +252,10 @@ int main(int argc, char **argv)
     d->backend->ops->describe(d->backend, dev, sizeof dev);
     BSD_INFO("ready", "backend=%s %s keys_locked=%d batch_deadline_us=%u pid=%d",
              d->backend->ops->name, dev, d->keys.locked, d->cfg.batch_deadline_us, (int)getpid());
+    /* Type=notify: the unit is started once the socket is served (sd_notify(3)). */
+    int nr = bsd_sd_notify("READY=1");
+    if (nr < 0)
+        BSD_WARN("notify", "state=READY reason=\"%s\"", strerror(-nr));
     uv_run(d->loop, UV_RUN_DEFAULT);
     /* Anything left (nothing, normally) is closed so that uv_loop_close succeeds. */
     uv_walk(d->loop, walk_close, NULL);
