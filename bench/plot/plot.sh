@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --measure) measure=1; shift ;;
     -o) out=$2; shift 2 ;;
-    -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "plot: unknown option $1" >&2; exit 2 ;;
     *) break ;;
   esac
