@@ -122,7 +122,8 @@ GP
 tsv() { grep -v '^#' "$1" | sed -E 's/^[[:space:]]+//; s/[[:space:]]*\|[[:space:]]*/\t/g'; }
 color_of() {
   case $1 in
-    *OpenSSL*CTR*) echo '#000000' ;; *OpenSSL*GCM*) echo '#777777' ;;
+    *OpenSSL\ 3.0*CTR*) echo '#000000' ;; *OpenSSL\ 3.0*GCM*) echo '#777777' ;;
+    *OpenSSL*CTR*) echo '#e377c2' ;; *OpenSSL*GCM*) echo '#c49c94' ;;
     PRESENT*) echo '#1f77b4' ;; GIFT-64*) echo '#2ca02c' ;; GIFT-128*) echo '#17becf' ;;
     SKINNY*) echo '#9467bd' ;; SPEEDY*) echo '#8c564b' ;;
     RIJNDAEL-256-CTR*) echo '#d62728' ;; RIJNDAEL-256-GCM*) echo '#ff7f0e' ;; *) echo '#bcbd22' ;;
