@@ -28,7 +28,12 @@ int bscli_keysrc_init(bscli_keysrc *s, const bsf_keys *k, size_t chunk_size, int
     memset(s, 0, sizeof s[0]);
     s->k = k;
     s->verbose = verbose;
-    s->timeout_ms = 30000;
+    /*
+     * Per window, as the provider's stream: a daemon that stops answering mid-file costs one
+     * wait this long, then the file goes on in-process (a window is at most a 16 MiB chunk,
+     * tens of ms on any backend; 30 s was a long stall for an interactive user).
+     */
+    s->timeout_ms = 5000;
     s->slot_bytes = (size_t)bsf_chunk_ks_blocks(chunk_size) * 32;
     s->local = (uint8_t *)malloc(s->slot_bytes);
     if (s->local == NULL)
@@ -51,6 +56,7 @@ int bscli_keysrc_init(bscli_keysrc *s, const bsf_keys *k, size_t chunk_size, int
         return 0;
     }
     snprintf(s->backend, sizeof s->backend, "daemon:%s", bsd_client_info(s->w.client)->backend);
+    snprintf(s->daemon_backend, sizeof s->daemon_backend, "%s", s->backend);
     return 0;
 }
 

@@ -33,8 +33,9 @@ typedef struct bscli_keysrc {
     uint8_t *local;
     int timeout_ms;
     uint64_t daemon_chunks, local_chunks;
-    uint64_t mismatches; /* daemon chunks that failed the in-process check */
-    char backend[32];
+    uint64_t mismatches;     /* daemon chunks that failed the in-process check */
+    char backend[32];        /* what serves now ("in-process" once the daemon is dropped) */
+    char daemon_backend[32]; /* the daemon that served daemon_chunks ("daemon:cpu") */
     int verbose;
     char local_why[96];          /* why chunks are computed in-process ("" before any reason) */
     uint64_t run_first, run_len; /* -v: the current run of chunks from one source */

@@ -276,7 +276,33 @@ static int open_files(const opts *o, io *f)
     return f->out != NULL ? 0 : -1;
 }
 
-/* ok: flush, fsync, rename over the destination; else remove the temporary file. */
+/*
+ * The directory holding path, fsynced: after a rename, so that the new name survives a power
+ * loss (the file's own fsync does not make its directory entry durable). 0 or -1 (errno).
+ */
+static int fsync_dir_of(const char *path)
+{
+    char dir[sizeof out_path];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = 0; /* "/name" */
+    else
+        *slash = 0;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int r = fsync(fd);
+    int e = errno;
+    close(fd);
+    errno = e;
+    return r;
+}
+
+/* ok: flush, fsync, rename over the destination, fsync its directory; else remove the temporary
+ * file. */
 static int close_files(io *f, const opts *o, int ok)
 {
     if (f->in_fd > STDIN_FILENO)
@@ -301,6 +327,12 @@ static int close_files(io *f, const opts *o, int ok)
         }
         if (!ok)
             unlink(tmp_path);
+        /* The output is complete and in place; only its name's durability is at stake here. */
+        else if (fsync_dir_of(out_path) != 0 && errno != EINVAL) {
+            fprintf(stderr, "bitslice: fsync of the directory of %s: %s\n", o->out,
+                    strerror(errno));
+            ok = 0;
+        }
         tmp_path[0] = 0;
     }
     return ok ? 0 : 1;
@@ -361,7 +393,7 @@ static void report(const opts *o, const bscli_keysrc *ks)
     if (o->verbose)
         fprintf(stderr, "bitslice: keystream: %llu chunks from %s, %llu in-process\n",
                 (unsigned long long)ks->daemon_chunks,
-                ks->daemon_chunks ? ks->backend : "the daemon",
+                ks->daemon_chunks ? ks->daemon_backend : "the daemon",
                 (unsigned long long)ks->local_chunks);
 }
 
