@@ -50,7 +50,7 @@ static void handle_hello(bsd_conn *c, const bsd_request *r)
     bsd_hello_rep rep;
     memset(&rep, 0, sizeof rep);
     rep.version = BSD_PROTO_VERSION;
-    rep.caps = BSD_CAP_SHM_KEYSTREAM;
+    rep.caps = BSD_CAP_SHM_KEYSTREAM | BSD_CAP_PIECES;
     rep.max_sessions = c->d->cfg.max_sessions_per_client;
     rep.max_request_bytes = c->d->cfg.max_request_bytes;
     rep.max_queued_bytes = c->d->cfg.max_queued_bytes;
@@ -86,7 +86,8 @@ static void handle_map_shm(bsd_conn *c, const bsd_request *r)
         bsd_conn_send_error(c, id, BSD_E_RANGE, why);
         return;
     }
-    void *base = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    /* Populated once here, so the workers' writes into reused windows take no page faults. */
+    void *base = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
     close(fd);
     bsd_shm *m = base == MAP_FAILED ? NULL : (bsd_shm *)calloc(1, sizeof *m);
     if (m == NULL) {
@@ -227,7 +228,14 @@ static void handle_keystream(bsd_conn *c, const bsd_request *r)
         bsd_conn_send_error(c, id, BSD_E_BUSY, "too many requests in flight on this connection");
         return;
     }
-    ks_job *kj = (ks_job *)calloc(1, sizeof *kj);
+    /* Per-piece digests (PROTOCOL.md): their sums live after the job, one word a piece. */
+    const unsigned piece_log2 = BSD_KS_PIECE_LOG2(k->flags);
+    const uint64_t npieces = piece_log2 != 0 ? BSD_KS_NPIECES(bytes, piece_log2) : 0;
+    if (npieces > BSD_KS_MAX_PIECES) {
+        bsd_conn_send_error(c, id, BSD_E_RANGE, "more pieces than a reply holds");
+        return;
+    }
+    ks_job *kj = (ks_job *)calloc(1, sizeof *kj + (size_t)npieces * sizeof(uint64_t));
     if (kj == NULL) {
         bsd_conn_send_error(c, id, BSD_E_INTERNAL, "out of memory");
         return;
@@ -240,6 +248,8 @@ static void handle_keystream(bsd_conn *c, const bsd_request *r)
     job->dst = c->shm->base + k->shm_offset;
     job->enqueued_ns = bsd_now_ns();
     bsd_job_integrity_init(job, (k->flags & BSD_KS_UNCHECKED) != 0);
+    job->piece_log2 = piece_log2;
+    job->piece_sums = npieces != 0 ? (uint64_t *)(void *)(kj + 1) : NULL;
     if (job->unchecked)
         d->stats.unchecked_requests++;
     kj->conn = c;
@@ -290,8 +300,17 @@ void bsd_handle_job_done(void *arg, bsd_job *job, int status)
                             "the backend failed to compute this keystream");
     } else if (!c->closing) {
         bsd_keystream_rep rep = {job->nblocks, digest};
-        uint8_t p[BSD_KEYSTREAM_REP_LEN];
+        uint8_t p[BSD_MAX_REPLY_PAYLOAD];
         size_t n = bsd_keystream_rep_encode(p, &rep);
+        if (job->piece_log2 != 0) {
+            uint64_t pieces[BSD_KS_MAX_PIECES];
+            size_t np = (size_t)BSD_KS_NPIECES(bytes, job->piece_log2);
+            if (job->unchecked)
+                memset(pieces, 0, np * sizeof pieces[0]);
+            else
+                bsd_job_piece_digests(job, pieces, np);
+            n = bsd_keystream_rep_encode_pieces(p, &rep, pieces, np);
+        }
         d->stats.bytes_served += bytes;
         bsd_conn_send(c, BSD_OP_KEYSTREAM | BSD_OP_REPLY, kj->id, p, n);
     }

@@ -106,10 +106,30 @@ static double all_cpu_s(void)
     return cpu_s() + (dc > 0 ? dc : 0);
 }
 
+/* The daemon whose CPU the rows report beside this process's (0: none known). */
+static pid_t row_daemon = 0;
+static double row_d0 = -1;
+
+/* Marks the start of a row: the daemon's CPU so far. */
+static void row_start(void)
+{
+    row_d0 = row_daemon > 0 ? proc_cpu_s(row_daemon) : -1;
+}
+
+/*
+ * One row: throughput, and CPU time per byte of this process and (where its threads' schedstat
+ * is readable) of the daemon, since row_start. CPU per byte hardly moves with what else runs on
+ * a shared machine; wall-clock MB/s does.
+ */
 static void row(const char *what, size_t bytes, double wall, double cpu)
 {
-    printf("%-40s %10.1f MB/s   wall %7.3f s   this process cpu %7.3f s\n", what,
-           (double)bytes / wall / 1e6, wall, cpu);
+    double d1 = row_d0 >= 0 ? proc_cpu_s(row_daemon) : -1;
+    printf("%-40s %10.1f MB/s   wall %7.3f s   this process cpu %7.3f s   %6.3f ns/B", what,
+           (double)bytes / wall / 1e6, wall, cpu, cpu / (double)bytes * 1e9);
+    if (d1 >= 0 && row_d0 >= 0)
+        printf("   daemon %6.3f ns/B", (d1 - row_d0) / (double)bytes * 1e9);
+    printf("\n");
+    row_d0 = -1;
 }
 
 /*
@@ -139,6 +159,7 @@ static void daemon_rows(const bs_block_cipher *c, const char *sock, const uint8_
     t0 = now_s();
     c0 = cpu_s();
     a0 = all_cpu_s();
+    row_start();
     for (uint64_t done = 0; r == 0 && done < nb;) {
         uint64_t n = nb - done < max_req ? nb - done : max_req;
         uint8_t cc[32];
@@ -179,6 +200,7 @@ static void daemon_rows(const bs_block_cipher *c, const char *sock, const uint8_
     t0 = now_s();
     c0 = cpu_s();
     a0 = all_cpu_s();
+    row_start();
     for (size_t off = 0; r == 0 && off < bytes; off += 4096)
         r = bsd_stream_read(s, &ks, out + off, bytes - off < 4096 ? bytes - off : 4096);
     if (r == 0 && cpu != NULL)
@@ -214,6 +236,7 @@ static void daemon_rows(const bs_block_cipher *c, const char *sock, const uint8_
     t0 = now_s();
     c0 = cpu_s();
     a0 = all_cpu_s();
+    row_start();
     for (size_t off = 0; r == 0 && off < bytes; off += 4096)
         r = bs_ctr_crypt(&dc, out + off, out + off, bytes - off < 4096 ? bytes - off : 4096);
     uint64_t db = 0, lb = 0;
@@ -507,6 +530,7 @@ int bscli_cmd_bench(int argc, char **argv)
         free(out);
         return 0;
     }
+    row_daemon = daemon_pid(sock);
     daemon_rows(bc, sock, key, ctr, out, bytes, NULL, NULL);
     free(out);
     return 0;

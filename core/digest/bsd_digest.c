@@ -225,6 +225,61 @@ uint64_t bsd_digest_move_sum(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_
     return bsd_digest_move_sum_at(bsd_digest_level(), seed, word0, dst, src, nwords, zero_words);
 }
 
+static uint64_t xor_move_portable(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in,
+                                  uint8_t *keep, uint8_t *src, size_t nwords, uint64_t *zero_words)
+{
+    const uint64_t zero = 0;
+    uint64_t sum = 0, z = 0;
+    for (size_t j = 0; j < nwords; j++) {
+        uint64_t w, x;
+        memcpy(&w, src + 8 * j, 8);
+#if defined(__GNUC__) || defined(__clang__)
+        __asm__("" : "+r"(w)); /* one load: the value used is the value summed */
+#endif
+        memcpy(src + 8 * j, &zero, 8);
+        if (keep != NULL)
+            memcpy(keep + 8 * j, &w, 8);
+        x = w;
+        if (in != NULL) {
+            uint64_t v;
+            memcpy(&v, in + 8 * j, 8);
+            x ^= v;
+        }
+        memcpy(out + 8 * j, &x, 8);
+        sum += bsd_digest_word(seed, word0 + j, w);
+        z += (uint64_t)(w == 0);
+    }
+    *zero_words = z;
+    return sum;
+}
+
+uint64_t bsd_digest_xor_move_sum_at(int level, uint64_t seed, uint64_t word0, uint8_t *out,
+                                    const uint8_t *in, uint8_t *keep, uint8_t *src, size_t nwords,
+                                    uint64_t *zero_words)
+{
+    level = bsd_digest_level_at(level);
+    uint64_t s;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
+    if (level == BS_CPU_AVX512)
+        s = bsd_digest_xor_move_sum_avx512(seed, word0, out, in, keep, src, nwords, zero_words);
+    else if (level == BS_CPU_AVX2)
+        s = bsd_digest_xor_move_sum_avx2(seed, word0, out, in, keep, src, nwords, zero_words);
+    else
+#endif
+        s = xor_move_portable(seed, word0, out, in, keep, src, nwords, zero_words);
+#if defined(__GNUC__) || defined(__clang__)
+    __asm__ __volatile__("" : : "r"(src) : "memory"); /* the zeroes at src are a wipe */
+#endif
+    return s;
+}
+
+uint64_t bsd_digest_xor_move_sum(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in,
+                                 uint8_t *keep, uint8_t *src, size_t nwords, uint64_t *zero_words)
+{
+    return bsd_digest_xor_move_sum_at(bsd_digest_level(), seed, word0, out, in, keep, src, nwords,
+                                      zero_words);
+}
+
 static void move_plain_portable(uint8_t *dst, uint8_t *src, size_t nwords)
 {
     const uint64_t zero = 0;

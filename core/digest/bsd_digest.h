@@ -88,6 +88,25 @@ uint64_t bsd_digest_move_sum_avx2(uint64_t seed, uint64_t word0, uint8_t *dst, u
 uint64_t bsd_digest_move_sum_avx512(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *src,
                                     size_t nwords, uint64_t *zero_words);
 /*
+ * The client's fused pass over one piece of a window (bsd_stream.c, PROTOCOL.md "Integrity"):
+ * each word w is read from src (the shared window) once, src is zeroed, out receives in ^ w (w
+ * itself when in is NULL) and keep, when not NULL, receives w; the return value is the sum of the
+ * words as bsd_digest_move_sum's, and *zero_words counts the words that were zero. What reaches
+ * out (and keep) is the value summed, held in a register in between, so a write to src during the
+ * pass cannot make the output differ from what is checked. in may equal out; no other overlap.
+ */
+uint64_t bsd_digest_xor_move_sum(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in,
+                                 uint8_t *keep, uint8_t *src, size_t nwords, uint64_t *zero_words);
+uint64_t bsd_digest_xor_move_sum_at(int level, uint64_t seed, uint64_t word0, uint8_t *out,
+                                    const uint8_t *in, uint8_t *keep, uint8_t *src, size_t nwords,
+                                    uint64_t *zero_words);
+uint64_t bsd_digest_xor_move_sum_avx2(uint64_t seed, uint64_t word0, uint8_t *out,
+                                      const uint8_t *in, uint8_t *keep, uint8_t *src, size_t nwords,
+                                      uint64_t *zero_words);
+uint64_t bsd_digest_xor_move_sum_avx512(uint64_t seed, uint64_t word0, uint8_t *out,
+                                        const uint8_t *in, uint8_t *keep, uint8_t *src,
+                                        size_t nwords, uint64_t *zero_words);
+/*
  * The same move without the sum (copy and zero in one pass): what a client does without the
  * checks (the benchmark switch), so that a comparison measures the digest alone.
  */

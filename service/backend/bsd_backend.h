@@ -35,6 +35,14 @@ typedef struct bsd_job {
     uint64_t seed, poison;
     uint64_t sum, poison_hits;
     int unchecked; /* benchmark request: no poison, no digest */
+    /*
+     * Per-piece sums (BSD_KS_PIECE_LOG2; piece_log2 0: none): the seals add each range's sum into
+     * the pieces it covers too; a backend that adds whole ranges (bsd_job_add) marks them stale,
+     * and the verdict then sums the pieces from the window.
+     */
+    unsigned piece_log2;
+    uint64_t *piece_sums;
+    int pieces_stale;
     /* The batcher's; backends ignore it. The daemon embeds the job in its own bookkeeping. */
     uint64_t enqueued_ns;
 } bsd_job;

@@ -74,7 +74,42 @@ uint64_t bsd_job_piece_sum(const bsd_job *job, uint64_t lo, uint64_t hi, uint64_
 
 void bsd_job_add(bsd_job *job, uint64_t sum, uint64_t hits)
 {
+    if (job->piece_log2 != 0)
+        __atomic_store_n(&job->pieces_stale, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&job->sum, sum, __ATOMIC_RELAXED);
+    if (hits != 0)
+        __atomic_fetch_add(&job->poison_hits, hits, __ATOMIC_RELAXED);
+}
+
+/*
+ * Sums blocks [lo, hi) of the job's window (words equal to poison counted), into job->sum and,
+ * when the client asked for pieces, into each piece's sum, split at the piece boundaries: the
+ * same words summed once, only cut into more calls.
+ */
+static void sum_range(bsd_job *job, uint64_t lo, uint64_t hi, uint64_t poison)
+{
+    const size_t bl = job->cipher->block_len;
+    uint64_t hits = 0, total = 0;
+    if (job->piece_log2 == 0) {
+        total = bsd_digest_sum(job->seed, lo * bl / 8, job->dst + lo * bl,
+                               (size_t)((hi - lo) * bl / 8), poison, &hits);
+    } else {
+        uint64_t a = lo * bl, end = hi * bl; /* bytes */
+        while (a < end) {
+            uint64_t p = a >> job->piece_log2;
+            uint64_t b = (p + 1) << job->piece_log2;
+            if (b > end)
+                b = end;
+            uint64_t h = 0;
+            uint64_t s =
+                bsd_digest_sum(job->seed, a / 8, job->dst + a, (size_t)((b - a) / 8), poison, &h);
+            __atomic_fetch_add(&job->piece_sums[p], s, __ATOMIC_RELAXED);
+            total += s;
+            hits += h;
+            a = b;
+        }
+    }
+    __atomic_fetch_add(&job->sum, total, __ATOMIC_RELAXED);
     if (hits != 0)
         __atomic_fetch_add(&job->poison_hits, hits, __ATOMIC_RELAXED);
 }
@@ -86,9 +121,7 @@ void bsd_job_seal(bsd_job *job, uint64_t lo, uint64_t hi)
     if (fault_mode == BSD_FAULT_SKIP || fault_mode == BSD_FAULT_UNWRITTEN ||
         fault_mode == BSD_FAULT_WRONG)
         inject(job, lo, hi);
-    uint64_t hits = 0;
-    uint64_t s = bsd_job_piece_sum(job, lo, hi, &hits);
-    bsd_job_add(job, s, hits);
+    sum_range(job, lo, hi, job->poison);
 }
 
 /*
@@ -126,10 +159,7 @@ void bsd_job_seal_wiped(bsd_job *job, uint64_t lo, uint64_t hi)
             if (b != 0 && b + 1 != job->nblocks)
                 job->dst[b * bl] ^= 0x5a;
     /* A word the backend did not write still holds the zero the client's move left there. */
-    uint64_t hits = 0;
-    uint64_t s = bsd_digest_sum(job->seed, lo * bl / 8, job->dst + lo * bl,
-                                (size_t)((hi - lo) * bl / 8), 0, &hits);
-    bsd_job_add(job, s, hits);
+    sum_range(job, lo, hi, 0);
 }
 
 int bsd_job_verdict(const bsd_job *job, uint64_t *digest, uint64_t *unwritten)
@@ -141,4 +171,20 @@ int bsd_job_verdict(const bsd_job *job, uint64_t *digest, uint64_t *unwritten)
                              : bsd_digest_final(__atomic_load_n(&job->sum, __ATOMIC_ACQUIRE),
                                                 job->nblocks * job->cipher->block_len / 8);
     return hits == 0 ? 0 : -1;
+}
+
+void bsd_job_piece_digests(const bsd_job *job, uint64_t *out, size_t npieces)
+{
+    const uint64_t bytes = job->nblocks * job->cipher->block_len;
+    const int stale = __atomic_load_n(&job->pieces_stale, __ATOMIC_ACQUIRE);
+    for (size_t p = 0; p < npieces; p++) {
+        uint64_t a = (uint64_t)p << job->piece_log2;
+        uint64_t b = a + ((uint64_t)1 << job->piece_log2);
+        if (b > bytes)
+            b = bytes;
+        uint64_t sum =
+            stale ? bsd_digest_sum(job->seed, a / 8, job->dst + a, (size_t)((b - a) / 8), 0, NULL)
+                  : __atomic_load_n(&job->piece_sums[p], __ATOMIC_ACQUIRE);
+        out[p] = bsd_digest_final(sum, (b - a) / 8);
+    }
 }

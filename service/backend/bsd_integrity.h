@@ -19,6 +19,8 @@ void bsd_job_integrity_init(bsd_job *job, int unchecked);
  * the window still hold the poison (*unwritten: how many).
  */
 int bsd_job_verdict(const bsd_job *job, uint64_t *digest, uint64_t *unwritten);
+/* After a verdict of 0, for a job with pieces: the digest of each piece into out (npieces). */
+void bsd_job_piece_digests(const bsd_job *job, uint64_t *out, size_t npieces);
 
 /*
  * Test hook, read once at start from $BSD_TEST_FAULT: "skip" (the backend's stores of the middle

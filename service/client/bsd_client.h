@@ -58,6 +58,18 @@ int bsd_client_keystream_submit(bsd_client *c, uint32_t session, const uint8_t *
                                 uint32_t *req_id);
 int bsd_client_wait(bsd_client *c, uint32_t req_id, int timeout_ms);
 /*
+ * submit asking for piece digests (BSD_KS_PIECE_LOG2, the daemon's caps has BSD_CAP_PIECES):
+ * when the reply arrives, npieces piece digests (the window's bytes in pieces of 2^piece_log2)
+ * are written to pieces, which must stay valid until the request is waited for or the client
+ * closed; a reply with another count breaks the connection (-EPROTO).
+ */
+int bsd_client_keystream_submit_pieces(bsd_client *c, uint32_t session, const uint8_t *counter,
+                                       size_t counter_len, uint64_t nblocks, uint64_t shm_offset,
+                                       unsigned piece_log2, uint64_t *pieces, size_t npieces,
+                                       uint32_t *req_id);
+/* getpid(), cached for the process and renewed in a child of fork() (pthread_atfork). */
+pid_t bsd_client_getpid(void);
+/*
  * wait, and the reply's window digest (bsd_digest.h): what the daemon computed over the window
  * right after its backend wrote it. Check it with bsd_verify_move before using the window.
  * -EBADMSG when the daemon's own check refused the window (ERROR integrity).

@@ -9,12 +9,19 @@
  * continues in-process: bsd_stream_resume_point() gives the counter block and the offset into it,
  * and the output is byte-identical either way. After a failure every later call fails the same.
  *
- * The daemon's keystream is checked before use by bsd_verify_move (bsd_verify.h: the window's
- * digest, and its first, last and random blocks recomputed in-process from the caller's key
- * schedule of the same key, passed with each read, so that no second one is expanded here). A
- * mismatch is reported to the daemon and is a failure like any other (-EBADMSG): the connection is
- * dropped and the caller continues in-process at the exact position. Each window is wiped in the
- * shared memory once read.
+ * Where the daemon answers piece digests (PROTOCOL.md, caps bit 1) and the cipher's blocks tile
+ * a 4 KiB piece, each window is read out of the shared memory once, piece by piece, straight into
+ * the caller's output (XORed with the input, zeroed in the shared memory, digested in the same
+ * pass), and each piece is checked (its digest, no zero word, one block drawn at random after the
+ * reply and the window's first and last blocks recomputed in-process from the caller's key
+ * schedule of the same key, passed with each read) before the call returns any byte of it; a
+ * read of part of a piece checks the whole piece into a private piece-sized copy first.
+ * Elsewhere the whole window is moved into a private copy and checked there (bsd_verify_move).
+ * A mismatch is reported to the daemon and is a failure like any other (-EBADMSG): the connection
+ * is dropped and the caller continues in-process at the exact position (the failing piece's first
+ * byte; its output bytes are zeroed, or are the input again where out is in). Each window is
+ * wiped in the shared memory once read. No system call per read: the fork check compares a
+ * cached pid (bsd_client_getpid).
  *
  * After fork(), the first read in the child opens its own connection, memfd and session (the
  * key is kept, wiped on close) and continues at the child's position.

@@ -42,20 +42,26 @@ static __thread pid_t rng_pid;
 
 static uint64_t rng_next(void)
 {
-    if (rng_pid != getpid()) {
+    if (rng_pid != bsd_client_getpid()) {
         uint64_t seed = 0;
         if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) != (ssize_t)sizeof seed) {
             struct timespec ts;
             clock_gettime(CLOCK_MONOTONIC, &ts);
-            seed ^= (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)getpid();
+            seed ^=
+                (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)bsd_client_getpid();
         }
         rng_state ^= seed;
-        rng_pid = getpid();
+        rng_pid = bsd_client_getpid();
     }
     uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
+}
+
+uint64_t bsd_verify_random(void)
+{
+    return rng_next();
 }
 
 /* Recomputes block i of the window in-process and compares it in constant time (0 or 1). */
@@ -90,6 +96,11 @@ static int verdict(bsd_client *c, uint32_t session, const bs_block_cipher *bc,
     }
     if (kind == 0)
         return 0;
+    return bsd_verify_failed(c, session, kind, nblocks);
+}
+
+int bsd_verify_failed(bsd_client *c, uint32_t session, uint32_t kind, uint64_t nblocks)
+{
     __atomic_add_fetch(kind == BSD_REPORT_DIGEST ? &n_digest_bad : &n_spot_bad, 1,
                        __ATOMIC_RELAXED);
     fprintf(stderr,
@@ -100,6 +111,11 @@ static int verdict(bsd_client *c, uint32_t session, const bs_block_cipher *bc,
     if (c != NULL)
         (void)bsd_client_report(c, kind, session, nblocks);
     return -EBADMSG;
+}
+
+void bsd_verify_count_window(void)
+{
+    __atomic_add_fetch(&n_windows, 1, __ATOMIC_RELAXED);
 }
 
 int bsd_verify_window(bsd_client *c, uint32_t session, const bs_block_cipher *bc,

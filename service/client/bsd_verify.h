@@ -55,6 +55,15 @@ int bsd_verify_move(bsd_client *c, uint32_t session, const bs_block_cipher *bc,
                     const bs_key_schedule *ks, const uint8_t *counter, uint64_t nblocks,
                     uint8_t *dst, uint8_t *src, uint64_t digest);
 
+/*
+ * For a client that checks piece by piece (bsd_stream.c): a window counted as checked; a
+ * failure of kind BSD_REPORT_* counted, said and reported as verdict does (returns -EBADMSG);
+ * and the spot positions' random numbers (drawn after the reply, seeded from the kernel).
+ */
+void bsd_verify_count_window(void);
+int bsd_verify_failed(bsd_client *c, uint32_t session, uint32_t kind, uint64_t nblocks);
+uint64_t bsd_verify_random(void);
+
 /* Process-wide: windows checked, and those that failed the digest or a recomputed block. */
 void bsd_verify_counts(uint64_t *windows, uint64_t *digest_mismatches, uint64_t *spot_mismatches);
 

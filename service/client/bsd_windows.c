@@ -44,7 +44,7 @@ static void drop(bsd_windows *w)
         return;
     size_t size = 0;
     uint8_t *m = bsd_client_shm(w->client, &size);
-    if (m != NULL && w->pid == getpid()) {
+    if (m != NULL && w->pid == bsd_client_getpid()) {
         size_t done = 0;
         for (unsigned k = 0; k < w->nslots && done + w->slot_bytes <= size; k++) {
             if (w->slot[k].state != 1)
@@ -92,18 +92,8 @@ int bsd_windows_open(bsd_windows *w, const bsd_client_opts *co, const bs_block_c
         bsd_windows_fail(w, r);
         return r;
     }
-    w->pid = getpid();
+    w->pid = bsd_client_getpid();
     w->connected = 1;
-    w->priv_size = slot_bytes * w->nslots;
-    void *p = mmap(NULL, w->priv_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        r = -errno;
-        w->priv_size = 0;
-        bsd_windows_fail(w, r);
-        return r;
-    }
-    w->priv = p;
-    (void)madvise(p, w->priv_size, MADV_DONTDUMP); /* advice, as for the shared mapping */
     r = bsd_client_map_shm(w->client, slot_bytes * w->nslots);
     if (r == 0)
         r = bsd_client_open_session(w->client, bc->name, key, key_len, &w->session, &bl);
@@ -112,6 +102,62 @@ int bsd_windows_open(bsd_windows *w, const bsd_client_opts *co, const bs_block_c
     if (r != 0)
         bsd_windows_fail(w, r);
     return r;
+}
+
+/* The private copies, made at the first bsd_windows_get (users of pieces never need them). */
+static int make_copies(bsd_windows *w)
+{
+    if (w->priv != NULL)
+        return 0;
+    size_t size = w->slot_bytes * w->nslots;
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return -errno;
+    w->priv = p;
+    w->priv_size = size;
+    (void)madvise(p, size, MADV_DONTDUMP); /* advice, as for the shared mapping */
+    return 0;
+}
+
+int bsd_windows_submit_pieces(bsd_windows *w, unsigned k, const uint8_t *counter, uint64_t nblocks,
+                              unsigned piece_log2, uint64_t *pieces, size_t npieces)
+{
+    if (w->error != 0)
+        return w->error;
+    bsd_window_slot *s = &w->slot[k];
+    if (s->state != 0)
+        bsd_windows_release(w, k);
+    memcpy(s->counter, counter, w->bc->block_len);
+    s->nblocks = nblocks;
+    int r = bsd_client_keystream_submit_pieces(w->client, w->session, counter, w->bc->block_len,
+                                               nblocks, (uint64_t)k * w->slot_bytes, piece_log2,
+                                               pieces, npieces, &s->req_id);
+    if (r != 0) {
+        bsd_windows_fail(w, r);
+        return r;
+    }
+    s->state = 1;
+    s->dirty = 1;
+    return 0;
+}
+
+int bsd_windows_wait_pieces(bsd_windows *w, unsigned k, uint64_t *digest, uint8_t **shared)
+{
+    if (w->error != 0)
+        return w->error;
+    bsd_window_slot *s = &w->slot[k];
+    if (s->state != 1) {
+        bsd_windows_fail(w, -EINVAL); /* not in flight: a caller's bug */
+        return w->error;
+    }
+    int r = bsd_client_wait_keystream(w->client, s->req_id, w->timeout_ms, digest);
+    if (r != 0) {
+        bsd_windows_fail(w, r);
+        return r;
+    }
+    s->state = 3;
+    *shared = window_mem(w, k);
+    return 0;
 }
 
 int bsd_windows_submit(bsd_windows *w, unsigned k, const uint8_t *counter, uint64_t nblocks)
@@ -145,6 +191,11 @@ int bsd_windows_get(bsd_windows *w, unsigned k, const bs_key_schedule *ks, const
         return w->error;
     }
     if (s->state == 1) {
+        int m = make_copies(w);
+        if (m != 0) {
+            bsd_windows_fail(w, m);
+            return m;
+        }
         uint64_t digest = 0;
         int r = bsd_client_wait_keystream(w->client, s->req_id, w->timeout_ms, &digest);
         /*
@@ -197,7 +248,7 @@ void bsd_windows_release(bsd_windows *w, unsigned k)
 {
     bsd_window_slot *s = &w->slot[k];
     const size_t bytes = (size_t)s->nblocks * w->bc->block_len;
-    if (s->state != 0 && s->dirty && w->client != NULL && w->pid == getpid())
+    if (s->state != 0 && s->dirty && w->client != NULL && w->pid == bsd_client_getpid())
         bs_wipe(window_mem(w, k), bytes);
     s->dirty = 0;
     if (s->state == 2 && w->priv != NULL)

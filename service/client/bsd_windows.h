@@ -33,7 +33,11 @@ typedef struct bsd_window_slot {
     uint8_t counter[BS_BLOCK_MAX]; /* first counter block of the window */
     uint64_t nblocks;
     uint32_t req_id;
-    int state; /* 0 idle, 1 requested, 2 checked (the private copy holds it) */
+    /*
+     * 0 idle, 1 requested, 2 checked (the private copy holds it), 3 answered with piece digests
+     * (bsd_windows_wait_pieces): the shared window holds it, its user moves it out piece by piece
+     */
+    int state;
     int dirty; /* the shared window may hold keystream (asked for and not wiped since) */
 } bsd_window_slot;
 
@@ -68,6 +72,19 @@ int bsd_windows_submit(bsd_windows *w, unsigned k, const uint8_t *counter, uint6
  * (-EBADMSG: it failed the check).
  */
 int bsd_windows_get(bsd_windows *w, unsigned k, const bs_key_schedule *ks, const uint8_t **mem);
+/*
+ * The same request with piece digests (bsd_client_keystream_submit_pieces; pieces must stay valid
+ * until the window is waited for), for a user that moves the window out itself, piece by piece,
+ * checking each before it releases a byte of it (bsd_stream.c).
+ */
+int bsd_windows_submit_pieces(bsd_windows *w, unsigned k, const uint8_t *counter, uint64_t nblocks,
+                              unsigned piece_log2, uint64_t *pieces, size_t npieces);
+/*
+ * Waits for window k submitted with pieces: 0, the window digest and *shared pointing at the
+ * shared window (unchecked: nothing of it may be used before its piece passed its check), or the
+ * error. The caller clears the slot's dirty flag once every word is moved out (zeroed).
+ */
+int bsd_windows_wait_pieces(bsd_windows *w, unsigned k, uint64_t *digest, uint8_t **shared);
 /* Waits for a requested window whose keystream is not wanted (0 or the error). */
 int bsd_windows_discard(bsd_windows *w, unsigned k);
 /* Window k has been used: wipe its copy (and the shared window, if not wiped yet). */

@@ -225,7 +225,10 @@ int bsd_keystream_req_decode(const uint8_t *p, size_t len, bsd_keystream_req *m)
         return -BSD_E_MALFORMED;
     m->session = get32(p);
     m->flags = get32(p + 4);
-    if (m->flags & ~BSD_KS_UNCHECKED)
+    if (m->flags & ~(BSD_KS_UNCHECKED | BSD_KS_PIECE_MASK))
+        return -BSD_E_MALFORMED;
+    unsigned pl = BSD_KS_PIECE_LOG2(m->flags);
+    if (pl != 0 && (pl < BSD_KS_PIECE_LOG2_MIN || pl > BSD_KS_PIECE_LOG2_MAX))
         return -BSD_E_MALFORMED;
     m->shm_offset = get64(p + 8);
     m->nblocks = get64(p + 16);
@@ -294,6 +297,27 @@ int bsd_keystream_rep_decode(const uint8_t *p, size_t len, bsd_keystream_rep *m)
         return -BSD_E_MALFORMED;
     m->nblocks = get64(p);
     m->digest = get64(p + 8);
+    return BSD_OK;
+}
+
+size_t bsd_keystream_rep_encode_pieces(uint8_t *out, const bsd_keystream_rep *m,
+                                       const uint64_t *pieces, size_t npieces)
+{
+    size_t n = bsd_keystream_rep_encode(out, m);
+    for (size_t i = 0; i < npieces; i++, n += 8)
+        put64(out + n, pieces[i]);
+    return n;
+}
+
+int bsd_keystream_rep_decode_pieces(const uint8_t *p, size_t len, bsd_keystream_rep *m,
+                                    uint64_t *pieces, size_t npieces)
+{
+    if (npieces > BSD_KS_MAX_PIECES || len != BSD_KEYSTREAM_REP_LEN + 8 * npieces)
+        return -BSD_E_MALFORMED;
+    m->nblocks = get64(p);
+    m->digest = get64(p + 8);
+    for (size_t i = 0; i < npieces; i++)
+        pieces[i] = get64(p + BSD_KEYSTREAM_REP_LEN + 8 * i);
     return BSD_OK;
 }
 

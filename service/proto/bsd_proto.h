@@ -30,6 +30,8 @@ extern "C" {
 
 /* Capability bits of HELLO's reply. */
 #define BSD_CAP_SHM_KEYSTREAM 1u
+/* KEYSTREAM answers per-piece digests when asked (BSD_KS_PIECE_LOG2). */
+#define BSD_CAP_PIECES 2u
 
 typedef enum bsd_op {
     BSD_OP_HELLO = 1,
@@ -71,6 +73,19 @@ typedef enum bsd_errc {
 /* KEYSTREAM request flags. */
 /* Benchmark only: no poisoning and no digest (the reply's digest is 0). Never set by clients. */
 #define BSD_KS_UNCHECKED 1u
+/*
+ * Bits 8-12: log2 of a piece (BSD_KS_PIECE_LOG2_MIN..MAX bytes), or 0. When set, the reply also
+ * carries the digest of each piece of the window (the last one may be short), so that a client
+ * can release a piece as soon as it is checked; at most BSD_KS_MAX_PIECES pieces a request.
+ */
+#define BSD_KS_PIECE_SHIFT 8
+#define BSD_KS_PIECE_MASK (0x1fu << BSD_KS_PIECE_SHIFT)
+#define BSD_KS_PIECE_LOG2_MIN 12
+#define BSD_KS_PIECE_LOG2_MAX 24
+#define BSD_KS_MAX_PIECES ((BSD_MAX_REPLY_PAYLOAD - 16) / 8)
+#define BSD_KS_PIECE_LOG2(flags) (((flags)&BSD_KS_PIECE_MASK) >> BSD_KS_PIECE_SHIFT)
+/* Pieces of a window of bytes bytes (log2 not 0). */
+#define BSD_KS_NPIECES(bytes, log2) (((bytes) + ((uint64_t)1 << (log2)) - 1) >> (log2))
 
 /* REPORT kinds: what the client found wrong in a window the daemon said it wrote. */
 #define BSD_REPORT_DIGEST 1u /* the window's digest did not match */
@@ -180,6 +195,14 @@ int bsd_keystream_req_decode(const uint8_t *p, size_t len, bsd_keystream_req *m)
 int bsd_hello_rep_decode(const uint8_t *p, size_t len, bsd_hello_rep *m);
 int bsd_open_rep_decode(const uint8_t *p, size_t len, bsd_open_rep *m);
 int bsd_keystream_rep_decode(const uint8_t *p, size_t len, bsd_keystream_rep *m);
+/*
+ * The reply with npieces piece digests after the fixed part (BSD_KS_PIECE_LOG2): encode returns
+ * its length; decode requires exactly npieces of them.
+ */
+size_t bsd_keystream_rep_encode_pieces(uint8_t *out, const bsd_keystream_rep *m,
+                                       const uint64_t *pieces, size_t npieces);
+int bsd_keystream_rep_decode_pieces(const uint8_t *p, size_t len, bsd_keystream_rep *m,
+                                    uint64_t *pieces, size_t npieces);
 int bsd_error_rep_decode(const uint8_t *p, size_t len, bsd_error_rep *m);
 int bsd_report_req_decode(const uint8_t *p, size_t len, bsd_report_req *m);
 

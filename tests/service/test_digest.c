@@ -151,6 +151,42 @@ static unsigned check_levels(void)
                 CHECK(dst[b] == 0xa5);
             for (size_t b = 0; b < sizeof src; b++)
                 CHECK(b >= align && b < align + 8 * n ? src[b] == 0 : src[b] == keep[b]);
+            /*
+             * The fused pass (bsd_digest_xor_move_sum): the same sum and zero count, out = in ^
+             * w (w with no input), keep = w, in place too, zeroes at the source, nothing outside.
+             */
+            static uint8_t xin[sizeof dst], xout[sizeof dst], xkeep[sizeof dst];
+            for (int v = 0; v < 4; v++) { /* input / none / in place, keep or not */
+                const int has_in = v != 1, in_place = v == 2, has_keep = v >= 2;
+                memcpy(src, keep, sizeof src);
+                svc_fill(xin, sizeof xin, (uint32_t)(t + 17));
+                if (in_place)
+                    memcpy(xout, xin, sizeof xout);
+                else
+                    memset(xout, 0xa5, sizeof xout);
+                memset(xkeep, 0x3c, sizeof xkeep);
+                uint8_t *o = xout + 8 + da;
+                const uint8_t *i = !has_in ? NULL : in_place ? o : xin + 8 + da;
+                z = 7;
+                CHECK(bsd_digest_xor_move_sum_at(level, seed, word0, o, i,
+                                                 has_keep ? xkeep + 3 : NULL, src + align, n,
+                                                 &z) == want);
+                CHECK(z == z_ref);
+                for (size_t b = 0; b < 8 * n; b++) {
+                    uint8_t x = (uint8_t)(keep[align + b] ^ (has_in ? xin[8 + da + b] : 0));
+                    CHECK(o[b] == x);
+                    if (has_keep)
+                        CHECK(xkeep[3 + b] == keep[align + b]);
+                }
+                for (size_t b = 0; b < sizeof xout; b++)
+                    if (b < 8 + da || b >= 8 + da + 8 * n)
+                        CHECK(xout[b] == (in_place ? xin[b] : 0xa5));
+                for (size_t b = 0; b < sizeof xkeep; b++)
+                    if (!has_keep || b < 3 || b >= 3 + 8 * n)
+                        CHECK(xkeep[b] == 0x3c);
+                for (size_t b = 0; b < sizeof src; b++)
+                    CHECK(b >= align && b < align + 8 * n ? src[b] == 0 : src[b] == keep[b]);
+            }
             cases++;
         }
         /* The poison fill: exactly nwords little-endian copies, not a byte outside. */
@@ -167,7 +203,7 @@ static unsigned check_levels(void)
             CHECK(memcmp(fill, want, sizeof fill) == 0);
         }
         printf("%s digest = reference on %u ranges (0..4180 words, every alignment, poison, "
-               "zero words), the client's move too; poison fill exact on "
+               "zero words), the client's move and fused pass too; poison fill exact on "
                "0..90 words\n",
                bs_cpu_level_name(level), cases);
         ran++;

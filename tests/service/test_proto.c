@@ -355,7 +355,31 @@ static void test_keystream(void **state)
     for (int bit = 1; bit < 32; bit++) {
         m.flags = 1u << bit;
         bsd_keystream_req_encode(p, &m);
-        assert_int_equal(bsd_keystream_req_decode(p, sizeof p, &d), -BSD_E_MALFORMED);
+        /* Bits 8-12 are the piece size's log2: 16 (bit 12 alone) is one of 12..24. */
+        assert_int_equal(bsd_keystream_req_decode(p, sizeof p, &d),
+                         bit == 12 ? BSD_OK : -BSD_E_MALFORMED);
+    }
+    /* Piece sizes: 2^12 .. 2^24, else malformed. */
+    for (unsigned l = 1; l < 32; l++) {
+        m.flags = l << BSD_KS_PIECE_SHIFT;
+        bsd_keystream_req_encode(p, &m);
+        int ok = l >= BSD_KS_PIECE_LOG2_MIN && l <= BSD_KS_PIECE_LOG2_MAX;
+        assert_int_equal(bsd_keystream_req_decode(p, sizeof p, &d), ok ? BSD_OK : -BSD_E_MALFORMED);
+        if (ok)
+            assert_int_equal(BSD_KS_PIECE_LOG2(d.flags), l);
+    }
+    /* A reply with pieces: exactly the count asked for decodes. */
+    {
+        uint8_t rp[BSD_KEYSTREAM_REP_LEN + 3 * 8];
+        const uint64_t pc[3] = {1, 0xfedcba9876543210ull, 3};
+        uint64_t got[3] = {0};
+        bsd_keystream_rep kr = {7, 9}, kb;
+        assert_int_equal(bsd_keystream_rep_encode_pieces(rp, &kr, pc, 3), sizeof rp);
+        assert_int_equal(bsd_keystream_rep_decode_pieces(rp, sizeof rp, &kb, got, 3), BSD_OK);
+        assert_true(kb.nblocks == 7 && kb.digest == 9 && memcmp(got, pc, sizeof pc) == 0);
+        assert_int_equal(bsd_keystream_rep_decode_pieces(rp, sizeof rp, &kb, got, 2),
+                         -BSD_E_MALFORMED);
+        assert_int_equal(bsd_keystream_rep_decode(rp, sizeof rp, &kb), -BSD_E_MALFORMED);
     }
 
     uint8_t r[BSD_KEYSTREAM_REP_LEN];
