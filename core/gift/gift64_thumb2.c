@@ -25,7 +25,6 @@
  * bit against the known answers, the C variant and the reference under QEMU.
  */
 #include "bitslice.h"
-#include "bs_wipe32.h"
 #include "gift.h"
 
 #include "gift64_thumb2_gen.h"
@@ -33,30 +32,69 @@
 _Static_assert(sizeof(uint32_t[BS_GIFT64_FIX32_RK_WORDS]) <= BS_KS_MAX,
                "GIFT-64 thumb2 round keys exceed BS_KS_MAX");
 
+#define GIFT_KS_WANT_T2
+#include "gift_ks_gen.h"
+
 /*
- * The 16 bits of v placed in a key word, both blocks at once: v | v << 16 through the nine
- * delta swaps (shifts 16 8 4 2 1 2 4 8 16) of gift64_t2_NET, a Benes network per key word and
- * round of the cycle from the generator: about 45 instructions in place of two shifts per bit.
- * Public shifts and masks.
+ * The 16 bits of v placed in key word s of round k of the cycle, both blocks at once:
+ * v | v << 16 through the delta swaps (shifts 16 8 4 2 1 2 4 8 16) of gift64_t2_NET[k][s], a
+ * Benes network from the generator. Always inlined with constant k and s, so that the masks are
+ * immediates and the swaps whose mask is zero vanish. Public shifts and masks.
  */
-static uint32_t place(uint32_t v, const uint32_t net[9])
+#define GIFT_DSWAP(x, m, s)                                                                        \
+    do {                                                                                           \
+        if ((m) != 0) {                                                                            \
+            uint32_t t_ = (((x) >> (s)) ^ (x)) & (m);                                              \
+            (x) ^= t_ ^ (t_ << (s));                                                               \
+        }                                                                                          \
+    } while (0)
+
+static inline __attribute__((always_inline)) uint32_t place(uint32_t v, const uint32_t n[9])
 {
-    return bs_gift_benes32(v | (v << 16), net);
+    uint32_t x = v | (v << 16);
+    GIFT_DSWAP(x, n[0], 16);
+    GIFT_DSWAP(x, n[1], 8);
+    GIFT_DSWAP(x, n[2], 4);
+    GIFT_DSWAP(x, n[3], 2);
+    GIFT_DSWAP(x, n[4], 1);
+    GIFT_DSWAP(x, n[5], 2);
+    GIFT_DSWAP(x, n[6], 4);
+    GIFT_DSWAP(x, n[7], 8);
+    GIFT_DSWAP(x, n[8], 16);
+    return x;
 }
 
+/* k_j of the specification (bs_gift_key_load): key bytes k7 first, big-endian 16-bit words. */
+#define GIFT_KW(key, j) (((uint32_t)(key)[14 - 2 * (j)] << 8) | (key)[15 - 2 * (j)])
+
+/*
+ * Rounds 0..3 from the key words through the networks (V = k_2k, U = k_2k+1 in round k); every
+ * later round's words from the same slot four rounds before by the generator's advance maps
+ * (the key state only rotates its 16-bit words, gift_ks_gen.h), the constants from its table.
+ */
 static void gift64_t2_set_key(bs_key_schedule *ks, const uint8_t *key)
 {
     uint32_t *rk = (uint32_t *)ks->w;
-    uint32_t uv[BS_GIFT64_ROUNDS]; /* U = k1 in the high half, V = k0 in the low */
-    uint8_t rc[BS_GIFT64_ROUNDS];
-    bs_gift64_key_schedule(key, uv, rc);
-    for (unsigned r = 0; r < BS_GIFT64_ROUNDS; r++) {
-        const uint32_t(*net)[9] = gift64_t2_NET[r % 4];
-        rk[3 * r] = ~place(uv[r] & 0xffffu, net[0]);
-        rk[3 * r + 1] = place(uv[r] >> 16, net[1]);
-        rk[3 * r + 2] = place(rc[r] | 0x8000u, net[2]);
+    uint32_t v0 = ~place(GIFT_KW(key, 0), gift64_t2_NET[0][0]);
+    uint32_t u0 = place(GIFT_KW(key, 1), gift64_t2_NET[0][1]);
+    uint32_t v1 = ~place(GIFT_KW(key, 2), gift64_t2_NET[1][0]);
+    uint32_t u1 = place(GIFT_KW(key, 3), gift64_t2_NET[1][1]);
+    uint32_t v2 = ~place(GIFT_KW(key, 4), gift64_t2_NET[2][0]);
+    uint32_t u2 = place(GIFT_KW(key, 5), gift64_t2_NET[2][1]);
+    uint32_t v3 = ~place(GIFT_KW(key, 6), gift64_t2_NET[3][0]);
+    uint32_t u3 = place(GIFT_KW(key, 7), gift64_t2_NET[3][1]);
+    for (unsigned r = 0;; r += 4, rk += 12) {
+        rk[0] = v0, rk[1] = u0, rk[2] = gift64_t2_RC[r];
+        rk[3] = v1, rk[4] = u1, rk[5] = gift64_t2_RC[r + 1];
+        rk[6] = v2, rk[7] = u2, rk[8] = gift64_t2_RC[r + 2];
+        rk[9] = v3, rk[10] = u3, rk[11] = gift64_t2_RC[r + 3];
+        if (r + 4 == BS_GIFT64_ROUNDS)
+            break;
+        v0 = GIFT64_T2_ADV_0_0(v0), u0 = GIFT64_T2_ADV_0_1(u0);
+        v1 = GIFT64_T2_ADV_1_0(v1), u1 = GIFT64_T2_ADV_1_1(u1);
+        v2 = GIFT64_T2_ADV_2_0(v2), u2 = GIFT64_T2_ADV_2_1(u2);
+        v3 = GIFT64_T2_ADV_3_0(v3), u3 = GIFT64_T2_ADV_3_1(u3);
     }
-    bs_wipe32(uv, BS_WORDS(uv));
 }
 
 /* An odd last block, padded to a pair (the assembly's tail call), so that pairs need no buffer. */

@@ -35,7 +35,6 @@
  * a fixed field, and LDR of round-key words at public offsets (GIFT_LOAD3).
  */
 #include "bitslice.h"
-#include "bs_wipe32.h"
 #include "gift.h"
 
 _Static_assert(sizeof(uint32_t[BS_GIFT128_FIX32_RK_WORDS]) <= BS_KS_MAX,
@@ -217,32 +216,102 @@ void bs_mcu_nibble_unpack(uint32_t w[4], const uint32_t s[4])
 /*
  * A key word moved into a round's representation: the nine in-word delta swaps (shifts 16 8 4 2
  * 1 2 4 8 16) of a gift_fix_gen.h network, which gift_fixslice.py derives from the
- * representation and checks bit by bit. Public shifts and masks.
+ * representation and checks bit by bit. Always inlined with a constant network, so that the masks
+ * are immediates and the swaps whose mask is zero vanish. Public shifts and masks.
  */
-static uint32_t place(uint32_t x, const uint32_t net[9])
+#define GIFT_DSWAP(x, m, s)                                                                        \
+    do {                                                                                           \
+        if ((m) != 0) {                                                                            \
+            uint32_t t_ = (((x) >> (s)) ^ (x)) & (m);                                              \
+            (x) ^= t_ ^ (t_ << (s));                                                               \
+        }                                                                                          \
+    } while (0)
+
+#if defined(__GNUC__)
+#define GIFT_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define GIFT_ALWAYS_INLINE static inline
+#endif
+
+GIFT_ALWAYS_INLINE uint32_t place(uint32_t x, const uint32_t n[9])
 {
-    return bs_gift_benes32(x, net);
+    GIFT_DSWAP(x, n[0], 16);
+    GIFT_DSWAP(x, n[1], 8);
+    GIFT_DSWAP(x, n[2], 4);
+    GIFT_DSWAP(x, n[3], 2);
+    GIFT_DSWAP(x, n[4], 1);
+    GIFT_DSWAP(x, n[5], 2);
+    GIFT_DSWAP(x, n[6], 4);
+    GIFT_DSWAP(x, n[7], 8);
+    GIFT_DSWAP(x, n[8], 16);
+    return x;
 }
+
+/* The placed constant words and the advance maps (embedded/gen/gift_keysched.py). */
+#define GIFT_KS_WANT_FIX
+#include "gift_ks_gen.h"
+
+/* k_j of the specification (bs_gift_key_load): key bytes k7 first, big-endian 16-bit words. */
+#define GIFT_KW(key, j) (((uint32_t)(key)[14 - 2 * (j)] << 8) | (key)[15 - 2 * (j)])
 
 /* ---- GIFT-128: one block, 40 rounds ---- */
 
-/* gift.h's compact schedule (U, V and the round constant) in each round's representation. */
+#if defined(__thumb2__)
+#define GIFT128_RC_WORD(r) (~gift128_RC[r]) /* slot 3 arrives complemented (header comment) */
+#else
+#define GIFT128_RC_WORD(r) (gift128_RC[r])
+#endif
+
+/*
+ * Round j (0..4) of a cycle from the key words: V = K0 (k1 || k0) and U = K2 (k5 || k4) through
+ * network j, then one step of the key state K0..K3 (16-bit words k1 || k0 ... k7 || k6): the
+ * words move down and K0 comes back in K3 with k0 turned by 12 and k1 by 2.
+ */
+#define GIFT128_KS_ROUND(j, r)                                                                     \
+    do {                                                                                           \
+        rk[3 * (j)] = place(K0, gift128_NET[j]);                                                   \
+        rk[3 * (j) + 1] = place(K2, gift128_NET[j]);                                               \
+        rk[3 * (j) + 2] = GIFT128_RC_WORD((r) + (j));                                              \
+        uint32_t lo_ = K0 & 0xffffu, hi_ = K0 >> 16;                                               \
+        K0 = K1, K1 = K2, K2 = K3;                                                                 \
+        K3 = (((lo_ >> 12) | (lo_ << 4)) & 0xffffu) | (((hi_ >> 2) | (hi_ << 14)) << 16);          \
+    } while (0)
+
+/* Round r + j (r >= 20) from round r + j - 20, the same representation (gift_ks_gen.h). */
+#define GIFT128_KS_ADV(j, r)                                                                       \
+    do {                                                                                           \
+        uint32_t v_ = rk[3 * (j)-60], u_ = rk[3 * (j)-59];                                         \
+        rk[3 * (j)] = GIFT128_ADV20_##j(v_);                                                       \
+        rk[3 * (j) + 1] = GIFT128_ADV20_##j(u_);                                                   \
+        rk[3 * (j) + 2] = GIFT128_RC_WORD((r) + (j));                                              \
+    } while (0)
+
+/*
+ * The first 20 rounds through the networks; rounds 20..39 from rounds 0..19 by the advance maps
+ * (after 20 rounds every 16-bit key word has only turned, gift_ks_gen.h); the constants from
+ * the generator's table.
+ */
 static void gift128_set_key(bs_key_schedule *ks, const uint8_t *key)
 {
     uint32_t *rk = (uint32_t *)ks->w;
-    uint32_t uv[2 * BS_GIFT128_ROUNDS];
-    uint8_t rc[BS_GIFT128_ROUNDS];
-    bs_gift128_key_schedule(key, uv, rc);
-    for (unsigned r = 0; r < BS_GIFT128_ROUNDS; r++) {
-        const uint32_t *net = gift128_NET[r % GIFT128_PERIOD];
-        rk[3 * r] = place(uv[2 * r + 1], net);
-        rk[3 * r + 1] = place(uv[2 * r], net);
-        rk[3 * r + 2] = place(rc[r] | 0x80000000u, net);
-#if defined(__thumb2__)
-        rk[3 * r + 2] = ~rk[3 * r + 2]; /* slot 3 arrives complemented (header comment) */
-#endif
+    uint32_t K0 = (GIFT_KW(key, 1) << 16) | GIFT_KW(key, 0);
+    uint32_t K1 = (GIFT_KW(key, 3) << 16) | GIFT_KW(key, 2);
+    uint32_t K2 = (GIFT_KW(key, 5) << 16) | GIFT_KW(key, 4);
+    uint32_t K3 = (GIFT_KW(key, 7) << 16) | GIFT_KW(key, 6);
+    for (unsigned r = 0; r < 20; r += 5, rk += 15) {
+        GIFT128_KS_ROUND(0, r);
+        GIFT128_KS_ROUND(1, r);
+        GIFT128_KS_ROUND(2, r);
+        GIFT128_KS_ROUND(3, r);
+        GIFT128_KS_ROUND(4, r);
     }
-    bs_wipe32(uv, BS_WORDS(uv));
+    for (unsigned r = 20; r < BS_GIFT128_ROUNDS; r += 5, rk += 15) {
+        GIFT128_KS_ADV(0, r);
+        GIFT128_KS_ADV(1, r);
+        GIFT128_KS_ADV(2, r);
+        GIFT128_KS_ADV(3, r);
+        GIFT128_KS_ADV(4, r);
+    }
 }
 
 #if !defined(__thumb2__)
@@ -315,21 +384,35 @@ const bs_block_cipher bs_gift128_fix32 = {
 
 /* ---- GIFT-64: two blocks side by side, 28 rounds ---- */
 
+/*
+ * Rounds 0..3 from the key words through the networks (V = k_2k, U = k_2k+1 in round k); every
+ * later round's words from the same slot four rounds before by the generator's advance maps
+ * (the key state only rotates its 16-bit words, gift_ks_gen.h), the constants from its table.
+ * Both blocks at once (v | v << 16); slot 0's word complemented, for the S-box's NOT.
+ */
 static void gift64_set_key(bs_key_schedule *ks, const uint8_t *key)
 {
     uint32_t *rk = (uint32_t *)ks->w;
-    uint32_t uv[BS_GIFT64_ROUNDS]; /* U = k1 in the high half, V = k0 in the low */
-    uint8_t rc[BS_GIFT64_ROUNDS];
-    bs_gift64_key_schedule(key, uv, rc);
-    for (unsigned r = 0; r < BS_GIFT64_ROUNDS; r++) {
-        const uint32_t *net = gift64_NET[r % GIFT64_PERIOD];
-        uint32_t v = uv[r] & 0xffffu, u = uv[r] >> 16, c = rc[r] | 0x8000u;
-        /* both blocks: v | v << 16; slot 0's word complemented, for the S-box's NOT */
-        rk[3 * r] = ~place(v | (v << 16), net);
-        rk[3 * r + 1] = place(u | (u << 16), net);
-        rk[3 * r + 2] = place(c | (c << 16), net);
+    uint32_t v0 = ~place(GIFT_KW(key, 0) * 0x10001u, gift64_NET[0]);
+    uint32_t u0 = place(GIFT_KW(key, 1) * 0x10001u, gift64_NET[0]);
+    uint32_t v1 = ~place(GIFT_KW(key, 2) * 0x10001u, gift64_NET[1]);
+    uint32_t u1 = place(GIFT_KW(key, 3) * 0x10001u, gift64_NET[1]);
+    uint32_t v2 = ~place(GIFT_KW(key, 4) * 0x10001u, gift64_NET[2]);
+    uint32_t u2 = place(GIFT_KW(key, 5) * 0x10001u, gift64_NET[2]);
+    uint32_t v3 = ~place(GIFT_KW(key, 6) * 0x10001u, gift64_NET[3]);
+    uint32_t u3 = place(GIFT_KW(key, 7) * 0x10001u, gift64_NET[3]);
+    for (unsigned r = 0;; r += 4, rk += 12) {
+        rk[0] = v0, rk[1] = u0, rk[2] = gift64_RC[r];
+        rk[3] = v1, rk[4] = u1, rk[5] = gift64_RC[r + 1];
+        rk[6] = v2, rk[7] = u2, rk[8] = gift64_RC[r + 2];
+        rk[9] = v3, rk[10] = u3, rk[11] = gift64_RC[r + 3];
+        if (r + 4 == BS_GIFT64_ROUNDS)
+            break;
+        v0 = GIFT64_ADV_0_0(v0), u0 = GIFT64_ADV_0_1(u0);
+        v1 = GIFT64_ADV_1_0(v1), u1 = GIFT64_ADV_1_1(u1);
+        v2 = GIFT64_ADV_2_0(v2), u2 = GIFT64_ADV_2_1(u2);
+        v3 = GIFT64_ADV_3_0(v3), u3 = GIFT64_ADV_3_1(u3);
     }
-    bs_wipe32(uv, BS_WORDS(uv));
 }
 
 #if !defined(__thumb2__)

@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Writes core/gift/gift_ks_gen.h: what the 32-bit GIFT key set-ups (gift_fix32.c,
+gift64_thumb2.c) need to place round keys without a Benes network per word. Run from the
+repository root; the output is committed.
+
+    python3 embedded/gen/gift_keysched.py > core/gift/gift_ks_gen.h
+    python3 embedded/gen/gift_keysched.py --check   (the committed file is what this writes)
+
+Reads the placement networks the other generators committed (gift_fix_gen.h: gift64_NET,
+gift128_NET; gift64_thumb2_gen.h: gift64_t2_NET) and derives:
+
+- the round-constant words, placed: public, so a table (28 or 40 words) instead of a network
+  per round at every key set-up;
+- "advance" maps. The key state's 16-bit words only rotate: after 4 rounds every word k_j has
+  turned by 12 (j even) or 2 (j odd) bits, so the key word of round r + 4 is the one of round r
+  rotated (GIFT-64: V = k0, U = k1; GIFT-128: V = k1 || k0, U = k5 || k4). Placed in the same
+  representation, that rotation is a fixed bit permutation of the placed word; written as an OR
+  of masked rotations, it has 1 to 3 terms for GIFT-64 (whose 4-round representation cycle
+  matches the key's period) and 2 to 6 for GIFT-128 between rounds r and r + 20 (cycle 5). So
+  only the first 4 (GIFT-64) or 20 (GIFT-128) rounds' words go through a network.
+
+Before writing, the whole schedule built this way is compared, for random keys, with the
+networks applied to every round's words (what the C did before).
+"""
+import random
+import re
+import sys
+
+OUT = 'core/gift/gift_ks_gen.h'
+SHIFTS = [16, 8, 4, 2, 1, 2, 4, 8, 16]
+M32 = 0xffffffff
+
+
+def nets(path, name, shape):
+    src = open(path).read()
+    body = src[src.index(name):]
+    n = 1
+    for d in shape:
+        n *= d
+    vals = [int(x, 16) for x in re.findall(r'0x([0-9a-f]+)u', body)[:9 * n]]
+    return [vals[9 * i:9 * i + 9] for i in range(n)]
+
+
+def benes(x, net):
+    for sh, m in zip(SHIFTS, net):
+        t = ((x >> sh) ^ x) & m
+        x ^= t ^ (t << sh)
+    return x & M32
+
+
+def perm(net):
+    return [benes(1 << j, net).bit_length() - 1 for j in range(32)]
+
+
+def rol(x, d):
+    d %= 32
+    return ((x << d) | (x >> (32 - d))) & M32 if d else x
+
+
+def rot16(x, n):
+    n %= 16
+    return ((x >> n) | (x << (16 - n))) & 0xffff
+
+
+def rc_seq(n):
+    c, out = 0, []
+    for _ in range(n):
+        c = ((c << 1) & 0x3e) | (((c >> 5) ^ (c >> 4) ^ 1) & 1)
+        out.append(c)
+    return out
+
+
+def groups(src_perm, dst_perm, source_bit):
+    """The placed-word map y = OR_d (rol(x, d) & m_d): output bit dst_perm[i] takes input bit
+    src_perm[source_bit(i)], for the 32 input bits i of the new word."""
+    g = {}
+    for i in range(32):
+        d = (dst_perm[i] - src_perm[source_bit(i)]) % 32
+        g[d] = g.get(d, 0) | (1 << dst_perm[i])
+    return sorted(g.items())
+
+
+def apply(g, x):
+    y = 0
+    for d, m in g:
+        y |= rol(x, d) & m
+    return y
+
+
+def c_expr(g):
+    terms = []
+    for d, m in g:
+        r = 'x' if d == 0 else 'BS_GIFT_ROL(x, %d)' % d
+        terms.append(r if m == M32 else '(%s & 0x%08xu)' % (r, m))
+    return ' | '.join(terms)
+
+
+# 16-bit key words duplicated into both blocks (v | v << 16): input bit i < 16 is v's bit i,
+# i >= 16 its copy; after 4 rounds k0 (V) turned by 12, k1 (U) by 2.
+def src64(rot):
+    return lambda i: (i // 16) * 16 + (i % 16 + rot) % 16
+
+
+# GIFT-128 words hi || lo (V = k1 || k0, U = k5 || k4): after 20 rounds lo turned by 60 = 12
+# mod 16, hi by 10.
+def src128(i):
+    return (i + 12) % 16 if i < 16 else 16 + (i - 16 + 10) % 16
+
+
+def derive():
+    t2 = nets('core/gift/gift64_thumb2_gen.h', 'gift64_t2_NET[4][3][9] = {', (4, 3))
+    t2 = [[t2[3 * k + s] for s in range(3)] for k in range(4)]
+    n64 = nets('core/gift/gift_fix_gen.h', 'gift64_NET[4][9] = {', (4,))
+    n128 = nets('core/gift/gift_fix_gen.h', 'gift128_NET[5][9] = {', (5,))
+    rc64, rc128 = rc_seq(28), rc_seq(40)
+    d = {}
+    d['t2_rc'] = [benes((rc64[r] | 0x8000) * 0x10001, t2[r % 4][2]) for r in range(28)]
+    d['fix64_rc'] = [benes((rc64[r] | 0x8000) * 0x10001, n64[r % 4]) for r in range(28)]
+    d['fix128_rc'] = [benes(rc128[r] | 0x80000000, n128[r % 5]) for r in range(40)]
+    d['t2_adv'] = [[groups(perm(t2[k][s]), perm(t2[k][s]), src64(rot)) for s, rot in
+                    ((0, 12), (1, 2))] for k in range(4)]
+    d['fix64_adv'] = [[groups(perm(n64[k]), perm(n64[k]), src64(rot)) for rot in (12, 2)]
+                      for k in range(4)]
+    d['fix128_adv'] = [groups(perm(n128[k]), perm(n128[k]), src128) for k in range(5)]
+    return d, t2, n64, n128
+
+
+def key_words(key):
+    """k_0..k_7 of the specification from the 16 key bytes (k7 first, big-endian)."""
+    return [(key[14 - 2 * i] << 8) | key[15 - 2 * i] for i in range(8)]
+
+
+def check(d, t2, n64, n128):
+    rng = random.Random(27)
+    for _ in range(20):
+        key = bytes(rng.getrandbits(8) for _ in range(16))
+        k = key_words(key)
+        uv = []
+        kk = list(k)
+        for r in range(40):
+            uv.append(((kk[5] << 16) | kk[4], (kk[1] << 16) | kk[0], kk[1], kk[0]))
+            kk = kk[2:] + [rot16(kk[0], 12), rot16(kk[1], 2)]
+        # GIFT-64 thumb2 and fix32: rounds 0..3 by the network, the rest advanced
+        for name, place_v, place_u, adv, rc in (
+                ('t2', lambda r, v: benes(v * 0x10001, t2[r % 4][0]) ^ M32,
+                 lambda r, u: benes(u * 0x10001, t2[r % 4][1]), d['t2_adv'], d['t2_rc']),
+                ('fix64', lambda r, v: benes(v * 0x10001, n64[r % 4]) ^ M32,
+                 lambda r, u: benes(u * 0x10001, n64[r % 4]), d['fix64_adv'], d['fix64_rc'])):
+            w = [place_v(r, uv[r][3]) for r in range(4)], [place_u(r, uv[r][2]) for r in range(4)]
+            for r in range(28):
+                if r >= 4:
+                    for s in range(2):
+                        w[s][r % 4] = apply(adv[r % 4][s], w[s][r % 4])
+                if (w[0][r % 4] != place_v(r, uv[r][3]) or w[1][r % 4] != place_u(r, uv[r][2])
+                        or rc[r] != benes((rc_seq(28)[r] | 0x8000) * 0x10001,
+                                          (t2[r % 4][2] if name == 't2' else n64[r % 4]))):
+                    raise SystemExit('GIFT-64 %s: round %d disagrees' % (name, r))
+        # GIFT-128 fix32: rounds 0..19 by the network, 20..39 advanced from r - 20
+        for r in range(20, 40):
+            for j in (0, 1):
+                want = benes(uv[r][j], n128[r % 5])
+                got = apply(d['fix128_adv'][r % 5], benes(uv[r - 20][j], n128[r % 5]))
+                if got != want:
+                    raise SystemExit('GIFT-128: round %d disagrees' % r)
+
+
+def table(name, vals):
+    lines = ['static const uint32_t %s[%d] = {' % (name, len(vals))]
+    for i in range(0, len(vals), 5):
+        lines.append('    ' + ' '.join('0x%08xu,' % v for v in vals[i:i + 5]))
+    lines.append('};')
+    return lines
+
+
+def render(d):
+    L = ['/* Generated by embedded/gen/gift_keysched.py: do not edit. */',
+         '/*',
+         ' * Round-constant words placed in each round\'s representation (public tables), and the',
+         ' * "advance" maps: the placed key word of round r + 4 (GIFT-64; _ADV_k_s, k = r % 4, s = 0',
+         ' * for the ~V word, 1 for U) or r + 20 (GIFT-128; _ADV20_k, k = r % 5, V and U alike) from',
+         ' * the one of round r, as an OR of masked rotations. See the generator for the derivation.',
+         ' */',
+         '#define BS_GIFT_ROL(x, d) (((x) << (d)) | ((x) >> (32 - (d))))',
+         '',
+         '#ifdef GIFT_KS_WANT_T2']
+    L += table('gift64_t2_RC', d['t2_rc'])
+    for k in range(4):
+        for s in range(2):
+            L.append('#define GIFT64_T2_ADV_%d_%d(x) (%s)' % (k, s, c_expr(d['t2_adv'][k][s])))
+    L += ['#endif', '', '#ifdef GIFT_KS_WANT_FIX']
+    L += table('gift64_RC', d['fix64_rc'])
+    for k in range(4):
+        for s in range(2):
+            L.append('#define GIFT64_ADV_%d_%d(x) (%s)' % (k, s, c_expr(d['fix64_adv'][k][s])))
+    L += table('gift128_RC', d['fix128_rc'])
+    for k in range(5):
+        L.append('#define GIFT128_ADV20_%d(x) (%s)' % (k, c_expr(d['fix128_adv'][k])))
+    L += ['#endif', '']
+    return '\n'.join(L)
+
+
+def main():
+    d, t2, n64, n128 = derive()
+    check(d, t2, n64, n128)
+    out = render(d)
+    if sys.argv[1:] == ['--check']:
+        with open(OUT) as f:
+            if f.read() != out:
+                raise SystemExit('%s is stale: run %s > %s' % (OUT, sys.argv[0], OUT))
+        return
+    if sys.argv[1:]:
+        raise SystemExit(__doc__)
+    sys.stdout.write(out)
+
+
+if __name__ == '__main__':
+    main()
