@@ -19,6 +19,16 @@
  *                     produces the in-process keystream of the passes
  *   GCM_BULK_FOR      (cipher, ghash) -> a stitched CTR + GHASH loop (gcm256_bulk.h) or NULL,
  *                     used in-process where the core has its own counter mode
+ *   GCM_BULK_BLOCKS   the key powers that loop uses (with GCM_BULK_FOR and GCM_GHASH_LAZY)
+ *   GCM_GHASH_LAZY    the GHASH type has init_first / extend / max_powers / power_words and the
+ *                     context an `hpow`: where an implementation has them, set_key computes the
+ *                     first key power only and each GHASH call extends the key form to the powers
+ *                     it uses (a 16-byte message under a fresh key needs H alone)
+ *
+ * Re-keying wipes what the previous key wrote and the new one does not overwrite, once: the key
+ * schedule only where the core changes (a core's set_key writes the same words for every key),
+ * the GHASH key form as far as it was computed, and the per-message fields. The context must be
+ * zeroed (static, calloc) or cleared before its first set_key, as set_source already requires.
  *
  * Where the data keystream comes from (gcm_crypt):
  *   - in-process without the core's own counter mode (or through FACE): passes of GCM_PASS
@@ -54,6 +64,42 @@ static void inc32(uint8_t *cb)
     bs_store_be32(cb + BL - 4, bs_load_be32(cb + BL - 4) + 1);
 }
 
+/* The key form as far as it is computed: words that hold key material. */
+static size_t hkey_words(const GCM_CTX *ctx)
+{
+#ifdef GCM_GHASH_LAZY
+    if (ctx->ghash != NULL && ctx->ghash->extend != NULL) {
+        const size_t w = (size_t)ctx->hpow * ctx->ghash->power_words;
+        return w < sizeof ctx->hkey / sizeof ctx->hkey[0] ? w
+                                                          : sizeof ctx->hkey / sizeof ctx->hkey[0];
+    }
+#endif
+    (void)ctx;
+    return sizeof ctx->hkey / sizeof ctx->hkey[0];
+}
+
+/* Extends the key form to the powers a GHASH call over n blocks uses (n is public). */
+static inline void ghash_powers(GCM_CTX *ctx, size_t n)
+{
+#ifdef GCM_GHASH_LAZY
+    if (n > ctx->hpow && ctx->ghash->extend != NULL && ctx->hpow < ctx->ghash->max_powers) {
+        const unsigned want = n < ctx->ghash->max_powers ? (unsigned)n : ctx->ghash->max_powers;
+        ctx->ghash->extend(ctx->hkey, ctx->hpow, want);
+        ctx->hpow = want;
+    }
+#else
+    (void)ctx;
+    (void)n;
+#endif
+}
+
+/* y = GHASH update over n whole blocks, the key form extended first where it is lazy. */
+static void ghash_mul(GCM_CTX *ctx, const uint8_t *blocks, size_t n)
+{
+    ghash_powers(ctx, n);
+    ctx->ghash->mul_blocks(ctx->hkey, ctx->y, blocks, n);
+}
+
 static void ghash_absorb(GCM_CTX *ctx, const uint8_t *p, size_t len)
 {
     if (ctx->ghbuf_len > 0) {
@@ -64,11 +110,11 @@ static void ghash_absorb(GCM_CTX *ctx, const uint8_t *p, size_t len)
         len -= take;
         if (ctx->ghbuf_len < BL)
             return;
-        ctx->ghash->mul_blocks(ctx->hkey, ctx->y, ctx->ghbuf, 1);
+        ghash_mul(ctx, ctx->ghbuf, 1);
         ctx->ghbuf_len = 0;
     }
     if (len >= BL) {
-        ctx->ghash->mul_blocks(ctx->hkey, ctx->y, p, len / BL);
+        ghash_mul(ctx, p, len / BL);
         p += len - len % BL;
         len %= BL;
     }
@@ -81,7 +127,7 @@ static void ghash_pad(GCM_CTX *ctx)
 {
     if (ctx->ghbuf_len > 0) {
         memset(ctx->ghbuf + ctx->ghbuf_len, 0, BL - ctx->ghbuf_len);
-        ctx->ghash->mul_blocks(ctx->hkey, ctx->y, ctx->ghbuf, 1);
+        ghash_mul(ctx, ctx->ghbuf, 1);
         ctx->ghbuf_len = 0;
     }
     bs_wipe(ctx->ghbuf, BL);
@@ -93,14 +139,21 @@ static void ghash_lengths(GCM_CTX *ctx, uint64_t a_bytes, uint64_t c_bytes)
     uint8_t lens[BL] = {0};
     bs_store_be64(lens + BL / 2 - 8, a_bytes << 3);
     bs_store_be64(lens + BL - 8, c_bytes << 3);
-    ctx->ghash->mul_blocks(ctx->hkey, ctx->y, lens, 1);
+    ghash_mul(ctx, lens, 1);
 }
 
+/* The key form of H = E_K(0) under ctx->ghash: its first power where it is lazy. */
 static void ghash_key(GCM_CTX *ctx)
 {
     uint8_t h[BL] = {0};
     ctx->cipher->encrypt(&ctx->ks, h, h, 1);
-    ctx->ghash->init(ctx->hkey, h);
+#ifdef GCM_GHASH_LAZY
+    if (ctx->ghash->extend != NULL) {
+        ctx->ghash->init_first(ctx->hkey, h);
+        ctx->hpow = 1;
+    } else
+#endif
+        ctx->ghash->init(ctx->hkey, h);
     bs_wipe(h, sizeof h);
 }
 
@@ -111,7 +164,19 @@ int GCM_FN(set_key)(GCM_CTX *ctx, const bs_block_cipher *cipher, const uint8_t *
     if (key_len != cipher->key_len)
         return BS_ERR_KEY_LENGTH;
     bs_keystream_source *src = ctx->src;
-    bs_wipe(ctx, sizeof *ctx); /* not clear(): a new key needs no stack wipe */
+    /*
+     * Not clear() (a new key needs no stack wipe), and not the whole context: the old key's
+     * schedule is overwritten word for word by the same core's set_key, so it is wiped only where
+     * the core changes; the key form as far as it was computed; every other field.
+     */
+    if (ctx->state != ST_NONE) {
+        if (ctx->cipher != cipher)
+            bs_wipe(&ctx->ks, sizeof ctx->ks);
+        bs_wipe(ctx->hkey, hkey_words(ctx) * sizeof ctx->hkey[0]);
+    }
+    bs_wipe(ctx, offsetof(GCM_CTX, ks));
+    bs_wipe((uint8_t *)ctx + offsetof(GCM_CTX, hkey) + sizeof ctx->hkey,
+            sizeof *ctx - offsetof(GCM_CTX, hkey) - sizeof ctx->hkey);
     ctx->src = src;
     ctx->cipher = cipher;
     ctx->ctr32 = bs_ctr32_for(cipher);
@@ -133,6 +198,7 @@ void GCM_FN(set_ghash)(GCM_CTX *ctx, const GCM_GHASH *impl)
 {
     if (ctx->state == ST_NONE)
         return;
+    bs_wipe(ctx->hkey, hkey_words(ctx) * sizeof ctx->hkey[0]);
     ctx->ghash = impl != NULL ? impl : GCM_GHASH_DEFAULT();
     ghash_key(ctx);
     /* The accumulator of a message under way is lost: start over with a new IV. */
@@ -293,6 +359,10 @@ static int gcm_crypt(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len, 
     if (inproc && len >= BL) {
         /* In-process, a stitched CTR + GHASH loop takes what it can (gcm256_bulk.h). */
         const bs_gcm256_bulk_fn bulk = GCM_BULK_FOR(ctx->cipher, ctx->ghash);
+#ifdef GCM_GHASH_LAZY
+        if (bulk != NULL && len / BL >= GCM_BULK_BLOCKS)
+            ghash_powers(ctx, GCM_BULK_BLOCKS);
+#endif
         const size_t done =
             bulk != NULL ? bulk(&ctx->ks, ctx->hkey, ctx->counter, ctx->y, in, out, len / BL, dec)
                          : 0;
@@ -306,11 +376,11 @@ static int gcm_crypt(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len, 
     while (whole > 0) {
         size_t n = whole < SOURCE_PIECE ? whole : SOURCE_PIECE;
         if (dec)
-            ctx->ghash->mul_blocks(ctx->hkey, ctx->y, in, n);
+            ghash_mul(ctx, in, n);
         bs_keystream_fill(ctx->src, ctx->cipher, &ctx->ks, ctx->counter, n, BS_KS_STEP_INC32, in,
                           out);
         if (!dec)
-            ctx->ghash->mul_blocks(ctx->hkey, ctx->y, out, n);
+            ghash_mul(ctx, out, n);
         bs_keystream_advance(ctx->counter, BL, n, BS_KS_STEP_INC32);
         out += n * BL;
         in += n * BL;

@@ -18,4 +18,6 @@
 /* A full pass of the widest (64-lane) cores. */
 #define GCM_PASS BS_LANES_MAX
 #define GCM_BULK_FOR bs_gcm256_bulk_for
+#define GCM_BULK_BLOCKS 16 /* gcm256_vaes.c: one reduction per 16 blocks */
+#define GCM_GHASH_LAZY 1
 #include "gcm.inc.h"

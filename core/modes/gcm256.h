@@ -37,6 +37,18 @@ typedef struct bs_ghash256_impl {
     void (*init)(uint64_t hkey[BS_GHASH256_HKEY_WORDS], const uint8_t h[32]);
     void (*mul_blocks)(const uint64_t hkey[BS_GHASH256_HKEY_WORDS], uint8_t y[32],
                        const uint8_t *blocks, size_t nblocks);
+    /*
+     * Optional, for re-keying at the cost of what a message uses (NULL / 0: init computes the
+     * whole key form). The key form is then a run of max_powers entries of power_words words,
+     * entry p - 1 built from H^p (and those before it): init_first writes entry 0 from H, extend
+     * entries have..want - 1 (1 <= have < want <= max_powers) from the entries before them; a
+     * mul_blocks call over n blocks reads only entries 0..min(n, max_powers) - 1. init is
+     * init_first then extend(1, max_powers).
+     */
+    void (*init_first)(uint64_t hkey[BS_GHASH256_HKEY_WORDS], const uint8_t h[32]);
+    void (*extend)(uint64_t hkey[BS_GHASH256_HKEY_WORDS], unsigned have, unsigned want);
+    unsigned max_powers;
+    unsigned power_words;
 } bs_ghash256_impl;
 
 /* Portable, constant-time where 64 x 64 -> 64 integer multiplies take constant time. */
@@ -95,10 +107,13 @@ typedef struct bs_gcm256_ctx {
     unsigned ghbuf_len;
     unsigned num; /* bytes of stream[] used */
     uint64_t aad_len, data_len;
-    int state; /* see gcm.inc.h */
+    int state;     /* see gcm.inc.h */
+    unsigned hpow; /* key powers in hkey so far, where ghash has extend */
 } bs_gcm256_ctx;
 
 /*
+ * The context must be zeroed (static, calloc) or cleared before its first use.
+ *
  * Key (cipher->key_len bytes) over cipher, a 32-byte-block core: bs_block_cipher_by_name(
  * "RIJNDAEL-256") for the preferred one at this CPU level, or any entry of bs_block_ciphers.
  * BS_ERR_ARG for NULL or another block length, BS_ERR_KEY_LENGTH for another key length. As

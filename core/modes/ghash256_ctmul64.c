@@ -223,8 +223,8 @@ static void ctmul64_mul_blocks(const uint64_t *hkey, uint8_t y[32], const uint8_
 #endif
 
 const bs_ghash256_impl bs_ghash256_ctmul64 = {
-    "ctmul64",
-    BS_CTMUL64_CONSTANT_TIME,
-    ctmul64_init,
-    ctmul64_mul_blocks,
+    .name = "ctmul64",
+    .constant_time = BS_CTMUL64_CONSTANT_TIME,
+    .init = ctmul64_init,
+    .mul_blocks = ctmul64_mul_blocks,
 };

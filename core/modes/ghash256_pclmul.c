@@ -23,6 +23,7 @@
 
 #define PCLMUL_TARGET __attribute__((target("pclmul,sse4.1")))
 #define POW_WORDS 9
+#define POWERS 4 /* blocks per reduction */
 
 PCLMUL_TARGET static inline void clmul64(uint64_t a, uint64_t b, uint64_t *lo, uint64_t *hi)
 {
@@ -77,13 +78,20 @@ static void key_form(uint64_t *k, const uint64_t h[4])
     k[8] = k[6] ^ k[7];
 }
 
-PCLMUL_TARGET static void pclmul_init(uint64_t *hkey, const uint8_t h[32])
+static void pclmul_init_first(uint64_t *hkey, const uint8_t h[32])
 {
-    uint64_t pw[4], p[8];
-    memset(hkey, 0, BS_GHASH256_HKEY_WORDS * sizeof(uint64_t));
+    uint64_t pw[4];
     bs_ghash256_load_rev(pw, h);
     key_form(hkey, pw);
-    for (int i = 1; i < 4; i++) {
+    bs_wipe(pw, sizeof pw);
+}
+
+/* H^(i+1) = H^i * H for i = have..want - 1. */
+PCLMUL_TARGET static void pclmul_extend(uint64_t *hkey, unsigned have, unsigned want)
+{
+    uint64_t pw[4], p[8];
+    memcpy(pw, hkey + POW_WORDS * (have - 1), sizeof pw);
+    for (unsigned i = have; i < want; i++) {
         memset(p, 0, sizeof p);
         mul256_acc(p, pw, hkey);
         bs_ghash256_rev_reduce(pw, p);
@@ -93,6 +101,12 @@ PCLMUL_TARGET static void pclmul_init(uint64_t *hkey, const uint8_t h[32])
     bs_wipe(p, sizeof p);
 }
 
+static void pclmul_init(uint64_t *hkey, const uint8_t h[32])
+{
+    pclmul_init_first(hkey, h);
+    pclmul_extend(hkey, 1, POWERS);
+}
+
 /* Four blocks per reduction: Y' = (Y ^ X1) H^4 ^ X2 H^3 ^ X3 H^2 ^ X4 H. */
 PCLMUL_TARGET static void pclmul_mul_blocks(const uint64_t *hkey, uint8_t y[32],
                                             const uint8_t *blocks, size_t nblocks)
@@ -100,7 +114,7 @@ PCLMUL_TARGET static void pclmul_mul_blocks(const uint64_t *hkey, uint8_t y[32],
     uint64_t acc[4], x[4], p[8];
     bs_ghash256_load_rev(acc, y);
     while (nblocks > 0) {
-        size_t n = nblocks < 4 ? nblocks : 4;
+        size_t n = nblocks < POWERS ? nblocks : POWERS;
         memset(p, 0, sizeof p);
         for (size_t j = 0; j < n; j++) {
             bs_ghash256_load_rev(x, blocks + 32 * j);
@@ -120,10 +134,14 @@ PCLMUL_TARGET static void pclmul_mul_blocks(const uint64_t *hkey, uint8_t y[32],
 }
 
 const bs_ghash256_impl bs_ghash256_pclmul_impl = {
-    "pclmul",
-    1,
-    pclmul_init,
-    pclmul_mul_blocks,
+    .name = "pclmul",
+    .constant_time = 1,
+    .init = pclmul_init,
+    .mul_blocks = pclmul_mul_blocks,
+    .init_first = pclmul_init_first,
+    .extend = pclmul_extend,
+    .max_powers = POWERS,
+    .power_words = POW_WORDS,
 };
 
 #endif

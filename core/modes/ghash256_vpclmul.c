@@ -21,11 +21,11 @@ static void pair_form(uint64_t k[BS_VPCLMUL_PAIR_WORDS], const uint64_t gp[4], c
     memcpy(k + 8, k2, sizeof k2);
 }
 
-BS_VPCLMUL_TARGET static void vpclmul_init(uint64_t *hkey, const uint8_t h[32])
+/* Entry 0: the pair (G_1, G_0 = 0). */
+static void vpclmul_init_first(uint64_t *hkey, const uint8_t h[32])
 {
-    uint64_t hw[4], g[BS_VPCLMUL_CHUNK + 1][4];
-    memset(hkey, 0, BS_GHASH256_HKEY_WORDS * sizeof(uint64_t));
-    memset(g, 0, sizeof g);
+    uint64_t hw[4], g1[4];
+    const uint64_t zero[4] = {0, 0, 0, 0};
     bs_ghash256_load_rev(hw, h);
     /*
      * G_1 = H * x^-1 mod P, x^-1 = x^255 + x^9 + x^4 + x: a left shift of the reversed words and,
@@ -34,25 +34,46 @@ BS_VPCLMUL_TARGET static void vpclmul_init(uint64_t *hkey, const uint8_t h[32])
      */
     const uint64_t m = (uint64_t)0 - (hw[3] >> 63);
     for (int i = 3; i > 0; i--)
-        g[1][i] = (hw[i] << 1) | (hw[i - 1] >> 63);
-    g[1][0] = (hw[0] << 1) ^ (m & 1);
-    g[1][3] ^= m & (((uint64_t)1 << 62) | ((uint64_t)1 << 59) | ((uint64_t)1 << 54));
-    pair_form(hkey, g[1], g[0]);
-    /* G_(p+1) = G_p * H: block G_p times the pair (G_1, 0). */
-    for (int p = 1; p < BS_VPCLMUL_CHUNK; p++) {
-        BS_ALIGN(32) uint64_t w[4];
+        g1[i] = (hw[i] << 1) | (hw[i - 1] >> 63);
+    g1[0] = (hw[0] << 1) ^ (m & 1);
+    g1[3] ^= m & (((uint64_t)1 << 62) | ((uint64_t)1 << 59) | ((uint64_t)1 << 54));
+    pair_form(hkey, g1, zero);
+    bs_wipe(hw, sizeof hw);
+    bs_wipe(g1, sizeof g1);
+}
+
+/*
+ * Entries have..want - 1: G_(p+1) = G_p * H, block G_p times the pair (G_1, 0). G_p is read back
+ * from the first four words of entry p - 1, which are its K1 = (G_p words 2, 3, 0, 1): the
+ * register layout of a block, as the product wants it.
+ */
+BS_VPCLMUL_TARGET static void vpclmul_extend(uint64_t *hkey, unsigned have, unsigned want)
+{
+    BS_ALIGN(32) uint64_t w[8];
+    __m256i gp = _mm256_loadu_si256((const __m256i *)(hkey + BS_VPCLMUL_PAIR_WORDS * (have - 1)));
+    for (unsigned p = have; p < want; p++) {
         bs_vpclmul_acc t;
         bs_vpclmul_acc_zero(&t);
-        const __m256i x = _mm256_setr_epi64x((long long)g[p][2], (long long)g[p][3],
-                                             (long long)g[p][0], (long long)g[p][1]);
-        bs_vpclmul_mul(&t, _mm512_zextsi256_si512(x), hkey);
-        _mm256_store_si256((__m256i *)w, bs_vpclmul_reduce(&t));
-        memcpy(g[p + 1], w, sizeof w);
-        pair_form(hkey + BS_VPCLMUL_PAIR_WORDS * p, g[p + 1], g[p]);
-        bs_wipe(w, sizeof w);
+        bs_vpclmul_mul(&t, _mm512_zextsi256_si512(gp), hkey);
+        const __m256i g = bs_vpclmul_reduce(&t); /* words 0..3 of G_(p+1) */
+        /* K1 = (g2, g3, g0, g1 | p2, p3, p0, p1), K2 = (g0..g3 | p0..p3) with gp = (p2, p3, p0,
+         * p1). */
+        const __m256i gs = bs_vpclmul_swap(g);
+        _mm256_store_si256((__m256i *)w, gs);
+        _mm256_store_si256((__m256i *)(w + 4), gp);
+        memcpy(hkey + BS_VPCLMUL_PAIR_WORDS * p, w, 8 * sizeof(uint64_t));
+        _mm256_store_si256((__m256i *)w, g);
+        _mm256_store_si256((__m256i *)(w + 4), bs_vpclmul_swap(gp));
+        memcpy(hkey + BS_VPCLMUL_PAIR_WORDS * p + 8, w, 8 * sizeof(uint64_t));
+        gp = gs;
     }
-    bs_wipe(hw, sizeof hw);
-    bs_wipe(g, sizeof g);
+    bs_wipe(w, sizeof w);
+}
+
+static void vpclmul_init(uint64_t *hkey, const uint8_t h[32])
+{
+    vpclmul_init_first(hkey, h);
+    vpclmul_extend(hkey, 1, BS_VPCLMUL_CHUNK);
 }
 
 BS_VPCLMUL_TARGET static void vpclmul_mul_blocks(const uint64_t *hkey, uint8_t y[32],
@@ -68,10 +89,14 @@ BS_VPCLMUL_TARGET static void vpclmul_mul_blocks(const uint64_t *hkey, uint8_t y
 }
 
 const bs_ghash256_impl bs_ghash256_vpclmul_impl = {
-    "vpclmul",
-    1,
-    vpclmul_init,
-    vpclmul_mul_blocks,
+    .name = "vpclmul",
+    .constant_time = 1,
+    .init = vpclmul_init,
+    .mul_blocks = vpclmul_mul_blocks,
+    .init_first = vpclmul_init_first,
+    .extend = vpclmul_extend,
+    .max_powers = BS_VPCLMUL_CHUNK,
+    .power_words = BS_VPCLMUL_PAIR_WORDS,
 };
 
 #endif

@@ -213,21 +213,21 @@ static void ctshift32_mul_blocks(const uint64_t *hkey, uint8_t y[GH_BL], const u
 
 /* Without a multiplier a 32-bit product is a library loop whose time depends on the data. */
 const GH_IMPL GH_NAME(ctmul32) = {
-    "ctmul32",
+    .name = "ctmul32",
 #if defined(__riscv) && !defined(__riscv_mul)
-    0,
+    .constant_time = 0,
 #else
-    1,
+    .constant_time = 1,
 #endif
-    ctmul32_init,
-    ctmul32_mul_blocks,
+    .init = ctmul32_init,
+    .mul_blocks = ctmul32_mul_blocks,
 };
 
 const GH_IMPL GH_NAME(ctshift32) = {
-    "ctshift32",
-    1,
-    ctshift32_init,
-    ctshift32_mul_blocks,
+    .name = "ctshift32",
+    .constant_time = 1,
+    .init = ctshift32_init,
+    .mul_blocks = ctshift32_mul_blocks,
 };
 
 #undef GH_LEAVES

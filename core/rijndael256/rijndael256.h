@@ -281,6 +281,14 @@ BS_FN void bs_r256_key_expand(uint8_t *w, const uint8_t *key)
     }
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/*
+ * bs_r256_key_expand on AESENCLAST (rijndael256_aesni.c), bit-exact; w 16-byte aligned.
+ * Call only where the CPU has AES-NI (the aesni and vaes cores' set_key).
+ */
+void bs_r256_key_expand_aesni(uint8_t *w, const uint8_t *key);
+#endif
+
 /*
  * Widens the expanded key into the mask layout above (15 * 256 words), round keys 1..14 with
  * the S-box constant folded in: bs_r256_key_masks64 and bs_r256_key_masks32.

@@ -1,10 +1,11 @@
 /*
  * Rijndael-256 with VAES on zmm: two blocks per register (rijndael256_vaes.h). Sixteen blocks
- * (eight registers) are in flight per loop; the round keys stay in registers. CTR counters are
- * made in registers: the counter word is kept little-endian, one VPADDD and one VPSHUFB per
- * register. Every instruction here takes constant time and indexes nothing by data.
+ * (eight registers) are in flight per loop; the round keys stay in registers. Fewer than sixteen
+ * blocks (short messages, tails) take the rounds with keys broadcast from the schedule as needed.
+ * CTR counters are made in registers: the counter word is kept little-endian, one VPADDD and one
+ * VPSHUFB per register. Every instruction here takes constant time and indexes nothing by data.
  *
- * Key schedule: that of rijndael256_aesni.c (the 15 round keys as bytes).
+ * Key schedule: that of rijndael256_aesni.c (the 15 round keys as bytes, on AESENCLAST).
  */
 #include "../bitslice.h"
 #include "../bs_cpu.h"
@@ -18,7 +19,7 @@
 
 static void vaes_set_key(bs_key_schedule *ks, const uint8_t *key)
 {
-    bs_r256_key_expand((uint8_t *)ks->w, key);
+    bs_r256_key_expand_aesni((uint8_t *)ks->w, key);
 }
 
 #define NREG 8
@@ -39,9 +40,72 @@ static inline __mmask64 blocks_mask(size_t m)
     return m >= 2 ? ~(__mmask64)0 : (__mmask64)0xffffffffu;
 }
 
+/*
+ * Fewer blocks than a batch (a short message, the tail of a long one): the n registers (1..8)
+ * side by side, each round key broadcast from the schedule as the round needs it, so that a call
+ * of a block or two neither fills nor wipes the sixteen registers of bs_r256_vaes_keys. The
+ * registers hold their blocks XORed with round key 0 on entry.
+ */
+VAES_TARGET static inline void small_rounds(const uint8_t *rk, __m512i *x, size_t n)
+{
+    const __m512i perm = _mm512_loadu_si512((const void *)bs_r256_vperm);
+    for (int i = 1; i <= BS_R256_ROUNDS; i++) {
+        const __m512i k = _mm512_broadcast_i64x4(_mm256_load_si256((const __m256i *)(rk + 32 * i)));
+        for (size_t j = 0; j < n; j++) {
+            const __m512i t = _mm512_permutexvar_epi8(perm, x[j]);
+            x[j] = i < BS_R256_ROUNDS ? _mm512_aesenc_epi128(t, k) : _mm512_aesenclast_epi128(t, k);
+        }
+    }
+}
+
+/* Round key 0 broadcast to both blocks of a register. */
+VAES_TARGET static inline __m512i small_key0(const uint8_t *rk)
+{
+    return _mm512_broadcast_i64x4(_mm256_load_si256((const __m256i *)rk));
+}
+
+/* bs_block_cipher.encrypt for nblocks < 2 * NREG. */
+VAES_TARGET static void vaes_encrypt_small(const uint8_t *rk, uint8_t *out, const uint8_t *in,
+                                           size_t nblocks)
+{
+    __m512i x[NREG];
+    const size_t n = (nblocks + 1) / 2;
+    const __m512i k0 = small_key0(rk);
+    for (size_t j = 0; j < n; j++)
+        x[j] = _mm512_xor_si512(_mm512_maskz_loadu_epi8(blocks_mask(nblocks - 2 * j), in + 64 * j),
+                                k0);
+    small_rounds(rk, x, n);
+    for (size_t j = 0; j < n; j++)
+        _mm512_mask_storeu_epi8(out + 64 * j, blocks_mask(nblocks - 2 * j), x[j]);
+}
+
+/* bs_ctr32_fn for nblocks < 2 * NREG, counters from cb (bs_r256_vaes_counter's form). */
+VAES_TARGET static void vaes_ctr32_small(const uint8_t *rk, __m512i cb, const uint8_t *in,
+                                         uint8_t *out, size_t nblocks)
+{
+    __m512i x[NREG];
+    const size_t n = (nblocks + 1) / 2;
+    const __m512i k0 = small_key0(rk), bswap = bs_r256_vaes_bswap(), two = bs_r256_vaes_two();
+    for (size_t j = 0; j < n; j++) {
+        x[j] = _mm512_xor_si512(_mm512_shuffle_epi8(cb, bswap), k0);
+        cb = _mm512_add_epi32(cb, two);
+    }
+    small_rounds(rk, x, n);
+    for (size_t j = 0; j < n; j++) {
+        const __mmask64 mk = blocks_mask(nblocks - 2 * j);
+        if (in != NULL)
+            x[j] = _mm512_xor_si512(x[j], _mm512_maskz_loadu_epi8(mk, in + 64 * j));
+        _mm512_mask_storeu_epi8(out + 64 * j, mk, x[j]);
+    }
+}
+
 VAES_TARGET static void vaes_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
                                      size_t nblocks)
 {
+    if (nblocks < 2 * NREG) {
+        vaes_encrypt_small((const uint8_t *)ks->w, out, in, nblocks);
+        return;
+    }
     bs_r256_vaes_keys K;
     __m512i x[NREG];
     bs_r256_vaes_load_keys(&K, ks);
@@ -52,28 +116,24 @@ VAES_TARGET static void vaes_encrypt(const bs_key_schedule *ks, uint8_t *out, co
         for (int j = 0; j < NREG; j++)
             _mm512_storeu_si512((void *)(out + 64 * j), x[j]);
     }
-    while (nblocks > 0) {
-        const size_t m = nblocks >= 2 ? 2 : 1;
-        const __mmask64 mk = blocks_mask(m);
-        x[0] = _mm512_xor_si512(_mm512_maskz_loadu_epi8(mk, in), K.k[0]);
-        VROUNDS(x, 1);
-        _mm512_mask_storeu_epi8(out, mk, x[0]);
-        in += 32 * m;
-        out += 32 * m;
-        nblocks -= m;
-    }
     bs_wipe(&K, sizeof K); /* the broadcast round keys, wherever the compiler kept them */
+    if (nblocks > 0)
+        vaes_encrypt_small((const uint8_t *)ks->w, out, in, nblocks);
 }
 
 /* bs_ctr32_fn (bitslice.h). */
 VAES_TARGET static void vaes_ctr32(const bs_key_schedule *ks, const uint8_t *counter,
                                    const uint8_t *in, uint8_t *out, size_t nblocks)
 {
+    __m512i cb = bs_r256_vaes_counter(counter);
+    if (nblocks < 2 * NREG) {
+        vaes_ctr32_small((const uint8_t *)ks->w, cb, in, out, nblocks);
+        return;
+    }
     bs_r256_vaes_keys K;
     __m512i x[NREG];
     bs_r256_vaes_load_keys(&K, ks);
     const __m512i bswap = bs_r256_vaes_bswap();
-    __m512i cb = bs_r256_vaes_counter(counter);
     const __m512i two = bs_r256_vaes_two();
     for (; nblocks >= 2 * NREG; nblocks -= 2 * NREG) {
         for (int j = 0; j < NREG; j++) {
@@ -90,21 +150,9 @@ VAES_TARGET static void vaes_ctr32(const bs_key_schedule *ks, const uint8_t *cou
             in += 64 * NREG;
         out += 64 * NREG;
     }
-    while (nblocks > 0) {
-        const size_t m = nblocks >= 2 ? 2 : 1;
-        const __mmask64 mk = blocks_mask(m);
-        x[0] = _mm512_xor_si512(_mm512_shuffle_epi8(cb, bswap), K.k[0]);
-        cb = _mm512_add_epi32(cb, two);
-        VROUNDS(x, 1);
-        if (in != NULL) {
-            x[0] = _mm512_xor_si512(x[0], _mm512_maskz_loadu_epi8(mk, in));
-            in += 32 * m;
-        }
-        _mm512_mask_storeu_epi8(out, mk, x[0]);
-        out += 32 * m;
-        nblocks -= m;
-    }
     bs_wipe(&K, sizeof K);
+    if (nblocks > 0)
+        vaes_ctr32_small((const uint8_t *)ks->w, cb, in, out, nblocks);
 }
 
 static int vaes_export_round_keys(const bs_key_schedule *ks, uint32_t *out, size_t nwords)

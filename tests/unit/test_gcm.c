@@ -173,7 +173,16 @@ static void test_kat(void **state)
             assert_int_equal(
                 bs_gcm256_set_key(&ctx, bs_block_cipher_by_name("RIJNDAEL-256"), key, kl), BS_OK);
             ctx.ghash->init(hkey, ct);
-            assert_memory_equal(hkey, ctx.hkey, sizeof hkey);
+            if (ctx.ghash->extend != NULL) {
+                /* Lazy: the first power now, the rest as extend makes them. */
+                const size_t pw = ctx.ghash->power_words;
+                assert_int_equal(ctx.hpow, 1);
+                assert_memory_equal(hkey, ctx.hkey, pw * sizeof hkey[0]);
+                ctx.ghash->extend(ctx.hkey, 1, ctx.ghash->max_powers);
+                assert_memory_equal(hkey, ctx.hkey, ctx.ghash->max_powers * pw * sizeof hkey[0]);
+            } else {
+                assert_memory_equal(hkey, ctx.hkey, sizeof hkey);
+            }
             bs_gcm256_clear(&ctx);
             hkeys++;
         } else {
@@ -290,6 +299,85 @@ static void test_every_core(void **state)
                      BS_ERR_ARG);
     assert_int_equal(bs_gcm256_set_key(&ctx, NULL, key, 32), BS_ERR_ARG);
     bs_gcm256_clear(&ctx);
+}
+
+/*
+ * The lazy key form: init_first then extend in random steps writes what init writes, and a
+ * context re-keyed after a long message (every power made) under one core, then another, holds
+ * exactly what a fresh context keyed once holds: nothing of the old key is left in the schedule,
+ * the key form or any other field.
+ */
+static void test_lazy_powers_and_rekey(void **state)
+{
+    (void)state;
+    bs_test_seed();
+    uint8_t h[32];
+    uint64_t full[BS_GHASH256_HKEY_WORDS], lazy[BS_GHASH256_HKEY_WORDS];
+    int lazies = 0;
+    for (size_t g = 0; ghash_impls(g) != NULL; g++) {
+        const bs_ghash256_impl *gh = ghash_impls(g);
+        if (gh->extend == NULL)
+            continue;
+        lazies++;
+        assert_true(gh->max_powers * gh->power_words <= BS_GHASH256_HKEY_WORDS);
+        for (int t = 0; t < 200; t++) {
+            bs_test_fill(h, sizeof h);
+            gh->init(full, h);
+            gh->init_first(lazy, h);
+            for (unsigned have = 1; have < gh->max_powers;) {
+                unsigned want = have + 1 + (unsigned)bs_test_below(gh->max_powers - have);
+                gh->extend(lazy, have, want);
+                have = want;
+            }
+            assert_memory_equal(full, lazy, gh->max_powers * gh->power_words * sizeof full[0]);
+        }
+    }
+#ifdef BS_GHASH256_HAVE_PCLMUL
+    assert_true(bs_ghash256_pclmul() == NULL || lazies >= 1);
+#endif
+
+    static bs_gcm256_ctx a, b;
+    static uint8_t pt[64 * 32], ct[sizeof pt];
+    uint8_t k1[32], k2[32], iv[28], tag[32];
+    const bs_block_cipher *cores[8];
+    size_t ncores = 0;
+    for (size_t i = 0; bs_block_ciphers[i] != NULL && ncores < 8; i++)
+        if (strcmp(bs_block_ciphers[i]->name, "RIJNDAEL-256") == 0 &&
+            bs_impl_usable(bs_block_ciphers[i]))
+            cores[ncores++] = bs_block_ciphers[i];
+    assert_true(ncores >= 1);
+    for (size_t i = 0; i < ncores; i++) {
+        const bs_block_cipher *other = cores[(i + 1) % ncores];
+        for (size_t g = 0; ghash_impls(g) != NULL; g++) {
+            bs_test_fill(k1, sizeof k1);
+            bs_test_fill(k2, sizeof k2);
+            bs_test_fill(iv, sizeof iv);
+            bs_test_fill(pt, sizeof pt);
+            /* a: k1 on this core, a long message (every key power), then k2 on another core. */
+            memset(&a, 0, sizeof a);
+            assert_int_equal(bs_gcm256_set_key(&a, cores[i], k1, 32), BS_OK);
+            bs_gcm256_set_ghash(&a, ghash_impls(g));
+            assert_int_equal(bs_gcm256_set_iv(&a, iv, sizeof iv), BS_OK);
+            assert_int_equal(bs_gcm256_encrypt(&a, ct, pt, sizeof pt - 5), BS_OK);
+            assert_int_equal(bs_gcm256_tag(&a, tag, 32), BS_OK);
+            assert_int_equal(bs_gcm256_set_key(&a, other, k2, 32), BS_OK);
+            memset(&b, 0, sizeof b);
+            assert_int_equal(bs_gcm256_set_key(&b, other, k2, 32), BS_OK);
+            if (memcmp(&a, &b, sizeof a) != 0)
+                fail_msg("re-keyed %s -> %s: the context differs from a fresh one", cores[i]->impl,
+                         other->impl);
+            /* And again on the same core, mid-message, after switching GHASH. */
+            bs_gcm256_set_ghash(&a, ghash_impls(g));
+            assert_int_equal(bs_gcm256_set_iv(&a, iv, 5), BS_OK);
+            assert_int_equal(bs_gcm256_encrypt(&a, ct, pt, sizeof pt / 2 + 3), BS_OK);
+            assert_int_equal(bs_gcm256_set_key(&a, other, k2, 32), BS_OK);
+            if (memcmp(&a, &b, sizeof a) != 0)
+                fail_msg("re-keyed %s mid-message (%s): the context differs from a fresh one",
+                         other->impl, ghash_impls(g)->name);
+        }
+    }
+    bs_gcm256_clear(&a);
+    bs_gcm256_clear(&b);
 }
 
 static void test_random_vs_reference(void **state)
@@ -694,6 +782,7 @@ int main(void)
         cmocka_unit_test(test_ghash_default),
         cmocka_unit_test(test_kat),
         cmocka_unit_test(test_random_vs_reference),
+        cmocka_unit_test(test_lazy_powers_and_rekey),
         cmocka_unit_test(test_every_core),
         cmocka_unit_test(test_long_messages),
         cmocka_unit_test(test_inc32_wrap),
