@@ -62,12 +62,16 @@ def main():
     print('|---|---|---|---|')
     rows = sorted(((estimate(p, insns, target), sum(p.values()), n) for n, p in parts.items()),
                   reverse=True)
+
+    def per_byte(c):  # a set_key window has no bytes
+        return '%.1f' % (c / nbytes) if nbytes else '-'
+
     for est, n, name in rows:
-        print('| %s | %d | %d | %.1f |' % (name, n, est, est / nbytes))
+        print('| %s | %d | %d | %s |' % (name, n, est, per_byte(est)))
     s = sum(r[0] for r in rows)
-    print('| sum of the parts | %d | %d | %.1f |' % (sum(r[1] for r in rows), s, s / nbytes))
-    print('| the window as run.py reports it (overhead: %d taken off) | %d | %d | %.1f |' % (
-        over, sum(pcs.values()) - over, total, total / nbytes))
+    print('| sum of the parts | %d | %d | %s |' % (sum(r[1] for r in rows), s, per_byte(s)))
+    print('| the window as run.py reports it (overhead: %d taken off) | %d | %d | %s |' % (
+        over, sum(pcs.values()) - over, total, per_byte(total)))
 
 
 if __name__ == '__main__':
