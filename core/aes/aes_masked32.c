@@ -559,29 +559,44 @@ void bs_aes_masked_trace_sbox(uint32_t q[8], const uint32_t mw[4])
 }
 #endif
 
-/* SubWord on a shared word: byte j's bit b at bit j of slice b, per share; the DOM circuit;
- * back, with the 0x63 on share 0. */
+/* SubWord on a shared word: bit b of the four bytes at bits 0, 8, 16, 24 of slice b (a shift and
+ * a mask a slice, each share alone; the circuit is bitwise), the DOM circuit, and back, with the
+ * 0x63 on share 0. */
 static void subword_masked(uint32_t w[2], bs_aes_rng_fn rng, void *rng_ctx)
 {
     uint32_t q[2][8], r[BS_AES_MASKED_SBOX_RAND];
     draw(r, BS_AES_MASKED_SBOX_RAND, rng, rng_ctx);
     for (unsigned s = 0; s < 2; s++)
-        for (unsigned b = 0; b < 8; b++) {
-            uint32_t v = 0;
-            for (unsigned j = 0; j < 4; j++)
-                v |= ((w[s] >> (8 * j + b)) & 1u) << j;
-            q[s][b] = MT(v);
-        }
+        for (unsigned b = 0; b < 8; b++)
+            q[s][b] = MT((w[s] >> b) & 0x01010101u);
     sbox_dom(q[0], q[1], r);
     for (unsigned s = 0; s < 2; s++) {
         uint32_t v = 0;
         for (unsigned b = 0; b < 8; b++)
-            for (unsigned j = 0; j < 4; j++)
-                v |= ((q[s][b] >> j) & 1u) << (8 * j + b);
+            v = MT(v | ((q[s][b] & 0x01010101u) << b));
         w[s] = MT(v ^ (s ? 0 : 0x63636363u));
     }
     wipe32(q, sizeof q);
     wipe32(r, sizeof r);
+}
+
+/*
+ * One share of round key i (column words w[0..3]) in representation k (aes_ks32.c): row r of
+ * column c from column c - k r, each share alone; then the 0x63 (share 0, every round key but
+ * the first) and the packing, the same key in both blocks.
+ */
+static void place_share(uint32_t *rk, const uint32_t *w, unsigned k, uint32_t add)
+{
+    uint32_t x[8];
+    for (unsigned c = 0; c < 4; c++)
+        x[c] = x[c + 4] =
+            MT(MT((w[c] & 0x000000ffu) | (w[(c - k) & 3] & 0x0000ff00u) |
+                  (w[(c - 2 * k) & 3] & 0x00ff0000u) | (w[(c - 3 * k) & 3] & 0xff000000u)) ^
+               add);
+    transpose_share(x);
+    for (unsigned b = 0; b < 8; b++)
+        rk[b] = x[(b >> 1) + 4 * (b & 1)];
+    wipe32(x, sizeof x);
 }
 
 /* bs_aes_key_schedule (aes_ks32.c) with nk = 4 or 8, representations mod 4, on shares. */
@@ -591,52 +606,35 @@ static void set_key_masked(uint32_t *rk0, uint32_t *rk1, const uint8_t *key, uns
     const unsigned nr = nk + 6, nw = 4 * (nr + 1);
     uint32_t w[2][60], m[8], t[2];
     uint32_t rcon = 1;
-    uint32_t *rks[2] = {rk0, rk1};
     draw(m, nk, rng, rng_ctx);
     for (unsigned i = 0; i < nk; i++) {
         w[0][i] = MT(bs_load_le32(key + 4 * i) ^ m[i]);
         w[1][i] = MT(m[i]);
     }
-    for (unsigned i = nk; i < nw; i++) {
-        t[0] = w[0][i - 1];
-        t[1] = w[1][i - 1];
-        if (i % nk == 0) {
-            t[0] = MT(bs_aes_ror(t[0], 8));
-            t[1] = MT(bs_aes_ror(t[1], 8));
-            subword_masked(t, rng, rng_ctx);
-            t[0] = MT(t[0] ^ rcon);
-            rcon = (rcon << 1) ^ (0x11bu & (0u - (rcon >> 7)));
-        } else if (nk > 6 && i % nk == 4) {
-            subword_masked(t, rng, rng_ctx);
-        }
-        w[0][i] = MT(w[0][i - nk] ^ t[0]);
+    /* nk words a step (no division), as aes_ks32.c */
+    for (unsigned i = nk; i < nw; i += nk) {
+        t[0] = MT(bs_aes_ror(w[0][i - 1], 8));
+        t[1] = MT(bs_aes_ror(w[1][i - 1], 8));
+        subword_masked(t, rng, rng_ctx);
+        w[0][i] = MT(w[0][i - nk] ^ MT(t[0] ^ rcon));
         w[1][i] = MT(w[1][i - nk] ^ t[1]);
+        rcon = (rcon << 1) ^ (0x11bu & (0u - (rcon >> 7)));
+        for (unsigned j = 1; j < nk && i + j < nw; j++) {
+            t[0] = w[0][i + j - 1];
+            t[1] = w[1][i + j - 1];
+            if (j == 4)
+                subword_masked(t, rng, rng_ctx);
+            w[0][i + j] = MT(w[0][i + j - nk] ^ t[0]);
+            w[1][i + j] = MT(w[1][i + j - nk] ^ t[1]);
+        }
     }
     for (unsigned i = 0; i <= nr; i++) {
-        /* representation i mod 4: K[r][c] = RK[r][c - kr] (aes_ks32.c) */
-        const unsigned rep = i % 4;
-        for (unsigned s = 0; s < 2; s++) {
-            uint8_t std[16], blk[16];
-            uint32_t x[8];
-            for (unsigned c = 0; c < 4; c++)
-                bs_store_le32(std + 4 * c, w[s][4 * i + c]);
-            for (unsigned r = 0; r < 4; r++)
-                for (unsigned c = 0; c < 4; c++)
-                    blk[r + 4 * c] =
-                        (uint8_t)(std[r + 4 * ((c + 16 - rep * r) % 4)] ^ (i && !s ? 0x63 : 0));
-            for (unsigned c = 0; c < 4; c++)
-                x[c] = x[c + 4] = MT(bs_load_le32(blk + 4 * c));
-            transpose_share(x);
-            for (unsigned b = 0; b < 8; b++)
-                rks[s][8 * i + b] = x[(b >> 1) + 4 * (b & 1)];
-            bs_wipe(std, sizeof std);
-            bs_wipe(blk, sizeof blk);
-            bs_wipe(x, sizeof x);
-        }
+        place_share(rk0 + 8 * i, w[0] + 4 * i, i % 4, i ? 0x63636363u : 0);
+        place_share(rk1 + 8 * i, w[1] + 4 * i, i % 4, 0);
     }
-    bs_wipe(w, sizeof w);
-    bs_wipe(m, sizeof m);
-    bs_wipe(t, sizeof t);
+    wipe32(w, sizeof w);
+    wipe32(m, sizeof m);
+    wipe32(t, sizeof t);
 }
 
 void bs_aes128_masked_set_key(bs_aes128_masked_key *k, const uint8_t key[16], bs_aes_rng_fn rng,
