@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
-"""Runs every shell block of README.md and docs/**/*.md as written, so that the docs stay true.
+"""Runs every shell block of README.md, docs/**/*.md and the man pages' sources
+(docs/man/*.scd) as written, so that the docs stay true.
 
-A block is a fenced block opened with ```sh (or ```bash). The blocks of one Markdown file run in
+A block is a fenced block opened with ```sh (or ```bash); in a man page source, every literal
+block (``` alone), run with the build's programs first on PATH under their installed names
+(bitslice, bitsliced, bitslice-keysearch) and OPENSSL_MODULES naming the build's provider, as
+on an installed system. The blocks of one Markdown file run in
 order, each in its own `bash -e -o pipefail`, all in one scratch directory per file: a later
 block may use the files an earlier one made. The scratch directory holds a symlink to every
 top-level entry of the repository (build/ included), so repository paths such as
@@ -9,7 +13,8 @@ top-level entry of the repository (build/ included), so repository paths such as
 the scratch directory. Whatever a block leaves running (a daemon started with `&`) is stopped
 when the block ends.
 
-An HTML comment on the line before the opening fence changes how the block is run:
+An HTML comment (in a man page source, a comment line "; docs-test: ...") on the line before
+the opening fence changes how the block is run:
   <!-- docs-test: skip REASON -->        not run; the report prints REASON (it must say why the
                                          block cannot run here, or which stage runs it)
   <!-- docs-test: files NAME=SIZE ... --> create random sample files first (SIZE: 123, 64K, 8M)
@@ -17,7 +22,9 @@ An HTML comment on the line before the opening fence changes how the block is ru
 Several directives may share one comment, separated by '; '.
 
 Also checks that no tracked file cites a path outside the repository (the project's
-specification is docs/spec/).
+specification is docs/spec/), and that every file a block leaves in its directory is one that
+.gitignore covers: run in a clone, the blocks leave nothing that `git add -A` would take (a key
+among them).
 
   scripts/docs-test.py [FILE.md ...]     (default: README.md and docs/**/*.md)
 Exit status 0 when every block that runs passes, 1 otherwise.
@@ -34,19 +41,24 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_TIMEOUT = 120
 FENCE = re.compile(r"^```(sh|bash)\s*$")
 DIRECTIVE = re.compile(r"^<!--\s*docs-test:\s*(.*?)\s*-->\s*$")
+# scdoc: literal blocks are bare fences, comments start with ';', '\\' is one backslash.
+SCD_FENCE = re.compile(r"^```\s*$")
+SCD_DIRECTIVE = re.compile(r"^;\s*docs-test:\s*(.*?)\s*$")
 
 
 def blocks_of(path):
     """Yields (line number, directives, code) for each shell block of a Markdown file."""
     lines = open(path, encoding="utf-8").read().split("\n")
+    scd = path.endswith(".scd")
+    fence, directive = (SCD_FENCE, SCD_DIRECTIVE) if scd else (FENCE, DIRECTIVE)
     i = 0
     while i < len(lines):
-        if FENCE.match(lines[i]):
+        if fence.match(lines[i]):
             start = i + 1
             j = i - 1
             while j >= 0 and lines[j].strip() == "":
                 j -= 1
-            m = DIRECTIVE.match(lines[j]) if j >= 0 else None
+            m = directive.match(lines[j]) if j >= 0 else None
             directives = m.group(1) if m else ""
             body = []
             i += 1
@@ -55,7 +67,10 @@ def blocks_of(path):
                 i += 1
             if i == len(lines):
                 raise SystemExit(f"{path}:{start}: unterminated code block")
-            yield start, parse_directives(path, start, directives), "\n".join(body) + "\n"
+            code = "\n".join(body) + "\n"
+            if scd:
+                code = code.replace("\\\\", "\\")
+            yield start, parse_directives(path, start, directives), code
         i += 1
 
 
@@ -95,9 +110,10 @@ def scratch_for(md):
     return d
 
 
-def run_block(scratch, d, code, log):
+def run_block(scratch, d, code, log, installed_names=False):
     for name, size in d["files"]:
         p = os.path.join(scratch, name)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
         if os.path.lexists(p):
             os.unlink(p)
         with open(p, "wb") as f:
@@ -109,6 +125,16 @@ def run_block(scratch, d, code, log):
     env.pop("BITSLICE_SOCKET", None)
     env.pop("OPENSSL_CONF", None)
     env.pop("OPENSSL_MODULES", None)
+    if installed_names:
+        bindir = os.path.join(scratch, ".bin")
+        os.makedirs(bindir, exist_ok=True)
+        for name, rel in (("bitslice", "build/tools/bitslice"),
+                          ("bitsliced", "build/service/bitsliced"),
+                          ("bitslice-keysearch", "build/keysearch/bitslice-keysearch")):
+            if not os.path.lexists(os.path.join(bindir, name)):
+                os.symlink(os.path.join(TOP, rel), os.path.join(bindir, name))
+        env["PATH"] = bindir + os.pathsep + env["PATH"]
+        env["OPENSSL_MODULES"] = os.path.join(TOP, "build", "provider")
     with open(log, "wb") as out:
         p = subprocess.Popen(["bash", "-e", "-o", "pipefail", "-c", code], cwd=scratch, env=env,
                              stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
@@ -164,13 +190,28 @@ def check_paths():
     return not bad
 
 
+def unignored(scratch):
+    """What the blocks left in their directory that .gitignore does not cover (the links to the
+    repository and the test's own dot-files aside)."""
+    left = []
+    for name in sorted(os.listdir(scratch)):
+        p = os.path.join(scratch, name)
+        if name.startswith(".") or (os.path.islink(p) and os.readlink(p) == os.path.join(TOP, name)):
+            continue
+        probe = name + "/x" if os.path.isdir(p) and not os.path.islink(p) else name
+        r = subprocess.run(["git", "-C", TOP, "check-ignore", "-q", "--no-index", probe])
+        if r.returncode != 0:
+            left.append(name)
+    return left
+
+
 def main():
     mds = sys.argv[1:]
     if not mds:
         mds = ["README.md"]
         for root, _, names in sorted(os.walk(os.path.join(TOP, "docs"))):
             mds += sorted(os.path.relpath(os.path.join(root, n), TOP) for n in names
-                          if n.endswith(".md"))
+                          if n.endswith(".md") or n.endswith(".scd"))
     ran = failed = 0
     skipped = []
     ok = check_paths()
@@ -185,7 +226,7 @@ def main():
             scratch = scratch or scratch_for(md)
             log = os.path.join(scratch, ".block.log")
             t0 = time.monotonic()
-            rc = run_block(scratch, d, code, log)
+            rc = run_block(scratch, d, code, log, installed_names=md.endswith(".scd"))
             ran += 1
             dt = time.monotonic() - t0
             if rc == 0:
@@ -197,10 +238,17 @@ def main():
             print("  output (last 40 lines):")
             tail = open(log, encoding="utf-8", errors="replace").read().rstrip().split("\n")
             print("    " + "\n    ".join(tail[-40:]))
+        if scratch:
+            left = unignored(scratch)
+            if left:
+                ok = False
+                print(f"docs: {md}'s blocks leave files that .gitignore does not cover: "
+                      + ", ".join(left))
         if scratch and not os.environ.get("BS_DOCS_KEEP"):
             subprocess.run(["rm", "-rf", scratch])
     print(f"docs: {ran} blocks run, {failed} failed, {len(skipped)} skipped (marked, reasons above)"
-          + ("" if ok else "; paths outside the repository or missing: see above"))
+          + ("" if ok else "; paths outside the repository or missing, or files left that "
+                            ".gitignore does not cover: see above"))
     return 0 if failed == 0 and ok else 1
 
 

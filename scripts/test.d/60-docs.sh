@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Every shell block of README.md and docs/ runs as written (scripts/docs-test.py), against the
-# main build in build/ (the first stage of scripts/test.sh builds it); and no file cites a path
-# outside the repository. Blocks that cannot run here are marked in the Markdown, and listed.
+# Every shell block of README.md, docs/ and the man pages' examples runs as written
+# (scripts/docs-test.py), against the main build in build/ (the first stage of scripts/test.sh
+# builds it), and leaves only files .gitignore covers; no file cites a path outside the
+# repository. Blocks that cannot run here are marked in the Markdown, and listed. Every list of
+# the provider's algorithms (README.md, docs/provider.md, bitslice-provider(7), debian/control,
+# bitslice.pc) matches `openssl list -cipher-algorithms -provider bitslice`, README.md says which
+# ciphers run on the AES instructions, and links every document of docs/
+# (scripts/check-algorithms.py).
 # Every figure of docs/guidelines.md is checked against bench/RESULTS.md (scripts/check-figures.py).
 set -euo pipefail
 top=${BS_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -26,3 +31,4 @@ python3 scripts/check-figures.py
 python3 bench/plot/extract.py --check
 python3 scripts/check-figures.py --control
 python3 scripts/docs-test.py
+python3 scripts/check-algorithms.py --pc build/meson-private/bitslice.pc
