@@ -8,8 +8,9 @@ packages=(
   libssl-dev openssl libuv1-dev libcmocka-dev
   # tests (bc: bench/service/enc3.sh)
   valgrind util-linux procps xxd bc
-  # packaging: man pages (scdoc), Debian packages and their check, unit files (systemd-analyze)
-  scdoc build-essential debhelper dpkg-dev fakeroot lintian systemd
+  # packaging: man pages (scdoc), Debian packages and their checks (lintian, autopkgtest), unit
+  # files (systemd-analyze)
+  scdoc build-essential debhelper dpkg-dev fakeroot lintian systemd autopkgtest
   # plots of the benchmark tables (bench/plot/)
   gnuplot-nox
   # sharded key search: a one-node Slurm and GNU parallel (scripts/test.d/80-shards.sh)

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# The Debian packages, end to end: dpkg-buildpackage -b on a copy of the tree, lintian, then
-# apt-get install of the .debs, the installed product used as a user would (openssl enc with a
-# plain -provider bitslice, the daemon and the tool from their installed paths, a program built
-# with pkg-config against libbscore-dev, systemd-analyze verify of the installed units), then
-# apt-get purge and a check that no file of the packages is left.
+# The Debian packages, end to end: the license statements agree (LICENSE, debian/copyright,
+# meson.build); dpkg-buildpackage -b on a copy of the tree, lintian, then the packages'
+# autopkgtests (debian/tests/) with autopkgtest's null virt server, which installs the .debs
+# and uses the installed product as a user would (openssl enc with a plain -provider bitslice
+# and the README.Debian snippet, the daemon and the tool from their installed paths, the system
+# daemon started by hand for group bitslice, a program built with pkg-config against
+# libbscore-dev, the installed documents and man pages, systemd-analyze verify of the units);
+# then apt-get purge and a check that no file of the packages is left.
 # Needs root (it installs packages); the suites already ran in the first stage, so the package
 # build skips them (DEB_BUILD_OPTIONS=nocheck; set BS_DEB_CHECK=1 to run them there too).
 set -euo pipefail
@@ -36,6 +39,12 @@ for p in "${pkgs[@]}"; do
   fi
 done
 
+step "license: LICENSE, debian/copyright and meson.build say the same"
+cmp -s LICENSE /usr/share/common-licenses/Apache-2.0 || fail "LICENSE is not the Apache License 2.0 text"
+lic=$(sed -n '/^Files: \*$/,/^$/s/^License: *//p' debian/copyright)
+[ "$lic" = Apache-2.0 ] || fail "debian/copyright: Files: * is '$lic', not Apache-2.0"
+grep -q "license : 'Apache-2.0'" meson.build || fail "meson.build's license is not Apache-2.0"
+
 step "dpkg-buildpackage -b (copy of the tree in $work/src)"
 mkdir -p "$work/src"
 git ls-files -co --exclude-standard -z | grep -zv '^build' | tar --null -cf - -T - |
@@ -60,79 +69,36 @@ for p in "${pkgs[@]}"; do debs+=("$work/${p}_"*_"$(dpkg --print-architecture)".d
 for d in "${debs[@]}"; do dpkg-deb --fsys-tarfile "$d" | tar -tf - | sed 's#^\./#/#'; done |
   grep -v '/$' | sort -u >"$work/files"
 
-step "apt-get install ./*.deb"
+# The installed product's checks are the packages' autopkgtests (debian/tests/), run the way
+# Debian's CI runs them: autopkgtest with the null virt server (this machine is the testbed; it
+# installs the .debs built above). Without autopkgtest: the same scripts, after apt-get install.
 installed=1
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${debs[@]}" >"$work/install.log" 2>&1 || {
-  cat "$work/install.log"
-  fail "apt-get install"
-}
-
-step "openssl enc -provider bitslice, no -provider-path"
-head -c 3000000 /dev/urandom >"$work/msg"
-unset OPENSSL_MODULES OPENSSL_CONF BITSLICE_SOCKET
-grep -q bitslice <<<"$(openssl list -providers -provider bitslice)" || fail "openssl does not list bitslice"
-for c in present-ctr gift-ctr rijndael-256-ctr; do
-  openssl enc -provider bitslice -provider default -"$c" -pbkdf2 -pass pass:deb -in "$work/msg" \
-    -out "$work/msg.$c"
-  openssl enc -d -provider bitslice -provider default -"$c" -pbkdf2 -pass pass:deb \
-    -in "$work/msg.$c" -out "$work/msg.$c.out"
-  cmp "$work/msg" "$work/msg.$c.out" || fail "$c round trip"
-done
-OPENSSL_CONF=/usr/share/doc/openssl-provider-bitslice/examples/bitslice.cnf \
-  openssl enc -gift-ctr -pbkdf2 -pass pass:deb -in "$work/msg" -out "$work/msg.cnf"
-cmp "$work/msg.cnf" "$work/msg.gift-ctr" >/dev/null && fail "same output under two salts"
-echo "  present-ctr, gift-ctr, rijndael-256-ctr: round trips; the example config loads it"
-
-step "the installed daemon and tool"
-command -v bitslice >/dev/null && [ -x /usr/sbin/bitsliced ] || fail "bitslice or bitsliced missing"
-getent passwd bitslice >/dev/null || fail "user bitslice not created (sysusers)"
-/usr/sbin/bitsliced --check >/dev/null || fail "bitsliced --check"
-mkdir -m 700 "$work/run"
-/usr/sbin/bitsliced --socket "$work/run/bitsliced.sock" 2>"$work/daemon.log" &
-daemon=$!
-for _ in $(seq 100); do [ -S "$work/run/bitsliced.sock" ] && break; sleep 0.05; done
-export BITSLICE_SOCKET=$work/run/bitsliced.sock
-bitslice keygen -o "$work/key"
-bitslice seal -q -k "$work/key" -o "$work/msg.bs" "$work/msg"
-bitslice open -q -k "$work/key" -o "$work/msg.bs.out" "$work/msg.bs"
-cmp "$work/msg" "$work/msg.bs.out" || fail "seal/open round trip"
-grep -q '^bytes_served=' <<<"$(bitslice status)" || fail "bitslice status"
-openssl enc -provider bitslice -provider default -present-ctr -K 00112233445566778899aabbccddeeff \
-  -iv 0001020304050607 -in "$work/msg" -out "$work/msg.off"
-served=$(bitslice status | sed -n 's/^bytes_served=//p')
-[ "$served" -gt 0 ] || fail "the provider did not offload to the installed daemon"
-kill "$daemon"
-wait "$daemon" || true
-daemon=
-unset BITSLICE_SOCKET
-echo "  seal/open through the daemon, openssl enc offloaded $served bytes of keystream"
-
-step "man pages, pkg-config and libbscore"
-for m in bitslice bitsliced bitslice-provider; do man -w "$m" >/dev/null || fail "no man page $m"; done
-cat >"$work/t.c" <<'EOF'
-#include <modes/ctr.h>
-#include <stdio.h>
-int main(void)
-{
-    const bs_block_cipher *c = bs_block_cipher_by_name("PRESENT-80");
-    printf("%s\n", c != NULL ? c->name : "none");
-    return c == NULL;
-}
-EOF
-# shellcheck disable=SC2046
-cc "$work/t.c" -o "$work/t" $(pkg-config --cflags --libs bitslice) || fail "build against libbscore"
-grep -qx PRESENT-80 <<<"$("$work/t")" || fail "libbscore"
-grep -q 'libbscore.so.0 ' <<<"$(ldd "$work/t")" || fail "not linked against the shared libbscore"
-
-step "systemd-analyze verify (installed units)"
-systemd-analyze verify /lib/systemd/system/bitsliced.socket /lib/systemd/system/bitsliced.service ||
-  fail "system units"
-mkdir -m 700 "$work/xdg"
-XDG_RUNTIME_DIR=$work/xdg systemd-analyze verify --user /usr/lib/systemd/user/bitsliced.socket \
-  /usr/lib/systemd/user/bitsliced.service 2>"$work/user-verify.log" || {
-  cat "$work/user-verify.log"
-  fail "user units"
-}
+if command -v autopkgtest >/dev/null; then
+  step "autopkgtest (null virt server): debian/tests/control on the built packages"
+  rc=0
+  autopkgtest -B -o "$work/autopkgtest" "${debs[@]}" "$work/src/" -- null >"$work/autopkgtest.log" 2>&1 ||
+    rc=$?
+  grep -E '^(provider|daemon-and-tool|libbscore-dev|installed-files|system-daemon) ' \
+    "$work/autopkgtest/summary" 2>/dev/null | sed 's/^/  /' || true
+  if [ "$rc" -ne 0 ]; then
+    tail -n 80 "$work/autopkgtest.log"
+    fail "autopkgtest exit status $rc (2: a test skipped, 4: a test failed)"
+  fi
+else
+  step "apt-get install ./*.deb, then debian/tests/* as autopkgtest would run them"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${debs[@]}" >"$work/install.log" 2>&1 || {
+    cat "$work/install.log"
+    fail "apt-get install"
+  }
+  for t in $(sed -n 's/^Tests: *//p' debian/tests/control); do
+    mkdir -p "$work/tmp-$t"
+    (cd "$work/src" && AUTOPKGTEST_TMP=$work/tmp-$t "debian/tests/$t") >"$work/test-$t.log" 2>&1 || {
+      cat "$work/test-$t.log"
+      fail "debian/tests/$t"
+    }
+    echo "  $t PASS"
+  done
+fi
 
 step "apt-get purge: nothing of the packages is left"
 DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq "${pkgs[@]}" >/dev/null
