@@ -129,5 +129,8 @@ uint64_t bsd_job_piece_sum(const bsd_job *job, uint64_t lo, uint64_t hi, uint64_
 void bsd_job_add(bsd_job *job, uint64_t sum, uint64_t hits);
 
 bsd_backend *bsd_backend_cpu_create(uv_loop_t *loop, unsigned threads);
+/* BENCHMARK ONLY, in -Dbench_ceiling builds (bsd_backend_cpu.c): the CPU backend serving a
+ * precomputed keystream. */
+bsd_backend *bsd_backend_ceiling_create(uv_loop_t *loop, unsigned threads);
 
 #endif

@@ -16,6 +16,10 @@ const bsd_backend_kind bsd_backend_kinds[] = {
     {"cuda", bsd_backend_cuda_create},
 #endif
     {"cpu", bsd_backend_cpu_create},
+#ifdef BSD_BENCH_CEILING
+    /* Benchmark builds only; never chosen by "auto" (bsd_backend_create). */
+    {"ceiling", bsd_backend_ceiling_create},
+#endif
     {NULL, NULL},
 };
 
@@ -34,6 +38,8 @@ bsd_backend *bsd_backend_create(const char *name, uv_loop_t *loop, unsigned thre
     int any = strcmp(name, "auto") == 0;
     for (const bsd_backend_kind *k = bsd_backend_kinds; k->name != NULL; k++) {
         if (!any && strcmp(k->name, name) != 0)
+            continue;
+        if (any && strcmp(k->name, "ceiling") == 0)
             continue;
         bsd_backend *be = k->create(loop, threads);
         if (be != NULL)
