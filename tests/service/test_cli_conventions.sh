@@ -216,8 +216,9 @@ PY
 sock=$work/run/bitsliced.sock
 "$BITSLICED" --socket "$sock" --set backend=cpu --set threads=1 2>daemon.log &
 dpid=$!
-for _ in $(seq 200); do [ -S "$sock" ] && break; sleep 0.05; done
-[ -S "$sock" ] || fail "daemon did not start: $(cat daemon.log)"
+# Until it answers (the socket file exists from bind(), a moment before listen()).
+for _ in $(seq 200); do "$BITSLICE" status --socket "$sock" >/dev/null 2>&1 && break; sleep 0.05; done
+"$BITSLICE" status --socket "$sock" >/dev/null 2>&1 || fail "daemon did not start: $(cat daemon.log)"
 "$BITSLICE" status --socket "$sock" >status.txt || fail "status"
 "$BITSLICE" status --json -s "$sock" >status.json || fail "status --json"
 python3 - status.txt status.json "$sock" <<'PY' || fail "status --json: $(cat status.json)"
