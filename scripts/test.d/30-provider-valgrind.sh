@@ -9,6 +9,6 @@ b=${BS_BUILD_DIR:-build}
 command -v valgrind >/dev/null || { echo "valgrind not installed"; exit 1; }
 [ -d "$b/meson-private" ] || meson setup "$b" >/dev/null
 ninja -C "$b" -j "$(nproc)" provider/bitslice.so tests/provider/test_provider \
-    tests/provider/evp_gcm_vectors >/dev/null
+    tests/provider/evp_gcm_vectors tests/cli/fetch_names >/dev/null
 meson test -C "$b" --no-rebuild --setup=valgrind --suite provider --suite cli \
     --num-processes "$(nproc)" --print-errorlogs

@@ -9,6 +9,7 @@
 #       build/provider tests/cli
 # The names of tests/cli/openssl-3.5.3-names.txt (every algorithm name of 3.5.3's default and
 # legacy providers, made by `fetch_names --dump`) are checked whichever OpenSSL runs this.
+# $BS_OPENSSL_WRAPPER goes in front of the openssl command (valgrind, or the ASan preload).
 set -euo pipefail
 openssl_bin=$1 fetch=$2 provdir=$3 srcdir=$4
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bsprov-order.XXXXXX")
@@ -44,7 +45,8 @@ done
 head -c 100000 /dev/urandom >"$tmp/msg"
 for first in bitslice default; do
   if [ $first = bitslice ]; then p=(-provider bitslice -provider default); else p=(-provider default -provider bitslice); fi
-  OPENSSL_CONF=/dev/null OPENSSL_MODULES="$tmp/modules" "$openssl_bin" enc "${p[@]}" -gift-ctr \
+  # shellcheck disable=SC2086 # the wrapper is a command line
+  OPENSSL_CONF=/dev/null OPENSSL_MODULES="$tmp/modules" ${BS_OPENSSL_WRAPPER:-} "$openssl_bin" enc "${p[@]}" -gift-ctr \
     -K 000102030405060708090a0b0c0d0e0f -iv 00000000000000000000000000000001 \
     -in "$tmp/msg" -out "$tmp/ct.$first"
 done
