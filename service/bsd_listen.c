@@ -218,10 +218,16 @@ static int own_directory(int fd, const char *name)
     }
     int own = 1;
     const struct dirent *e;
-    while (own && (e = readdir(dp)) != NULL)
+    const size_t nl = strlen(name), el = strlen(".tmp");
+    while (own && (e = readdir(dp)) != NULL) {
+        const size_t l = strlen(e->d_name);
+        /* NAME.PID.tmp: where a daemon binds before the rename (bsd_listen_open). */
+        const int ours = l > nl + el && strncmp(e->d_name, name, nl) == 0 && e->d_name[nl] == '.' &&
+                         strcmp(e->d_name + l - el, ".tmp") == 0;
         if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
-            strcmp(e->d_name, name) != 0)
+            strcmp(e->d_name, name) != 0 && !ours)
             own = 0;
+    }
     closedir(dp);
     return own;
 }
@@ -315,17 +321,29 @@ static int prepare_dir(bsd_daemon *d, const char *sock, char *err, size_t errlen
     return 0;
 }
 
-/* The socket's address through the directory we checked (the path itself when /proc is not). */
-static void sock_addr(const bsd_daemon *d, struct sockaddr_un *sa)
+/*
+ * The address of the entry `name` of the socket's directory, through the directory we checked
+ * (the path itself when /proc is not there); 0, or -1 when it does not fit sun_path.
+ */
+static int sock_addr_of(const bsd_daemon *d, const char *name, struct sockaddr_un *sa)
 {
     memset(sa, 0, sizeof *sa);
     sa->sun_family = AF_UNIX;
     char via[sizeof sa->sun_path];
-    int n = snprintf(via, sizeof via, "/proc/self/fd/%d/%s", d->sock_dir_fd, d->sock_name);
-    if (n > 0 && (size_t)n < sizeof via && access("/proc/self/fd", X_OK) == 0)
+    int n = snprintf(via, sizeof via, "/proc/self/fd/%d/%s", d->sock_dir_fd, name);
+    if (n > 0 && (size_t)n < sizeof via && access("/proc/self/fd", X_OK) == 0) {
         memcpy(sa->sun_path, via, (size_t)n + 1);
-    else
-        snprintf(sa->sun_path, sizeof sa->sun_path, "%s", d->cfg.socket_path);
+        return 0;
+    }
+    const char *path = d->cfg.socket_path, *slash = strrchr(path, '/');
+    const int dirlen = slash != NULL ? (int)(slash - path) + 1 : 0;
+    n = snprintf(sa->sun_path, sizeof sa->sun_path, "%.*s%s", dirlen, path, name);
+    return n > 0 && (size_t)n < sizeof sa->sun_path ? 0 : -1;
+}
+
+static void sock_addr(const bsd_daemon *d, struct sockaddr_un *sa)
+{
+    sock_addr_of(d, d->sock_name, sa);
 }
 
 /* A socket file left by a daemon that died: nobody accepts on it, so it can go. */
@@ -410,9 +428,22 @@ int bsd_listen_open(bsd_daemon *d, char *err, size_t errlen)
     d->sock_gid = share_gid(&d->cfg);
     if (prepare_dir(d, path, err, errlen) != 0 || remove_stale(d, err, errlen) != 0)
         return -1;
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    /*
+     * Bound under a temporary name, listening, given its mode, and only then linked into
+     * place: a client (or a script polling for the file, as the README's) that finds the socket
+     * finds it accepting, never refusing between bind() and listen().
+     */
+    char tmp[sizeof d->sock_name];
     struct sockaddr_un sa;
-    sock_addr(d, &sa);
+    const int via_tmp =
+        snprintf(tmp, sizeof tmp, "%s.%d.tmp", d->sock_name, (int)getpid()) < (int)sizeof tmp &&
+        sock_addr_of(d, tmp, &sa) == 0;
+    const char *bound = via_tmp ? tmp : d->sock_name;
+    if (via_tmp)
+        unlinkat(d->sock_dir_fd, tmp, 0); /* left by a process of the same pid */
+    else
+        sock_addr(d, &sa);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     mode_t old = umask(0177);
     int r = fd < 0 ? -1 : bind(fd, (struct sockaddr *)&sa, sizeof sa);
     umask(old);
@@ -420,18 +451,30 @@ int bsd_listen_open(bsd_daemon *d, char *err, size_t errlen)
         snprintf(err, errlen, "bind/listen %s: %s", path, strerror(errno));
         if (fd >= 0)
             close(fd);
+        if (r == 0)
+            unlinkat(d->sock_dir_fd, bound, 0);
         return -1;
     }
     /* Bound 0600 (umask); given to the group only then: never open to more than intended. */
     if (d->sock_gid != (gid_t)-1 &&
-        (fchownat(d->sock_dir_fd, d->sock_name, (uid_t)-1, d->sock_gid, AT_SYMLINK_NOFOLLOW) != 0 ||
-         fchmodat(d->sock_dir_fd, d->sock_name, 0660, 0) != 0)) {
+        (fchownat(d->sock_dir_fd, bound, (uid_t)-1, d->sock_gid, AT_SYMLINK_NOFOLLOW) != 0 ||
+         fchmodat(d->sock_dir_fd, bound, 0660, 0) != 0)) {
         snprintf(err, errlen, "giving %s to group %u (mode 0660): %s", path, (unsigned)d->sock_gid,
                  strerror(errno));
         close(fd);
-        unlinkat(d->sock_dir_fd, d->sock_name, 0);
+        unlinkat(d->sock_dir_fd, bound, 0);
         return -1;
     }
+    /* link + unlink, not rename: a socket another daemon bound there meanwhile is not replaced. */
+    if (via_tmp && linkat(d->sock_dir_fd, tmp, d->sock_dir_fd, d->sock_name, 0) != 0) {
+        snprintf(err, errlen, "%s: %s", path,
+                 errno == EEXIST ? "another daemon bound it meanwhile" : strerror(errno));
+        close(fd);
+        unlinkat(d->sock_dir_fd, tmp, 0);
+        return -1;
+    }
+    if (via_tmp)
+        unlinkat(d->sock_dir_fd, tmp, 0);
     struct stat st;
     if (fstatat(d->sock_dir_fd, d->sock_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
         snprintf(err, errlen, "stat %s after bind: %s", path, strerror(errno));

@@ -51,6 +51,7 @@ static const struct {
     {"madvise", SYS_madvise},
     {"fchmod", SYS_fchmod},
     {"fchmodat", SYS_fchmodat},
+    {"listen", SYS_listen},
 };
 
 #define MAX_INSNS 256

@@ -108,6 +108,10 @@ refuses prctl:0=3 -- "prctl(PR_GET_DUMPABLE): $why"
 refuses rt_sigaction:0=13 -- "ignoring SIGPIPE: $why"
 [ "$rlimit_ok" = 0 ] || refuses prlimit64:1=7 getrlimit:0=7 -- "getrlimit(RLIMIT_NOFILE): $why"
 refuses fchmod fchmodat -- "chmod 0700 $work/run: $why" --dir-755
+# A failed listen() leaves no socket file behind (the socket is bound under a temporary name and
+# linked into place only once it listens: a file that is there accepts).
+refuses listen -- "bind/listen $sock: $why"
+[ -z "$(ls -A "$work/run")" ] || fail "listen failed: left $(ls -A "$work/run")"
 keys=$("$BITSLICED" --socket "$sock" --set memlock=required --check >/dev/null && echo ok)
 [ "$keys" = ok ] || fail "--check"
 if [ "$rlimit_ok" = 1 ]; then
