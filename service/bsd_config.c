@@ -122,6 +122,8 @@ int bsd_config_set(bsd_config *c, const char *key, const char *v, char *err, siz
         {"max_clients", 1, 65536, 0, &c->max_clients},
         {"max_clients_per_uid", 0, 65536, 0, &c->max_clients_per_uid},
         {"max_sessions_per_uid", 0, 65536, 0, &c->max_sessions_per_uid},
+        {"max_inflight_jobs_per_uid", 0, 1u << 20, 0, &c->max_inflight_jobs_per_uid},
+        {"max_queued_bytes_per_uid", 0, (uint64_t)1 << 42, 1, &c->max_queued_bytes_per_uid},
         {"hello_timeout_ms", 1, 3600000, 0, &c->hello_timeout_ms},
         {"idle_timeout_ms", 0, 86400000, 0, &c->idle_timeout_ms},
         {"max_sessions_per_client", 1, 1024, 0, &c->max_sessions_per_client},

@@ -28,8 +28,10 @@ typedef struct bsd_config {
      * slots, so one uid can never take everything. */
     unsigned max_clients_per_uid;
     unsigned max_sessions_per_uid;
-    unsigned hello_timeout_ms; /* a connection must say HELLO within this */
-    unsigned idle_timeout_ms;  /* closed after this long without a request or a job; 0: never */
+    unsigned max_inflight_jobs_per_uid; /* 0: three quarters of max_inflight_jobs */
+    uint64_t max_queued_bytes_per_uid;  /* 0: four times max_queued_bytes */
+    unsigned hello_timeout_ms;          /* a connection must say HELLO within this */
+    unsigned idle_timeout_ms; /* closed after this long without a request or a job; 0: never */
     unsigned max_sessions_per_client;
     unsigned max_sessions_total; /* slots in the locked key pool */
     uint64_t max_request_bytes;  /* one KEYSTREAM */

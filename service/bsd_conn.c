@@ -33,6 +33,7 @@ void bsd_session_unref(bsd_session *s)
     if (s != NULL && --s->refs == 0) {
         bsd_keypool_put(&s->d->keys, s->slot);
         s->d->sessions_open--;
+        s->peer->sessions--;
         free(s);
     }
 }
@@ -48,6 +49,8 @@ void bsd_conn_unref(bsd_conn *c)
     if (c->next != NULL)
         c->next->prev = c->prev;
     c->d->nconns--;
+    c->d->nclosing--;
+    c->peer->clients--;
     free(c->out);
     free(c->sessions);
     free(c);
@@ -129,8 +132,9 @@ void bsd_conn_send_error(bsd_conn *c, uint32_t id, uint32_t code, const char *te
 /* A framing error: answer, then close once the answer is out (the stream cannot be resynced). */
 void bsd_conn_fatal_error(bsd_conn *c, uint32_t id, uint32_t code)
 {
-    BSD_INFO("protocol_error", "conn=%u pid=%d code=%u reason=\"%s\"", c->cid, (int)c->pid, code,
-             bsd_errc_str(code));
+    BSD_PEER_LOG(&c->d->peers, c->peer, "info", "protocol_error",
+                 "conn=%u pid=%d code=%u reason=\"%s\"", c->cid, (int)c->pid, code,
+                 bsd_errc_str(code));
     bsd_conn_send_error(c, id, code, bsd_errc_str(code));
     c->close_after_flush = 1;
     if (!c->closing)
@@ -264,8 +268,9 @@ void bsd_conn_close(bsd_conn *c, const char *why)
     if (c->closing)
         return;
     c->closing = 1;
-    BSD_INFO("disconnect", "conn=%u pid=%d reason=%s inflight=%u", c->cid, (int)c->pid, why,
-             c->inflight);
+    c->d->nclosing++;
+    BSD_PEER_LOG(&c->d->peers, c->peer, "info", "disconnect",
+                 "conn=%u pid=%d reason=%s inflight=%u", c->cid, (int)c->pid, why, c->inflight);
     /* Its jobs not yet on the backend are dropped, not computed for nobody. */
     if (c->d->on_close != NULL)
         c->d->on_close(c);
@@ -288,7 +293,8 @@ bsd_conn *bsd_conn_new(bsd_daemon *d, int fd, const struct ucred *cred)
 {
     bsd_conn *c = (bsd_conn *)calloc(1, sizeof *c);
     bsd_session **ss = (bsd_session **)calloc(d->cfg.max_sessions_per_client, sizeof *ss);
-    if (c == NULL || ss == NULL || uv_poll_init(d->loop, &c->poll, fd) != 0) {
+    bsd_peer *peer = bsd_peer_get(&d->peers, cred->uid, bsd_now_ns());
+    if (c == NULL || ss == NULL || peer == NULL || uv_poll_init(d->loop, &c->poll, fd) != 0) {
         free(c);
         free(ss);
         close(fd);
@@ -301,6 +307,8 @@ bsd_conn *bsd_conn_new(bsd_daemon *d, int fd, const struct ucred *cred)
     c->sessions = ss;
     c->next_session_id = 1;
     c->cid = ++d->next_cid;
+    c->peer = peer;
+    peer->clients++;
     c->uid = cred->uid;
     c->gid = cred->gid;
     c->pid = cred->pid;
@@ -312,7 +320,8 @@ bsd_conn *bsd_conn_new(bsd_daemon *d, int fd, const struct ucred *cred)
     d->conns = c;
     d->nconns++;
     d->stats.connections_total++;
-    BSD_INFO("accept", "conn=%u uid=%u pid=%d", c->cid, (unsigned)cred->uid, (int)cred->pid);
+    BSD_PEER_LOG(&d->peers, peer, "info", "accept", "conn=%u uid=%u pid=%d", c->cid,
+                 (unsigned)cred->uid, (int)cred->pid);
     conn_update_events(c);
     return c;
 }
@@ -343,13 +352,16 @@ static void on_tick(uv_timer_t *t)
             bsd_conn_fatal_error(c, 0, BSD_E_TIMEOUT);
         } else if (!c->hello_done && now - c->opened_ns > hello) {
             /* Connected and never said HELLO: it holds a client slot for nothing. */
-            BSD_INFO("timeout", "conn=%u uid=%u reason=no_hello", c->cid, (unsigned)c->uid);
+            BSD_PEER_LOG(&d->peers, c->peer, "info", "timeout", "conn=%u uid=%u reason=no_hello",
+                         c->cid, (unsigned)c->uid);
             bsd_conn_fatal_error(c, 0, BSD_E_TIMEOUT);
         } else if (idle != 0 && c->inflight == 0 && c->in_len == 0 && now - c->active_ns > idle) {
-            BSD_INFO("timeout", "conn=%u uid=%u reason=idle", c->cid, (unsigned)c->uid);
+            BSD_PEER_LOG(&d->peers, c->peer, "info", "timeout", "conn=%u uid=%u reason=idle",
+                         c->cid, (unsigned)c->uid);
             bsd_conn_fatal_error(c, 0, BSD_E_TIMEOUT);
         }
     }
+    bsd_peers_tick(&d->peers, now);
 }
 
 int bsd_conn_start_timeouts(bsd_daemon *d)

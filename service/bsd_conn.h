@@ -18,6 +18,8 @@
 /* Largest reply backlog a connection may have before it counts as not reading. */
 #define BSD_OUT_MAX (1u << 20)
 #define BSD_IN_BUF 4096
+/* Windows answered on a connection that a REPORT may still name (clients keep 8 in flight). */
+#define BSD_SERVED_WINDOWS 32
 
 typedef struct bsd_shm {
     int refs;
@@ -28,6 +30,7 @@ typedef struct bsd_shm {
 
 typedef struct bsd_session {
     int refs;
+    bsd_peer *peer; /* charged one key slot until the slot is back in the pool */
     uint32_t id;
     unsigned slot;
     const bs_block_cipher *cipher;
@@ -46,6 +49,7 @@ typedef struct bsd_conn {
     int close_after_flush;
     int hello_done;
     unsigned cid;
+    bsd_peer *peer; /* its uid's charges: one client slot until the last unref */
     uid_t uid;
     gid_t gid;
     pid_t pid;
@@ -62,6 +66,12 @@ typedef struct bsd_conn {
     bsd_shm *shm;
     uint64_t queued_bytes;
     unsigned inflight;
+    /* The last windows answered (session, nblocks; 0 blocks: none or already reported). */
+    struct {
+        uint32_t session;
+        uint64_t nblocks;
+    } served[BSD_SERVED_WINDOWS];
+    unsigned served_next;
 } bsd_conn;
 
 /* A connection for an accepted fd of an allowed peer; NULL (fd closed) when out of memory. */

@@ -19,6 +19,7 @@
 #include "bsd_batcher.h"
 #include "bsd_config.h"
 #include "bsd_keypool.h"
+#include "bsd_peer.h"
 #include "bsd_proto.h"
 #include "bsd_stats.h"
 #include "bsd_time.h"
@@ -59,8 +60,10 @@ typedef struct bsd_daemon {
     uv_timer_t tick; /* read timeouts */
     uv_timer_t drain_timer;
     uv_signal_t sigterm, sigint;
+    bsd_peers peers; /* per-uid charges and log budgets (bsd_peer.h) */
     struct bsd_conn *conns;
     unsigned nconns;
+    unsigned nclosing; /* of nconns: closed, held until their jobs in flight are done */
     unsigned next_cid;
     unsigned sessions_open;
     unsigned inflight_jobs;

@@ -131,15 +131,11 @@ static void handle_open(bsd_conn *c, bsd_request *r)
         bsd_conn_send_error(c, id, BSD_E_TOO_MANY_SESSIONS, "max_sessions_per_client reached");
         return;
     }
-    /* Fair share: one uid never holds every key slot (the others keep a quarter at least). */
-    unsigned cap = d->cfg.max_sessions_per_uid != 0
-                       ? d->cfg.max_sessions_per_uid
-                       : d->cfg.max_sessions_total - d->cfg.max_sessions_total / 4;
-    unsigned mine = 0;
-    for (const bsd_conn *o = d->conns; o != NULL; o = o->next)
-        if (!o->closing && o->uid == c->uid)
-            mine += o->nsessions;
-    if (mine >= cap) {
+    /*
+     * Fair share: one uid never holds every key slot (the others keep a quarter at least). Its
+     * count includes slots still held by jobs of its closed connections.
+     */
+    if (c->peer->sessions >= bsd_peer_cap(d->cfg.max_sessions_per_uid, d->cfg.max_sessions_total)) {
         d->stats.per_uid_refusals++;
         bsd_conn_send_error(c, id, BSD_E_TOO_MANY_SESSIONS, "max_sessions_per_uid reached");
         return;
@@ -162,6 +158,8 @@ static void handle_open(bsd_conn *c, bsd_request *r)
     s->cipher = cipher;
     s->ks = ks;
     s->d = d;
+    s->peer = c->peer;
+    c->peer->sessions++;
     c->sessions[c->nsessions++] = s;
     d->sessions_open++;
     bsd_open_rep rep = {s->id, (uint16_t)cipher->block_len};
@@ -223,6 +221,22 @@ static void handle_keystream(bsd_conn *c, const bsd_request *r)
         bsd_conn_send_error(c, id, BSD_E_BUSY, "queue bound reached");
         return;
     }
+    /*
+     * Fair share of max_inflight_jobs, and a bound on a uid's outstanding keystream over all
+     * its connections: both count the jobs of its closed connections until they are done.
+     */
+    bsd_peer *peer = c->peer;
+    const uint64_t qcap = d->cfg.max_queued_bytes_per_uid != 0 ? d->cfg.max_queued_bytes_per_uid
+                                                               : d->cfg.max_queued_bytes * 4;
+    if (peer->jobs >= bsd_peer_cap(d->cfg.max_inflight_jobs_per_uid, d->cfg.max_inflight_jobs) ||
+        peer->queued_bytes + bytes > qcap) {
+        d->stats.per_uid_refusals++;
+        bsd_conn_send_error(c, id, BSD_E_BUSY,
+                            peer->queued_bytes + bytes > qcap
+                                ? "max_queued_bytes_per_uid reached"
+                                : "max_inflight_jobs_per_uid reached");
+        return;
+    }
     /* One peer may not take the whole max_inflight_jobs and leave everyone else BUSY. */
     if (c->inflight >= BSD_CONN_MAX_INFLIGHT) {
         bsd_conn_send_error(c, id, BSD_E_BUSY, "too many requests in flight on this connection");
@@ -266,6 +280,8 @@ static void handle_keystream(bsd_conn *c, const bsd_request *r)
     c->shm->refs++;
     c->queued_bytes += bytes;
     c->inflight++;
+    peer->queued_bytes += bytes;
+    peer->jobs++;
     d->inflight_jobs++;
     d->stats.keystream_requests++;
 }
@@ -278,6 +294,8 @@ void bsd_handle_job_done(void *arg, bsd_job *job, int status)
     uint64_t bytes = job->nblocks * job->cipher->block_len;
     c->queued_bytes -= bytes;
     c->inflight--;
+    c->peer->queued_bytes -= bytes;
+    c->peer->jobs--;
     d->inflight_jobs--;
     uint64_t digest = 0, unwritten = 0;
     c->active_ns = bsd_now_ns();
@@ -312,6 +330,10 @@ void bsd_handle_job_done(void *arg, bsd_job *job, int status)
             n = bsd_keystream_rep_encode_pieces(p, &rep, pieces, np);
         }
         d->stats.bytes_served += bytes;
+        /* A window of this connection that a REPORT may name, once. */
+        c->served[c->served_next].session = kj->session->id;
+        c->served[c->served_next].nblocks = job->nblocks;
+        c->served_next = (c->served_next + 1) % BSD_SERVED_WINDOWS;
         bsd_conn_send(c, BSD_OP_KEYSTREAM | BSD_OP_REPLY, kj->id, p, n);
     }
     bsd_session_unref(kj->session);
@@ -332,18 +354,37 @@ static void handle_status(bsd_conn *c, const bsd_request *r)
     free(text);
 }
 
-/* A client found a window that failed its check: count and log it, so that STATUS shows it. */
+/*
+ * A client found a window that failed its check: count and log it, so that STATUS shows it.
+ * Only for a window this daemon answered on this connection (same session and length), and
+ * once per window: a REPORT naming anything else is answered and counted apart
+ * (integrity.client_unmatched_reports), and logs nothing at info. Lines go through the uid's
+ * log budget.
+ */
 static void handle_report(bsd_conn *c, const bsd_request *r)
 {
     const bsd_report_req *m = &r->u.report;
-    if (m->kind == BSD_REPORT_DIGEST)
-        c->d->stats.integrity_client_digest++;
-    else
-        c->d->stats.integrity_client_spot++;
-    BSD_ERR("integrity", "conn=%u uid=%u pid=%d session=%u blocks=%llu reason=\"%s\"", c->cid,
-            (unsigned)c->uid, (int)c->pid, m->session, (unsigned long long)m->nblocks,
-            m->kind == BSD_REPORT_DIGEST ? "client: window digest mismatch"
-                                         : "client: block recomputed in-process differs");
+    bsd_daemon *d = c->d;
+    int found = -1;
+    for (unsigned i = 0; i < BSD_SERVED_WINDOWS && found < 0 && m->nblocks != 0; i++)
+        if (c->served[i].nblocks == m->nblocks && c->served[i].session == m->session)
+            found = (int)i;
+    if (found < 0) {
+        d->stats.integrity_client_unmatched++;
+        BSD_DEBUG("report_unmatched", "conn=%u uid=%u session=%u blocks=%llu", c->cid,
+                  (unsigned)c->uid, m->session, (unsigned long long)m->nblocks);
+    } else {
+        c->served[found].nblocks = 0;
+        if (m->kind == BSD_REPORT_DIGEST)
+            d->stats.integrity_client_digest++;
+        else
+            d->stats.integrity_client_spot++;
+        BSD_PEER_LOG(&d->peers, c->peer, "error", "integrity",
+                     "conn=%u uid=%u pid=%d session=%u blocks=%llu reason=\"%s\"", c->cid,
+                     (unsigned)c->uid, (int)c->pid, m->session, (unsigned long long)m->nblocks,
+                     m->kind == BSD_REPORT_DIGEST ? "client: window digest mismatch"
+                                                  : "client: block recomputed in-process differs");
+    }
     bsd_conn_send(c, BSD_OP_REPORT | BSD_OP_REPLY, r->hdr.id, NULL, 0);
 }
 
@@ -357,7 +398,8 @@ void bsd_handle_conn_closed(bsd_conn *c)
     size_t n = bsd_batcher_cancel(&c->d->batcher, job_of_conn, c);
     c->d->stats.cancelled_jobs += n;
     if (n > 0)
-        BSD_INFO("cancel", "conn=%u queued_jobs=%zu reason=\"connection closed\"", c->cid, n);
+        BSD_PEER_LOG(&c->d->peers, c->peer, "info", "cancel",
+                     "conn=%u queued_jobs=%zu reason=\"connection closed\"", c->cid, n);
 }
 
 void bsd_handle_request(bsd_conn *c, bsd_request *r)

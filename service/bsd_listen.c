@@ -78,31 +78,35 @@ static void accept_one(bsd_daemon *d, int fd)
         close(fd);
         return;
     }
+    /* Its uid's entry: the log budget of a refused peer too (it holds nothing, and goes). */
+    bsd_peer *peer = bsd_peer_get(&d->peers, cred.uid, bsd_now_ns());
     if (!peer_allowed(&d->cfg, fd, cred.uid, cred.gid)) {
-        BSD_WARN("refused", "reason=peer_not_allowed uid=%u gid=%u pid=%d", (unsigned)cred.uid,
-                 (unsigned)cred.gid, (int)cred.pid);
+        BSD_PEER_LOG(&d->peers, peer, "warn", "refused",
+                     "reason=peer_not_allowed uid=%u gid=%u pid=%d", (unsigned)cred.uid,
+                     (unsigned)cred.gid, (int)cred.pid);
         d->stats.refused_peers++;
         bsd_stats_error(&d->stats, BSD_E_NOT_ALLOWED);
         refuse(fd, BSD_E_NOT_ALLOWED, "peer uid/gid not in the allow-list");
         return;
     }
     if (d->nconns >= d->cfg.max_clients || d->draining) {
-        BSD_WARN("refused", "reason=%s uid=%u pid=%d", d->draining ? "draining" : "max_clients",
-                 (unsigned)cred.uid, (int)cred.pid);
+        BSD_PEER_LOG(&d->peers, peer, "warn", "refused", "reason=%s uid=%u pid=%d",
+                     d->draining ? "draining" : "max_clients", (unsigned)cred.uid, (int)cred.pid);
         bsd_stats_error(&d->stats, d->draining ? BSD_E_SHUTDOWN : BSD_E_BUSY);
         refuse(fd, d->draining ? BSD_E_SHUTDOWN : BSD_E_BUSY,
                d->draining ? "daemon is draining" : "max_clients reached");
         return;
     }
-    /* Fair share: one uid never takes every client slot (the others keep a quarter at least). */
-    unsigned cap = d->cfg.max_clients_per_uid != 0 ? d->cfg.max_clients_per_uid
-                                                   : d->cfg.max_clients - d->cfg.max_clients / 4;
-    unsigned mine = 0;
-    for (const bsd_conn *o = d->conns; o != NULL; o = o->next)
-        mine += !o->closing && o->uid == cred.uid;
-    if (mine >= (cap > 0 ? cap : 1)) {
-        BSD_WARN("refused", "reason=max_clients_per_uid uid=%u pid=%d", (unsigned)cred.uid,
-                 (int)cred.pid);
+    /*
+     * Fair share: one uid never takes every client slot (the others keep a quarter at least).
+     * Its count includes its closed connections whose jobs still run: they hold slots of
+     * max_clients just the same.
+     */
+    const uint64_t cap = bsd_peer_cap(d->cfg.max_clients_per_uid, d->cfg.max_clients);
+    if (peer != NULL && peer->clients >= cap) {
+        BSD_PEER_LOG(&d->peers, peer, "warn", "refused",
+                     "reason=max_clients_per_uid uid=%u pid=%d clients=%u", (unsigned)cred.uid,
+                     (int)cred.pid, peer->clients);
         d->stats.per_uid_refusals++;
         bsd_stats_error(&d->stats, BSD_E_BUSY);
         refuse(fd, BSD_E_BUSY, "max_clients_per_uid reached");

@@ -263,6 +263,7 @@ int main(int argc, char **argv)
     uv_loop_close(d->loop);
     d->backend->ops->destroy(d->backend);
     bsd_keypool_destroy(&d->keys);
+    bsd_peers_free(&d->peers);
     BSD_INFO("exit", "code=0");
     return 0;
 }

@@ -26,6 +26,8 @@ typedef struct bsd_stats {
     uint64_t errors_total;
     /* Integrity: jobs refused for unwritten (still poisoned) words, client reports by kind. */
     uint64_t integrity_unwritten_jobs, integrity_client_digest, integrity_client_spot;
+    /* REPORTs that named no window served to their connection (or one already reported). */
+    uint64_t integrity_client_unmatched;
     uint64_t unchecked_requests;
 } bsd_stats;
 

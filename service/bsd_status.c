@@ -38,6 +38,7 @@ size_t bsd_status_text(bsd_daemon *d, char *out, size_t len)
     add(&t, "draining=%d\n", d->draining);
     add(&t, "keys_locked=%d\n", d->keys.locked);
     add(&t, "clients=%u\n", d->nconns);
+    add(&t, "clients_closing=%u\n", d->nclosing);
     add(&t, "sessions=%u\n", d->sessions_open);
     add(&t, "session_slots_free=%u\n", d->keys.nfree);
     add(&t, "inflight_jobs=%u\n", d->inflight_jobs);
@@ -74,7 +75,10 @@ size_t bsd_status_text(bsd_daemon *d, char *out, size_t len)
         (unsigned long long)s->integrity_client_digest);
     add(&t, "integrity.client_spot_mismatches=%llu\n",
         (unsigned long long)s->integrity_client_spot);
+    add(&t, "integrity.client_unmatched_reports=%llu\n",
+        (unsigned long long)s->integrity_client_unmatched);
     add(&t, "integrity.unchecked_requests=%llu\n", (unsigned long long)s->unchecked_requests);
+    add(&t, "log_suppressed=%llu\n", (unsigned long long)d->peers.suppressed_total);
     for (uint32_t c = 1; c <= BSD_E_MAX; c++)
         if (s->errors[c] != 0)
             add(&t, "errors.%u=%llu # %s\n", c, (unsigned long long)s->errors[c], bsd_errc_str(c));
