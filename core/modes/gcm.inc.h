@@ -21,9 +21,11 @@
  *                     used in-process where the core has its own counter mode
  *   GCM_BULK_BLOCKS   the key powers that loop uses (with GCM_BULK_FOR and GCM_GHASH_LAZY)
  *   GCM_GHASH_LAZY    the GHASH type has init_first / extend / max_powers / power_words and the
- *                     context an `hpow`: where an implementation has them, set_key computes the
- *                     first key power only and each GHASH call extends the key form to the powers
- *                     it uses (a 16-byte message under a fresh key needs H alone)
+ *                     context `hpow` and `pre`: H is made with the first IV under a key (with
+ *                     E_K(J0) and the first keystream block in one call of the core where the
+ *                     core has its own counter mode in-process); where an implementation has
+ *                     them, only the first key power, and each GHASH call extends the key form to
+ *                     the powers it uses (a 16-byte message under a fresh key needs H alone)
  *
  * Re-keying wipes what the previous key wrote and the new one does not overwrite, once: the key
  * schedule only where the core changes (a core's set_key writes the same words for every key),
@@ -142,20 +144,28 @@ static void ghash_lengths(GCM_CTX *ctx, uint64_t a_bytes, uint64_t c_bytes)
     ghash_mul(ctx, lens, 1);
 }
 
-/* The key form of H = E_K(0) under ctx->ghash: its first power where it is lazy. */
+#ifdef GCM_GHASH_LAZY
+/* The key form of H under ctx->ghash: its first power where it is lazy; hpow > 0 after. */
+static void ghash_key_from(GCM_CTX *ctx, const uint8_t h[BL])
+{
+    if (ctx->ghash->extend != NULL) {
+        ctx->ghash->init_first(ctx->hkey, h);
+        ctx->hpow = 1;
+    } else {
+        ctx->ghash->init(ctx->hkey, h);
+        ctx->hpow = 1; /* made (hkey_words counts the whole form) */
+    }
+}
+#else
+/* The key form of H = E_K(0) under ctx->ghash. */
 static void ghash_key(GCM_CTX *ctx)
 {
     uint8_t h[BL] = {0};
     ctx->cipher->encrypt(&ctx->ks, h, h, 1);
-#ifdef GCM_GHASH_LAZY
-    if (ctx->ghash->extend != NULL) {
-        ctx->ghash->init_first(ctx->hkey, h);
-        ctx->hpow = 1;
-    } else
-#endif
-        ctx->ghash->init(ctx->hkey, h);
+    ctx->ghash->init(ctx->hkey, h);
     bs_wipe(h, sizeof h);
 }
+#endif
 
 int GCM_FN(set_key)(GCM_CTX *ctx, const bs_block_cipher *cipher, const uint8_t *key, size_t key_len)
 {
@@ -182,7 +192,11 @@ int GCM_FN(set_key)(GCM_CTX *ctx, const bs_block_cipher *cipher, const uint8_t *
     ctx->ctr32 = bs_ctr32_for(cipher);
     ctx->ghash = GCM_GHASH_DEFAULT();
     cipher->set_key(&ctx->ks, key);
+#ifdef GCM_GHASH_LAZY
+    /* H comes with the first IV (hpow 0: not yet), in the same call of the core as E_K(J0). */
+#else
     ghash_key(ctx);
+#endif
     ctx->state = ST_KEYED;
     if (src != NULL && src->ops->set_key != NULL)
         src->ops->set_key(src, cipher, key, key_len);
@@ -200,7 +214,12 @@ void GCM_FN(set_ghash)(GCM_CTX *ctx, const GCM_GHASH *impl)
         return;
     bs_wipe(ctx->hkey, hkey_words(ctx) * sizeof ctx->hkey[0]);
     ctx->ghash = impl != NULL ? impl : GCM_GHASH_DEFAULT();
+#ifdef GCM_GHASH_LAZY
+    ctx->hpow = 0; /* made again with the next IV */
+    ctx->pre = 0;
+#else
     ghash_key(ctx);
+#endif
     /* The accumulator of a message under way is lost: start over with a new IV. */
     ctx->state = ST_KEYED;
 }
@@ -213,6 +232,29 @@ int GCM_FN(set_iv)(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len)
         return BS_ERR_IV_LENGTH;
     memset(ctx->y, 0, BL);
     ctx->ghbuf_len = 0;
+    if (ctx->ekj0_ready) { /* the mask of a message left unfinished (finish wipes it) */
+        bs_wipe(ctx->ekj0, BL);
+        ctx->ekj0_ready = 0;
+    }
+    bs_wipe(ctx->stream, BL);
+#ifdef GCM_GHASH_LAZY
+    /*
+     * In-process over the core's own counter mode, one call of the core makes H (first IV under
+     * the key), E_K(J0) (the tag's mask) and E_K(J0 + 1) (the first block's keystream, ctx->pre):
+     * the blocks run side by side, at the latency of one. Elsewhere (passes, a source) H alone,
+     * and the rest as before.
+     */
+    const int direct = iv_len == BL - 4;
+    const int inproc = ctx->src == NULL || ctx->src == &bs_keystream_inproc;
+    const int early = inproc && ctx->ctr32 != NULL;
+    ctx->pre = 0;
+    if (ctx->hpow == 0 && !(early && direct)) {
+        uint8_t h[BL] = {0};
+        ctx->cipher->encrypt(&ctx->ks, h, h, 1);
+        ghash_key_from(ctx, h);
+        bs_wipe(h, sizeof h);
+    }
+#endif
     if (iv_len == BL - 4) { /* J0 = IV || 00000001 */
         memcpy(ctx->j0, iv, BL - 4);
         bs_store_be32(ctx->j0 + BL - 4, 1);
@@ -225,11 +267,23 @@ int GCM_FN(set_iv)(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len)
     }
     memcpy(ctx->counter, ctx->j0, BL);
     inc32(ctx->counter);
-    bs_wipe(ctx->stream, BL);
-    if (ctx->ekj0_ready) { /* the mask of a message left unfinished (finish wipes it) */
-        bs_wipe(ctx->ekj0, BL);
-        ctx->ekj0_ready = 0;
+#ifdef GCM_GHASH_LAZY
+    if (early) {
+        BS_ALIGN(32) uint8_t b[3 * BL];
+        const size_t hb = ctx->hpow == 0; /* block 0 is H's where it is still due */
+        memset(b, 0, BL);
+        memcpy(b + hb * BL, ctx->j0, BL);
+        memcpy(b + (hb + 1) * BL, ctx->counter, BL);
+        ctx->cipher->encrypt(&ctx->ks, b, b, hb + 2);
+        if (hb)
+            ghash_key_from(ctx, b);
+        memcpy(ctx->ekj0, b + hb * BL, BL);
+        memcpy(ctx->stream, b + (hb + 1) * BL, BL);
+        bs_wipe(b, sizeof b);
+        ctx->ekj0_ready = 1;
+        ctx->pre = 1; /* the keystream of ctx->counter, which stays the next block's */
     }
+#endif
     ctx->num = 0;
     ctx->aad_len = 0;
     ctx->data_len = 0;
@@ -334,7 +388,21 @@ static int gcm_crypt(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len, 
     const int dec = st == ST_DEC;
     ctx->data_len += len;
 
-    if (ctx->num > 0) { /* the rest of the partial block of the previous call */
+#ifdef GCM_GHASH_LAZY
+    if (ctx->pre) { /* the first block's keystream, made with the IV */
+        size_t take = BL < len ? BL : len;
+        crypt_absorb(ctx, out, in, ctx->stream, take, dec);
+        ctx->num = (unsigned)(take % BL);
+        ctx->pre = 0;
+        inc32(ctx->counter);
+        out += take;
+        in += take;
+        len -= take;
+        if (len == 0)
+            return BS_OK;
+    } else
+#endif
+        if (ctx->num > 0) { /* the rest of the partial block of the previous call */
         size_t take = BL - ctx->num < len ? BL - ctx->num : len;
         crypt_absorb(ctx, out, in, ctx->stream + ctx->num, take, dec);
         ctx->num = (unsigned)((ctx->num + take) % BL);
@@ -433,6 +501,9 @@ static void finish(GCM_CTX *ctx, uint8_t full[BL])
     bs_wipe(ctx->y, BL);
     bs_wipe(ctx->stream, BL);
     ctx->num = 0;
+#ifdef GCM_GHASH_LAZY
+    ctx->pre = 0;
+#endif
     ctx->state = ST_KEYED;
 }
 

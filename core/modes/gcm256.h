@@ -108,7 +108,8 @@ typedef struct bs_gcm256_ctx {
     unsigned num; /* bytes of stream[] used */
     uint64_t aad_len, data_len;
     int state;     /* see gcm.inc.h */
-    unsigned hpow; /* key powers in hkey so far, where ghash has extend */
+    unsigned hpow; /* key powers in hkey so far (0: H not made yet, it comes with the IV) */
+    int pre;       /* stream[] holds the unused keystream of the next block (made with the IV) */
 } bs_gcm256_ctx;
 
 /*

@@ -12,34 +12,27 @@
 
 #include "ghash256_vpclmul.h"
 
-/* Words (low first) of a K1 / K2 pair (ghash256_vpclmul.h) from G_p and G_(p-1). */
-static void pair_form(uint64_t k[BS_VPCLMUL_PAIR_WORDS], const uint64_t gp[4], const uint64_t gq[4])
+/*
+ * Entry 0: the pair (G_1, G_0 = 0), in registers. G_1 = H * x^-1 mod P, x^-1 = x^255 + x^9 +
+ * x^4 + x: the reversed words (w0..w3) of H shifted left by one as one 256-bit integer, the top
+ * bit (H's term x^0) rotating into bit 0 (x^255), and where that bit is set the terms x^9, x^4,
+ * x^1 (bits 246, 251, 254) XORed in under a mask: no branch on the key.
+ */
+BS_VPCLMUL_TARGET static void vpclmul_init_first(uint64_t *hkey, const uint8_t h[32])
 {
-    const uint64_t k1[8] = {gp[2], gp[3], gp[0], gp[1], gq[2], gq[3], gq[0], gq[1]};
-    const uint64_t k2[8] = {gp[0], gp[1], gp[2], gp[3], gq[0], gq[1], gq[2], gq[3]};
-    memcpy(k, k1, sizeof k1);
-    memcpy(k + 8, k2, sizeof k2);
-}
-
-/* Entry 0: the pair (G_1, G_0 = 0). */
-static void vpclmul_init_first(uint64_t *hkey, const uint8_t h[32])
-{
-    uint64_t hw[4], g1[4];
-    const uint64_t zero[4] = {0, 0, 0, 0};
-    bs_ghash256_load_rev(hw, h);
-    /*
-     * G_1 = H * x^-1 mod P, x^-1 = x^255 + x^9 + x^4 + x: a left shift of the reversed words and,
-     * where H has the term x^0 (the top bit), the terms x^255, x^9, x^4, x^1 (bits 0, 246, 251
-     * and 254). The mask keeps it free of a branch on the key.
-     */
-    const uint64_t m = (uint64_t)0 - (hw[3] >> 63);
-    for (int i = 3; i > 0; i--)
-        g1[i] = (hw[i] << 1) | (hw[i - 1] >> 63);
-    g1[0] = (hw[0] << 1) ^ (m & 1);
-    g1[3] ^= m & (((uint64_t)1 << 62) | ((uint64_t)1 << 59) | ((uint64_t)1 << 54));
-    pair_form(hkey, g1, zero);
-    bs_wipe(hw, sizeof hw);
-    bs_wipe(g1, sizeof g1);
+    const __m256i w = bs_vpclmul_swap(bs_vpclmul_load_y(h)); /* (w0, w1, w2, w3) */
+    const __m256i prev = _mm256_alignr_epi64(w, w, 3);       /* (w3, w0, w1, w2) */
+    const __m256i m = _mm256_srai_epi64(_mm256_permute4x64_epi64(w, 0xff), 63);
+    const __m256i c = _mm256_set_epi64x(
+        (long long)(((uint64_t)1 << 62) | ((uint64_t)1 << 59) | ((uint64_t)1 << 54)), 0, 0, 0);
+    const __m256i g1 = _mm256_ternarylogic_epi64(
+        _mm256_or_si256(_mm256_slli_epi64(w, 1), _mm256_srli_epi64(prev, 63)), m, c,
+        0x78); /* a ^ (m & c) */
+    /* K1 = (g2, g3, g0, g1 | 0), K2 = (g0, g1, g2, g3 | 0): pair_form(G_1, 0). */
+    _mm256_storeu_si256((__m256i *)hkey, bs_vpclmul_swap(g1));
+    _mm256_storeu_si256((__m256i *)(hkey + 4), _mm256_setzero_si256());
+    _mm256_storeu_si256((__m256i *)(hkey + 8), g1);
+    _mm256_storeu_si256((__m256i *)(hkey + 12), _mm256_setzero_si256());
 }
 
 /*
@@ -80,6 +73,10 @@ BS_VPCLMUL_TARGET static void vpclmul_mul_blocks(const uint64_t *hkey, uint8_t y
                                                  const uint8_t *blocks, size_t nblocks)
 {
     __m256i yr = bs_vpclmul_load_y(y);
+    if (nblocks == 1) { /* a short message's blocks, one at a time */
+        bs_vpclmul_store_y(y, bs_vpclmul_one(hkey, yr, blocks));
+        return;
+    }
     for (; nblocks >= BS_VPCLMUL_CHUNK;
          nblocks -= BS_VPCLMUL_CHUNK, blocks += 32 * BS_VPCLMUL_CHUNK)
         yr = bs_vpclmul_chunk(hkey, yr, blocks, BS_VPCLMUL_CHUNK);

@@ -93,15 +93,14 @@ BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_fold(__m512i v)
  * y = U ^ L ^ (L >> 2) ^ (L >> 5) ^ (L >> 10) (256-bit shifts), and the bits those shifts push
  * out below word 0 (terms x^256..x^265) folded once more into the top word.
  */
-BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_reduce(const bs_vpclmul_acc *t)
+/*
+ * The reduction from the block-summed lane products: a = the K1 products' low 128 bits
+ * (lanes [word offset 4 | 0]), b their high ones ([6 | 2]), c2 and d2 the same of the K2
+ * products (both at offset 2).
+ */
+BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_reduce_lanes(__m256i a, __m256i b, __m256i c2,
+                                                                __m256i d2)
 {
-    /* Each lane's 256-bit product as its low and high 128 bits. */
-    const __m256i a =
-        bs_vpclmul_fold(_mm512_xor_si512(t->lo1, _mm512_bslli_epi128(t->mid1, 8))); /* [4 | 0] */
-    const __m256i b =
-        bs_vpclmul_fold(_mm512_xor_si512(t->hi1, _mm512_bsrli_epi128(t->mid1, 8))); /* [6 | 2] */
-    const __m256i c2 = bs_vpclmul_fold(_mm512_xor_si512(t->lo2, _mm512_bslli_epi128(t->mid2, 8)));
-    const __m256i d2 = bs_vpclmul_fold(_mm512_xor_si512(t->hi2, _mm512_bsrli_epi128(t->mid2, 8)));
     /* The K2 products, at word offset 2: m = [words 2,3 | words 4,5]. */
     const __m128i ml = _mm_xor_si128(_mm256_castsi256_si128(c2), _mm256_extracti128_si256(c2, 1));
     const __m128i mh = _mm_xor_si128(_mm256_castsi256_si128(d2), _mm256_extracti128_si256(d2, 1));
@@ -118,6 +117,16 @@ BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_reduce(const bs_vpclmul_acc *
     __m256i y = _mm256_ternarylogic_epi64(u, zl, q, 0x96);
     y = _mm256_ternarylogic_epi64(y, _mm256_srli_epi64(q, 2), _mm256_srli_epi64(q, 5), 0x96);
     return _mm256_xor_si256(y, _mm256_srli_epi64(q, 10));
+}
+
+BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_reduce(const bs_vpclmul_acc *t)
+{
+    /* Each lane's 256-bit product as its low and high 128 bits, the two blocks summed. */
+    return bs_vpclmul_reduce_lanes(
+        bs_vpclmul_fold(_mm512_xor_si512(t->lo1, _mm512_bslli_epi128(t->mid1, 8))),
+        bs_vpclmul_fold(_mm512_xor_si512(t->hi1, _mm512_bsrli_epi128(t->mid1, 8))),
+        bs_vpclmul_fold(_mm512_xor_si512(t->lo2, _mm512_bslli_epi128(t->mid2, 8))),
+        bs_vpclmul_fold(_mm512_xor_si512(t->hi2, _mm512_bsrli_epi128(t->mid2, 8))));
 }
 
 /* Words (y0..y3) -> the register layout of block A, [Y23 | Y01], and back. */
@@ -137,6 +146,30 @@ BS_VPCLMUL_TARGET static inline void bs_vpclmul_store_y(uint8_t y[32], __m256i y
 {
     _mm256_storeu_si256((__m256i *)y,
                         _mm256_shuffle_epi8(yr, _mm512_castsi512_si256(bs_vpclmul_rev())));
+}
+
+/*
+ * One block (ymm only: the zmm form's second block would be zeros): yr' = (yr ^ X) * H, from
+ * entry 0 of the key form, the pair (G_1, 0).
+ */
+BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_one(const uint64_t *hkey, __m256i yr,
+                                                       const uint8_t *block)
+{
+    const __m256i x =
+        _mm256_xor_si256(_mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)block),
+                                             _mm512_castsi512_si256(bs_vpclmul_rev())),
+                         yr);
+    const __m256i k1 = _mm256_loadu_si256((const __m256i *)hkey);
+    const __m256i k2 = _mm256_loadu_si256((const __m256i *)(hkey + 8));
+    const __m256i mid1 = _mm256_xor_si256(_mm256_clmulepi64_epi128(x, k1, 0x01),
+                                          _mm256_clmulepi64_epi128(x, k1, 0x10));
+    const __m256i mid2 = _mm256_xor_si256(_mm256_clmulepi64_epi128(x, k2, 0x01),
+                                          _mm256_clmulepi64_epi128(x, k2, 0x10));
+    return bs_vpclmul_swap(bs_vpclmul_reduce_lanes(
+        _mm256_xor_si256(_mm256_clmulepi64_epi128(x, k1, 0x00), _mm256_bslli_epi128(mid1, 8)),
+        _mm256_xor_si256(_mm256_clmulepi64_epi128(x, k1, 0x11), _mm256_bsrli_epi128(mid1, 8)),
+        _mm256_xor_si256(_mm256_clmulepi64_epi128(x, k2, 0x00), _mm256_bslli_epi128(mid2, 8)),
+        _mm256_xor_si256(_mm256_clmulepi64_epi128(x, k2, 0x11), _mm256_bsrli_epi128(mid2, 8))));
 }
 
 /*

@@ -46,16 +46,31 @@ static inline __mmask64 blocks_mask(size_t m)
  * of a block or two neither fills nor wipes the sixteen registers of bs_r256_vaes_keys. The
  * registers hold their blocks XORed with round key 0 on entry.
  */
-VAES_TARGET static inline void small_rounds(const uint8_t *rk, __m512i *x, size_t n)
+VAES_TARGET static inline __attribute__((always_inline)) void small_rounds_n(const uint8_t *rk,
+                                                                             __m512i *x, size_t n)
 {
     const __m512i perm = _mm512_loadu_si512((const void *)bs_r256_vperm);
+#pragma GCC unroll 14
     for (int i = 1; i <= BS_R256_ROUNDS; i++) {
         const __m512i k = _mm512_broadcast_i64x4(_mm256_load_si256((const __m256i *)(rk + 32 * i)));
+#pragma GCC unroll 8
         for (size_t j = 0; j < n; j++) {
             const __m512i t = _mm512_permutexvar_epi8(perm, x[j]);
             x[j] = i < BS_R256_ROUNDS ? _mm512_aesenc_epi128(t, k) : _mm512_aesenclast_epi128(t, k);
         }
     }
+}
+
+/* The common counts unrolled with the registers named (1 to 4 blocks), the rest in a loop. */
+VAES_TARGET static inline __attribute__((always_inline)) void small_rounds(const uint8_t *rk,
+                                                                           __m512i *x, size_t n)
+{
+    if (n == 1)
+        small_rounds_n(rk, x, 1);
+    else if (n == 2)
+        small_rounds_n(rk, x, 2);
+    else
+        small_rounds_n(rk, x, n);
 }
 
 /* Round key 0 broadcast to both blocks of a register. */
