@@ -1,6 +1,8 @@
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "bsd_status.h"
@@ -23,6 +25,36 @@ static void add(text *t, const char *fmt, ...)
     va_end(ap);
     if (n > 0)
         t->len = t->len + (size_t)n < t->cap ? t->len + (size_t)n : t->cap - 1;
+}
+
+/*
+ * The daemon's wakeups: voluntary context switches summed over its threads (each is a thread
+ * that blocked, in a wait or a system call, and was woken again), from /proc/self/task/N/status;
+ * -1 when /proc cannot be read.
+ */
+static long long wakeups_total(void)
+{
+    DIR *dir = opendir("/proc/self/task");
+    if (dir == NULL)
+        return -1;
+    long long sum = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[300], line[128];
+        snprintf(path, sizeof path, "/proc/self/task/%.255s/status", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (f == NULL)
+            continue;
+        long long v;
+        while (fgets(line, sizeof line, f) != NULL)
+            if (sscanf(line, "voluntary_ctxt_switches: %lld", &v) == 1)
+                sum += v;
+        fclose(f);
+    }
+    closedir(dir);
+    return sum;
 }
 
 size_t bsd_status_text(bsd_daemon *d, char *out, size_t len)
@@ -69,6 +101,14 @@ size_t bsd_status_text(bsd_daemon *d, char *out, size_t len)
         add(&t, "%s%s%u:%llu", b ? "," : "", b + 1 == BSD_HIST_BUCKETS ? ">" : "<=",
             b + 1 == BSD_HIST_BUCKETS ? 1u << (b - 1) : 1u << b, (unsigned long long)s->hist[b]);
     add(&t, "\n");
+    /* What each request costs the daemon beyond its keystream (issue 26): wakeups and faults. */
+    const long long wk = wakeups_total();
+    add(&t, "wakeups_total=%lld\n", wk);
+    if (wk >= 0 && s->keystream_requests > 0)
+        add(&t, "wakeups_per_request=%.2f\n", (double)wk / (double)s->keystream_requests);
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        add(&t, "page_faults_minor=%ld\n", ru.ru_minflt);
     add(&t, "errors_total=%llu\n", (unsigned long long)s->errors_total);
     add(&t, "integrity.unwritten_jobs=%llu\n", (unsigned long long)s->integrity_unwritten_jobs);
     add(&t, "integrity.client_digest_mismatches=%llu\n",

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -16,10 +17,10 @@
 #include "bsd_proto.h"
 #include "bsd_status.h"
 
-#define LONG_LINE                                                                             \
-    "device=cuda gpus=1 gpus_failed=0 device=0 name=\"NVIDIA H200\" sm=90 sms=132 "           \
-    "mem_mb=143155 streams=3 chunk_mb=64 batches=2844 blocks=279460097 cpu_fallbacks=0 "      \
-    "cuda_errors=0 self_check_failures=0 last_cuda_error=\"a CUDA error message of some length, " \
+#define LONG_LINE                                                                                  \
+    "device=cuda gpus=1 gpus_failed=0 device=0 name=\"NVIDIA H200\" sm=90 sms=132 "                \
+    "mem_mb=143155 streams=3 chunk_mb=64 batches=2844 blocks=279460097 cpu_fallbacks=0 "           \
+    "cuda_errors=0 self_check_failures=0 last_cuda_error=\"a CUDA error message of some length, "  \
     "as the runtime writes them\""
 
 static void long_describe(bsd_backend *be, char *out, size_t len)
@@ -43,6 +44,14 @@ static void test_backend_line_whole(void **state)
     assert_non_null(strstr(text, "\nbackend=cuda\n"));
     assert_non_null(strstr(text, "\nbackend_info=" LONG_LINE "\n"));
     assert_non_null(strstr(text, "\nbytes_served=0\n"));
+    /* The daemon's own costs: this process's wakeups (read from /proc) and page faults. */
+    const char *wk = strstr(text, "\nwakeups_total=");
+    assert_non_null(wk);
+    assert_true(atoll(wk + 15) >= 0); /* read (-1: /proc unreadable) */
+    const char *pf = strstr(text, "\npage_faults_minor=");
+    assert_non_null(pf);
+    assert_true(atoll(pf + 19) > 0);
+    assert_null(strstr(text, "\nwakeups_per_request=")); /* no request yet */
 }
 
 int main(void)
