@@ -16,6 +16,7 @@
  * builds, not a throughput claim.
  *
  * Usage: bsbench [--quick] [--filter TEXT] [--sizes 64,16K,1M] [--runs N] [--impl NAME]
+ *                [--openssl DIR] (or BS_BENCH_OPENSSL=DIR: OpenSSL's rows from DIR/lib's libcrypto)
  *                [--fastest|--cheapest]
  */
 #include "bitslice.h"
@@ -26,6 +27,8 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+
+#include "openssl_select.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -377,6 +380,8 @@ static void usage(void)
         "usage: bsbench [--quick] [--filter TEXT] [--impl NAME] [--sizes 64,16K,1M] [--runs N]\n"
         "               [--fastest | --cheapest]\n"
         "  --quick    7 runs of at least 5 ms per cell instead of 9 of 50 ms\n"
+        "  --openssl DIR  measure OpenSSL from DIR/lib (an install prefix; also\n"
+        "             $BS_BENCH_OPENSSL), not the system libcrypto\n"
         "  --filter   only rows whose name contains TEXT (case-insensitive); the\n"
         "             OpenSSL rows they are compared with run too\n"
         "  --impl     only rows of this implementation (e.g. avx512; exact)\n"
@@ -395,6 +400,7 @@ int main(int argc, char **argv)
     double min_ns = 50e6;
     const char *filter = NULL, *impl_filter = NULL;
 
+    bs_openssl_select(&argc, argv);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
             runs = 7;
@@ -516,7 +522,7 @@ int main(int argc, char **argv)
     char pin[64], model[128];
     pin_to_current_cpu(pin, sizeof pin);
     cpu_model(model, sizeof model);
-    printf("bsbench: %s, one thread %s; %s\n", model, pin, OpenSSL_version(OPENSSL_VERSION));
+    printf("bsbench: %s, one thread %s; %s\n", model, pin, bs_openssl_describe());
     if (report_cheapest && BENCH_HAVE_TSC)
         printf("cheapest operation (batches >= 16 KiB) in %d runs of >= %.0f ms per cell; +-%%: "
                "half the "

@@ -2,7 +2,10 @@
  * bench_evp: throughput of the bitslice provider's ciphers through EVP, beside OpenSSL's
  * AES-256-CTR and AES-256-GCM (default provider) in the same run, on the same buffers.
  *
- *   bench_evp [CPU seconds per cell (default 0.5)] [provider dir]
+ *   bench_evp [--openssl DIR] [CPU seconds per cell (default 0.5)] [provider dir]
+ *
+ * --openssl DIR (or BS_BENCH_OPENSSL=DIR): run over DIR/lib's libcrypto (another OpenSSL 3.x
+ * install prefix, e.g. 3.5.3 from its release tag, bench/README.md) instead of the system one.
  *
  * CTR: one context, EVP_EncryptUpdate over the buffer again and again (a stream).
  * GCM: one sealed message per buffer: new IV, update, final, read the 16-byte tag (as a TLS
@@ -16,6 +19,8 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/provider.h>
+
+#include "../openssl_select.h"
 
 #ifndef BSPROV_DIR
 #define BSPROV_DIR "."
@@ -80,6 +85,7 @@ static double measure(const EVP_CIPHER *c, size_t size, double seconds, unsigned
 
 int main(int argc, char **argv)
 {
+    bs_openssl_select(&argc, argv);
     double seconds = argc > 1 ? atof(argv[1]) : 0.5;
     const char *dir = argc > 2 ? argv[2] : BSPROV_DIR;
     OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
@@ -92,8 +98,8 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("# EVP throughput, MB/s (10^6 bytes per CPU second), %.2f s per cell; GCM = one "
-           "sealed message per buffer\n",
-           seconds);
+           "sealed message per buffer\n# %s\n",
+           seconds, bs_openssl_describe());
     printf("%-18s %-9s", "cipher", "provider");
     for (size_t s = 0; s < NSIZES; s++)
         printf(" %9zu B", sizes[s]);
