@@ -5,8 +5,10 @@
 #include "aes_ctr_face.h"
 
 #include "aes.h"
+#ifndef BS_AES_NO_UNROLLED /* aes_fix32.c */
 #include "aes_fix32_rv32.h"
 #include "aes_fix32_t2.h"
+#endif
 
 #include <stddef.h>
 

@@ -7,12 +7,16 @@
 #include "aes.h"
 
 /* Cortex-M3/M4: the whole two-block encryption, packing included, in generated Thumb-2
- * (embedded/gen/aes_thumb2.py); defined here, used here and by aes_ctr_face.c. */
+ * (embedded/gen/aes_thumb2.py); defined here, used here and by aes_ctr_face.c. RV32I: the
+ * same from embedded/gen/aes_rv32.py, for word-aligned blocks. Straight-line code of about
+ * 40 KB (Thumb-2) or 55 KB (RV32I) with FACE's entries: -Daes_unrolled=false
+ * (BS_AES_NO_UNROLLED) leaves it out where flash is short, and the C below runs instead. */
+#ifndef BS_AES_NO_UNROLLED
 #define BS_AES_T2_DEFINE
 #include "aes_fix32_t2.h"
-/* RV32I: the same from embedded/gen/aes_rv32.py, for word-aligned blocks. */
 #define BS_AES_RV_DEFINE
 #include "aes_fix32_rv32.h"
+#endif
 
 _Static_assert(sizeof(uint32_t[BS_AES256_RK_WORDS]) <= BS_KS_MAX,
                "AES fix32 round keys exceed BS_KS_MAX");
