@@ -34,7 +34,8 @@ static void *run_client(void *arg)
     svc_fill(key, sizeof key, (uint32_t)cl->index + 1000);
     svc_fill(ctr + 1, c->block_len - 1, (uint32_t)cl->index + 2000);
     uint8_t *got = (uint8_t *)malloc(size), *want = (uint8_t *)malloc(size + 32);
-    bs_key_schedule *ks = (bs_key_schedule *)malloc(sizeof *ks);
+    /* The schedule's type is 64-byte aligned (bitslice.h), which malloc does not promise. */
+    bs_key_schedule *ks = (bs_key_schedule *)aligned_alloc(64, sizeof *ks);
     cl->ok = 0;
     if (got == NULL || want == NULL || ks == NULL) {
         snprintf(cl->why, sizeof cl->why, "out of memory");
