@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <string.h>
 #include <math.h>
+#include <signal.h>
 #include <time.h>
 
 #include <getopt.h>
@@ -68,10 +69,23 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Whether a progress line is on the terminal: a ^C then ends it before the shell's prompt. */
+static volatile sig_atomic_t line_shown;
+
+static void on_interrupt(int sig)
+{
+    if (line_shown)
+        (void)!write(STDERR_FILENO, "\n", 1);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 /* The progress line's callback: candidates tried so far. */
 static void show_progress(uint64_t tried, void *arg)
 {
-    bs_progress_update((bs_progress *)arg, (double)tried, 0);
+    bs_progress *p = (bs_progress *)arg;
+    bs_progress_update(p, (double)tried, 0);
+    line_shown = p->shown;
 }
 
 int main(int argc, char **argv)
@@ -229,6 +243,10 @@ int main(int argc, char **argv)
     bs_progress pr;
     const bsks_progress_fn fn = !quiet && isatty(STDERR_FILENO) ? show_progress : NULL;
     bs_progress_start(&pr, fn != NULL, slice < space ? slice : space, BS_PROGRESS_KEYS);
+    if (fn != NULL) {
+        signal(SIGINT, on_interrupt);
+        signal(SIGTERM, on_interrupt);
+    }
     const double t0 = now_s();
     if (use_gpu) {
 #ifdef BSGPU_HAVE_CUDA
@@ -252,6 +270,7 @@ int main(int argc, char **argv)
     }
     const double dt = now_s() - t0;
     bs_progress_update(&pr, (double)tried, 1);
+    line_shown = 0;
     printf("engine=%s cipher=%s unknown_bits=%u part=%" PRIu64 "/%" PRIu64 " chunks=%" PRIu64
            "..%" PRIu64 " keys=%llu seconds=%.3f keys_per_s=%.4g log2_keys_per_s=%.2f\n",
            use_gpu ? "cuda" : "cpu", cipher, s.pb.nunknown, part_k, part_n, first, last,

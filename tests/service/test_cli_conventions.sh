@@ -157,7 +157,7 @@ ls k1.tmp-* k3* >/dev/null 2>&1 && fail "keygen left a temporary file"
 # from standard input (total unknown): bytes and rate, no empty bar and no "/ 0.0 MiB".
 head -c $((3 << 20)) /dev/urandom >three
 python3 - "$BITSLICE" <<'PY' || fail "terminal checks"
-import os, pty, subprocess, sys, select
+import os, pty, select, signal, subprocess, sys, time
 bitslice = sys.argv[1]
 
 def run(args, stdin=None, out_tty=True, err_tty=False):
@@ -210,6 +210,41 @@ last = tty.replace(b'\r\n', b'\n').split(b'\r')[-1].strip().decode()
 if rc != 0 or '3.0 / 3.0 MiB' not in last or '#' * 30 not in last or 'ETA' not in last:
     sys.exit('progress with a known total: %r' % last)
 print('ok: progress with a known total: %s' % last)
+
+# keysearch's progress line, interrupted (^C): the line is ended before the shell's prompt.
+m, s = pty.openpty()
+p = subprocess.Popen([bitslice, 'keysearch', '--cpu', '-t', '1', '-c', 'PRESENT-80', '-k',
+                      '00000000000000000000', '-m', '0000000000ffffffffff', '-p',
+                      '0000000000000000', '-x', 'e72c46c0f5945049'],
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=s)
+os.close(s)
+buf, deadline = b'', time.monotonic() + 30
+while b'keys/s' not in buf and time.monotonic() < deadline:
+    r, _, _ = select.select([m], [], [], 1)
+    if r:
+        buf += os.read(m, 4096)
+if b'keys/s' not in buf:
+    p.kill(); sys.exit('keysearch: no progress line: %r' % buf)
+p.send_signal(signal.SIGINT)
+try:
+    rc = p.wait(30)
+except subprocess.TimeoutExpired:
+    p.kill(); sys.exit('keysearch did not stop on SIGINT')
+while True:
+    r, _, _ = select.select([m], [], [], 0.5)
+    if not r:
+        break
+    try:
+        b = os.read(m, 4096)
+    except OSError:
+        break
+    if not b:
+        break
+    buf += b
+os.close(m)
+if rc != -signal.SIGINT or not buf.endswith(b'\n'):
+    sys.exit('keysearch ^C: rc %d, the line ends %r' % (rc, buf[-40:]))
+print('ok: keysearch ^C ends its progress line')
 PY
 
 # status --json: one JSON object with the text's keys, integers as numbers.
