@@ -389,6 +389,13 @@ static int gcm_crypt(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len, 
     ctx->data_len += len;
 
 #ifdef GCM_GHASH_LAZY
+#ifdef GCM_BULK_FOR
+    if (ctx->pre && len >= GCM_BULK_BLOCKS * BL && GCM_BULK_FOR(ctx->cipher, ctx->ghash) != NULL) {
+        /* Whole batches from the stitched loop, from the first block: the one made is dropped. */
+        bs_wipe(ctx->stream, BL);
+        ctx->pre = 0;
+    }
+#endif
     if (ctx->pre) { /* the first block's keystream, made with the IV */
         size_t take = BL < len ? BL : len;
         crypt_absorb(ctx, out, in, ctx->stream, take, dec);

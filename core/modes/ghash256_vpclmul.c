@@ -36,31 +36,42 @@ BS_VPCLMUL_TARGET static void vpclmul_init_first(uint64_t *hkey, const uint8_t h
 }
 
 /*
- * Entries have..want - 1: G_(p+1) = G_p * H, block G_p times the pair (G_1, 0). G_p is read back
- * from the first four words of entry p - 1, which are its K1 = (G_p words 2, 3, 0, 1): the
- * register layout of a block, as the product wants it.
+ * Entries have..want - 1, a level at a time: G_p = G_(p - n) * G_n for p = n + 1 .. min(2n, want)
+ * with n the powers made so far, independent products (the carry-less multiplier pipelines them),
+ * so that 16 powers from one take four levels of latency instead of fifteen. A product of G_a
+ * (as a block, in the register layout) by the pair of G_b reads as G_a * H^b = G_(a+b). G_q is
+ * read back from the first four words of entry q - 1, its K1 = (G_q words 2, 3, 0, 1): the
+ * register layout of a block.
  */
 BS_VPCLMUL_TARGET static void vpclmul_extend(uint64_t *hkey, unsigned have, unsigned want)
 {
-    BS_ALIGN(32) uint64_t w[8];
-    __m256i gp = _mm256_loadu_si256((const __m256i *)(hkey + BS_VPCLMUL_PAIR_WORDS * (have - 1)));
-    for (unsigned p = have; p < want; p++) {
-        bs_vpclmul_acc t;
-        bs_vpclmul_acc_zero(&t);
-        bs_vpclmul_mul(&t, _mm512_zextsi256_si512(gp), hkey);
-        const __m256i g = bs_vpclmul_reduce(&t); /* words 0..3 of G_(p+1) */
-        /* K1 = (g2, g3, g0, g1 | p2, p3, p0, p1), K2 = (g0..g3 | p0..p3) with gp = (p2, p3, p0,
-         * p1). */
-        const __m256i gs = bs_vpclmul_swap(g);
-        _mm256_store_si256((__m256i *)w, gs);
-        _mm256_store_si256((__m256i *)(w + 4), gp);
-        memcpy(hkey + BS_VPCLMUL_PAIR_WORDS * p, w, 8 * sizeof(uint64_t));
-        _mm256_store_si256((__m256i *)w, g);
-        _mm256_store_si256((__m256i *)(w + 4), bs_vpclmul_swap(gp));
-        memcpy(hkey + BS_VPCLMUL_PAIR_WORDS * p + 8, w, 8 * sizeof(uint64_t));
-        gp = gs;
+    while (have < want) {
+        const unsigned top = 2 * have < want ? 2 * have : want;
+        const uint64_t *by = hkey + BS_VPCLMUL_PAIR_WORDS * (have - 1); /* (G_n, G_(n-1)) */
+        __m256i g[BS_VPCLMUL_CHUNK];                                    /* words 0..3 of G_p */
+        for (unsigned p = have + 1; p <= top; p++) {
+            bs_vpclmul_acc t;
+            bs_vpclmul_acc_zero(&t);
+            const __m256i x = _mm256_loadu_si256(
+                (const __m256i *)(hkey + BS_VPCLMUL_PAIR_WORDS * (p - have - 1)));
+            bs_vpclmul_mul(&t, _mm512_zextsi256_si512(x), by);
+            g[p - have - 1] = bs_vpclmul_reduce(&t);
+        }
+        /* Entry p - 1 = the pair (G_p, G_(p-1)): K1 = (G_p 2, 3, 0, 1 | G_(p-1) 2, 3, 0, 1),
+         * K2 = (G_p 0..3 | G_(p-1) 0..3). */
+        __m256i prev = _mm256_loadu_si256(
+            (const __m256i *)(hkey + BS_VPCLMUL_PAIR_WORDS * (have - 1))); /* K1 form */
+        for (unsigned p = have + 1; p <= top; p++) {
+            uint64_t *e = hkey + BS_VPCLMUL_PAIR_WORDS * (p - 1);
+            const __m256i gs = bs_vpclmul_swap(g[p - have - 1]);
+            _mm256_storeu_si256((__m256i *)e, gs);
+            _mm256_storeu_si256((__m256i *)(e + 4), prev);
+            _mm256_storeu_si256((__m256i *)(e + 8), g[p - have - 1]);
+            _mm256_storeu_si256((__m256i *)(e + 12), bs_vpclmul_swap(prev));
+            prev = gs;
+        }
+        have = top;
     }
-    bs_wipe(w, sizeof w);
 }
 
 static void vpclmul_init(uint64_t *hkey, const uint8_t h[32])

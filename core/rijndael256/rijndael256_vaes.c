@@ -61,16 +61,23 @@ VAES_TARGET static inline __attribute__((always_inline)) void small_rounds_n(con
     }
 }
 
-/* The common counts unrolled with the registers named (1 to 4 blocks), the rest in a loop. */
+/*
+ * Unrolled with the registers named: 1 or 2 registers as they are, 3 or 4 as 4, 5 to 8 as 8
+ * (registers past n are zeros, computed and dropped).
+ */
 VAES_TARGET static inline __attribute__((always_inline)) void small_rounds(const uint8_t *rk,
                                                                            __m512i *x, size_t n)
 {
+    for (size_t j = n; j < NREG; j++)
+        x[j] = _mm512_setzero_si512();
     if (n == 1)
         small_rounds_n(rk, x, 1);
     else if (n == 2)
         small_rounds_n(rk, x, 2);
+    else if (n <= 4)
+        small_rounds_n(rk, x, 4);
     else
-        small_rounds_n(rk, x, n);
+        small_rounds_n(rk, x, NREG);
 }
 
 /* Round key 0 broadcast to both blocks of a register. */
