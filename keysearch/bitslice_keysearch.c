@@ -83,9 +83,9 @@ static void on_interrupt(int sig)
 /* The progress line's callback: candidates tried so far. */
 static void show_progress(uint64_t tried, void *arg)
 {
-    bs_progress *p = (bs_progress *)arg;
-    bs_progress_update(p, (double)tried, 0);
-    line_shown = p->shown;
+    /* Set before the line is drawn: a ^C in between still ends it. */
+    line_shown = 1;
+    bs_progress_update((bs_progress *)arg, (double)tried, 0);
 }
 
 int main(int argc, char **argv)
