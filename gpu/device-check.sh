@@ -177,7 +177,7 @@ for section in copies kernels bulk keysearch; do
   fi
 done
 # The daemon end to end on the GPU: gpu/device-daemon.sh (skips without a device).
-step "daemon on the GPU (openssl enc, seal, bench, STATUS)" 240 bash gpu/device-daemon.sh \
+step "daemon on the GPU (openssl enc, seal, bench, STATUS)" 360 bash gpu/device-daemon.sh \
   "$build" "$out"
 [ -f "$out/daemon.md" ] && { echo; echo "### bitsliced with backend=cuda"; echo; cat "$out/daemon.md"; } >>"$md"
 {

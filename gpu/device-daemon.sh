@@ -3,8 +3,11 @@
 # backend=cuda on a private socket, checks that it chose the GPU, encrypts one file with
 # `openssl enc -provider bitslice` in-process and through the daemon for each CTR cipher the GPU
 # serves and compares them byte for byte, seals and opens a file through it, measures
-# `bitslice bench` against it, and ends with its STATUS (batches, blocks, CPU fallbacks, CUDA
-# errors, self-check failures: the last three must be 0). Writes OUT/daemon.md (Markdown rows) and
+# `bitslice bench` against it, times the user's path on a big tmpfs file (cp; seal and open, and
+# openssl enc, each through the daemon and in-process; BSGPU_BIG_MIB, default 4096) and the
+# daemon stream at 1, 4 and 8 client threads (bench/service/bench_client), and ends with its
+# STATUS (batches, blocks, CPU fallbacks, CUDA errors, self-check failures: the last three must
+# be 0). Writes OUT/daemon.md (Markdown rows) and
 # OUT/bitsliced.log. Exit 0: all matched; 77: no GPU here (skipped); 1: a failure, said on stderr.
 #
 #   gpu/device-daemon.sh BUILD OUT
@@ -92,6 +95,62 @@ for c in PRESENT-80 GIFT-128 RIJNDAEL-256; do
     fail "bitslice bench $c failed"
   echo '```' >>"$md"
 done
+# Issue 26: the user's path. A big file on tmpfs (BSGPU_BIG_MIB, default 4096): cp, bitslice seal
+# and open through the daemon and in-process, openssl enc through the daemon and in-process; then
+# the daemon stream at 1, 4 and 8 client threads (bench_client, one stream and connection each,
+# 1 GiB each). Wall seconds and this process's user + sys CPU seconds per row.
+big_mib=${BSGPU_BIG_MIB:-4096}
+bdir=$work
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then bdir=$(mktemp -d /dev/shm/bitslice-big.XXXXXX); fi
+bigclean() { [ "$bdir" = "$work" ] || rm -rf "$bdir"; }
+big=$bdir/big
+head -c $((big_mib * 1048576)) /dev/urandom >"$big" || { bigclean; fail "cannot write $big_mib MiB to $bdir"; }
+TIMEFORMAT='%R %U %S'
+row() { # label command...: one Markdown row, wall and CPU seconds
+  local label=$1 t
+  shift
+  t=$({ time "$@" >/dev/null 2>"$work/row.err"; } 2>&1) || { cat "$work/row.err" >&2; bigclean; fail "$label failed"; }
+  awk -v l="$label" -v m="$big_mib" -v t="$t" 'BEGIN { split(t, a, " ");
+    printf "| %s | %.2f | %.2f | %.0f |\n", l, a[1], a[2] + a[3], m * 1.048576 / a[1] }' >>"$md"
+}
+echo >>"$md"
+echo "| $big_mib MiB on $(df --output=fstype "$bdir" | tail -1) | wall s | CPU s (user+sys) | MB/s |" >>"$md"
+echo "|---|---|---|---|" >>"$md"
+row "cp" cp "$big" "$bdir/cp"
+rm -f "$bdir/cp"
+s0=$(served)
+row "bitslice seal, daemon" "$tool" seal -q --socket "$sock" -k "$work/key" -o "$bdir/d.bs" "$big"
+[ $(($(served) - s0)) -ge $((big_mib * 1048576 - 2 * 1048576)) ] || { bigclean; fail "big seal: not served by the daemon"; }
+row "bitslice open, daemon" "$tool" open -q --socket "$sock" -k "$work/key" -o "$bdir/d.out" "$bdir/d.bs"
+cmp -s "$big" "$bdir/d.out" || { bigclean; fail "big seal/open through the daemon differ"; }
+rm -f "$bdir/d.bs" "$bdir/d.out"
+row "bitslice seal, in-process" "$tool" seal -q --no-daemon -k "$work/key" -o "$bdir/l.bs" "$big"
+row "bitslice open, in-process" "$tool" open -q --no-daemon -k "$work/key" -o "$bdir/l.out" "$bdir/l.bs"
+cmp -s "$big" "$bdir/l.out" || { bigclean; fail "big seal/open in-process differ"; }
+rm -f "$bdir/l.bs" "$bdir/l.out"
+for spec in present-ctr:32:16 rijndael-256-ctr:64:32; do
+  IFS=: read -r name klen ivlen <<<"$spec"
+  k=${key32:0:$klen} v=${iv16:0:$ivlen}
+  BITSLICE_SOCKET="" row "openssl enc -$name, in-process" openssl enc "${P[@]}" -"$name" -K "$k" -iv "$v" -in "$big" -out "$bdir/e.l"
+  BITSLICE_SOCKET="$sock" row "openssl enc -$name, daemon" openssl enc "${P[@]}" -"$name" -K "$k" -iv "$v" -in "$big" -out "$bdir/e.d"
+  cmp -s "$bdir/e.l" "$bdir/e.d" || { bigclean; fail "big openssl enc $name: daemon and in-process differ"; }
+  rm -f "$bdir/e.l" "$bdir/e.d"
+done
+bigclean
+client=$build/bench/service/bench_client
+if [ -x "$client" ]; then
+  echo >>"$md"
+  echo '```' >>"$md"
+  for c in PRESENT-80 RIJNDAEL-256; do
+    for t in 1 4 8; do
+      "$client" "$sock" stream "$c" "${BSGPU_STREAM_MIB:-1024}" 4096 "$t" >>"$md" 2>&1 ||
+        fail "bench_client $c x$t failed"
+    done
+  done
+  echo '```' >>"$md"
+else
+  echo "bench_client was not built: no stream-per-thread rows" >>"$md"
+fi
 "$tool" status --socket "$sock" >"$work/status1" || fail "status failed"
 info=$(grep '^backend_info=' "$work/status1")
 echo "STATUS after: \`$info\`" >>"$md"
