@@ -13,8 +13,8 @@
  * slices, a scratch register, and the 6 key words of two rounds loaded by one LDM.
  *
  * Round keys: BS_GIFT64_FIX32_RK_WORDS words, three a round in load order {~V -> slice 0,
- * U -> slice 1, constant -> slice 3}, each key bit where the generator's model puts it, placed
- * by the delta swaps of gift64_t2_NET (the S-box's final NOT rides on the slice-0 word, as in
+ * U -> slice 1, constant -> slice 3}, each key bit where the generator's model puts it (where
+ * the delta swaps of gift64_t2_NET put it; the S-box's final NOT rides on the slice-0 word, as in
  * gift_fix32.c).
  *
  * Constant time: the assembly is straight-line apart from its loop over pairs of blocks (a
@@ -36,53 +36,65 @@ _Static_assert(sizeof(uint32_t[BS_GIFT64_FIX32_RK_WORDS]) <= BS_KS_MAX,
 #include "gift_ks_gen.h"
 
 /*
- * The 16 bits of v placed in key word s of round k of the cycle, both blocks at once:
- * v | v << 16 through the delta swaps (shifts 16 8 4 2 1 2 4 8 16) of gift64_t2_NET[k][s], a
- * Benes network from the generator. Always inlined with constant k and s, so that the masks are
- * immediates and the swaps whose mask is zero vanish. Public shifts and masks.
+ * Rounds 0..3's key words placed without the networks. gift64_t2_NET[k][s] takes v | v << 16
+ * (both blocks) to key word s of round k; each of the eight turns out to be a few whole-word
+ * steps (the firmware's known answers and reference cross-checks run them;
+ * embedded/gen/gift_keysched.py checks these forms against the networks on every input bit): nibble
+ * n of v to bits 8n..8n+3 with its copy at 8n+4..8n+7 (dupspread), after the bits of each nibble
+ * are reversed (revbits4, round 0) or the 4x4 bit matrix of nibbles is transposed (tr4, rounds 1
+ * and 3), then a byte permutation (REV, REV16) and a rotation. Two 16-bit key words share a
+ * register for the first steps (the big-endian word at key + 12 - 4k is k_2k+1 || k_2k). Public
+ * shifts and masks.
  */
-#define GIFT_DSWAP(x, m, s)                                                                        \
-    do {                                                                                           \
-        if ((m) != 0) {                                                                            \
-            uint32_t t_ = (((x) >> (s)) ^ (x)) & (m);                                              \
-            (x) ^= t_ ^ (t_ << (s));                                                               \
-        }                                                                                          \
-    } while (0)
-
-static inline __attribute__((always_inline)) uint32_t place(uint32_t v, const uint32_t n[9])
+static inline uint32_t dupspread(uint32_t x)
 {
-    uint32_t x = v | (v << 16);
-    GIFT_DSWAP(x, n[0], 16);
-    GIFT_DSWAP(x, n[1], 8);
-    GIFT_DSWAP(x, n[2], 4);
-    GIFT_DSWAP(x, n[3], 2);
-    GIFT_DSWAP(x, n[4], 1);
-    GIFT_DSWAP(x, n[5], 2);
-    GIFT_DSWAP(x, n[6], 4);
-    GIFT_DSWAP(x, n[7], 8);
-    GIFT_DSWAP(x, n[8], 16);
-    return x;
+    x = (x | (x << 8)) & 0x00ff00ffu;
+    x = (x | (x << 4)) & 0x0f0f0f0fu;
+    return x | (x << 4);
 }
 
-/* k_j of the specification (bs_gift_key_load): key bytes k7 first, big-endian 16-bit words. */
-#define GIFT_KW(key, j) (((uint32_t)(key)[14 - 2 * (j)] << 8) | (key)[15 - 2 * (j)])
+static inline uint32_t revbits4(uint32_t w)
+{
+    w = ((w >> 1) & 0x55555555u) | ((w & 0x55555555u) << 1);
+    return ((w >> 2) & 0x33333333u) | ((w & 0x33333333u) << 2);
+}
+
+static inline uint32_t tr4(uint32_t x)
+{
+    uint32_t t = ((x >> 3) ^ x) & 0x0a0a0a0au;
+    x ^= t ^ (t << 3);
+    t = ((x >> 6) ^ x) & 0x00cc00ccu;
+    return x ^ t ^ (t << 6);
+}
+
+static inline uint32_t ror32(uint32_t x, unsigned n)
+{
+    return (x >> n) | (x << ((32 - n) & 31));
+}
+
+static inline uint32_t rev16x2(uint32_t x)
+{
+    return ((x >> 8) & 0x00ff00ffu) | ((x & 0x00ff00ffu) << 8);
+}
 
 /*
- * Rounds 0..3 from the key words through the networks (V = k_2k, U = k_2k+1 in round k); every
+ * Rounds 0..3 from the key words (V = k_2k, U = k_2k+1 in round k, placed as above); every
  * later round's words from the same slot four rounds before by the generator's advance maps
  * (the key state only rotates its 16-bit words, gift_ks_gen.h), the constants from its table.
  */
 static void gift64_t2_set_key(bs_key_schedule *ks, const uint8_t *key)
 {
     uint32_t *rk = (uint32_t *)ks->w;
-    uint32_t v0 = ~place(GIFT_KW(key, 0), gift64_t2_NET[0][0]);
-    uint32_t u0 = place(GIFT_KW(key, 1), gift64_t2_NET[0][1]);
-    uint32_t v1 = ~place(GIFT_KW(key, 2), gift64_t2_NET[1][0]);
-    uint32_t u1 = place(GIFT_KW(key, 3), gift64_t2_NET[1][1]);
-    uint32_t v2 = ~place(GIFT_KW(key, 4), gift64_t2_NET[2][0]);
-    uint32_t u2 = place(GIFT_KW(key, 5), gift64_t2_NET[2][1]);
-    uint32_t v3 = ~place(GIFT_KW(key, 6), gift64_t2_NET[3][0]);
-    uint32_t u3 = place(GIFT_KW(key, 7), gift64_t2_NET[3][1]);
+    const uint32_t w01 = revbits4(bs_load_be32(key + 12)), w23 = tr4(bs_load_be32(key + 8));
+    const uint32_t w45 = bs_load_be32(key + 4), w67 = revbits4(tr4(bs_load_be32(key)));
+    uint32_t v0 = ~ror32(__builtin_bswap32(dupspread(w01 & 0xffffu)), 8);
+    uint32_t u0 = __builtin_bswap32(dupspread(w01 >> 16));
+    uint32_t v1 = ~ror32(rev16x2(dupspread(w23 & 0xffffu)), 1);
+    uint32_t u1 = ror32(__builtin_bswap32(dupspread(w23 >> 16)), 2);
+    uint32_t v2 = ~ror32(dupspread(w45 & 0xffffu), 16);
+    uint32_t u2 = ror32(dupspread(w45 >> 16), 18);
+    uint32_t v3 = ~ror32(dupspread(w67 & 0xffffu), 16);
+    uint32_t u3 = ror32(dupspread(w67 >> 16), 16);
     for (unsigned r = 0;; r += 4, rk += 12) {
         rk[0] = v0, rk[1] = u0, rk[2] = gift64_t2_RC[r];
         rk[3] = v1, rk[4] = u1, rk[5] = gift64_t2_RC[r + 1];

@@ -17,12 +17,12 @@ static const uint32_t gift64_t2_RC[28] = {
     0x88001100u, 0x002ac400u, 0x88889900u,
 };
 #define GIFT64_T2_ADV_0_0(x) (BS_GIFT_ROL(x, 24))
-#define GIFT64_T2_ADV_0_1(x) ((BS_GIFT_ROL(x, 2) & 0xccccccccu) | (BS_GIFT_ROL(x, 6) & 0x33333333u))
-#define GIFT64_T2_ADV_1_0(x) ((BS_GIFT_ROL(x, 1) & 0x77777777u) | (BS_GIFT_ROL(x, 29) & 0x88888888u))
+#define GIFT64_T2_ADV_0_1(x) (BS_GIFT_ROL(x, 2) ^ ((BS_GIFT_ROL(x, 6) ^ BS_GIFT_ROL(x, 2)) & 0x33333333u))
+#define GIFT64_T2_ADV_1_0(x) (BS_GIFT_ROL(x, 1) ^ ((BS_GIFT_ROL(x, 29) ^ BS_GIFT_ROL(x, 1)) & 0x88888888u))
 #define GIFT64_T2_ADV_1_1(x) ((BS_GIFT_ROL(x, 15) & 0xc0001dddu) | (BS_GIFT_ROL(x, 16) & 0x3fffc000u) | (BS_GIFT_ROL(x, 19) & 0x00002222u))
 #define GIFT64_T2_ADV_2_0(x) (BS_GIFT_ROL(x, 8))
-#define GIFT64_T2_ADV_2_1(x) ((BS_GIFT_ROL(x, 26) & 0x33333333u) | (BS_GIFT_ROL(x, 30) & 0xccccccccu))
-#define GIFT64_T2_ADV_3_0(x) ((BS_GIFT_ROL(x, 3) & 0x88888888u) | (BS_GIFT_ROL(x, 31) & 0x77777777u))
+#define GIFT64_T2_ADV_2_1(x) (BS_GIFT_ROL(x, 26) ^ ((BS_GIFT_ROL(x, 30) ^ BS_GIFT_ROL(x, 26)) & 0xccccccccu))
+#define GIFT64_T2_ADV_3_0(x) (BS_GIFT_ROL(x, 31) ^ ((BS_GIFT_ROL(x, 3) ^ BS_GIFT_ROL(x, 31)) & 0x88888888u))
 #define GIFT64_T2_ADV_3_1(x) ((BS_GIFT_ROL(x, 13) & 0x00001111u) | (BS_GIFT_ROL(x, 16) & 0xffff0000u) | (BS_GIFT_ROL(x, 17) & 0x0000eeeeu))
 #endif
 
@@ -35,14 +35,14 @@ static const uint32_t gift64_RC[28] = {
     0x18841884u, 0x34013401u, 0x20092009u, 0x80308030u, 0x10481048u,
     0x40014001u, 0x10181018u, 0x800b800bu,
 };
-#define GIFT64_ADV_0_0(x) ((BS_GIFT_ROL(x, 3) & 0x88888888u) | (BS_GIFT_ROL(x, 31) & 0x77777777u))
+#define GIFT64_ADV_0_0(x) (BS_GIFT_ROL(x, 31) ^ ((BS_GIFT_ROL(x, 3) ^ BS_GIFT_ROL(x, 31)) & 0x88888888u))
 #define GIFT64_ADV_0_1(x) ((BS_GIFT_ROL(x, 5) & 0x11001100u) | (BS_GIFT_ROL(x, 9) & 0xee00ee00u) | (BS_GIFT_ROL(x, 24) & 0x00ff00ffu))
-#define GIFT64_ADV_1_0(x) ((BS_GIFT_ROL(x, 12) & 0xf000f000u) | (BS_GIFT_ROL(x, 28) & 0x0fff0fffu))
-#define GIFT64_ADV_1_1(x) ((BS_GIFT_ROL(x, 2) & 0xfffcfffcu) | (BS_GIFT_ROL(x, 18) & 0x00030003u))
-#define GIFT64_ADV_2_0(x) ((BS_GIFT_ROL(x, 1) & 0xeeeeeeeeu) | (BS_GIFT_ROL(x, 29) & 0x11111111u))
+#define GIFT64_ADV_1_0(x) (BS_GIFT_ROL(x, 28) ^ ((BS_GIFT_ROL(x, 12) ^ BS_GIFT_ROL(x, 28)) & 0xf000f000u))
+#define GIFT64_ADV_1_1(x) (BS_GIFT_ROL(x, 2) ^ ((BS_GIFT_ROL(x, 18) ^ BS_GIFT_ROL(x, 2)) & 0x00030003u))
+#define GIFT64_ADV_2_0(x) (BS_GIFT_ROL(x, 1) ^ ((BS_GIFT_ROL(x, 29) ^ BS_GIFT_ROL(x, 1)) & 0x11111111u))
 #define GIFT64_ADV_2_1(x) ((BS_GIFT_ROL(x, 8) & 0xff00ff00u) | (BS_GIFT_ROL(x, 23) & 0x00770077u) | (BS_GIFT_ROL(x, 27) & 0x00880088u))
-#define GIFT64_ADV_3_0(x) ((BS_GIFT_ROL(x, 4) & 0xfff0fff0u) | (BS_GIFT_ROL(x, 20) & 0x000f000fu))
-#define GIFT64_ADV_3_1(x) ((BS_GIFT_ROL(x, 14) & 0xc000c000u) | (BS_GIFT_ROL(x, 30) & 0x3fff3fffu))
+#define GIFT64_ADV_3_0(x) (BS_GIFT_ROL(x, 4) ^ ((BS_GIFT_ROL(x, 20) ^ BS_GIFT_ROL(x, 4)) & 0x000f000fu))
+#define GIFT64_ADV_3_1(x) (BS_GIFT_ROL(x, 30) ^ ((BS_GIFT_ROL(x, 14) ^ BS_GIFT_ROL(x, 30)) & 0xc000c000u))
 static const uint32_t gift128_RC[40] = {
     0x10000008u, 0x80018000u, 0x54000002u, 0x01010181u, 0x8000001fu,
     0x10888880u, 0x6001e000u, 0x51500002u, 0x03030180u, 0x8000002fu,
@@ -55,7 +55,7 @@ static const uint32_t gift128_RC[40] = {
 };
 #define GIFT128_ADV20_0(x) ((BS_GIFT_ROL(x, 15) & 0x00004444u) | (BS_GIFT_ROL(x, 16) & 0xcccc0000u) | (BS_GIFT_ROL(x, 17) & 0x00008888u) | (BS_GIFT_ROL(x, 23) & 0x00111111u) | (BS_GIFT_ROL(x, 24) & 0x33000000u) | (BS_GIFT_ROL(x, 25) & 0x00222222u))
 #define GIFT128_ADV20_1(x) ((BS_GIFT_ROL(x, 5) & 0x00e000e0u) | (BS_GIFT_ROL(x, 6) & 0xc000c000u) | (BS_GIFT_ROL(x, 29) & 0x001f001fu) | (BS_GIFT_ROL(x, 30) & 0x3f003f00u))
-#define GIFT128_ADV20_2(x) ((BS_GIFT_ROL(x, 20) & 0xaaaaaaaau) | (BS_GIFT_ROL(x, 24) & 0x55555555u))
+#define GIFT128_ADV20_2(x) (BS_GIFT_ROL(x, 20) ^ ((BS_GIFT_ROL(x, 24) ^ BS_GIFT_ROL(x, 20)) & 0x55555555u))
 #define GIFT128_ADV20_3(x) ((BS_GIFT_ROL(x, 1) & 0x0e0e0e0eu) | (BS_GIFT_ROL(x, 13) & 0x00001010u) | (BS_GIFT_ROL(x, 14) & 0x30300000u) | (BS_GIFT_ROL(x, 17) & 0x0000e0e0u) | (BS_GIFT_ROL(x, 18) & 0xc0c00000u) | (BS_GIFT_ROL(x, 29) & 0x01010101u))
 #define GIFT128_ADV20_4(x) ((BS_GIFT_ROL(x, 4) & 0x0000fff0u) | (BS_GIFT_ROL(x, 6) & 0xffc00000u) | (BS_GIFT_ROL(x, 20) & 0x0000000fu) | (BS_GIFT_ROL(x, 22) & 0x003f0000u))
 #endif

@@ -20,7 +20,8 @@ gift128_NET; gift64_thumb2_gen.h: gift64_t2_NET) and derives:
   only the first 4 (GIFT-64) or 20 (GIFT-128) rounds' words go through a network.
 
 Before writing, the whole schedule built this way is compared, for random keys, with the
-networks applied to every round's words (what the C did before).
+networks applied to every round's words (what the C did before), and gift64_thumb2.c's
+whole-word placements of rounds 0..3 (T2_FORMS) with the networks on every input bit.
 """
 import random
 import re
@@ -87,12 +88,57 @@ def apply(g, x):
     return y
 
 
+def thumb2_imm(m):
+    """Whether m is a Thumb-2 modified immediate (an AND with it is one instruction): 00XY00XY,
+    XY00XY00, XYXYXYXY, or eight bits rotated (approximately: any byte-wide field)."""
+    b0, b1 = m & 0xff, (m >> 8) & 0xff
+    if m in (b0 * 0x00010001, (b1 << 8) * 0x00010001, b0 * 0x01010101):
+        return True
+    return any(rol(m, r) <= 0xff for r in range(32))
+
+
 def c_expr(g):
-    terms = []
-    for d, m in g:
-        r = 'x' if d == 0 else 'BS_GIFT_ROL(x, %d)' % d
-        terms.append(r if m == M32 else '(%s & 0x%08xu)' % (r, m))
-    return ' | '.join(terms)
+    """The map as C. The masks partition the word (a permutation), so with one group as the
+    base, y = base ^ XOR_i ((rot_i ^ base) & m_i): three instructions a group beyond the base on
+    Thumb-2 (ROR, EOR with a rotated operand, AND) and one for the base (EOR with a rotated
+    operand), in place of ROR, AND and ORR a group. The base is the group whose mask is not an
+    immediate, if any (its mask is never needed). Only where xor_form() says so."""
+    if len(g) == 1:
+        d, m = g[0]
+        return 'x' if d == 0 else 'BS_GIFT_ROL(x, %d)' % d
+
+    def rot(d):
+        return 'x' if d == 0 else 'BS_GIFT_ROL(x, %d)' % d
+
+    if not xor_form(g):
+        return ' | '.join(rot(d) if m == M32 else '(%s & 0x%08xu)' % (rot(d), m) for d, m in g)
+
+    def rot(d):
+        return 'x' if d == 0 else 'BS_GIFT_ROL(x, %d)' % d
+
+    base = max(range(len(g)), key=lambda i: (not thumb2_imm(g[i][1]), bin(g[i][1]).count('1')))
+    db = g[base][0]
+    terms = ['((%s ^ %s) & 0x%08xu)' % (rot(d), rot(db), m) for i, (d, m) in enumerate(g)
+             if i != base]
+    return '%s ^ %s' % (rot(db), ' ^ '.join(terms))
+
+
+def xor_form(g):
+    """The XOR form where it saves: two groups, the other mask an immediate (measured: with more
+    groups or masks from the literal pool GCC's code grew)."""
+    return len(g) == 2 and (thumb2_imm(g[0][1]) or thumb2_imm(g[1][1]))
+
+
+def apply_expr(g, x):
+    """What c_expr computes, in Python (checked against apply)."""
+    if len(g) == 1 or not xor_form(g):
+        return apply(g, x)
+    base = max(range(len(g)), key=lambda i: (not thumb2_imm(g[i][1]), bin(g[i][1]).count('1')))
+    y = rol(x, g[base][0])
+    for i, (d, m) in enumerate(g):
+        if i != base:
+            y ^= (rol(x, d) ^ rol(x, g[base][0])) & m
+    return y
 
 
 # 16-bit key words duplicated into both blocks (v | v << 16): input bit i < 16 is v's bit i,
@@ -125,6 +171,55 @@ def derive():
     return d, t2, n64, n128
 
 
+# gift64_thumb2.c places rounds 0..3's key words with whole-word steps instead of the
+# networks; the same steps here, checked against the networks on every input bit (the maps
+# are linear in v).
+def _dupspread(x):
+    x = (x | (x << 8)) & 0x00ff00ff
+    x = (x | (x << 4)) & 0x0f0f0f0f
+    return (x | (x << 4)) & M32
+
+
+def _revbits4(w):
+    w = ((w >> 1) & 0x55555555) | ((w & 0x55555555) << 1)
+    return (((w >> 2) & 0x33333333) | ((w & 0x33333333) << 2)) & M32
+
+
+def _tr4(x):
+    t = ((x >> 3) ^ x) & 0x0a0a0a0a
+    x ^= t ^ (t << 3)
+    t = ((x >> 6) ^ x) & 0x00cc00cc
+    return (x ^ t ^ (t << 6)) & M32
+
+
+def _rev(x):
+    return int.from_bytes(x.to_bytes(4, 'little'), 'big')
+
+
+def _rev16(x):
+    return (((x >> 8) & 0x00ff00ff) | ((x & 0x00ff00ff) << 8)) & M32
+
+
+T2_FORMS = {  # (round k, slot s): v -> the placed word (before slot 0's complement)
+    (0, 0): lambda v: rol(_rev(_dupspread(_revbits4(v))), 24),
+    (0, 1): lambda v: _rev(_dupspread(_revbits4(v))),
+    (1, 0): lambda v: rol(_rev16(_dupspread(_tr4(v))), 31),
+    (1, 1): lambda v: rol(_rev(_dupspread(_tr4(v))), 30),
+    (2, 0): lambda v: rol(_dupspread(v), 16),
+    (2, 1): lambda v: rol(_dupspread(v), 14),
+    (3, 0): lambda v: rol(_dupspread(_revbits4(_tr4(v))), 16),
+    (3, 1): lambda v: rol(_dupspread(_revbits4(_tr4(v))), 16),
+}
+
+
+def check_t2_forms(t2):
+    for (k, s), f in T2_FORMS.items():
+        for i in range(16):
+            if f(1 << i) != benes((1 << i) * 0x10001, t2[k][s]):
+                raise SystemExit('gift64_thumb2.c\'s placement of round %d, word %d, bit %d '
+                                 'disagrees with the network' % (k, s, i))
+
+
 def key_words(key):
     """k_0..k_7 of the specification from the 16 key bytes (k7 first, big-endian)."""
     return [(key[14 - 2 * i] << 8) | key[15 - 2 * i] for i in range(8)]
@@ -132,6 +227,14 @@ def key_words(key):
 
 def check(d, t2, n64, n128):
     rng = random.Random(27)
+    check_t2_forms(t2)
+    maps = [g for k in d['t2_adv'] for g in k] + [g for k in d['fix64_adv'] for g in k] + \
+        d['fix128_adv']
+    for g in maps:
+        for _ in range(64):
+            x = rng.getrandbits(32)
+            if apply_expr(g, x) != apply(g, x):
+                raise SystemExit('the C form of a map disagrees with it: %r' % (g,))
     for _ in range(20):
         key = bytes(rng.getrandbits(8) for _ in range(16))
         k = key_words(key)
