@@ -326,7 +326,10 @@ static int bulk_row(bsgpu_ctx *ctx, int c, host_buf *buf, uint64_t bytes, unsign
     const uint64_t per = bytes / sessions / bl;
     bsgpu_job *jobs = (bsgpu_job *)calloc(sessions, sizeof *jobs);
     bsgpu_key *dk = (bsgpu_key *)calloc(sessions, sizeof *dk);
-    bs_key_schedule *ks = (bs_key_schedule *)calloc(sessions, sizeof *ks);
+    /* bs_key_schedule is 64-byte aligned (bitslice.h; VAES loads it aligned): not calloc. */
+    bs_key_schedule *ks = (bs_key_schedule *)aligned_alloc(64, sessions * sizeof *ks);
+    if (ks != NULL)
+        memset(ks, 0, sessions * sizeof *ks);
     float *ms = (float *)calloc(reps, sizeof *ms);
     row r;
     int failed = 0;
