@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "bsd_backend.h"
+#include "bsd_peer.h"
 #include "bsd_paths.h"
 
 void bsd_default_socket_path(char *out, size_t outlen)
@@ -331,6 +332,21 @@ static void print_ids(FILE *out, const char *key, const unsigned *ids, size_t n,
             fprintf(out, "(%s)", name);
     }
     fputc('\n', out);
+}
+
+void bsd_config_print_shares(const bsd_config *c, FILE *out)
+{
+    const uint64_t q =
+        c->max_queued_bytes_per_uid != 0 ? c->max_queued_bytes_per_uid : c->max_queued_bytes * 4;
+    fprintf(out,
+            "per_uid=clients %llu of %u, key slots %llu of %u, jobs in flight %llu of %u, "
+            "queued bytes %llu\n",
+            (unsigned long long)bsd_peer_cap(c->max_clients_per_uid, c->max_clients),
+            c->max_clients,
+            (unsigned long long)bsd_peer_cap(c->max_sessions_per_uid, c->max_sessions_total),
+            c->max_sessions_total,
+            (unsigned long long)bsd_peer_cap(c->max_inflight_jobs_per_uid, c->max_inflight_jobs),
+            c->max_inflight_jobs, (unsigned long long)q);
 }
 
 void bsd_config_print_allow(const bsd_config *c, FILE *out)

@@ -63,6 +63,8 @@ int bsd_config_set_kv(bsd_config *c, const char *kv, char *err, size_t errlen);
 int bsd_config_load(bsd_config *c, const char *path, char *err, size_t errlen);
 /* The resolved allow lists, one "key=value" a line (ids, with names where known): --check. */
 void bsd_config_print_allow(const bsd_config *c, FILE *out);
+/* Each uid's share of the global bounds, as the daemon applies them (bsd_peer_cap): --check. */
+void bsd_config_print_shares(const bsd_config *c, FILE *out);
 /* The default socket: $XDG_RUNTIME_DIR/bitslice/bitsliced.sock, else /run/bitslice/bitsliced.sock.
  */
 void bsd_default_socket_path(char *out, size_t outlen);

@@ -196,6 +196,7 @@ int main(int argc, char **argv)
     if (check_only) {
         printf("socket=%s backend=%s\n", d->cfg.socket_path, d->cfg.backend);
         bsd_config_print_allow(&d->cfg, stdout);
+        bsd_config_print_shares(&d->cfg, stdout);
         return 0;
     }
     bsd_log_set_debug(d->cfg.log_debug);

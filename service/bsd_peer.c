@@ -102,5 +102,9 @@ void bsd_peers_free(bsd_peers *ps)
 uint64_t bsd_peer_cap(uint64_t configured, uint64_t global)
 {
     uint64_t cap = configured != 0 ? configured : global - global / 4;
+    /* Never the whole bound: whatever the setting, another uid keeps one at least (of 2 up). */
+    const uint64_t most = global > 1 ? global - 1 : 1;
+    if (cap > most)
+        cap = most;
     return cap > 0 ? cap : 1;
 }

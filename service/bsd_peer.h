@@ -57,7 +57,10 @@ int bsd_peer_log_ok(bsd_peers *ps, bsd_peer *p, uint64_t now_ns);
  */
 void bsd_peers_tick(bsd_peers *ps, uint64_t now_ns);
 void bsd_peers_free(bsd_peers *ps);
-/* A uid's share of a global bound: the setting, or (0) three quarters of the bound, at least 1. */
+/*
+ * A uid's share of a global bound: the setting, or (0) three quarters of the bound; never more
+ * than the bound less one (another uid keeps one at least), and at least 1.
+ */
 uint64_t bsd_peer_cap(uint64_t configured, uint64_t global);
 
 #define BSD_PEER_LOG(ps, p, level, ev, ...)                                                        \

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "bsd_config.h"
+#include "bsd_peer.h"
 
 static char err[256];
 
@@ -399,6 +400,20 @@ static void test_no_cut(void **state)
     assert_int_equal(bsd_config_set_kv(&c, "allow_uids", err, sizeof err), -1);
 }
 
+/* A uid's share of a global bound (bsd_peer.h): never the whole bound (review F2). */
+static void test_shares(void **state)
+{
+    (void)state;
+    assert_int_equal(bsd_peer_cap(0, 8), 6);
+    assert_int_equal(bsd_peer_cap(0, 96), 72);
+    assert_int_equal(bsd_peer_cap(3, 8), 3);
+    assert_int_equal(bsd_peer_cap(8, 8), 7);
+    assert_int_equal(bsd_peer_cap(1000, 8), 7);
+    assert_int_equal(bsd_peer_cap(0, 2), 1);
+    assert_int_equal(bsd_peer_cap(0, 1), 1);
+    assert_int_equal(bsd_peer_cap(5, 1), 1);
+}
+
 static void test_load(void **state)
 {
     (void)state;
@@ -482,6 +497,7 @@ int main(void)
         cmocka_unit_test(test_default_socket),
         cmocka_unit_test(test_id_lists),
         cmocka_unit_test(test_small_error_buffer),
+        cmocka_unit_test(test_shares),
         cmocka_unit_test(test_load),
         cmocka_unit_test(test_no_cut),
         cmocka_unit_test(test_shipped_file),
