@@ -306,20 +306,20 @@ static const bs_block_cipher *slow_cipher(void)
 
 /*
  * The backend (one worker, batches in order) is kept busy by root's "blocker": a connection
- * with BLOCK_JOBS jobs of 64 MiB over one 64 MiB window (1 GiB of keystream, seconds of CPU at
- * the portable level). Every job submitted after them waits on the backend, where it cannot be
+ * with BLOCK_JOBS jobs of 128 MiB over one 128 MiB window (2 GiB of keystream, seconds of CPU
+ * at the portable level). Every job submitted after them waits on the backend, where it cannot be
  * cancelled: the other uid's connections stay held after they close, for as long as the test
  * needs. The mappings stay small (the daemon populates each at MAP_SHM).
  */
-#define BLOCK_BYTES ((uint64_t)64 << 20)
+#define BLOCK_BYTES ((uint64_t)128 << 20)
 #define BLOCK_JOBS 16
 #define SMALL_SHM ((uint64_t)1 << 20)
 
 static const char *const pinned_common[] = {"allow_uids=0,65534",          "threads=1",
                                             "max_inflight_batches=128",    "batch_max_requests=1",
-                                            "batch_deadline_us=0",         "max_request_bytes=64M",
-                                            "max_queued_bytes=1G",         "max_shm_bytes=64M",
-                                            "max_queued_bytes_per_uid=4G", "drain_timeout_ms=0"};
+                                            "batch_deadline_us=0",         "max_request_bytes=128M",
+                                            "max_queued_bytes=4G",         "max_shm_bytes=128M",
+                                            "max_queued_bytes_per_uid=8G", "drain_timeout_ms=0"};
 
 static void start_slow(svc_daemon *d, const char *const *extra)
 {
@@ -607,7 +607,7 @@ static void pinned_jobs(void)
     pinned_finish(&d, &a, &b, blk);
 }
 
-/* uid 65534: a connection with 1 GiB of jobs (16 over one 64 MiB window), closed. */
+/* uid 65534: a connection with 2 GiB of jobs (16 over one 128 MiB window), closed. */
 static void gib_closed(const svc_daemon *d, other_result *res)
 {
     uint32_t sid;
@@ -622,10 +622,10 @@ static void pinned_bytes(void)
 {
     svc_daemon d;
     /*
-     * Every uid may have 1 GiB and 2 KiB of keystream outstanding: the other uid's 1 GiB
-     * leaves it 2 KiB; root's blocker is 960 MiB (15 jobs), which leaves it more.
+     * Every uid may have 2 GiB and 2 KiB of keystream outstanding: the other uid's 2 GiB
+     * leaves it 2 KiB; root's blocker is 1920 MiB (15 jobs), which leaves it more.
      */
-    static const char *const sets[] = {"max_queued_bytes_per_uid=1073743872", NULL};
+    static const char *const sets[] = {"max_queued_bytes_per_uid=2147485696", NULL};
     start_slow(&d, sets);
     bsd_client *blk = blocker_of(&d, 15);
     other a, b;
@@ -637,7 +637,7 @@ static void pinned_bytes(void)
     CHECK(mine != NULL);
     int got = submit_small(mine, sid, 1, NULL);
     still_held(blk, 1);
-    printf("uid 65534's closed connection still has 1 GiB of keystream outstanding: a new "
+    printf("uid 65534's closed connection still has 2 GiB of keystream outstanding: a new "
            "connection of it got %d of 4 KiB; root got %d\n",
            b.res->accepted, got);
     CHECK(b.res->accepted == 0 && b.res->error == BSD_E_BUSY);
