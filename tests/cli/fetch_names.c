@@ -64,7 +64,7 @@ static int is_bitslice(const OSSL_PROVIDER *p)
 }
 
 /* One callback per algorithm type: sorts the names into ours and theirs. */
-#define COLLECTOR(fn_name, TYPE, get_provider, names_do_all, kind)                                \
+#define COLLECTOR(fn_name, TYPE, get_provider, names_do_all, kind)                                 \
     static void fn_name(TYPE *alg, void *arg)                                                      \
     {                                                                                              \
         (void)arg;                                                                                 \
@@ -77,14 +77,13 @@ COLLECTOR(each_md, EVP_MD, EVP_MD_get0_provider, EVP_MD_names_do_all, "digest")
 COLLECTOR(each_mac, EVP_MAC, EVP_MAC_get0_provider, EVP_MAC_names_do_all, "mac")
 COLLECTOR(each_kdf, EVP_KDF, EVP_KDF_get0_provider, EVP_KDF_names_do_all, "kdf")
 COLLECTOR(each_rand, EVP_RAND, EVP_RAND_get0_provider, EVP_RAND_names_do_all, "rand")
-COLLECTOR(each_keymgmt, EVP_KEYMGMT, EVP_KEYMGMT_get0_provider, EVP_KEYMGMT_names_do_all,
-          "keymgmt")
+COLLECTOR(each_keymgmt, EVP_KEYMGMT, EVP_KEYMGMT_get0_provider, EVP_KEYMGMT_names_do_all, "keymgmt")
 COLLECTOR(each_sig, EVP_SIGNATURE, EVP_SIGNATURE_get0_provider, EVP_SIGNATURE_names_do_all,
           "signature")
 COLLECTOR(each_kex, EVP_KEYEXCH, EVP_KEYEXCH_get0_provider, EVP_KEYEXCH_names_do_all, "keyexch")
 COLLECTOR(each_kem, EVP_KEM, EVP_KEM_get0_provider, EVP_KEM_names_do_all, "kem")
-COLLECTOR(each_asym, EVP_ASYM_CIPHER, EVP_ASYM_CIPHER_get0_provider,
-          EVP_ASYM_CIPHER_names_do_all, "asymcipher")
+COLLECTOR(each_asym, EVP_ASYM_CIPHER, EVP_ASYM_CIPHER_get0_provider, EVP_ASYM_CIPHER_names_do_all,
+          "asymcipher")
 
 static void fail(const char *fmt, const char *a, const char *b)
 {
@@ -133,6 +132,8 @@ static int read_names_file(const char *path, names *into)
     return 0;
 }
 
+static void check(OSSL_LIB_CTX *lc, const char *order, size_t live);
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcasecmp(*(char *const *)a, *(char *const *)b);
@@ -154,8 +155,11 @@ int main(int argc, char **argv)
     if (lc == NULL || !OSSL_PROVIDER_set_default_search_path(lc, argv[1]))
         return 2;
     char *list = strdup(order), *save = NULL;
-    for (char *p = strtok_r(list, ",", &save); p != NULL; p = strtok_r(NULL, ",", &save))
-        if (OSSL_PROVIDER_load(lc, p) == NULL) {
+    OSSL_PROVIDER *loaded[8];
+    size_t nloaded = 0;
+    for (char *p = strtok_r(list, ",", &save); p != NULL && nloaded < 8;
+         p = strtok_r(NULL, ",", &save))
+        if ((loaded[nloaded++] = OSSL_PROVIDER_load(lc, p)) == NULL) {
             printf("FAIL: provider %s does not load\n", p);
             ERR_print_errors_fp(stdout);
             return 1;
@@ -179,17 +183,29 @@ int main(int argc, char **argv)
         failures++;
     }
     size_t live = theirs.n;
+    for (int i = 3; i < argc; i++)
+        if (read_names_file(argv[i], &theirs) != 0)
+            return 2;
     if (dump) {
         qsort(theirs.v, theirs.n, sizeof theirs.v[0], cmp_str);
         for (size_t j = 0; j < theirs.n; j++)
             if (j == 0 || strcasecmp(theirs.v[j], theirs.v[j - 1]) != 0)
                 printf("%s\n", theirs.v[j]);
-        return 0;
+    } else {
+        check(lc, order, live);
     }
-    for (int i = 3; i < argc; i++)
-        if (read_names_file(argv[i], &theirs) != 0)
-            return 2;
+    for (size_t i = 0; i < ours.n; i++)
+        free(ours.v[i]), free(ours.owner[i]);
+    for (size_t j = 0; j < theirs.n; j++)
+        free(theirs.v[j]), free(theirs.owner[j]);
+    while (nloaded > 0)
+        OSSL_PROVIDER_unload(loaded[--nloaded]);
+    OSSL_LIB_CTX_free(lc);
+    return failures ? 1 : 0;
+}
 
+static void check(OSSL_LIB_CTX *lc, const char *order, size_t live)
+{
     /* Our names: fetched with and without the query, they give our implementation. */
     for (size_t i = 0; i < ours.n; i++) {
         EVP_CIPHER *c = EVP_CIPHER_fetch(lc, ours.v[i], NULL);
@@ -225,12 +241,5 @@ int main(int argc, char **argv)
         round_trip(lc, "AES-256-GCM", order);
     printf("%s %s: %zu bitslice cipher names, %zu names of the others loaded (%s), %zu from "
            "files; %d problems\n",
-           OpenSSL_version(OPENSSL_VERSION), order, ours.n, live, order, theirs.n - live,
-           failures);
-    for (size_t i = 0; i < ours.n; i++)
-        free(ours.v[i]), free(ours.owner[i]);
-    for (size_t j = 0; j < theirs.n; j++)
-        free(theirs.v[j]), free(theirs.owner[j]);
-    OSSL_LIB_CTX_free(lc);
-    return failures ? 1 : 0;
+           OpenSSL_version(OPENSSL_VERSION), order, ours.n, live, order, theirs.n - live, failures);
 }
