@@ -131,9 +131,10 @@ BS_FN void bs_skinny_tweakey_schedule(const uint8_t *key, unsigned key_len, uint
     BS_SKINNY_SBOX_STEPS_BY(BS_SKINNY_ANDX, x0, x1, x2, x3, x4, x5, x6, x7)
 
 /*
- * The 32-bit MCU variant (skinny_fix32.c); rtk from its key schedule, 8 words per round. One
- * block per call is the same function with in1 = in0 (the registry's encrypt does that for an
- * odd last block): it costs what two blocks cost.
+ * The 32-bit MCU variant (skinny_fix32.c); rtk from its key schedule, 8 words per round;
+ * rounds a multiple of 8 (the SKINNY-128 counts 40, 48, 56: the Cortex-M3/M4 code runs eight
+ * rounds a loop pass, the C four). One block per call is the same function with in1 = in0 (the
+ * registry's encrypt does that for an odd last block): it costs what two blocks cost.
  */
 void bs_skinny_fix32_2blocks(const uint32_t *rtk, unsigned rounds, uint8_t *out0, uint8_t *out1,
                              const uint8_t *in0, const uint8_t *in1);
