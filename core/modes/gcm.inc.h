@@ -20,6 +20,10 @@
  *   GCM_BULK_FOR      (cipher, ghash) -> a stitched CTR + GHASH loop (gcm256_bulk.h) or NULL,
  *                     used in-process where the core has its own counter mode
  *   GCM_BULK_BLOCKS   the key powers that loop uses (with GCM_BULK_FOR and GCM_GHASH_LAZY)
+ *   GCM_PROFILE       the context has `ctr_bytes` and `direct_iv` (0: the defaults 4 and
+ *                     GCM_BL - 4): the counter field's width in bytes (incremented modulo
+ *                     2^(8 ctr_bytes), the fast paths only at 4) and the IV length that gives J0
+ *                     directly (IV || 0..0 || 1); GCM_FN(set_profile) sets them
  *   GCM_GHASH_LAZY    the GHASH type has init_first / extend / max_powers / power_words and the
  *                     context `hpow` and `pre`: H is made with the first IV under a key (with
  *                     E_K(J0) and the first keystream block in one call of the core where the
@@ -65,6 +69,59 @@ static void inc32(uint8_t *cb)
 {
     bs_store_be32(cb + BL - 4, bs_load_be32(cb + BL - 4) + 1);
 }
+
+#ifdef GCM_PROFILE
+static unsigned ctr_bytes(const GCM_CTX *ctx)
+{
+    return ctx->ctr_bytes != 0 ? ctx->ctr_bytes : 4;
+}
+
+static size_t direct_iv(const GCM_CTX *ctx)
+{
+    return ctx->direct_iv != 0 ? ctx->direct_iv : BL - 4;
+}
+
+/* cb's counter field (its last w bytes, big-endian) plus v, modulo 2^(8w); the counter is public.
+ */
+static void ctr_add(uint8_t *cb, unsigned w, uint64_t v)
+{
+    unsigned carry = 0;
+    for (unsigned i = 0; i < w; i++) {
+        unsigned sum = cb[BL - 1 - i] + (unsigned)(v & 0xff) + carry;
+        cb[BL - 1 - i] = (uint8_t)sum;
+        carry = sum >> 8;
+        v >>= 8;
+    }
+}
+
+/* Blocks of data per IV: GCM_MAX_BLOCKS, or the counter field's room where it is narrower. */
+static uint64_t max_blocks(const GCM_CTX *ctx)
+{
+    const unsigned w = ctr_bytes(ctx);
+    return w >= 4 ? GCM_MAX_BLOCKS : ((uint64_t)1 << (8 * w)) - 2;
+}
+
+int GCM_FN(set_profile)(GCM_CTX *ctx, unsigned ctr_bits, size_t direct_iv_len)
+{
+    const unsigned w = ctr_bits / 8;
+    if (ctx == NULL || ctr_bits % 8 != 0 || w < 1 || w > BL / 2 || direct_iv_len == 0 ||
+        direct_iv_len > BL - w)
+        return BS_ERR_ARG;
+    /* The daemon's keystream counts by inc32 only. */
+    if (w != 4 && ctx->src != NULL && ctx->src != &bs_keystream_inproc)
+        return BS_ERR_ARG;
+    ctx->ctr_bytes = w;
+    ctx->direct_iv = (unsigned)direct_iv_len;
+    if (ctx->state > ST_KEYED)
+        ctx->state = ST_KEYED; /* a message under way needs its IV again */
+    return BS_OK;
+}
+#define CTR_WIDE(ctx) (ctr_bytes(ctx) != 4)
+#define DIRECT_IV(ctx) direct_iv(ctx)
+#else
+#define CTR_WIDE(ctx) 0
+#define DIRECT_IV(ctx) (BL - 4)
+#endif
 
 /* The key form as far as it is computed: words that hold key material. */
 static size_t hkey_words(const GCM_CTX *ctx)
@@ -174,6 +231,9 @@ int GCM_FN(set_key)(GCM_CTX *ctx, const bs_block_cipher *cipher, const uint8_t *
     if (key_len != cipher->key_len)
         return BS_ERR_KEY_LENGTH;
     bs_keystream_source *src = ctx->src;
+#ifdef GCM_PROFILE
+    const unsigned keep_ctr = ctx->ctr_bytes, keep_iv = ctx->direct_iv;
+#endif
     /*
      * Not clear() (a new key needs no stack wipe), and not the whole context: the old key's
      * schedule is overwritten word for word by the same core's set_key, so it is wiped only where
@@ -188,6 +248,10 @@ int GCM_FN(set_key)(GCM_CTX *ctx, const bs_block_cipher *cipher, const uint8_t *
     bs_wipe((uint8_t *)ctx + offsetof(GCM_CTX, hkey) + sizeof ctx->hkey,
             sizeof *ctx - offsetof(GCM_CTX, hkey) - sizeof ctx->hkey);
     ctx->src = src;
+#ifdef GCM_PROFILE
+    ctx->ctr_bytes = keep_ctr;
+    ctx->direct_iv = keep_iv;
+#endif
     ctx->cipher = cipher;
     ctx->ctr32 = bs_ctr32_for(cipher);
     ctx->ghash = GCM_GHASH_DEFAULT();
@@ -244,9 +308,9 @@ int GCM_FN(set_iv)(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len)
      * the blocks run side by side, at the latency of one. Elsewhere (passes, a source) H alone,
      * and the rest as before.
      */
-    const int direct = iv_len == BL - 4;
+    const int direct = iv_len == DIRECT_IV(ctx);
     const int inproc = ctx->src == NULL || ctx->src == &bs_keystream_inproc;
-    const int early = inproc && ctx->ctr32 != NULL;
+    const int early = inproc && ctx->ctr32 != NULL && !CTR_WIDE(ctx);
     ctx->pre = 0;
     if (ctx->hpow == 0 && !(early && direct)) {
         uint8_t h[BL] = {0};
@@ -255,9 +319,10 @@ int GCM_FN(set_iv)(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len)
         bs_wipe(h, sizeof h);
     }
 #endif
-    if (iv_len == BL - 4) { /* J0 = IV || 00000001 */
-        memcpy(ctx->j0, iv, BL - 4);
-        bs_store_be32(ctx->j0 + BL - 4, 1);
+    if (iv_len == DIRECT_IV(ctx)) { /* J0 = IV || 0..0 || 1 (28 bytes: IV || 00000001) */
+        memcpy(ctx->j0, iv, iv_len);
+        memset(ctx->j0 + iv_len, 0, BL - iv_len);
+        ctx->j0[BL - 1] = 1;
     } else {
         ghash_absorb(ctx, iv, iv_len);
         ghash_pad(ctx);
@@ -266,7 +331,12 @@ int GCM_FN(set_iv)(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len)
         memset(ctx->y, 0, BL);
     }
     memcpy(ctx->counter, ctx->j0, BL);
-    inc32(ctx->counter);
+#ifdef GCM_PROFILE
+    if (CTR_WIDE(ctx))
+        ctr_add(ctx->counter, ctr_bytes(ctx), 1);
+    else
+#endif
+        inc32(ctx->counter);
 #ifdef GCM_GHASH_LAZY
     if (early) {
         BS_ALIGN(32) uint8_t b[3 * BL];
@@ -313,13 +383,24 @@ int GCM_FN(aad)(GCM_CTX *ctx, const uint8_t *aad, size_t len)
  */
 static void keystream(GCM_CTX *ctx, uint8_t *buf, size_t n)
 {
-    /* inc32: only the last 4 bytes count, modulo 2^32. */
-    const uint32_t low = bs_load_be32(ctx->counter + BL - 4);
-    for (size_t i = 0; i < n; i++) {
-        memcpy(buf + i * BL, ctx->counter, BL - 4);
-        bs_store_be32(buf + i * BL + BL - 4, low + (uint32_t)i);
+#ifdef GCM_PROFILE
+    if (CTR_WIDE(ctx)) { /* the profile's counter field, modulo 2^(8w) */
+        for (size_t i = 0; i < n; i++) {
+            memcpy(buf + i * BL, ctx->counter, BL);
+            ctr_add(buf + i * BL, ctr_bytes(ctx), i);
+        }
+        ctr_add(ctx->counter, ctr_bytes(ctx), n);
+    } else
+#endif
+    {
+        /* inc32: only the last 4 bytes count, modulo 2^32. */
+        const uint32_t low = bs_load_be32(ctx->counter + BL - 4);
+        for (size_t i = 0; i < n; i++) {
+            memcpy(buf + i * BL, ctx->counter, BL - 4);
+            bs_store_be32(buf + i * BL + BL - 4, low + (uint32_t)i);
+        }
+        bs_store_be32(ctx->counter + BL - 4, low + (uint32_t)n);
     }
-    bs_store_be32(ctx->counter + BL - 4, low + (uint32_t)n);
     if (!ctx->ekj0_ready && n < ctx->cipher->lanes) {
         memcpy(buf + n * BL, ctx->j0, BL);
         ctx->cipher->encrypt(&ctx->ks, buf, buf, n + 1);
@@ -379,7 +460,11 @@ static int gcm_crypt(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len, 
         return BS_OK;
     if (out == NULL || in == NULL)
         return BS_ERR_ARG;
+#ifdef GCM_PROFILE
+    if ((uint64_t)len > max_blocks(ctx) * BL - ctx->data_len)
+#else
     if ((uint64_t)len > DATA_MAX - ctx->data_len)
+#endif
         return BS_ERR_DATA_LIMIT;
     if (ctx->state == ST_AAD) {
         ghash_pad(ctx);
@@ -424,7 +509,7 @@ static int gcm_crypt(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len, 
 #ifdef GCM_FACE
     const int passes = inproc && (ctx->ctr32 == NULL || ctx->face != NULL);
 #else
-    const int passes = inproc && ctx->ctr32 == NULL;
+    const int passes = inproc && (ctx->ctr32 == NULL || CTR_WIDE(ctx));
 #endif
     if (passes) {
         crypt_passes(ctx, out, in, len, dec);
@@ -554,4 +639,6 @@ void GCM_FN(clear)(GCM_CTX *ctx)
 #undef BL
 #undef AAD_MAX
 #undef DATA_MAX
+#undef CTR_WIDE
+#undef DIRECT_IV
 #undef SOURCE_PIECE

@@ -110,6 +110,7 @@ typedef struct bs_gcm256_ctx {
     int state;     /* see gcm.inc.h */
     unsigned hpow; /* key powers in hkey so far (0: H not made yet, it comes with the IV) */
     int pre;       /* stream[] holds the unused keystream of the next block (made with the IV) */
+    unsigned ctr_bytes, direct_iv; /* bs_gcm256_set_profile (0: 4 and 28) */
 } bs_gcm256_ctx;
 
 /*
@@ -134,7 +135,20 @@ void bs_gcm256_set_source(bs_gcm256_ctx *ctx, bs_keystream_source *src);
  * is dropped (set the IV again).
  */
 void bs_gcm256_set_ghash(bs_gcm256_ctx *ctx, const bs_ghash256_impl *impl);
-/* Starts a message: 28 bytes gives J0 = IV || 00000001, any other length >= 1 goes by GHASH. */
+/*
+ * The one GCM-256 core's two open parameters (docs/spec/rijndael256-gcm.md, "wGCM"): the counter
+ * field's width in bits (a multiple of 8 from 8 to 128; default 32, SP 800-38D's inc32) and the
+ * IV length in bytes that gives J0 directly as IV || 0..0 || 1 (1 .. 32 - ctr_bits / 8; default
+ * 28). Any other IV length goes by GHASH. Other widths than 32 take the in-process passes (no
+ * stitched loop, no daemon source: BS_ERR_ARG with one set); data per IV is limited to
+ * min(2^32, 2^ctr_bits) - 2 blocks. Kept across set_key; clear restores the defaults. A message
+ * under way needs its IV again. BS_ERR_ARG for a value out of range.
+ */
+int bs_gcm256_set_profile(bs_gcm256_ctx *ctx, unsigned ctr_bits, size_t direct_iv_len);
+/*
+ * Starts a message: 28 bytes (the profile's direct length) gives J0 = IV || 00000001, any other
+ * length >= 1 goes by GHASH.
+ */
 int bs_gcm256_set_iv(bs_gcm256_ctx *ctx, const uint8_t *iv, size_t iv_len);
 /* Any number of calls, before any data; BS_ERR_DATA_LIMIT at 2^61 bytes. */
 int bs_gcm256_aad(bs_gcm256_ctx *ctx, const uint8_t *aad, size_t len);

@@ -501,17 +501,16 @@ static void test_inc32_wrap(void **state)
  * RIJNDAEL-256-GCM by the book from a given J0 (whatever IV made it): inc32 keystream blocks
  * from the reference cipher, GHASH block by block over the reference field product.
  */
-static void ref_gcm_from_j0(const uint8_t key[32], const uint8_t j0[32], const uint8_t *aad,
-                            size_t aad_len, const uint8_t *in, size_t len, int decrypt,
-                            uint8_t *out, uint8_t tag[32])
+static void ref_gcm_from_j0_w(const uint8_t key[32], const uint8_t j0[32], const uint8_t *aad,
+                              size_t aad_len, const uint8_t *in, size_t len, int decrypt,
+                              uint8_t *out, uint8_t tag[32], unsigned ctr_bytes)
 {
     uint8_t cb[32], ks[32], y[32] = {0}, blk[32];
     memcpy(cb, j0, 32);
     for (size_t off = 0; off < len; off += 32) {
-        uint32_t w =
-            ((uint32_t)cb[28] << 24 | (uint32_t)cb[29] << 16 | (uint32_t)cb[30] << 8 | cb[31]) + 1;
-        for (int i = 0; i < 4; i++)
-            cb[28 + i] = (uint8_t)(w >> (24 - 8 * i));
+        /* The counter field, the last ctr_bytes bytes, plus one modulo 2^(8 ctr_bytes). */
+        for (unsigned i = 0; i < ctr_bytes && ++cb[31 - i] == 0; i++)
+            ;
         bs_ref_rijndael256_encrypt(key, cb, ks);
         size_t n = len - off < 32 ? len - off : 32;
         for (size_t i = 0; i < n; i++)
@@ -541,6 +540,111 @@ static void ref_gcm_from_j0(const uint8_t key[32], const uint8_t j0[32], const u
     bs_ref_rijndael256_encrypt(key, j0, ks);
     for (int i = 0; i < 32; i++)
         tag[i] = ks[i] ^ y[i];
+}
+
+static void ref_gcm_from_j0(const uint8_t key[32], const uint8_t j0[32], const uint8_t *aad,
+                            size_t aad_len, const uint8_t *in, size_t len, int decrypt,
+                            uint8_t *out, uint8_t tag[32])
+{
+    ref_gcm_from_j0_w(key, j0, aad, aad_len, in, len, decrypt, out, tag, 4);
+}
+
+/*
+ * The wGCM parameters (bs_gcm256_set_profile): counter fields of 1 to 16 bytes and direct-J0 IV
+ * lengths against the by-the-book model above, at every core, in random pieces, with carries
+ * across the counter's bytes; the data limit of a narrow counter; the defaults unchanged.
+ */
+static void test_profiles(void **state)
+{
+    (void)state;
+    bs_test_seed();
+    static bs_gcm256_ctx ctx;
+    static uint8_t pt[300 * 32], ct[sizeof pt], ref[sizeof pt];
+    static const unsigned widths[] = {1, 2, 3, 4, 5, 8, 12, 16};
+    uint8_t key[32], iv[32], j0[32], aad[20], tag[32], reftag[32], zero[32] = {0};
+    for (size_t i = 0; bs_block_ciphers[i] != NULL; i++) {
+        const bs_block_cipher *c = bs_block_ciphers[i];
+        if (strcmp(c->name, "RIJNDAEL-256") != 0 || !bs_impl_usable(c))
+            continue;
+        for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {
+            const unsigned w = widths[wi];
+            const size_t d = wi % 2 ? 32 - w : (32 - w < 24 ? 32 - w : 24);
+            const size_t len = w == 1 ? 254 * 32 - 7 : 1 + bs_test_below(sizeof pt);
+            bs_test_fill(key, 32);
+            bs_test_fill(iv, d);
+            bs_test_fill(aad, sizeof aad);
+            bs_test_fill(pt, len);
+            memcpy(j0, iv, d);
+            memset(j0 + d, 0, 32 - d);
+            j0[31] = 1;
+            bs_ref_rijndael256_encrypt(key, zero, ref_h);
+            ref_gcm_from_j0_w(key, j0, aad, sizeof aad, pt, len, 0, ref, reftag, w);
+            assert_int_equal(bs_gcm256_set_profile(&ctx, 8 * w, d), BS_OK);
+            assert_int_equal(bs_gcm256_set_key(&ctx, c, key, 32), BS_OK); /* kept across */
+            assert_int_equal(bs_gcm256_set_iv(&ctx, iv, d), BS_OK);
+            assert_int_equal(bs_gcm256_aad(&ctx, aad, sizeof aad), BS_OK);
+            for (size_t off = 0; off < len;) {
+                size_t n = bs_test_below((uint32_t)(len - off) + 1);
+                assert_int_equal(bs_gcm256_encrypt(&ctx, ct + off, pt + off, n), BS_OK);
+                off += n;
+            }
+            assert_int_equal(bs_gcm256_tag(&ctx, tag, 32), BS_OK);
+            if (memcmp(ct, ref, len) != 0 || memcmp(tag, reftag, 32) != 0)
+                fail_msg("%s, counter %u bytes, direct IV %zu, len %zu: differs from the model",
+                         c->impl, w, d, len);
+            /*
+             * J0 from GHASH can put the counter field anywhere: a J0 whose field is 16 blocks
+             * below its wrap (all ones but the low byte 0xf0), put in place after set_iv as
+             * test_long_wrap_splits does, so that the field wraps inside the message and, wider
+             * than 4 bytes, carries past the 32 bits inc32 would keep.
+             */
+            bs_test_fill(j0, 32);
+            memset(j0 + 32 - w, 0xff, w);
+            j0[31] = 0xf0;
+            const size_t wl = 40 * 32 + 9;
+            ref_gcm_from_j0_w(key, j0, aad, sizeof aad, pt, wl, 0, ref, reftag, w);
+            assert_int_equal(bs_gcm256_set_iv(&ctx, iv, d), BS_OK);
+            memcpy(ctx.j0, j0, 32);
+            memcpy(ctx.counter, j0, 32);
+            for (unsigned b = 0; b < w && ++ctx.counter[31 - b] == 0; b++)
+                ;
+            ctx.pre = 0; /* made for the IV's J0, not this one */
+            ctx.ekj0_ready = 0;
+            assert_int_equal(bs_gcm256_aad(&ctx, aad, sizeof aad), BS_OK);
+            assert_int_equal(bs_gcm256_encrypt(&ctx, ct, pt, 7), BS_OK);
+            assert_int_equal(bs_gcm256_encrypt(&ctx, ct + 7, pt + 7, wl - 7), BS_OK);
+            assert_int_equal(bs_gcm256_tag(&ctx, tag, 32), BS_OK);
+            if (memcmp(ct, ref, wl) != 0 || memcmp(tag, reftag, 32) != 0)
+                fail_msg("%s, counter %u bytes: differs from the model across the wrap", c->impl,
+                         w);
+            if (w == 1) { /* 254 blocks per IV, not one more */
+                assert_int_equal(bs_gcm256_set_iv(&ctx, iv, d), BS_OK);
+                assert_int_equal(bs_gcm256_encrypt(&ctx, ct, pt, 254 * 32), BS_OK);
+                assert_int_equal(bs_gcm256_encrypt(&ctx, ct, pt, 1), BS_ERR_DATA_LIMIT);
+            }
+            bs_gcm256_clear(&ctx); /* the defaults again */
+        }
+    }
+    /* Out of range. */
+    assert_int_equal(bs_gcm256_set_profile(&ctx, 12, 20), BS_ERR_ARG);
+    assert_int_equal(bs_gcm256_set_profile(&ctx, 0, 20), BS_ERR_ARG);
+    assert_int_equal(bs_gcm256_set_profile(&ctx, 136, 8), BS_ERR_ARG);
+    assert_int_equal(bs_gcm256_set_profile(&ctx, 64, 25), BS_ERR_ARG);
+    assert_int_equal(bs_gcm256_set_profile(&ctx, 64, 0), BS_ERR_ARG);
+    /* The defaults, set explicitly, are the reference's RIJNDAEL-256-GCM. */
+    bs_test_fill(key, 32);
+    bs_test_fill(iv, 28);
+    bs_ref_gcm256_encrypt(key, iv, 28, aad, sizeof aad, pt, 100, ref, reftag);
+    assert_int_equal(bs_gcm256_set_profile(&ctx, 32, 28), BS_OK);
+    assert_int_equal(bs_gcm256_set_key(&ctx, bs_block_cipher_by_name("RIJNDAEL-256"), key, 32),
+                     BS_OK);
+    assert_int_equal(bs_gcm256_set_iv(&ctx, iv, 28), BS_OK);
+    assert_int_equal(bs_gcm256_aad(&ctx, aad, sizeof aad), BS_OK);
+    assert_int_equal(bs_gcm256_encrypt(&ctx, ct, pt, 100), BS_OK);
+    assert_int_equal(bs_gcm256_tag(&ctx, tag, 32), BS_OK);
+    assert_memory_equal(ct, ref, 100);
+    assert_memory_equal(tag, reftag, 32);
+    bs_gcm256_clear(&ctx);
 }
 
 /*
@@ -789,6 +893,7 @@ int main(void)
         cmocka_unit_test(test_kat),
         cmocka_unit_test(test_random_vs_reference),
         cmocka_unit_test(test_lazy_powers_and_rekey),
+        cmocka_unit_test(test_profiles),
         cmocka_unit_test(test_every_core),
         cmocka_unit_test(test_long_messages),
         cmocka_unit_test(test_inc32_wrap),
