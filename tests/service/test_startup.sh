@@ -60,7 +60,9 @@ starts() {
   rm -rf "$work/run"
   "$SECCOMP_FAIL" "${rules[@]}" -- "$BITSLICED" --socket "$sock" "$@" >"$work/log" 2>&1 &
   pid=$!
-  for _ in $(seq 200); do
+  # Up to 60 s: a sanitized daemon on a loaded machine took over 10 s; the loop ends at ready.
+  local until=$((SECONDS + 60))
+  while [ $SECONDS -lt $until ]; do
     grep -q "event=ready" "$work/log" && break
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.05
