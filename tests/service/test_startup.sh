@@ -58,7 +58,10 @@ starts() {
   local pat=$1
   shift
   rm -rf "$work/run"
-  "$SECCOMP_FAIL" "${rules[@]}" -- "$BITSLICED" --socket "$sock" "$@" >"$work/log" 2>&1 &
+  # The log is emptied here, not by the background job's own redirection: that one runs in the
+  # child, later, and until then the loop below would read the previous daemon's ready line.
+  : >"$work/log"
+  "$SECCOMP_FAIL" "${rules[@]}" -- "$BITSLICED" --socket "$sock" "$@" >>"$work/log" 2>&1 &
   pid=$!
   # Up to 60 s: a sanitized daemon on a loaded machine took over 10 s; the loop ends at ready.
   local until=$((SECONDS + 60))
