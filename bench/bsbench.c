@@ -117,7 +117,7 @@ static void prepare(state *s)
         bs_cpu_limit(r->level);
         check("gcm set_key",
               bs_gcm256_set_key(&s->gcm, bs_block_cipher_by_name("RIJNDAEL-256"), bench_key, 32));
-        bs_cpu_limit(BS_CPU_LEVELS - 1);
+        bs_cpu_limit(BS_CPU_TOP);
         break;
     case K_GHASH:
         ((const bs_ghash256_impl *)r->ghash)->init(s->hkey, bench_key);
@@ -456,15 +456,15 @@ int main(int argc, char **argv)
      * best first; a level that picks the same pair as the one above it is left out.
      */
     static bs_gcm256_ctx probe;
-    const bs_ghash256_impl *ghashes[BS_CPU_LEVELS];
+    const bs_ghash256_impl *ghashes[BS_CPU_TOP + 1];
     int nghash = 0;
     char last[24] = "";
-    for (int lvl = bs_cpu_level(); lvl >= 0; lvl--) {
+    for (int lvl = bs_cpu_level(); lvl >= BS_CPU_PORTABLE; lvl--) {
         char impl[24];
         bs_cpu_limit(lvl);
         check("gcm set_key",
               bs_gcm256_set_key(&probe, bs_block_cipher_by_name("RIJNDAEL-256"), bench_key, 32));
-        bs_cpu_limit(BS_CPU_LEVELS - 1);
+        bs_cpu_limit(BS_CPU_TOP);
         snprintf(impl, sizeof impl, "%s+%s", probe.cipher->impl, probe.ghash->name);
         if (strcmp(impl, last) == 0)
             continue;

@@ -50,6 +50,31 @@ typedef struct bs_key_schedule {
     BS_ALIGN(64) uint64_t w[BS_KS_MAX / 8];
 } bs_key_schedule;
 
+/*
+ * The CPU level an implementation needs (bs_cpu.h says what each includes and how the one in
+ * force is found). Each level includes the one before; BS_CPU_NONE, what a descriptor that
+ * names no level holds, is no level at all: no CPU runs it, so it is never chosen.
+ */
+typedef enum bs_level {
+    BS_CPU_NONE = 0,
+    BS_CPU_PORTABLE = 1,
+    BS_CPU_AESNI = 2,
+    BS_CPU_AVX2 = 3,
+    BS_CPU_AVX512 = 4,
+} bs_level;
+/* The highest level. */
+#define BS_CPU_TOP BS_CPU_AVX512
+
+/*
+ * Counter mode over whole blocks, for implementations that have a faster one than
+ * encrypt(): out[i] = in[i] ^ E(counter_i), where counter_0 = counter (block_len bytes) and
+ * counter_i adds i to its last 4 bytes as a big-endian integer modulo 2^32 (GCM's inc32); the
+ * caller handles carries past them (bs_ctr_crypt splits a call where they wrap). in NULL: out
+ * receives the keystream. in and out may be equal, need no alignment.
+ */
+typedef void (*bs_ctr32_fn)(const bs_key_schedule *ks, const uint8_t *counter, const uint8_t *in,
+                            uint8_t *out, size_t nblocks);
+
 typedef struct bs_block_cipher {
     const char *name;   /* as in docs/spec/vectors.md: "PRESENT-80", "GIFT-128", "RIJNDAEL-256" */
     const char *impl;   /* implementation strategy, e.g. "bs64" */
@@ -67,19 +92,11 @@ typedef struct bs_block_cipher {
      * small. NULL where a core's schedule has no such form. Constant-time.
      */
     int (*export_round_keys)(const bs_key_schedule *ks, uint32_t *out, size_t nwords);
+    /* The CPU level the code needs; BS_CPU_NONE (none given) is never chosen (bs_impl_usable). */
+    bs_level level;
+    /* The implementation's own counter mode where it is faster than encrypt(); NULL: none. */
+    bs_ctr32_fn ctr32;
 } bs_block_cipher;
-
-/*
- * Counter mode over whole blocks, for implementations that have a faster one than
- * encrypt(): out[i] = in[i] ^ E(counter_i), where counter_0 = counter (block_len bytes) and
- * counter_i adds i to its last 4 bytes as a big-endian integer modulo 2^32 (GCM's inc32); the
- * caller handles carries past them (bs_ctr_crypt splits a call where they wrap). in NULL: out
- * receives the keystream. in and out may be equal, need no alignment.
- */
-typedef void (*bs_ctr32_fn)(const bs_key_schedule *ks, const uint8_t *counter, const uint8_t *in,
-                            uint8_t *out, size_t nblocks);
-/* The counter-mode function of an implementation, or NULL when it has none (bs_cpu.c). */
-bs_ctr32_fn bs_ctr32_for(const bs_block_cipher *c);
 
 extern const bs_block_cipher bs_present80_bs64;
 extern const bs_block_cipher bs_present128_bs64;
@@ -127,8 +144,9 @@ void bs_wipe(void *p, size_t n);
  * The cores wipe their own state buffers, but not the compiler's spills; this clears both.
  * bs_ctr_clear, bs_gcm256_clear, bs_gcm128_clear, bs_aes_face_clear and the daemon's CPU
  * workers call it with BS_STACK_WIPE_BYTES, so a context's secrets leave the stack when the
- * context is cleared, if it is cleared at about the depth it was used at (tests/unit/test_stack_wipe.c checks every implementation). Writes
- * `bytes` of stack: the caller must have that much to spare.
+ * context is cleared, if it is cleared at about the depth it was used at
+ * (tests/unit/test_stack_wipe.c checks every implementation). Writes `bytes` of stack: the caller
+ * must have that much to spare.
  */
 void bs_wipe_stack(size_t bytes);
 /*

@@ -1,5 +1,5 @@
 /*
- * bs_cpu.c: the CPU level (bs_cpu.h) and the implementations' counter-mode functions.
+ * bs_cpu.c: the CPU level (bs_cpu.h).
  *
  * The level is read from CPUID, and XGETBV says whether the OS saves the AVX and AVX-512
  * registers (clang 14's __builtin_cpu_supports knows no "vaes"). The detected level (a cache)
@@ -13,7 +13,12 @@
 #include <stdlib.h>
 #endif
 
-static const char *const level_names[BS_CPU_LEVELS] = {"portable", "aesni", "avx2", "avx512"};
+static const char *const level_names[BS_CPU_TOP + 1] = {
+    [BS_CPU_PORTABLE] = "portable",
+    [BS_CPU_AESNI] = "aesni",
+    [BS_CPU_AVX2] = "avx2",
+    [BS_CPU_AVX512] = "avx512",
+};
 
 static int ascii_lower(int c)
 {
@@ -31,30 +36,15 @@ static int name_eq(const char *a, const char *b)
 
 const char *bs_cpu_level_name(int level)
 {
-    return level >= 0 && level < BS_CPU_LEVELS ? level_names[level] : NULL;
+    return level >= BS_CPU_PORTABLE && level <= BS_CPU_TOP ? level_names[level] : NULL;
 }
 
 int bs_cpu_level_by_name(const char *name)
 {
-    for (int i = 0; name != NULL && i < BS_CPU_LEVELS; i++)
+    for (int i = BS_CPU_PORTABLE; name != NULL && i <= BS_CPU_TOP; i++)
         if (name_eq(name, level_names[i]))
             return i;
     return -1;
-}
-
-int bs_impl_level(const char *impl)
-{
-    static const struct {
-        const char *impl;
-        int level;
-    } map[] = {{"aesni", BS_CPU_AESNI},
-               {"avx2", BS_CPU_AVX2},
-               {"vaes", BS_CPU_AVX512},
-               {"avx512", BS_CPU_AVX512}};
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (name_eq(impl, map[i].impl))
-            return map[i].level;
-    return BS_CPU_PORTABLE;
 }
 
 /*
@@ -116,11 +106,11 @@ int bs_cpu_detected(void)
     return d;
 }
 
-static int cpu_cap = BS_CPU_LEVELS - 1;
+static int cpu_cap = BS_CPU_TOP;
 
 void bs_cpu_limit(int level)
 {
-    if (level >= 0)
+    if (level >= BS_CPU_PORTABLE)
         __atomic_store_n(&cpu_cap, level, __ATOMIC_RELAXED);
 }
 
@@ -136,65 +126,6 @@ int bs_cpu_level(void)
     if (env >= 0 && env < level)
         level = env;
     return level;
-}
-
-bs_ctr32_fn bs_ctr32_for(const bs_block_cipher *c)
-{
-#ifdef BS_HAVE_RIJNDAEL256
-    if (c == &bs_rijndael256_vaes)
-        return bs_rijndael256_vaes_ctr32;
-    if (c == &bs_rijndael256_aesni)
-        return bs_rijndael256_aesni_ctr32;
-#endif
-#ifdef BS_HAVE_PRESENT
-    if (c == &bs_present80_avx512)
-        return bs_present80_avx512_ctr32;
-    if (c == &bs_present128_avx512)
-        return bs_present128_avx512_ctr32;
-    if (c == &bs_present80_avx2)
-        return bs_present80_avx2_ctr32;
-    if (c == &bs_present128_avx2)
-        return bs_present128_avx2_ctr32;
-#endif
-#ifdef BS_HAVE_GIFT
-    if (c == &bs_gift64_avx512)
-        return bs_gift64_avx512_ctr32;
-    if (c == &bs_gift128_avx512)
-        return bs_gift128_avx512_ctr32;
-    if (c == &bs_gift64_avx2)
-        return bs_gift64_avx2_ctr32;
-    if (c == &bs_gift128_avx2)
-        return bs_gift128_avx2_ctr32;
-#endif
-#ifdef BS_HAVE_SKINNY
-    if (c == &bs_skinny128_128_avx512)
-        return bs_skinny128_128_avx512_ctr32;
-    if (c == &bs_skinny128_256_avx512)
-        return bs_skinny128_256_avx512_ctr32;
-    if (c == &bs_skinny128_384_avx512)
-        return bs_skinny128_384_avx512_ctr32;
-    if (c == &bs_skinny128_128_avx2)
-        return bs_skinny128_128_avx2_ctr32;
-    if (c == &bs_skinny128_256_avx2)
-        return bs_skinny128_256_avx2_ctr32;
-    if (c == &bs_skinny128_384_avx2)
-        return bs_skinny128_384_avx2_ctr32;
-#endif
-#ifdef BS_HAVE_SPEEDY
-    if (c == &bs_speedy7_avx512)
-        return bs_speedy7_avx512_ctr32;
-    if (c == &bs_speedy6_avx512)
-        return bs_speedy6_avx512_ctr32;
-    if (c == &bs_speedy5_avx512)
-        return bs_speedy5_avx512_ctr32;
-    if (c == &bs_speedy7_avx2)
-        return bs_speedy7_avx2_ctr32;
-    if (c == &bs_speedy6_avx2)
-        return bs_speedy6_avx2_ctr32;
-    if (c == &bs_speedy5_avx2)
-        return bs_speedy5_avx2_ctr32;
-#endif
-    return NULL;
 }
 
 #else
@@ -214,15 +145,9 @@ int bs_cpu_level(void)
     return BS_CPU_PORTABLE;
 }
 
-bs_ctr32_fn bs_ctr32_for(const bs_block_cipher *c)
-{
-    (void)c;
-    return NULL;
-}
-
 #endif
 
 int bs_impl_usable(const bs_block_cipher *c)
 {
-    return bs_impl_level(c->impl) <= bs_cpu_level();
+    return c->level != BS_CPU_NONE && (int)c->level <= bs_cpu_level();
 }

@@ -158,11 +158,25 @@ static void aes256_fix_encrypt(const bs_key_schedule *ks, uint8_t *out, const ui
 }
 
 const bs_block_cipher bs_aes128_fix32 = {
-    "AES-128", "fix32", 16, 16, 2, aes128_fix_set_key, aes128_fix_encrypt, NULL,
+    .name = "AES-128",
+    .impl = "fix32",
+    .level = BS_CPU_PORTABLE,
+    .key_len = 16,
+    .block_len = 16,
+    .lanes = 2,
+    .set_key = aes128_fix_set_key,
+    .encrypt = aes128_fix_encrypt,
 };
 
 const bs_block_cipher bs_aes256_fix32 = {
-    "AES-256", "fix32", 32, 16, 2, aes256_fix_set_key, aes256_fix_encrypt, NULL,
+    .name = "AES-256",
+    .impl = "fix32",
+    .level = BS_CPU_PORTABLE,
+    .key_len = 32,
+    .block_len = 16,
+    .lanes = 2,
+    .set_key = aes256_fix_set_key,
+    .encrypt = aes256_fix_encrypt,
 };
 
 /* The round's components, one call each, for the per-component benchmark (embedded/bench). */

@@ -723,8 +723,24 @@ static void desc256_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8
     desc_encrypt(k->rk[0], k->rk[1], 14, out, in, nblocks);
 }
 
-const bs_block_cipher bs_aes128_masked32 = {"AES-128",       "masked32",      16,  16, 2,
-                                            desc128_set_key, desc128_encrypt, NULL};
-const bs_block_cipher bs_aes256_masked32 = {"AES-256",       "masked32",      32,  16, 2,
-                                            desc256_set_key, desc256_encrypt, NULL};
+const bs_block_cipher bs_aes128_masked32 = {
+    .name = "AES-128",
+    .impl = "masked32",
+    .level = BS_CPU_PORTABLE,
+    .key_len = 16,
+    .block_len = 16,
+    .lanes = 2,
+    .set_key = desc128_set_key,
+    .encrypt = desc128_encrypt,
+};
+const bs_block_cipher bs_aes256_masked32 = {
+    .name = "AES-256",
+    .impl = "masked32",
+    .level = BS_CPU_PORTABLE,
+    .key_len = 32,
+    .block_len = 16,
+    .lanes = 2,
+    .set_key = desc256_set_key,
+    .encrypt = desc256_encrypt,
+};
 #endif

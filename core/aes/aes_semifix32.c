@@ -88,9 +88,23 @@ static void aes256_semifix_encrypt(const bs_key_schedule *ks, uint8_t *out, cons
 }
 
 const bs_block_cipher bs_aes128_semifix32 = {
-    "AES-128", "semifix32", 16, 16, 2, aes128_semifix_set_key, aes128_semifix_encrypt, NULL,
+    .name = "AES-128",
+    .impl = "semifix32",
+    .level = BS_CPU_PORTABLE,
+    .key_len = 16,
+    .block_len = 16,
+    .lanes = 2,
+    .set_key = aes128_semifix_set_key,
+    .encrypt = aes128_semifix_encrypt,
 };
 
 const bs_block_cipher bs_aes256_semifix32 = {
-    "AES-256", "semifix32", 32, 16, 2, aes256_semifix_set_key, aes256_semifix_encrypt, NULL,
+    .name = "AES-256",
+    .impl = "semifix32",
+    .level = BS_CPU_PORTABLE,
+    .key_len = 32,
+    .block_len = 16,
+    .lanes = 2,
+    .set_key = aes256_semifix_set_key,
+    .encrypt = aes256_semifix_encrypt,
 };

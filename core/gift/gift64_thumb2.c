@@ -120,5 +120,12 @@ void bs_gift64_thumb2_last(const uint32_t *rk, uint8_t *out, const uint8_t *in)
 }
 
 const bs_block_cipher bs_gift64_thumb2 = {
-    "GIFT-64", "thumb2", 16, 8, 2, gift64_t2_set_key, bs_gift64_thumb2_encrypt, NULL,
+    .name = "GIFT-64",
+    .impl = "thumb2",
+    .level = BS_CPU_PORTABLE,
+    .key_len = 16,
+    .block_len = 8,
+    .lanes = 2,
+    .set_key = gift64_t2_set_key,
+    .encrypt = bs_gift64_thumb2_encrypt,
 };

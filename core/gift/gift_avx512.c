@@ -53,12 +53,28 @@ static int g128_export(const bs_key_schedule *ks, uint32_t *out, size_t nwords)
 }
 
 const bs_block_cipher bs_gift64_avx512 = {
-    "GIFT-64", "avx512", 16, 8, 64, g64_set_key, g64_encrypt, g64_export,
+    .name = "GIFT-64",
+    .impl = "avx512",
+    .level = BS_CPU_AVX512,
+    .key_len = 16,
+    .block_len = 8,
+    .lanes = 64,
+    .set_key = g64_set_key,
+    .encrypt = g64_encrypt,
+    .export_round_keys = g64_export,
+    .ctr32 = g64_ctr32,
 };
 const bs_block_cipher bs_gift128_avx512 = {
-    "GIFT-128", "avx512", 16, 16, 64, g128_set_key, g128_encrypt, g128_export,
+    .name = "GIFT-128",
+    .impl = "avx512",
+    .level = BS_CPU_AVX512,
+    .key_len = 16,
+    .block_len = 16,
+    .lanes = 64,
+    .set_key = g128_set_key,
+    .encrypt = g128_encrypt,
+    .export_round_keys = g128_export,
+    .ctr32 = g128_ctr32,
 };
-const bs_ctr32_fn bs_gift64_avx512_ctr32 = g64_ctr32;
-const bs_ctr32_fn bs_gift128_avx512_ctr32 = g128_ctr32;
 
 #endif

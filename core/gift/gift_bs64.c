@@ -196,9 +196,25 @@ static void gift128_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8
 }
 
 const bs_block_cipher bs_gift64_bs64 = {
-    "GIFT-64", "bs64", 16, 8, 64, gift64_set_key, gift64_encrypt, gift64_export_round_keys,
+    .name = "GIFT-64",
+    .impl = "bs64",
+    .level = BS_CPU_PORTABLE,
+    .key_len = 16,
+    .block_len = 8,
+    .lanes = 64,
+    .set_key = gift64_set_key,
+    .encrypt = gift64_encrypt,
+    .export_round_keys = gift64_export_round_keys,
 };
 
 const bs_block_cipher bs_gift128_bs64 = {
-    "GIFT-128", "bs64", 16, 16, 64, gift128_set_key, gift128_encrypt, gift128_export_round_keys,
+    .name = "GIFT-128",
+    .impl = "bs64",
+    .level = BS_CPU_PORTABLE,
+    .key_len = 16,
+    .block_len = 16,
+    .lanes = 64,
+    .set_key = gift128_set_key,
+    .encrypt = gift128_encrypt,
+    .export_round_keys = gift128_export_round_keys,
 };

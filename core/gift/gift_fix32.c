@@ -379,7 +379,14 @@ static void gift128_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8
 }
 
 const bs_block_cipher bs_gift128_fix32 = {
-    "GIFT-128", "fix32", 16, 16, 1, gift128_set_key, gift128_encrypt, NULL,
+    .name = "GIFT-128",
+    .impl = "fix32",
+    .level = BS_CPU_PORTABLE,
+    .key_len = 16,
+    .block_len = 16,
+    .lanes = 1,
+    .set_key = gift128_set_key,
+    .encrypt = gift128_encrypt,
 };
 
 /* ---- GIFT-64: two blocks side by side, 28 rounds ---- */
@@ -481,5 +488,12 @@ static void gift64_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_
 }
 
 const bs_block_cipher bs_gift64_fix32 = {
-    "GIFT-64", "fix32", 16, 8, 2, gift64_set_key, gift64_encrypt, NULL,
+    .name = "GIFT-64",
+    .impl = "fix32",
+    .level = BS_CPU_PORTABLE,
+    .key_len = 16,
+    .block_len = 8,
+    .lanes = 2,
+    .set_key = gift64_set_key,
+    .encrypt = gift64_encrypt,
 };

@@ -253,7 +253,7 @@ int GCM_FN(set_key)(GCM_CTX *ctx, const bs_block_cipher *cipher, const uint8_t *
     ctx->direct_iv = keep_iv;
 #endif
     ctx->cipher = cipher;
-    ctx->ctr32 = bs_ctr32_for(cipher);
+    ctx->ctr32 = cipher->ctr32;
     ctx->ghash = GCM_GHASH_DEFAULT();
     cipher->set_key(&ctx->ks, key);
 #ifdef GCM_GHASH_LAZY

@@ -46,6 +46,7 @@ typedef struct bs_ghash128_impl {
     void (*init)(uint64_t hkey[BS_GHASH128_HKEY_WORDS], const uint8_t h[16]);
     void (*mul_blocks)(const uint64_t hkey[BS_GHASH128_HKEY_WORDS], uint8_t y[16],
                        const uint8_t *blocks, size_t nblocks);
+    bs_level level; /* the CPU level it needs (bitslice.h); BS_CPU_NONE: never chosen */
 } bs_ghash128_impl;
 
 extern const bs_ghash128_impl bs_ghash128_ctmul32;
@@ -64,7 +65,7 @@ struct bs_aes_face_ctx;
 typedef struct bs_gcm128_ctx {
     const bs_block_cipher *cipher;
     const bs_ghash128_impl *ghash;
-    bs_ctr32_fn ctr32;            /* the core's own counter mode (bs_ctr32_for), or NULL */
+    bs_ctr32_fn ctr32;            /* the core's own counter mode (bs_block_cipher.ctr32), or NULL */
     struct bs_aes_face_ctx *face; /* CTR through FACE caching when set */
     bs_key_schedule ks;
     BS_ALIGN(16) uint64_t hkey[BS_GHASH128_HKEY_WORDS];

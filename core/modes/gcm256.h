@@ -49,6 +49,7 @@ typedef struct bs_ghash256_impl {
     void (*extend)(uint64_t hkey[BS_GHASH256_HKEY_WORDS], unsigned have, unsigned want);
     unsigned max_powers;
     unsigned power_words;
+    bs_level level; /* the CPU level it needs (bitslice.h); BS_CPU_NONE: never chosen */
 } bs_ghash256_impl;
 
 /* Portable, constant-time where 64 x 64 -> 64 integer multiplies take constant time. */
@@ -93,7 +94,7 @@ const bs_ghash256_impl *bs_ghash256_default(void);
 typedef struct bs_gcm256_ctx {
     const bs_block_cipher *cipher;
     const bs_ghash256_impl *ghash;
-    bs_ctr32_fn ctr32; /* the core's own counter mode (bs_ctr32_for), or NULL */
+    bs_ctr32_fn ctr32; /* the core's own counter mode (bs_block_cipher.ctr32), or NULL */
     bs_key_schedule ks;
     BS_ALIGN(32) uint64_t hkey[BS_GHASH256_HKEY_WORDS];
     uint8_t j0[32];

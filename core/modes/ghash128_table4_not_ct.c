@@ -75,8 +75,9 @@ static void table4_mul_blocks(const uint64_t hkey[BS_GHASH128_HKEY_WORDS], uint8
 }
 
 const bs_ghash128_impl bs_ghash128_table4_not_ct = {
-    "table4_not_ct",
-    0,
-    table4_init,
-    table4_mul_blocks,
+    .name = "table4_not_ct",
+    .constant_time = 0,
+    .init = table4_init,
+    .mul_blocks = table4_mul_blocks,
+    .level = BS_CPU_PORTABLE,
 };

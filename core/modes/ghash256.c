@@ -19,11 +19,16 @@ const bs_ghash256_impl *const bs_ghash256_impls[] = {
     NULL,
 };
 
+/* The CPU is probed one way, for ciphers and GHASH alike: by the level each names. */
+int bs_ghash256_usable(const bs_ghash256_impl *impl)
+{
+    return impl != NULL && impl->level != BS_CPU_NONE && (int)impl->level <= bs_cpu_detected();
+}
+
 const bs_ghash256_impl *bs_ghash256_pclmul(void)
 {
 #ifdef BS_GHASH256_HAVE_PCLMUL
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1"))
+    if (bs_ghash256_usable(&bs_ghash256_pclmul_impl))
         return &bs_ghash256_pclmul_impl;
 #endif
     return NULL;
@@ -32,23 +37,10 @@ const bs_ghash256_impl *bs_ghash256_pclmul(void)
 const bs_ghash256_impl *bs_ghash256_vpclmul(void)
 {
 #ifdef BS_GHASH256_HAVE_VPCLMUL
-    if (bs_cpu_detected() >= BS_CPU_AVX512)
+    if (bs_ghash256_usable(&bs_ghash256_vpclmul_impl))
         return &bs_ghash256_vpclmul_impl;
 #endif
     return NULL;
-}
-
-int bs_ghash256_usable(const bs_ghash256_impl *impl)
-{
-#ifdef BS_GHASH256_HAVE_PCLMUL
-    if (impl == &bs_ghash256_pclmul_impl)
-        return bs_ghash256_pclmul() != NULL;
-#endif
-#ifdef BS_GHASH256_HAVE_VPCLMUL
-    if (impl == &bs_ghash256_vpclmul_impl)
-        return bs_ghash256_vpclmul() != NULL;
-#endif
-    return impl != NULL;
 }
 
 /*
@@ -62,10 +54,10 @@ const bs_ghash256_impl *bs_ghash256_default(void)
 {
     /* PCLMULQDQ is part of the aesni level: $BITSLICE_CPU=portable takes the portable code. */
     const int level = bs_cpu_level();
-    const bs_ghash256_impl *g = level >= BS_CPU_AVX512 ? bs_ghash256_vpclmul() : NULL;
-    if (g == NULL && level >= BS_CPU_AESNI)
+    const bs_ghash256_impl *g = bs_ghash256_vpclmul();
+    if (g == NULL || (int)g->level > level)
         g = bs_ghash256_pclmul();
-    if (g != NULL)
+    if (g != NULL && (int)g->level <= level)
         return g;
 #if defined(__riscv) && !defined(__riscv_mul)
     return &bs_ghash256_ctshift32;

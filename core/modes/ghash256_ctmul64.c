@@ -227,4 +227,5 @@ const bs_ghash256_impl bs_ghash256_ctmul64 = {
     .constant_time = BS_CTMUL64_CONSTANT_TIME,
     .init = ctmul64_init,
     .mul_blocks = ctmul64_mul_blocks,
+    .level = BS_CPU_PORTABLE,
 };

@@ -221,6 +221,7 @@ const GH_IMPL GH_NAME(ctmul32) = {
 #endif
     .init = ctmul32_init,
     .mul_blocks = ctmul32_mul_blocks,
+    .level = BS_CPU_PORTABLE,
 };
 
 const GH_IMPL GH_NAME(ctshift32) = {
@@ -228,6 +229,7 @@ const GH_IMPL GH_NAME(ctshift32) = {
     .constant_time = 1,
     .init = ctshift32_init,
     .mul_blocks = ctshift32_mul_blocks,
+    .level = BS_CPU_PORTABLE,
 };
 
 #undef GH_LEAVES

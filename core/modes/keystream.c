@@ -117,7 +117,7 @@ void bs_keystream_local(const bs_block_cipher *cipher, const bs_key_schedule *ks
     const size_t bl = cipher->block_len;
     uint8_t ctr[BS_BLOCK_MAX];
     memcpy(ctr, counter, bl);
-    bs_ctr32_fn f = bs_ctr32_for(cipher);
+    bs_ctr32_fn f = cipher->ctr32;
     if (f != NULL) {
         /*
          * The core's counter mode XORs in registers and counts the last 4 bytes modulo 2^32:

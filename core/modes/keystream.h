@@ -69,7 +69,7 @@ extern bs_keystream_source bs_keystream_inproc;
 
 /*
  * The in-process keystream (what bs_keystream_inproc's fill does): the core's own counter mode
- * where it has one (bs_ctr32_for, split at its 2^32 wraps under BS_KS_STEP_BLOCK), else
+ * where it has one (its ctr32, split at its 2^32 wraps under BS_KS_STEP_BLOCK), else
  * counter blocks through encrypt(), a pass at a time. No limit or wrap check: the mode does them.
  */
 void bs_keystream_local(const bs_block_cipher *cipher, const bs_key_schedule *ks,

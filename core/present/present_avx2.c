@@ -52,12 +52,28 @@ static int p128_export(const bs_key_schedule *ks, uint32_t *out, size_t nwords)
 }
 
 const bs_block_cipher bs_present80_avx2 = {
-    "PRESENT-80", "avx2", 10, 8, 64, p80_set_key, p80_encrypt, p80_export,
+    .name = "PRESENT-80",
+    .impl = "avx2",
+    .level = BS_CPU_AVX2,
+    .key_len = 10,
+    .block_len = 8,
+    .lanes = 64,
+    .set_key = p80_set_key,
+    .encrypt = p80_encrypt,
+    .export_round_keys = p80_export,
+    .ctr32 = p80_ctr32,
 };
 const bs_block_cipher bs_present128_avx2 = {
-    "PRESENT-128", "avx2", 16, 8, 64, p128_set_key, p128_encrypt, p128_export,
+    .name = "PRESENT-128",
+    .impl = "avx2",
+    .level = BS_CPU_AVX2,
+    .key_len = 16,
+    .block_len = 8,
+    .lanes = 64,
+    .set_key = p128_set_key,
+    .encrypt = p128_encrypt,
+    .export_round_keys = p128_export,
+    .ctr32 = p128_ctr32,
 };
-const bs_ctr32_fn bs_present80_avx2_ctr32 = p80_ctr32;
-const bs_ctr32_fn bs_present128_avx2_ctr32 = p128_ctr32;
 
 #endif

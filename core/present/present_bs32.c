@@ -154,9 +154,23 @@ static void present_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8
 }
 
 const bs_block_cipher bs_present80_bs32 = {
-    "PRESENT-80", "bs32", 10, 8, 2, present80_set_key, present_encrypt, NULL,
+    .name = "PRESENT-80",
+    .impl = "bs32",
+    .level = BS_CPU_PORTABLE,
+    .key_len = 10,
+    .block_len = 8,
+    .lanes = 2,
+    .set_key = present80_set_key,
+    .encrypt = present_encrypt,
 };
 
 const bs_block_cipher bs_present128_bs32 = {
-    "PRESENT-128", "bs32", 16, 8, 2, present128_set_key, present_encrypt, NULL,
+    .name = "PRESENT-128",
+    .impl = "bs32",
+    .level = BS_CPU_PORTABLE,
+    .key_len = 16,
+    .block_len = 8,
+    .lanes = 2,
+    .set_key = present128_set_key,
+    .encrypt = present_encrypt,
 };

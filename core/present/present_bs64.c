@@ -182,23 +182,25 @@ static void present_bs64_encrypt(const bs_key_schedule *ks, uint8_t *out, const 
 }
 
 const bs_block_cipher bs_present80_bs64 = {
-    "PRESENT-80",
-    "bs64",
-    10,
-    8,
-    64,
-    present80_set_key,
-    present_bs64_encrypt,
-    present_export_round_keys,
+    .name = "PRESENT-80",
+    .impl = "bs64",
+    .level = BS_CPU_PORTABLE,
+    .key_len = 10,
+    .block_len = 8,
+    .lanes = 64,
+    .set_key = present80_set_key,
+    .encrypt = present_bs64_encrypt,
+    .export_round_keys = present_export_round_keys,
 };
 
 const bs_block_cipher bs_present128_bs64 = {
-    "PRESENT-128",
-    "bs64",
-    16,
-    8,
-    64,
-    present128_set_key,
-    present_bs64_encrypt,
-    present_export_round_keys,
+    .name = "PRESENT-128",
+    .impl = "bs64",
+    .level = BS_CPU_PORTABLE,
+    .key_len = 16,
+    .block_len = 8,
+    .lanes = 64,
+    .set_key = present128_set_key,
+    .encrypt = present_bs64_encrypt,
+    .export_round_keys = present_export_round_keys,
 };

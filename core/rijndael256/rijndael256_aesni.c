@@ -195,9 +195,16 @@ static int aesni_export_round_keys(const bs_key_schedule *ks, uint32_t *out, siz
 }
 
 const bs_block_cipher bs_rijndael256_aesni = {
-    "RIJNDAEL-256",          "aesni", 32, BS_R256_BLOCK, 4, aesni_set_key, aesni_encrypt,
-    aesni_export_round_keys,
+    .name = "RIJNDAEL-256",
+    .impl = "aesni",
+    .level = BS_CPU_AESNI,
+    .key_len = 32,
+    .block_len = BS_R256_BLOCK,
+    .lanes = 4,
+    .set_key = aesni_set_key,
+    .encrypt = aesni_encrypt,
+    .export_round_keys = aesni_export_round_keys,
+    .ctr32 = aesni_ctr32,
 };
-const bs_ctr32_fn bs_rijndael256_aesni_ctr32 = aesni_ctr32;
 
 #endif

@@ -125,6 +125,13 @@ static void r256_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t 
 }
 
 const bs_block_cipher bs_rijndael256_bs64 = {
-    "RIJNDAEL-256",         "bs64", 32, BS_R256_BLOCK, 64, r256_set_key, r256_encrypt,
-    r256_export_round_keys,
+    .name = "RIJNDAEL-256",
+    .impl = "bs64",
+    .level = BS_CPU_PORTABLE,
+    .key_len = 32,
+    .block_len = BS_R256_BLOCK,
+    .lanes = 64,
+    .set_key = r256_set_key,
+    .encrypt = r256_encrypt,
+    .export_round_keys = r256_export_round_keys,
 };

@@ -369,5 +369,12 @@ static void r256ct32_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint
 }
 
 const bs_block_cipher bs_rijndael256_ct32 = {
-    "RIJNDAEL-256", "ct32", 32, 32, 1, r256ct32_set_key, r256ct32_encrypt, NULL,
+    .name = "RIJNDAEL-256",
+    .impl = "ct32",
+    .level = BS_CPU_PORTABLE,
+    .key_len = 32,
+    .block_len = 32,
+    .lanes = 1,
+    .set_key = r256ct32_set_key,
+    .encrypt = r256ct32_encrypt,
 };

@@ -183,9 +183,16 @@ static int vaes_export_round_keys(const bs_key_schedule *ks, uint32_t *out, size
 }
 
 const bs_block_cipher bs_rijndael256_vaes = {
-    "RIJNDAEL-256",         "vaes", 32, BS_R256_BLOCK, 16, vaes_set_key, vaes_encrypt,
-    vaes_export_round_keys,
+    .name = "RIJNDAEL-256",
+    .impl = "vaes",
+    .level = BS_CPU_AVX512,
+    .key_len = 32,
+    .block_len = BS_R256_BLOCK,
+    .lanes = 16,
+    .set_key = vaes_set_key,
+    .encrypt = vaes_encrypt,
+    .export_round_keys = vaes_export_round_keys,
+    .ctr32 = vaes_ctr32,
 };
-const bs_ctr32_fn bs_rijndael256_vaes_ctr32 = vaes_ctr32;
 
 #endif

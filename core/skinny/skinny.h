@@ -40,8 +40,8 @@
  * x86 SIMD seam: a wider implementation of the bs64 layout (AVX2 or AVX-512 words, more lanes
  * per word: skinny_wide.inc.h, used by skinny_avx512.c and skinny_avx2.c) shares
  * BS_SKINNY_SBOX_STEPS (any word type), bs_skinny_tweakey_schedule and the lane-mask round
- * tweakeys, takes an impl name that bs_impl_level knows (bs_cpu.h) and goes before the bs64 entries
- * in bs_block_ciphers, so bs_block_cipher_by_name picks it where the CPU level allows and every
+ * tweakeys, names its CPU level (bs_block_cipher.level) and goes before the bs64 entries in
+ * bs_block_ciphers, so bs_block_cipher_by_name picks it where the CPU level allows and every
  * generic test runs it against the same references.
  *
  * Everything here is constant time: no table, no branch or index that depends on key or data.

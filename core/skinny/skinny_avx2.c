@@ -70,19 +70,37 @@ static inline void skw_join_avx2(uint8_t *p, bs_v4 h0, bs_v4 h1, const uint8_t *
 #endif
 
 const bs_block_cipher bs_skinny128_128_avx2 = {
-    "SKINNY-128-128",           "avx2", 16, 16, 64, skinny128_128_set_key_avx2,
-    skinny128_128_encrypt_avx2, NULL,
+    .name = "SKINNY-128-128",
+    .impl = "avx2",
+    .level = BS_CPU_AVX2,
+    .key_len = 16,
+    .block_len = 16,
+    .lanes = 64,
+    .set_key = skinny128_128_set_key_avx2,
+    .encrypt = skinny128_128_encrypt_avx2,
+    .ctr32 = skinny128_128_ctr_avx2,
 };
 const bs_block_cipher bs_skinny128_256_avx2 = {
-    "SKINNY-128-256",           "avx2", 32, 16, 64, skinny128_256_set_key_avx2,
-    skinny128_256_encrypt_avx2, NULL,
+    .name = "SKINNY-128-256",
+    .impl = "avx2",
+    .level = BS_CPU_AVX2,
+    .key_len = 32,
+    .block_len = 16,
+    .lanes = 64,
+    .set_key = skinny128_256_set_key_avx2,
+    .encrypt = skinny128_256_encrypt_avx2,
+    .ctr32 = skinny128_256_ctr_avx2,
 };
 const bs_block_cipher bs_skinny128_384_avx2 = {
-    "SKINNY-128-384",           "avx2", 48, 16, 64, skinny128_384_set_key_avx2,
-    skinny128_384_encrypt_avx2, NULL,
+    .name = "SKINNY-128-384",
+    .impl = "avx2",
+    .level = BS_CPU_AVX2,
+    .key_len = 48,
+    .block_len = 16,
+    .lanes = 64,
+    .set_key = skinny128_384_set_key_avx2,
+    .encrypt = skinny128_384_encrypt_avx2,
+    .ctr32 = skinny128_384_ctr_avx2,
 };
-const bs_ctr32_fn bs_skinny128_128_avx2_ctr32 = skinny128_128_ctr_avx2;
-const bs_ctr32_fn bs_skinny128_256_avx2_ctr32 = skinny128_256_ctr_avx2;
-const bs_ctr32_fn bs_skinny128_384_avx2_ctr32 = skinny128_384_ctr_avx2;
 
 #endif

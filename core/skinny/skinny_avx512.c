@@ -115,37 +115,37 @@ static inline void skw_join_avx512y(uint8_t *p, bs_v4 h0, bs_v4 h1, const uint8_
 #endif
 
 const bs_block_cipher bs_skinny128_128_avx512 = {
-    "SKINNY-128-128",
-    "avx512",
-    16,
-    16,
-    64,
-    skinny128_128_set_key_avx512,
-    skinny128_128_encrypt_avx512,
-    NULL,
+    .name = "SKINNY-128-128",
+    .impl = "avx512",
+    .level = BS_CPU_AVX512,
+    .key_len = 16,
+    .block_len = 16,
+    .lanes = 64,
+    .set_key = skinny128_128_set_key_avx512,
+    .encrypt = skinny128_128_encrypt_avx512,
+    .ctr32 = skinny128_128_ctr_avx512,
 };
 const bs_block_cipher bs_skinny128_256_avx512 = {
-    "SKINNY-128-256",
-    "avx512",
-    32,
-    16,
-    64,
-    skinny128_256_set_key_avx512,
-    skinny128_256_encrypt_avx512,
-    NULL,
+    .name = "SKINNY-128-256",
+    .impl = "avx512",
+    .level = BS_CPU_AVX512,
+    .key_len = 32,
+    .block_len = 16,
+    .lanes = 64,
+    .set_key = skinny128_256_set_key_avx512,
+    .encrypt = skinny128_256_encrypt_avx512,
+    .ctr32 = skinny128_256_ctr_avx512,
 };
 const bs_block_cipher bs_skinny128_384_avx512 = {
-    "SKINNY-128-384",
-    "avx512",
-    48,
-    16,
-    64,
-    skinny128_384_set_key_avx512,
-    skinny128_384_encrypt_avx512,
-    NULL,
+    .name = "SKINNY-128-384",
+    .impl = "avx512",
+    .level = BS_CPU_AVX512,
+    .key_len = 48,
+    .block_len = 16,
+    .lanes = 64,
+    .set_key = skinny128_384_set_key_avx512,
+    .encrypt = skinny128_384_encrypt_avx512,
+    .ctr32 = skinny128_384_ctr_avx512,
 };
-const bs_ctr32_fn bs_skinny128_128_avx512_ctr32 = skinny128_128_ctr_avx512;
-const bs_ctr32_fn bs_skinny128_256_avx512_ctr32 = skinny128_256_ctr_avx512;
-const bs_ctr32_fn bs_skinny128_384_avx512_ctr32 = skinny128_384_ctr_avx512;
 
 #endif

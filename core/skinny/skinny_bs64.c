@@ -160,7 +160,7 @@ static void skinny_encrypt(unsigned rounds, const bs_key_schedule *ks, uint8_t *
     }
 }
 
-#define SKINNY_BS64_VARIANT(tag, name, klen)                                                       \
+#define SKINNY_BS64_VARIANT(tag, cname, klen)                                                      \
     static void tag##_set_key(bs_key_schedule *ks, const uint8_t *key)                             \
     {                                                                                              \
         skinny_set_key(ks, key, klen);                                                             \
@@ -171,7 +171,14 @@ static void skinny_encrypt(unsigned rounds, const bs_key_schedule *ks, uint8_t *
         skinny_encrypt(bs_skinny_rounds(klen), ks, out, in, nblocks);                              \
     }                                                                                              \
     const bs_block_cipher bs_##tag##_bs64 = {                                                      \
-        name, "bs64", klen, 16, 64, tag##_set_key, tag##_encrypt, NULL,                            \
+        .name = cname,                                                                             \
+        .impl = "bs64",                                                                            \
+        .level = BS_CPU_PORTABLE,                                                                  \
+        .key_len = klen,                                                                           \
+        .block_len = 16,                                                                           \
+        .lanes = 64,                                                                               \
+        .set_key = tag##_set_key,                                                                  \
+        .encrypt = tag##_encrypt,                                                                  \
     };
 
 SKINNY_BS64_VARIANT(skinny128_128, "SKINNY-128-128", 16)

@@ -288,7 +288,7 @@ static void fix32_encrypt(unsigned rounds, const bs_key_schedule *ks, uint8_t *o
     }
 }
 
-#define SKINNY_FIX32_VARIANT(tag, name, klen)                                                      \
+#define SKINNY_FIX32_VARIANT(tag, cname, klen)                                                     \
     static void tag##_fix32_set_key(bs_key_schedule *ks, const uint8_t *key)                       \
     {                                                                                              \
         fix32_set_key(ks, key, klen);                                                              \
@@ -299,7 +299,14 @@ static void fix32_encrypt(unsigned rounds, const bs_key_schedule *ks, uint8_t *o
         fix32_encrypt(bs_skinny_rounds(klen), ks, out, in, nblocks);                               \
     }                                                                                              \
     const bs_block_cipher bs_##tag##_fix32 = {                                                     \
-        name, "fix32", klen, 16, 2, tag##_fix32_set_key, tag##_fix32_encrypt, NULL,                \
+        .name = cname,                                                                             \
+        .impl = "fix32",                                                                           \
+        .level = BS_CPU_PORTABLE,                                                                  \
+        .key_len = klen,                                                                           \
+        .block_len = 16,                                                                           \
+        .lanes = 2,                                                                                \
+        .set_key = tag##_fix32_set_key,                                                            \
+        .encrypt = tag##_fix32_encrypt,                                                            \
     };
 
 SKINNY_FIX32_VARIANT(skinny128_128, "SKINNY-128-128", 16)

@@ -105,10 +105,12 @@ static void avx2_ctr32(const bs_key_schedule *ks, unsigned nr, const uint8_t *co
 
 /* The registry entries and the key schedule (speedy_variants.inc.h), as in speedy_avx512.c. */
 #define BS_SFX avx2
+#define SPV_LEVEL BS_CPU_AVX2
 #define SPV_ENCRYPT avx2_encrypt
 #define SPV_CTR32 avx2_ctr32
 #include "speedy_variants.inc.h"
 #undef BS_SFX
+#undef SPV_LEVEL
 #undef SPV_ENCRYPT
 #undef SPV_CTR32
 

@@ -380,10 +380,12 @@ static void wide_ctr32(const bs_key_schedule *ks, unsigned nr, const uint8_t *co
 
 /* The registry entries (speedy_variants.inc.h). */
 #define BS_SFX avx512
+#define SPV_LEVEL BS_CPU_AVX512
 #define SPV_ENCRYPT wide_encrypt
 #define SPV_CTR32 wide_ctr32
 #include "speedy_variants.inc.h"
 #undef BS_SFX
+#undef SPV_LEVEL
 #undef SPV_ENCRYPT
 #undef SPV_CTR32
 

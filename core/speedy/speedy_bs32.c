@@ -253,8 +253,14 @@ void bs_speedy_bs32_addroundkey(uint32_t s[6], const uint32_t rk[6])
                                  in + BS_SPEEDY_BLOCK * i);                                        \
     }                                                                                              \
     const bs_block_cipher bs_speedy##R##_bs32 = {                                                  \
-        "SPEEDY-" #R "-192",      "bs32", 24, 24, 1, speedy##R##_bs32_set_key,                     \
-        speedy##R##_bs32_encrypt, NULL,                                                            \
+        .name = "SPEEDY-" #R "-192",                                                               \
+        .impl = "bs32",                                                                            \
+        .level = BS_CPU_PORTABLE,                                                                  \
+        .key_len = 24,                                                                             \
+        .block_len = 24,                                                                           \
+        .lanes = 1,                                                                                \
+        .set_key = speedy##R##_bs32_set_key,                                                       \
+        .encrypt = speedy##R##_bs32_encrypt,                                                       \
     };
 
 SPEEDY_BS32_CIPHER(5)

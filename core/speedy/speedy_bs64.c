@@ -124,8 +124,14 @@ static void speedy_encrypt(const bs_key_schedule *ks, unsigned rounds, uint8_t *
         speedy_encrypt(ks, R, out, in, nblocks);                                                   \
     }                                                                                              \
     const bs_block_cipher bs_speedy##R##_bs64 = {                                                  \
-        "SPEEDY-" #R "-192",      "bs64", 24, 24, 64, speedy##R##_bs64_set_key,                    \
-        speedy##R##_bs64_encrypt, NULL,                                                            \
+        .name = "SPEEDY-" #R "-192",                                                               \
+        .impl = "bs64",                                                                            \
+        .level = BS_CPU_PORTABLE,                                                                  \
+        .key_len = 24,                                                                             \
+        .block_len = 24,                                                                           \
+        .lanes = 64,                                                                               \
+        .set_key = speedy##R##_bs64_set_key,                                                       \
+        .encrypt = speedy##R##_bs64_encrypt,                                                       \
     };
 
 SPEEDY_BS64_CIPHER(5)

@@ -1,9 +1,9 @@
 /*
  * speedy_variants.inc.h: the registry entries of SPEEDY-5/6/7-192 for one x86 file (a template
  * include, bs_common.h): speedy_avx512.c and speedy_avx2.c include it once, after their
- * drivers, with BS_SFX defined as their impl name (avx512, avx2) and SPV_ENCRYPT(ks, nr, out,
- * in, n) and SPV_CTR32(ks, nr, ctr, in, out, n) naming those drivers. It defines
- * bs_speedy{5,6,7}_SFX and bs_speedy{5,6,7}_SFX_ctr32.
+ * drivers, with BS_SFX defined as their impl name (avx512, avx2), SPV_LEVEL as their CPU level
+ * (BS_CPU_AVX512, BS_CPU_AVX2) and SPV_ENCRYPT(ks, nr, out, in, n) and SPV_CTR32(ks, nr, ctr,
+ * in, out, n) naming those drivers. It defines bs_speedy{5,6,7}_SFX, with their counter mode.
  *
  * The key schedule is the same for both files: bs64's lane masks (broadcast by the passes),
  * then the 6x32 core's round keys (the few-block path). bs64 and bs32 export no compact keys,
@@ -74,17 +74,38 @@ static void speedy7_ctr32(const bs_key_schedule *ks, const uint8_t *ctr, const u
 }
 
 const bs_block_cipher BS_TPL(bs_speedy5) = {
-    "SPEEDY-5-192", SPV_STR(BS_SFX), 24, 24, 64, speedy5_set_key, speedy5_encrypt, NULL,
+    .name = "SPEEDY-5-192",
+    .impl = SPV_STR(BS_SFX),
+    .level = SPV_LEVEL,
+    .key_len = 24,
+    .block_len = 24,
+    .lanes = 64,
+    .set_key = speedy5_set_key,
+    .encrypt = speedy5_encrypt,
+    .ctr32 = speedy5_ctr32,
 };
 const bs_block_cipher BS_TPL(bs_speedy6) = {
-    "SPEEDY-6-192", SPV_STR(BS_SFX), 24, 24, 64, speedy6_set_key, speedy6_encrypt, NULL,
+    .name = "SPEEDY-6-192",
+    .impl = SPV_STR(BS_SFX),
+    .level = SPV_LEVEL,
+    .key_len = 24,
+    .block_len = 24,
+    .lanes = 64,
+    .set_key = speedy6_set_key,
+    .encrypt = speedy6_encrypt,
+    .ctr32 = speedy6_ctr32,
 };
 const bs_block_cipher BS_TPL(bs_speedy7) = {
-    "SPEEDY-7-192", SPV_STR(BS_SFX), 24, 24, 64, speedy7_set_key, speedy7_encrypt, NULL,
+    .name = "SPEEDY-7-192",
+    .impl = SPV_STR(BS_SFX),
+    .level = SPV_LEVEL,
+    .key_len = 24,
+    .block_len = 24,
+    .lanes = 64,
+    .set_key = speedy7_set_key,
+    .encrypt = speedy7_encrypt,
+    .ctr32 = speedy7_ctr32,
 };
-const bs_ctr32_fn BS_CAT(BS_TPL(bs_speedy5), _ctr32) = speedy5_ctr32;
-const bs_ctr32_fn BS_CAT(BS_TPL(bs_speedy6), _ctr32) = speedy6_ctr32;
-const bs_ctr32_fn BS_CAT(BS_TPL(bs_speedy7), _ctr32) = speedy7_ctr32;
 
 #undef SPV_STR_
 #undef SPV_STR

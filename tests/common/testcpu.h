@@ -36,7 +36,7 @@ static inline int bs_test_impl_usable(const bs_block_cipher *c)
     if (bs_impl_usable(c))
         return 1;
     printf("skipped %s/%s: needs level %s, in force %s\n", c->name, c->impl,
-           bs_cpu_level_name(bs_impl_level(c->impl)), bs_cpu_level_name(bs_cpu_level()));
+           bs_cpu_level_name((int)c->level), bs_cpu_level_name(bs_cpu_level()));
     return 0;
 }
 

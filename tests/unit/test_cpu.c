@@ -3,7 +3,8 @@
  * feature the AVX-512 and AVX2 code is compiled for, and the OS's saved state, taken away one
  * at a time, drops exactly one level or more, never keeps it), and forcing a level by
  * $BITSLICE_CPU and by bs_cpu_limit: the level in force, the implementation each cipher name
- * resolves to, and the GHASH-256 default follow it, on this CPU.
+ * resolves to, and the GHASH-256 default follow it, on this CPU. Every implementation names its
+ * level, and one that names none is never chosen.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -76,8 +77,8 @@ static int best_level(const char *name)
     int best = -1;
     for (size_t i = 0; bs_block_ciphers[i] != NULL; i++) {
         const bs_block_cipher *c = bs_block_ciphers[i];
-        if (strcmp(c->name, name) == 0 && bs_impl_usable(c) && bs_impl_level(c->impl) > best)
-            best = bs_impl_level(c->impl);
+        if (strcmp(c->name, name) == 0 && bs_impl_usable(c) && (int)c->level > best)
+            best = (int)c->level;
     }
     return best;
 }
@@ -89,13 +90,13 @@ static void check_choices(int level)
     for (size_t i = 0; bs_block_ciphers[i] != NULL; i++) {
         const bs_block_cipher *c = bs_block_cipher_by_name(bs_block_ciphers[i]->name);
         assert_non_null(c);
-        assert_true(bs_impl_level(c->impl) <= level);
-        if (bs_impl_level(c->impl) != best_level(c->name))
+        assert_true((int)c->level <= level);
+        if ((int)c->level != best_level(c->name))
             fail_msg("%s at %s: %s chosen, a level-%d one is usable", c->name,
                      bs_cpu_level_name(level), c->impl, best_level(c->name));
         /* The CTR fast path belongs to a usable implementation only. */
-        if (bs_ctr32_for(c) != NULL)
-            assert_true(bs_impl_level(c->impl) >= BS_CPU_AESNI);
+        if (c->ctr32 != NULL)
+            assert_true((int)c->level >= BS_CPU_AESNI);
     }
     const bs_ghash256_impl *g = bs_ghash256_default();
     assert_non_null(g);
@@ -113,14 +114,14 @@ static void test_forcing(void **state)
     (void)state;
     const int detected = bs_cpu_detected();
     printf("detected level: %s\n", bs_cpu_level_name(detected));
-    for (int lvl = 0; lvl < BS_CPU_LEVELS; lvl++) {
+    for (int lvl = BS_CPU_PORTABLE; lvl <= BS_CPU_TOP; lvl++) {
         const int expect = lvl < detected ? lvl : detected;
         setenv(BS_CPU_ENV, bs_cpu_level_name(lvl), 1);
         check_choices(expect);
         unsetenv(BS_CPU_ENV);
         bs_cpu_limit(lvl);
         check_choices(expect);
-        bs_cpu_limit(BS_CPU_LEVELS - 1);
+        bs_cpu_limit(BS_CPU_TOP);
         printf("forced %s: in force %s\n", bs_cpu_level_name(lvl), bs_cpu_level_name(expect));
     }
     /* Case does not matter; an unknown value is ignored; no cap: the detected level. */
@@ -132,6 +133,40 @@ static void test_forcing(void **state)
     check_choices(detected);
 }
 
+/*
+ * Each implementation says which level it needs (its descriptor's level): every registry entry
+ * and every GHASH-256 one names a level, a counter mode belongs to a SIMD one, and a
+ * descriptor that names none (BS_CPU_NONE) is not usable at any level.
+ */
+static void test_levels_named(void **state)
+{
+    (void)state;
+    for (size_t i = 0; bs_block_ciphers[i] != NULL; i++) {
+        const bs_block_cipher *c = bs_block_ciphers[i];
+        if (bs_cpu_level_name((int)c->level) == NULL)
+            fail_msg("%s/%s names no CPU level (%d)", c->name, c->impl, (int)c->level);
+        if (c->ctr32 != NULL)
+            assert_true((int)c->level >= BS_CPU_AESNI);
+    }
+    for (size_t i = 0; bs_ghash256_impls[i] != NULL; i++)
+        if (bs_cpu_level_name((int)bs_ghash256_impls[i]->level) == NULL)
+            fail_msg("GHASH-256 %s names no CPU level", bs_ghash256_impls[i]->name);
+    bs_block_cipher nameless = *bs_block_ciphers[0];
+    nameless.level = BS_CPU_NONE;
+    bs_ghash256_impl ghashless = *bs_ghash256_impls[0];
+    ghashless.level = BS_CPU_NONE;
+    assert_true(bs_impl_usable(bs_block_ciphers[0]));
+    assert_true(bs_ghash256_usable(bs_ghash256_impls[0]));
+    for (int lvl = BS_CPU_PORTABLE; lvl <= BS_CPU_TOP; lvl++) {
+        bs_cpu_limit(lvl);
+        assert_false(bs_impl_usable(&nameless));
+    }
+    bs_cpu_limit(BS_CPU_TOP);
+    assert_false(bs_impl_usable(&nameless));
+    assert_false(bs_ghash256_usable(&ghashless));
+    assert_null(bs_cpu_level_name(BS_CPU_NONE));
+}
+
 int main(void)
 {
     /* The suite's $BITSLICE_CPU runs must not change what this test forces itself. */
@@ -139,6 +174,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_level_from),
         cmocka_unit_test(test_forcing),
+        cmocka_unit_test(test_levels_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -119,8 +119,8 @@ static void test_carries(void **state)
 }
 
 /*
- * A core's own counter mode (bs_ctr32_for) against encrypt() of the counter blocks written out:
- * random counters whose last 4 bytes wrap modulo 2^32 inside the call, every block count up to
+ * A core's own counter mode (bs_block_cipher.ctr32) against encrypt() of the counter blocks written
+ * out: random counters whose last 4 bytes wrap modulo 2^32 inside the call, every block count up to
  * 3 passes of the widest core, keystream only, out of place and in place, unaligned; and the 64
  * bytes after the last block are left as they were (partial passes store under a mask).
  */
@@ -136,7 +136,7 @@ static void test_core_ctr32(void **state)
         const bs_block_cipher *c = bs_block_ciphers[k];
         if (!bs_test_impl_usable(c))
             continue;
-        bs_ctr32_fn f = bs_ctr32_for(c);
+        bs_ctr32_fn f = c->ctr32;
         if (f == NULL)
             continue;
         const size_t bl = c->block_len;
@@ -180,7 +180,7 @@ static void test_core_ctr32(void **state)
 }
 
 /*
- * The wide cores' counter mode (bs_ctr32_for) inside whole passes: streams of up to three
+ * The wide cores' counter mode (bs_block_cipher.ctr32) inside whole passes: streams of up to three
  * 512-block passes plus odd bytes, cut into random pieces, whose counter carries out of its
  * low 8, 24, 32 or 64 bits somewhere inside, against the reference.
  */
@@ -192,7 +192,7 @@ static void test_wide_stream_carries(void **state)
     int tested = 0;
     for (size_t k = 0; bs_block_ciphers[k] != NULL; k++) {
         const bs_block_cipher *c = bs_block_ciphers[k];
-        if (!bs_test_impl_usable(c) || bs_ctr32_for(c) == NULL)
+        if (!bs_test_impl_usable(c) || c->ctr32 == NULL)
             continue;
         const size_t il = bs_ctr_iv_len(c), bl = c->block_len;
         if (bl > 16 || il != bl)
