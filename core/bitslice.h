@@ -98,6 +98,11 @@ typedef struct bs_block_cipher {
     bs_ctr32_fn ctr32;
 } bs_block_cipher;
 
+/*
+ * Some implementations by name, for programs that link one directly (the installed API). Each
+ * cipher folder's header (core/<cipher>/<cipher>.h) declares all of its own, and the registry
+ * below finds every one by name: a new implementation is added there, not here.
+ */
 extern const bs_block_cipher bs_present80_bs64;
 extern const bs_block_cipher bs_present128_bs64;
 extern const bs_block_cipher bs_gift64_bs64;

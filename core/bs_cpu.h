@@ -66,30 +66,6 @@ int bs_cpu_level_by_name(const char *name);
 /* 1 if c may run here and now: it names a level, and that level is at most bs_cpu_level(). */
 int bs_impl_usable(const bs_block_cipher *c);
 
-/* The x86-64 implementations (compiled in where BS_HAVE_X86 is defined). */
-extern const bs_block_cipher bs_rijndael256_aesni;
-extern const bs_block_cipher bs_rijndael256_vaes;
-extern const bs_block_cipher bs_present80_avx512;
-extern const bs_block_cipher bs_present128_avx512;
-extern const bs_block_cipher bs_gift64_avx512;
-extern const bs_block_cipher bs_gift128_avx512;
-extern const bs_block_cipher bs_present80_avx2;
-extern const bs_block_cipher bs_present128_avx2;
-extern const bs_block_cipher bs_gift64_avx2;
-extern const bs_block_cipher bs_gift128_avx2;
-extern const bs_block_cipher bs_skinny128_128_avx512;
-extern const bs_block_cipher bs_skinny128_256_avx512;
-extern const bs_block_cipher bs_skinny128_384_avx512;
-extern const bs_block_cipher bs_skinny128_128_avx2;
-extern const bs_block_cipher bs_skinny128_256_avx2;
-extern const bs_block_cipher bs_skinny128_384_avx2;
-extern const bs_block_cipher bs_speedy5_avx512;
-extern const bs_block_cipher bs_speedy6_avx512;
-extern const bs_block_cipher bs_speedy7_avx512;
-extern const bs_block_cipher bs_speedy5_avx2;
-extern const bs_block_cipher bs_speedy6_avx2;
-extern const bs_block_cipher bs_speedy7_avx2;
-
 #ifdef __cplusplus
 }
 #endif

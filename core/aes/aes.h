@@ -40,10 +40,21 @@
 extern "C" {
 #endif
 
+/*
+ * The AES implementations in the registry, best first (bs_registry.c): AES has no 64-lane core,
+ * so the 32-bit ones are every build's, listed with the MCU variants (BS_AES_MCU_IMPLS).
+ */
 extern const bs_block_cipher bs_aes128_fix32;
 extern const bs_block_cipher bs_aes256_fix32;
 extern const bs_block_cipher bs_aes128_semifix32;
 extern const bs_block_cipher bs_aes256_semifix32;
+#define BS_AES_IMPLS
+#ifdef BS_HAVE_AES
+#define BS_AES_MCU_IMPLS                                                                           \
+    &bs_aes128_fix32, &bs_aes256_fix32, &bs_aes128_semifix32, &bs_aes256_semifix32,
+#else
+#define BS_AES_MCU_IMPLS
+#endif
 
 /* Round-key words at the start of bs_key_schedule: (Nr + 1) round keys of 8 slices. */
 #define BS_AES128_RK_WORDS (8 * 11)

@@ -31,7 +31,7 @@
 #ifndef BS_GIFT_H
 #define BS_GIFT_H
 
-#include "../bs_common.h"
+#include "../bitslice.h"
 
 #ifndef BS_GIFT_RESTRICT
 #if defined(__cplusplus)
@@ -284,6 +284,46 @@ void bs_gift64_thumb2_encrypt(const bs_key_schedule *ks, uint8_t *out, const uin
                               size_t nblocks);
 void bs_gift64_thumb2_last(const uint32_t *rk, uint8_t *out, const uint8_t *in);
 extern const bs_block_cipher bs_gift64_thumb2;
+#endif
+
+/*
+ * The GIFT implementations, and the folder's lists of them for bs_registry.c, best first:
+ * BS_GIFT_IMPLS the host's, BS_GIFT_MCU_IMPLS the 32-bit MCU variants (empty where not built).
+ */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const bs_block_cipher bs_gift64_avx512;
+extern const bs_block_cipher bs_gift128_avx512;
+extern const bs_block_cipher bs_gift64_avx2;
+extern const bs_block_cipher bs_gift128_avx2;
+extern const bs_block_cipher bs_gift64_bs64;
+extern const bs_block_cipher bs_gift128_bs64;
+extern const bs_block_cipher bs_gift64_fix32;
+extern const bs_block_cipher bs_gift128_fix32;
+#ifdef __cplusplus
+}
+#endif
+#if defined(BS_HAVE_GIFT) && defined(BS_HAVE_X86)
+#define BS_GIFT_X86_IMPLS &bs_gift64_avx512, &bs_gift128_avx512, &bs_gift64_avx2, &bs_gift128_avx2,
+#else
+#define BS_GIFT_X86_IMPLS
+#endif
+#ifdef BS_HAVE_GIFT
+#define BS_GIFT_IMPLS BS_GIFT_X86_IMPLS &bs_gift64_bs64, &bs_gift128_bs64,
+#else
+#define BS_GIFT_IMPLS
+#endif
+/* GIFT-64 in Thumb-2 assembly first on Cortex-M3/M4: the fastest there. */
+#ifdef BS_GIFT64_THUMB2
+#define BS_GIFT_THUMB2_IMPLS &bs_gift64_thumb2,
+#else
+#define BS_GIFT_THUMB2_IMPLS
+#endif
+#if defined(BS_HAVE_GIFT) || defined(BS_HAVE_MCU_GIFT)
+#define BS_GIFT_MCU_IMPLS BS_GIFT_THUMB2_IMPLS &bs_gift64_fix32, &bs_gift128_fix32,
+#else
+#define BS_GIFT_MCU_IMPLS
 #endif
 
 #endif

@@ -30,7 +30,7 @@
 #ifndef BS_PRESENT_H
 #define BS_PRESENT_H
 
-#include "../bs_common.h"
+#include "../bitslice.h"
 
 #define BS_PRESENT_ROUNDS 31
 /* Round keys, including the final whitening key K32. */
@@ -278,5 +278,41 @@ BS_FN void bs_present_unpack_u32(uint64_t *blk, const uint32_t *x)
  */
 #define BS_PRESENT_BS32_RK_WORDS (4 * 32)
 void bs_present_bs32_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in);
+
+/*
+ * The PRESENT implementations, and the folder's lists of them for bs_registry.c, best first:
+ * BS_PRESENT_IMPLS the host's, BS_PRESENT_MCU_IMPLS the 32-bit MCU variants (empty where not
+ * built).
+ */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const bs_block_cipher bs_present80_avx512;
+extern const bs_block_cipher bs_present128_avx512;
+extern const bs_block_cipher bs_present80_avx2;
+extern const bs_block_cipher bs_present128_avx2;
+extern const bs_block_cipher bs_present80_bs64;
+extern const bs_block_cipher bs_present128_bs64;
+extern const bs_block_cipher bs_present80_bs32;
+extern const bs_block_cipher bs_present128_bs32;
+#ifdef __cplusplus
+}
+#endif
+#if defined(BS_HAVE_PRESENT) && defined(BS_HAVE_X86)
+#define BS_PRESENT_X86_IMPLS                                                                       \
+    &bs_present80_avx512, &bs_present128_avx512, &bs_present80_avx2, &bs_present128_avx2,
+#else
+#define BS_PRESENT_X86_IMPLS
+#endif
+#ifdef BS_HAVE_PRESENT
+#define BS_PRESENT_IMPLS BS_PRESENT_X86_IMPLS &bs_present80_bs64, &bs_present128_bs64,
+#else
+#define BS_PRESENT_IMPLS
+#endif
+#if defined(BS_HAVE_PRESENT) || defined(BS_HAVE_MCU_PRESENT)
+#define BS_PRESENT_MCU_IMPLS &bs_present80_bs32, &bs_present128_bs32,
+#else
+#define BS_PRESENT_MCU_IMPLS
+#endif
 
 #endif

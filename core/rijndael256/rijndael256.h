@@ -33,7 +33,7 @@
 #ifndef BS_RIJNDAEL256_H
 #define BS_RIJNDAEL256_H
 
-#include "../bs_common.h"
+#include "../bitslice.h"
 
 #define BS_R256_ROUNDS 14
 #define BS_R256_BLOCK 32
@@ -318,5 +318,36 @@ void bs_r256ct32_shiftrows(uint32_t q[8]);
 void bs_r256ct32_mixcolumns(uint32_t q[8]);
 void bs_r256ct32_addroundkey(uint32_t q[8], const uint32_t rk[8]);
 void bs_r256ct32_encrypt_block(const uint32_t *rk, uint8_t *out, const uint8_t *in);
+
+/*
+ * The Rijndael-256 implementations, and the folder's lists of them for bs_registry.c, best first:
+ * BS_RIJNDAEL256_IMPLS the host's, BS_RIJNDAEL256_MCU_IMPLS the 32-bit MCU variants (empty where
+ * not built).
+ */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const bs_block_cipher bs_rijndael256_vaes;
+extern const bs_block_cipher bs_rijndael256_aesni;
+extern const bs_block_cipher bs_rijndael256_bs64;
+extern const bs_block_cipher bs_rijndael256_ct32;
+#ifdef __cplusplus
+}
+#endif
+#if defined(BS_HAVE_RIJNDAEL256) && defined(BS_HAVE_X86)
+#define BS_RIJNDAEL256_X86_IMPLS &bs_rijndael256_vaes, &bs_rijndael256_aesni,
+#else
+#define BS_RIJNDAEL256_X86_IMPLS
+#endif
+#ifdef BS_HAVE_RIJNDAEL256
+#define BS_RIJNDAEL256_IMPLS BS_RIJNDAEL256_X86_IMPLS &bs_rijndael256_bs64,
+#else
+#define BS_RIJNDAEL256_IMPLS
+#endif
+#if defined(BS_HAVE_RIJNDAEL256) || defined(BS_HAVE_MCU_RIJNDAEL256)
+#define BS_RIJNDAEL256_MCU_IMPLS &bs_rijndael256_ct32,
+#else
+#define BS_RIJNDAEL256_MCU_IMPLS
+#endif
 
 #endif

@@ -147,12 +147,41 @@ void bs_skinny_fix32_addkey(uint32_t w[8], const uint32_t rtk[8]);
 
 #define BS_SKINNY_FIX32_KS_WORDS (BS_SKINNY_FIX32_RK_WORDS * BS_SKINNY_MAX_ROUNDS + 1)
 
+/*
+ * The SKINNY-128 implementations, and the folder's lists of them for bs_registry.c, best first:
+ * BS_SKINNY_IMPLS the host's, BS_SKINNY_MCU_IMPLS the 32-bit MCU variants (empty where not built).
+ */
+extern const bs_block_cipher bs_skinny128_128_avx512;
+extern const bs_block_cipher bs_skinny128_256_avx512;
+extern const bs_block_cipher bs_skinny128_384_avx512;
+extern const bs_block_cipher bs_skinny128_128_avx2;
+extern const bs_block_cipher bs_skinny128_256_avx2;
+extern const bs_block_cipher bs_skinny128_384_avx2;
 extern const bs_block_cipher bs_skinny128_128_bs64;
 extern const bs_block_cipher bs_skinny128_256_bs64;
 extern const bs_block_cipher bs_skinny128_384_bs64;
 extern const bs_block_cipher bs_skinny128_128_fix32;
 extern const bs_block_cipher bs_skinny128_256_fix32;
 extern const bs_block_cipher bs_skinny128_384_fix32;
+#if defined(BS_HAVE_SKINNY) && defined(BS_HAVE_X86)
+#define BS_SKINNY_X86_IMPLS                                                                        \
+    &bs_skinny128_128_avx512, &bs_skinny128_256_avx512, &bs_skinny128_384_avx512,                  \
+        &bs_skinny128_128_avx2, &bs_skinny128_256_avx2, &bs_skinny128_384_avx2,
+#else
+#define BS_SKINNY_X86_IMPLS
+#endif
+#ifdef BS_HAVE_SKINNY
+#define BS_SKINNY_IMPLS                                                                            \
+    BS_SKINNY_X86_IMPLS &bs_skinny128_128_bs64, &bs_skinny128_256_bs64, &bs_skinny128_384_bs64,
+#else
+#define BS_SKINNY_IMPLS
+#endif
+#if defined(BS_HAVE_SKINNY) || defined(BS_HAVE_MCU_SKINNY)
+#define BS_SKINNY_MCU_IMPLS                                                                        \
+    &bs_skinny128_128_fix32, &bs_skinny128_256_fix32, &bs_skinny128_384_fix32,
+#else
+#define BS_SKINNY_MCU_IMPLS
+#endif
 
 #ifdef __cplusplus
 }

@@ -24,7 +24,7 @@
 #ifndef BS_SPEEDY_H
 #define BS_SPEEDY_H
 
-#include "../bs_common.h"
+#include "../bitslice.h"
 
 #define BS_SPEEDY_BLOCK 24
 #define BS_SPEEDY_MAX_ROUNDS 7
@@ -247,5 +247,45 @@ void bs_speedy_bs32_mixcolumns(uint32_t s[6]);
 void bs_speedy_bs32_addroundkey(uint32_t s[6], const uint32_t rk[6]);
 /* The 64-lane variant's key schedule (speedy_bs64.c): lane masks, 192 words per round key. */
 void bs_speedy_bs64_set_key(uint64_t *m, const uint8_t *key, unsigned rounds);
+
+/*
+ * The SPEEDY-r-192 implementations, and the folder's lists of them for bs_registry.c, best first:
+ * BS_SPEEDY_IMPLS the host's, BS_SPEEDY_MCU_IMPLS the 32-bit MCU variants (empty where not built).
+ */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const bs_block_cipher bs_speedy7_avx512;
+extern const bs_block_cipher bs_speedy6_avx512;
+extern const bs_block_cipher bs_speedy5_avx512;
+extern const bs_block_cipher bs_speedy7_avx2;
+extern const bs_block_cipher bs_speedy6_avx2;
+extern const bs_block_cipher bs_speedy5_avx2;
+extern const bs_block_cipher bs_speedy7_bs64;
+extern const bs_block_cipher bs_speedy6_bs64;
+extern const bs_block_cipher bs_speedy5_bs64;
+extern const bs_block_cipher bs_speedy7_bs32;
+extern const bs_block_cipher bs_speedy6_bs32;
+extern const bs_block_cipher bs_speedy5_bs32;
+#ifdef __cplusplus
+}
+#endif
+#if defined(BS_HAVE_SPEEDY) && defined(BS_HAVE_X86)
+#define BS_SPEEDY_X86_IMPLS                                                                        \
+    &bs_speedy7_avx512, &bs_speedy6_avx512, &bs_speedy5_avx512, &bs_speedy7_avx2,                  \
+        &bs_speedy6_avx2, &bs_speedy5_avx2,
+#else
+#define BS_SPEEDY_X86_IMPLS
+#endif
+#ifdef BS_HAVE_SPEEDY
+#define BS_SPEEDY_IMPLS BS_SPEEDY_X86_IMPLS &bs_speedy7_bs64, &bs_speedy6_bs64, &bs_speedy5_bs64,
+#else
+#define BS_SPEEDY_IMPLS
+#endif
+#if defined(BS_HAVE_SPEEDY) || defined(BS_HAVE_MCU_SPEEDY)
+#define BS_SPEEDY_MCU_IMPLS &bs_speedy7_bs32, &bs_speedy6_bs32, &bs_speedy5_bs32,
+#else
+#define BS_SPEEDY_MCU_IMPLS
+#endif
 
 #endif
