@@ -1,8 +1,8 @@
 /*
  * gift_wide.inc.h: GIFT-64 and GIFT-128 on wide vector words (a template include, bs_common.h):
  * gift_avx512.c includes it for bs_v8 (512 lanes), gift_avx2.c for bs_v4 (256 lanes), each
- * inside its target region after bs_v512.h or bs_v256.h and with BS_W and BS_SFX defined. It
- * defines the static g64/g128 encrypt and ctr32 functions of that file.
+ * inside its target region (bs_target_begin.inc.h: BS_TARGET_W and the rest). It defines that
+ * level's descriptors, bs_gift64_<level> and bs_gift128_<level>.
  *
  * Layout: that of gift.h with vector words (bs_wide.inc.h): element g, bit l of s[i] is bit i
  * of block NG l + g (GIFT-128: s[0..63] the low 64 bits of the blocks, s[64..127] the high
@@ -22,6 +22,8 @@
 #define GIFT128_ANDN 0
 #endif
 
+#define BS_W BS_TARGET_W
+#define BS_SFX BS_TARGET_SFX
 typedef BS_W vw;
 
 #ifdef BS_WIDE_TERN
@@ -314,3 +316,52 @@ static void g128_ctr32(const bs_key_schedule *ks, const uint8_t *ctr, const uint
 {
     BS_TPL(bs_wide_ctr32)(gift128_pass, &bs_gift128_bs64, ks, ctr, in, out, n);
 }
+
+/* The key schedule is bs64's (it is what the narrow path runs on), and so are the compact keys. */
+static void g64_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
+    bs_gift64_bs64.set_key(ks, key);
+}
+
+static void g128_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
+    bs_gift128_bs64.set_key(ks, key);
+}
+
+static int g64_export(const bs_key_schedule *ks, uint32_t *out, size_t nwords)
+{
+    return bs_gift64_bs64.export_round_keys(ks, out, nwords);
+}
+
+static int g128_export(const bs_key_schedule *ks, uint32_t *out, size_t nwords)
+{
+    return bs_gift128_bs64.export_round_keys(ks, out, nwords);
+}
+
+const bs_block_cipher BS_CAT(bs_gift64_, BS_TARGET_NAME) = {
+    .name = "GIFT-64",
+    .impl = BS_TARGET_IMPL,
+    .level = BS_TARGET_LEVEL,
+    .key_len = 16,
+    .block_len = 8,
+    .lanes = 64,
+    .set_key = g64_set_key,
+    .encrypt = g64_encrypt,
+    .export_round_keys = g64_export,
+    .ctr32 = g64_ctr32,
+};
+const bs_block_cipher BS_CAT(bs_gift128_, BS_TARGET_NAME) = {
+    .name = "GIFT-128",
+    .impl = BS_TARGET_IMPL,
+    .level = BS_TARGET_LEVEL,
+    .key_len = 16,
+    .block_len = 16,
+    .lanes = 64,
+    .set_key = g128_set_key,
+    .encrypt = g128_encrypt,
+    .export_round_keys = g128_export,
+    .ctr32 = g128_ctr32,
+};
+
+#undef BS_W
+#undef BS_SFX

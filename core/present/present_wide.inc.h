@@ -1,8 +1,8 @@
 /*
  * present_wide.inc.h: PRESENT-80 and PRESENT-128 on wide vector words (a template include,
  * bs_common.h): present_avx512.c includes it for bs_v8 (512 lanes), present_avx2.c for bs_v4
- * (256 lanes), each inside its target region after bs_v512.h or bs_v256.h and with BS_W and
- * BS_SFX defined. It defines the static p80/p128 encrypt and ctr32 functions of that file.
+ * (256 lanes), each inside its target region (bs_target_begin.inc.h: BS_TARGET_W and the rest).
+ * It defines that level's descriptors, bs_present80_<level> and bs_present128_<level>.
  *
  * Layout: that of present.h with a vector word in place of a uint64_t: element g, bit l of
  * x[i] is bit i of block NG l + g of the pass (bs_wide.inc.h); the S-box circuit
@@ -15,6 +15,8 @@
  * so only the output is transposed. Only logic, shifts and byte shuffles: constant time.
  * No include guard, on purpose.
  */
+#define BS_W BS_TARGET_W
+#define BS_SFX BS_TARGET_SFX
 typedef BS_W vw;
 
 /* v ^ the key mask *k: one XOR with a broadcast memory operand. */
@@ -172,3 +174,52 @@ static void p128_ctr32(const bs_key_schedule *ks, const uint8_t *ctr, const uint
 {
     BS_TPL(bs_wide_ctr32)(pass, &bs_present128_bs64, ks, ctr, in, out, n);
 }
+
+/* The key schedule is bs64's (it is what the narrow path runs on), and so are the compact keys. */
+static void p80_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
+    bs_present80_bs64.set_key(ks, key);
+}
+
+static void p128_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
+    bs_present128_bs64.set_key(ks, key);
+}
+
+static int p80_export(const bs_key_schedule *ks, uint32_t *out, size_t nwords)
+{
+    return bs_present80_bs64.export_round_keys(ks, out, nwords);
+}
+
+static int p128_export(const bs_key_schedule *ks, uint32_t *out, size_t nwords)
+{
+    return bs_present128_bs64.export_round_keys(ks, out, nwords);
+}
+
+const bs_block_cipher BS_CAT(bs_present80_, BS_TARGET_NAME) = {
+    .name = "PRESENT-80",
+    .impl = BS_TARGET_IMPL,
+    .level = BS_TARGET_LEVEL,
+    .key_len = 10,
+    .block_len = 8,
+    .lanes = 64,
+    .set_key = p80_set_key,
+    .encrypt = p80_encrypt,
+    .export_round_keys = p80_export,
+    .ctr32 = p80_ctr32,
+};
+const bs_block_cipher BS_CAT(bs_present128_, BS_TARGET_NAME) = {
+    .name = "PRESENT-128",
+    .impl = BS_TARGET_IMPL,
+    .level = BS_TARGET_LEVEL,
+    .key_len = 16,
+    .block_len = 8,
+    .lanes = 64,
+    .set_key = p128_set_key,
+    .encrypt = p128_encrypt,
+    .export_round_keys = p128_export,
+    .ctr32 = p128_ctr32,
+};
+
+#undef BS_W
+#undef BS_SFX

@@ -8,20 +8,12 @@
  * registers no cell stays in registers across rounds. Logic, shifts and permutes only:
  * constant time.
  */
-#include "../bitslice.h"
-#include "../bs_cpu.h"
 #include "skinny.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#endif
-
-#include "../bs_v256.h"
+#define BS_TARGET_AVX2
+#include "../bs_target_begin.inc.h"
 
 /*
  * Four blocks <-> their halves (skinny_wide.inc.h). VPUNPCKL/HQDQ work inside 128-bit lanes,
@@ -63,11 +55,7 @@ static inline void skw_join_avx2(uint8_t *p, bs_v4 h0, bs_v4 h1, const uint8_t *
 #undef SKW_NRES
 #undef SKW_MIN
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+#include "../bs_target_end.inc.h"
 
 const bs_block_cipher bs_skinny128_128_avx2 = {
     .name = "SKINNY-128-128",

@@ -11,21 +11,12 @@
  * bound a round). CTR makes the counter words in bitsliced form, so only the output is
  * transposed. Logic, shifts and permutes only: constant time.
  */
-#include "../bitslice.h"
-#include "../bs_cpu.h"
 #include "skinny.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl"))),                 \
-                             apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512vl")
-#endif
-
-#include "../bs_v512.h"
+#define BS_TARGET_AVX512
+#include "../bs_target_begin.inc.h"
 
 /* Eight blocks <-> their halves (skinny_wide.inc.h): VPERMT2Q picks even / odd qwords. */
 static inline void skw_split_avx512(const uint8_t *p, bs_v8 *h0, bs_v8 *h1)
@@ -108,11 +99,7 @@ static inline void skw_join_avx512y(uint8_t *p, bs_v4 h0, bs_v4 h1, const uint8_
 #undef SKW_MIN
 #undef SKW_NEXT
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+#include "../bs_target_end.inc.h"
 
 const bs_block_cipher bs_skinny128_128_avx512 = {
     .name = "SKINNY-128-128",

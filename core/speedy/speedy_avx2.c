@@ -8,18 +8,12 @@
  * 6x32 core's round keys): up to NARROW_MAX blocks run one by one in the 6x32 core, up to 64 in
  * bs64. Logic and shifts with constant indices only: constant time.
  */
-#include "../bitslice.h"
-#include "../bs_cpu.h"
 #include "speedy.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#endif
+#define BS_TARGET_AVX2
+#include "../bs_target_begin.inc.h"
 
 /* Up to this many blocks a call (or a call's tail) runs block by block in the 6x32 core. */
 #define NARROW_MAX 20
@@ -97,20 +91,14 @@ static void avx2_ctr32(const bs_key_schedule *ks, unsigned nr, const uint8_t *co
     bs_wipe(buf, sizeof buf);
 }
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+#include "../bs_target_end.inc.h"
 
 /* The registry entries and the key schedule (speedy_variants.inc.h), as in speedy_avx512.c. */
-#define BS_SFX avx2
-#define SPV_LEVEL BS_CPU_AVX2
+#define BS_SFX BS_TARGET_NAME
 #define SPV_ENCRYPT avx2_encrypt
 #define SPV_CTR32 avx2_ctr32
 #include "speedy_variants.inc.h"
 #undef BS_SFX
-#undef SPV_LEVEL
 #undef SPV_ENCRYPT
 #undef SPV_CTR32
 

@@ -23,22 +23,13 @@
  * same in every lane), the low 32 a bitsliced sum (bs_v8_counter_words); only the output is
  * transposed. Logic, shifts and permutes with constant indices only: constant time.
  */
-#include "../bitslice.h"
-#include "../bs_cpu.h"
 #include "speedy.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl"))),                 \
-                             apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512vl")
-#endif
-
+#define BS_TARGET_AVX512
+#include "../bs_target_begin.inc.h"
 #include "../bs_v256.h"
-#include "../bs_v512.h"
 
 typedef bs_v8 v8;
 
@@ -372,20 +363,14 @@ static void wide_ctr32(const bs_key_schedule *ks, unsigned nr, const uint8_t *co
     }
 }
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+#include "../bs_target_end.inc.h"
 
 /* The registry entries (speedy_variants.inc.h). */
-#define BS_SFX avx512
-#define SPV_LEVEL BS_CPU_AVX512
+#define BS_SFX BS_TARGET_NAME
 #define SPV_ENCRYPT wide_encrypt
 #define SPV_CTR32 wide_ctr32
 #include "speedy_variants.inc.h"
 #undef BS_SFX
-#undef SPV_LEVEL
 #undef SPV_ENCRYPT
 #undef SPV_CTR32
 

@@ -1,9 +1,10 @@
 /*
  * speedy_variants.inc.h: the registry entries of SPEEDY-5/6/7-192 for one x86 file (a template
  * include, bs_common.h): speedy_avx512.c and speedy_avx2.c include it once, after their
- * drivers, with BS_SFX defined as their impl name (avx512, avx2), SPV_LEVEL as their CPU level
- * (BS_CPU_AVX512, BS_CPU_AVX2) and SPV_ENCRYPT(ks, nr, out, in, n) and SPV_CTR32(ks, nr, ctr,
- * in, out, n) naming those drivers. It defines bs_speedy{5,6,7}_SFX, with their counter mode.
+ * drivers, after their target region (bs_target_begin.inc.h: BS_TARGET_LEVEL), with BS_SFX
+ * defined as their impl name (avx512, avx2) and SPV_ENCRYPT(ks, nr, out, in, n) and SPV_CTR32(ks,
+ * nr, ctr, in, out, n) naming those drivers. It defines bs_speedy{5,6,7}_SFX, with their counter
+ * mode.
  *
  * The key schedule is the same for both files: bs64's lane masks (broadcast by the passes),
  * then the 6x32 core's round keys (the few-block path). bs64 and bs32 export no compact keys,
@@ -76,7 +77,7 @@ static void speedy7_ctr32(const bs_key_schedule *ks, const uint8_t *ctr, const u
 const bs_block_cipher BS_TPL(bs_speedy5) = {
     .name = "SPEEDY-5-192",
     .impl = SPV_STR(BS_SFX),
-    .level = SPV_LEVEL,
+    .level = BS_TARGET_LEVEL,
     .key_len = 24,
     .block_len = 24,
     .lanes = 64,
@@ -87,7 +88,7 @@ const bs_block_cipher BS_TPL(bs_speedy5) = {
 const bs_block_cipher BS_TPL(bs_speedy6) = {
     .name = "SPEEDY-6-192",
     .impl = SPV_STR(BS_SFX),
-    .level = SPV_LEVEL,
+    .level = BS_TARGET_LEVEL,
     .key_len = 24,
     .block_len = 24,
     .lanes = 64,
@@ -98,7 +99,7 @@ const bs_block_cipher BS_TPL(bs_speedy6) = {
 const bs_block_cipher BS_TPL(bs_speedy7) = {
     .name = "SPEEDY-7-192",
     .impl = SPV_STR(BS_SFX),
-    .level = SPV_LEVEL,
+    .level = BS_TARGET_LEVEL,
     .key_len = 24,
     .block_len = 24,
     .lanes = 64,
