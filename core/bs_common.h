@@ -104,6 +104,48 @@ BS_FN void bs_swapmove64(uint64_t *a, uint64_t *b, uint64_t m, unsigned n)
     *b ^= t << n;
 }
 
+/*
+ * The 64x64 bit-matrix transpose x[L] bit i <-> x[i] bit L is six SWAPMOVE stages, which commute.
+ * Stages 2 and 1 act within groups of four words (bs_ortho4, cheap to run while loading or
+ * storing); stages 32 and 16, then 8 and 4, run in pairs over the whole array
+ * (bs_ortho_wide, loops over contiguous words that vectorize).
+ */
+BS_FN void bs_ortho4(uint64_t *w0, uint64_t *w1, uint64_t *w2, uint64_t *w3)
+{
+    bs_swapmove64(w2, w0, 0x3333333333333333ull, 2);
+    bs_swapmove64(w3, w1, 0x3333333333333333ull, 2);
+    bs_swapmove64(w1, w0, 0x5555555555555555ull, 1);
+    bs_swapmove64(w3, w2, 0x5555555555555555ull, 1);
+}
+
+/* Two SWAPMOVE stages on four words: (a, c) and (b, d) by 2d, then (a, b) and (c, d) by d. */
+BS_FN void bs_ortho2x2(uint64_t *a, uint64_t *b, uint64_t *c, uint64_t *d, unsigned n, uint64_t m2,
+                       uint64_t m1)
+{
+    bs_swapmove64(c, a, m2, 2 * n);
+    bs_swapmove64(d, b, m2, 2 * n);
+    bs_swapmove64(b, a, m1, n);
+    bs_swapmove64(d, c, m1, n);
+}
+
+BS_FN void bs_ortho_wide(uint64_t x[64])
+{
+    for (unsigned j = 0; j < 16; j++)
+        bs_ortho2x2(&x[j], &x[j + 16], &x[j + 32], &x[j + 48], 16, 0x00000000ffffffffull,
+                    0x0000ffff0000ffffull);
+    for (unsigned i = 0; i < 64; i += 16)
+        for (unsigned j = i; j < i + 4; j++)
+            bs_ortho2x2(&x[j], &x[j + 4], &x[j + 8], &x[j + 12], 4, 0x00ff00ff00ff00ffull,
+                        0x0f0f0f0f0f0f0f0full);
+}
+
+BS_FN void bs_transpose64(uint64_t x[64])
+{
+    for (unsigned g = 0; g < 64; g += 4)
+        bs_ortho4(&x[g], &x[g + 1], &x[g + 2], &x[g + 3]);
+    bs_ortho_wide(x);
+}
+
 BS_FN void bs_swapmove32(uint32_t *a, uint32_t *b, uint32_t m, unsigned n)
 {
     uint32_t t = ((*b >> n) ^ *a) & m;

@@ -95,22 +95,22 @@ static void load_transpose(uint64_t *s, const uint8_t *in, size_t stride)
     for (unsigned g = 0; g < 64; g += 4) {
         uint64_t w0 = bs_load_be64(in + g * stride), w1 = bs_load_be64(in + (g + 1) * stride);
         uint64_t w2 = bs_load_be64(in + (g + 2) * stride), w3 = bs_load_be64(in + (g + 3) * stride);
-        bs_gift_ortho4(&w0, &w1, &w2, &w3);
+        bs_ortho4(&w0, &w1, &w2, &w3);
         s[g] = w0;
         s[g + 1] = w1;
         s[g + 2] = w2;
         s[g + 3] = w3;
     }
-    bs_gift_ortho_wide(s);
+    bs_ortho_wide(s);
 }
 
 /* The inverse of load_transpose. */
 static void transpose_store(uint8_t *out, size_t stride, uint64_t *s)
 {
-    bs_gift_ortho_wide(s);
+    bs_ortho_wide(s);
     for (unsigned g = 0; g < 64; g += 4) {
         uint64_t w0 = s[g], w1 = s[g + 1], w2 = s[g + 2], w3 = s[g + 3];
-        bs_gift_ortho4(&w0, &w1, &w2, &w3);
+        bs_ortho4(&w0, &w1, &w2, &w3);
         store_be64(out + g * stride, w0);
         store_be64(out + (g + 1) * stride, w1);
         store_be64(out + (g + 2) * stride, w2);

@@ -11,7 +11,6 @@
  * allows (bs_cpu.h: the level follows from the impl name).
  */
 #include "bitslice.h"
-#include "gift/gift.h"
 #include "speedy/speedy.h"
 
 _Static_assert(sizeof(uint64_t[BS_SPEEDY_BS64_RK_WORDS]) <= BS_KS_MAX,
@@ -58,7 +57,7 @@ static void speedy_pass(const uint64_t *m, unsigned rounds, uint8_t *out, const 
     for (unsigned c = 0; c < 3; c++) {
         for (unsigned l = 0; l < 64; l++)
             t[64 * c + l] = bs_load_be64(in + BS_SPEEDY_BLOCK * l + 8 * c);
-        bs_gift_transpose64(t + 64 * c);
+        bs_transpose64(t + 64 * c);
     }
     for (unsigned j = 0; j < 6; j++)
         for (unsigned i = 0; i < 32; i++)
@@ -88,7 +87,7 @@ static void speedy_pass(const uint64_t *m, unsigned rounds, uint8_t *out, const 
         for (unsigned i = 0; i < 32; i++)
             t[SPEEDY_TWORD(6 * i + j)] = x[64 * j + i] ^ m[32 * j + i];
     for (unsigned c = 0; c < 3; c++) {
-        bs_gift_transpose64(t + 64 * c);
+        bs_transpose64(t + 64 * c);
         for (unsigned l = 0; l < 64; l++)
             bs_store_be64(out + BS_SPEEDY_BLOCK * l + 8 * c, t[64 * c + l]);
     }
