@@ -130,6 +130,20 @@ static jv *parse(void)
     return v;
 }
 
+static void jv_free(jv *v)
+{
+    if (v == NULL)
+        return;
+    for (size_t i = 0; i < v->n; i++) {
+        jv_free(v->items[i]);
+        free(v->keys[i]);
+    }
+    free(v->items);
+    free(v->keys);
+    free(v->str);
+    free(v);
+}
+
 static const jv *get(const jv *o, const char *key)
 {
     for (size_t i = 0; o != NULL && o->t == J_OBJ && i < o->n; i++)
@@ -208,7 +222,7 @@ int main(int argc, char **argv)
     }
     fclose(f);
     src = text;
-    const jv *root = parse();
+    jv *root = parse();
     ws();
     if (bad || *src != 0 || root->t != J_OBJ) {
         fprintf(stderr, "%s: not the JSON this reader takes\n", argv[2]);
@@ -223,8 +237,9 @@ int main(int argc, char **argv)
     }
     OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
     EVP_CIPHER *c = NULL;
+    OSSL_PROVIDER *prov = NULL;
     if (libctx == NULL || !OSSL_PROVIDER_set_default_search_path(libctx, argv[1]) ||
-        OSSL_PROVIDER_load(libctx, "bitslice") == NULL ||
+        (prov = OSSL_PROVIDER_load(libctx, "bitslice")) == NULL ||
         (c = EVP_CIPHER_fetch(libctx, alg->str, NULL)) == NULL) {
         ERR_print_errors_fp(stderr);
         return 1;
@@ -301,5 +316,9 @@ int main(int argc, char **argv)
            invalid, notes->n);
     printf("%ld passed, %ld failed\n", run - failures, failures);
     EVP_CIPHER_free(c);
+    OSSL_PROVIDER_unload(prov);
+    OSSL_LIB_CTX_free(libctx);
+    free(seen);
+    jv_free(root);
     return failures == 0 && run > 0 ? 0 : 1;
 }
