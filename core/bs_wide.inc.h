@@ -163,19 +163,21 @@ static inline void BS_TPL(bs_wide_out64)(const BS_W *y, const uint8_t *in, uint8
  * blocks with st[0 .. 16 block_len) as its state and scratch (what the drivers wipe after),
  * reading the blocks from src, or (src NULL) taking them already in bitsliced form in st[0..63]
  * (the low 64 bits of each block) and st[64..127] (a 16-byte block's high 64 bits), and writes
- * out = E ^ in (in NULL: E). Calls of fewer than 5/16 of a pass, and a tail under that, run
- * through the narrow (64-lane) core, whose key schedule every wide core shares.
+ * out = E ^ in (in NULL: E). Calls of fewer than min blocks, and a tail under that, run
+ * through narrow: the 64-lane core, whose key schedule every wide core shares (min: about 5/16
+ * of a pass), or a narrower wide instance over that core (min: above the narrower pass).
  */
 typedef void (*BS_TPL(bs_wide_pass_fn))(const bs_key_schedule *ks, BS_W *st, const uint8_t *src,
                                         const uint8_t *in, uint8_t *out);
 
 static inline void BS_TPL(bs_wide_encrypt)(BS_TPL(bs_wide_pass_fn) pass,
-                                           const bs_block_cipher *narrow, const bs_key_schedule *ks,
-                                           uint8_t *out, const uint8_t *in, size_t nblocks)
+                                           const bs_block_cipher *narrow, size_t min,
+                                           const bs_key_schedule *ks, uint8_t *out,
+                                           const uint8_t *in, size_t nblocks)
 {
     const size_t bl = narrow->block_len, nb = BS_WIDE_BLOCKS;
     BS_ALIGN(64) BS_W st[256];
-    while (nblocks >= nb * 5 / 16) {
+    while (nblocks >= min) {
         BS_ALIGN(64) uint8_t buf[BS_WIDE_BLOCKS * 16];
         const size_t n = nblocks < nb ? nblocks : nb;
         if (n < nb) {
@@ -198,9 +200,9 @@ static inline void BS_TPL(bs_wide_encrypt)(BS_TPL(bs_wide_pass_fn) pass,
 
 /* bs_ctr32_fn for 8- or 16-byte blocks: whole passes on counters made in registers. */
 static inline void BS_TPL(bs_wide_ctr32)(BS_TPL(bs_wide_pass_fn) pass,
-                                         const bs_block_cipher *narrow, const bs_key_schedule *ks,
-                                         const uint8_t *counter, const uint8_t *in, uint8_t *out,
-                                         size_t nblocks)
+                                         const bs_block_cipher *narrow, size_t min,
+                                         const bs_key_schedule *ks, const uint8_t *counter,
+                                         const uint8_t *in, uint8_t *out, size_t nblocks)
 {
     const size_t bl = narrow->block_len, nb = BS_WIDE_BLOCKS;
     const uint64_t c0 = bs_load_be64(counter + bl - 8);
@@ -232,7 +234,7 @@ static inline void BS_TPL(bs_wide_ctr32)(BS_TPL(bs_wide_pass_fn) pass,
                 bs_store_be64(buf + 16 * i, high);
             bs_store_be64(buf + bl * i + bl - 8, top | (uint32_t)(lo + i));
         }
-        BS_TPL(bs_wide_encrypt)(pass, narrow, ks, buf, buf, nblocks);
+        BS_TPL(bs_wide_encrypt)(pass, narrow, min, ks, buf, buf, nblocks);
         for (size_t i = 0; i < nblocks * bl; i++)
             out[i] = (uint8_t)(buf[i] ^ (in != NULL ? in[i] : 0));
         BS_TPL(bs_wide_wipe)(buf, nblocks * bl);
