@@ -80,6 +80,8 @@ int bsf_keys_derive(bsf_keys *k, const uint8_t master[32], const uint8_t nonce[1
         bscli_kdf_hkdf(master, 32, nonce, 16, "bitslice-stream-v1 payload", k->payload_key, 32) !=
             0 ||
         bs_gcm256_set_key(&k->payload_gcm, bs_block_cipher_by_name("RIJNDAEL-256"), k->payload_key,
+                          32) != BS_OK ||
+        bs_gcm256_set_key(&k->header_gcm, bs_block_cipher_by_name("RIJNDAEL-256"), k->header_key,
                           32) != BS_OK) {
         bsf_keys_wipe(k);
         return -1;
@@ -91,18 +93,17 @@ int bsf_keys_derive(bsf_keys *k, const uint8_t master[32], const uint8_t nonce[1
 void bsf_keys_wipe(bsf_keys *k)
 {
     bs_gcm256_clear(&k->payload_gcm);
+    bs_gcm256_clear(&k->header_gcm);
     bs_wipe(k, sizeof *k);
 }
 
-void bsf_header_tag(const bsf_keys *k, const uint8_t hdr[BSF_HEADER_LEN], uint8_t tag[32])
+void bsf_header_tag(bsf_keys *k, const uint8_t hdr[BSF_HEADER_LEN], uint8_t tag[32])
 {
-    static bs_gcm256_ctx ctx;
+    bs_gcm256_ctx *ctx = &k->header_gcm;
     uint8_t iv[BSF_IV_LEN] = {0};
-    bs_gcm256_set_key(&ctx, bs_block_cipher_by_name("RIJNDAEL-256"), k->header_key, 32);
-    bs_gcm256_set_iv(&ctx, iv, sizeof iv);
-    bs_gcm256_aad(&ctx, hdr, BSF_HEADER_AUTH_LEN);
-    bs_gcm256_tag(&ctx, tag, 32);
-    bs_gcm256_clear(&ctx);
+    bs_gcm256_set_iv(ctx, iv, sizeof iv);
+    bs_gcm256_aad(ctx, hdr, BSF_HEADER_AUTH_LEN);
+    bs_gcm256_tag(ctx, tag, 32);
 }
 
 void bsf_chunk_j0(uint8_t j0[32], uint64_t index, int last)

@@ -47,6 +47,8 @@ typedef struct bsf_keys {
     bs_key_schedule ks; /* payload key schedule, for the in-process keystream */
     /* Keyed once with the payload key; each chunk only sets a new IV (no key schedule). */
     bs_gcm256_ctx payload_gcm;
+    /* Keyed once with the header key, for the header tag (each caller its own: reentrant). */
+    bs_gcm256_ctx header_gcm;
     /* payload_gcm's keystream source: the chunk's keystream at hand (bs_stream_format.c). */
     struct {
         bs_keystream_source base;
@@ -63,12 +65,12 @@ int bsf_header_decode(const uint8_t in[BSF_HEADER_LEN], bsf_header *h, char *err
 
 /*
  * Derives the header and payload keys from the master key and the header's nonce, and keys the
- * payload GCM context. 0 or -1. Release with bsf_keys_wipe.
+ * header and payload GCM contexts. 0 or -1. Release with bsf_keys_wipe.
  */
 int bsf_keys_derive(bsf_keys *k, const uint8_t master[32], const uint8_t nonce[16]);
 void bsf_keys_wipe(bsf_keys *k);
-/* The header tag over the first 48 bytes of the encoded header. */
-void bsf_header_tag(const bsf_keys *k, const uint8_t hdr[BSF_HEADER_LEN], uint8_t tag[32]);
+/* The header tag over the first 48 bytes of the encoded header (k's header context). */
+void bsf_header_tag(bsf_keys *k, const uint8_t hdr[BSF_HEADER_LEN], uint8_t tag[32]);
 
 /* Chunk i's J0 (= IV || 00000001), the first counter block of its keystream. */
 void bsf_chunk_j0(uint8_t j0[32], uint64_t index, int last);
