@@ -152,8 +152,10 @@ static void ktv(const char *katfile)
     }
     while ((rc = bs_kat_next(&rd, &k)) == 1) {
         const char *name = bs_kat_text(&k, "Cipher");
-        if (name == NULL || strcmp(name, "RIJNDAEL-256-GCM") != 0)
+        if (name == NULL || strcmp(name, "RIJNDAEL-256-GCM") != 0) {
+            bs_kat_free(&k); /* the field stanzas */
             continue;
+        }
         size_t kl, il, al, pl, cl, tl;
         const uint8_t *key = bs_kat_bytes(&k, "Key", &kl), *iv = bs_kat_bytes(&k, "IV", &il);
         const uint8_t *aad = bs_kat_bytes(&k, "AAD", &al), *pt = bs_kat_bytes(&k, "Plaintext", &pl);
@@ -177,6 +179,7 @@ static void ktv(const char *katfile)
             t->valid = 0;
             t->flags[1] = "ModifiedTag";
         }
+        bs_kat_free(&k);
     }
     bs_kat_close(&rd);
     if (rc < 0)
