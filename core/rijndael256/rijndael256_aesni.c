@@ -60,8 +60,8 @@ AESNI_TARGET static inline __m128i prefix_xor(__m128i k)
                                                                 _mm_set1_epi32(rcon)));            \
         k1 = _mm_xor_si128(prefix_xor(k1), _mm_aesenclast_si128(_mm_shuffle_epi32(k0, 0xff),       \
                                                                 _mm_setzero_si128()));             \
-        _mm_store_si128((__m128i *)(w + 32 * (n)), k0);                                            \
-        _mm_store_si128((__m128i *)(w + 32 * (n) + 16), k1);                                       \
+        _mm_storeu_si128((__m128i *)(w + 32 * (n)), k0);                                           \
+        _mm_storeu_si128((__m128i *)(w + 32 * (n) + 16), k1);                                      \
     } while (0)
 
 /*
@@ -75,8 +75,8 @@ AESNI_TARGET void bs_r256_key_expand_aesni(uint8_t *w, const uint8_t *key)
         _mm_set_epi8(12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13);
     __m128i k0 = _mm_loadu_si128((const __m128i *)key);
     __m128i k1 = _mm_loadu_si128((const __m128i *)(key + 16));
-    _mm_store_si128((__m128i *)w, k0);
-    _mm_store_si128((__m128i *)(w + 16), k1);
+    _mm_storeu_si128((__m128i *)w, k0);
+    _mm_storeu_si128((__m128i *)(w + 16), k1);
     KEY_STEP(1, 0x01);
     KEY_STEP(2, 0x02);
     KEY_STEP(3, 0x04);
@@ -98,7 +98,7 @@ static void aesni_set_key(bs_key_schedule *ks, const uint8_t *key)
     bs_r256_key_expand_aesni((uint8_t *)ks->w, key);
 }
 
-#define RK(i, h) _mm_load_si128((const __m128i *)(rk + 32 * (i) + 16 * (h)))
+#define RK(i, h) _mm_loadu_si128((const __m128i *)(rk + 32 * (i) + 16 * (h)))
 
 /* One round on n blocks (a[i], b[i]); last: AESENCLAST. */
 #define ROUND(n, i, enc)                                                                           \

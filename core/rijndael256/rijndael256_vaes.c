@@ -52,7 +52,8 @@ VAES_TARGET static inline __attribute__((always_inline)) void small_rounds_n(con
     const __m512i perm = _mm512_loadu_si512((const void *)bs_r256_vperm);
 #pragma GCC unroll 14
     for (int i = 1; i <= BS_R256_ROUNDS; i++) {
-        const __m512i k = _mm512_broadcast_i64x4(_mm256_load_si256((const __m256i *)(rk + 32 * i)));
+        const __m512i k =
+            _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(rk + 32 * i)));
 #pragma GCC unroll 8
         for (size_t j = 0; j < n; j++) {
             const __m512i t = _mm512_permutexvar_epi8(perm, x[j]);
@@ -83,7 +84,7 @@ VAES_TARGET static inline __attribute__((always_inline)) void small_rounds(const
 /* Round key 0 broadcast to both blocks of a register. */
 VAES_TARGET static inline __m512i small_key0(const uint8_t *rk)
 {
-    return _mm512_broadcast_i64x4(_mm256_load_si256((const __m256i *)rk));
+    return _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)rk));
 }
 
 /* bs_block_cipher.encrypt for nblocks < 2 * NREG. */
