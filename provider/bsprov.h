@@ -128,6 +128,59 @@ OSSL_FUNC_cipher_set_ctx_params_fn bsprov_gcm_set_ctx_params;
 OSSL_FUNC_cipher_gettable_ctx_params_fn bsprov_gcm_gettable_ctx_params;
 OSSL_FUNC_cipher_settable_ctx_params_fn bsprov_gcm_settable_ctx_params;
 
+/*
+ * The entry points of a kind (ctr, gcm) that touch a key or data, defined over the kind's
+ * KIND_NAME_unwiped functions: each returns with no key, round key or keystream left in a vector
+ * register, where a signal frame or lazy binding would copy it onto the caller's stack (review
+ * F5; tests/provider/test_regs.c).
+ */
+#define BSPROV_WIPED_ENTRY_POINTS(kind)                                                            \
+    void bsprov_##kind##_freectx(void *vctx)                                                       \
+    {                                                                                              \
+        kind##_freectx_unwiped(vctx);                                                              \
+        bs_wipe_vector_regs();                                                                     \
+    }                                                                                              \
+    void *bsprov_##kind##_dupctx(void *vctx)                                                       \
+    {                                                                                              \
+        void *r = kind##_dupctx_unwiped(vctx);                                                     \
+        bs_wipe_vector_regs();                                                                     \
+        return r;                                                                                  \
+    }                                                                                              \
+    int bsprov_##kind##_einit(void *vctx, const unsigned char *key, size_t keylen,                 \
+                              const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])    \
+    {                                                                                              \
+        int r = kind##_einit_unwiped(vctx, key, keylen, iv, ivlen, params);                        \
+        bs_wipe_vector_regs();                                                                     \
+        return r;                                                                                  \
+    }                                                                                              \
+    int bsprov_##kind##_dinit(void *vctx, const unsigned char *key, size_t keylen,                 \
+                              const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])    \
+    {                                                                                              \
+        int r = kind##_dinit_unwiped(vctx, key, keylen, iv, ivlen, params);                        \
+        bs_wipe_vector_regs();                                                                     \
+        return r;                                                                                  \
+    }                                                                                              \
+    int bsprov_##kind##_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,       \
+                               const unsigned char *in, size_t inl)                                \
+    {                                                                                              \
+        int r = kind##_update_unwiped(vctx, out, outl, outsize, in, inl);                          \
+        bs_wipe_vector_regs();                                                                     \
+        return r;                                                                                  \
+    }                                                                                              \
+    int bsprov_##kind##_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)        \
+    {                                                                                              \
+        int r = kind##_final_unwiped(vctx, out, outl, outsize);                                    \
+        bs_wipe_vector_regs();                                                                     \
+        return r;                                                                                  \
+    }                                                                                              \
+    int bsprov_##kind##_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,       \
+                               const unsigned char *in, size_t inl)                                \
+    {                                                                                              \
+        int r = kind##_cipher_unwiped(vctx, out, outl, outsize, in, inl);                          \
+        bs_wipe_vector_regs();                                                                     \
+        return r;                                                                                  \
+    }
+
 #define BSPROV_FN(id, fn)                                                                          \
     {                                                                                              \
         OSSL_FUNC_CIPHER_##id, (void (*)(void))(fn)                                                \

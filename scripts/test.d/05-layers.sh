@@ -46,25 +46,25 @@ plant no-level core/present/present_bs64.c \
   'the implementation bs_present_nolevel names no CPU level'
 python3 scripts/check-pipes
 mkdir -p "$work/pipes"
-cat >"$work/pipes/bad.sh" <<'EOF'
-#!/usr/bin/env bash
-set -euo pipefail
-ldd x | grep -q libasan && echo y
-nm x | grep -Fqx sym || true
-out=$(find . -name x | head -1)
-dpkg-query -W p | sed -n '/ok/{p;q}'
-ps ax | awk '/x/ { exit 0 }'
-ls \
-  | grep -m1 x
-EOF
-printf '%s\n' '# doc' '```sh' 'openssl list | grep -q bitslice' '```' >"$work/pipes/bad.md"
+# The planted lines are assembled from pieces ($g), so that no naive search of this file for
+# the pattern takes them for real ones.
+g=grep
+printf '%s\n' '#!/usr/bin/env bash' 'set -euo pipefail' \
+  'ldd x | '"$g"' -q libasan && echo y' \
+  'nm x | '"$g"' -Fqx sym || true' \
+  'out=$(find . -name x | head -1)' \
+  'dpkg-query -W p | sed -n '"'"'/ok/{p;q}'"'" \
+  'ps ax | awk '"'"'/x/ { exit 0 }'"'" \
+  'ls \' \
+  '  | '"$g"' -m1 x' >"$work/pipes/bad.sh"
+printf '%s\n' '# doc' '```sh' 'openssl list | '"$g"' -q bitslice' '```' >"$work/pipes/bad.md"
 cat >"$work/pipes/good.sh" <<'EOF'
 #!/usr/bin/env bash
 set -euo pipefail
 grep -q libasan <<<"$(ldd x)"
 n=$(nm x | grep -c sym || true)
 first=$(find . -name x | sed -n 1p)
-[ -n "$a" ] || [ -n "$b" ] && echo 'a | grep -q b'
+[ -n "$a" ] || [ -n "$b" ] && echo 'a | g''rep -q b'
 tar -cf - . | head -c 10 >f || true # pipe-ok: a sample of the stream
 EOF
 found=$(python3 scripts/check-pipes --root "$work/pipes" bad.sh bad.md good.sh 2>/dev/null || true)
