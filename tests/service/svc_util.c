@@ -15,6 +15,44 @@
 
 static svc_daemon *current;
 
+void svc_sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+long long svc_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+long long svc_status_of(const svc_daemon *d, const char *key)
+{
+    static char text[16384];
+    CHECK(svc_status(d, text, sizeof text) == 0);
+    return svc_status_value(text, key);
+}
+
+uint8_t *svc_shared_windows(size_t *len)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    CHECK(f != NULL);
+    char line[512];
+    uint8_t *m = NULL;
+    while (m == NULL && fgets(line, sizeof line, f) != NULL) {
+        unsigned long lo, hi;
+        if (strstr(line, "memfd:bitslice-keystream") != NULL &&
+            sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
+            m = (uint8_t *)lo;
+            *len = hi - lo;
+        }
+    }
+    fclose(f);
+    return m;
+}
+
 void svc_fail_hook(void)
 {
     if (current == NULL || current->log[0] == 0)
@@ -42,12 +80,6 @@ void svc_init(svc_daemon *d)
     snprintf(d->socket, sizeof d->socket, "%s/run/bitsliced.sock", d->dir);
     snprintf(d->log, sizeof d->log, "%s/daemon.log", d->dir);
     current = d;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
 }
 
 void svc_start(svc_daemon *d, const char *const *prefix, const char *const *sets)
@@ -98,7 +130,7 @@ void svc_start(svc_daemon *d, const char *const *prefix, const char *const *sets
             fprintf(stderr, "bitsliced exited early (status %d)\n", st);
             CHECK(0);
         }
-        sleep_ms(10);
+        svc_sleep_ms(10);
     }
     CHECK(!"daemon did not start");
 }

@@ -55,6 +55,14 @@ void svc_fill(uint8_t *p, size_t n, uint32_t seed);
 const bs_key_schedule *svc_schedule(const bs_block_cipher *c, const uint8_t *key);
 /* The distinct cipher names compiled in (preferred implementation of each). */
 size_t svc_ciphers(const bs_block_cipher **out, size_t max);
+/* Sleeps ms milliseconds; the monotonic clock in milliseconds. */
+void svc_sleep_ms(long ms);
+long long svc_now_ms(void);
+/* One integer of the daemon's STATUS (CHECKs that STATUS answered; -1 if the key is absent). */
+long long svc_status_of(const svc_daemon *d, const char *key);
+/* This process's mapping of the keystream windows (the memfd it shares with the daemon), or NULL.
+ */
+uint8_t *svc_shared_windows(size_t *len);
 /* Resident set size of a process, in KiB. */
 long svc_rss_kib(pid_t pid);
 

@@ -19,26 +19,6 @@
 #include "bsd_client.h"
 #include "svc_util.h"
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static long long status_of(const svc_daemon *d, const char *key)
-{
-    static char text[16384];
-    CHECK(svc_status(d, text, sizeof text) == 0);
-    return svc_status_value(text, key);
-}
-
 static int raw_connect(const char *path)
 {
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -154,20 +134,20 @@ static void timeouts(void)
     CHECK(bsd_client_connect(&o, &idle) == 0);
     CHECK(bsd_client_connect(&o, &busy) == 0);
     char text[16384];
-    long long last = now_ms(), max_gap = 0, t0 = last;
+    long long last = svc_now_ms(), max_gap = 0, t0 = last;
     int closed = 0;
-    while (!closed && now_ms() - t0 < 10000) {
+    while (!closed && svc_now_ms() - t0 < 10000) {
         closed = closed_after(bsd_client_fd(idle), 50) >= 0;
-        long long now = now_ms();
+        long long now = svc_now_ms();
         if (now - last > max_gap)
             max_gap = now - last;
         CHECK(bsd_client_status(busy, text, sizeof text) == 0 || max_gap >= 350);
-        last = now_ms();
+        last = svc_now_ms();
     }
     CHECK(closed);
     printf("idle after HELLO: closed after about %lld ms (idle_timeout_ms=700); a connection "
            "asking meanwhile (longest gap %lld ms) stayed\n",
-           now_ms() - t0, max_gap);
+           svc_now_ms() - t0, max_gap);
     bsd_client_close(idle);
     bsd_client_close(busy);
     CHECK(svc_stop(&d) == 0);
@@ -197,7 +177,7 @@ static void cancel_queued(void)
     uint8_t key[32] = {9}, ctr[32] = {0};
     uint32_t sid, rid;
     CHECK(bsd_client_open_session(cl, c->name, key, c->key_len, &sid, NULL) == 0);
-    const long long batched0 = status_of(&d, "batched_jobs_total");
+    const long long batched0 = svc_status_of(&d, "batched_jobs_total");
     int st;
     CHECK(kill(d.pid, SIGSTOP) == 0);
     CHECK(waitpid(d.pid, &st, WUNTRACED) == d.pid && WIFSTOPPED(st));
@@ -210,14 +190,14 @@ static void cancel_queued(void)
     bsd_client_close(cl);
     CHECK(kill(d.pid, SIGCONT) == 0);
     /* Bounded poll: the one job on the backend finishes, the others are dropped. */
-    for (int i = 0;
-         i < 1000 && (status_of(&d, "inflight_jobs") != 0 || status_of(&d, "queued_jobs") != 0);
+    for (int i = 0; i < 1000 && (svc_status_of(&d, "inflight_jobs") != 0 ||
+                                 svc_status_of(&d, "queued_jobs") != 0);
          i++)
-        sleep_ms(10);
-    CHECK(status_of(&d, "inflight_jobs") == 0);
-    CHECK(status_of(&d, "queued_jobs") == 0);
-    CHECK(status_of(&d, "cancelled_jobs") == queued);
-    CHECK(status_of(&d, "batched_jobs_total") - batched0 == 1);
+        svc_sleep_ms(10);
+    CHECK(svc_status_of(&d, "inflight_jobs") == 0);
+    CHECK(svc_status_of(&d, "queued_jobs") == 0);
+    CHECK(svc_status_of(&d, "cancelled_jobs") == queued);
+    CHECK(svc_status_of(&d, "batched_jobs_total") - batched0 == 1);
     printf("connection closed with %d jobs queued: all cancelled, none computed\n", queued);
     CHECK(svc_stop(&d) == 0);
     svc_cleanup(&d);
@@ -396,7 +376,7 @@ static long long status_via(bsd_client *cl, const char *key)
 static void wait_status(bsd_client *cl, const char *key, long long want)
 {
     for (int i = 0; i < 1000 && status_via(cl, key) != want; i++)
-        sleep_ms(10);
+        svc_sleep_ms(10);
     CHECK(status_via(cl, key) == want);
 }
 

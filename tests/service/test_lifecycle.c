@@ -22,26 +22,6 @@
 #include "bsd_client.h"
 #include "svc_util.h"
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static long long status_of(const svc_daemon *d, const char *key)
-{
-    static char text[16384];
-    CHECK(svc_status(d, text, sizeof text) == 0);
-    return svc_status_value(text, key);
-}
-
 /* utime + stime of a process, in clock ticks. */
 static long long cpu_ticks(pid_t pid)
 {
@@ -107,7 +87,7 @@ static void out_of_fds(void)
     static const char *const pre[] = {"prlimit", "--nofile=64:64", NULL};
     static const char *const sets[] = {"max_clients=1000", NULL};
     svc_start(&d, pre, sets);
-    CHECK(status_of(&d, "max_clients") == 64 - 32);
+    CHECK(svc_status_of(&d, "max_clients") == 64 - 32);
     CHECK(count_in_file(d.log, "event=max_clients configured=1000 clamped=32") == 1);
     printf("max_clients=1000 with RLIMIT_NOFILE 64: clamped to 32, with a warning\n");
 
@@ -124,12 +104,12 @@ static void out_of_fds(void)
             fds[nfd++] = fd;
     }
     /* The first warning comes at the first failed accept (bounded poll); then 1.5 s more. */
-    const long long w0 = now_ms();
+    const long long w0 = svc_now_ms();
     for (int i = 0; i < 1000 && count_in_file(d.log, "event=accept errno=") == 0; i++)
-        sleep_ms(10);
-    sleep_ms(1500);
+        svc_sleep_ms(10);
+    svc_sleep_ms(1500);
     const long long used = cpu_ticks(d.pid) - t0;
-    const long long waited = now_ms() - w0;
+    const long long waited = svc_now_ms() - w0;
     const long hz = sysconf(_SC_CLK_TCK);
     const size_t warned = count_in_file(d.log, "event=accept errno=");
     printf("out of fds with %d connections waiting: %lld ticks of CPU in %lld ms (%ld a second), "
@@ -149,11 +129,11 @@ static void out_of_fds(void)
     for (int i = 0; i < 1000 && (svc_status(&d, text, sizeof text) != 0 ||
                                  svc_status_value(text, "accepting") != 1);
          i++)
-        sleep_ms(10); /* meanwhile it takes and drops the 40 closed connections */
-    CHECK(status_of(&d, "accept_out_of_fds") > 0);
-    CHECK(status_of(&d, "accepting") == 1);
+        svc_sleep_ms(10); /* meanwhile it takes and drops the 40 closed connections */
+    CHECK(svc_status_of(&d, "accept_out_of_fds") > 0);
+    CHECK(svc_status_of(&d, "accepting") == 1);
     printf("descriptors back: accepting again (accept_out_of_fds=%lld)\n",
-           status_of(&d, "accept_out_of_fds"));
+           svc_status_of(&d, "accept_out_of_fds"));
     CHECK(svc_stop(&d) == 0);
     svc_cleanup(&d);
 }
@@ -194,13 +174,13 @@ static void restart_over_live_socket(void)
     CHECK(bsd_client_keystream_submit(cl, sid, ctr, c->block_len,
                                       ((uint64_t)1 << 30) / c->block_len, 0, &rid) == 0);
     /* SIGTERM only once the job is in flight (a draining daemon would refuse it). */
-    for (int i = 0; i < 1000 && status_of(&a, "inflight_jobs") != 1; i++)
-        sleep_ms(10);
-    CHECK(status_of(&a, "inflight_jobs") == 1);
+    for (int i = 0; i < 1000 && svc_status_of(&a, "inflight_jobs") != 1; i++)
+        svc_sleep_ms(10);
+    CHECK(svc_status_of(&a, "inflight_jobs") == 1);
     CHECK(kill(a.pid, SIGTERM) == 0);
     struct stat st;
     for (int i = 0; i < 1000 && lstat(a.socket, &st) == 0; i++)
-        sleep_ms(10);
+        svc_sleep_ms(10);
     CHECK(lstat(a.socket, &st) != 0); /* A unlinked its own socket when it stopped listening */
     svc_daemon b = a;
     snprintf(b.log, sizeof b.log, "%s/daemon-b.log", a.dir);
@@ -210,7 +190,7 @@ static void restart_over_live_socket(void)
     /* A left by its drain timeout, with its job unfinished. */
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1);
     CHECK(lstat(b.socket, &st) == 0 && S_ISSOCK(st.st_mode));
-    CHECK(status_of(&b, "draining") == 0);
+    CHECK(svc_status_of(&b, "draining") == 0);
     printf("old daemon's drain timed out after a new one bound the socket: the new socket "
            "stays and serves\n");
     bsd_client_close(cl);

@@ -17,24 +17,6 @@
 
 static svc_daemon dmn;
 
-static uint8_t *shared_windows(size_t *len)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    CHECK(f != NULL);
-    char line[512];
-    uint8_t *m = NULL;
-    while (m == NULL && fgets(line, sizeof line, f) != NULL) {
-        unsigned long lo, hi;
-        if (strstr(line, "memfd:bitslice-keystream") != NULL &&
-            sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
-            m = (uint8_t *)lo;
-            *len = hi - lo;
-        }
-    }
-    fclose(f);
-    return m;
-}
-
 enum { IN_PLACE, OTHER_BUFFER, KEYSTREAM };
 
 /* One read of len bytes at out (from in, by way). */
@@ -74,7 +56,7 @@ static void one(const bs_block_cipher *c, int way)
     /* One block of window 1: it has arrived, and its first piece is checked and kept aside. */
     CHECK(op(s, ks, way, out + P, in + P, bl) == 0);
     size_t len = 0;
-    uint8_t *shm = shared_windows(&len);
+    uint8_t *shm = svc_shared_windows(&len);
     CHECK(shm != NULL && len >= 2 * W);
     /* Window 1's second piece (stream bytes [8 KiB, 12 KiB)) changes in the shared memory. */
     shm[W + P + 5] ^= 0x10;

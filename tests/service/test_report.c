@@ -18,26 +18,6 @@
 #include "bsd_client.h"
 #include "svc_util.h"
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static long long status_of(const svc_daemon *d, const char *key)
-{
-    static char text[16384];
-    CHECK(svc_status(d, text, sizeof text) == 0);
-    return svc_status_value(text, key);
-}
-
 /* Lines of the daemon log holding needle; with sum, the total of the numbers after it. */
 static long long count_log(const svc_daemon *d, const char *needle, long long *sum)
 {
@@ -130,20 +110,20 @@ static void reports(void)
     CHECK(bsd_client_keystream(cl, sid, ctr, c->block_len, 64, 65536) == 0);
     ctr[0] = 2;
     CHECK(bsd_client_keystream(cl, sid, ctr, c->block_len, 128, 131072) == 0);
-    const long long digest0 = status_of(&d, "integrity.client_digest_mismatches");
-    const long long spot0 = status_of(&d, "integrity.client_spot_mismatches");
+    const long long digest0 = svc_status_of(&d, "integrity.client_digest_mismatches");
+    const long long spot0 = svc_status_of(&d, "integrity.client_spot_mismatches");
     CHECK(digest0 == 0 && spot0 == 0);
 
     /* Never served: another session, another length, and another connection's window. */
     const named never[] = {{sid + 7, 64}, {sid, 65}, {sid, 0}, {0, 64}};
-    const long long t0 = now_ms();
+    const long long t0 = svc_now_ms();
     flood(cl, never, 4, 20000);
     CHECK(bsd_client_connect(&o, &other) == 0);
     const named theirs[] = {{sid, 64}, {sid, 128}};
     flood(other, theirs, 2, 1000);
-    CHECK(status_of(&d, "integrity.client_digest_mismatches") == 0);
-    CHECK(status_of(&d, "integrity.client_spot_mismatches") == 0);
-    CHECK(status_of(&d, "integrity.client_unmatched_reports") == 21000);
+    CHECK(svc_status_of(&d, "integrity.client_digest_mismatches") == 0);
+    CHECK(svc_status_of(&d, "integrity.client_spot_mismatches") == 0);
+    CHECK(svc_status_of(&d, "integrity.client_unmatched_reports") == 21000);
     CHECK(count_log(&d, "event=integrity", NULL) == 0);
     printf("21000 REPORTs naming windows never served to their connection: none counted, none "
            "logged (integrity.client_unmatched_reports=21000)\n");
@@ -151,21 +131,21 @@ static void reports(void)
     /* The served windows, each named 10000 times: each counts once, and is logged once. */
     const named served[] = {{sid, 64}, {sid, 128}};
     flood(cl, served, 2, 20000);
-    const long long counted = status_of(&d, "integrity.client_digest_mismatches") +
-                              status_of(&d, "integrity.client_spot_mismatches");
+    const long long counted = svc_status_of(&d, "integrity.client_digest_mismatches") +
+                              svc_status_of(&d, "integrity.client_spot_mismatches");
     const long long logged = count_log(&d, "event=integrity", NULL);
     printf("20000 REPORTs naming the 3 windows served on the connection: %lld counted, %lld "
            "logged, in %lld ms\n",
-           counted, logged, now_ms() - t0);
+           counted, logged, svc_now_ms() - t0);
     CHECK(counted == 3);
     CHECK(logged == 3);
-    CHECK(status_of(&d, "integrity.client_unmatched_reports") == 21000 + 20000 - 3);
+    CHECK(svc_status_of(&d, "integrity.client_unmatched_reports") == 21000 + 20000 - 3);
     /* Served again: one more window to name. */
     ctr[0] = 3;
     CHECK(bsd_client_keystream(cl, sid, ctr, c->block_len, 64, 0) == 0);
     flood(cl, served, 1, 100);
-    CHECK(status_of(&d, "integrity.client_digest_mismatches") +
-              status_of(&d, "integrity.client_spot_mismatches") ==
+    CHECK(svc_status_of(&d, "integrity.client_digest_mismatches") +
+              svc_status_of(&d, "integrity.client_spot_mismatches") ==
           4);
     bsd_client_close(other);
     bsd_client_close(cl);
@@ -186,26 +166,26 @@ static void connection_flood(void)
     svc_start(&d, NULL, sets);
     bsd_client_opts o = {d.socket, 1000, 10000};
     /* 600 connections, 1200 lines asked for: more than the burst, whatever the speed. */
-    const long long t0 = now_ms();
+    const long long t0 = svc_now_ms();
     const int n = 600;
     for (int i = 0; i < n; i++) {
         bsd_client *cl;
         CHECK(bsd_client_connect(&o, &cl) == 0);
         bsd_client_close(cl);
     }
-    const long long elapsed = now_ms() - t0;
+    const long long elapsed = svc_now_ms() - t0;
     /* The suppressed count is said once the bucket has room (bounded poll). */
     for (int i = 0; i < 500 && count_log(&d, "event=log_suppressed uid=0 suppressed=", NULL) == 0;
          i++)
-        sleep_ms(10);
-    const long long waited = now_ms() - t0;
+        svc_sleep_ms(10);
+    const long long waited = svc_now_ms() - t0;
     long long said = 0;
     const long long lines = count_log(&d, "event=accept ", NULL) +
                             count_log(&d, "event=disconnect ", NULL) +
                             count_log(&d, "event=log_suppressed uid=0 suppressed=", &said);
     /* The budget: a burst of 200, then 10 a second, all lines of this uid included. */
     const long long bound = 200 + 10 * (waited / 1000 + 1);
-    const long long status_said = status_of(&d, "log_suppressed");
+    const long long status_said = svc_status_of(&d, "log_suppressed");
     printf("%d connections opened and closed in %lld ms: %lld log lines in %lld ms (bound %lld), "
            "%lld said suppressed; STATUS log_suppressed=%lld\n",
            n, elapsed, lines, waited, bound, said, status_said);

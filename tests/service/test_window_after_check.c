@@ -15,25 +15,6 @@
 
 static svc_daemon dmn;
 
-/* This process's mapping of the keystream windows (the memfd it shares with the daemon). */
-static uint8_t *shared_windows(size_t *len)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    CHECK(f != NULL);
-    char line[512];
-    uint8_t *m = NULL;
-    while (m == NULL && fgets(line, sizeof line, f) != NULL) {
-        unsigned long lo, hi;
-        if (strstr(line, "memfd:bitslice-keystream") != NULL &&
-            sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
-            m = (uint8_t *)lo;
-            *len = hi - lo;
-        }
-    }
-    fclose(f);
-    return m;
-}
-
 int main(void)
 {
     const bs_block_cipher *cs[16];
@@ -63,7 +44,7 @@ int main(void)
         CHECK(bs_ctr_crypt(&off, a, a, c->block_len) == BS_OK);
         CHECK(bs_ctr_crypt(&ref, b, b, c->block_len) == BS_OK);
         size_t len = 0;
-        uint8_t *shm = shared_windows(&len);
+        uint8_t *shm = svc_shared_windows(&len);
         CHECK(shm != NULL && len > 4096);
         for (size_t i = 64; i < 4096; i += 97)
             shm[i] ^= 1;
