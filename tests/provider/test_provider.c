@@ -1156,6 +1156,15 @@ typedef struct reinit_run {
     unsigned iv_ctr; /* fresh IVs */
 } reinit_run;
 
+/* A sequence as "8,13,3,0,13", for failure messages. */
+static const char *reinit_text(const int *seq, int len, char *out, size_t size)
+{
+    out[0] = 0;
+    for (int j = 0; j < len; j++)
+        snprintf(out + strlen(out), size - strlen(out), "%s%d", j ? "," : "", seq[j]);
+    return out;
+}
+
 static void reinit_release(reinit_run *r, const uint8_t *v, size_t n, const char *what,
                            const int *seq, int len)
 {
@@ -1163,10 +1172,9 @@ static void reinit_release(reinit_run *r, const uint8_t *v, size_t n, const char
     memcpy(x, v, n);
     for (size_t k = 0; k < r->nseen; k++) {
         if (memcmp(r->seen[k], x, 32) == 0) {
-            char s[64] = "";
-            for (int j = 0; j < len; j++)
-                snprintf(s + strlen(s), sizeof s - strlen(s), "%s%d", j ? "," : "", seq[j]);
-            fail_msg("re-init sequence [%s]: a %s repeats an earlier output", s, what);
+            char s[64];
+            fail_msg("re-init sequence [%s]: a %s repeats an earlier output",
+                     reinit_text(seq, len, s, sizeof s), what);
         }
     }
     memcpy(r->seen[r->nseen++], x, 32);
@@ -1220,10 +1228,9 @@ static void reinit_sequence(size_t i, const int *seq, int len)
         ERR_clear_error();
         if (ok && enc) {
             if (r.init_since) {
-                char t[64] = "";
-                for (int q = 0; q < len; q++)
-                    snprintf(t + strlen(t), sizeof t - strlen(t), "%s%d", q ? "," : "", seq[q]);
-                fail_msg("re-init sequence [%s]: step %d encrypted under a spent IV", t, j);
+                char t[64];
+                fail_msg("re-init sequence [%s]: step %d encrypted under a spent IV",
+                         reinit_text(seq, len, t, sizeof t), j);
             }
             r.spent = 1;
         }
