@@ -23,8 +23,15 @@ extern "C" {
 #define BS_GCM256_TAG_MIN 16
 #define BS_GCM256_TAG_MAX 32
 
-/* Room for any implementation's key form (2304 bytes: ctmul64 keeps H^1..H^4). */
+/*
+ * Room for any implementation's key form: 3072 bytes where VPCLMULQDQ's 16 pairs of powers with
+ * their Karatsuba words may run (ghash256_vpclmul.h), else 2304 (ctmul64 keeps H^1..H^4).
+ */
+#if defined(__x86_64__)
+#define BS_GHASH256_HKEY_WORDS 384
+#else
 #define BS_GHASH256_HKEY_WORDS 288
+#endif
 
 /*
  * A GHASH-256 implementation: init turns H (32 bytes) into its own key form;

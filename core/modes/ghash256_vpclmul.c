@@ -28,11 +28,14 @@ BS_VPCLMUL_TARGET static void vpclmul_init_first(uint64_t *hkey, const uint8_t h
     const __m256i g1 = _mm256_ternarylogic_epi64(
         _mm256_or_si256(_mm256_slli_epi64(w, 1), _mm256_srli_epi64(prev, 63)), m, c,
         0x78); /* a ^ (m & c) */
-    /* K1 = (g2, g3, g0, g1 | 0), K2 = (g0, g1, g2, g3 | 0): pair_form(G_1, 0). */
+    /* K1 = (g2, g3, g0, g1 | 0), K2 = (g0, g1, g2, g3 | 0), KM: pair_form(G_1, 0). */
+    const __m256i z = _mm256_setzero_si256();
     _mm256_storeu_si256((__m256i *)hkey, bs_vpclmul_swap(g1));
-    _mm256_storeu_si256((__m256i *)(hkey + 4), _mm256_setzero_si256());
+    _mm256_storeu_si256((__m256i *)(hkey + 4), z);
     _mm256_storeu_si256((__m256i *)(hkey + 8), g1);
-    _mm256_storeu_si256((__m256i *)(hkey + 12), _mm256_setzero_si256());
+    _mm256_storeu_si256((__m256i *)(hkey + 12), z);
+    _mm256_storeu_si256((__m256i *)(hkey + 16), bs_vpclmul_km(bs_vpclmul_swap(g1), g1));
+    _mm256_storeu_si256((__m256i *)(hkey + 20), z);
 }
 
 /*
@@ -68,6 +71,8 @@ BS_VPCLMUL_TARGET static void vpclmul_extend(uint64_t *hkey, unsigned have, unsi
             _mm256_storeu_si256((__m256i *)(e + 4), prev);
             _mm256_storeu_si256((__m256i *)(e + 8), g[p - have - 1]);
             _mm256_storeu_si256((__m256i *)(e + 12), bs_vpclmul_swap(prev));
+            _mm256_storeu_si256((__m256i *)(e + 16), bs_vpclmul_km(gs, g[p - have - 1]));
+            _mm256_storeu_si256((__m256i *)(e + 20), bs_vpclmul_km(prev, bs_vpclmul_swap(prev)));
             prev = gs;
         }
         have = top;

@@ -20,9 +20,15 @@
  * x^256..x^511, which x^256 = x^10 + x^5 + x^2 + 1 folds back. G_(k+1) = G_k * H is one product
  * by G_1.
  *
- * Key form (hkey): for p = 1..16, the pair (G_p, G_(p-1)) as K1 then K2 (16 words each; G_0 is
- * zero): 256 words. Register r of an n-block chunk holds blocks 2r and 2r+1, whose powers are
- * n - 2r and n - 2r - 1: the pair p = n - 2r.
+ * Karatsuba per 128 x 128 lane product: the low (00) and high (11) 64 x 64 products, and the
+ * product of the XORs of each side's two words, summed apart over the blocks and made into the
+ * middle term once, at the reduction. Three VPCLMULQDQ per register and K instead of four; the
+ * data's XOR is one VPUNPCKHQDQ and one VPXORQ, which run beside the AES and shuffle units.
+ *
+ * Key form (hkey): for p = 1..16, the pair (G_p, G_(p-1)) as K1, K2 and KM (24 words; G_0 is
+ * zero): 384 words. KM's lane i is (K1 lane i low ^ high, K2 lane i low ^ high). Register r of
+ * an n-block chunk holds blocks 2r and 2r+1, whose powers are n - 2r and n - 2r - 1: the pair
+ * p = n - 2r.
  * Carry-less multiplies, shuffles and shifts take constant time; nothing branches on or indexes
  * by data (the chunk length is public).
  */
@@ -36,7 +42,7 @@
 #define BS_VPCLMUL_TARGET                                                                          \
     __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,vpclmulqdq,vaes")))
 #define BS_VPCLMUL_CHUNK 16 /* blocks per reduction */
-#define BS_VPCLMUL_PAIR_WORDS 16
+#define BS_VPCLMUL_PAIR_WORDS 24
 
 _Static_assert(BS_VPCLMUL_CHUNK *BS_VPCLMUL_PAIR_WORDS <= BS_GHASH256_HKEY_WORDS,
                "key form too large");
@@ -47,14 +53,14 @@ static inline const uint64_t *bs_vpclmul_pair(const uint64_t *hkey, size_t n, si
     return hkey + BS_VPCLMUL_PAIR_WORDS * (n - 2 * r - 1);
 }
 
-/* The unreduced sums: low, high and middle products of the K1 and the K2 multiplies. */
+/* The unreduced sums: low, high and Karatsuba products of the K1 and the K2 multiplies. */
 typedef struct {
-    __m512i lo1, hi1, mid1, lo2, hi2, mid2;
+    __m512i lo1, hi1, m1, lo2, hi2, m2;
 } bs_vpclmul_acc;
 
 BS_VPCLMUL_TARGET static inline void bs_vpclmul_acc_zero(bs_vpclmul_acc *t)
 {
-    t->lo1 = t->hi1 = t->mid1 = t->lo2 = t->hi2 = t->mid2 = _mm512_setzero_si512();
+    t->lo1 = t->hi1 = t->m1 = t->lo2 = t->hi2 = t->m2 = _mm512_setzero_si512();
 }
 
 /* Reverses each 16-byte lane: bytes in memory order <-> the register layout above. */
@@ -65,20 +71,32 @@ BS_VPCLMUL_TARGET static inline __m512i bs_vpclmul_rev(void)
                             0x0001020304050607, 0x08090a0b0c0d0e0f);
 }
 
+/* Each lane's low word ^ high word, in its low word (the high word is left as it is). */
+BS_VPCLMUL_TARGET static inline __m512i bs_vpclmul_halves(__m512i x)
+{
+    return _mm512_xor_si512(x, _mm512_unpackhi_epi64(x, x));
+}
+
+/* The products of x (register layout, with xm = bs_vpclmul_halves(x)) by pair, unreduced. */
+BS_VPCLMUL_TARGET static inline void bs_vpclmul_mul_p(bs_vpclmul_acc *t, __m512i x, __m512i xm,
+                                                      const uint64_t *pair)
+{
+    const __m512i k1 = _mm512_loadu_si512((const void *)pair);
+    const __m512i k2 = _mm512_loadu_si512((const void *)(pair + 8));
+    const __m512i km = _mm512_loadu_si512((const void *)(pair + 16));
+    t->lo1 = _mm512_xor_si512(t->lo1, _mm512_clmulepi64_epi128(x, k1, 0x00));
+    t->hi1 = _mm512_xor_si512(t->hi1, _mm512_clmulepi64_epi128(x, k1, 0x11));
+    t->m1 = _mm512_xor_si512(t->m1, _mm512_clmulepi64_epi128(xm, km, 0x00));
+    t->lo2 = _mm512_xor_si512(t->lo2, _mm512_clmulepi64_epi128(x, k2, 0x00));
+    t->hi2 = _mm512_xor_si512(t->hi2, _mm512_clmulepi64_epi128(x, k2, 0x11));
+    t->m2 = _mm512_xor_si512(t->m2, _mm512_clmulepi64_epi128(xm, km, 0x10));
+}
+
 /* t += x * pair (x in the register layout, pair from bs_vpclmul_pair). */
 BS_VPCLMUL_TARGET static inline void bs_vpclmul_mul(bs_vpclmul_acc *t, __m512i x,
                                                     const uint64_t *pair)
 {
-    const __m512i k1 = _mm512_loadu_si512((const void *)pair);
-    const __m512i k2 = _mm512_loadu_si512((const void *)(pair + 8));
-    t->lo1 = _mm512_xor_si512(t->lo1, _mm512_clmulepi64_epi128(x, k1, 0x00));
-    t->hi1 = _mm512_xor_si512(t->hi1, _mm512_clmulepi64_epi128(x, k1, 0x11));
-    t->mid1 = _mm512_ternarylogic_epi64(t->mid1, _mm512_clmulepi64_epi128(x, k1, 0x01),
-                                        _mm512_clmulepi64_epi128(x, k1, 0x10), 0x96);
-    t->lo2 = _mm512_xor_si512(t->lo2, _mm512_clmulepi64_epi128(x, k2, 0x00));
-    t->hi2 = _mm512_xor_si512(t->hi2, _mm512_clmulepi64_epi128(x, k2, 0x11));
-    t->mid2 = _mm512_ternarylogic_epi64(t->mid2, _mm512_clmulepi64_epi128(x, k2, 0x01),
-                                        _mm512_clmulepi64_epi128(x, k2, 0x10), 0x96);
+    bs_vpclmul_mul_p(t, x, bs_vpclmul_halves(x), pair);
 }
 
 /* Lanes 0 and 1 plus lanes 2 and 3. */
@@ -119,14 +137,34 @@ BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_reduce_lanes(__m256i a, __m25
     return _mm256_xor_si256(y, _mm256_srli_epi64(q, 10));
 }
 
+/*
+ * A lane's 256-bit product from its Karatsuba sums: the middle term m ^ lo ^ hi joins the low
+ * half's high word and the high half's low word (unpacks, not byte shifts: they run beside the
+ * AES and shuffle units).
+ */
+BS_VPCLMUL_TARGET static inline void bs_vpclmul_lanes(__m512i lo, __m512i hi, __m512i m,
+                                                      __m512i *low, __m512i *high)
+{
+    const __m512i mid = _mm512_ternarylogic_epi64(m, lo, hi, 0x96);
+    *low = _mm512_xor_si512(lo, _mm512_unpacklo_epi64(_mm512_setzero_si512(), mid));
+    *high = _mm512_xor_si512(hi, _mm512_unpackhi_epi64(mid, _mm512_setzero_si512()));
+}
+
 BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_reduce(const bs_vpclmul_acc *t)
 {
     /* Each lane's 256-bit product as its low and high 128 bits, the two blocks summed. */
-    return bs_vpclmul_reduce_lanes(
-        bs_vpclmul_fold(_mm512_xor_si512(t->lo1, _mm512_bslli_epi128(t->mid1, 8))),
-        bs_vpclmul_fold(_mm512_xor_si512(t->hi1, _mm512_bsrli_epi128(t->mid1, 8))),
-        bs_vpclmul_fold(_mm512_xor_si512(t->lo2, _mm512_bslli_epi128(t->mid2, 8))),
-        bs_vpclmul_fold(_mm512_xor_si512(t->hi2, _mm512_bsrli_epi128(t->mid2, 8))));
+    __m512i a, b, c, d;
+    bs_vpclmul_lanes(t->lo1, t->hi1, t->m1, &a, &b);
+    bs_vpclmul_lanes(t->lo2, t->hi2, t->m2, &c, &d);
+    return bs_vpclmul_reduce_lanes(bs_vpclmul_fold(a), bs_vpclmul_fold(b), bs_vpclmul_fold(c),
+                                   bs_vpclmul_fold(d));
+}
+
+/* KM's half from K1's and K2's halves: lane i = (k1 lane i low ^ high, k2 lane i low ^ high). */
+BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_km(__m256i k1, __m256i k2)
+{
+    return _mm256_unpacklo_epi64(_mm256_xor_si256(k1, _mm256_unpackhi_epi64(k1, k1)),
+                                 _mm256_xor_si256(k2, _mm256_unpackhi_epi64(k2, k2)));
 }
 
 /* Words (y0..y3) -> the register layout of block A, [Y23 | Y01], and back. */
