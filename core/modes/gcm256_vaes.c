@@ -27,36 +27,37 @@ _Static_assert(2 * NREG == BS_VPCLMUL_CHUNK, "one GHASH reduction per batch");
 
 /*
  * One batch: 16 counter blocks from *cb through the rounds, XORed with in into out, and, when
- * hsrc is not NULL, its 16 blocks absorbed into *yr meanwhile: block register r after round
- * r + 1, the reduction after the ninth.
+ * hsrc is not NULL, its 16 blocks absorbed into *yr meanwhile: block register r during round
+ * r + 2, the reduction during round 11. Rounds 0 and 1 take no VPSHUFB for the counters
+ * (bs_r256_vaes_start).
  */
 TARGET static inline __attribute__((always_inline)) void batch(const bs_r256_vaes_keys *K,
                                                                const uint64_t *hkey, __m512i *cb,
                                                                __m256i *yr, const uint8_t *in,
                                                                uint8_t *out, const uint8_t *hsrc)
 {
-    const __m512i bswap = bs_r256_vaes_bswap(), two = bs_r256_vaes_two(), rev = bs_vpclmul_rev();
+    const __m512i two = bs_r256_vaes_two(), rev = bs_vpclmul_rev();
     __m512i x[NREG];
     bs_vpclmul_acc t;
     bs_vpclmul_acc_zero(&t);
 #pragma GCC unroll 8
     for (int j = 0; j < NREG; j++) {
-        x[j] = _mm512_xor_si512(_mm512_shuffle_epi8(*cb, bswap), K->k[0]);
+        x[j] = bs_r256_vaes_start(K, *cb);
         *cb = _mm512_add_epi32(*cb, two);
     }
-#pragma GCC unroll 13
-    for (int i = 1; i < BS_R256_ROUNDS; i++) {
+#pragma GCC unroll 12
+    for (int i = 2; i < BS_R256_ROUNDS; i++) {
 #pragma GCC unroll 8
         for (int j = 0; j < NREG; j++)
             x[j] = bs_r256_vaes_round(K, x[j], i);
-        if (hsrc != NULL && i <= NREG) {
-            const int r = i - 1;
+        if (hsrc != NULL && i - 2 < NREG) {
+            const int r = i - 2;
             __m512i h = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(hsrc + 64 * r)), rev);
             if (r == 0)
                 h = _mm512_xor_si512(h, _mm512_zextsi256_si512(*yr));
             bs_vpclmul_mul(&t, h, bs_vpclmul_pair(hkey, BS_VPCLMUL_CHUNK, (size_t)r));
         }
-        if (hsrc != NULL && i == NREG + 1)
+        if (hsrc != NULL && i == NREG + 3)
             *yr = bs_vpclmul_swap(bs_vpclmul_reduce(&t));
     }
 #pragma GCC unroll 8

@@ -24,10 +24,10 @@ static void vaes_set_key(bs_key_schedule *ks, const uint8_t *key)
 
 #define NREG 8
 
-/* Rounds 1..14 of n registers already XORed with round key 0. */
-#define VROUNDS(x, n)                                                                              \
+/* Rounds first..14 of n registers (rounds 1..14: XORed with round key 0 already). */
+#define VROUNDS_FROM(x, n, first)                                                                  \
     do {                                                                                           \
-        for (int i = 1; i < BS_R256_ROUNDS; i++)                                                   \
+        for (int i = (first); i < BS_R256_ROUNDS; i++)                                             \
             for (int j = 0; j < (n); j++)                                                          \
                 x[j] = bs_r256_vaes_round(&K, x[j], i);                                            \
         for (int j = 0; j < (n); j++)                                                              \
@@ -135,7 +135,7 @@ VAES_TARGET static void vaes_encrypt(const bs_key_schedule *ks, uint8_t *out, co
     for (; nblocks >= 2 * NREG; nblocks -= 2 * NREG, in += 64 * NREG, out += 64 * NREG) {
         for (int j = 0; j < NREG; j++)
             x[j] = _mm512_xor_si512(_mm512_loadu_si512((const void *)(in + 64 * j)), K.k[0]);
-        VROUNDS(x, NREG);
+        VROUNDS_FROM(x, NREG, 1);
         for (int j = 0; j < NREG; j++)
             _mm512_storeu_si512((void *)(out + 64 * j), x[j]);
     }
@@ -156,14 +156,13 @@ VAES_TARGET static void vaes_ctr32(const bs_key_schedule *ks, const uint8_t *cou
     bs_r256_vaes_keys K;
     __m512i x[NREG];
     bs_r256_vaes_load_keys(&K, ks);
-    const __m512i bswap = bs_r256_vaes_bswap();
     const __m512i two = bs_r256_vaes_two();
     for (; nblocks >= 2 * NREG; nblocks -= 2 * NREG) {
         for (int j = 0; j < NREG; j++) {
-            x[j] = _mm512_xor_si512(_mm512_shuffle_epi8(cb, bswap), K.k[0]);
+            x[j] = bs_r256_vaes_start(&K, cb);
             cb = _mm512_add_epi32(cb, two);
         }
-        VROUNDS(x, NREG);
+        VROUNDS_FROM(x, NREG, 2);
         for (int j = 0; j < NREG; j++) {
             if (in != NULL)
                 x[j] = _mm512_xor_si512(x[j], _mm512_loadu_si512((const void *)(in + 64 * j)));

@@ -23,34 +23,6 @@ static const uint8_t bs_r256_vperm[64] = {
     44, 45, 50, 51, 48, 33, 38, 39, 52, 53, 42, 43, 56, 57, 62, 47, 60, 61, 34, 35,
 };
 
-/* The 15 round keys, each 32-byte key broadcast to both blocks of a register, and the VPERMB. */
-typedef struct {
-    __m512i k[BS_R256_ROUNDS + 1];
-    __m512i perm;
-} bs_r256_vaes_keys;
-
-BS_R256_VAES_TARGET static inline void bs_r256_vaes_load_keys(bs_r256_vaes_keys *K,
-                                                              const bs_key_schedule *ks)
-{
-    const uint8_t *rk = (const uint8_t *)ks->w;
-    for (int i = 0; i <= BS_R256_ROUNDS; i++)
-        K->k[i] = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(rk + 32 * i)));
-    K->perm = _mm512_loadu_si512((const void *)bs_r256_vperm);
-}
-
-/* Round i (1..13) of a register. */
-BS_R256_VAES_TARGET static inline __m512i bs_r256_vaes_round(const bs_r256_vaes_keys *K, __m512i x,
-                                                             int i)
-{
-    return _mm512_aesenc_epi128(_mm512_permutexvar_epi8(K->perm, x), K->k[i]);
-}
-
-/* The last round (14) of a register. */
-BS_R256_VAES_TARGET static inline __m512i bs_r256_vaes_last(const bs_r256_vaes_keys *K, __m512i x)
-{
-    return _mm512_aesenclast_epi128(_mm512_permutexvar_epi8(K->perm, x), K->k[BS_R256_ROUNDS]);
-}
-
 /*
  * Counter blocks in registers: the counter word (bytes 28..31 of each block, big-endian) is
  * kept little-endian so that one VPADDD counts (modulo 2^32: GCM's inc32); bs_r256_vaes_bswap
@@ -62,6 +34,51 @@ BS_R256_VAES_TARGET static inline __m512i bs_r256_vaes_bswap(void)
                            45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 28, 29, 30, 31,
                            27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10,
                            9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+}
+
+/*
+ * The 15 round keys, each 32-byte key broadcast to both blocks of a register, the VPERMB, and
+ * for counter blocks (bs_r256_vaes_start) the VPERMB composed with bs_r256_vaes_bswap and round
+ * key 0 moved by the VPERMB.
+ */
+typedef struct {
+    __m512i k[BS_R256_ROUNDS + 1];
+    __m512i perm, perm_bswap, pk0;
+} bs_r256_vaes_keys;
+
+BS_R256_VAES_TARGET static inline void bs_r256_vaes_load_keys(bs_r256_vaes_keys *K,
+                                                              const bs_key_schedule *ks)
+{
+    const uint8_t *rk = (const uint8_t *)ks->w;
+    for (int i = 0; i <= BS_R256_ROUNDS; i++)
+        K->k[i] = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(rk + 32 * i)));
+    K->perm = _mm512_loadu_si512((const void *)bs_r256_vperm);
+    K->perm_bswap = _mm512_permutexvar_epi8(K->perm, bs_r256_vaes_bswap());
+    K->pk0 = _mm512_permutexvar_epi8(K->perm, K->k[0]);
+}
+
+/* Round i (1..13) of a register. */
+BS_R256_VAES_TARGET static inline __m512i bs_r256_vaes_round(const bs_r256_vaes_keys *K, __m512i x,
+                                                             int i)
+{
+    return _mm512_aesenc_epi128(_mm512_permutexvar_epi8(K->perm, x), K->k[i]);
+}
+
+/*
+ * Rounds 0 and 1 of the counter register cb (bs_r256_vaes_counter's form): the VPERMB before
+ * round 1 also undoes the counter word's byte order (P(bswap(cb) ^ k0) = PB(cb) ^ P(k0)), so a
+ * counter register costs no VPSHUFB.
+ */
+BS_R256_VAES_TARGET static inline __m512i bs_r256_vaes_start(const bs_r256_vaes_keys *K, __m512i cb)
+{
+    return _mm512_aesenc_epi128(
+        _mm512_xor_si512(_mm512_permutexvar_epi8(K->perm_bswap, cb), K->pk0), K->k[1]);
+}
+
+/* The last round (14) of a register. */
+BS_R256_VAES_TARGET static inline __m512i bs_r256_vaes_last(const bs_r256_vaes_keys *K, __m512i x)
+{
+    return _mm512_aesenclast_epi128(_mm512_permutexvar_epi8(K->perm, x), K->k[BS_R256_ROUNDS]);
 }
 
 /* The counter register of the blocks counter + 0 and counter + 1 (counter word little-endian). */
