@@ -108,6 +108,15 @@ int bs_cpu_detected(void)
 
 static int cpu_cap = BS_CPU_TOP;
 
+/* $BITSLICE_CPU's level (-1: none or unknown), ENV_UNREAD until read (a race reads it twice). */
+#define ENV_UNREAD (-2)
+static int cpu_env = ENV_UNREAD;
+
+void bs_cpu_reread_env(void)
+{
+    __atomic_store_n(&cpu_env, ENV_UNREAD, __ATOMIC_RELAXED);
+}
+
 void bs_cpu_limit(int level)
 {
     if (level >= BS_CPU_PORTABLE)
@@ -118,9 +127,13 @@ int bs_cpu_level(void)
 {
     int level = bs_cpu_detected();
     int cap = __atomic_load_n(&cpu_cap, __ATOMIC_RELAXED);
-    /* An unknown value is ignored here; the tools and the provider report it
-     * (bs_cpu_level_by_name). */
-    int env = bs_cpu_level_by_name(getenv(BS_CPU_ENV));
+    int env = __atomic_load_n(&cpu_env, __ATOMIC_RELAXED);
+    if (env == ENV_UNREAD) {
+        /* An unknown value is ignored here; the tools and the provider report it
+         * (bs_cpu_level_by_name). */
+        env = bs_cpu_level_by_name(getenv(BS_CPU_ENV));
+        __atomic_store_n(&cpu_env, env, __ATOMIC_RELAXED);
+    }
     if (cap < level)
         level = cap;
     if (env >= 0 && env < level)
@@ -144,6 +157,8 @@ int bs_cpu_level(void)
 {
     return BS_CPU_PORTABLE;
 }
+
+void bs_cpu_reread_env(void) {}
 
 #endif
 

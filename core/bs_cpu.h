@@ -52,8 +52,14 @@ extern "C" {
 int bs_cpu_level_from(unsigned ecx1, unsigned ebx7, unsigned ecx7, unsigned xcr0);
 /* The highest level this CPU (and OS: saved vector state) supports. */
 int bs_cpu_detected(void);
-/* The level in force: the detected one, capped by $BITSLICE_CPU and by bs_cpu_limit(). */
+/*
+ * The level in force: the detected one, capped by $BITSLICE_CPU and by bs_cpu_limit().
+ * $BITSLICE_CPU is read once per process, at the first call (as OpenSSL reads OPENSSL_ia32cap):
+ * a key setup does not scan the environment.
+ */
 int bs_cpu_level(void);
+/* Reads $BITSLICE_CPU again, for a program that changes its own environment after the start. */
+void bs_cpu_reread_env(void);
 /*
  * Caps the level for the whole process (the provider's "cpu" config key); a cap above the
  * detected level changes nothing. Call before keys are set: existing contexts keep theirs.

@@ -114,11 +114,16 @@ static void test_forcing(void **state)
     (void)state;
     const int detected = bs_cpu_detected();
     printf("detected level: %s\n", bs_cpu_level_name(detected));
+    assert_int_equal(bs_cpu_level(), detected); /* $BITSLICE_CPU (unset) read now */
     for (int lvl = BS_CPU_PORTABLE; lvl <= BS_CPU_TOP; lvl++) {
         const int expect = lvl < detected ? lvl : detected;
         setenv(BS_CPU_ENV, bs_cpu_level_name(lvl), 1);
+        /* Read once per process: a change takes effect only once read again. */
+        check_choices(detected);
+        bs_cpu_reread_env();
         check_choices(expect);
         unsetenv(BS_CPU_ENV);
+        bs_cpu_reread_env();
         bs_cpu_limit(lvl);
         check_choices(expect);
         bs_cpu_limit(BS_CPU_TOP);
@@ -126,10 +131,13 @@ static void test_forcing(void **state)
     }
     /* Case does not matter; an unknown value is ignored; no cap: the detected level. */
     setenv(BS_CPU_ENV, "PORTABLE", 1);
+    bs_cpu_reread_env();
     check_choices(BS_CPU_PORTABLE);
     setenv(BS_CPU_ENV, "avx1024", 1);
+    bs_cpu_reread_env();
     check_choices(detected);
     unsetenv(BS_CPU_ENV);
+    bs_cpu_reread_env();
     check_choices(detected);
 }
 
@@ -171,6 +179,7 @@ int main(void)
 {
     /* The suite's $BITSLICE_CPU runs must not change what this test forces itself. */
     unsetenv(BS_CPU_ENV);
+    bs_cpu_reread_env();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_level_from),
         cmocka_unit_test(test_forcing),
