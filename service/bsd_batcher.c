@@ -134,8 +134,9 @@ static void on_timer(uv_poll_t *h, int status, int events)
     uint64_t expirations;
     (void)status;
     (void)events;
-    while (read(b->timerfd, &expirations, sizeof expirations) > 0) {
-    }
+    /* One read takes every expiration (timerfd(2)); a second would only say EAGAIN. */
+    if (read(b->timerfd, &expirations, sizeof expirations) < 0 && errno != EAGAIN)
+        BSD_ERR("timerfd", "errno=%d", errno);
     b->armed_ns = 0;
     try_flush(b);
 }

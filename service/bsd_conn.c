@@ -90,6 +90,31 @@ static void conn_flush(bsd_conn *c)
     conn_update_events(c);
 }
 
+/*
+ * Replies are queued and sent once per turn of the loop, just before it blocks (the prepare
+ * handle), so that the answers of one batch, or to the requests of one read, go out in one
+ * send per connection rather than one each. A backlog past BSD_OUT_FLUSH goes out at once.
+ */
+#define BSD_OUT_FLUSH (64u << 10)
+
+static void flush_dirty(bsd_daemon *d)
+{
+    bsd_conn *c;
+    while ((c = d->dirty) != NULL) {
+        d->dirty = c->dirty_next;
+        c->dirty_next = NULL;
+        c->dirty = 0;
+        if (!c->closing)
+            conn_flush(c);
+        bsd_conn_unref(c);
+    }
+}
+
+static void on_flush(uv_prepare_t *h)
+{
+    flush_dirty((bsd_daemon *)h->data);
+}
+
 void bsd_conn_send(bsd_conn *c, uint8_t op, uint32_t id, const void *payload, size_t len)
 {
     if (c->closing)
@@ -116,7 +141,14 @@ void bsd_conn_send(bsd_conn *c, uint8_t op, uint32_t id, const void *payload, si
     if (len > 0)
         memcpy(c->out + c->out_len + BSD_HDR_LEN, payload, len);
     c->out_len += BSD_HDR_LEN + len;
-    conn_flush(c);
+    if (c->out_len - c->out_off >= BSD_OUT_FLUSH) {
+        conn_flush(c);
+    } else if (!c->dirty) {
+        c->dirty = 1;
+        c->refs++; /* until the flush */
+        c->dirty_next = c->d->dirty;
+        c->d->dirty = c;
+    }
 }
 
 void bsd_conn_send_error(bsd_conn *c, uint32_t id, uint32_t code, const char *text)
@@ -224,6 +256,12 @@ static void conn_read(bsd_conn *c)
             c->partial_since_ns = bsd_now_ns();
         c->in_len += (size_t)n;
         process_input(c);
+        /*
+         * A read shorter than the room it had took what was there: the poll (level-triggered)
+         * says when there is more, and a further recvmsg now would most often say EAGAIN.
+         */
+        if ((size_t)n < iov.iov_len)
+            return;
     }
 }
 
@@ -328,6 +366,7 @@ bsd_conn *bsd_conn_new(bsd_daemon *d, int fd, const struct ucred *cred)
 
 void bsd_conn_close_all(bsd_daemon *d)
 {
+    flush_dirty(d);
     for (bsd_conn *c = d->conns, *next; c != NULL; c = next) {
         next = c->next;
         if (!c->closing) {
@@ -369,7 +408,12 @@ int bsd_conn_start_timeouts(bsd_daemon *d)
     uv_timer_init(d->loop, &d->tick);
     d->tick.data = d;
     uint64_t period = d->cfg.read_timeout_ms < 1000 ? d->cfg.read_timeout_ms / 4 + 1 : 250;
-    return uv_timer_start(&d->tick, on_tick, period, period);
+    uv_prepare_init(d->loop, &d->flush);
+    d->flush.data = d;
+    int r = uv_prepare_start(&d->flush, on_flush);
+    /* It runs on every turn, but only the daemon's other handles keep the loop alive. */
+    uv_unref((uv_handle_t *)&d->flush);
+    return r != 0 ? r : uv_timer_start(&d->tick, on_tick, period, period);
 }
 
 void bsd_conn_stop_timeouts(bsd_daemon *d)

@@ -72,6 +72,9 @@ typedef struct bsd_conn {
         uint64_t nblocks;
     } served[BSD_SERVED_WINDOWS];
     unsigned served_next;
+    /* Replies waiting for the loop's flush before it next blocks (bsd_conn_send). */
+    struct bsd_conn *dirty_next;
+    int dirty;
 } bsd_conn;
 
 /* A connection for an accepted fd of an allowed peer; NULL (fd closed) when out of memory. */
@@ -91,7 +94,10 @@ void bsd_conn_unref(bsd_conn *c);
 void bsd_session_unref(bsd_session *s);
 void bsd_shm_unref(bsd_shm *m);
 
-/* The read-timeout tick over every connection (read_timeout_ms). 0 or a libuv error. */
+/*
+ * The read-timeout tick over every connection (read_timeout_ms), and the flush of the replies
+ * queued in one turn of the loop (bsd_conn_send). 0 or a libuv error.
+ */
 int bsd_conn_start_timeouts(bsd_daemon *d);
 void bsd_conn_stop_timeouts(bsd_daemon *d);
 

@@ -58,6 +58,9 @@ typedef struct bsd_daemon {
     uint64_t emfile_total, emfile_warned_ns, emfile_unwarned;
     uv_poll_t listen_poll;
     uv_timer_t tick; /* read timeouts */
+    /* Connections with replies queued in this turn of the loop, sent before it blocks. */
+    uv_prepare_t flush;
+    struct bsd_conn *dirty;
     uv_timer_t drain_timer;
     uv_signal_t sigterm, sigint;
     bsd_peers peers; /* per-uid charges and log budgets (bsd_peer.h) */
