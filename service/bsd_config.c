@@ -125,6 +125,7 @@ int bsd_config_set(bsd_config *c, const char *key, const char *v, char *err, siz
         {"max_sessions_per_uid", 0, 65536, 0, &c->max_sessions_per_uid},
         {"max_inflight_jobs_per_uid", 0, 1u << 20, 0, &c->max_inflight_jobs_per_uid},
         {"max_queued_bytes_per_uid", 0, (uint64_t)1 << 42, 1, &c->max_queued_bytes_per_uid},
+        {"max_shm_bytes_per_uid", 0, (uint64_t)1 << 42, 1, &c->max_shm_bytes_per_uid},
         {"hello_timeout_ms", 1, 3600000, 0, &c->hello_timeout_ms},
         {"idle_timeout_ms", 0, 86400000, 0, &c->idle_timeout_ms},
         {"max_sessions_per_client", 1, 1024, 0, &c->max_sessions_per_client},
@@ -334,19 +335,24 @@ static void print_ids(FILE *out, const char *key, const unsigned *ids, size_t n,
     fputc('\n', out);
 }
 
+uint64_t bsd_config_shm_per_uid(const bsd_config *c)
+{
+    return c->max_shm_bytes_per_uid != 0 ? c->max_shm_bytes_per_uid : c->max_shm_bytes * 4;
+}
+
 void bsd_config_print_shares(const bsd_config *c, FILE *out)
 {
     const uint64_t q =
         c->max_queued_bytes_per_uid != 0 ? c->max_queued_bytes_per_uid : c->max_queued_bytes * 4;
-    fprintf(out,
-            "per_uid=clients %llu of %u, key slots %llu of %u, jobs in flight %llu of %u, "
-            "queued bytes %llu\n",
-            (unsigned long long)bsd_peer_cap(c->max_clients_per_uid, c->max_clients),
-            c->max_clients,
-            (unsigned long long)bsd_peer_cap(c->max_sessions_per_uid, c->max_sessions_total),
-            c->max_sessions_total,
-            (unsigned long long)bsd_peer_cap(c->max_inflight_jobs_per_uid, c->max_inflight_jobs),
-            c->max_inflight_jobs, (unsigned long long)q);
+    fprintf(
+        out,
+        "per_uid=clients %llu of %u, key slots %llu of %u, jobs in flight %llu of %u, "
+        "queued bytes %llu, mapped bytes %llu\n",
+        (unsigned long long)bsd_peer_cap(c->max_clients_per_uid, c->max_clients), c->max_clients,
+        (unsigned long long)bsd_peer_cap(c->max_sessions_per_uid, c->max_sessions_total),
+        c->max_sessions_total,
+        (unsigned long long)bsd_peer_cap(c->max_inflight_jobs_per_uid, c->max_inflight_jobs),
+        c->max_inflight_jobs, (unsigned long long)q, (unsigned long long)bsd_config_shm_per_uid(c));
 }
 
 void bsd_config_print_allow(const bsd_config *c, FILE *out)

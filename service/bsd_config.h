@@ -30,6 +30,7 @@ typedef struct bsd_config {
     unsigned max_sessions_per_uid;
     unsigned max_inflight_jobs_per_uid; /* 0: three quarters of max_inflight_jobs */
     uint64_t max_queued_bytes_per_uid;  /* 0: four times max_queued_bytes */
+    uint64_t max_shm_bytes_per_uid;     /* mapped by all its connections; 0: 4 x max_shm_bytes */
     unsigned hello_timeout_ms;          /* a connection must say HELLO within this */
     unsigned idle_timeout_ms; /* closed after this long without a request or a job; 0: never */
     unsigned max_sessions_per_client;
@@ -63,6 +64,8 @@ int bsd_config_set_kv(bsd_config *c, const char *kv, char *err, size_t errlen);
 int bsd_config_load(bsd_config *c, const char *path, char *err, size_t errlen);
 /* The resolved allow lists, one "key=value" a line (ids, with names where known): --check. */
 void bsd_config_print_allow(const bsd_config *c, FILE *out);
+/* The shared memory one uid may have mapped (max_shm_bytes_per_uid, or its default). */
+uint64_t bsd_config_shm_per_uid(const bsd_config *c);
 /* Each uid's share of the global bounds, as the daemon applies them (bsd_peer_cap): --check. */
 void bsd_config_print_shares(const bsd_config *c, FILE *out);
 /* The default socket: $XDG_RUNTIME_DIR/bitslice/bitsliced.sock, else /run/bitslice/bitsliced.sock.

@@ -26,6 +26,7 @@ typedef struct bsd_shm {
     uint8_t *base;
     uint64_t size;
     bsd_backend *registered_with; /* the backend that registered it, or NULL */
+    bsd_peer *peer;               /* charged size (shm_bytes) until the unmap */
 } bsd_shm;
 
 typedef struct bsd_session {

@@ -74,6 +74,11 @@ static void handle_map_shm(bsd_conn *c, const bsd_request *r)
     struct stat st;
     int seals = fcntl(fd, F_GET_SEALS);
     const char *why = NULL;
+    /* What this uid has mapped, less the mapping this one replaces if nothing else holds it. */
+    bsd_peer *peer = c->peer;
+    const uint64_t held =
+        peer->shm_bytes - (c->shm != NULL && c->shm->refs == 1 ? c->shm->size : 0);
+    uint32_t code = BSD_E_RANGE;
     if (size > c->d->cfg.max_shm_bytes)
         why = "mapping larger than max_shm_bytes";
     else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < size)
@@ -81,13 +86,27 @@ static void handle_map_shm(bsd_conn *c, const bsd_request *r)
     /* Without a shrink seal the client could truncate the file under us: SIGBUS on write. */
     else if (seals < 0 || !(seals & F_SEAL_SHRINK))
         why = "memfd must carry F_SEAL_SHRINK";
+    else if (held + size > bsd_config_shm_per_uid(&c->d->cfg)) {
+        why = "max_shm_bytes_per_uid reached";
+        code = BSD_E_BUSY;
+        c->d->stats.per_uid_refusals++;
+    }
     if (why != NULL) {
         close(fd);
-        bsd_conn_send_error(c, id, BSD_E_RANGE, why);
+        bsd_conn_send_error(c, id, code, why);
         return;
     }
-    /* Populated once here, so the workers' writes into reused windows take no page faults. */
-    void *base = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+    /*
+     * Populated here when the client has already allocated every page of the file (its own
+     * MAP_POPULATE does): then the workers' writes into reused windows take no page faults, and
+     * populating only maps pages the client was charged for. A file with holes is mapped as it is,
+     * so that a client cannot make the daemon allocate (and be charged for) a whole mapping it
+     * never asks keystream for: the daemon's writes then allocate only the windows requested,
+     * within the uid's max_shm_bytes_per_uid.
+     */
+    const int allocated = (uint64_t)st.st_blocks * 512 >= (uint64_t)st.st_size;
+    void *base = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE,
+                      MAP_SHARED | (allocated ? MAP_POPULATE : 0), fd, 0);
     close(fd);
     bsd_shm *m = base == MAP_FAILED ? NULL : (bsd_shm *)calloc(1, sizeof *m);
     if (m == NULL) {
@@ -99,6 +118,8 @@ static void handle_map_shm(bsd_conn *c, const bsd_request *r)
     m->refs = 1;
     m->base = (uint8_t *)base;
     m->size = size;
+    m->peer = peer;
+    peer->shm_bytes += size;
     /* E.g. page-locked windows let a GPU copy keystream straight in; failure only costs speed. */
     bsd_backend *be = c->d->backend;
     if (be->ops->register_memory != NULL && be->ops->unregister_memory != NULL &&

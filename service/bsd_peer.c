@@ -78,7 +78,7 @@ void bsd_peers_tick(bsd_peers *ps, uint64_t now_ns)
         refill(p, now_ns);
         say_suppressed(p, now_ns);
         const int holds = p->clients != 0 || p->sessions != 0 || p->jobs != 0 ||
-                          p->queued_bytes != 0 || p->log_suppressed != 0;
+                          p->queued_bytes != 0 || p->shm_bytes != 0 || p->log_suppressed != 0;
         if (!holds && now_ns - p->last_log_ns > BSD_PEER_KEEP_NS) {
             *pp = p->next;
             ps->count--;

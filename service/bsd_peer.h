@@ -33,6 +33,7 @@ typedef struct bsd_peer {
     unsigned sessions;     /* key slots, until each is back in the pool */
     unsigned jobs;         /* KEYSTREAM jobs accepted and not yet done */
     uint64_t queued_bytes; /* their keystream bytes */
+    uint64_t shm_bytes;    /* shared memory mapped (MAP_SHM), until the daemon unmaps it */
     /* Log budget: tokens in 1/1000 of a line, refilled at BSD_PEER_LOG_RATE a second. */
     uint64_t log_tokens, log_refill_ns, log_suppressed, last_log_ns, said_ns;
 } bsd_peer;

@@ -268,7 +268,7 @@ conv 0 '^allow_uids=0\(root\),65534(\(|$)' '' "$BITSLICED" --set allow_uids=root
 conv 0 '^allow_gids=0\(root\)$' '' "$BITSLICED" --set allow_gids=0 --check
 conv 0 "^allow_uids=$(id -u)(\\(|\$)" '' "$BITSLICED" --check
 conv 0 "own uid only" '' "$BITSLICED" --check
-conv 0 '^per_uid=clients 6 of 8, key slots 7 of 8, jobs in flight 3072 of 4096, queued bytes 1073741824$' '' \
+conv 0 '^per_uid=clients 6 of 8, key slots 7 of 8, jobs in flight 3072 of 4096, queued bytes 1073741824, mapped bytes 4294967296$' '' \
   "$BITSLICED" --set max_clients=8 --set max_sessions_total=8 --set max_sessions_per_uid=8 --check
 printf 'allow_uids = 0%508s,65534\n' '' >conv.conf
 conv 2 '' 'conv\.conf:1: allow_uids: value of 515 bytes, longer than 511' "$BITSLICED" --config conv.conf --check

@@ -44,6 +44,7 @@ static const num_key num_keys[] = {
     {"max_inflight_jobs_per_uid", 0, 1u << 20, offsetof(bsd_config, max_inflight_jobs_per_uid), 0},
     {"max_queued_bytes_per_uid", 0, (uint64_t)1 << 42,
      offsetof(bsd_config, max_queued_bytes_per_uid), 1},
+    {"max_shm_bytes_per_uid", 0, (uint64_t)1 << 42, offsetof(bsd_config, max_shm_bytes_per_uid), 1},
     {"hello_timeout_ms", 1, 3600000, offsetof(bsd_config, hello_timeout_ms), 0},
     {"idle_timeout_ms", 0, 86400000, offsetof(bsd_config, idle_timeout_ms), 0},
     {"max_sessions_per_client", 1, 1024, offsetof(bsd_config, max_sessions_per_client), 0},
