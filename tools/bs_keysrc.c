@@ -106,7 +106,7 @@ static void source_note(bscli_keysrc *s, uint64_t index, const char *src)
     s->run_len = 1;
 }
 
-const uint8_t *bscli_keysrc_get(bscli_keysrc *s, uint64_t index, int last, size_t len)
+const uint8_t *bscli_keysrc_take(bscli_keysrc *s, uint64_t index, int last, size_t len)
 {
     const unsigned k = (unsigned)(index % BSCLI_KEYSRC_SLOTS);
     bscli_keysrc_slot *sl = &s->slot[k];
@@ -143,9 +143,17 @@ const uint8_t *bscli_keysrc_get(bscli_keysrc *s, uint64_t index, int last, size_
         drop_daemon(s, r == -EBADMSG ? "keystream failed the in-process check" : "failed mid-file",
                     r);
     }
-    bsf_chunk_keystream(s->k, index, last, len, s->local);
     s->local_chunks++;
     source_note(s, index, why != NULL && why[0] != 0 ? why : "in-process");
+    return NULL;
+}
+
+const uint8_t *bscli_keysrc_get(bscli_keysrc *s, uint64_t index, int last, size_t len)
+{
+    const uint8_t *ks = bscli_keysrc_take(s, index, last, len);
+    if (ks != NULL)
+        return ks;
+    bsf_chunk_keystream(s->k, index, last, len, s->local);
     return s->local;
 }
 

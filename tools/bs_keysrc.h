@@ -49,6 +49,13 @@ int bscli_keysrc_init(bscli_keysrc *s, const bsf_keys *k, size_t chunk_size, int
 void bscli_keysrc_request(bscli_keysrc *s, uint64_t index, int last, size_t len);
 /* The keystream of chunk (index, last) for len bytes (bsf_chunk_ks_blocks(len) blocks). */
 const uint8_t *bscli_keysrc_get(bscli_keysrc *s, uint64_t index, int last, size_t len);
+/*
+ * As get, but NULL where the chunk's keystream is to be computed in-process, which the caller
+ * then does itself (bsf_chunk_keystream), e.g. on another thread: counted and said as get
+ * does. A daemon window stays valid until the request that reuses its slot
+ * (index + BSCLI_KEYSRC_SLOTS) or the close.
+ */
+const uint8_t *bscli_keysrc_take(bscli_keysrc *s, uint64_t index, int last, size_t len);
 void bscli_keysrc_close(bscli_keysrc *s);
 
 #endif

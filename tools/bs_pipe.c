@@ -57,14 +57,14 @@ static void *reader_main(void *arg)
     bscli_pipe *p = (bscli_pipe *)arg;
     for (uint64_t i = 0;; i++) {
         pthread_mutex_lock(&p->mu);
-        while (!p->stop && i >= p->nwritten + BS_PIPE_SLOTS)
+        while (!p->stop && i >= p->nwritten + p->nslots)
             pthread_cond_wait(&p->cv, &p->mu);
         int stop = p->stop;
         pthread_mutex_unlock(&p->mu);
         if (stop)
             break;
-        /* Slot i % SLOTS held chunk i - SLOTS, written: the reader alone touches it now. */
-        bscli_pipe_slot *s = &p->slot[i % BS_PIPE_SLOTS];
+        /* Slot i % nslots held chunk i - nslots, written: the reader alone touches it now. */
+        bscli_pipe_slot *s = &p->slot[i % p->nslots];
         size_t n = 0;
         int err = 0, stopped = 0, last = 0;
         if (p->have_peek && p->want > 0) {
@@ -86,6 +86,8 @@ static void *reader_main(void *arg)
         s->n = n;
         s->last = last;
         s->rerr = err;
+        s->index = i;
+        s->done = 0;
         p->nread++;
         pthread_cond_broadcast(&p->cv);
         pthread_mutex_unlock(&p->mu);
@@ -106,7 +108,7 @@ static void *writer_main(void *arg)
         pthread_mutex_unlock(&p->mu);
         if (!go)
             break;
-        bscli_pipe_slot *s = &p->slot[i % BS_PIPE_SLOTS];
+        bscli_pipe_slot *s = &p->slot[i % p->nslots];
         errno = 0;
         int werr = fwrite(s->buf, 1, s->wlen, p->out) == s->wlen ? 0 : errno != 0 ? errno : EIO;
         pthread_mutex_lock(&p->mu);
@@ -126,24 +128,29 @@ static void *writer_main(void *arg)
 
 static void free_slots(bscli_pipe *p)
 {
-    for (int i = 0; i < BS_PIPE_SLOTS; i++) {
+    for (unsigned i = 0; p->slot != NULL && i < p->nslots; i++) {
         if (p->slot[i].buf != NULL)
             bs_wipe(p->slot[i].buf, p->cap);
         free(p->slot[i].buf);
-        p->slot[i].buf = NULL;
     }
+    free(p->slot);
+    p->slot = NULL;
     bs_wipe(&p->peek, sizeof p->peek);
 }
 
-int bscli_pipe_start(bscli_pipe *p, int in_fd, FILE *out, size_t want, size_t cap)
+int bscli_pipe_start(bscli_pipe *p, int in_fd, FILE *out, size_t want, size_t cap, unsigned nslots)
 {
     memset(p, 0, sizeof *p);
     p->in_fd = in_fd;
     p->out = out;
     p->want = want;
     p->cap = cap;
+    p->nslots = nslots < 2 ? 2 : nslots;
     p->wake[0] = p->wake[1] = -1;
-    for (int i = 0; i < BS_PIPE_SLOTS; i++)
+    p->slot = (bscli_pipe_slot *)calloc(p->nslots, sizeof *p->slot);
+    if (p->slot == NULL)
+        goto fail;
+    for (unsigned i = 0; i < p->nslots; i++)
         if ((p->slot[i].buf = (uint8_t *)malloc(cap)) == NULL)
             goto fail;
     if (pipe2(p->wake, O_CLOEXEC) != 0)
@@ -175,19 +182,29 @@ fail:
 bscli_pipe_slot *bscli_pipe_next(bscli_pipe *p)
 {
     pthread_mutex_lock(&p->mu);
-    while (!p->stop && p->nput >= p->nread)
+    while (!p->stop && p->nnext >= p->nread)
         pthread_cond_wait(&p->cv, &p->mu);
-    bscli_pipe_slot *s = p->stop ? NULL : &p->slot[p->nput % BS_PIPE_SLOTS];
+    bscli_pipe_slot *s = p->stop ? NULL : &p->slot[p->nnext++ % p->nslots];
     pthread_mutex_unlock(&p->mu);
     return s;
 }
 
-void bscli_pipe_put(bscli_pipe *p, size_t wlen)
+void bscli_pipe_put(bscli_pipe *p, bscli_pipe_slot *s, size_t wlen)
 {
     pthread_mutex_lock(&p->mu);
-    p->slot[p->nput % BS_PIPE_SLOTS].wlen = wlen;
-    p->nput++;
+    s->wlen = wlen;
+    s->done = 1;
+    /* The writer may go on to every chunk handed back with all those before it. */
+    while (p->nput < p->nnext && p->slot[p->nput % p->nslots].done)
+        p->nput++;
     pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void bscli_pipe_stop(bscli_pipe *p)
+{
+    pthread_mutex_lock(&p->mu);
+    set_stop(p);
     pthread_mutex_unlock(&p->mu);
 }
 

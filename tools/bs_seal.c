@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,10 @@
 #define BS_VERSION "unknown"
 #endif
 
+/* --threads: its bound, and the most the default (one per online CPU) takes. */
+#define BSCLI_THREADS_MAX 64
+#define BSCLI_THREADS_DEFAULT_MAX 16
+
 static char tmp_path[4096];
 static char out_path[4096]; /* what tmp_path is renamed to (symlinks followed) */
 
@@ -47,6 +52,7 @@ typedef struct opts {
     const char *in, *out, *key_file, *pass_file, *socket;
     int passphrase, no_daemon, quiet, verbose, force;
     unsigned chunk_log2, scrypt_log_n;
+    unsigned threads; /* chunk workers; 0: one per online CPU */
 } opts;
 
 static void usage(FILE *f, const char *cmd)
@@ -65,6 +71,8 @@ static void usage(FILE *f, const char *cmd)
             "  -f, --force              replace an existing OUTPUT (never the INPUT itself)%s\n"
             "      --no-daemon          compute in-process only\n"
             "      --socket PATH        bitsliced socket (default %s)\n"
+            "      --threads N          chunks sealed or opened at once, 1..%d (default: one\n"
+            "                           per CPU, at most %d)\n"
             "  -q, --quiet              no progress bar\n"
             "  -v, --verbose            say which backend served the keystream\n"
             "%s",
@@ -74,7 +82,7 @@ static void usage(FILE *f, const char *cmd)
             cmd[0] == 's' ? "" : "\n                           (each chunk once it verified)",
             cmd[0] == 's' ? ";\n                           with seal, also write to a terminal"
                           : "",
-            sock,
+            sock, BSCLI_THREADS_MAX, BSCLI_THREADS_DEFAULT_MAX,
             cmd[0] == 's'
                 ? "      --chunk-log2 N       chunk size 2^N bytes (10..24, default 20: 1 MiB)\n"
                   "      --scrypt-log-n N     scrypt cost N = 2^N (10..20, default 16)\n"
@@ -100,6 +108,7 @@ static int parse(int argc, char **argv, opts *o, const char *cmd)
         {"verbose", no_argument, 0, 'v'},
         {"chunk-log2", required_argument, 0, 'C'},
         {"scrypt-log-n", required_argument, 0, 'L'},
+        {"threads", required_argument, 0, 'T'},
         {"force", no_argument, 0, 'f'},
         {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},
@@ -151,6 +160,13 @@ static int parse(int argc, char **argv, opts *o, const char *cmd)
                 0) {
                 fprintf(stderr, "bitslice %s: --chunk-log2 wants %d..%d, got '%s'\n", cmd,
                         BSF_CHUNK_LOG2_MIN, BSF_CHUNK_LOG2_MAX, optarg);
+                return -1;
+            }
+            break;
+        case 'T':
+            if (bs_parse_uint(optarg, 1, BSCLI_THREADS_MAX, &o->threads) != 0) {
+                fprintf(stderr, "bitslice %s: --threads wants 1..%d, got '%s'\n", cmd,
+                        BSCLI_THREADS_MAX, optarg);
                 return -1;
             }
             break;
@@ -413,6 +429,289 @@ static int out_is_terminal(const char *out)
 }
 
 /*
+ * ---- the chunk workers (--threads N) ----
+ *
+ * Chunks are independent by the format's design (each its own J0 and tag), so N workers seal
+ * or open them at once, each with its own keys (a GCM context is one thread's at a time) and
+ * its own buffer for keystream computed in-process. The calling thread takes the chunks in
+ * order from the pipeline, gets each one's keystream source in order (the daemon's window, or
+ * "in-process"), and hands it to the workers; each chunk goes back to the pipeline when done,
+ * and the writer writes chunks in order only, so `open` never writes a chunk after one that
+ * failed. With one thread the calling thread does the work itself. A daemon window's slot is
+ * asked for again only once the chunk that used it is done, so at most BSCLI_KEYSRC_SLOTS chunks
+ * are in flight through the daemon.
+ */
+enum { FAIL_NONE = 0, FAIL_AUTH, FAIL_TRUNCATED, FAIL_EMPTY };
+
+typedef struct crew_job {
+    bscli_pipe_slot *s;
+    const uint8_t *k; /* the daemon's window, or NULL: in-process */
+    size_t len;       /* plaintext bytes */
+    int last;
+} crew_job;
+
+typedef struct crew {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int open; /* 0: seal */
+    unsigned n;
+    pthread_t *th;
+    bsf_keys *keys;  /* one per worker, and [0] for the calling thread when n == 1 */
+    uint8_t **ksbuf; /* likewise: keystream computed in-process */
+    size_t ksbuf_len;
+    bscli_pipe *pipe;
+    crew_job *jobs; /* a ring of ring entries */
+    unsigned ring;
+    uint64_t posted, claimed;
+    uint8_t *fin;  /* ring flags: chunk done */
+    uint64_t nfin; /* chunks done with every one before them */
+    unsigned started;
+    int quit;
+    uint64_t fail_index; /* the first chunk that failed (FAIL_*), UINT64_MAX: none */
+    int fail_kind;
+} crew;
+
+/* Works on one chunk with worker w's keys and buffer; FAIL_NONE or why it was refused. */
+static int crew_work(crew *c, unsigned w, const crew_job *j)
+{
+    bsf_keys *keys = &c->keys[w];
+    uint8_t *buf = j->s->buf;
+    const uint64_t i = j->s->index;
+    const uint8_t *k = j->k;
+    if (k == NULL) {
+        bsf_chunk_keystream(keys, i, j->last, j->len, c->ksbuf[w]);
+        k = c->ksbuf[w];
+    }
+    if (!c->open) {
+        bsf_chunk_seal(keys, i, j->last, k, buf, buf, j->len, buf + j->len);
+        bscli_pipe_put(c->pipe, j->s, j->len + BSF_TAG_LEN);
+        return FAIL_NONE;
+    }
+    if (bsf_chunk_open(keys, i, j->last, k, buf, buf, j->len, buf + j->len) != 0) {
+        /* Say what most likely happened: a whole-chunk truncation verifies as not-last. */
+        if (!j->last)
+            return FAIL_AUTH;
+        bsf_chunk_keystream(keys, i, 0, j->len, c->ksbuf[w]);
+        return bsf_chunk_open(keys, i, 0, c->ksbuf[w], buf, buf, j->len, buf + j->len) == 0
+                   ? FAIL_TRUNCATED
+                   : FAIL_AUTH;
+    }
+    if (j->len == 0 && !(j->last && i == 0))
+        return FAIL_EMPTY;
+    bscli_pipe_put(c->pipe, j->s, j->len);
+    return FAIL_NONE;
+}
+
+/* The chunk is done (failed or not): recorded, and the calling thread told. Holds c->mu. */
+static void crew_done_locked(crew *c, uint64_t i, int fail)
+{
+    if (fail != FAIL_NONE && i < c->fail_index) {
+        c->fail_index = i;
+        c->fail_kind = fail;
+    }
+    c->fin[i % c->ring] = 1;
+    while (c->nfin < c->posted && c->fin[c->nfin % c->ring]) {
+        c->fin[c->nfin % c->ring] = 0;
+        c->nfin++;
+    }
+    pthread_cond_broadcast(&c->cv);
+}
+
+typedef struct crew_arg {
+    crew *c;
+    unsigned w;
+} crew_arg;
+
+static void *crew_main(void *arg)
+{
+    crew *c = ((crew_arg *)arg)->c;
+    const unsigned w = ((crew_arg *)arg)->w;
+    free(arg);
+    pthread_mutex_lock(&c->mu);
+    for (;;) {
+        while (!c->quit && c->claimed == c->posted)
+            pthread_cond_wait(&c->cv, &c->mu);
+        if (c->claimed == c->posted)
+            break; /* quit, and nothing left */
+        crew_job j = c->jobs[c->claimed % c->ring];
+        c->claimed++;
+        /* After a failed chunk nothing more is written: the work would be thrown away. */
+        int skip = c->fail_index != UINT64_MAX;
+        pthread_mutex_unlock(&c->mu);
+        int fail = skip ? FAIL_NONE : crew_work(c, w, &j);
+        pthread_mutex_lock(&c->mu);
+        crew_done_locked(c, j.s->index, fail);
+    }
+    pthread_mutex_unlock(&c->mu);
+    return NULL;
+}
+
+/* The worker count: threads, or one per online CPU (at most BSCLI_THREADS_DEFAULT_MAX). */
+static unsigned crew_size(unsigned threads)
+{
+    if (threads != 0)
+        return threads;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > BSCLI_THREADS_DEFAULT_MAX ? BSCLI_THREADS_DEFAULT_MAX : (unsigned)n;
+}
+
+/*
+ * Keys for n workers from the master key (each its own GCM context), and their buffers for
+ * chunks of chunk_size bytes. 0, or -1 with everything freed.
+ */
+static int crew_init(crew *c, unsigned n, int open, const uint8_t master[32],
+                     const uint8_t nonce[16], size_t chunk_size)
+{
+    memset(c, 0, sizeof *c);
+    c->n = n;
+    c->open = open;
+    c->fail_index = UINT64_MAX;
+    c->ksbuf_len = (size_t)bsf_chunk_ks_blocks(chunk_size) * 32;
+    pthread_mutex_init(&c->mu, NULL);
+    pthread_cond_init(&c->cv, NULL);
+    const size_t kbytes = (sizeof(bsf_keys) + 63) / 64 * 64;
+    c->keys = (bsf_keys *)aligned_alloc(64, kbytes * n);
+    c->ksbuf = (uint8_t **)calloc(n, sizeof *c->ksbuf);
+    c->th = (pthread_t *)calloc(n, sizeof *c->th);
+    if (c->keys == NULL || c->ksbuf == NULL || c->th == NULL)
+        goto fail;
+    memset(c->keys, 0, kbytes * n);
+    for (unsigned w = 0; w < n; w++)
+        if (bsf_keys_derive(&c->keys[w], master, nonce) != 0 ||
+            (c->ksbuf[w] = (uint8_t *)malloc(c->ksbuf_len)) == NULL)
+            goto fail;
+    return 0;
+fail:
+    for (unsigned w = 0; c->ksbuf != NULL && w < n; w++)
+        free(c->ksbuf[w]);
+    if (c->keys != NULL)
+        for (unsigned w = 0; w < n; w++)
+            bsf_keys_wipe(&c->keys[w]);
+    free(c->keys);
+    free(c->ksbuf);
+    free(c->th);
+    pthread_cond_destroy(&c->cv);
+    pthread_mutex_destroy(&c->mu);
+    memset(c, 0, sizeof *c);
+    return -1;
+}
+
+/* Starts the workers on pipe (with ring >= its slots); with n == 1, none. 0 or -1. */
+static int crew_start(crew *c, bscli_pipe *pipe, unsigned ring)
+{
+    c->pipe = pipe;
+    c->ring = ring;
+    c->jobs = (crew_job *)calloc(ring, sizeof *c->jobs);
+    c->fin = (uint8_t *)calloc(ring, 1);
+    if (c->jobs == NULL || c->fin == NULL)
+        return -1;
+    for (unsigned w = 0; c->n > 1 && w < c->n; w++) {
+        crew_arg *a = (crew_arg *)malloc(sizeof *a);
+        if (a == NULL)
+            return -1;
+        a->c = c;
+        a->w = w;
+        if (pthread_create(&c->th[w], NULL, crew_main, a) != 0) {
+            free(a);
+            return -1;
+        }
+        c->started++;
+    }
+    return 0;
+}
+
+/* Waits until every chunk before first is done (then its daemon window may be reused). */
+static void crew_wait_done(crew *c, uint64_t first)
+{
+    pthread_mutex_lock(&c->mu);
+    while (c->nfin < first)
+        pthread_cond_wait(&c->cv, &c->mu);
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* Hands chunk j to a worker (or works on it here, with one thread). */
+static void crew_post(crew *c, const crew_job *j)
+{
+    if (c->n == 1) {
+        int fail = crew_work(c, 0, j);
+        pthread_mutex_lock(&c->mu);
+        c->posted++;
+        c->claimed++;
+        crew_done_locked(c, j->s->index, fail);
+        pthread_mutex_unlock(&c->mu);
+        return;
+    }
+    pthread_mutex_lock(&c->mu);
+    c->jobs[c->posted % c->ring] = *j;
+    c->posted++;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+static int crew_failed(crew *c)
+{
+    pthread_mutex_lock(&c->mu);
+    int f = c->fail_index != UINT64_MAX;
+    pthread_mutex_unlock(&c->mu);
+    return f;
+}
+
+/* Lets the workers finish what was posted, joins them, says a failure, wipes and frees. */
+static int crew_finish(crew *c)
+{
+    pthread_mutex_lock(&c->mu);
+    c->quit = 1;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+    for (unsigned w = 0; w < c->started; w++)
+        pthread_join(c->th[w], NULL);
+    pthread_cond_destroy(&c->cv);
+    pthread_mutex_destroy(&c->mu);
+    const unsigned long long i = (unsigned long long)c->fail_index;
+    if (c->fail_kind == FAIL_TRUNCATED)
+        fprintf(stderr,
+                "bitslice: truncated: the file ends after chunk %llu without its final chunk\n", i);
+    else if (c->fail_kind == FAIL_AUTH)
+        fprintf(stderr,
+                "bitslice: chunk %llu failed authentication: the file is corrupted, tampered "
+                "with, reordered or truncated\n",
+                i);
+    else if (c->fail_kind == FAIL_EMPTY)
+        fprintf(stderr, "bitslice: chunk %llu is empty but not the only chunk\n", i);
+    const int failed = c->fail_kind != FAIL_NONE;
+    for (unsigned w = 0; w < c->n; w++) {
+        bs_wipe(c->ksbuf[w], c->ksbuf_len);
+        free(c->ksbuf[w]);
+        bsf_keys_wipe(&c->keys[w]);
+    }
+    free(c->keys);
+    free(c->ksbuf);
+    free(c->th);
+    free(c->jobs);
+    free(c->fin);
+    memset(c, 0, sizeof *c);
+    return failed;
+}
+
+/*
+ * Requests the daemon windows of the chunks after `index` whose slots are free (the chunk that
+ * last used each is done), up to BSCLI_KEYSRC_SLOTS ahead; *next is the first not yet
+ * requested, nchunks the count when known (0: unknown; then none is the last).
+ */
+static void crew_prefetch(crew *c, bscli_keysrc *ks, uint64_t index, uint64_t nchunks,
+                          uint64_t *next, size_t cs)
+{
+    pthread_mutex_lock(&c->mu);
+    const uint64_t nfin = c->nfin;
+    pthread_mutex_unlock(&c->mu);
+    while (*next < index + BSCLI_KEYSRC_SLOTS && *next < nfin + BSCLI_KEYSRC_SLOTS &&
+           (nchunks == 0 || *next < nchunks)) {
+        bscli_keysrc_request(ks, *next, nchunks != 0 && *next + 1 == nchunks, cs);
+        (*next)++;
+    }
+}
+
+/*
  * seal and open leave through one exit: "out" closes the keystream source when it was started,
  * wipes the derived keys (harmless when there are none yet) and, once open_files ran, finishes
  * or removes the output (close_files). ok says whether the output is to be kept.
@@ -433,7 +732,9 @@ int bscli_cmd_seal(int argc, char **argv)
     io f;
     bscli_keysrc ks;
     bscli_pipe io_pipe;
-    int files = 0, have_ks = 0, ok = 0;
+    crew cw;
+    int files = 0, have_ks = 0, have_crew = 0, ok = 0;
+    const unsigned nthreads = crew_size(o.threads);
     bsf_header h;
     memset(&h, 0, sizeof h);
     h.kdf = o.key_file != NULL ? BSF_KDF_KEYFILE : BSF_KDF_SCRYPT;
@@ -451,9 +752,13 @@ int bscli_cmd_seal(int argc, char **argv)
     if (master_key(&o, &h, 1, master) != 0)
         goto out;
     int kr = bsf_keys_derive(&keys, master, h.nonce);
+    if (kr == 0)
+        kr = crew_init(&cw, nthreads, 0, master, h.nonce, (size_t)1 << o.chunk_log2);
+    have_crew = kr == 0;
     bs_wipe(master, sizeof master);
     if (kr != 0) {
-        fprintf(stderr, "bitslice: RIJNDAEL-256 is not compiled in, or HKDF failed\n");
+        fprintf(stderr, "bitslice: RIJNDAEL-256 is not compiled in, HKDF failed, or out of "
+                        "memory\n");
         goto out;
     }
     files = 1;
@@ -478,17 +783,21 @@ int bscli_cmd_seal(int argc, char **argv)
         goto out;
     }
     have_ks = 1;
-    if (bscli_pipe_start(&io_pipe, f.in_fd, f.out, cs, cs + BSF_TAG_LEN) != 0) {
+    /* Buffers for the chunks being read, worked on and written: two a worker, and two more. */
+    const unsigned nslots = nthreads == 1 ? BS_PIPE_SLOTS : 2 * nthreads + 2;
+    if (bscli_pipe_start(&io_pipe, f.in_fd, f.out, cs, cs + BSF_TAG_LEN, nslots) != 0) {
         fprintf(stderr, "bitslice: out of memory or threads\n");
         goto out;
     }
+    ok = crew_start(&cw, &io_pipe, nslots) == 0;
+    if (!ok)
+        fprintf(stderr, "bitslice: out of memory or threads\n");
     bs_progress pr;
-    uint64_t done = 0;
-    bs_progress_start(&pr, isatty(2) && !o.quiet, f.in_regular ? (double)f.in_size : 0,
+    uint64_t done = 0, next_req = 0;
+    bs_progress_start(&pr, isatty(2) && !o.quiet && ok, f.in_regular ? (double)f.in_size : 0,
                       BS_PROGRESS_BYTES);
-    for (uint64_t i = 0; i < BSCLI_KEYSRC_SLOTS && (nchunks == 0 || i < nchunks); i++)
-        bscli_keysrc_request(&ks, i, nchunks != 0 && i + 1 == nchunks, cs);
-    ok = 1;
+    if (ok)
+        crew_prefetch(&cw, &ks, 0, nchunks, &next_req, cs);
     for (uint64_t i = 0; ok; i++) {
         bscli_pipe_slot *s = bscli_pipe_next(&io_pipe);
         if (s == NULL) {
@@ -500,21 +809,23 @@ int bscli_cmd_seal(int argc, char **argv)
             ok = 0;
             break;
         }
-        size_t n = s->n;
-        int last = s->last;
-        const uint8_t *k = bscli_keysrc_get(&ks, i, last, n);
-        bsf_chunk_seal(&keys, i, last, k, s->buf, s->buf, n, s->buf + n);
-        /* Chunk i's slot is free only now that its keystream is used. */
-        if (!last && (nchunks == 0 || i + BSCLI_KEYSRC_SLOTS < nchunks))
-            bscli_keysrc_request(&ks, i + BSCLI_KEYSRC_SLOTS,
-                                 nchunks != 0 && i + BSCLI_KEYSRC_SLOTS + 1 == nchunks, cs);
-        bscli_pipe_put(&io_pipe, n + BSF_TAG_LEN);
-        done += n;
-        bs_progress_update(&pr, (double)done, last);
-        if (last)
+        crew_job j = {s, NULL, s->n, s->last};
+        /* Chunk i's daemon window is free once chunk i - SLOTS is done. */
+        if (ks.daemon && i >= BSCLI_KEYSRC_SLOTS)
+            crew_wait_done(&cw, i - BSCLI_KEYSRC_SLOTS + 1);
+        if (!j.last)
+            crew_prefetch(&cw, &ks, i, nchunks, &next_req, cs);
+        j.k = bscli_keysrc_take(&ks, i, j.last, j.len);
+        crew_post(&cw, &j);
+        done += j.len;
+        bs_progress_update(&pr, (double)done, j.last);
+        if (j.last)
             break;
     }
     bs_progress_end(&pr);
+    if (crew_finish(&cw) != 0)
+        ok = 0;
+    have_crew = 0;
     int werr = bscli_pipe_finish(&io_pipe, ok);
     if (werr != 0) {
         fprintf(stderr, "bitslice: writing %s: %s\n", o.out, strerror(werr));
@@ -522,6 +833,8 @@ int bscli_cmd_seal(int argc, char **argv)
     }
     report(&o, &ks);
 out:
+    if (have_crew)
+        crew_finish(&cw);
     if (have_ks)
         bscli_keysrc_close(&ks);
     bsf_keys_wipe(&keys);
@@ -538,7 +851,9 @@ int bscli_cmd_open(int argc, char **argv)
     io f;
     bscli_keysrc ks;
     bscli_pipe io_pipe;
-    int have_ks = 0, ok = 0;
+    crew cw;
+    int have_ks = 0, have_crew = 0, ok = 0;
+    const unsigned nthreads = crew_size(o.threads);
     if (open_files(&o, &f) != 0)
         goto out;
     uint8_t hdr[BSF_HEADER_LEN];
@@ -557,9 +872,13 @@ int bscli_cmd_open(int argc, char **argv)
     if (master_key(&o, &h, 0, master) != 0)
         goto out;
     int kr = bsf_keys_derive(&keys, master, h.nonce);
+    if (kr == 0)
+        kr = crew_init(&cw, nthreads, 1, master, h.nonce, (size_t)1 << h.chunk_log2);
+    have_crew = kr == 0;
     bs_wipe(master, sizeof master);
     if (kr != 0) {
-        fprintf(stderr, "bitslice: RIJNDAEL-256 is not compiled in, or HKDF failed\n");
+        fprintf(stderr, "bitslice: RIJNDAEL-256 is not compiled in, HKDF failed, or out of "
+                        "memory\n");
         goto out;
     }
     bsf_header_tag(&keys, hdr, tag);
@@ -576,18 +895,22 @@ int bscli_cmd_open(int argc, char **argv)
         goto out;
     }
     have_ks = 1;
-    if (bscli_pipe_start(&io_pipe, f.in_fd, f.out, rec, rec) != 0) {
+    const unsigned nslots = nthreads == 1 ? BS_PIPE_SLOTS : 2 * nthreads + 2;
+    if (bscli_pipe_start(&io_pipe, f.in_fd, f.out, rec, rec, nslots) != 0) {
         fprintf(stderr, "bitslice: out of memory or threads\n");
         goto out;
     }
+    ok = crew_start(&cw, &io_pipe, nslots) == 0;
+    if (!ok)
+        fprintf(stderr, "bitslice: out of memory or threads\n");
     bs_progress pr;
-    uint64_t done = 0;
-    bs_progress_start(&pr, isatty(2) && !o.quiet, f.in_regular ? (double)body : 0,
+    uint64_t done = 0, next_req = 0;
+    bs_progress_start(&pr, isatty(2) && !o.quiet && ok, f.in_regular ? (double)body : 0,
                       BS_PROGRESS_BYTES);
-    for (uint64_t i = 0; i < BSCLI_KEYSRC_SLOTS && (nchunks == 0 || i < nchunks); i++)
-        bscli_keysrc_request(&ks, i, nchunks != 0 && i + 1 == nchunks, cs);
-    ok = 1;
-    for (uint64_t i = 0;; i++) {
+    if (ok)
+        crew_prefetch(&cw, &ks, 0, nchunks, &next_req, cs);
+    /* Chunks go to the workers in order; the first that fails stops the output before it. */
+    for (uint64_t i = 0; ok; i++) {
         bscli_pipe_slot *s = bscli_pipe_next(&io_pipe);
         if (s == NULL) {
             ok = 0; /* a write failed: bscli_pipe_finish says why */
@@ -598,7 +921,6 @@ int bscli_cmd_open(int argc, char **argv)
             ok = 0;
             break;
         }
-        uint8_t *buf = s->buf;
         size_t n = s->n;
         if (n < BSF_TAG_LEN) {
             fprintf(stderr, "bitslice: truncated: %s after chunk %llu\n",
@@ -607,49 +929,26 @@ int bscli_cmd_open(int argc, char **argv)
             ok = 0;
             break;
         }
-        int last = s->last;
-        size_t len = n - BSF_TAG_LEN;
-        const uint8_t *k = bscli_keysrc_get(&ks, i, last, len);
-        int bad = bsf_chunk_open(&keys, i, last, k, buf, buf, len, buf + len) != 0;
-        if (!bad && !last && (nchunks == 0 || i + BSCLI_KEYSRC_SLOTS < nchunks))
-            bscli_keysrc_request(&ks, i + BSCLI_KEYSRC_SLOTS,
-                                 nchunks != 0 && i + BSCLI_KEYSRC_SLOTS + 1 == nchunks, cs);
-        if (bad) {
-            /* Say what most likely happened: a whole-chunk truncation verifies as not-last. */
-            uint8_t *alt = last ? (uint8_t *)malloc((size_t)bsf_chunk_ks_blocks(len) * 32) : NULL;
-            int truncated = 0;
-            if (alt != NULL) {
-                bsf_chunk_keystream(&keys, i, 0, len, alt);
-                truncated = bsf_chunk_open(&keys, i, 0, alt, buf, buf, len, buf + len) == 0;
-                bs_wipe(alt, (size_t)bsf_chunk_ks_blocks(len) * 32);
-                free(alt);
-            }
-            if (truncated)
-                fprintf(stderr,
-                        "bitslice: truncated: the file ends after chunk %llu without its "
-                        "final chunk\n",
-                        (unsigned long long)i);
-            else
-                fprintf(stderr,
-                        "bitslice: chunk %llu failed authentication: the file is corrupted, "
-                        "tampered with, reordered or truncated\n",
-                        (unsigned long long)i);
+        crew_job j = {s, NULL, n - BSF_TAG_LEN, s->last};
+        if (ks.daemon && i >= BSCLI_KEYSRC_SLOTS)
+            crew_wait_done(&cw, i - BSCLI_KEYSRC_SLOTS + 1);
+        if (crew_failed(&cw)) {
             ok = 0;
             break;
         }
-        if (len == 0 && !(last && i == 0)) {
-            fprintf(stderr, "bitslice: chunk %llu is empty but not the only chunk\n",
-                    (unsigned long long)i);
-            ok = 0;
-            break;
-        }
-        bscli_pipe_put(&io_pipe, len);
+        if (!j.last)
+            crew_prefetch(&cw, &ks, i, nchunks, &next_req, cs);
+        j.k = bscli_keysrc_take(&ks, i, j.last, j.len);
+        crew_post(&cw, &j);
         done += n;
-        bs_progress_update(&pr, (double)done, last);
-        if (last)
+        bs_progress_update(&pr, (double)done, j.last);
+        if (j.last)
             break;
     }
     bs_progress_end(&pr);
+    if (crew_finish(&cw) != 0)
+        ok = 0;
+    have_crew = 0;
     int werr = bscli_pipe_finish(&io_pipe, ok);
     if (werr != 0) {
         fprintf(stderr, "bitslice: writing %s: %s\n", o.out, strerror(werr));
@@ -658,6 +957,8 @@ int bscli_cmd_open(int argc, char **argv)
     if (ok)
         report(&o, &ks);
 out:
+    if (have_crew)
+        crew_finish(&cw);
     if (have_ks)
         bscli_keysrc_close(&ks);
     bsf_keys_wipe(&keys);
