@@ -13,6 +13,7 @@
 #include <openssl/evp.h>
 
 #include "bitslice.h"
+#include "modes/keystream.h"
 
 /* Provider config key and context parameter: the block limit of 64-bit-block ciphers. */
 #define BSPROV_PARAM_LIMIT64_BLOCKS "limit64-blocks"
@@ -99,6 +100,26 @@ typedef struct bsprov_algorithm {
 /* Generic glue shared by every cipher (ciphercommon.c). */
 int bsprov_cipher_get_params(const bsprov_cipher_info *info, OSSL_PARAM params[]);
 OSSL_FUNC_cipher_gettable_params_fn bsprov_cipher_gettable_params;
+
+/*
+ * A provider context holds its core mode context (bs_ctr_ctx, bs_gcm256_ctx), whose key
+ * schedule is 64-byte aligned, which OPENSSL_zalloc does not promise: bsprov_cctx_alloc gives n
+ * zeroed bytes so aligned (NULL: no memory), bsprov_cctx_free cleanses them and frees (accepts
+ * NULL). ciphercommon.c.
+ */
+void *bsprov_cctx_alloc(size_t n);
+void bsprov_cctx_free(void *p, size_t n);
+
+/*
+ * The keystream source a new context pulls from (source.c): the daemon's when
+ * prov->daemon_socket is set, else NULL (the in-process core). The context owns it: it gives
+ * it to the core context before the key, copies it for dupctx and closes it when freed. open
+ * and copy return 1, or 0 on allocation failure (*src, *dst NULL); copy copies NULL as NULL,
+ * close accepts NULL.
+ */
+int bsprov_source_open(const bsprov_ctx *prov, bs_keystream_source **src);
+int bsprov_source_copy(const bs_keystream_source *src, bs_keystream_source **dst);
+void bsprov_source_close(bs_keystream_source *src);
 
 /* Generic CTR glue (ciphercommon.c). */
 void *bsprov_ctr_newctx(void *provctx, const bsprov_cipher_info *info);

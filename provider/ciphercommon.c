@@ -1,38 +1,54 @@
 /*
  * ciphercommon.c: the generic glue of every CTR cipher (params, init, streaming update,
- * dup), written once over the bsprov_ctr_backend seam, plus the algorithm params all
- * ciphers share.
+ * dup), written once over the core's bs_ctr_ctx, plus what CTR and GCM share: the algorithm
+ * params and the contexts' memory and keystream source.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/params.h>
 
-#include "backend.h"
 #include "bsprov.h"
 #include "modes/ctr.h"
 
+/*
+ * The core context owns position, num, the read-ahead, the block count and the limit; it pulls
+ * keystream from src, the source chosen at newctx (bsprov_source_open, source.c), as OpenSSL's
+ * contexts hold their hw.
+ */
 typedef struct bsprov_ctr_cctx {
+    bs_ctr_ctx c;             /* 64-byte aligned: the context is (bsprov_cctx_alloc) */
+    bs_keystream_source *src; /* owned; NULL: the in-process core */
     const bsprov_ctx *prov;
     const bsprov_cipher_info *info;
     const bs_block_cipher *core;
-    const bsprov_ctr_backend *be;
-    void *bctx;
     uint8_t iv[16];
     uint8_t updated_iv[BS_BLOCK_MAX]; /* what an octet_ptr updated-iv points at */
-    uint64_t limit;                   /* blocks per key */
-    /*
-     * The limit counts the blocks of one key: the backend counts them from its set_key on,
-     * across new IVs (blocks_used). A key-only re-init continues the stream, and so its count,
-     * although the backend is keyed afresh: `carried` is what it had counted before (what
-     * this key is charged with beyond the backend's count; 0 after an init with a key and an
-     * IV, which starts afresh). Blocks used under the current key = carried + blocks_used.
-     */
-    uint64_t carried;
+    uint64_t limit;                   /* blocks per key (a key-only re-init keeps the count) */
     unsigned padding;
     int enc, key_set, iv_set;
 } bsprov_ctr_cctx;
+
+/* ---- the contexts' memory, shared with GCM ---- */
+
+void *bsprov_cctx_alloc(size_t n)
+{
+    const size_t rounded = (n + 63) & ~(size_t)63;
+    void *p = aligned_alloc(64, rounded);
+    if (p != NULL)
+        memset(p, 0, rounded);
+    return p;
+}
+
+void bsprov_cctx_free(void *p, size_t n)
+{
+    if (p == NULL)
+        return;
+    OPENSSL_cleanse(p, n);
+    free(p);
+}
 
 /* ---- algorithm params, shared with GCM ---- */
 
@@ -132,18 +148,16 @@ void *bsprov_ctr_newctx(void *provctx, const bsprov_cipher_info *info)
         BSPROV_RAISE(prov, BSPROV_R_ARG, "%s: core %s is not compiled in", info->name, info->core);
         return NULL;
     }
-    if ((ctx = OPENSSL_zalloc(sizeof *ctx)) == NULL)
+    if ((ctx = bsprov_cctx_alloc(sizeof *ctx)) == NULL || !bsprov_source_open(prov, &ctx->src)) {
+        BSPROV_RAISE(prov, BSPROV_R_ALLOC, "%s: out of memory", info->name);
+        bsprov_cctx_free(ctx, sizeof *ctx);
         return NULL;
+    }
     ctx->prov = prov;
     ctx->info = info;
     ctx->core = core;
-    ctx->be = bsprov_ctr_backend_for(prov, core);
     ctx->limit = core->block_len == 8 ? prov->limit64_blocks : UINT64_MAX;
-    if ((ctx->bctx = ctx->be->newctx(core, prov)) == NULL) {
-        BSPROV_RAISE(prov, BSPROV_R_ALLOC, "%s: out of memory", info->name);
-        OPENSSL_free(ctx);
-        return NULL;
-    }
+    bs_ctr_set_source(&ctx->c, ctx->src);
     return ctx;
 }
 
@@ -152,28 +166,25 @@ static void ctr_freectx_unwiped(void *vctx)
     bsprov_ctr_cctx *ctx = (bsprov_ctr_cctx *)vctx;
     if (ctx == NULL)
         return;
-    ctx->be->free(ctx->bctx);
-    OPENSSL_clear_free(ctx, sizeof *ctx);
+    bsprov_source_close(ctx->src);
+    bs_ctr_clear(&ctx->c);
+    bsprov_cctx_free(ctx, sizeof *ctx);
 }
 
+/* The copy gets a copy of the source, which starts afresh where the copy is asked to. */
 static void *ctr_dupctx_unwiped(void *vctx)
 {
     const bsprov_ctr_cctx *src = (const bsprov_ctr_cctx *)vctx;
-    bsprov_ctr_cctx *ctx = OPENSSL_malloc(sizeof *ctx);
+    bsprov_ctr_cctx *ctx = bsprov_cctx_alloc(sizeof *ctx);
     if (ctx == NULL)
         return NULL;
     *ctx = *src;
-    if ((ctx->bctx = src->be->dup(src->bctx)) == NULL) {
-        OPENSSL_clear_free(ctx, sizeof *ctx);
+    if (!bsprov_source_copy(src->src, &ctx->src)) {
+        bsprov_cctx_free(ctx, sizeof *ctx);
         return NULL;
     }
+    bs_ctr_set_source(&ctx->c, ctx->src);
     return ctx;
-}
-
-/* What the backend may still count under the current key. */
-static uint64_t backend_limit(const bsprov_ctr_cctx *ctx)
-{
-    return ctx->limit > ctx->carried ? ctx->limit - ctx->carried : 0;
 }
 
 static int ctr_check_params(const bsprov_ctr_cctx *ctx, const OSSL_PARAM params[], int ready);
@@ -206,16 +217,18 @@ static int ctr_init(bsprov_ctr_cctx *ctx, int enc, const unsigned char *key, siz
 
     const int running = ctx->key_set && ctx->iv_set;
     if (key != NULL) {
-        /* A key-only re-init continues the stream: the key is charged with its blocks so far. */
-        const uint64_t used =
-            running && iv == NULL ? ctx->carried + ctx->be->blocks_used(ctx->bctx) : 0;
-        if ((rc = ctx->be->set_key(ctx->bctx, key, keylen,
-                                   ctx->limit > used ? ctx->limit - used : 0)) != BS_OK)
+        /*
+         * A key-only re-init continues the stream, and so its count: the blocks so far are
+         * charged to the new key (bs_ctr_rekey). A key with an IV starts afresh.
+         */
+        rc = running && iv == NULL ? bs_ctr_rekey(&ctx->c, ctx->core, key, keylen)
+                                   : bs_ctr_set_key(&ctx->c, ctx->core, key, keylen);
+        if (rc != BS_OK)
             return ctr_fail(ctx, rc);
+        bs_ctr_set_block_limit(&ctx->c, ctx->limit);
         ctx->key_set = 1;
-        ctx->carried = used;
     } else if (running && iv == NULL) {
-        if ((rc = ctx->be->set_num(ctx->bctx, 0)) != BS_OK)
+        if ((rc = bs_ctr_set_num(&ctx->c, 0)) != BS_OK)
             return ctr_fail(ctx, rc);
     }
     if (iv != NULL) {
@@ -224,7 +237,7 @@ static int ctr_init(bsprov_ctr_cctx *ctx, int enc, const unsigned char *key, siz
     }
     /* A new IV, or one that came before the first key: the stream starts at it now. */
     if (ctx->key_set && (iv != NULL || (key != NULL && ctx->iv_set && !running)) &&
-        (rc = ctx->be->set_iv(ctx->bctx, ctx->iv, info->iv_len)) != BS_OK)
+        (rc = bs_ctr_set_iv(&ctx->c, ctx->iv, info->iv_len)) != BS_OK)
         return ctr_fail(ctx, rc);
     ctx->enc = enc;
     return ctr_apply_params(ctx, params);
@@ -272,7 +285,7 @@ static int ctr_update_unwiped(void *vctx, unsigned char *out, size_t *outl, size
                      ctx->info->name, out == NULL ? 0 : outsize, inl);
         return 0;
     }
-    if ((rc = ctx->be->crypt(ctx->bctx, out, in, inl)) != BS_OK)
+    if ((rc = bs_ctr_crypt(&ctx->c, out, in, inl)) != BS_OK)
         return ctr_fail(ctx, rc);
     *outl = inl;
     return 1;
@@ -374,7 +387,7 @@ int bsprov_ctr_get_ctx_params(void *vctx, OSSL_PARAM params[])
     unsigned num = 0;
     const size_t bl = ctx->core->block_len;
     if (ctx->key_set && ctx->iv_set)
-        ctx->be->get_position(ctx->bctx, counter, &num);
+        bs_ctr_position(&ctx->c, counter, &num);
     else
         memcpy(counter, ctx->iv, ctx->info->iv_len);
 
@@ -466,13 +479,13 @@ static int ctr_apply_params(bsprov_ctr_cctx *ctx, const OSSL_PARAM params[])
     if ((p = OSSL_PARAM_locate_const(params, BSPROV_PARAM_LIMIT64_BLOCKS)) != NULL &&
         is_block64(ctx)) {
         OSSL_PARAM_get_uint64(p, &ctx->limit);
-        if (ctx->key_set && (rc = ctx->be->set_block_limit(ctx->bctx, backend_limit(ctx))) != BS_OK)
-            return ctr_fail(ctx, rc);
+        if (ctx->key_set)
+            bs_ctr_set_block_limit(&ctx->c, ctx->limit);
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM)) != NULL) {
         unsigned v = 0;
         OSSL_PARAM_get_uint(p, &v);
-        if ((rc = ctx->be->set_num(ctx->bctx, v)) != BS_OK)
+        if ((rc = bs_ctr_set_num(&ctx->c, v)) != BS_OK)
             return ctr_fail(ctx, rc);
     }
     return 1;

@@ -1,6 +1,6 @@
 /*
  * ciphercommon_gcm.c: the generic AEAD glue (OpenSSL's GCM state machine: IV length, AAD, data,
- * final, tag) over the bsprov_gcm_backend seam.
+ * final, tag) over the core's bs_gcm256_ctx.
  */
 #include <string.h>
 
@@ -8,17 +8,18 @@
 #include <openssl/crypto.h>
 #include <openssl/params.h>
 
-#include "backend.h"
 #include "bsprov.h"
 #include "modes/gcm256.h"
 
 #define GCM_IV_MAX 256
 
+/* The core context over the keystream source chosen at newctx, as CTR's (ciphercommon.c). */
 typedef struct bsprov_gcm_cctx {
+    bs_gcm256_ctx g;          /* 64-byte aligned: the context is (bsprov_cctx_alloc) */
+    bs_keystream_source *src; /* owned; NULL: the in-process core */
     const bsprov_ctx *prov;
     const bsprov_cipher_info *info;
-    const bsprov_gcm_backend *be;
-    void *bctx;
+    const bs_block_cipher *core;
     uint8_t iv[GCM_IV_MAX];
     size_t iv_len;
     uint8_t tag[BS_GCM256_TAG_MAX]; /* encryption: the tag after final; decryption: expected */
@@ -80,18 +81,17 @@ void *bsprov_gcm_newctx(void *provctx, const bsprov_cipher_info *info)
         BSPROV_RAISE(prov, BSPROV_R_ARG, "%s: core %s is not compiled in", info->name, info->core);
         return NULL;
     }
-    if ((ctx = OPENSSL_zalloc(sizeof *ctx)) == NULL)
-        return NULL;
-    ctx->prov = prov;
-    ctx->info = info;
-    ctx->be = bsprov_gcm_backend_for(prov);
-    ctx->iv_len = info->iv_len;
-    ctx->tag_len = BS_GCM256_TAG_MAX;
-    if ((ctx->bctx = ctx->be->newctx(core, prov)) == NULL) {
+    if ((ctx = bsprov_cctx_alloc(sizeof *ctx)) == NULL || !bsprov_source_open(prov, &ctx->src)) {
         BSPROV_RAISE(prov, BSPROV_R_ALLOC, "%s: out of memory", info->name);
-        OPENSSL_free(ctx);
+        bsprov_cctx_free(ctx, sizeof *ctx);
         return NULL;
     }
+    ctx->prov = prov;
+    ctx->info = info;
+    ctx->core = core;
+    ctx->iv_len = info->iv_len;
+    ctx->tag_len = BS_GCM256_TAG_MAX;
+    bs_gcm256_set_source(&ctx->g, ctx->src);
     return ctx;
 }
 
@@ -100,21 +100,23 @@ static void gcm_freectx_unwiped(void *vctx)
     bsprov_gcm_cctx *ctx = (bsprov_gcm_cctx *)vctx;
     if (ctx == NULL)
         return;
-    ctx->be->free(ctx->bctx);
-    OPENSSL_clear_free(ctx, sizeof *ctx);
+    bsprov_source_close(ctx->src);
+    bs_gcm256_clear(&ctx->g);
+    bsprov_cctx_free(ctx, sizeof *ctx);
 }
 
 static void *gcm_dupctx_unwiped(void *vctx)
 {
     const bsprov_gcm_cctx *src = (const bsprov_gcm_cctx *)vctx;
-    bsprov_gcm_cctx *ctx = OPENSSL_malloc(sizeof *ctx);
+    bsprov_gcm_cctx *ctx = bsprov_cctx_alloc(sizeof *ctx);
     if (ctx == NULL)
         return NULL;
     *ctx = *src;
-    if ((ctx->bctx = src->be->dup(src->bctx)) == NULL) {
-        OPENSSL_clear_free(ctx, sizeof *ctx);
+    if (!bsprov_source_copy(src->src, &ctx->src)) {
+        bsprov_cctx_free(ctx, sizeof *ctx);
         return NULL;
     }
+    bs_gcm256_set_source(&ctx->g, ctx->src);
     return ctx;
 }
 
@@ -124,7 +126,7 @@ static int gcm_start(bsprov_gcm_cctx *ctx)
     int rc;
     if (!ctx->key_set || !ctx->iv_pending)
         return 1;
-    if ((rc = ctx->be->set_iv(ctx->bctx, ctx->iv, ctx->iv_len)) != BS_OK)
+    if ((rc = bs_gcm256_set_iv(&ctx->g, ctx->iv, ctx->iv_len)) != BS_OK)
         return gcm_fail(ctx, rc);
     ctx->iv_pending = 0;
     ctx->active = 1;
@@ -168,7 +170,7 @@ static int gcm_init(bsprov_gcm_cctx *ctx, int enc, const unsigned char *key, siz
         return 0;
 
     if (key != NULL) {
-        if ((rc = ctx->be->set_key(ctx->bctx, key, keylen)) != BS_OK)
+        if ((rc = bs_gcm256_set_key(&ctx->g, ctx->core, key, keylen)) != BS_OK)
             return gcm_fail(ctx, rc);
         ctx->key_set = 1;
     }
@@ -268,7 +270,7 @@ static int gcm_update_unwiped(void *vctx, unsigned char *out, size_t *outl, size
                          "%s: AAD after data is not allowed (give all AAD first)", ctx->info->name);
             return 0;
         }
-        if ((rc = ctx->be->aad(ctx->bctx, in, inl)) != BS_OK)
+        if ((rc = bs_gcm256_aad(&ctx->g, in, inl)) != BS_OK)
             return gcm_fail(ctx, rc);
         ctx->used = 1;
         ctx->enc_spent |= ctx->enc;
@@ -280,8 +282,8 @@ static int gcm_update_unwiped(void *vctx, unsigned char *out, size_t *outl, size
                      ctx->info->name, outsize, inl);
         return 0;
     }
-    rc = ctx->enc ? ctx->be->encrypt(ctx->bctx, out, in, inl)
-                  : ctx->be->decrypt(ctx->bctx, out, in, inl);
+    rc = ctx->enc ? bs_gcm256_encrypt(&ctx->g, out, in, inl)
+                  : bs_gcm256_decrypt(&ctx->g, out, in, inl);
     if (rc != BS_OK)
         return gcm_fail(ctx, rc);
     ctx->data_seen = 1;
@@ -301,7 +303,7 @@ static int gcm_final_unwiped(void *vctx, unsigned char *out, size_t *outl, size_
     if (!gcm_ready(ctx))
         return 0;
     if (ctx->enc) {
-        rc = ctx->be->tag(ctx->bctx, ctx->tag, BS_GCM256_TAG_MAX);
+        rc = bs_gcm256_tag(&ctx->g, ctx->tag, BS_GCM256_TAG_MAX);
     } else {
         if (!ctx->tag_set) {
             BSPROV_RAISE(ctx->prov, BSPROV_R_STATE,
@@ -310,7 +312,7 @@ static int gcm_final_unwiped(void *vctx, unsigned char *out, size_t *outl, size_
                          ctx->info->name);
             return 0;
         }
-        rc = ctx->be->verify(ctx->bctx, ctx->tag, ctx->tag_len);
+        rc = bs_gcm256_verify(&ctx->g, ctx->tag, ctx->tag_len);
         ctx->tag_set = 0;
     }
     ctx->finished = 1;

@@ -87,6 +87,23 @@ int bs_ctr_set_key(bs_ctr_ctx *ctx, const bs_block_cipher *cipher, const uint8_t
     return BS_OK;
 }
 
+int bs_ctr_rekey(bs_ctr_ctx *ctx, const bs_block_cipher *cipher, const uint8_t *key, size_t key_len)
+{
+    if (!ctx->keyed)
+        return bs_ctr_set_key(ctx, cipher, key, key_len);
+    if (cipher == NULL || key == NULL)
+        return BS_ERR_ARG;
+    if (key_len != cipher->key_len)
+        return BS_ERR_KEY_LENGTH;
+    settle(ctx); /* the count of blocks started, not of blocks read ahead */
+    const uint64_t used = ctx->blocks_used, limit = ctx->block_limit;
+    bs_ctr_set_key(ctx, cipher, key, key_len); /* checked above: cannot fail */
+    ctx->blocks_used = used;
+    if (limit < ctx->block_limit) /* ctx->block_limit: the new cipher's absolute limit */
+        ctx->block_limit = limit;
+    return BS_OK;
+}
+
 int bs_ctr_set_iv(bs_ctr_ctx *ctx, const uint8_t *iv, size_t iv_len)
 {
     if (ctx->cipher == NULL)

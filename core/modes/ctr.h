@@ -54,6 +54,14 @@ typedef struct bs_ctr_ctx {
 /* Sets the key (key_len bytes). Resets the block count; tells the source (keystream.h). */
 int bs_ctr_set_key(bs_ctr_ctx *ctx, const bs_block_cipher *cipher, const uint8_t *key,
                    size_t key_len);
+/*
+ * New key, keep the count: sets the key (as bs_ctr_set_key, at the next counter block) while
+ * the stream goes on, so the blocks started under the old key stay counted against the limit,
+ * which is kept (within the new cipher's absolute one). On a context without a key, as
+ * bs_ctr_set_key.
+ */
+int bs_ctr_rekey(bs_ctr_ctx *ctx, const bs_block_cipher *cipher, const uint8_t *key,
+                 size_t key_len);
 /* Sets the IV: block_len bytes, or 16 for a 32-byte block. Keeps the key and its block count. */
 int bs_ctr_set_iv(bs_ctr_ctx *ctx, const uint8_t *iv, size_t iv_len);
 /* The IV length this cipher takes in CTR mode. */

@@ -31,7 +31,7 @@ plant() {
     echo "layers: planted $name is caught: $(grep -m1 -F -- "$expected" "$work/$name.out")"
   fi
 }
-plant upward core/modes/ctr.c '#include "backend.h"' \
+plant upward core/modes/ctr.c '#include "bsprov.h"' \
   'core/modes/ctr.c:'
 plant daemon-gpu service/bsd_handlers.c '#include "bsgpu_lanes.h"' \
   'the daemon layer includes gpu/bsgpu_lanes.h'

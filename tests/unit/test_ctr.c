@@ -413,6 +413,60 @@ static void test_rekey_other_cipher(void **state)
     assert_true(pairs > 0);
 }
 
+/*
+ * New key, keep the count (bs_ctr_rekey): the stream goes on at the next block under the new
+ * key, the blocks of the old key stay counted against the kept limit, and a refused rekey
+ * changes nothing.
+ */
+static void test_rekey_keeps_count(void **state)
+{
+    (void)state;
+    for (size_t k = 0; bs_block_ciphers[k] != NULL; k++) {
+        const bs_block_cipher *c = bs_block_ciphers[k];
+        if (!bs_test_impl_usable(c))
+            continue;
+        const size_t bl = c->block_len, ivl = bs_ctr_iv_len(c);
+        uint8_t k1[BS_KEY_MAX], k2[BS_KEY_MAX], iv[32] = {0}, ctr3[BS_BLOCK_MAX] = {0};
+        uint8_t buf[4 * BS_BLOCK_MAX], want[4 * BS_BLOCK_MAX];
+        bs_ctr_ctx ctx, ref;
+        keyed(&ctx, c, k1, iv);
+        bs_ctr_set_block_limit(&ctx, 5);
+        memset(buf, 0, sizeof buf);
+        assert_int_equal(bs_ctr_crypt(&ctx, buf, buf, 2 * bl + 1), BS_OK);
+        bs_test_fill(k2, c->key_len);
+        k2[0] ^= 0xa5;
+        /* refused: nothing changes, the old key's stream goes on mid-block */
+        assert_int_equal(bs_ctr_rekey(&ctx, c, k2, c->key_len + 1), BS_ERR_KEY_LENGTH);
+        assert_int_equal(bs_ctr_rekey(&ctx, c, NULL, c->key_len), BS_ERR_ARG);
+        assert_true(bs_ctr_blocks_used(&ctx) == 3);
+        assert_true(bs_ctr_blocks_left(&ctx) == 2);
+        assert_int_equal(bs_ctr_rekey(&ctx, c, k2, c->key_len), BS_OK);
+        /* three blocks were started under the old key: two of the limit's five are left */
+        assert_true(bs_ctr_blocks_used(&ctx) == 3);
+        assert_true(bs_ctr_blocks_left(&ctx) == 2);
+        memset(buf, 0, sizeof buf);
+        assert_int_equal(bs_ctr_crypt(&ctx, buf, buf, 2 * bl), BS_OK);
+        assert_int_equal(bs_ctr_crypt(&ctx, buf + 2 * bl, buf + 2 * bl, 1), BS_ERR_DATA_LIMIT);
+        /* the new key's keystream from counter IV + 3 */
+        memcpy(ctr3, iv, ivl);
+        bs_ctr_add(ctr3, bl, 3);
+        memset(want, 0, sizeof want);
+        bs_ctr_keystream(c, &ctx.ks, ctr3, 2, want);
+        if (memcmp(buf, want, 2 * bl) != 0)
+            fail_msg("%s/%s: rekey did not go on at the next block", c->name, c->impl);
+        /* a key set afresh resets the count; rekey on a context without a key is set_key */
+        assert_int_equal(bs_ctr_set_key(&ctx, c, k2, c->key_len), BS_OK);
+        assert_true(bs_ctr_blocks_used(&ctx) == 0);
+        memset(&ref, 0, sizeof ref);
+        assert_int_equal(bs_ctr_rekey(&ref, c, k2, c->key_len), BS_OK);
+        assert_int_equal(bs_ctr_set_iv(&ref, iv, ivl), BS_OK);
+        assert_true(bs_ctr_blocks_used(&ref) == 0);
+        assert_true(bs_ctr_blocks_left(&ref) == (bl == 8 ? (uint64_t)1 << 32 : UINT64_MAX));
+        bs_ctr_clear(&ctx);
+        bs_ctr_clear(&ref);
+    }
+}
+
 static void test_counter_arithmetic(void **state)
 {
     (void)state;
@@ -462,6 +516,7 @@ int main(void)
         cmocka_unit_test(test_counter_wrap),
         cmocka_unit_test(test_data_limit),
         cmocka_unit_test(test_rekey_other_cipher),
+        cmocka_unit_test(test_rekey_keeps_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
