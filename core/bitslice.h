@@ -96,6 +96,13 @@ typedef struct bs_block_cipher {
     bs_level level;
     /* The implementation's own counter mode where it is faster than encrypt(); NULL: none. */
     bs_ctr32_fn ctr32;
+    /*
+     * set_key, then encrypt of nblocks blocks under the new key, as one call: where a core can
+     * run the first blocks beside its key schedule (a re-key with a short message: GCM's H and
+     * E_K(J0)). Same results as the two calls; NULL: none (callers make the two calls).
+     */
+    void (*set_key_encrypt)(bs_key_schedule *ks, const uint8_t *key, uint8_t *out,
+                            const uint8_t *in, size_t nblocks);
 } bs_block_cipher;
 
 /*

@@ -224,12 +224,20 @@ static void ghash_key(GCM_CTX *ctx)
 }
 #endif
 
-int GCM_FN(set_key)(GCM_CTX *ctx, const bs_block_cipher *cipher, const uint8_t *key, size_t key_len)
+/* set_key's checks: BS_OK or the error set_key returns. */
+static int key_args(const GCM_CTX *ctx, const bs_block_cipher *cipher, const uint8_t *key,
+                    size_t key_len)
 {
     if (ctx == NULL || cipher == NULL || key == NULL || cipher->block_len != BL)
         return BS_ERR_ARG;
     if (key_len != cipher->key_len)
         return BS_ERR_KEY_LENGTH;
+    return BS_OK;
+}
+
+/* Everything set_key does but expand the key and tell the source (checked already). */
+static void rekey(GCM_CTX *ctx, const bs_block_cipher *cipher)
+{
     bs_keystream_source *src = ctx->src;
 #ifdef GCM_PROFILE
     const unsigned keep_ctr = ctx->ctr_bytes, keep_iv = ctx->direct_iv;
@@ -255,6 +263,14 @@ int GCM_FN(set_key)(GCM_CTX *ctx, const bs_block_cipher *cipher, const uint8_t *
     ctx->cipher = cipher;
     ctx->ctr32 = cipher->ctr32;
     ctx->ghash = GCM_GHASH_DEFAULT();
+}
+
+int GCM_FN(set_key)(GCM_CTX *ctx, const bs_block_cipher *cipher, const uint8_t *key, size_t key_len)
+{
+    const int rc = key_args(ctx, cipher, key, key_len);
+    if (rc != BS_OK)
+        return rc;
+    rekey(ctx, cipher);
     cipher->set_key(&ctx->ks, key);
 #ifdef GCM_GHASH_LAZY
     /* H comes with the first IV (hpow 0: not yet), in the same call of the core as E_K(J0). */
@@ -262,8 +278,8 @@ int GCM_FN(set_key)(GCM_CTX *ctx, const bs_block_cipher *cipher, const uint8_t *
     ghash_key(ctx);
 #endif
     ctx->state = ST_KEYED;
-    if (src != NULL && src->ops->set_key != NULL)
-        src->ops->set_key(src, cipher, key, key_len);
+    if (ctx->src != NULL && ctx->src->ops->set_key != NULL)
+        ctx->src->ops->set_key(ctx->src, cipher, key, key_len);
     return BS_OK;
 }
 
@@ -288,12 +304,20 @@ void GCM_FN(set_ghash)(GCM_CTX *ctx, const GCM_GHASH *impl)
     ctx->state = ST_KEYED;
 }
 
-int GCM_FN(set_iv)(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len)
+static int iv_args(const uint8_t *iv, size_t iv_len)
 {
-    if (ctx->state == ST_NONE)
-        return BS_ERR_STATE;
-    if (iv == NULL || iv_len == 0 || ((uint64_t)iv_len >> 61) != 0)
-        return BS_ERR_IV_LENGTH;
+    return iv == NULL || iv_len == 0 || ((uint64_t)iv_len >> 61) != 0 ? BS_ERR_IV_LENGTH : BS_OK;
+}
+
+/*
+ * set_iv once checked. key not NULL (set_key_iv, only where the early path below runs): the
+ * key is expanded now, by the core's set_key_encrypt, beside H, E_K(J0) and E_K(J0 + 1).
+ */
+static void start_iv(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len, const uint8_t *key)
+{
+#ifndef GCM_GHASH_LAZY
+    (void)key;
+#endif
     memset(ctx->y, 0, BL);
     ctx->ghbuf_len = 0;
     if (ctx->ekj0_ready) { /* the mask of a message left unfinished (finish wipes it) */
@@ -344,7 +368,10 @@ int GCM_FN(set_iv)(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len)
         memset(b, 0, BL);
         memcpy(b + hb * BL, ctx->j0, BL);
         memcpy(b + (hb + 1) * BL, ctx->counter, BL);
-        ctx->cipher->encrypt(&ctx->ks, b, b, hb + 2);
+        if (key != NULL)
+            ctx->cipher->set_key_encrypt(&ctx->ks, key, b, b, hb + 2);
+        else
+            ctx->cipher->encrypt(&ctx->ks, b, b, hb + 2);
         if (hb)
             ghash_key_from(ctx, b);
         memcpy(ctx->ekj0, b + hb * BL, BL);
@@ -358,7 +385,41 @@ int GCM_FN(set_iv)(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len)
     ctx->aad_len = 0;
     ctx->data_len = 0;
     ctx->state = ST_AAD;
+}
+
+int GCM_FN(set_iv)(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len)
+{
+    if (ctx->state == ST_NONE)
+        return BS_ERR_STATE;
+    const int rc = iv_args(iv, iv_len);
+    if (rc != BS_OK)
+        return rc;
+    start_iv(ctx, iv, iv_len, NULL);
     return BS_OK;
+}
+
+int GCM_FN(set_key_iv)(GCM_CTX *ctx, const bs_block_cipher *cipher, const uint8_t *key,
+                       size_t key_len, const uint8_t *iv, size_t iv_len)
+{
+    int rc = key_args(ctx, cipher, key, key_len);
+    if (rc == BS_OK)
+        rc = iv_args(iv, iv_len);
+    if (rc != BS_OK)
+        return rc;
+#ifdef GCM_GHASH_LAZY
+    /* Where set_iv takes its early path (one call of the core), the key is expanded in it. */
+    const int inproc = ctx->src == NULL || ctx->src == &bs_keystream_inproc;
+    if (cipher->set_key_encrypt != NULL && inproc && cipher->ctr32 != NULL && !CTR_WIDE(ctx) &&
+        iv_len == DIRECT_IV(ctx)) {
+        rekey(ctx, cipher);
+        ctx->state = ST_KEYED;
+        start_iv(ctx, iv, iv_len, key);
+        return BS_OK;
+    }
+#endif
+    if ((rc = GCM_FN(set_key)(ctx, cipher, key, key_len)) != BS_OK)
+        return rc;
+    return GCM_FN(set_iv)(ctx, iv, iv_len);
 }
 
 int GCM_FN(aad)(GCM_CTX *ctx, const uint8_t *aad, size_t len)

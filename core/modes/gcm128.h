@@ -104,6 +104,9 @@ void bs_gcm128_set_ghash(bs_gcm128_ctx *ctx, const bs_ghash128_impl *impl);
  */
 int bs_gcm128_set_face(bs_gcm128_ctx *ctx, struct bs_aes_face_ctx *face);
 int bs_gcm128_set_iv(bs_gcm128_ctx *ctx, const uint8_t *iv, size_t iv_len);
+/* set_key then set_iv, as one call (gcm256.h); a refused call changes nothing. */
+int bs_gcm128_set_key_iv(bs_gcm128_ctx *ctx, const bs_block_cipher *cipher, const uint8_t *key,
+                         size_t key_len, const uint8_t *iv, size_t iv_len);
 /* Any number of calls, before any data; BS_ERR_DATA_LIMIT at 2^61 bytes. */
 int bs_gcm128_aad(bs_gcm128_ctx *ctx, const uint8_t *aad, size_t len);
 /* Any split of the stream; in may equal out; one direction per message (else BS_ERR_STATE). */

@@ -158,6 +158,14 @@ int bs_gcm256_set_profile(bs_gcm256_ctx *ctx, unsigned ctr_bits, size_t direct_i
  * length >= 1 goes by GHASH.
  */
 int bs_gcm256_set_iv(bs_gcm256_ctx *ctx, const uint8_t *iv, size_t iv_len);
+/*
+ * set_key then set_iv, as one call (a re-key with each message, as `openssl speed -evp` and
+ * many protocols do): where the core can (bs_block_cipher.set_key_encrypt, in-process, the
+ * direct IV length), the key schedule runs beside H, E_K(J0) and the first keystream block.
+ * Same results and errors as the two calls; a refused call changes nothing.
+ */
+int bs_gcm256_set_key_iv(bs_gcm256_ctx *ctx, const bs_block_cipher *cipher, const uint8_t *key,
+                         size_t key_len, const uint8_t *iv, size_t iv_len);
 /* Any number of calls, before any data; BS_ERR_DATA_LIMIT at 2^61 bytes. */
 int bs_gcm256_aad(bs_gcm256_ctx *ctx, const uint8_t *aad, size_t len);
 /*

@@ -17,8 +17,8 @@
  * for Rijndael-256 there). Four blocks are in flight per loop so that AESENC's latency hides.
  *
  * Key schedule: the 15 round keys as bytes, nothing else: bs_r256_key_expand_aesni, the AES-256
- * schedule (FIPS-197 5.2, Nk = 8) on AESENCLAST run to 120 words, bit-exact with the
- * portable bs_r256_key_expand (the unit suite compares them for random keys).
+ * schedule (FIPS-197 5.2, Nk = 8) on AESENCLAST run to 120 words (rijndael256_ks_aesni.h),
+ * bit-exact with the portable bs_r256_key_expand (the unit suite compares them for random keys).
  */
 #include "../bitslice.h"
 #include "../bs_cpu.h"
@@ -27,6 +27,8 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 
 #include <immintrin.h>
+
+#include "rijndael256_ks_aesni.h"
 
 #define AESNI_TARGET __attribute__((target("aes,sse4.1,ssse3")))
 
@@ -39,27 +41,10 @@ static const uint8_t R256_SHUF[16] = {0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12
 /* Reverses bytes 12..15 (the big-endian 32-bit counter of half B), keeps the others. */
 static const uint8_t CTR_BSWAP[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12};
 
-/* Words 0..3 of k as w0, w0 ^ w1, w0 ^ w1 ^ w2, w0 ^ w1 ^ w2 ^ w3 (the schedule's chained XOR). */
-AESNI_TARGET static inline __m128i prefix_xor(__m128i k)
-{
-    k = _mm_xor_si128(k, _mm_slli_si128(k, 4));
-    return _mm_xor_si128(k, _mm_slli_si128(k, 8));
-}
-
-/*
- * Round key n (words 8n..8n+7) from round key n - 1 (k0 = words 8n-8..8n-5, k1 = 8n-4..8n-1).
- * Word 8n takes SubWord(RotWord(w[8n-1])) ^ rcon, word 8n+4 SubWord(w[8n+3]). Both come from
- * AESENCLAST on a register whose four columns are one word (the first rotated by one byte, as
- * ROTBC does): ShiftRows then moves nothing, SubBytes is SubWord in every column, and the round
- * key XORs rcon (or nothing) in. One AESENCLAST is shorter than AESKEYGENASSIST on the
- * schedule's dependency chain.
- */
-#define KEY_STEP(n, rcon)                                                                          \
+/* Round key n from round key n - 1 (rijndael256_ks_aesni.h), stored. */
+#define KEY_STEP(n)                                                                                \
     do {                                                                                           \
-        k0 = _mm_xor_si128(prefix_xor(k0), _mm_aesenclast_si128(_mm_shuffle_epi8(k1, rotbc),       \
-                                                                _mm_set1_epi32(rcon)));            \
-        k1 = _mm_xor_si128(prefix_xor(k1), _mm_aesenclast_si128(_mm_shuffle_epi32(k0, 0xff),       \
-                                                                _mm_setzero_si128()));             \
+        bs_r256_key_step(&k0, &k1, (n));                                                           \
         _mm_storeu_si128((__m128i *)(w + 32 * (n)), k0);                                           \
         _mm_storeu_si128((__m128i *)(w + 32 * (n) + 16), k1);                                      \
     } while (0)
@@ -70,27 +55,13 @@ AESNI_TARGET static inline __m128i prefix_xor(__m128i k)
  */
 AESNI_TARGET void bs_r256_key_expand_aesni(uint8_t *w, const uint8_t *key)
 {
-    /* Word 3 rotated (bytes 13, 14, 15, 12) in every column. */
-    const __m128i rotbc =
-        _mm_set_epi8(12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13);
     __m128i k0 = _mm_loadu_si128((const __m128i *)key);
     __m128i k1 = _mm_loadu_si128((const __m128i *)(key + 16));
     _mm_storeu_si128((__m128i *)w, k0);
     _mm_storeu_si128((__m128i *)(w + 16), k1);
-    KEY_STEP(1, 0x01);
-    KEY_STEP(2, 0x02);
-    KEY_STEP(3, 0x04);
-    KEY_STEP(4, 0x08);
-    KEY_STEP(5, 0x10);
-    KEY_STEP(6, 0x20);
-    KEY_STEP(7, 0x40);
-    KEY_STEP(8, 0x80);
-    KEY_STEP(9, 0x1b);
-    KEY_STEP(10, 0x36);
-    KEY_STEP(11, 0x6c);
-    KEY_STEP(12, 0xd8);
-    KEY_STEP(13, 0xab);
-    KEY_STEP(14, 0x4d);
+#pragma GCC unroll 14
+    for (int n = 1; n <= BS_R256_ROUNDS; n++)
+        KEY_STEP(n);
 }
 
 static void aesni_set_key(bs_key_schedule *ks, const uint8_t *key)

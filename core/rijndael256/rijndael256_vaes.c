@@ -13,6 +13,7 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 
+#include "rijndael256_ks_aesni.h"
 #include "rijndael256_vaes.h"
 
 #define VAES_TARGET BS_R256_VAES_TARGET
@@ -177,6 +178,54 @@ VAES_TARGET static void vaes_ctr32(const bs_key_schedule *ks, const uint8_t *cou
         vaes_ctr32_small((const uint8_t *)ks->w, cb, in, out, nblocks);
 }
 
+/*
+ * bs_block_cipher.set_key_encrypt: the key schedule (rijndael256_ks_aesni.h, stored as
+ * vaes_set_key stores it) and the rounds of up to four blocks side by side, round n as soon as
+ * step n has made its key. The blocks' VPERMB and VAESENC chain is shorter than the schedule's
+ * two AESENCLAST per step, so a key setup with its first blocks (GCM's H, E_K(J0) and the first
+ * keystream block) costs about what the key setup alone costs. More blocks: set_key, then
+ * encrypt.
+ */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,vaes,aes,ssse3"))) static void
+vaes_set_key_encrypt(bs_key_schedule *ks, const uint8_t *key, uint8_t *out, const uint8_t *in,
+                     size_t nblocks)
+{
+    if (nblocks > 4) {
+        vaes_set_key(ks, key);
+        vaes_encrypt(ks, out, in, nblocks);
+        return;
+    }
+    uint8_t *w = (uint8_t *)ks->w;
+    const __m512i perm = _mm512_loadu_si512((const void *)bs_r256_vperm);
+    const __mmask64 m0 = nblocks == 0 ? 0 : blocks_mask(nblocks);
+    const __mmask64 m1 = nblocks <= 2 ? 0 : blocks_mask(nblocks - 2);
+    __m128i k0 = _mm_loadu_si128((const __m128i *)key);
+    __m128i k1 = _mm_loadu_si128((const __m128i *)(key + 16));
+    _mm_storeu_si128((__m128i *)w, k0);
+    _mm_storeu_si128((__m128i *)(w + 16), k1);
+    __m512i rk = _mm512_broadcast_i64x4(_mm256_set_m128i(k1, k0));
+    __m512i x0 = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m0, in), rk);
+    __m512i x1 = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m1, in + 64), rk);
+#pragma GCC unroll 14
+    for (int n = 1; n <= BS_R256_ROUNDS; n++) {
+        bs_r256_key_step(&k0, &k1, n);
+        _mm_storeu_si128((__m128i *)(w + 32 * n), k0);
+        _mm_storeu_si128((__m128i *)(w + 32 * n + 16), k1);
+        rk = _mm512_broadcast_i64x4(_mm256_set_m128i(k1, k0));
+        x0 = _mm512_permutexvar_epi8(perm, x0);
+        x1 = _mm512_permutexvar_epi8(perm, x1);
+        if (n < BS_R256_ROUNDS) {
+            x0 = _mm512_aesenc_epi128(x0, rk);
+            x1 = _mm512_aesenc_epi128(x1, rk);
+        } else {
+            x0 = _mm512_aesenclast_epi128(x0, rk);
+            x1 = _mm512_aesenclast_epi128(x1, rk);
+        }
+    }
+    _mm512_mask_storeu_epi8(out, m0, x0);
+    _mm512_mask_storeu_epi8(out + 64, m1, x1);
+}
+
 static int vaes_export_round_keys(const bs_key_schedule *ks, uint32_t *out, size_t nwords)
 {
     return bs_r256_export_byte_keys((const uint8_t *)ks->w, out, nwords);
@@ -193,6 +242,7 @@ const bs_block_cipher bs_rijndael256_vaes = {
     .encrypt = vaes_encrypt,
     .export_round_keys = vaes_export_round_keys,
     .ctr32 = vaes_ctr32,
+    .set_key_encrypt = vaes_set_key_encrypt,
 };
 
 #endif

@@ -382,6 +382,72 @@ static void test_lazy_powers_and_rekey(void **state)
     bs_gcm256_clear(&b);
 }
 
+/*
+ * set_key_iv is set_key then set_iv: after it the context is byte for byte the one the two calls
+ * make (fresh, and re-keyed after a message under another key), and so are the tags; a refused
+ * call (an IV or key length the two calls refuse) changes nothing.
+ */
+static void test_set_key_iv(void **state)
+{
+    (void)state;
+    static bs_gcm256_ctx a, b, keep;
+    static uint8_t pt[40 * 32 + 7], cta[sizeof pt], ctb[sizeof pt];
+    static const size_t ivlens[] = {28, 28, 12, 1, 27, 29, 32, 64};
+    uint8_t k0[32], key[32], iv[64], taga[32], tagb[32];
+    int fused = 0;
+    for (size_t i = 0; bs_block_ciphers[i] != NULL; i++) {
+        const bs_block_cipher *c = bs_block_ciphers[i];
+        if (strcmp(c->name, "RIJNDAEL-256") != 0 || !bs_impl_usable(c))
+            continue;
+        fused += c->set_key_encrypt != NULL;
+        for (int t = 0; t < 64; t++) {
+            const size_t ivlen = ivlens[t % 8], len = bs_test_below(sizeof pt + 1);
+            bs_test_fill(k0, sizeof k0);
+            bs_test_fill(key, sizeof key);
+            bs_test_fill(iv, sizeof iv);
+            bs_test_fill(pt, sizeof pt);
+            memset(&a, 0, sizeof a);
+            if (t & 1) { /* re-keyed after a message under k0 */
+                assert_int_equal(bs_gcm256_set_key(&a, c, k0, 32), BS_OK);
+                assert_int_equal(bs_gcm256_set_iv(&a, iv, 28), BS_OK);
+                assert_int_equal(bs_gcm256_encrypt(&a, cta, pt, len), BS_OK);
+                assert_int_equal(bs_gcm256_tag(&a, taga, 32), BS_OK);
+            }
+            memcpy(&b, &a, sizeof a);
+            assert_int_equal(bs_gcm256_set_key(&a, c, key, 32), BS_OK);
+            assert_int_equal(bs_gcm256_set_iv(&a, iv, ivlen), BS_OK);
+            memcpy(&keep, &b, sizeof b);
+            assert_int_equal(bs_gcm256_set_key_iv(&b, c, key, 32, NULL, 28), BS_ERR_IV_LENGTH);
+            assert_int_equal(bs_gcm256_set_key_iv(&b, c, key, 32, iv, 0), BS_ERR_IV_LENGTH);
+            assert_int_equal(bs_gcm256_set_key_iv(&b, c, key, 31, iv, 28), BS_ERR_KEY_LENGTH);
+            assert_int_equal(bs_gcm256_set_key_iv(&b, NULL, key, 32, iv, 28), BS_ERR_ARG);
+            if (memcmp(&b, &keep, sizeof b) != 0)
+                fail_msg("%s: a refused set_key_iv changed the context", c->impl);
+            assert_int_equal(bs_gcm256_set_key_iv(&b, c, key, 32, iv, ivlen), BS_OK);
+            if (memcmp(&a, &b, sizeof a) != 0)
+                fail_msg("%s: set_key_iv (IV %zu bytes%s) differs from set_key + set_iv", c->impl,
+                         ivlen, (t & 1) ? ", re-keyed" : "");
+            assert_int_equal(bs_gcm256_aad(&a, iv, t % 40), BS_OK);
+            assert_int_equal(bs_gcm256_aad(&b, iv, t % 40), BS_OK);
+            assert_int_equal(bs_gcm256_encrypt(&a, cta, pt, len), BS_OK);
+            assert_int_equal(bs_gcm256_encrypt(&b, ctb, pt, len), BS_OK);
+            assert_int_equal(bs_gcm256_tag(&a, taga, 32), BS_OK);
+            assert_int_equal(bs_gcm256_tag(&b, tagb, 32), BS_OK);
+            assert_memory_equal(cta, ctb, len);
+            assert_memory_equal(taga, tagb, 32);
+        }
+    }
+#ifdef BS_HAVE_X86
+    /* The VAES core has the fused path; where it runs, it was taken. */
+    if (bs_cpu_level() >= BS_CPU_AVX512)
+        assert_true(fused >= 1);
+#endif
+    (void)fused;
+    bs_gcm256_clear(&a);
+    bs_gcm256_clear(&b);
+    bs_gcm256_clear(&keep);
+}
+
 static void test_random_vs_reference(void **state)
 {
     (void)state;
@@ -924,6 +990,7 @@ int main(void)
         cmocka_unit_test(test_kat),
         cmocka_unit_test(test_random_vs_reference),
         cmocka_unit_test(test_lazy_powers_and_rekey),
+        cmocka_unit_test(test_set_key_iv),
         cmocka_unit_test(test_profiles),
         cmocka_unit_test(test_every_core),
         cmocka_unit_test(test_long_messages),
