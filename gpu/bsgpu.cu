@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bsd_digest_mix.h"
+#include "bs_digest_mix.h"
 #include "bsgpu.h"
 
 #define BSGPU_MAX_STREAMS 8
@@ -490,7 +490,7 @@ __global__ void bsgpu_digest_kernel(const uint64_t *__restrict__ words, uint64_t
     uint64_t acc = 0;
     const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
     for (uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; j < nwords; j += stride)
-        acc += bsd_digest_word(seed, word0 + j, words[j]);
+        acc += bs_digest_word(seed, word0 + j, words[j]);
     for (int o = BSGPU_WARP / 2; o > 0; o /= 2)
         acc += __shfl_down_sync(0xffffffffu, acc, o);
     if (threadIdx.x % BSGPU_WARP == 0)

@@ -53,7 +53,7 @@ int bsgpu_keystream(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *keys, uint3
  * bsgpu_keystream with a self-check: every launch is computed twice on the device; the first
  * result is copied to the jobs' dst exactly as bsgpu_keystream does, the second is reduced on the
  * device to one digest sum per job, sums[i] = sum over the job's 64-bit words w_j of
- * bsd_digest_word(seeds[i], word0s[i] + j, w_j) (core/digest/bsd_digest_mix.h), and only the
+ * bs_digest_word(seeds[i], word0s[i] + j, w_j) (core/digest/bs_digest_mix.h), and only the
  * sums cross the bus. The caller digests dst the same way: equal sums mean that both
  * computations and the copy agree. Block lengths must be multiples of 8 bytes.
  */

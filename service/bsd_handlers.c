@@ -139,7 +139,7 @@ static void handle_open(bsd_conn *c, bsd_request *r)
         bsd_conn_send_error(c, id, BSD_E_UNKNOWN_CIPHER, "cipher not compiled into this daemon");
         return;
     }
-    /* The window digest works on 64-bit words (bsd_digest.h): every block cipher here has them. */
+    /* The window digest works on 64-bit words (bs_digest.h): every block cipher here has them. */
     if (cipher->block_len % 8 != 0) {
         bsd_conn_send_error(c, id, BSD_E_UNKNOWN_CIPHER, "block length not a multiple of 8 bytes");
         return;

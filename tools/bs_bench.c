@@ -21,7 +21,7 @@
 #include "bs_opt.h"
 #include "bsd_client.h"
 #include "bsd_source.h"
-#include "bsd_digest.h"
+#include "bs_digest.h"
 #include "bsd_stream.h"
 #include "bsd_verify.h"
 #include "modes/ctr.h"
@@ -332,27 +332,27 @@ static void compare_checks(const bs_block_cipher *c, const char *sock, const uin
     uint64_t sink = 0;
     double t0 = cpu_s();
     for (unsigned i = 0; i < reps; i++)
-        sink += bsd_digest(ctr, c->block_len, bytes / c->block_len, out);
+        sink += bs_digest(ctr, c->block_len, bytes / c->block_len, out);
     double dt = cpu_s() - t0;
     t0 = cpu_s();
     uint64_t hits = 0;
     for (size_t i = 0; i < 16 * nw / piece; i++)
-        sink += bsd_digest_sum(1, 0, out, piece, 5, &hits);
+        sink += bs_digest_sum(1, 0, out, piece, 5, &hits);
     double dp = cpu_s() - t0;
     printf("window digest (%s), one core, CPU time: %.1f GB/s over %zu MiB, %.1f GB/s on 8 KiB "
            "in cache with the poison count (%s)\n",
-           bs_cpu_level_name(bsd_digest_level()), (double)bytes * reps / dt / 1e9, bytes >> 20,
+           bs_cpu_level_name(bs_digest_level()), (double)bytes * reps / dt / 1e9, bytes >> 20,
            16.0 * (double)bytes / dp / 1e9, sink != 0 ? "measured" : "measured.");
     /* Each implementation this CPU has, on the same piece (bit-exact: tests/service). */
     printf("window digest on 8 KiB in cache, CPU time, GB/s, with / without the poison count:");
     for (int level = BS_CPU_PORTABLE; level <= BS_CPU_TOP; level++) {
-        if (bsd_digest_level_at(level) != level)
+        if (bs_digest_level_at(level) != level)
             continue;
         double g[2];
         for (int w = 0; w < 2; w++) {
             t0 = cpu_s();
             for (size_t i = 0; i < 4 * nw / piece; i++)
-                sink += bsd_digest_sum_at(level, 1, 0, out, piece, 5, w == 0 ? &hits : NULL);
+                sink += bs_digest_sum_at(level, 1, 0, out, piece, 5, w == 0 ? &hits : NULL);
             g[w] = 4.0 * (double)bytes / (cpu_s() - t0) / 1e9;
         }
         printf(" %s %.1f / %.1f", bs_cpu_level_name(level), g[0], g[1]);
@@ -380,7 +380,7 @@ static void compare_checks(const bs_block_cipher *c, const char *sock, const uin
             bs_ctr_add(cc, bl, a);
             bs_ctr_keystream(c, &ks, cc, n, out + a * bl);
             if (checked)
-                sink += bsd_digest_sum(1, a * bl / 8, out + a * bl, n * bl / 8, 0, &hits);
+                sink += bs_digest_sum(1, a * bl / 8, out + a * bl, n * bl / 8, 0, &hits);
         }
         const double dt = cpu_s() - t0;
         best[checked] = dt < best[checked] ? dt : best[checked];
@@ -398,11 +398,11 @@ static void compare_checks(const bs_block_cipher *c, const char *sock, const uin
         t0 = cpu_s();
         for (size_t k = 0; k < nwin; k++)
             sink +=
-                bsd_digest_move_sum(1, 0, out + bytes / 2 + k * win, out + k * win, win / 8, &hits);
+                bs_digest_move_sum(1, 0, out + bytes / 2 + k * win, out + k * win, win / 8, &hits);
         tm += cpu_s() - t0;
         t0 = cpu_s();
         for (size_t k = 0; k < nwin; k++)
-            bsd_digest_move_plain(out + bytes / 2 + k * win, out + k * win, win / 8);
+            bs_digest_move_plain(out + bytes / 2 + k * win, out + k * win, win / 8);
         tc += cpu_s() - t0;
     }
     const double dc_ns = tm > tc ? (tm - tc) / (3.0 * (double)(nwin * win)) * 1e9 : 0;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bsd_digest.h"
+#include "bs_digest.h"
 
 static int fault_mode;
 
@@ -34,8 +34,8 @@ void bsd_job_integrity_init(bsd_job *job, int unchecked)
 {
     const size_t bl = job->cipher->block_len;
     job->unchecked = unchecked;
-    job->seed = bsd_digest_seed(job->counter, bl, job->nblocks);
-    job->poison = bsd_digest_poison(job->seed);
+    job->seed = bs_digest_seed(job->counter, bl, job->nblocks);
+    job->poison = bs_digest_poison(job->seed);
     job->sum = job->poison_hits = 0;
 }
 
@@ -44,7 +44,7 @@ void bsd_job_poison(bsd_job *job, uint64_t lo, uint64_t hi)
     if (job->unchecked || lo >= hi)
         return;
     const size_t bl = job->cipher->block_len;
-    bsd_digest_poison_fill(job->dst + lo * bl, (size_t)((hi - lo) * bl / 8), job->poison);
+    bs_digest_poison_fill(job->dst + lo * bl, (size_t)((hi - lo) * bl / 8), job->poison);
 }
 
 /*
@@ -57,7 +57,7 @@ static void inject(bsd_job *job, uint64_t lo, uint64_t hi)
     const uint64_t mid = job->nblocks / 2;
     if ((fault_mode == BSD_FAULT_SKIP || fault_mode == BSD_FAULT_UNWRITTEN) && mid >= lo &&
         mid < hi)
-        bsd_digest_poison_fill(job->dst + mid * bl, bl / 8, job->poison);
+        bs_digest_poison_fill(job->dst + mid * bl, bl / 8, job->poison);
     /* Every block but the first and the last: what a check of those two alone cannot see. */
     if (fault_mode == BSD_FAULT_WRONG)
         for (uint64_t b = lo; b < hi; b++)
@@ -68,8 +68,8 @@ static void inject(bsd_job *job, uint64_t lo, uint64_t hi)
 uint64_t bsd_job_piece_sum(const bsd_job *job, uint64_t lo, uint64_t hi, uint64_t *hits)
 {
     const size_t bl = job->cipher->block_len;
-    return bsd_digest_sum(job->seed, lo * bl / 8, job->dst + lo * bl, (size_t)((hi - lo) * bl / 8),
-                          job->poison, hits);
+    return bs_digest_sum(job->seed, lo * bl / 8, job->dst + lo * bl, (size_t)((hi - lo) * bl / 8),
+                         job->poison, hits);
 }
 
 void bsd_job_add(bsd_job *job, uint64_t sum, uint64_t hits)
@@ -91,8 +91,8 @@ static void sum_range(bsd_job *job, uint64_t lo, uint64_t hi, uint64_t poison)
     const size_t bl = job->cipher->block_len;
     uint64_t hits = 0, total = 0;
     if (job->piece_log2 == 0) {
-        total = bsd_digest_sum(job->seed, lo * bl / 8, job->dst + lo * bl,
-                               (size_t)((hi - lo) * bl / 8), poison, &hits);
+        total = bs_digest_sum(job->seed, lo * bl / 8, job->dst + lo * bl,
+                              (size_t)((hi - lo) * bl / 8), poison, &hits);
     } else {
         uint64_t a = lo * bl, end = hi * bl; /* bytes */
         while (a < end) {
@@ -102,7 +102,7 @@ static void sum_range(bsd_job *job, uint64_t lo, uint64_t hi, uint64_t poison)
                 b = end;
             uint64_t h = 0;
             uint64_t s =
-                bsd_digest_sum(job->seed, a / 8, job->dst + a, (size_t)((b - a) / 8), poison, &h);
+                bs_digest_sum(job->seed, a / 8, job->dst + a, (size_t)((b - a) / 8), poison, &h);
             __atomic_fetch_add(&job->piece_sums[p], s, __ATOMIC_RELAXED);
             total += s;
             hits += h;
@@ -168,8 +168,8 @@ int bsd_job_verdict(const bsd_job *job, uint64_t *digest, uint64_t *unwritten)
     uint64_t hits = __atomic_load_n(&job->poison_hits, __ATOMIC_ACQUIRE);
     *unwritten = hits;
     *digest = job->unchecked ? 0
-                             : bsd_digest_final(__atomic_load_n(&job->sum, __ATOMIC_ACQUIRE),
-                                                job->nblocks * job->cipher->block_len / 8);
+                             : bs_digest_final(__atomic_load_n(&job->sum, __ATOMIC_ACQUIRE),
+                                               job->nblocks * job->cipher->block_len / 8);
     return hits == 0 ? 0 : -1;
 }
 
@@ -183,8 +183,8 @@ void bsd_job_piece_digests(const bsd_job *job, uint64_t *out, size_t npieces)
         if (b > bytes)
             b = bytes;
         uint64_t sum =
-            stale ? bsd_digest_sum(job->seed, a / 8, job->dst + a, (size_t)((b - a) / 8), 0, NULL)
+            stale ? bs_digest_sum(job->seed, a / 8, job->dst + a, (size_t)((b - a) / 8), 0, NULL)
                   : __atomic_load_n(&job->piece_sums[p], __ATOMIC_ACQUIRE);
-        out[p] = bsd_digest_final(sum, (b - a) / 8);
+        out[p] = bs_digest_final(sum, (b - a) / 8);
     }
 }

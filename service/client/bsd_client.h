@@ -70,7 +70,7 @@ int bsd_client_keystream_submit_pieces(bsd_client *c, uint32_t session, const ui
 /* getpid(), cached for the process and renewed in a child of fork() (pthread_atfork). */
 pid_t bsd_client_getpid(void);
 /*
- * wait, and the reply's window digest (bsd_digest.h): what the daemon computed over the window
+ * wait, and the reply's window digest (bs_digest.h): what the daemon computed over the window
  * right after its backend wrote it. Check it with bsd_verify_move before using the window.
  * -EBADMSG when the daemon's own check refused the window (ERROR integrity).
  */

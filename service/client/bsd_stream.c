@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "bitslice.h"
-#include "bsd_digest.h"
+#include "bs_digest.h"
 #include "bsd_verify.h"
 #include "bsd_windows.h"
 #include "modes/ctr.h"
@@ -51,7 +51,7 @@ struct bsd_stream {
     /*
      * Pieces (PROTOCOL.md "Integrity"): when the daemon offers them, each window comes with a
      * digest per piece of piece_bytes, and is read out of the shared memory once, piece by piece,
-     * straight into the caller's output (bsd_digest_xor_move_sum), each piece checked before the
+     * straight into the caller's output (bs_digest_xor_move_sum), each piece checked before the
      * call returns any byte of it. Per window and piece: the daemon's digest (pdig), one block at
      * a random position (spot_blk, drawn after the reply) and its keystream recomputed here
      * (spot_ks); edge_ks: the window's first and last blocks, recomputed.
@@ -96,7 +96,7 @@ static int submit(bsd_stream *s, unsigned k)
         uint64_t np = BSD_KS_NPIECES(w->nblocks * s->block_len, s->piece_log2);
         r = bsd_windows_submit_pieces(&s->w, k, ctr, w->nblocks, s->piece_log2,
                                       s->pdig + (size_t)k * s->max_pieces, (size_t)np);
-        w->seed = bsd_digest_seed(ctr, s->block_len, w->nblocks);
+        w->seed = bs_digest_seed(ctr, s->block_len, w->nblocks);
     } else {
         r = bsd_windows_submit(&s->w, k, ctr, w->nblocks);
     }
@@ -274,7 +274,7 @@ static uint32_t piece_verdict(bsd_stream *s, unsigned k, uint64_t p, uint64_t su
     const size_t bl = s->block_len;
     uint64_t a, b;
     piece_range(s, w, p, &a, &b);
-    if (bsd_digest_final(sum, (b - a) / 8) != s->pdig[(size_t)k * s->max_pieces + p] || zeros != 0)
+    if (bs_digest_final(sum, (b - a) / 8) != s->pdig[(size_t)k * s->max_pieces + p] || zeros != 0)
         return BSD_REPORT_DIGEST;
     uint8_t tmp[3][BS_BLOCK_MAX];
     const uint64_t idx[3] = {s->spot_blk[(size_t)k * s->max_pieces + p], 0, w->nblocks - 1};
@@ -349,7 +349,7 @@ static int apply_pieces(bsd_stream *s, uint8_t *out, const uint8_t *in, size_t l
             const uint8_t *i = in != NULL ? in + *done : NULL;
             /* In place, the keystream is kept aside (scratch) so the input can be restored. */
             uint8_t *keep = i != NULL && i == o ? s->scratch : NULL;
-            sum = bsd_digest_xor_move_sum(w->seed, qa / 8, o, i, keep, shared + qa, n / 8, &zeros);
+            sum = bs_digest_xor_move_sum(w->seed, qa / 8, o, i, keep, shared + qa, n / 8, &zeros);
             kind = piece_verdict(s, k, q, sum, zeros, keep != NULL ? keep : (i == NULL ? o : NULL),
                                  o, i);
             /*
@@ -378,8 +378,8 @@ static int apply_pieces(bsd_stream *s, uint8_t *out, const uint8_t *in, size_t l
         return 0;
     }
     /* Part of a piece: the whole piece into the private copy, checked, then served from there. */
-    sum = bsd_digest_xor_move_sum(w->seed, a / 8, s->scratch, NULL, NULL, shared + a,
-                                  (size_t)(b - a) / 8, &zeros);
+    sum = bs_digest_xor_move_sum(w->seed, a / 8, s->scratch, NULL, NULL, shared + a,
+                                 (size_t)(b - a) / 8, &zeros);
     kind = piece_verdict(s, k, p, sum, zeros, s->scratch, NULL, NULL);
     if (kind != 0) {
         bs_wipe(s->scratch, (size_t)(b - a));

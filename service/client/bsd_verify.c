@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bsd_digest.h"
+#include "bs_digest.h"
 #include "modes/ctr.h"
 
 static uint64_t n_windows, n_digest_bad, n_spot_bad;
@@ -126,7 +126,7 @@ int bsd_verify_window(bsd_client *c, uint32_t session, const bs_block_cipher *bc
         return 0;
     __atomic_add_fetch(&n_windows, 1, __ATOMIC_RELAXED);
     const size_t bl = bc->block_len;
-    int ok = bl % 8 == 0 && nblocks != 0 && bsd_digest(counter, bl, nblocks, win) == digest;
+    int ok = bl % 8 == 0 && nblocks != 0 && bs_digest(counter, bl, nblocks, win) == digest;
     return verdict(c, session, bc, ks, counter, nblocks, win, ok);
 }
 
@@ -137,7 +137,7 @@ int bsd_verify_move(bsd_client *c, uint32_t session, const bs_block_cipher *bc,
     const size_t bl = bc->block_len, bytes = (size_t)nblocks * bl;
     if (bsd_verify_bench_unchecked() || bl % 8 != 0 || nblocks == 0) {
         if (bytes % 8 == 0) {
-            bsd_digest_move_plain(dst, src, bytes / 8); /* copy and wipe, one pass */
+            bs_digest_move_plain(dst, src, bytes / 8); /* copy and wipe, one pass */
         } else {
             memcpy(dst, src, bytes);
             bs_wipe(src, bytes);
@@ -153,7 +153,7 @@ int bsd_verify_move(bsd_client *c, uint32_t session, const bs_block_cipher *bc,
      * it out (and a new memfd is zeroes), and the daemon writes only final keystream there.
      */
     uint64_t zeros = 0;
-    int ok = bsd_digest_move(counter, bl, nblocks, dst, src, &zeros) == digest;
+    int ok = bs_digest_move(counter, bl, nblocks, dst, src, &zeros) == digest;
     ok &= zeros == 0;
     return verdict(c, session, bc, ks, counter, nblocks, dst, ok);
 }

@@ -4,7 +4,7 @@
  * under the provider's CTR and GCM offload, and bitslice seal/open).
  *
  * The daemon is trusted with keys, not with correctness. A window is accepted only if
- *  1. its digest (bsd_digest.h), recomputed here as the window is moved out of the shared
+ *  1. its digest (bs_digest.h), recomputed here as the window is moved out of the shared
  *     memory into this process's own (bsd_verify_move), equals the one in the daemon's reply,
  *     and no word of it is zero: a block the daemon's backend did not write for this request
  *     (the daemon poisons what its backend writes into and refuses to answer for poisoned words),
@@ -46,7 +46,7 @@ int bsd_verify_window(bsd_client *c, uint32_t session, const bs_block_cipher *bc
 /*
  * The same check folded into the client's one pass over the shared window: moves the window
  * from src (shared memory) to dst (this process's own), zeroing src, and digests each word as it
- * passes (bsd_digest_move); then the recomputed blocks, on dst. Only dst is checked and only dst
+ * passes (bs_digest_move); then the recomputed blocks, on dst. Only dst is checked and only dst
  * may be used, and only after a return of 0; src is wiped whatever the outcome. When unchecked
  * (the benchmark switch) it is the plain copy and wipe, so that the comparison measures the
  * checks alone.

@@ -149,7 +149,7 @@ typedef struct bsd_open_rep {
 } bsd_open_rep;
 typedef struct bsd_keystream_rep {
     uint64_t nblocks;
-    uint64_t digest; /* bsd_digest.h over the window as the daemon left it */
+    uint64_t digest; /* bs_digest.h over the window as the daemon left it */
 } bsd_keystream_rep;
 typedef struct bsd_report_req {
     uint32_t kind; /* BSD_REPORT_* */

@@ -23,7 +23,7 @@
 #include "bitslice.h"
 #include "bs_cpu.h"
 #include "bs_hex.h"
-#include "bsd_digest.h"
+#include "bs_digest.h"
 #include "modes/ctr.h"
 #include "modes/gcm256.h"
 #ifdef BS_CT_HAVE_AES_FACE
@@ -639,26 +639,26 @@ static void run_digest(void)
     static const int levels[] = {BS_CPU_PORTABLE, BS_CPU_AVX2};
     unsigned ran = 0;
     for (int li = 0; li < 2; li++) {
-        if (bsd_digest_level_at(levels[li]) != levels[li])
+        if (bs_digest_level_at(levels[li]) != levels[li])
             continue;
         for (size_t n = 1; n <= 80; n += 7) {
             fill(win, sizeof win, (uint8_t)n);
-            const uint64_t poison = bsd_digest_poison(0x1234 + n);
+            const uint64_t poison = bs_digest_poison(0x1234 + n);
             if (n % 2)
-                bsd_digest_poison_fill(win + 8 * (n / 2), 1, poison);
+                bs_digest_poison_fill(win + 8 * (n / 2), 1, poison);
             make_secret(win, sizeof win);
             uint64_t hits = 0;
-            uint64_t sum = bsd_digest_sum_at(levels[li], 0x1234 + n, n, win, n, poison, &hits);
-            uint64_t d = bsd_digest_final(sum, n);
+            uint64_t sum = bs_digest_sum_at(levels[li], 0x1234 + n, n, win, n, poison, &hits);
+            uint64_t d = bs_digest_final(sum, n);
             declassify("digest", &d, sizeof d);
             /* The client's call: no poison count. */
-            uint64_t c = bsd_digest_sum_at(levels[li], 0x1234 + n, n, win, n, poison, NULL);
+            uint64_t c = bs_digest_sum_at(levels[li], 0x1234 + n, n, win, n, poison, NULL);
             declassify("digest without the poison count", &c, sizeof c);
             declassify("digest poison count", &hits, sizeof hits);
             /* The client's move out of the shared window: copy, zero, sum. */
             static uint8_t copy[sizeof win];
             uint64_t zw = 0;
-            uint64_t m = bsd_digest_move_sum_at(levels[li], 0x1234 + n, n, copy, win, n, &zw);
+            uint64_t m = bs_digest_move_sum_at(levels[li], 0x1234 + n, n, copy, win, n, &zw);
             declassify("digest of the move", &m, sizeof m);
             declassify("zero count of the move", &zw, sizeof zw);
             /* The one-pass client's fused piece pass: out = in ^ w, keep = w, zero, sum. */
@@ -669,7 +669,7 @@ static void run_digest(void)
             make_secret(in, sizeof in);
             uint64_t zx = 0;
             uint64_t x =
-                bsd_digest_xor_move_sum_at(levels[li], 0x1234 + n, n, out, in, keep, win, n, &zx);
+                bs_digest_xor_move_sum_at(levels[li], 0x1234 + n, n, out, in, keep, win, n, &zx);
             declassify("digest of the fused pass", &x, sizeof x);
             declassify("zero count of the fused pass", &zx, sizeof zx);
             (void)VALGRIND_MAKE_MEM_DEFINED(in, sizeof in);

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bsd_digest_mix.h"
+#include "bs_digest_mix.h"
 #include "bsgpu.h"
 #include "fake_bsgpu.h"
 
@@ -182,7 +182,7 @@ int bsgpu_keystream_checked(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *key
             for (uint64_t j = 0; j < copy[i].len / 8; j++) {
                 uint64_t w;
                 memcpy(&w, dev2 + copy[i].src_offset + 8 * j, 8);
-                sums[job] += bsd_digest_word(seeds[job], w0 + j, w);
+                sums[job] += bs_digest_word(seeds[job], w0 + j, w);
             }
         }
     }

@@ -1,7 +1,7 @@
 /*
- * The daemon's CUDA backend (service/backend/bsd_backend_cuda.c) over the fake bsgpu: batches of many
- * sessions split across two "devices" give bs_ctr_keystream's bytes; a failing device's part is
- * redone on the CPU with the right bytes, reported in STATUS, and the device is not used again;
+ * The daemon's CUDA backend (service/backend/bsd_backend_cuda.c) over the fake bsgpu: batches of
+ * many sessions split across two "devices" give bs_ctr_keystream's bytes; a failing device's part
+ * is redone on the CPU with the right bytes, reported in STATUS, and the device is not used again;
  * with every device failed the batches still complete on the CPU. Every job's window digest
  * (the daemon's reply) is the digest of the right bytes. A device whose result silently differs
  * from its own redundant computation fails the self-check: taken out of service, its part redone
@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "bsd_backend_cuda.h"
-#include "bsd_digest.h"
+#include "bs_digest.h"
 #include "bsd_integrity.h"
 #include "fake_bsgpu.h"
 #include "modes/ctr.h"
@@ -86,7 +86,7 @@ static void run_batch(bsd_backend *be, uv_loop_t *loop, const bs_block_cipher *c
         assert_int_equal(jobs[j].dst[jobs[j].nblocks * bl], 0x11);
         uint64_t digest, unwritten;
         assert_int_equal(bsd_job_verdict(&jobs[j], &digest, &unwritten), 0);
-        assert_true(digest == bsd_digest(jobs[j].counter, bl, jobs[j].nblocks, want));
+        assert_true(digest == bs_digest(jobs[j].counter, bl, jobs[j].nblocks, want));
         free(want);
         free(jobs[j].dst);
     }

@@ -1,13 +1,13 @@
 /*
- * The window digest (core/digest/bsd_digest.h) against a slow, obviously-correct reference
+ * The window digest (core/digest/bs_digest.h) against a slow, obviously-correct reference
  * written from PROTOCOL.md's formula, on random windows of every block length and odd sizes;
  * sums over any split of a window add up to the whole; every single-word change (each of 64 bit
  * flips, a zeroed word, a word from another position) changes the digest; another counter or
  * length changes it; poisoned words are counted exactly. The dispatching implementation
  * must equal the reference everywhere, and so must each implementation alone (portable, AVX2,
- * AVX-512: bsd_digest_sum_at) on every length from 0 to 80 words and on long ones, at every
+ * AVX-512: bs_digest_sum_at) on every length from 0 to 80 words and on long ones, at every
  * byte alignment, every first-word index and with poison anywhere; the client's fused move
- * (bsd_digest_move_sum) sums the same, counts zero words, copies exactly, zeroes its source and
+ * (bs_digest_move_sum) sums the same, counts zero words, copies exactly, zeroes its source and
  * touches nothing else.
  */
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "bs_cpu.h"
-#include "bsd_digest.h"
+#include "bs_digest.h"
 #include "bsd_verify.h"
 #include "modes/ctr.h"
 #include "svc_util.h"
@@ -79,7 +79,7 @@ static unsigned check_levels(void)
     unsigned ran = 0;
     for (int li = 0; li < 3; li++) {
         const int level = levels[li];
-        if (bsd_digest_level_at(level) != level) {
+        if (bs_digest_level_at(level) != level) {
             printf("%s digest: not on this CPU\n", bs_cpu_level_name(level));
             continue;
         }
@@ -93,12 +93,12 @@ static unsigned check_levels(void)
             uint64_t seed = 0x0123456789abcdefull * (t + 1), word0 = (uint64_t)t * t * 977;
             if (t % 5 == 0)
                 word0 = UINT64_MAX - n / 2; /* j wraps mod 2^64 inside the range */
-            const uint64_t poison = bsd_digest_poison(seed);
+            const uint64_t poison = bs_digest_poison(seed);
             /* Poison in a few places: the first, a middle and the last word. */
             if (n > 0 && t % 3 == 0) {
-                bsd_digest_poison_fill(p, 1, poison);
-                bsd_digest_poison_fill(p + 8 * (n / 2), 1, poison);
-                bsd_digest_poison_fill(p + 8 * (n - 1), 1, poison);
+                bs_digest_poison_fill(p, 1, poison);
+                bs_digest_poison_fill(p + 8 * (n / 2), 1, poison);
+                bs_digest_poison_fill(p + 8 * (n - 1), 1, poison);
             }
             /* Zero words in a few ranges: the client's move counts them (never stored). */
             if (n > 2 && t % 4 == 1) {
@@ -114,11 +114,11 @@ static unsigned check_levels(void)
             CHECK((t % 4 != 1 || n <= 2) || z_ref >= 2);
             uint64_t h_ref = 0, h = 7;
             const uint64_t want = sum_ref(seed, word0, p, n, poison, &h_ref);
-            const uint64_t got = bsd_digest_sum_at(level, seed, word0, p, n, poison, &h);
+            const uint64_t got = bs_digest_sum_at(level, seed, word0, p, n, poison, &h);
             CHECK(got == want);
             CHECK(h == h_ref);
             /* Without the poison count (the client's call): the same sum. */
-            CHECK(bsd_digest_sum_at(level, seed, word0, p, n, poison, NULL) == want);
+            CHECK(bs_digest_sum_at(level, seed, word0, p, n, poison, NULL) == want);
             CHECK((t % 3 != 0 || n == 0) || h_ref >= 1);
             /*
              * The client's move: the same sum, the words copied exactly to another alignment,
@@ -130,7 +130,7 @@ static unsigned check_levels(void)
             memcpy(keep, src, sizeof keep);
             memset(dst, 0xa5, sizeof dst);
             uint64_t z = 7;
-            CHECK(bsd_digest_move_sum_at(level, seed, word0, dst + 8 + da, src + align, n, &z) ==
+            CHECK(bs_digest_move_sum_at(level, seed, word0, dst + 8 + da, src + align, n, &z) ==
                   want);
             CHECK(z == z_ref);
             CHECK(memcmp(dst + 8 + da, keep + align, 8 * n) == 0);
@@ -143,7 +143,7 @@ static unsigned check_levels(void)
             /* And the move without the sum (the unchecked benchmark's): the same bytes. */
             memcpy(src, keep, sizeof src);
             memset(dst, 0xa5, sizeof dst);
-            bsd_digest_move_plain_at(level, dst + 8 + da, src + align, n);
+            bs_digest_move_plain_at(level, dst + 8 + da, src + align, n);
             CHECK(memcmp(dst + 8 + da, keep + align, 8 * n) == 0);
             for (size_t b = 0; b < 8 + da; b++)
                 CHECK(dst[b] == 0xa5);
@@ -152,7 +152,7 @@ static unsigned check_levels(void)
             for (size_t b = 0; b < sizeof src; b++)
                 CHECK(b >= align && b < align + 8 * n ? src[b] == 0 : src[b] == keep[b]);
             /*
-             * The fused pass (bsd_digest_xor_move_sum): the same sum and zero count, out = in ^
+             * The fused pass (bs_digest_xor_move_sum): the same sum and zero count, out = in ^
              * w (w with no input), keep = w, in place too, zeroes at the source, nothing outside.
              */
             static uint8_t xin[sizeof dst], xout[sizeof dst], xkeep[sizeof dst];
@@ -168,9 +168,9 @@ static unsigned check_levels(void)
                 uint8_t *o = xout + 8 + da;
                 const uint8_t *i = !has_in ? NULL : in_place ? o : xin + 8 + da;
                 z = 7;
-                CHECK(bsd_digest_xor_move_sum_at(level, seed, word0, o, i,
-                                                 has_keep ? xkeep + 3 : NULL, src + align, n,
-                                                 &z) == want);
+                CHECK(bs_digest_xor_move_sum_at(level, seed, word0, o, i,
+                                                has_keep ? xkeep + 3 : NULL, src + align, n,
+                                                &z) == want);
                 CHECK(z == z_ref);
                 for (size_t b = 0; b < 8 * n; b++) {
                     uint8_t x = (uint8_t)(keep[align + b] ^ (has_in ? xin[8 + da + b] : 0));
@@ -199,7 +199,7 @@ static unsigned check_levels(void)
             for (size_t j = 0; j < nw; j++)
                 for (int b = 0; b < 8; b++)
                     want[off + 8 * j + (size_t)b] = (uint8_t)(pw >> (8 * b));
-            bsd_digest_poison_fill_at(level, fill + off, nw, pw);
+            bs_digest_poison_fill_at(level, fill + off, nw, pw);
             CHECK(memcmp(fill, want, sizeof fill) == 0);
         }
         printf("%s digest = reference on %u ranges (0..4180 words, every alignment, poison, "
@@ -239,7 +239,7 @@ static void check_verify_move(void)
             const uint64_t n = sizes[si], nw = n * wpb;
             svc_fill(ctr, sizeof ctr, 70 + (uint32_t)si);
             bs_ctr_keystream(bc, ks, ctr, n, ref);
-            const uint64_t d = bsd_digest(ctr, bl, n, ref);
+            const uint64_t d = bs_digest(ctr, bl, n, ref);
             memcpy(src, ref, (size_t)(n * bl));
             memset(dst, 0, sizeof dst);
             CHECK(bsd_verify_move(NULL, 0, bc, ks, ctr, n, dst, src, d) == 0);
@@ -273,7 +273,7 @@ static void check_verify_move(void)
             /* The right window with another counter's digest. */
             memcpy(src, ref, (size_t)(n * bl));
             ctr[0] ^= 1;
-            const uint64_t other = bsd_digest(ctr, bl, n, ref);
+            const uint64_t other = bs_digest(ctr, bl, n, ref);
             ctr[0] ^= 1;
             CHECK(bsd_verify_move(NULL, 0, bc, ks, ctr, n, dst, src, other) == -EBADMSG);
             cases++;
@@ -285,7 +285,7 @@ static void check_verify_move(void)
             for (unsigned k = 0; k < na; k++) {
                 memcpy(src, ref, (size_t)(n * bl));
                 memset(src + 8 * at[k], 0, 8);
-                const uint64_t dz = bsd_digest(ctr, bl, n, src);
+                const uint64_t dz = bs_digest(ctr, bl, n, src);
                 uint64_t dig0 = 0, dig1 = 0;
                 bsd_verify_counts(NULL, &dig0, NULL);
                 CHECK(bsd_verify_move(NULL, 0, bc, ks, ctr, n, dst, src, dz) == -EBADMSG);
@@ -299,7 +299,7 @@ static void check_verify_move(void)
     printf("bsd_verify_move (digest at %s): real windows pass byte-exact; %u corrupted ones "
            "(first, second, middle, last blocks, each loop's tail, another counter's digest; "
            "a zero word the digest covers) refused; the shared window zeroed every time\n",
-           bs_cpu_level_name(bsd_digest_level()), cases);
+           bs_cpu_level_name(bs_digest_level()), cases);
 }
 
 int main(void)
@@ -309,8 +309,8 @@ int main(void)
     /* The dispatch follows the bs_cpu level: $BITSLICE_CPU caps it like the ciphers'. */
     const char *cap = getenv(BS_CPU_ENV);
     if (cap != NULL && bs_cpu_level_by_name(cap) >= 0)
-        CHECK(bsd_digest_level() <= bs_cpu_level_by_name(cap));
-    printf("bsd_digest_sum runs at %s (%s=%s)\n", bs_cpu_level_name(bsd_digest_level()), BS_CPU_ENV,
+        CHECK(bs_digest_level() <= bs_cpu_level_by_name(cap));
+    printf("bs_digest_sum runs at %s (%s=%s)\n", bs_cpu_level_name(bs_digest_level()), BS_CPU_ENV,
            cap != NULL ? cap : "unset");
     static uint8_t win[1 << 16];
     static const size_t bls[] = {8, 16, 24, 32};
@@ -321,39 +321,39 @@ int main(void)
         svc_fill(ctr, sizeof ctr, seed);
         const uint64_t nblocks = 1 + (seed * 2654435761u) % (sizeof win / bl);
         svc_fill(win, (size_t)(nblocks * bl), seed + 1000);
-        const uint64_t d = bsd_digest(ctr, bl, nblocks, win);
+        const uint64_t d = bs_digest(ctr, bl, nblocks, win);
         CHECK(d == digest_ref(ctr, bl, nblocks, win));
         /* Any split, summed in any order: the whole. */
-        const uint64_t s = bsd_digest_seed(ctr, bl, nblocks), nw = nblocks * bl / 8;
+        const uint64_t s = bs_digest_seed(ctr, bl, nblocks), nw = nblocks * bl / 8;
         const uint64_t cut = nw / 3, cut2 = nw - nw / 5;
-        uint64_t sum = bsd_digest_sum(s, cut2, win + 8 * cut2, (size_t)(nw - cut2), 0, NULL) +
-                       bsd_digest_sum(s, 0, win, (size_t)cut, 0, NULL) +
-                       bsd_digest_sum(s, cut, win + 8 * cut, (size_t)(cut2 - cut), 0, NULL);
-        CHECK(bsd_digest_final(sum, nw) == d);
+        uint64_t sum = bs_digest_sum(s, cut2, win + 8 * cut2, (size_t)(nw - cut2), 0, NULL) +
+                       bs_digest_sum(s, 0, win, (size_t)cut, 0, NULL) +
+                       bs_digest_sum(s, cut, win + 8 * cut, (size_t)(cut2 - cut), 0, NULL);
+        CHECK(bs_digest_final(sum, nw) == d);
         /* Another counter or another length: another digest. */
         ctr[bl - 1] ^= 1;
-        CHECK(bsd_digest(ctr, bl, nblocks, win) != d);
+        CHECK(bs_digest(ctr, bl, nblocks, win) != d);
         ctr[bl - 1] ^= 1;
         if (nblocks > 1)
-            CHECK(bsd_digest(ctr, bl, nblocks - 1, win) != bsd_digest(ctr, bl, nblocks, win) ||
+            CHECK(bs_digest(ctr, bl, nblocks - 1, win) != bs_digest(ctr, bl, nblocks, win) ||
                   nblocks == 1);
         /* Every bit of a few words, a zeroed word, a word from elsewhere: always caught. */
         for (uint64_t j = 0; j < nw; j += 1 + nw / 7) {
             for (int b = 0; b < 64; b++) {
                 win[8 * j + (uint64_t)b / 8] ^= (uint8_t)(1u << (b % 8));
-                CHECK(bsd_digest(ctr, bl, nblocks, win) != d);
+                CHECK(bs_digest(ctr, bl, nblocks, win) != d);
                 win[8 * j + (uint64_t)b / 8] ^= (uint8_t)(1u << (b % 8));
             }
             uint8_t keep[8];
             memcpy(keep, win + 8 * j, 8);
             memset(win + 8 * j, 0, 8);
-            CHECK(memcmp(keep, win + 8 * j, 8) == 0 || bsd_digest(ctr, bl, nblocks, win) != d);
+            CHECK(memcmp(keep, win + 8 * j, 8) == 0 || bs_digest(ctr, bl, nblocks, win) != d);
             memcpy(win + 8 * j, win + 8 * ((j + 1) % nw), 8);
-            CHECK(memcmp(keep, win + 8 * j, 8) == 0 || bsd_digest(ctr, bl, nblocks, win) != d);
+            CHECK(memcmp(keep, win + 8 * j, 8) == 0 || bs_digest(ctr, bl, nblocks, win) != d);
             memcpy(win + 8 * j, keep, 8);
             tests += 66;
         }
-        CHECK(bsd_digest(ctr, bl, nblocks, win) == d);
+        CHECK(bs_digest(ctr, bl, nblocks, win) == d);
         /* The move gives the same digest and the same window, and leaves zeroes. */
         static uint8_t moved[sizeof win], from[sizeof win];
         memcpy(from, win, (size_t)(nblocks * bl));
@@ -363,19 +363,19 @@ int main(void)
             memcpy(&w, win + 8 * j, 8);
             zw_ref += w == 0;
         }
-        CHECK(bsd_digest_move(ctr, bl, nblocks, moved, from, &zw) == d);
+        CHECK(bs_digest_move(ctr, bl, nblocks, moved, from, &zw) == d);
         CHECK(zw == zw_ref);
         CHECK(memcmp(moved, win, (size_t)(nblocks * bl)) == 0);
         for (size_t b = 0; b < nblocks * bl; b++)
             CHECK(from[b] == 0);
         /* Poison: exactly the words left holding it are counted. */
-        const uint64_t poison = bsd_digest_poison(s);
+        const uint64_t poison = bs_digest_poison(s);
         uint64_t hits = 1;
-        (void)bsd_digest_sum(s, 0, win, (size_t)nw, poison, &hits);
+        (void)bs_digest_sum(s, 0, win, (size_t)nw, poison, &hits);
         CHECK(hits == 0);
-        bsd_digest_poison_fill(win + 8 * (nw / 2), (size_t)(nw - nw / 2 < 3 ? nw - nw / 2 : 3),
-                               poison);
-        (void)bsd_digest_sum(s, 0, win, (size_t)nw, poison, &hits);
+        bs_digest_poison_fill(win + 8 * (nw / 2), (size_t)(nw - nw / 2 < 3 ? nw - nw / 2 : 3),
+                              poison);
+        (void)bs_digest_sum(s, 0, win, (size_t)nw, poison, &hits);
         CHECK(hits == (nw - nw / 2 < 3 ? nw - nw / 2 : 3));
         tests++;
     }

@@ -1,9 +1,9 @@
-#include "bsd_digest.h"
+#include "bs_digest.h"
 
 #include <string.h>
 
 #include "bs_cpu.h"
-#include "bsd_digest_mix.h"
+#include "bs_digest_mix.h"
 
 static inline uint64_t load64(const uint8_t *p)
 {
@@ -13,23 +13,22 @@ static inline uint64_t load64(const uint8_t *p)
     return v;
 }
 
-uint64_t bsd_digest_seed(const uint8_t *counter, size_t block_len, uint64_t nblocks)
+uint64_t bs_digest_seed(const uint8_t *counter, size_t block_len, uint64_t nblocks)
 {
-    uint64_t s = bsd_digest_fmix64(nblocks ^ 0x62736432ull ^ ((uint64_t)block_len << 56));
+    uint64_t s = bs_digest_fmix64(nblocks ^ 0x62736432ull ^ ((uint64_t)block_len << 56));
     uint8_t w[8];
     for (size_t i = 0; i < block_len; i += 8) {
         size_t n = block_len - i < 8 ? block_len - i : 8;
         memset(w, 0, sizeof w);
         memcpy(w, counter + i, n);
-        s = bsd_digest_fmix64(s ^ load64(w)) + BSD_DIGEST_G;
+        s = bs_digest_fmix64(s ^ load64(w)) + BS_DIGEST_G;
     }
     return s;
 }
 
-uint64_t bsd_digest_poison(uint64_t seed)
+uint64_t bs_digest_poison(uint64_t seed)
 {
-    return bsd_digest_fmix64(seed ^ 0x706f69736f6e2121ull) |
-           1; /* odd: differs from a zeroed word */
+    return bs_digest_fmix64(seed ^ 0x706f69736f6e2121ull) | 1; /* odd: differs from a zeroed word */
 }
 
 /* Words are little-endian on the wire. */
@@ -44,7 +43,7 @@ static inline uint64_t word_at(const uint8_t *p)
 #endif
 }
 
-/* Eight independent lanes keep the multipliers busy; the vector paths (bsd_digest_x86.c) add
+/* Eight independent lanes keep the multipliers busy; the vector paths (bs_digest_x86.c) add
  * the same terms in another order. */
 static inline __attribute__((always_inline)) uint64_t sum_lanes(uint64_t seed, uint64_t word0,
                                                                 const uint8_t *p, size_t nwords,
@@ -56,7 +55,7 @@ static inline __attribute__((always_inline)) uint64_t sum_lanes(uint64_t seed, u
     for (; j + 8 <= nwords; j += 8)
         for (int l = 0; l < 8; l++) {
             uint64_t w = word_at(p + 8 * (j + l));
-            acc[l] += bsd_digest_word(seed, word0 + j + (unsigned)l, w);
+            acc[l] += bs_digest_word(seed, word0 + j + (unsigned)l, w);
             if (count)
                 hit[l] += (uint64_t)(w == poison);
         }
@@ -67,7 +66,7 @@ static inline __attribute__((always_inline)) uint64_t sum_lanes(uint64_t seed, u
     }
     for (; j < nwords; j++) {
         uint64_t w = word_at(p + 8 * j);
-        a += bsd_digest_word(seed, word0 + j, w);
+        a += bs_digest_word(seed, word0 + j, w);
         h += (uint64_t)(w == poison);
     }
     if (count)
@@ -112,7 +111,7 @@ static uint64_t move_portable(uint64_t seed, uint64_t word0, uint8_t *dst, uint8
             OPAQUE(w);
             memcpy(dst + 8 * (j + (unsigned)l), &w, 8);
             memcpy(src + 8 * (j + (unsigned)l), &zero, 8);
-            acc[l] += bsd_digest_word(seed, word0 + j + (unsigned)l, le_word(w));
+            acc[l] += bs_digest_word(seed, word0 + j + (unsigned)l, le_word(w));
             zer[l] += (uint64_t)(w == 0);
         }
     for (int l = 0; l < 8; l++) {
@@ -125,7 +124,7 @@ static uint64_t move_portable(uint64_t seed, uint64_t word0, uint8_t *dst, uint8
         OPAQUE(w);
         memcpy(dst + 8 * j, &w, 8);
         memcpy(src + 8 * j, &zero, 8);
-        a += bsd_digest_word(seed, word0 + j, le_word(w));
+        a += bs_digest_word(seed, word0 + j, le_word(w));
         z += (uint64_t)(w == 0);
     }
     *zero_words = z;
@@ -148,7 +147,7 @@ static int level_here(void)
     return BS_CPU_PORTABLE;
 }
 
-int bsd_digest_level_at(int level)
+int bs_digest_level_at(int level)
 {
     int here = level_here();
     level = level < here ? level : here;
@@ -160,9 +159,9 @@ static sum_fn sum_for(int level)
 {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
     if (level == BS_CPU_AVX512)
-        return bsd_digest_sum_avx512;
+        return bs_digest_sum_avx512;
     if (level == BS_CPU_AVX2)
-        return bsd_digest_sum_avx2;
+        return bs_digest_sum_avx2;
 #endif
     (void)level;
     return sum_portable;
@@ -171,27 +170,27 @@ static sum_fn sum_for(int level)
 /* Chosen at the first call (getenv is too slow for a call per 32 KiB piece); -1 until then. */
 static int digest_level = -1;
 
-int bsd_digest_level(void)
+int bs_digest_level(void)
 {
     int l = __atomic_load_n(&digest_level, __ATOMIC_RELAXED);
     if (l < 0) {
-        l = bsd_digest_level_at(bs_cpu_level());
+        l = bs_digest_level_at(bs_cpu_level());
         __atomic_store_n(&digest_level, l, __ATOMIC_RELAXED);
     }
     return l;
 }
 
 /* Each implementation counts poison words only when asked to (poison_hits not NULL). */
-uint64_t bsd_digest_sum_at(int level, uint64_t seed, uint64_t word0, const uint8_t *p,
-                           size_t nwords, uint64_t poison, uint64_t *poison_hits)
+uint64_t bs_digest_sum_at(int level, uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords,
+                          uint64_t poison, uint64_t *poison_hits)
 {
-    return sum_for(bsd_digest_level_at(level))(seed, word0, p, nwords, poison, poison_hits);
+    return sum_for(bs_digest_level_at(level))(seed, word0, p, nwords, poison, poison_hits);
 }
 
-uint64_t bsd_digest_sum(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords,
-                        uint64_t poison, uint64_t *poison_hits)
+uint64_t bs_digest_sum(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords,
+                       uint64_t poison, uint64_t *poison_hits)
 {
-    return sum_for(bsd_digest_level())(seed, word0, p, nwords, poison, poison_hits);
+    return sum_for(bs_digest_level())(seed, word0, p, nwords, poison, poison_hits);
 }
 
 typedef uint64_t (*move_fn)(uint64_t, uint64_t, uint8_t *, uint8_t *, size_t, uint64_t *);
@@ -200,18 +199,18 @@ static move_fn move_for(int level)
 {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
     if (level == BS_CPU_AVX512)
-        return bsd_digest_move_sum_avx512;
+        return bs_digest_move_sum_avx512;
     if (level == BS_CPU_AVX2)
-        return bsd_digest_move_sum_avx2;
+        return bs_digest_move_sum_avx2;
 #endif
     (void)level;
     return move_portable;
 }
 
-uint64_t bsd_digest_move_sum_at(int level, uint64_t seed, uint64_t word0, uint8_t *dst,
-                                uint8_t *src, size_t nwords, uint64_t *zero_words)
+uint64_t bs_digest_move_sum_at(int level, uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *src,
+                               size_t nwords, uint64_t *zero_words)
 {
-    uint64_t s = move_for(bsd_digest_level_at(level))(seed, word0, dst, src, nwords, zero_words);
+    uint64_t s = move_for(bs_digest_level_at(level))(seed, word0, dst, src, nwords, zero_words);
 #if defined(__GNUC__) || defined(__clang__)
     /* The zeroes written at src are a wipe: keep them (as bs_wipe does). */
     __asm__ __volatile__("" : : "r"(src) : "memory");
@@ -219,10 +218,10 @@ uint64_t bsd_digest_move_sum_at(int level, uint64_t seed, uint64_t word0, uint8_
     return s;
 }
 
-uint64_t bsd_digest_move_sum(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *src,
-                             size_t nwords, uint64_t *zero_words)
+uint64_t bs_digest_move_sum(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *src,
+                            size_t nwords, uint64_t *zero_words)
 {
-    return bsd_digest_move_sum_at(bsd_digest_level(), seed, word0, dst, src, nwords, zero_words);
+    return bs_digest_move_sum_at(bs_digest_level(), seed, word0, dst, src, nwords, zero_words);
 }
 
 static uint64_t xor_move_portable(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in,
@@ -246,24 +245,24 @@ static uint64_t xor_move_portable(uint64_t seed, uint64_t word0, uint8_t *out, c
             x ^= v;
         }
         memcpy(out + 8 * j, &x, 8);
-        sum += bsd_digest_word(seed, word0 + j, w);
+        sum += bs_digest_word(seed, word0 + j, w);
         z += (uint64_t)(w == 0);
     }
     *zero_words = z;
     return sum;
 }
 
-uint64_t bsd_digest_xor_move_sum_at(int level, uint64_t seed, uint64_t word0, uint8_t *out,
-                                    const uint8_t *in, uint8_t *keep, uint8_t *src, size_t nwords,
-                                    uint64_t *zero_words)
+uint64_t bs_digest_xor_move_sum_at(int level, uint64_t seed, uint64_t word0, uint8_t *out,
+                                   const uint8_t *in, uint8_t *keep, uint8_t *src, size_t nwords,
+                                   uint64_t *zero_words)
 {
-    level = bsd_digest_level_at(level);
+    level = bs_digest_level_at(level);
     uint64_t s;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
     if (level == BS_CPU_AVX512)
-        s = bsd_digest_xor_move_sum_avx512(seed, word0, out, in, keep, src, nwords, zero_words);
+        s = bs_digest_xor_move_sum_avx512(seed, word0, out, in, keep, src, nwords, zero_words);
     else if (level == BS_CPU_AVX2)
-        s = bsd_digest_xor_move_sum_avx2(seed, word0, out, in, keep, src, nwords, zero_words);
+        s = bs_digest_xor_move_sum_avx2(seed, word0, out, in, keep, src, nwords, zero_words);
     else
 #endif
         s = xor_move_portable(seed, word0, out, in, keep, src, nwords, zero_words);
@@ -273,11 +272,11 @@ uint64_t bsd_digest_xor_move_sum_at(int level, uint64_t seed, uint64_t word0, ui
     return s;
 }
 
-uint64_t bsd_digest_xor_move_sum(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in,
-                                 uint8_t *keep, uint8_t *src, size_t nwords, uint64_t *zero_words)
+uint64_t bs_digest_xor_move_sum(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in,
+                                uint8_t *keep, uint8_t *src, size_t nwords, uint64_t *zero_words)
 {
-    return bsd_digest_xor_move_sum_at(bsd_digest_level(), seed, word0, out, in, keep, src, nwords,
-                                      zero_words);
+    return bs_digest_xor_move_sum_at(bs_digest_level(), seed, word0, out, in, keep, src, nwords,
+                                     zero_words);
 }
 
 static void move_plain_portable(uint8_t *dst, uint8_t *src, size_t nwords)
@@ -291,14 +290,14 @@ static void move_plain_portable(uint8_t *dst, uint8_t *src, size_t nwords)
     }
 }
 
-void bsd_digest_move_plain_at(int level, uint8_t *dst, uint8_t *src, size_t nwords)
+void bs_digest_move_plain_at(int level, uint8_t *dst, uint8_t *src, size_t nwords)
 {
-    level = bsd_digest_level_at(level);
+    level = bs_digest_level_at(level);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
     if (level == BS_CPU_AVX512)
-        bsd_digest_move_plain_avx512(dst, src, nwords);
+        bs_digest_move_plain_avx512(dst, src, nwords);
     else if (level == BS_CPU_AVX2)
-        bsd_digest_move_plain_avx2(dst, src, nwords);
+        bs_digest_move_plain_avx2(dst, src, nwords);
     else
 #endif
         move_plain_portable(dst, src, nwords);
@@ -307,30 +306,30 @@ void bsd_digest_move_plain_at(int level, uint8_t *dst, uint8_t *src, size_t nwor
 #endif
 }
 
-void bsd_digest_move_plain(uint8_t *dst, uint8_t *src, size_t nwords)
+void bs_digest_move_plain(uint8_t *dst, uint8_t *src, size_t nwords)
 {
-    bsd_digest_move_plain_at(bsd_digest_level(), dst, src, nwords);
+    bs_digest_move_plain_at(bs_digest_level(), dst, src, nwords);
 }
 
-uint64_t bsd_digest_move(const uint8_t *counter, size_t block_len, uint64_t nblocks, uint8_t *dst,
-                         uint8_t *src, uint64_t *zero_words)
+uint64_t bs_digest_move(const uint8_t *counter, size_t block_len, uint64_t nblocks, uint8_t *dst,
+                        uint8_t *src, uint64_t *zero_words)
 {
-    uint64_t seed = bsd_digest_seed(counter, block_len, nblocks);
+    uint64_t seed = bs_digest_seed(counter, block_len, nblocks);
     uint64_t nwords = nblocks * block_len / 8;
-    return bsd_digest_final(bsd_digest_move_sum(seed, 0, dst, src, (size_t)nwords, zero_words),
-                            nwords);
+    return bs_digest_final(bs_digest_move_sum(seed, 0, dst, src, (size_t)nwords, zero_words),
+                           nwords);
 }
 
-uint64_t bsd_digest_final(uint64_t sum, uint64_t nwords)
+uint64_t bs_digest_final(uint64_t sum, uint64_t nwords)
 {
-    return bsd_digest_fmix64(sum ^ nwords);
+    return bs_digest_fmix64(sum ^ nwords);
 }
 
-uint64_t bsd_digest(const uint8_t *counter, size_t block_len, uint64_t nblocks, const uint8_t *p)
+uint64_t bs_digest(const uint8_t *counter, size_t block_len, uint64_t nblocks, const uint8_t *p)
 {
-    uint64_t seed = bsd_digest_seed(counter, block_len, nblocks);
+    uint64_t seed = bs_digest_seed(counter, block_len, nblocks);
     uint64_t nwords = nblocks * block_len / 8;
-    return bsd_digest_final(bsd_digest_sum(seed, 0, p, (size_t)nwords, 0, NULL), nwords);
+    return bs_digest_final(bs_digest_sum(seed, 0, p, (size_t)nwords, 0, NULL), nwords);
 }
 
 static void poison_fill_portable(uint8_t *p, size_t nwords, uint64_t poison)
@@ -342,24 +341,24 @@ static void poison_fill_portable(uint8_t *p, size_t nwords, uint64_t poison)
         memcpy(p + 8 * j, w, 8);
 }
 
-void bsd_digest_poison_fill_at(int level, uint8_t *p, size_t nwords, uint64_t poison)
+void bs_digest_poison_fill_at(int level, uint8_t *p, size_t nwords, uint64_t poison)
 {
-    level = bsd_digest_level_at(level);
+    level = bs_digest_level_at(level);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
     /* x86-64 is little-endian: the vector stores lay the word out as the wire does. */
     if (level == BS_CPU_AVX512) {
-        bsd_digest_poison_fill_avx512(p, nwords, poison);
+        bs_digest_poison_fill_avx512(p, nwords, poison);
         return;
     }
     if (level == BS_CPU_AVX2) {
-        bsd_digest_poison_fill_avx2(p, nwords, poison);
+        bs_digest_poison_fill_avx2(p, nwords, poison);
         return;
     }
 #endif
     poison_fill_portable(p, nwords, poison);
 }
 
-void bsd_digest_poison_fill(uint8_t *p, size_t nwords, uint64_t poison)
+void bs_digest_poison_fill(uint8_t *p, size_t nwords, uint64_t poison)
 {
-    bsd_digest_poison_fill_at(bsd_digest_level(), p, nwords, poison);
+    bs_digest_poison_fill_at(bs_digest_level(), p, nwords, poison);
 }

@@ -1,21 +1,21 @@
 /*
- * The window digest's sum (bsd_digest.h) on x86-64 vectors, bit-exact with the portable lanes of
- * bsd_digest.c: the same terms fmix64(w_j ^ (seed + j * G)) added mod 2^64, only in another
+ * The window digest's sum (bs_digest.h) on x86-64 vectors, bit-exact with the portable lanes of
+ * bs_digest.c: the same terms fmix64(w_j ^ (seed + j * G)) added mod 2^64, only in another
  * order. Each function is compiled for its own target by attribute and chosen at run time
- * (bsd_digest.c, by the bs_cpu level), so the build runs on any x86-64.
+ * (bs_digest.c, by the bs_cpu level), so the build runs on any x86-64.
  *
  * The key stream of a word, seed + j * G, is carried in a vector and stepped by a multiple of G,
  * so a word costs fmix64's two multiplies and no third. Only xor, shift, multiply, add and
  * compare-to-mask: no branch or index on the data (the ct suite runs the AVX2 one).
  */
-#include "bsd_digest.h"
+#include "bs_digest.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(BS_HAVE_X86)
 
 #include <immintrin.h>
 #include <string.h>
 
-#include "bsd_digest_mix.h"
+#include "bs_digest_mix.h"
 
 /* fmix64's two multipliers. */
 #define M1 0xff51afd7ed558ccdull
@@ -28,7 +28,7 @@ static inline uint64_t scalar_tail(uint64_t seed, uint64_t j0, const uint8_t *p,
     for (size_t j = 0; j < n; j++) {
         uint64_t w;
         memcpy(&w, p + 8 * j, 8);
-        a += bsd_digest_word(seed, j0 + j, w);
+        a += bs_digest_word(seed, j0 + j, w);
         h += (uint64_t)(w == poison);
     }
     *hits += h;
@@ -68,14 +68,13 @@ sum_avx2(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords, uint64_
     const __m256i m2lo = _mm256_set1_epi64x((long long)(M2 & 0xffffffffu));
     const __m256i m2hi = _mm256_set1_epi64x((long long)(M2 >> 32));
     const __m256i pv = _mm256_set1_epi64x((long long)poison);
-    const __m256i step = _mm256_set1_epi64x((long long)(16 * BSD_DIGEST_G));
-    const uint64_t k0 = seed + word0 * BSD_DIGEST_G;
+    const __m256i step = _mm256_set1_epi64x((long long)(16 * BS_DIGEST_G));
+    const uint64_t k0 = seed + word0 * BS_DIGEST_G;
     __m256i k[4], acc[4], hit[4];
     for (int v = 0; v < 4; v++) {
-        const uint64_t b = k0 + (uint64_t)(4 * v) * BSD_DIGEST_G;
-        k[v] =
-            _mm256_set_epi64x((long long)(b + 3 * BSD_DIGEST_G), (long long)(b + 2 * BSD_DIGEST_G),
-                              (long long)(b + BSD_DIGEST_G), (long long)b);
+        const uint64_t b = k0 + (uint64_t)(4 * v) * BS_DIGEST_G;
+        k[v] = _mm256_set_epi64x((long long)(b + 3 * BS_DIGEST_G), (long long)(b + 2 * BS_DIGEST_G),
+                                 (long long)(b + BS_DIGEST_G), (long long)b);
         acc[v] = hit[v] = _mm256_setzero_si256();
     }
     size_t j = 0;
@@ -104,9 +103,9 @@ sum_avx2(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords, uint64_
     return sum;
 }
 
-__attribute__((target("avx2"))) uint64_t bsd_digest_sum_avx2(uint64_t seed, uint64_t word0,
-                                                             const uint8_t *p, size_t nwords,
-                                                             uint64_t poison, uint64_t *hits)
+__attribute__((target("avx2"))) uint64_t bs_digest_sum_avx2(uint64_t seed, uint64_t word0,
+                                                            const uint8_t *p, size_t nwords,
+                                                            uint64_t poison, uint64_t *hits)
 {
     return hits != NULL ? sum_avx2(seed, word0, p, nwords, poison, hits, 1)
                         : sum_avx2(seed, word0, p, nwords, poison, hits, 0);
@@ -142,15 +141,14 @@ sum_avx512(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords, uint6
     const __m512i m2 = _mm512_set1_epi64((long long)M2);
     const __m512i pv = _mm512_set1_epi64((long long)poison);
     const __m512i one = _mm512_set1_epi64(1);
-    const __m512i step = _mm512_set1_epi64((long long)(32 * BSD_DIGEST_G));
+    const __m512i step = _mm512_set1_epi64((long long)(32 * BS_DIGEST_G));
     const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
-    const uint64_t k0 = seed + word0 * BSD_DIGEST_G;
+    const uint64_t k0 = seed + word0 * BS_DIGEST_G;
     __m512i k[4], acc[4], hit[4];
     for (int v = 0; v < 4; v++) {
         const __m512i idx = _mm512_add_epi64(lane, _mm512_set1_epi64((long long)(8 * v)));
-        k[v] =
-            _mm512_add_epi64(_mm512_set1_epi64((long long)k0),
-                             _mm512_mullo_epi64(idx, _mm512_set1_epi64((long long)BSD_DIGEST_G)));
+        k[v] = _mm512_add_epi64(_mm512_set1_epi64((long long)k0),
+                                _mm512_mullo_epi64(idx, _mm512_set1_epi64((long long)BS_DIGEST_G)));
         acc[v] = hit[v] = _mm512_setzero_si512();
     }
     size_t j = 0;
@@ -168,7 +166,7 @@ sum_avx512(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords, uint6
         acc[0] = _mm512_add_epi64(acc[0], fmix_avx512(_mm512_xor_si512(w, k[0]), m1, m2));
         if (count)
             hit[0] = _mm512_mask_add_epi64(hit[0], _mm512_cmpeq_epi64_mask(w, pv), hit[0], one);
-        k[0] = _mm512_add_epi64(k[0], _mm512_set1_epi64((long long)(8 * BSD_DIGEST_G)));
+        k[0] = _mm512_add_epi64(k[0], _mm512_set1_epi64((long long)(8 * BS_DIGEST_G)));
     }
     __m512i a =
         _mm512_add_epi64(_mm512_add_epi64(acc[0], acc[1]), _mm512_add_epi64(acc[2], acc[3]));
@@ -182,36 +180,35 @@ sum_avx512(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords, uint6
 }
 
 __attribute__((target("avx512f,avx512dq"))) uint64_t
-bsd_digest_sum_avx512(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords,
-                      uint64_t poison, uint64_t *hits)
+bs_digest_sum_avx512(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwords,
+                     uint64_t poison, uint64_t *hits)
 {
     return hits != NULL ? sum_avx512(seed, word0, p, nwords, poison, hits, 1)
                         : sum_avx512(seed, word0, p, nwords, poison, hits, 0);
 }
 
 /*
- * The client's move (bsd_digest_move_sum): each vector is loaded from the shared window once,
+ * The client's move (bs_digest_move_sum): each vector is loaded from the shared window once,
  * stored to the private copy and zeroed at the source; the asm makes the compiler treat the
  * loaded register as opaque, so the value stored and the value summed are one load.
  */
-__attribute__((target("avx2"))) uint64_t bsd_digest_move_sum_avx2(uint64_t seed, uint64_t word0,
-                                                                  uint8_t *dst, uint8_t *src,
-                                                                  size_t nwords,
-                                                                  uint64_t *zero_words)
+__attribute__((target("avx2"))) uint64_t bs_digest_move_sum_avx2(uint64_t seed, uint64_t word0,
+                                                                 uint8_t *dst, uint8_t *src,
+                                                                 size_t nwords,
+                                                                 uint64_t *zero_words)
 {
     const __m256i m1lo = _mm256_set1_epi64x((long long)(M1 & 0xffffffffu));
     const __m256i m1hi = _mm256_set1_epi64x((long long)(M1 >> 32));
     const __m256i m2lo = _mm256_set1_epi64x((long long)(M2 & 0xffffffffu));
     const __m256i m2hi = _mm256_set1_epi64x((long long)(M2 >> 32));
-    const __m256i step = _mm256_set1_epi64x((long long)(16 * BSD_DIGEST_G));
+    const __m256i step = _mm256_set1_epi64x((long long)(16 * BS_DIGEST_G));
     const __m256i zero = _mm256_setzero_si256();
-    const uint64_t k0 = seed + word0 * BSD_DIGEST_G;
+    const uint64_t k0 = seed + word0 * BS_DIGEST_G;
     __m256i k[4], acc[4], zer[4];
     for (int v = 0; v < 4; v++) {
-        const uint64_t b = k0 + (uint64_t)(4 * v) * BSD_DIGEST_G;
-        k[v] =
-            _mm256_set_epi64x((long long)(b + 3 * BSD_DIGEST_G), (long long)(b + 2 * BSD_DIGEST_G),
-                              (long long)(b + BSD_DIGEST_G), (long long)b);
+        const uint64_t b = k0 + (uint64_t)(4 * v) * BS_DIGEST_G;
+        k[v] = _mm256_set_epi64x((long long)(b + 3 * BS_DIGEST_G), (long long)(b + 2 * BS_DIGEST_G),
+                                 (long long)(b + BS_DIGEST_G), (long long)b);
         acc[v] = zer[v] = _mm256_setzero_si256();
     }
     size_t j = 0;
@@ -241,7 +238,7 @@ __attribute__((target("avx2"))) uint64_t bsd_digest_move_sum_avx2(uint64_t seed,
         __asm__("" : "+r"(w));
         memcpy(dst + 8 * j, &w, 8);
         memset(src + 8 * j, 0, 8);
-        sum += bsd_digest_word(seed, word0 + j, w);
+        sum += bs_digest_word(seed, word0 + j, w);
         z += (uint64_t)(w == 0);
     }
     *zero_words = z;
@@ -249,22 +246,21 @@ __attribute__((target("avx2"))) uint64_t bsd_digest_move_sum_avx2(uint64_t seed,
 }
 
 __attribute__((target("avx512f,avx512dq"))) uint64_t
-bsd_digest_move_sum_avx512(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *src, size_t nwords,
-                           uint64_t *zero_words)
+bs_digest_move_sum_avx512(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *src, size_t nwords,
+                          uint64_t *zero_words)
 {
     const __m512i m1 = _mm512_set1_epi64((long long)M1);
     const __m512i m2 = _mm512_set1_epi64((long long)M2);
-    const __m512i step = _mm512_set1_epi64((long long)(32 * BSD_DIGEST_G));
+    const __m512i step = _mm512_set1_epi64((long long)(32 * BS_DIGEST_G));
     const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
     const __m512i zero = _mm512_setzero_si512();
     const __m512i one = _mm512_set1_epi64(1);
-    const uint64_t k0 = seed + word0 * BSD_DIGEST_G;
+    const uint64_t k0 = seed + word0 * BS_DIGEST_G;
     __m512i k[4], acc[4], zer[4];
     for (int v = 0; v < 4; v++) {
         const __m512i idx = _mm512_add_epi64(lane, _mm512_set1_epi64((long long)(8 * v)));
-        k[v] =
-            _mm512_add_epi64(_mm512_set1_epi64((long long)k0),
-                             _mm512_mullo_epi64(idx, _mm512_set1_epi64((long long)BSD_DIGEST_G)));
+        k[v] = _mm512_add_epi64(_mm512_set1_epi64((long long)k0),
+                                _mm512_mullo_epi64(idx, _mm512_set1_epi64((long long)BS_DIGEST_G)));
         acc[v] = zer[v] = _mm512_setzero_si512();
     }
     size_t j = 0;
@@ -287,7 +283,7 @@ bsd_digest_move_sum_avx512(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t 
         _mm512_storeu_si512((void *)s, zero);
         acc[0] = _mm512_add_epi64(acc[0], fmix_avx512(_mm512_xor_si512(w, k[0]), m1, m2));
         zer[0] = _mm512_mask_add_epi64(zer[0], _mm512_testn_epi64_mask(w, w), zer[0], one);
-        k[0] = _mm512_add_epi64(k[0], _mm512_set1_epi64((long long)(8 * BSD_DIGEST_G)));
+        k[0] = _mm512_add_epi64(k[0], _mm512_set1_epi64((long long)(8 * BS_DIGEST_G)));
     }
     __m512i a =
         _mm512_add_epi64(_mm512_add_epi64(acc[0], acc[1]), _mm512_add_epi64(acc[2], acc[3]));
@@ -300,7 +296,7 @@ bsd_digest_move_sum_avx512(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t 
         __asm__("" : "+r"(w));
         memcpy(dst + 8 * j, &w, 8);
         memset(src + 8 * j, 0, 8);
-        sum += bsd_digest_word(seed, word0 + j, w);
+        sum += bs_digest_word(seed, word0 + j, w);
         z += (uint64_t)(w == 0);
     }
     *zero_words = z;
@@ -308,7 +304,7 @@ bsd_digest_move_sum_avx512(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t 
 }
 
 /*
- * The client's fused pass (bsd_digest_xor_move_sum): one load of each shared vector, opaque to
+ * The client's fused pass (bs_digest_xor_move_sum): one load of each shared vector, opaque to
  * the compiler, then the zero store, the output (XORed with the input), the optional keep copy
  * and the sum, all from that register. has_in and has_keep are compile-time constants.
  */
@@ -321,15 +317,14 @@ xor_move_avx2(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in, ui
     const __m256i m1hi = _mm256_set1_epi64x((long long)(M1 >> 32));
     const __m256i m2lo = _mm256_set1_epi64x((long long)(M2 & 0xffffffffu));
     const __m256i m2hi = _mm256_set1_epi64x((long long)(M2 >> 32));
-    const __m256i step = _mm256_set1_epi64x((long long)(16 * BSD_DIGEST_G));
+    const __m256i step = _mm256_set1_epi64x((long long)(16 * BS_DIGEST_G));
     const __m256i zero = _mm256_setzero_si256();
-    const uint64_t k0 = seed + word0 * BSD_DIGEST_G;
+    const uint64_t k0 = seed + word0 * BS_DIGEST_G;
     __m256i k[4], acc[4], zer[4];
     for (int v = 0; v < 4; v++) {
-        const uint64_t b = k0 + (uint64_t)(4 * v) * BSD_DIGEST_G;
-        k[v] =
-            _mm256_set_epi64x((long long)(b + 3 * BSD_DIGEST_G), (long long)(b + 2 * BSD_DIGEST_G),
-                              (long long)(b + BSD_DIGEST_G), (long long)b);
+        const uint64_t b = k0 + (uint64_t)(4 * v) * BS_DIGEST_G;
+        k[v] = _mm256_set_epi64x((long long)(b + 3 * BS_DIGEST_G), (long long)(b + 2 * BS_DIGEST_G),
+                                 (long long)(b + BS_DIGEST_G), (long long)b);
         acc[v] = zer[v] = _mm256_setzero_si256();
     }
     size_t j = 0;
@@ -372,7 +367,7 @@ xor_move_avx2(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in, ui
             x ^= v;
         }
         memcpy(out + 8 * j, &x, 8);
-        sum += bsd_digest_word(seed, word0 + j, w);
+        sum += bs_digest_word(seed, word0 + j, w);
         z += (uint64_t)(w == 0);
     }
     *zero_words = z;
@@ -380,8 +375,8 @@ xor_move_avx2(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in, ui
 }
 
 __attribute__((target("avx2"))) uint64_t
-bsd_digest_xor_move_sum_avx2(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in,
-                             uint8_t *keep, uint8_t *src, size_t nwords, uint64_t *zero_words)
+bs_digest_xor_move_sum_avx2(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in,
+                            uint8_t *keep, uint8_t *src, size_t nwords, uint64_t *zero_words)
 {
     if (in != NULL)
         return keep != NULL
@@ -398,17 +393,16 @@ xor_move_avx512(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in, 
 {
     const __m512i m1 = _mm512_set1_epi64((long long)M1);
     const __m512i m2 = _mm512_set1_epi64((long long)M2);
-    const __m512i step = _mm512_set1_epi64((long long)(32 * BSD_DIGEST_G));
+    const __m512i step = _mm512_set1_epi64((long long)(32 * BS_DIGEST_G));
     const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
     const __m512i zero = _mm512_setzero_si512();
     const __m512i one = _mm512_set1_epi64(1);
-    const uint64_t k0 = seed + word0 * BSD_DIGEST_G;
+    const uint64_t k0 = seed + word0 * BS_DIGEST_G;
     __m512i k[4], acc[4], zer[4];
     for (int v = 0; v < 4; v++) {
         const __m512i idx = _mm512_add_epi64(lane, _mm512_set1_epi64((long long)(8 * v)));
-        k[v] =
-            _mm512_add_epi64(_mm512_set1_epi64((long long)k0),
-                             _mm512_mullo_epi64(idx, _mm512_set1_epi64((long long)BSD_DIGEST_G)));
+        k[v] = _mm512_add_epi64(_mm512_set1_epi64((long long)k0),
+                                _mm512_mullo_epi64(idx, _mm512_set1_epi64((long long)BS_DIGEST_G)));
         acc[v] = zer[v] = _mm512_setzero_si512();
     }
     size_t j = 0;
@@ -441,7 +435,7 @@ xor_move_avx512(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in, 
         _mm512_storeu_si512((void *)(out + o), x);
         acc[0] = _mm512_add_epi64(acc[0], fmix_avx512(_mm512_xor_si512(w, k[0]), m1, m2));
         zer[0] = _mm512_mask_add_epi64(zer[0], _mm512_testn_epi64_mask(w, w), zer[0], one);
-        k[0] = _mm512_add_epi64(k[0], _mm512_set1_epi64((long long)(8 * BSD_DIGEST_G)));
+        k[0] = _mm512_add_epi64(k[0], _mm512_set1_epi64((long long)(8 * BS_DIGEST_G)));
     }
     __m512i a =
         _mm512_add_epi64(_mm512_add_epi64(acc[0], acc[1]), _mm512_add_epi64(acc[2], acc[3]));
@@ -461,7 +455,7 @@ xor_move_avx512(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in, 
             x ^= v;
         }
         memcpy(out + 8 * j, &x, 8);
-        sum += bsd_digest_word(seed, word0 + j, w);
+        sum += bs_digest_word(seed, word0 + j, w);
         z += (uint64_t)(w == 0);
     }
     *zero_words = z;
@@ -469,8 +463,8 @@ xor_move_avx512(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in, 
 }
 
 __attribute__((target("avx512f,avx512dq"))) uint64_t
-bsd_digest_xor_move_sum_avx512(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in,
-                               uint8_t *keep, uint8_t *src, size_t nwords, uint64_t *zero_words)
+bs_digest_xor_move_sum_avx512(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in,
+                              uint8_t *keep, uint8_t *src, size_t nwords, uint64_t *zero_words)
 {
     if (in != NULL)
         return keep != NULL
@@ -482,8 +476,8 @@ bsd_digest_xor_move_sum_avx512(uint64_t seed, uint64_t word0, uint8_t *out, cons
 }
 
 /* The move without the sum: the same loads and stores. */
-__attribute__((target("avx2"))) void bsd_digest_move_plain_avx2(uint8_t *dst, uint8_t *src,
-                                                                size_t nwords)
+__attribute__((target("avx2"))) void bs_digest_move_plain_avx2(uint8_t *dst, uint8_t *src,
+                                                               size_t nwords)
 {
     const __m256i zero = _mm256_setzero_si256();
     size_t j = 0;
@@ -498,8 +492,8 @@ __attribute__((target("avx2"))) void bsd_digest_move_plain_avx2(uint8_t *dst, ui
     }
 }
 
-__attribute__((target("avx512f"))) void bsd_digest_move_plain_avx512(uint8_t *dst, uint8_t *src,
-                                                                     size_t nwords)
+__attribute__((target("avx512f"))) void bs_digest_move_plain_avx512(uint8_t *dst, uint8_t *src,
+                                                                    size_t nwords)
 {
     const __m512i zero = _mm512_setzero_si512();
     size_t j = 0;
@@ -514,9 +508,9 @@ __attribute__((target("avx512f"))) void bsd_digest_move_plain_avx512(uint8_t *ds
     }
 }
 
-/* The poison fill (bsd_digest_poison_fill) in whole vectors: stores as wide as the CPU has. */
-__attribute__((target("avx2"))) void bsd_digest_poison_fill_avx2(uint8_t *p, size_t nwords,
-                                                                 uint64_t poison)
+/* The poison fill (bs_digest_poison_fill) in whole vectors: stores as wide as the CPU has. */
+__attribute__((target("avx2"))) void bs_digest_poison_fill_avx2(uint8_t *p, size_t nwords,
+                                                                uint64_t poison)
 {
     const __m256i v = _mm256_set1_epi64x((long long)poison);
     size_t j = 0;
@@ -526,8 +520,8 @@ __attribute__((target("avx2"))) void bsd_digest_poison_fill_avx2(uint8_t *p, siz
         memcpy(p + 8 * j, &poison, 8);
 }
 
-__attribute__((target("avx512f"))) void bsd_digest_poison_fill_avx512(uint8_t *p, size_t nwords,
-                                                                      uint64_t poison)
+__attribute__((target("avx512f"))) void bs_digest_poison_fill_avx512(uint8_t *p, size_t nwords,
+                                                                     uint64_t poison)
 {
     const __m512i v = _mm512_set1_epi64((long long)poison);
     size_t j = 0;

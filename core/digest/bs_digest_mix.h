@@ -1,23 +1,23 @@
 /*
- * bsd_digest_mix.h: the per-word step of the window digest (bsd_digest.h), in the common subset
+ * bs_digest_mix.h: the per-word step of the window digest (bs_digest.h), in the common subset
  * of C and CUDA so that the daemon, the clients and the GPU's self-check compute the same sums.
  */
-#ifndef BSD_DIGEST_MIX_H
-#define BSD_DIGEST_MIX_H
+#ifndef BS_DIGEST_MIX_H
+#define BS_DIGEST_MIX_H
 
 #include <stdint.h>
 
 #ifdef __CUDACC__
-#define BSD_DIGEST_FN __host__ __device__ static inline
+#define BS_DIGEST_FN __host__ __device__ static inline
 #else
-#define BSD_DIGEST_FN static inline
+#define BS_DIGEST_FN static inline
 #endif
 
 /* The 64-bit golden ratio: word j of a window is mixed with seed + j * G. */
-#define BSD_DIGEST_G 0x9e3779b97f4a7c15ull
+#define BS_DIGEST_G 0x9e3779b97f4a7c15ull
 
 /* MurmurHash3's 64-bit finalizer: a bijection with full avalanche. */
-BSD_DIGEST_FN uint64_t bsd_digest_fmix64(uint64_t x)
+BS_DIGEST_FN uint64_t bs_digest_fmix64(uint64_t x)
 {
     x ^= x >> 33;
     x *= 0xff51afd7ed558ccdull;
@@ -28,9 +28,9 @@ BSD_DIGEST_FN uint64_t bsd_digest_fmix64(uint64_t x)
 }
 
 /* Word j (counted from the request's first block) of value w: its term of the digest sum. */
-BSD_DIGEST_FN uint64_t bsd_digest_word(uint64_t seed, uint64_t j, uint64_t w)
+BS_DIGEST_FN uint64_t bs_digest_word(uint64_t seed, uint64_t j, uint64_t w)
 {
-    return bsd_digest_fmix64(w ^ (seed + j * BSD_DIGEST_G));
+    return bs_digest_fmix64(w ^ (seed + j * BS_DIGEST_G));
 }
 
 #endif
