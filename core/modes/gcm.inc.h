@@ -310,8 +310,8 @@ static int iv_args(const uint8_t *iv, size_t iv_len)
 }
 
 /*
- * set_iv once checked. key not NULL (set_key_iv, only where the early path below runs): the
- * key is expanded now, by the core's set_key_encrypt, beside H, E_K(J0) and E_K(J0 + 1).
+ * set_iv once checked. key not NULL (set_key_iv, with H still due): the key is expanded now, by
+ * the core's set_key_encrypt, beside H (and, on the early path, E_K(J0) and E_K(J0 + 1)).
  */
 static void start_iv(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len, const uint8_t *key)
 {
@@ -338,7 +338,10 @@ static void start_iv(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len, const uint8
     ctx->pre = 0;
     if (ctx->hpow == 0 && !(early && direct)) {
         uint8_t h[BL] = {0};
-        ctx->cipher->encrypt(&ctx->ks, h, h, 1);
+        if (key != NULL)
+            ctx->cipher->set_key_encrypt(&ctx->ks, key, h, h, 1);
+        else
+            ctx->cipher->encrypt(&ctx->ks, h, h, 1);
         ghash_key_from(ctx, h);
         bs_wipe(h, sizeof h);
     }
@@ -407,10 +410,12 @@ int GCM_FN(set_key_iv)(GCM_CTX *ctx, const bs_block_cipher *cipher, const uint8_
     if (rc != BS_OK)
         return rc;
 #ifdef GCM_GHASH_LAZY
-    /* Where set_iv takes its early path (one call of the core), the key is expanded in it. */
+    /*
+     * In-process, the key is expanded in set_iv's first call of the core: H's (with E_K(J0) and
+     * E_K(J0 + 1) on its early path).
+     */
     const int inproc = ctx->src == NULL || ctx->src == &bs_keystream_inproc;
-    if (cipher->set_key_encrypt != NULL && inproc && cipher->ctr32 != NULL && !CTR_WIDE(ctx) &&
-        iv_len == DIRECT_IV(ctx)) {
+    if (cipher->set_key_encrypt != NULL && inproc) {
         rekey(ctx, cipher);
         ctx->state = ST_KEYED;
         start_iv(ctx, iv, iv_len, key);
