@@ -16,6 +16,7 @@
 
 #include "bs_digest_mix.h"
 #include "bsgpu.h"
+#include "bsgpu_host.h"
 
 #define BSGPU_MAX_STREAMS 8
 /* Segments per launch: the planner starts a new launch when a batch has more. */

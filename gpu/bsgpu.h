@@ -1,9 +1,10 @@
 /*
  * bsgpu.h: the CUDA engine's C API, used by the daemon's CUDA backend, the benchmarks and the
- * device tests. Every function returns 0 or a negative BSGPU_E_* code; after a failure,
- * bsgpu_last_error() says what CUDA said, and the caller redoes the work on the CPU
- * (bs_ctr_keystream): this engine never hands back output it did not check the status of.
- * One context serves one device and one caller at a time.
+ * device tests: its functions over the types of bsgpu_types.h, nothing of the lane code
+ * (bsgpu_lanes.h) or the launch planner (bsgpu_host.h). Every function returns 0 or a negative
+ * BSGPU_E_* code; after a failure, bsgpu_last_error() says what CUDA said, and the caller redoes
+ * the work on the CPU (bs_ctr_keystream): this engine never hands back output it did not check the
+ * status of. One context serves one device and one caller at a time.
  */
 #ifndef BSGPU_H
 #define BSGPU_H
@@ -11,11 +12,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bsgpu_host.h"
+#include "bitslice.h"
+#include "bsgpu_types.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The device cipher for a descriptor, or -1 when the GPU has none for it (bsgpu_host.c). */
+int bsgpu_cipher_of(const bs_block_cipher *cipher);
+
+/*
+ * The compact key from a schedule made by cipher->set_key, as the core exports it
+ * (bs_block_cipher.export_round_keys). Returns -1 for a cipher the GPU lacks or a core without
+ * that hook (k is then zero). bsgpu_host.c: no CUDA needed.
+ */
+int bsgpu_key_from_schedule(bsgpu_key *k, const bs_block_cipher *cipher, const bs_key_schedule *ks);
 
 #define BSGPU_E_NODEV -1 /* no CUDA device, or no driver */
 #define BSGPU_E_CUDA -2  /* a CUDA call failed: see bsgpu_last_error */

@@ -1,7 +1,6 @@
 /*
- * bsgpu_host.h: host-side helpers shared by the CUDA backend, the tests and the tools: which
- * device cipher serves a core descriptor, and the compact device key recovered from a core's
- * key schedule (the daemon keeps schedules, not keys).
+ * bsgpu_host.h: host-side helpers of the engine (bsgpu.cu), the tests and the tools: device
+ * counters, the launch planner, samples of a batch, and a host run of a whole launch.
  */
 #ifndef BSGPU_HOST_H
 #define BSGPU_HOST_H
@@ -13,26 +12,8 @@
 extern "C" {
 #endif
 
-/* The device cipher for a descriptor, or -1 when the GPU has none for it. */
-int bsgpu_cipher_of(const bs_block_cipher *cipher);
-
-/*
- * The compact key (bsgpu_lanes.h) from a schedule made by cipher->set_key, as the core exports it
- * (bs_block_cipher.export_round_keys). Returns -1 for a cipher the GPU lacks or a core without
- * that hook (k is then zero).
- */
-int bsgpu_key_from_schedule(bsgpu_key *k, const bs_block_cipher *cipher, const bs_key_schedule *ks);
-
 /* Sets a segment's counter from a big-endian counter block of the cipher's block length. */
 void bsgpu_segment_set_counter(bsgpu_segment *seg, bsgpu_cipher c, const uint8_t *counter);
-
-/* A job as the daemon sees it: nblocks of keystream from counter under keys[key_index]. */
-typedef struct bsgpu_job {
-    uint8_t counter[32]; /* big-endian, block_len bytes */
-    uint64_t nblocks;
-    uint32_t key_index;
-    uint8_t *dst; /* host memory, nblocks * block_len bytes */
-} bsgpu_job;
 
 /* After a launch, bytes [src_offset, src_offset + len) of its output go to dst. */
 typedef struct bsgpu_copy {

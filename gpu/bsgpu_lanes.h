@@ -28,6 +28,7 @@
 #define BSGPU_LANES_H
 
 #include "bs_common.h"
+#include "bsgpu_types.h"
 #include "gift/gift.h"
 #include "present/present.h"
 #include "rijndael256/rijndael256.h"
@@ -38,22 +39,9 @@
 #define BSGPU_UNROLL
 #endif
 
-typedef enum bsgpu_cipher {
-    BSGPU_PRESENT80 = 0,
-    BSGPU_PRESENT128 = 1,
-    BSGPU_GIFT64 = 2,
-    BSGPU_GIFT128 = 3,
-    BSGPU_RIJNDAEL256 = 4,
-    BSGPU_NCIPHERS = 5
-} bsgpu_cipher;
-
+/* bsgpu_cipher and bsgpu_key (the compact key above): bsgpu_types.h. */
 #define BSGPU_GROUP_BLOCKS 32
-#define BSGPU_KEY_WORDS 120
 #define BSGPU_WARP 32
-
-typedef struct bsgpu_key {
-    uint32_t w[BSGPU_KEY_WORDS];
-} bsgpu_key;
 
 /*
  * One run of keystream: nblocks blocks from counter (32-bit limbs, least significant first,

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "bsgpu.h"
+#include "bsgpu_lanes.h"
 #include "bsks.h"
 #include "modes/ctr.h"
 
@@ -428,8 +429,8 @@ static int section_bulk(void)
             continue;
         top = sizes[i];
         for (int k = 0; k < 2; k++)
-            failed |= bulk_row(ctx, BSGPU_PRESENT80, &buf, sizes[i], k == 0 ? 1 : 1000, d2h, &seed,
-                               0);
+            failed |=
+                bulk_row(ctx, BSGPU_PRESENT80, &buf, sizes[i], k == 0 ? 1 : 1000, d2h, &seed, 0);
         /* Many small sessions with the copies batched instead of staged: the policy's test. */
         failed |= bulk_row(ctx, BSGPU_PRESENT80, &buf, sizes[i], 1000, d2h, &seed, 1);
     }

@@ -11,6 +11,7 @@
 
 #include "bs_digest_mix.h"
 #include "bsgpu.h"
+#include "bsgpu_host.h"
 #include "fake_bsgpu.h"
 
 int bsgpu_fake_devices = 2;

@@ -16,6 +16,7 @@
 
 #include "bitslice.h"
 #include "bs_cpu.h"
+#include "bsgpu.h"
 #include "bsgpu_host.h"
 #include "modes/ctr.h"
 #include "testutil.h"

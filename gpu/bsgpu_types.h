@@ -1,0 +1,33 @@
+/*
+ * bsgpu_types.h: the types the GPU engine's C API (bsgpu.h) and its lane code (bsgpu_lanes.h)
+ * share: the device ciphers, the compact key and a job. C/C++ common subset, no functions.
+ */
+#ifndef BSGPU_TYPES_H
+#define BSGPU_TYPES_H
+
+#include <stdint.h>
+
+typedef enum bsgpu_cipher {
+    BSGPU_PRESENT80 = 0,
+    BSGPU_PRESENT128 = 1,
+    BSGPU_GIFT64 = 2,
+    BSGPU_GIFT128 = 3,
+    BSGPU_RIJNDAEL256 = 4,
+    BSGPU_NCIPHERS = 5
+} bsgpu_cipher;
+
+/* A key in the kernels' compact form (layout: bsgpu_lanes.h). */
+#define BSGPU_KEY_WORDS 120
+typedef struct bsgpu_key {
+    uint32_t w[BSGPU_KEY_WORDS];
+} bsgpu_key;
+
+/* A job as the daemon sees it: nblocks of keystream from counter under keys[key_index]. */
+typedef struct bsgpu_job {
+    uint8_t counter[32]; /* big-endian, block_len bytes */
+    uint64_t nblocks;
+    uint32_t key_index;
+    uint8_t *dst; /* host memory, nblocks * block_len bytes */
+} bsgpu_job;
+
+#endif
