@@ -224,8 +224,9 @@ uint64_t bs_digest_move_sum(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t
     return bs_digest_move_sum_at(bs_digest_level(), seed, word0, dst, src, nwords, zero_words);
 }
 
-static uint64_t xor_move_portable(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in,
-                                  uint8_t *keep, uint8_t *src, size_t nwords, uint64_t *zero_words)
+uint64_t bs_digest_xor_move_sum_portable(uint64_t seed, uint64_t word0, uint8_t *out,
+                                         const uint8_t *in, uint8_t *keep, uint8_t *src,
+                                         size_t nwords, uint64_t *zero_words)
 {
     const uint64_t zero = 0;
     uint64_t sum = 0, z = 0;
@@ -265,7 +266,7 @@ uint64_t bs_digest_xor_move_sum_at(int level, uint64_t seed, uint64_t word0, uin
         s = bs_digest_xor_move_sum_avx2(seed, word0, out, in, keep, src, nwords, zero_words);
     else
 #endif
-        s = xor_move_portable(seed, word0, out, in, keep, src, nwords, zero_words);
+        s = bs_digest_xor_move_sum_portable(seed, word0, out, in, keep, src, nwords, zero_words);
 #if defined(__GNUC__) || defined(__clang__)
     __asm__ __volatile__("" : : "r"(src) : "memory"); /* the zeroes at src are a wipe */
 #endif

@@ -100,6 +100,10 @@ uint64_t bs_digest_xor_move_sum(uint64_t seed, uint64_t word0, uint8_t *out, con
 uint64_t bs_digest_xor_move_sum_at(int level, uint64_t seed, uint64_t word0, uint8_t *out,
                                    const uint8_t *in, uint8_t *keep, uint8_t *src, size_t nwords,
                                    uint64_t *zero_words);
+/* One word at a time (the tails of the vector ones use it too). */
+uint64_t bs_digest_xor_move_sum_portable(uint64_t seed, uint64_t word0, uint8_t *out,
+                                         const uint8_t *in, uint8_t *keep, uint8_t *src,
+                                         size_t nwords, uint64_t *zero_words);
 uint64_t bs_digest_xor_move_sum_avx2(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in,
                                      uint8_t *keep, uint8_t *src, size_t nwords,
                                      uint64_t *zero_words);

@@ -187,119 +187,15 @@ bs_digest_sum_avx512(uint64_t seed, uint64_t word0, const uint8_t *p, size_t nwo
                         : sum_avx512(seed, word0, p, nwords, poison, hits, 0);
 }
 
-/*
- * The client's move (bs_digest_move_sum): each vector is loaded from the shared window once,
- * stored to the private copy and zeroed at the source; the asm makes the compiler treat the
- * loaded register as opaque, so the value stored and the value summed are one load.
- */
-__attribute__((target("avx2"))) uint64_t bs_digest_move_sum_avx2(uint64_t seed, uint64_t word0,
-                                                                 uint8_t *dst, uint8_t *src,
-                                                                 size_t nwords,
-                                                                 uint64_t *zero_words)
+/* The words from j on, one by one (bs_digest.c's loop); *zero_words gets z and theirs. */
+static inline uint64_t tail(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in,
+                            uint8_t *keep, uint8_t *src, size_t j, size_t nwords, uint64_t z,
+                            uint64_t *zero_words)
 {
-    const __m256i m1lo = _mm256_set1_epi64x((long long)(M1 & 0xffffffffu));
-    const __m256i m1hi = _mm256_set1_epi64x((long long)(M1 >> 32));
-    const __m256i m2lo = _mm256_set1_epi64x((long long)(M2 & 0xffffffffu));
-    const __m256i m2hi = _mm256_set1_epi64x((long long)(M2 >> 32));
-    const __m256i step = _mm256_set1_epi64x((long long)(16 * BS_DIGEST_G));
-    const __m256i zero = _mm256_setzero_si256();
-    const uint64_t k0 = seed + word0 * BS_DIGEST_G;
-    __m256i k[4], acc[4], zer[4];
-    for (int v = 0; v < 4; v++) {
-        const uint64_t b = k0 + (uint64_t)(4 * v) * BS_DIGEST_G;
-        k[v] = _mm256_set_epi64x((long long)(b + 3 * BS_DIGEST_G), (long long)(b + 2 * BS_DIGEST_G),
-                                 (long long)(b + BS_DIGEST_G), (long long)b);
-        acc[v] = zer[v] = _mm256_setzero_si256();
-    }
-    size_t j = 0;
-    for (; j + 16 <= nwords; j += 16)
-        for (int v = 0; v < 4; v++) {
-            uint8_t *s = src + 8 * (j + 4 * (size_t)v);
-            __m256i w = _mm256_loadu_si256((const __m256i *)(const void *)s);
-            __asm__("" : "+x"(w));
-            _mm256_storeu_si256((__m256i *)(void *)(dst + 8 * (j + 4 * (size_t)v)), w);
-            _mm256_storeu_si256((__m256i *)(void *)s, zero);
-            acc[v] = _mm256_add_epi64(acc[v],
-                                      fmix_avx2(_mm256_xor_si256(w, k[v]), m1lo, m1hi, m2lo, m2hi));
-            zer[v] = _mm256_sub_epi64(zer[v], _mm256_cmpeq_epi64(w, zero));
-            k[v] = _mm256_add_epi64(k[v], step);
-        }
-    __m256i a =
-        _mm256_add_epi64(_mm256_add_epi64(acc[0], acc[1]), _mm256_add_epi64(acc[2], acc[3]));
-    __m256i zs =
-        _mm256_add_epi64(_mm256_add_epi64(zer[0], zer[1]), _mm256_add_epi64(zer[2], zer[3]));
-    uint64_t al[4], zl[4];
-    _mm256_storeu_si256((__m256i *)(void *)al, a);
-    _mm256_storeu_si256((__m256i *)(void *)zl, zs);
-    uint64_t sum = al[0] + al[1] + al[2] + al[3], z = zl[0] + zl[1] + zl[2] + zl[3];
-    for (; j < nwords; j++) {
-        uint64_t w;
-        memcpy(&w, src + 8 * j, 8);
-        __asm__("" : "+r"(w));
-        memcpy(dst + 8 * j, &w, 8);
-        memset(src + 8 * j, 0, 8);
-        sum += bs_digest_word(seed, word0 + j, w);
-        z += (uint64_t)(w == 0);
-    }
-    *zero_words = z;
-    return sum;
-}
-
-__attribute__((target("avx512f,avx512dq"))) uint64_t
-bs_digest_move_sum_avx512(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *src, size_t nwords,
-                          uint64_t *zero_words)
-{
-    const __m512i m1 = _mm512_set1_epi64((long long)M1);
-    const __m512i m2 = _mm512_set1_epi64((long long)M2);
-    const __m512i step = _mm512_set1_epi64((long long)(32 * BS_DIGEST_G));
-    const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
-    const __m512i zero = _mm512_setzero_si512();
-    const __m512i one = _mm512_set1_epi64(1);
-    const uint64_t k0 = seed + word0 * BS_DIGEST_G;
-    __m512i k[4], acc[4], zer[4];
-    for (int v = 0; v < 4; v++) {
-        const __m512i idx = _mm512_add_epi64(lane, _mm512_set1_epi64((long long)(8 * v)));
-        k[v] = _mm512_add_epi64(_mm512_set1_epi64((long long)k0),
-                                _mm512_mullo_epi64(idx, _mm512_set1_epi64((long long)BS_DIGEST_G)));
-        acc[v] = zer[v] = _mm512_setzero_si512();
-    }
-    size_t j = 0;
-    for (; j + 32 <= nwords; j += 32)
-        for (int v = 0; v < 4; v++) {
-            uint8_t *s = src + 8 * (j + 8 * (size_t)v);
-            __m512i w = _mm512_loadu_si512((const void *)s);
-            __asm__("" : "+v"(w));
-            _mm512_storeu_si512((void *)(dst + 8 * (j + 8 * (size_t)v)), w);
-            _mm512_storeu_si512((void *)s, zero);
-            acc[v] = _mm512_add_epi64(acc[v], fmix_avx512(_mm512_xor_si512(w, k[v]), m1, m2));
-            zer[v] = _mm512_mask_add_epi64(zer[v], _mm512_testn_epi64_mask(w, w), zer[v], one);
-            k[v] = _mm512_add_epi64(k[v], step);
-        }
-    for (; j + 8 <= nwords; j += 8) {
-        uint8_t *s = src + 8 * j;
-        __m512i w = _mm512_loadu_si512((const void *)s);
-        __asm__("" : "+v"(w));
-        _mm512_storeu_si512((void *)(dst + 8 * j), w);
-        _mm512_storeu_si512((void *)s, zero);
-        acc[0] = _mm512_add_epi64(acc[0], fmix_avx512(_mm512_xor_si512(w, k[0]), m1, m2));
-        zer[0] = _mm512_mask_add_epi64(zer[0], _mm512_testn_epi64_mask(w, w), zer[0], one);
-        k[0] = _mm512_add_epi64(k[0], _mm512_set1_epi64((long long)(8 * BS_DIGEST_G)));
-    }
-    __m512i a =
-        _mm512_add_epi64(_mm512_add_epi64(acc[0], acc[1]), _mm512_add_epi64(acc[2], acc[3]));
-    __m512i zs =
-        _mm512_add_epi64(_mm512_add_epi64(zer[0], zer[1]), _mm512_add_epi64(zer[2], zer[3]));
-    uint64_t sum = hsum512(a), z = hsum512(zs);
-    for (; j < nwords; j++) {
-        uint64_t w;
-        memcpy(&w, src + 8 * j, 8);
-        __asm__("" : "+r"(w));
-        memcpy(dst + 8 * j, &w, 8);
-        memset(src + 8 * j, 0, 8);
-        sum += bs_digest_word(seed, word0 + j, w);
-        z += (uint64_t)(w == 0);
-    }
-    *zero_words = z;
+    uint64_t zt, sum = bs_digest_xor_move_sum_portable(
+                     seed, word0 + j, out + 8 * j, in != NULL ? in + 8 * j : NULL,
+                     keep != NULL ? keep + 8 * j : NULL, src + 8 * j, nwords - j, &zt);
+    *zero_words = z + zt;
     return sum;
 }
 
@@ -354,24 +250,7 @@ xor_move_avx2(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in, ui
     _mm256_storeu_si256((__m256i *)(void *)al, a);
     _mm256_storeu_si256((__m256i *)(void *)zl, zs);
     uint64_t sum = al[0] + al[1] + al[2] + al[3], z = zl[0] + zl[1] + zl[2] + zl[3];
-    for (; j < nwords; j++) {
-        uint64_t w, x, v;
-        memcpy(&w, src + 8 * j, 8);
-        __asm__("" : "+r"(w));
-        memset(src + 8 * j, 0, 8);
-        if (has_keep)
-            memcpy(keep + 8 * j, &w, 8);
-        x = w;
-        if (has_in) {
-            memcpy(&v, in + 8 * j, 8);
-            x ^= v;
-        }
-        memcpy(out + 8 * j, &x, 8);
-        sum += bs_digest_word(seed, word0 + j, w);
-        z += (uint64_t)(w == 0);
-    }
-    *zero_words = z;
-    return sum;
+    return sum + tail(seed, word0, out, in, keep, src, j, nwords, z, zero_words);
 }
 
 __attribute__((target("avx2"))) uint64_t
@@ -386,6 +265,25 @@ bs_digest_xor_move_sum_avx2(uint64_t seed, uint64_t word0, uint8_t *out, const u
                         : xor_move_avx2(seed, word0, out, in, keep, src, nwords, zero_words, 0, 0);
 }
 
+/* One vector of xor_move_avx512 at byte offset o, keyed by kv. */
+__attribute__((target("avx512f,avx512dq"), always_inline)) static inline void
+xor_move_vec512(uint8_t *out, const uint8_t *in, uint8_t *keep, uint8_t *src, size_t o,
+                __m512i *acc, __m512i *zer, __m512i kv, __m512i m1, __m512i m2, const int has_in,
+                const int has_keep)
+{
+    __m512i w = _mm512_loadu_si512((const void *)(src + o));
+    __asm__("" : "+v"(w));
+    _mm512_storeu_si512((void *)(src + o), _mm512_setzero_si512());
+    if (has_keep)
+        _mm512_storeu_si512((void *)(keep + o), w);
+    __m512i x = w;
+    if (has_in)
+        x = _mm512_xor_si512(x, _mm512_loadu_si512((const void *)(in + o)));
+    _mm512_storeu_si512((void *)(out + o), x);
+    *acc = _mm512_add_epi64(*acc, fmix_avx512(_mm512_xor_si512(w, kv), m1, m2));
+    *zer = _mm512_mask_add_epi64(*zer, _mm512_testn_epi64_mask(w, w), *zer, _mm512_set1_epi64(1));
+}
+
 __attribute__((target("avx512f,avx512dq"), always_inline)) static inline uint64_t
 xor_move_avx512(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in, uint8_t *keep,
                 uint8_t *src, size_t nwords, uint64_t *zero_words, const int has_in,
@@ -395,8 +293,6 @@ xor_move_avx512(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in, 
     const __m512i m2 = _mm512_set1_epi64((long long)M2);
     const __m512i step = _mm512_set1_epi64((long long)(32 * BS_DIGEST_G));
     const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
-    const __m512i zero = _mm512_setzero_si512();
-    const __m512i one = _mm512_set1_epi64(1);
     const uint64_t k0 = seed + word0 * BS_DIGEST_G;
     __m512i k[4], acc[4], zer[4];
     for (int v = 0; v < 4; v++) {
@@ -408,33 +304,13 @@ xor_move_avx512(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in, 
     size_t j = 0;
     for (; j + 32 <= nwords; j += 32)
         for (int v = 0; v < 4; v++) {
-            const size_t o = 8 * (j + 8 * (size_t)v);
-            __m512i w = _mm512_loadu_si512((const void *)(src + o));
-            __asm__("" : "+v"(w));
-            _mm512_storeu_si512((void *)(src + o), zero);
-            if (has_keep)
-                _mm512_storeu_si512((void *)(keep + o), w);
-            __m512i x = w;
-            if (has_in)
-                x = _mm512_xor_si512(x, _mm512_loadu_si512((const void *)(in + o)));
-            _mm512_storeu_si512((void *)(out + o), x);
-            acc[v] = _mm512_add_epi64(acc[v], fmix_avx512(_mm512_xor_si512(w, k[v]), m1, m2));
-            zer[v] = _mm512_mask_add_epi64(zer[v], _mm512_testn_epi64_mask(w, w), zer[v], one);
+            xor_move_vec512(out, in, keep, src, 8 * (j + 8 * (size_t)v), &acc[v], &zer[v], k[v], m1,
+                            m2, has_in, has_keep);
             k[v] = _mm512_add_epi64(k[v], step);
         }
     for (; j + 8 <= nwords; j += 8) {
-        const size_t o = 8 * j;
-        __m512i w = _mm512_loadu_si512((const void *)(src + o));
-        __asm__("" : "+v"(w));
-        _mm512_storeu_si512((void *)(src + o), zero);
-        if (has_keep)
-            _mm512_storeu_si512((void *)(keep + o), w);
-        __m512i x = w;
-        if (has_in)
-            x = _mm512_xor_si512(x, _mm512_loadu_si512((const void *)(in + o)));
-        _mm512_storeu_si512((void *)(out + o), x);
-        acc[0] = _mm512_add_epi64(acc[0], fmix_avx512(_mm512_xor_si512(w, k[0]), m1, m2));
-        zer[0] = _mm512_mask_add_epi64(zer[0], _mm512_testn_epi64_mask(w, w), zer[0], one);
+        xor_move_vec512(out, in, keep, src, 8 * j, &acc[0], &zer[0], k[0], m1, m2, has_in,
+                        has_keep);
         k[0] = _mm512_add_epi64(k[0], _mm512_set1_epi64((long long)(8 * BS_DIGEST_G)));
     }
     __m512i a =
@@ -442,24 +318,7 @@ xor_move_avx512(uint64_t seed, uint64_t word0, uint8_t *out, const uint8_t *in, 
     __m512i zs =
         _mm512_add_epi64(_mm512_add_epi64(zer[0], zer[1]), _mm512_add_epi64(zer[2], zer[3]));
     uint64_t sum = hsum512(a), z = hsum512(zs);
-    for (; j < nwords; j++) {
-        uint64_t w, x, v;
-        memcpy(&w, src + 8 * j, 8);
-        __asm__("" : "+r"(w));
-        memset(src + 8 * j, 0, 8);
-        if (has_keep)
-            memcpy(keep + 8 * j, &w, 8);
-        x = w;
-        if (has_in) {
-            memcpy(&v, in + 8 * j, 8);
-            x ^= v;
-        }
-        memcpy(out + 8 * j, &x, 8);
-        sum += bs_digest_word(seed, word0 + j, w);
-        z += (uint64_t)(w == 0);
-    }
-    *zero_words = z;
-    return sum;
+    return sum + tail(seed, word0, out, in, keep, src, j, nwords, z, zero_words);
 }
 
 __attribute__((target("avx512f,avx512dq"))) uint64_t
@@ -476,6 +335,25 @@ bs_digest_xor_move_sum_avx512(uint64_t seed, uint64_t word0, uint8_t *out, const
 }
 
 /* The move without the sum: the same loads and stores. */
+/*
+ * The client's move (bs_digest_move_sum) is the fused pass with no input and no keep copy: each
+ * vector loaded from the shared window once, stored to the private copy and zeroed at the source.
+ */
+__attribute__((target("avx2"))) uint64_t bs_digest_move_sum_avx2(uint64_t seed, uint64_t word0,
+                                                                 uint8_t *dst, uint8_t *src,
+                                                                 size_t nwords,
+                                                                 uint64_t *zero_words)
+{
+    return xor_move_avx2(seed, word0, dst, NULL, NULL, src, nwords, zero_words, 0, 0);
+}
+
+__attribute__((target("avx512f,avx512dq"))) uint64_t
+bs_digest_move_sum_avx512(uint64_t seed, uint64_t word0, uint8_t *dst, uint8_t *src, size_t nwords,
+                          uint64_t *zero_words)
+{
+    return xor_move_avx512(seed, word0, dst, NULL, NULL, src, nwords, zero_words, 0, 0);
+}
+
 __attribute__((target("avx2"))) void bs_digest_move_plain_avx2(uint8_t *dst, uint8_t *src,
                                                                size_t nwords)
 {
