@@ -5,9 +5,11 @@
 #include "aes_ctr_face.h"
 
 #include "aes.h"
-#ifndef BS_AES_NO_UNROLLED /* aes_fix32.c */
-#include "aes_fix32_rv32.h"
-#include "aes_fix32_t2.h"
+/* the generated straight-line AES (aes_fix32.c) */
+#if !defined(BS_AES_NO_UNROLLED) && defined(__thumb2__)
+#include "aes/aes_fix32_t2.h"
+#elif !defined(BS_AES_NO_UNROLLED) && defined(__riscv) && __riscv_xlen == 32
+#include "aes/aes_fix32_rv32.h"
 #endif
 
 #include <stddef.h>

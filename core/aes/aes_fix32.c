@@ -7,15 +7,17 @@
 #include "aes.h"
 
 /* Cortex-M3/M4: the whole two-block encryption, packing included, in generated Thumb-2
- * (embedded/gen/aes_thumb2.py); defined here, used here and by aes_ctr_face.c. RV32I: the
- * same from embedded/gen/aes_rv32.py, for word-aligned blocks. Straight-line code of about
- * 40 KB (Thumb-2) or 55 KB (RV32I) with FACE's entries: -Daes_unrolled=false
- * (BS_AES_NO_UNROLLED) leaves it out where flash is short, and the C below runs instead. */
-#ifndef BS_AES_NO_UNROLLED
+ * (embedded/gen/aes_thumb2.py, run by meson.build on the builds for Arm); defined here, used
+ * here and by aes_ctr_face.c. RV32I: the same from embedded/gen/aes_rv32.py, for word-aligned
+ * blocks. Straight-line code of about 40 KB (Thumb-2) or 55 KB (RV32I) with FACE's entries:
+ * -Daes_unrolled=false (BS_AES_NO_UNROLLED) leaves it out where flash is short, and the C below
+ * runs instead. */
+#if !defined(BS_AES_NO_UNROLLED) && defined(__thumb2__)
 #define BS_AES_T2_DEFINE
-#include "aes_fix32_t2.h"
+#include "aes/aes_fix32_t2.h"
+#elif !defined(BS_AES_NO_UNROLLED) && defined(__riscv) && __riscv_xlen == 32
 #define BS_AES_RV_DEFINE
-#include "aes_fix32_rv32.h"
+#include "aes/aes_fix32_rv32.h"
 #endif
 
 _Static_assert(sizeof(uint32_t[BS_AES256_RK_WORDS]) <= BS_KS_MAX,

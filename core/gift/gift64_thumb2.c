@@ -27,13 +27,13 @@
 #include "bitslice.h"
 #include "gift.h"
 
-#include "gift64_thumb2_gen.h"
+#include "gift/gift64_thumb2_gen.h"
 
 _Static_assert(sizeof(uint32_t[BS_GIFT64_FIX32_RK_WORDS]) <= BS_KS_MAX,
                "GIFT-64 thumb2 round keys exceed BS_KS_MAX");
 
 #define GIFT_KS_WANT_T2
-#include "gift_ks_gen.h"
+#include "gift/gift_ks_gen.h"
 
 /*
  * Rounds 0..3's key words placed without the networks. gift64_t2_NET[k][s] takes v | v << 16

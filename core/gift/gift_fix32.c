@@ -57,7 +57,7 @@ static inline uint32_t ror32(uint32_t x, unsigned n)
             : "m"((rk)[0]), "m"((rk)[1]), "m"((rk)[2]))
 #endif
 
-#include "gift_fix_gen.h"
+#include "gift/gift_fix_gen.h"
 
 #if defined(__GNUC__)
 #define GIFT_NOINLINE __attribute__((noinline))
@@ -249,7 +249,7 @@ GIFT_ALWAYS_INLINE uint32_t place(uint32_t x, const uint32_t n[9])
 
 /* The placed constant words and the advance maps (embedded/gen/gift_keysched.py). */
 #define GIFT_KS_WANT_FIX
-#include "gift_ks_gen.h"
+#include "gift/gift_ks_gen.h"
 
 /* k_j of the specification (bs_gift_key_load): key bytes k7 first, big-endian 16-bit words. */
 #define GIFT_KW(key, j) (((uint32_t)(key)[14 - 2 * (j)] << 8) | (key)[15 - 2 * (j)])

@@ -159,7 +159,9 @@ def sizes(build, target):
     for lvl in LEVELS:
         d = os.path.join(build, 'core', 'libbsmcu_O%s.a.p' % lvl)
         for f in sorted(os.listdir(d)):
-            m = re.search(r'^(?:present|gift|rijndael256|aes|skinny|speedy)_(\w+)\.[cS]\.o$', f)
+            # (generated assembly, made in the build directory: meson-generated_.._gift_...)
+            m = re.search(r'^(?:meson-generated_\.\._)?(?:present|gift|rijndael256|aes|skinny|'
+                          r'speedy)_(\w+)\.[cS]\.o$', f)
             if not m:
                 continue
             out = subprocess.run([TOOL[target] + 'size', os.path.join(d, f)], capture_output=True,

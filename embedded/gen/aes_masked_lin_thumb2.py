@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Writes core/aes/aes_masked_lin_t2.h: the linear layers of core/aes/aes_masked32.c's masked
-AES rounds as straight-line Thumb-2 for Cortex-M3/M4, register-allocated so that no value and
-no register write, load or store transition depends on the state or the key (word-level model
-below). Run from the repository root; the output is committed.
+"""Writes aes_masked_lin_t2.h: the linear layers of core/aes/aes_masked32.c's masked AES rounds
+as straight-line Thumb-2 for Cortex-M3/M4, register-allocated so that no value and no register
+write, load or store transition depends on the state or the key (word-level model below).
+core/aes/meson.build runs it at build time, on what aes_masked_sbox.py and aes_masked_thumb2.py
+write:
 
-    python3 embedded/gen/aes_masked_lin_thumb2.py > core/aes/aes_masked_lin_t2.h
-    python3 embedded/gen/aes_masked_lin_thumb2.py --check   (stage 40-embedded: file up to date)
+    python3 embedded/gen/aes_masked_lin_thumb2.py aes_masked_sbox.h aes_masked_t2.h \\
+        aes_masked_lin_t2.h
 
 Functions (all take q, the state's eight masked slices in place, c, eight mask-only
 correction words of the call, and rk0, rk1, the round key's two shares, eight words each):
@@ -52,10 +53,12 @@ interpreter.
 import re
 import sys
 
+import emit
 from aes_thumb2 import cluster
+from emit import M32, w_and, w_byte_ror, w_ror, w_shl, w_shr, w_xor
 
-OUT = 'core/aes/aes_masked_lin_t2.h'
-M32 = 0xffffffff
+SBOX_H = None  # the texts of the inputs: aes_masked_sbox.h
+SBOX_T2 = None  # and aes_masked_t2.h
 
 # ---- the model: a word is 32 rows; each row an int over the variables ----
 # variables: m0 (bits 0..31), m1 (32..63), the rk1 share (64..319), P (320..575, the masks
@@ -72,32 +75,6 @@ def w_var(base, k=0):
 
 def w_const():
     return [0] * 32
-
-
-def w_xor(a, b):
-    return [x ^ y for x, y in zip(a, b)]
-
-
-def w_ror(a, n):
-    n %= 32
-    return [a[(i + n) % 32] for i in range(32)]
-
-
-def w_shr(a, n):
-    return [a[i + n] if i + n < 32 else 0 for i in range(32)]
-
-
-def w_shl(a, n):
-    return [a[i - n] if i - n >= 0 else 0 for i in range(32)]
-
-
-def w_and(a, c):
-    return [a[i] if (c >> i) & 1 else 0 for i in range(32)]
-
-
-def w_byte_ror(a, j):
-    lo = 0x01010101 * (0xff >> j)
-    return w_xor(w_and(w_shr(a, j), lo), w_and(w_shl(a, 8 - j), ~lo & M32))
 
 
 def rank(rows):
@@ -155,24 +132,14 @@ def model_sr2(x):
 
 
 def patterns():
-    src = open('core/aes/aes_masked_sbox.h').read()
-    import re
+    src = SBOX_H
     pin = [int(re.search(r'#define BS_AES_MASKED_IN_%d (\d)' % b, src).group(1)) for b in range(8)]
     pout = [int(re.search(r'#define BS_AES_MASKED_OUT_%d (\d)' % b, src).group(1))
             for b in range(8)]
     return pin, pout
 
 
-def model_transpose(x):
-    """aes.h's bs_aes_transpose."""
-    x = list(x)
-    for m, n, pairs in ((0x55555555, 1, ((4, 0), (5, 1), (6, 2), (7, 3))),
-                        (0x33333333, 2, ((1, 0), (3, 2), (5, 4), (7, 6))),
-                        (0x0f0f0f0f, 4, ((2, 0), (3, 1), (6, 4), (7, 5)))):
-        for i, j in pairs:
-            t = w_and(w_xor(w_shr(x[j], n), x[i]), m)
-            x[i], x[j] = w_xor(x[i], t), w_xor(x[j], w_shl(t, n))
-    return x
+model_transpose = emit.transpose
 
 
 def model_pack(x):
@@ -604,13 +571,10 @@ ARGS = {'pack': '(uint32_t q[8] __attribute__((unused)), const uint8_t *in __att
 CM = {'MW': 0, 'IN': 48, 'D': 80, 'LAST': 208}
 
 
-SBOX = 'core/aes/aes_masked_t2.h'
-
-
 def sbox_slots():
     """The S-box's stack slots (core/aes/aes_masked_t2.h, generated before this file), as
     offsets from the driver's sp at its call: below its push {lr} and its frame."""
-    src = open(SBOX).read()
+    src = SBOX_T2
     assert re.search(r'"push \{lr\}\\n"\s*"sub sp, sp, #(\d+)', src), 'S-box prologue'
     frame = int(re.search(r'"push \{lr\}\\n"\s*"sub sp, sp, #(\d+)', src).group(1))
     offs = sorted({int(x) for x in re.findall(r'\[sp, #(\d+)\]', src)})
@@ -641,7 +605,9 @@ def driver(nr):
     return body + ['add sp, sp, #20', 'pop {r4-r11, pc}']
 
 
-def generate():
+def generate(sbox_h, sbox_t2):
+    global SBOX_H, SBOX_T2
+    SBOX_H, SBOX_T2 = sbox_h, sbox_t2
     out = []
     w = out.append
     stats = []
@@ -717,12 +683,7 @@ def generate():
         w('')
         w('__attribute__((%snaked, noinline)) static void' % used)
         w('%s%s' % (name, args))
-        w('{')
-        w('    __asm__ volatile(')
-        for l in body:
-            w('        "%s\\n"' % l)
-        w('    );')
-        w('}')
+        out.extend(emit.asm_body(body))
     w('#endif')
     w('')
     w('#endif')
@@ -733,14 +694,5 @@ def generate():
     return '\n'.join(out) + '\n'
 
 
-def main():
-    text = generate()
-    if '--check' in sys.argv[1:]:
-        if open(OUT).read() != text:
-            raise SystemExit('%s is not what embedded/gen/aes_masked_lin_thumb2.py writes' % OUT)
-        return
-    sys.stdout.write(text)
-
-
 if __name__ == '__main__':
-    main()
+    emit.main(generate, __doc__, inputs=2)

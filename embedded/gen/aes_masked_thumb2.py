@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Writes core/aes/aes_masked_t2.h: the masked S-box of core/aes/aes_masked32.c as one
-straight-line, register-allocated Thumb-2 function (Cortex-M3/M4), allocated so that no
-register write and no store puts a value over one it would unmask. Run from the repository
-root; the output is committed.
+"""Writes aes_masked_t2.h: the masked S-box of core/aes/aes_masked32.c as one straight-line,
+register-allocated Thumb-2 function (Cortex-M3/M4), allocated so that no register write and no
+store puts a value over one it would unmask (core/aes/meson.build runs it at build time, on the
+aes_masked_sbox.h that aes_masked_sbox.py writes).
 
-    python3 embedded/gen/aes_masked_thumb2.py > core/aes/aes_masked_t2.h
-    python3 embedded/gen/aes_masked_thumb2.py --check   (stage 40-embedded: file up to date)
-    python3 embedded/gen/aes_masked_thumb2.py --search ITERATIONS SEED   (see PRIORITY)
+    python3 embedded/gen/aes_masked_thumb2.py aes_masked_sbox.h aes_masked_t2.h
+    python3 embedded/gen/aes_masked_thumb2.py --search aes_masked_sbox.h ITERATIONS SEED
+        (see PRIORITY)
 
 The computation is exactly the C's (core/aes/aes_masked_sbox.h, written by aes_masked_gen.py,
 is parsed here): the same XORs, re-maskings and two-random-bits AND gadgets, in an order
@@ -53,13 +53,14 @@ The program is simulated here on the truth tables before it is written: the outp
 S-box under the output masks of the C, every value and every transition (register writes,
 loads into registers, stores) against the test above; the generator fails if any fails.
 """
+import collections
 import re
 import sys
 
+import emit
 from aes_thumb2 import aes_sbox_table, anneal, cluster
 
-HDR = 'core/aes/aes_masked_sbox.h'
-OUT = 'core/aes/aes_masked_t2.h'
+SBOX_H = None  # the text of aes_masked_sbox.h (the input)
 NCASE = 1024  # (x, m0, m1): bit 4 x + m0 + 2 m1, as tests/leak/check_sbox_thumb.py numbers them
 
 
@@ -83,7 +84,7 @@ def indep(v):
 
 def parse():
     """The patterns and the steps of the C's masked S-box."""
-    src = open(HDR).read()
+    src = SBOX_H
     pin = [int(re.search(r'#define BS_AES_MASKED_IN_%d (\d)' % b, src).group(1)) for b in range(8)]
     pout = [int(re.search(r'#define BS_AES_MASKED_OUT_%d (\d)' % b, src).group(1))
             for b in range(8)]
@@ -272,22 +273,18 @@ def allocate(P, qin):
             okc[key] = indep(T[old] ^ T[new])
         return okc[key]
 
-    n = len(P.ops)
-    uses = {}
+    uses = collections.defaultdict(list)
     for p, (_, _, srcs, _) in enumerate(P.ops):
         for v in srcs:
-            uses.setdefault(v, []).append(p)
-
-    def next_use(v, p):
-        for u in uses.get(v, ()):
-            if u >= p:
-                return u
-        return None
+            uses[v].append(p)
 
     content = {r: ZERO for r in REGS}  # what each register last held
-    reg_of, holder = {0: 'r0', 1: 'r1'}, {'r0': 0, 'r1': 1}
-    free = [r for r in REGS if r not in holder]
-    slot_of, in_slot, slot_content, free_slots = {}, set(), [], []
+    free = [r for r in REGS if r not in ('r0', 'r1')]
+    homes = emit.Homes(uses, free, {0: 'r0', 1: 'r1'})
+    next_use, release_dead = homes.next_use, homes.release_dead
+    reg_of, holder, slot_of, in_slot, free_slots = (homes.reg_of, homes.holder, homes.slot_of,
+                                                    homes.in_slot, homes.free_slots)
+    slot_content = []
     # q[] as memory whose old contents matter too: the input slices
     qmem = {}
     lines = []
@@ -303,18 +300,10 @@ def allocate(P, qin):
 
     def evict(p, keep, want):
         """Frees a register held by a live value (Belady); want: the value to be written."""
-        best, bu = None, None
-        for r, v in holder.items():
-            if v in keep:
-                continue
-            u = next_use(v, p)
-            u = 1 << 30 if u is None else u
-            if v in in_slot or v in (0, 1) and v in slot_of:
-                u += CLEAN_BONUS
-            if want is not None and ok(v, want):
-                u += 2  # no clearing needed after
-            if bu is None or u > bu:
-                best, bu = r, u
+        # no store needed: cheaper to evict; no clearing needed after: a little cheaper
+        best = homes.farthest(keep, lambda v: next_use(v, p), lambda v: (
+            (CLEAN_BONUS if v in in_slot or v in (0, 1) and v in slot_of else 0) +
+            (2 if want is not None and ok(v, want) else 0)))
         v = holder.pop(best)
         del reg_of[v]
         if v not in in_slot:
@@ -349,16 +338,6 @@ def allocate(P, qin):
         if not ok(content[r], v):
             clear(r)
         return r
-
-    def release_dead(v, p):
-        if next_use(v, p + 1) is None:
-            if v in reg_of:
-                r = reg_of.pop(v)
-                del holder[r]
-                free.append(r)
-            if v in slot_of:
-                free_slots.append(slot_of.pop(v))
-                in_slot.discard(v)
 
     def fetch(v, p, keep):
         if v in reg_of:
@@ -479,7 +458,9 @@ def across_calls(a, b):
     return len(set(bin(u ^ v).count('1') for u in ra for v in rb)) == 1
 
 
-def generate():
+def generate(sbox_h):
+    global SBOX_H
+    SBOX_H = sbox_h
     pin, pout = parse()[:2]
     P, qin = build()
     schedule(P)
@@ -503,7 +484,6 @@ def generate():
     nvals, cross, data = simulate(lines, nslots, qin, pout)
     if cross or data:
         raise SystemExit('masked S-box program: data left at exit')
-    ncross = len(cross)
     # A private calling convention: only the generated drivers of aes_masked_lin_t2.h call it
     # (bl), holding nothing in registers across the call, so it saves only the return address.
     frame = 4 * nslots + (4 if nslots % 2 == 0 else 0)  # sp 8-aligned after the 1-word push
@@ -544,12 +524,7 @@ def generate():
     w('__attribute__((used, naked, noinline)) static void')
     w('sbox_masked_t2(uint32_t q[8] __attribute__((unused)),')
     w('               const uint32_t mw[4] __attribute__((unused)))')
-    w('{')
-    w('    __asm__ volatile(')
-    for l in body:
-        w('        "%s\\n"' % l)
-    w('    );')
-    w('}')
+    out.extend(emit.asm_body(body))
     w('#endif')
     w('')
     w('#endif')
@@ -586,17 +561,10 @@ def search(iters, seed):
         print(' '.join(order[k:k + 10]))
 
 
-def main():
-    if len(sys.argv) == 4 and sys.argv[1] == '--search':
-        search(int(sys.argv[2]), int(sys.argv[3]))
-        return
-    text = generate()
-    if '--check' in sys.argv[1:]:
-        if open(OUT).read() != text:
-            raise SystemExit('%s is not what embedded/gen/aes_masked_thumb2.py writes' % OUT)
-        return
-    sys.stdout.write(text)
-
-
 if __name__ == '__main__':
-    main()
+    if len(sys.argv) == 5 and sys.argv[1] == '--search':
+        with open(sys.argv[2]) as f:
+            SBOX_H = f.read()
+        search(int(sys.argv[3]), int(sys.argv[4]))
+    else:
+        emit.main(generate, __doc__, inputs=1)

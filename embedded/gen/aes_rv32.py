@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Writes core/aes/aes_fix32_rv32.h: fully fixsliced AES-128 and AES-256 as straight-line RV32I,
 from the same program as the Thumb-2 (aes_thumb2.py: circuit, fixsliced rounds, packing, SR^2,
-schedule, checks), lowered for a core without rotations or large immediates. Run from the
-repository root; the output is committed.
+schedule, checks), lowered for a core without rotations or large immediates;
+core/aes/meson.build runs it at build time.
 
-    python3 embedded/gen/aes_rv32.py > core/aes/aes_fix32_rv32.h
+    python3 embedded/gen/aes_rv32.py aes_fix32_rv32.h
 
 - Rotations: a value still carries a pending rotation (the word is ror(register, rot)), so the
   S-box and most XORs of MixColumns need none; where two operands disagree, the one rotation
@@ -25,13 +25,11 @@ repository root; the output is committed.
   instructions themselves, run by a small RV32I interpreter (simulate()) against the same
   model, callee-saved registers and sp included.
 """
-import os
 import random
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import aes_thumb2 as G  # noqa: E402
+import aes_thumb2 as G
+import emit
 
 ROR_MEMO, LI_MEMO = {}, {}
 
@@ -113,42 +111,23 @@ def allocate(outs):
     """aes_thumb2.py's allocate for RV32I: a0 = out (to the stack at once), a1 = rk, a2 = in
     (FACE: state2(0)), a3 = FACE's table entries; a2 and a3 are free once loaded."""
     defs = G.defs
-    n = len(defs)
-    uses = [[] for _ in range(n)]
-    for p, (kind, args) in enumerate(defs):
-        for a in args:
-            if isinstance(a, tuple):
-                uses[a[0]].append(p)
-    END = n
-    for v, _ in outs:
-        uses[v].append(END)
-    reg_of, slot_of, in_slot = {}, {}, set()
+    uses = G.uses_of(defs, outs)
+    END = len(defs)
     is_const = {p for p, (kind, _) in enumerate(defs) if kind == 'li'}
     face = any(kind == 'ldp' for kind, _ in defs)
     free = [r for r in REGS if r not in ('a1', 'a2') + (('a3',) if face else ())]
-    holder = {}
-    free_slots, nslots = [], 1  # slot 0: the output pointer
+    homes = emit.Homes(uses, free)
+    next_use, release_dead = homes.next_use, homes.release_dead
+    reg_of, holder, slot_of, in_slot, free_slots = (homes.reg_of, homes.holder, homes.slot_of,
+                                                    homes.in_slot, homes.free_slots)
+    nslots = 1  # slot 0: the output pointer
     lines = []
     used = set()
 
-    def next_use(v, p):
-        for u in uses[v]:
-            if u >= p:
-                return u
-        return None
-
     def evict(p, keep):
         nonlocal nslots
-        best, bu = None, -1
-        for r, v in holder.items():
-            if v in keep:
-                continue
-            u = next_use(v, p)
-            u = 1 << 30 if u is None else u
-            if v in in_slot or v in is_const:
-                u += G.CLEAN_BONUS
-            if u > bu:
-                best, bu = r, u
+        best = homes.farthest(keep, lambda v: next_use(v, p),
+                              lambda v: G.CLEAN_BONUS if v in in_slot or v in is_const else 0)
         v = holder.pop(best)
         del reg_of[v]
         if v not in in_slot and v not in is_const:
@@ -164,16 +143,6 @@ def allocate(outs):
         r = free.pop(0) if free else evict(p, keep)
         used.add(r)
         return r
-
-    def release_dead(v, p):
-        if next_use(v, p + 1) is None:
-            if v in reg_of:
-                r = reg_of.pop(v)
-                del holder[r]
-                free.append(r)
-            if v in slot_of:
-                free_slots.append(slot_of.pop(v))
-                in_slot.discard(v)
 
     def fetch(v, p, keep):
         if v in reg_of:
@@ -262,16 +231,8 @@ def simulate(lines, mode, ins, rk, stride=32):
     callee = {r: 0x5a5a0000 + i for i, r in enumerate(SAVED)}
     reg.update(callee)
     reg.update({'a0': OUT, 'a1': RK, 'a2': IN, 'sp': SP})
-    mem = {}
-    for i, w in enumerate(rk):
-        mem[RK + 4 * i] = w
-    for k, q in enumerate(ins):
-        if mode == 'face':
-            assert q[:4] == ins[0][:4]
-            for i in range(8):
-                mem[TAB + 32 * k + 4 * i] = q[4 + i]
-        for i in range(4 if mode == 'face' else 8):
-            mem[IN + stride * k + 4 * i] = q[i]
+    mem = G.memory(rk, RK, ins, IN, stride, 4 if mode == 'face' else 8,
+                   TAB if mode == 'face' else None)
     if mode == 'face':
         reg['a3'], reg['a4'] = TAB, len(ins)
     elif mode == 'sbox':
@@ -402,52 +363,30 @@ def function(name, nrounds, first, packed):
         out += ['        const uint8_t *in BS_AES_RV_ARG, size_t npairs BS_AES_RV_ARG)']
     else:
         out += ['        const uint8_t *in BS_AES_RV_ARG)']
-    out += ['{', '    __asm__ volatile(']
-    out += ['        "%s\\n"' % l for l in body]
-    out += ['    );', '}', '']
-    return out
+    return out + emit.asm_body(body) + ['']
 
 
-def main():
-    if len(sys.argv) != 1:
-        raise SystemExit(__doc__)
+def generate():
     G.check_circuit()
-    print('/*')
-    print(' * aes_fix32_rv32.h: generated by embedded/gen/aes_rv32.py (do not edit; see there for how')
-    print(' * and why). Fully fixsliced AES as straight-line RV32I, rk the round keys of')
-    print(' * bs_aes_key_schedule(.., 4): bs_aes{128,256}_fix_rv32 encrypt the two blocks at in')
-    print(' * (32 bytes, word-aligned) into out (word-aligned), packing and unpacking included')
-    print(' * (aes_fix32.c); bs_aes{128,256}_fix_face_rv32 encrypt npairs >= 1 pairs from FACE\'s')
-    print(' * cached state after round 2, base2[c] ^ tab[8k + c] and base2[c] ^ tab[8k + 4 + c] for')
-    print(' * pair k (aes_ctr_face.h), from round 3 on, into out + 32k (word-aligned; aes_ctr_face.c);')
-    print(' * bs_aes_sbox_rv32 writes the S-box without 0x63 of npairs 32-byte pieces, at in, in + 128,')
-    print(' * in + 256, ..., to out, out + 128, ... (word-aligned; rk is not read).')
-    print(' */')
-    print('#ifndef BS_AES_FIX32_RV32_H')
-    print('#define BS_AES_FIX32_RV32_H')
-    print('')
-    print('#if defined(__riscv) && __riscv_xlen == 32')
-    print('#define BS_AES_FIX_RV32 1')
     fns = [('bs_aes128_fix_rv32', 10, 0, False), ('bs_aes256_fix_rv32', 14, 0, False),
            ('bs_aes128_fix_face_rv32', 10, 3, 'face'), ('bs_aes256_fix_face_rv32', 14, 3, 'face'),
            ('bs_aes_sbox_rv32', 0, 0, 'sbox')]
-    for f in fns:
-        print('void %s(uint8_t *out, const uint32_t *rk, %s);' % (f[0], {
+    return G.render([
+        'aes_fix32_rv32.h: generated by embedded/gen/aes_rv32.py (do not edit; see there for how',
+        'and why). Fully fixsliced AES as straight-line RV32I, rk the round keys of',
+        'bs_aes_key_schedule(.., 4): bs_aes{128,256}_fix_rv32 encrypt the two blocks at in',
+        '(32 bytes, word-aligned) into out (word-aligned), packing and unpacking included',
+        '(aes_fix32.c); bs_aes{128,256}_fix_face_rv32 encrypt npairs >= 1 pairs from FACE\'s',
+        'cached state after round 2, base2[c] ^ tab[8k + c] and base2[c] ^ tab[8k + 4 + c] for',
+        'pair k (aes_ctr_face.h), from round 3 on, into out + 32k (word-aligned; aes_ctr_face.c);',
+        'bs_aes_sbox_rv32 writes the S-box without 0x63 of npairs 32-byte pieces, at in, in + 128,',
+        'in + 256, ..., to out, out + 128, ... (word-aligned; rk is not read).'],
+        'BS_AES_FIX32_RV32_H', 'defined(__riscv) && __riscv_xlen == 32', 'BS_AES_FIX_RV32', 'RV',
+        ['void %s(uint8_t *out, const uint32_t *rk, %s);' % (f[0], {
             'face': 'const uint32_t *base2, const uint32_t *tab, size_t npairs',
-            'sbox': 'const uint8_t *in, size_t npairs'}.get(f[3], 'const uint8_t *in')))
-    print('')
-    print('/* The definitions, in aes_fix32.c only. */')
-    print('#ifdef BS_AES_RV_DEFINE')
-    print('#define BS_AES_RV_NAKED __attribute__((naked, noinline))')
-    print('#define BS_AES_RV_ARG __attribute__((unused)) /* read by the assembly only */')
-    print('')
-    for f in fns:
-        print('\n'.join(function(*f)))
-    print('#endif')
-    print('#endif')
-    print('')
-    print('#endif')
+            'sbox': 'const uint8_t *in, size_t npairs'}.get(f[3], 'const uint8_t *in'))
+         for f in fns], [function(*f) for f in fns])
 
 
 if __name__ == '__main__':
-    main()
+    emit.main(generate, __doc__)

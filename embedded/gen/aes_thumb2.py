@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Writes core/aes/aes_fix32_t2.h: fully fixsliced AES-128 and AES-256 on two blocks as
 straight-line Thumb-2 (Cortex-M3/M4), packing, SR^2 and unpacking included, from the same
-round structure as the C (core/aes/aes.h, aes_fix32.c). Run from the repository root; the
-output is committed. aes_rv32.py lowers the same program to RV32I.
+round structure as the C (core/aes/aes.h, aes_fix32.c); core/aes/meson.build runs it at build
+time. aes_rv32.py lowers the same program to RV32I.
 
-    python3 embedded/gen/aes_thumb2.py > core/aes/aes_fix32_t2.h
+    python3 embedded/gen/aes_thumb2.py aes_fix32_t2.h
     python3 embedded/gen/aes_thumb2.py --search ITERATIONS SEED   (see PRIORITY)
 
 Why a generator: the C loses mostly to register spills inside the S-box (GCC keeps about 90 of
@@ -50,6 +50,8 @@ same model.
 import random
 import re
 import sys
+
+import emit
 
 M32 = 0xffffffff
 
@@ -98,14 +100,8 @@ def swapmove(a, b, m, n):
 
 
 def transpose(x):
-    """aes.h's bs_aes_transpose."""
-    x = list(x)
-    for m, n, pairs in ((0x55555555, 1, ((4, 0), (5, 1), (6, 2), (7, 3))),
-                        (0x33333333, 2, ((1, 0), (3, 2), (5, 4), (7, 6))),
-                        (0x0f0f0f0f, 4, ((2, 0), (3, 1), (6, 4), (7, 5)))):
-        for i, j in pairs:
-            x[i], x[j] = swapmove(x[i], x[j], m, n)
-    return x
+    """aes.h's bs_aes_transpose (swapmove: this module's, or aes_rv32.py's in its place)."""
+    return emit.transpose(x, swapmove)
 
 
 def pack(x):
@@ -266,7 +262,7 @@ def check_circuit():
 
 def c_sbox_ops():
     """The C circuit of aes.h (the model below runs it)."""
-    src = open('core/aes/aes.h').read()
+    src = emit.source('core/aes/aes.h')
     body = src[src.index('BS_AES_FN void bs_aes_sbox_nonot'):]
     body = body[:body.index('\n}\n')]
     gates = re.findall(r'(\w+) = (\w+) ([\^&]) (\w+)', body)
@@ -382,13 +378,7 @@ def model_swapmove(a, b, m, n):
 
 
 def model_transpose(x):
-    x = list(x)
-    for m, n, pairs in ((0x55555555, 1, ((4, 0), (5, 1), (6, 2), (7, 3))),
-                        (0x33333333, 2, ((1, 0), (3, 2), (5, 4), (7, 6))),
-                        (0x0f0f0f0f, 4, ((2, 0), (3, 1), (6, 4), (7, 5)))):
-        for i, j in pairs:
-            x[i], x[j] = model_swapmove(x[i], x[j], m, n)
-    return x
+    return emit.transpose(x, model_swapmove)
 
 
 def model_sr2(x):
@@ -541,48 +531,43 @@ CLEAN_BONUS = 40
 REGS = ['r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8', 'r9', 'r10', 'r11', 'r12', 'lr']
 
 
-def allocate(outs):
-    n = len(defs)
-    uses = [[] for _ in range(n)]
+def uses_of(defs, outs):
+    """Per value, the positions of the operations that use it (the outputs: len(defs), the
+    final stores)."""
+    uses = [[] for _ in defs]
     for p, (kind, args) in enumerate(defs):
         for a in args:
             if isinstance(a, tuple):
                 uses[a[0]].append(p)
-    END = n  # the final stores use the outputs
     for v, _ in outs:
-        uses[v].append(END)
-    nxt = [0] * n  # index into uses[v] of the next use
-    reg_of, slot_of, in_slot = {}, {}, set()
+        uses[v].append(len(defs))
+    return uses
+
+
+def allocate(outs):
+    uses = uses_of(defs, outs)
+    END = len(defs)  # the final stores use the outputs
     # r0: the output pointer, on the stack from the start; r1: the round-key pointer, defined
     # first; r2: the input pointer until the loads are done
     face = any(kind == 'ldp' for kind, _ in defs)
     free = [r for r in REGS if r not in ('r1', 'r2') + (('r3',) if face else ())]
-    holder = {}  # register -> vid
+    homes = emit.Homes(uses, free)
+    next_use, release_dead = homes.next_use, homes.release_dead
+    reg_of, holder, slot_of, in_slot, free_slots = (homes.reg_of, homes.holder, homes.slot_of,
+                                                    homes.in_slot, homes.free_slots)
     # slot 0: the state pointer; slot 1: the round-key pointer, stored there once before the
     # loop (function()), so evicting it never costs a store
-    free_slots, nslots = [], 2
+    nslots = 2
     slot_of[0] = 1
+    homes.keep_slots.add(0)  # (the round-key pointer's slot stays for the next pair)
     in_slot.add(0)
     lines = []
 
-    def next_use(v, p):
-        for u in uses[v]:
-            if u >= p:
-                return u
-        return None
-
     def evict(p, keep):
         nonlocal nslots
-        best, bu = None, -1
-        for r, v in holder.items():
-            if v in keep:
-                continue
-            u = next_use(v, p)
-            u = 1 << 30 if u is None else u
-            if v in in_slot:
-                u += CLEAN_BONUS  # no store needed: cheaper to evict
-            if u > bu:
-                best, bu = r, u
+        # a value in its slot needs no store: cheaper to evict
+        best = homes.farthest(keep, lambda v: next_use(v, p),
+                              lambda v: CLEAN_BONUS if v in in_slot else 0)
         v = holder.pop(best)
         del reg_of[v]
         if v not in in_slot:
@@ -600,16 +585,6 @@ def allocate(outs):
         if free:
             return free.pop(-1 if newest else 0)
         return evict(p, keep)
-
-    def release_dead(v, p):
-        if next_use(v, p + 1) is None:
-            if v in reg_of:
-                r = reg_of.pop(v)
-                del holder[r]
-                free.append(r)
-            if v in slot_of and v:  # (the round-key pointer's slot stays for the next pair)
-                free_slots.append(slot_of.pop(v))
-                in_slot.discard(v)
 
     def fetch(v, p, keep):
         if v in reg_of:
@@ -871,6 +846,21 @@ def cycles(lines):
     return c
 
 
+def memory(rk, RK, ins, IN, stride, nwords, TAB=None):
+    """The simulators' memory (this one's, aes_rv32.py's): the round keys rk at RK, the first
+    nwords words of ins[k] at IN + stride * k and, for FACE (TAB), its table entries, the rest
+    of ins[k] (after the same four words of state2(0) for every pair), at TAB + 32 k."""
+    mem = {RK + 4 * i: w for i, w in enumerate(rk)}
+    for k, q in enumerate(ins):
+        if TAB is not None:
+            assert q[:4] == ins[0][:4]
+            for i in range(8):
+                mem[TAB + 32 * k + 4 * i] = q[4 + i]
+        for i in range(nwords):
+            mem[IN + stride * k + 4 * i] = q[i]
+    return mem
+
+
 def simulate(lines, mode, ins, rk, stride=32):
     """Runs the emitted Thumb-2 lines (the few forms function() writes) on len(ins) pairs of
     blocks: mode 'bytes', ins[k] the eight input words of pair k; 'face', ins[k] state2(0)'s
@@ -881,16 +871,8 @@ def simulate(lines, mode, ins, rk, stride=32):
     OUT, RK, TAB, SP = 0x40001, 0x10000, 0x30000, 0x80000
     IN = 0x20000 if mode == 'face' else 0x20003  # (FACE's base2 is words)
     reg = {'r0': OUT, 'r1': RK, 'r2': IN, 'sp': SP}
-    mem = {}
-    for i, w in enumerate(rk):
-        mem[RK + 4 * i] = w
-    for k, q in enumerate(ins):
-        if mode == 'face':
-            assert q[:4] == ins[0][:4]
-            for i in range(8):
-                mem[TAB + 32 * k + 4 * i] = q[4 + i]
-        for i in range(8 if mode == 'bytes' else 4):
-            mem[IN + stride * k + 4 * i] = q[i]
+    mem = memory(rk, RK, ins, IN, stride, 8 if mode == 'bytes' else 4,
+                 TAB if mode == 'face' else None)
     if mode == 'bytes':
         reg['r3'] = len(ins)
     else:
@@ -1031,10 +1013,7 @@ def function(name, nrounds, first, packed):
                 '        size_t npairs BS_AES_T2_ARG)']
     else:
         out += ['        const uint8_t *in BS_AES_T2_ARG, size_t npairs BS_AES_T2_ARG)']
-    out += ['{', '    __asm__ volatile(']
-    out += ['        "%s\\n"' % l for l in body]
-    out += ['    );', '}', '']
-    return out
+    return out + emit.asm_body(body) + ['']
 
 
 def search(iters, seed):
@@ -1054,50 +1033,45 @@ def search(iters, seed):
         print(' '.join(words[k:k + 14]))
 
 
-def main():
-    if len(sys.argv) == 4 and sys.argv[1] == '--search':
-        check_circuit()
-        search(int(sys.argv[2]), int(sys.argv[3]))
-        return
-    if len(sys.argv) != 1:
-        raise SystemExit(__doc__)
+def render(comment, guard, cond, flag, define, decls, fns):
+    """The header both AES generators write (this one, aes_rv32.py): the comment, then under
+    cond (which defines flag) the declarations and, under BS_AES_<define>_DEFINE (aes_fix32.c
+    only), the definitions fns, each a function's lines."""
+    out = ['/*'] + [' * ' + l for l in comment] + [' */', '#ifndef ' + guard, '#define ' + guard,
+                                                    '', '#if ' + cond, '#define %s 1' % flag]
+    out += decls
+    out += ['', '/* The definitions, in aes_fix32.c only. */', '#ifdef BS_AES_%s_DEFINE' % define,
+            '#define BS_AES_%s_NAKED __attribute__((naked, noinline))' % define,
+            '#define BS_AES_%s_ARG __attribute__((unused)) /* read by the assembly only */'
+            % define, '']
+    out += ['\n'.join(f) for f in fns]
+    out += ['#endif', '#endif', '', '#endif']
+    return '\n'.join(out) + '\n'
+
+
+def generate():
     check_circuit()
-    print('/*')
-    print(' * aes_fix32_t2.h: generated by embedded/gen/aes_thumb2.py (do not edit; see there for how')
-    print(' * and why). Fully fixsliced AES as straight-line Thumb-2 for Cortex-M3/M4, rk the round')
-    print(' * keys of bs_aes_key_schedule(.., 4): bs_aes{128,256}_fix_t2 encrypt npairs >= 1 pairs of')
-    print(' * blocks at in (32 bytes each, any alignment) into out, packing and unpacking included')
-    print(' * (aes_fix32.c); bs_aes{128,256}_fix_face_t2 encrypt npairs >= 1 pairs from FACE\'s cached')
-    print(' * state after round 2, base2[c] ^ tab[8k + c] and base2[c] ^ tab[8k + 4 + c] for pair k')
-    print(' * (aes_ctr_face.h), from round 3 on (aes_ctr_face.c); bs_aes_sbox_t2 writes the S-box')
-    print(' * without 0x63 of npairs 32-byte pieces, at in, in + 128, in + 256, ..., to out, out + 128,')
-    print(' * ... (rk is not read).')
-    print(' */')
-    print('#ifndef BS_AES_FIX32_T2_H')
-    print('#define BS_AES_FIX32_T2_H')
-    print('')
-    print('#if defined(__thumb2__)')
-    print('#define BS_AES_FIX_T2 1')
     fns = [('bs_aes128_fix_t2', 10, 0, False), ('bs_aes256_fix_t2', 14, 0, False),
            ('bs_aes128_fix_face_t2', 10, 3, 'face'), ('bs_aes256_fix_face_t2', 14, 3, 'face'),
            ('bs_aes_sbox_t2', 0, 0, 'sbox')]
-    for f in fns:
-        print('void %s(uint8_t *out, const uint32_t *rk, %s, size_t npairs);'
-              % (f[0], 'const uint32_t *base2, const uint32_t *tab' if f[3] == 'face' else
-                 'const uint8_t *in'))
-    print('')
-    print('/* The definitions, in aes_fix32.c only. */')
-    print('#ifdef BS_AES_T2_DEFINE')
-    print('#define BS_AES_T2_NAKED __attribute__((naked, noinline))')
-    print('#define BS_AES_T2_ARG __attribute__((unused)) /* read by the assembly only */')
-    print('')
-    for f in fns:
-        print('\n'.join(function(*f)))
-    print('#endif')
-    print('#endif')
-    print('')
-    print('#endif')
+    return render([
+        'aes_fix32_t2.h: generated by embedded/gen/aes_thumb2.py (do not edit; see there for how',
+        'and why). Fully fixsliced AES as straight-line Thumb-2 for Cortex-M3/M4, rk the round',
+        'keys of bs_aes_key_schedule(.., 4): bs_aes{128,256}_fix_t2 encrypt npairs >= 1 pairs of',
+        'blocks at in (32 bytes each, any alignment) into out, packing and unpacking included',
+        '(aes_fix32.c); bs_aes{128,256}_fix_face_t2 encrypt npairs >= 1 pairs from FACE\'s cached',
+        'state after round 2, base2[c] ^ tab[8k + c] and base2[c] ^ tab[8k + 4 + c] for pair k',
+        '(aes_ctr_face.h), from round 3 on (aes_ctr_face.c); bs_aes_sbox_t2 writes the S-box',
+        'without 0x63 of npairs 32-byte pieces, at in, in + 128, in + 256, ..., to out, out + 128,',
+        '... (rk is not read).'], 'BS_AES_FIX32_T2_H', 'defined(__thumb2__)', 'BS_AES_FIX_T2', 'T2',
+        ['void %s(uint8_t *out, const uint32_t *rk, %s, size_t npairs);'
+         % (f[0], 'const uint32_t *base2, const uint32_t *tab' if f[3] == 'face' else
+            'const uint8_t *in') for f in fns], [function(*f) for f in fns])
 
 
 if __name__ == '__main__':
-    main()
+    if len(sys.argv) == 4 and sys.argv[1] == '--search':
+        check_circuit()
+        search(int(sys.argv[2]), int(sys.argv[3]))
+    else:
+        emit.main(generate, __doc__)

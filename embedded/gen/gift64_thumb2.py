@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes core/gift/gift64_thumb2.S and core/gift/gift64_thumb2_gen.h: GIFT-64 fixsliced on two
-blocks in hand-scheduled Thumb-2 (Cortex-M3/M4), every round unrolled (run from the repository
-root; the outputs are committed). Nothing is copied: the code is derived below from the
+"""Writes gift64_thumb2.S and gift64_thumb2_gen.h: GIFT-64 fixsliced on two blocks in
+hand-scheduled Thumb-2 (Cortex-M3/M4), every round unrolled (core/gift/meson.build runs it at
+build time). Nothing is copied: the code is derived below from the
 specification's PermBits and checked here against a bit-level GIFT-64 model and its vectors.
 
 Representation. gift_fixslice.py's fixslicing keeps slice 3 fixed and moves the other slices
@@ -27,17 +27,15 @@ count); every load and store is at a public offset from the key-schedule, input 
 pointer; only logic, shift, rotate and BFI instructions, which take the same time whatever their
 operands.
 
-    embedded/gen/gift64_thumb2.py          writes the two files
-    embedded/gen/gift64_thumb2.py --check  checks them against the committed ones (a test stage)
+    python3 embedded/gen/gift64_thumb2.py OUT.S OUT_gen.h
 """
 import itertools
-import os
 import random
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import gift_fixslice as G  # noqa: E402
-from benes import benes  # noqa: E402
+import emit
+import gift_fixslice as G
+from benes import benes
 
 M32 = 0xffffffff
 P = [G.perm_bits(64, j) for j in range(4)]  # PermBits on nibble indices, per slice
@@ -569,26 +567,16 @@ def table(keypos):
     return '\n'.join(out) + '\n'
 
 
-def main():
+def generate():
     prog, keypos, X = gen()
     check(prog, X, keypos)
     alu = sum(1 for i in prog.ins if i[0] not in ('comment', 'ldm'))
     nldm = sum(1 for i in prog.ins if i[0] == 'ldm')
     asm = HEAD % (alu, nldm) + ''.join('    ' + fmt(i) + '\n' for i in prog.ins) + TAIL
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'core', 'gift')
-    files = {'gift64_thumb2.S': asm, 'gift64_thumb2_gen.h': table(keypos)}
-    if sys.argv[1:] == ['--check']:
-        stale = [n for n, text in files.items()
-                 if open(os.path.join(root, n)).read() != text]
-        if stale:
-            raise SystemExit('stale, regenerate with %s: %s' % (sys.argv[0], ' '.join(stale)))
-        print('gift64_thumb2: model matches the GIFT-64 vectors, generated files up to date')
-        return
-    for n, text in files.items():
-        with open(os.path.join(root, n), 'w') as f:
-            f.write(text)
-    print('%d data-processing instructions, %d LDM per pair' % (alu, nldm))
+    sys.stderr.write('gift64_thumb2: model matches the GIFT-64 vectors; %d data-processing '
+                     'instructions, %d LDM per pair\n' % (alu, nldm))
+    return asm, table(keypos)
 
 
 if __name__ == '__main__':
-    main()
+    emit.main(generate, __doc__, outputs=2)

@@ -1,12 +1,11 @@
 #!/usr/bin/env python3
 """Writes core/gift/gift_ks_gen.h: what the 32-bit GIFT key set-ups (gift_fix32.c,
-gift64_thumb2.c) need to place round keys without a Benes network per word. Run from the
-repository root; the output is committed.
+gift64_thumb2.c) need to place round keys without a Benes network per word (core/gift/meson.build
+runs it at build time):
 
-    python3 embedded/gen/gift_keysched.py > core/gift/gift_ks_gen.h
-    python3 embedded/gen/gift_keysched.py --check   (the committed file is what this writes)
+    python3 embedded/gen/gift_keysched.py gift_fix_gen.h gift64_thumb2_gen.h gift_ks_gen.h
 
-Reads the placement networks the other generators committed (gift_fix_gen.h: gift64_NET,
+Reads the placement networks the other generators wrote (gift_fix_gen.h: gift64_NET,
 gift128_NET; gift64_thumb2_gen.h: gift64_t2_NET) and derives:
 
 - the round-constant words, placed: public, so a table (28 or 40 words) instead of a network
@@ -25,15 +24,14 @@ whole-word placements of rounds 0..3 (T2_FORMS) with the networks on every input
 """
 import random
 import re
-import sys
 
-OUT = 'core/gift/gift_ks_gen.h'
+import emit
+
 SHIFTS = [16, 8, 4, 2, 1, 2, 4, 8, 16]
 M32 = 0xffffffff
 
 
-def nets(path, name, shape):
-    src = open(path).read()
+def nets(src, name, shape):
     body = src[src.index(name):]
     n = 1
     for d in shape:
@@ -153,11 +151,11 @@ def src128(i):
     return (i + 12) % 16 if i < 16 else 16 + (i - 16 + 10) % 16
 
 
-def derive():
-    t2 = nets('core/gift/gift64_thumb2_gen.h', 'gift64_t2_NET[4][3][9] = {', (4, 3))
+def derive(fix_gen, t2_gen):
+    t2 = nets(t2_gen, 'gift64_t2_NET[4][3][9] = {', (4, 3))
     t2 = [[t2[3 * k + s] for s in range(3)] for k in range(4)]
-    n64 = nets('core/gift/gift_fix_gen.h', 'gift64_NET[4][9] = {', (4,))
-    n128 = nets('core/gift/gift_fix_gen.h', 'gift128_NET[5][9] = {', (5,))
+    n64 = nets(fix_gen, 'gift64_NET[4][9] = {', (4,))
+    n128 = nets(fix_gen, 'gift128_NET[5][9] = {', (5,))
     rc64, rc128 = rc_seq(28), rc_seq(40)
     d = {}
     d['t2_rc'] = [benes((rc64[r] | 0x8000) * 0x10001, t2[r % 4][2]) for r in range(28)]
@@ -302,19 +300,11 @@ def render(d):
     return '\n'.join(L)
 
 
-def main():
-    d, t2, n64, n128 = derive()
+def generate(fix_gen, t2_gen):
+    d, t2, n64, n128 = derive(fix_gen, t2_gen)
     check(d, t2, n64, n128)
-    out = render(d)
-    if sys.argv[1:] == ['--check']:
-        with open(OUT) as f:
-            if f.read() != out:
-                raise SystemExit('%s is stale: run %s > %s' % (OUT, sys.argv[0], OUT))
-        return
-    if sys.argv[1:]:
-        raise SystemExit(__doc__)
-    sys.stdout.write(out)
+    return render(d)
 
 
 if __name__ == '__main__':
-    main()
+    emit.main(generate, __doc__, inputs=2)

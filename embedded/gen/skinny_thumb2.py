@@ -1,10 +1,9 @@
 #!/usr/bin/env python3
 """Writes core/skinny/skinny_fix32_t2.h: bs_skinny_fix32_2blocks (core/skinny/skinny_fix32.c,
 SKINNY-128 fixsliced on two blocks) as Thumb-2 for Cortex-M3/M4, packing and unpacking
-included. Run from the repository root; the output is committed.
+included (core/skinny/meson.build runs it at build time):
 
-    python3 embedded/gen/skinny_thumb2.py > core/skinny/skinny_fix32_t2.h
-    python3 embedded/gen/skinny_thumb2.py --check   (the committed file is what this writes)
+    python3 embedded/gen/skinny_thumb2.py skinny_fix32_t2.h
 
 Same operations as the C (skinny_fix32.c, skinny.h), allocated by hand:
 
@@ -26,9 +25,8 @@ The emitted instruction list is run on a small Thumb-2 model against a model of 
 (random blocks and round tweakeys, every round count) before anything is written.
 """
 import random
-import sys
 
-OUT = 'core/skinny/skinny_fix32_t2.h'
+import emit
 M32 = 0xffffffff
 SLOT0 = 0x03030303
 # (rotation right, shift left) of the three row XORs of each round variant (skinny_fix32.c)
@@ -301,19 +299,11 @@ def render(prog):
     return '\n'.join(lines)
 
 
-def main():
+def generate():
     prog = program()
     check(prog)
-    out = render(prog)
-    if sys.argv[1:] == ['--check']:
-        with open(OUT) as f:
-            if f.read() != out:
-                raise SystemExit('%s is stale: run %s > %s' % (OUT, sys.argv[0], OUT))
-        return
-    if sys.argv[1:]:
-        raise SystemExit(__doc__)
-    sys.stdout.write(out)
+    return render(prog)
 
 
 if __name__ == '__main__':
-    main()
+    emit.main(generate, __doc__)

@@ -16,7 +16,7 @@ secrets when the image of its secret part lies in that of its mask part (a rank 
 is exact for linear code, on every input, and for the whole word at once (not bit by bit).
 
 Required, in every context a function runs in (aes_masked32.c): lin_masked_t2_K on the S-box's
-output (slice b masked by the output pattern of core/aes/aes_masked_sbox.h) with
+output (slice b masked by the output pattern of the build's aes_masked_sbox.h) with
 c = MixColumns_K(output pattern) ^ input pattern; ark_masked_t2 on the packed state (masked by
 P, c = P ^ input pattern) and on the last S-box's output (c = output pattern ^ SR^2(P));
 pack_masked_t2 on the plaintext words (secrets) and the eight words r, unpack_masked_t2 on the
@@ -59,6 +59,7 @@ import re
 import subprocess
 import sys
 
+import check_sbox_thumb
 from check_sbox_thumb import disassemble, split_args
 
 M32 = 0xffffffff
@@ -141,7 +142,7 @@ def sr2(x):
 
 
 def patterns():
-    src = open('core/aes/aes_masked_sbox.h').read()
+    src = open(check_sbox_thumb.SBOX_H).read()
     return [[int(re.search(r'#define BS_AES_MASKED_%s_%d (\d)' % (w, b), src).group(1))
              for b in range(8)] for w in ('IN', 'OUT')]
 
@@ -521,6 +522,7 @@ def main():
     args = sys.argv[1:]
     if len(args) < 2:
         raise SystemExit(__doc__)
+    check_sbox_thumb.use_build(args[1])
     status = 0
     for obj in args[1:]:
         status |= check(args[0], obj)

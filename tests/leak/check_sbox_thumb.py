@@ -21,8 +21,8 @@ tests/leak/test_aes_masked_exact.c does with the C. Every value the code produce
 register write, load and store, in execution order) must be, bit by bit, independent of x:
 for every x the same number of the four mask cases sets the bit (values equal in all 32 runs,
 the pointers and saved registers, carry no data and are skipped). The output must be the
-S-box (without its NOTs) under the output masks of core/aes/aes_masked_sbox.h, so that the
-interpreter is known to follow the code. A control runs the same code with m1 = m0 and must
+S-box (without its NOTs) under the output masks of the build's core/aes/aes_masked_sbox.h, so
+that the interpreter is known to follow the code. A control runs the same code with m1 = m0 and must
 fail. An instruction the interpreter does not know fails the check rather than being skipped.
 
 --transitions-zero also records, for every register write (loads included) and store, the XOR
@@ -53,6 +53,7 @@ plus -DBS_AES_MASKED_NO_HIDE (the C without its compiler barriers) and requires 
 fail there: it shows what the barriers are for (GCC 12 at -O2: about 100 of the S-box's values
 then depend on the input).
 """
+import os
 import re
 import subprocess
 import sys
@@ -63,8 +64,25 @@ M32 = 0xffffffff
 TRANSITIONS = False  # --transitions: also record old ^ new of every register write and store
 
 
+# The generated aes_masked_sbox.h of the build being checked (use_build()).
+SBOX_H = None
+
+
+def use_build(path):
+    """The build directory that holds PATH (an object of it, or the directory itself): its
+    generated core/aes/aes_masked_sbox.h gives the patterns."""
+    global SBOX_H
+    d = os.path.abspath(path)
+    while not os.path.isfile(os.path.join(d, 'core', 'aes', 'aes_masked_sbox.h')):
+        if os.path.dirname(d) == d:
+            raise SystemExit('%s: no core/aes/aes_masked_sbox.h in a build directory above it'
+                             % path)
+        d = os.path.dirname(d)
+    SBOX_H = os.path.join(d, 'core', 'aes', 'aes_masked_sbox.h')
+
+
 def patterns():
-    src = open('core/aes/aes_masked_sbox.h').read()
+    src = open(SBOX_H).read()
     pin = [int(re.search(r'#define BS_AES_MASKED_IN_%d (\d)' % b, src).group(1)) for b in range(8)]
     pout = [int(re.search(r'#define BS_AES_MASKED_OUT_%d (\d)' % b, src).group(1))
             for b in range(8)]
@@ -425,8 +443,10 @@ def transitions(objdump, objs, func, require_zero, label=None):
 def main():
     args = sys.argv[1:]
     if len(args) == 2 and args[0] == '--no-hide-control':
+        use_build(args[1])
         return no_hide_control(args[1])
     if len(args) == 2 and args[0] == '--c-sbox':
+        use_build(args[1])
         return c_sbox(args[1])
     report = '--transitions' in args
     zero = '--transitions-zero' in args
@@ -437,6 +457,7 @@ def main():
     if len(args) < 2 or args[0].startswith('-'):
         raise SystemExit(__doc__)
     objdump, objs = args[0], args[1:]
+    use_build(objs[0])
     if report or zero:
         return transitions(objdump, objs, func, zero)
     pin, pout = patterns()
