@@ -121,6 +121,21 @@ int bsprov_source_open(const bsprov_ctx *prov, bs_keystream_source **src);
 int bsprov_source_copy(const bs_keystream_source *src, bs_keystream_source **dst);
 void bsprov_source_close(bs_keystream_source *src);
 
+/*
+ * What newctx and the params of both kinds share (ciphercommon.c). bsprov_newctx_core: the core
+ * info names, or NULL when the provider is unusable or the core is not compiled in or (block_len
+ * not 0) has another block length, with the error raised. bsprov_newctx_nomem raises the
+ * allocation error, frees a context of n bytes (bsprov_cctx_free) and returns NULL.
+ * bsprov_get_size_param sets the size_t param key when params asks for it (0: it cannot take v);
+ * bsprov_set_octets sets an octet_string or octet_ptr param, as OpenSSL's ciphers do for IVs.
+ */
+const bs_block_cipher *bsprov_newctx_core(const bsprov_ctx *prov, const bsprov_cipher_info *info,
+                                          unsigned block_len);
+void *bsprov_newctx_nomem(const bsprov_ctx *prov, const bsprov_cipher_info *info, void *ctx,
+                          size_t n);
+int bsprov_get_size_param(OSSL_PARAM params[], const char *key, size_t v);
+int bsprov_set_octets(OSSL_PARAM *p, const void *data, size_t len);
+
 /* Generic CTR glue (ciphercommon.c). */
 void *bsprov_ctr_newctx(void *provctx, const bsprov_cipher_info *info);
 const OSSL_PARAM *bsprov_ctr_settable_ctx_params(const bsprov_cipher_info *info);

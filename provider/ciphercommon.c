@@ -135,24 +135,50 @@ static int ctr_fail(const bsprov_ctr_cctx *ctx, int rc)
     return 0;
 }
 
-void *bsprov_ctr_newctx(void *provctx, const bsprov_cipher_info *info)
+const bs_block_cipher *bsprov_newctx_core(const bsprov_ctx *prov, const bsprov_cipher_info *info,
+                                          unsigned block_len)
 {
-    const bsprov_ctx *prov = (const bsprov_ctx *)provctx;
     const bs_block_cipher *core = bs_block_cipher_by_name(info->core);
-    bsprov_ctr_cctx *ctx;
-
     if (!bsprov_usable(prov))
         return NULL;
-
-    if (core == NULL) {
+    if (core == NULL || (block_len != 0 && core->block_len != block_len)) {
         BSPROV_RAISE(prov, BSPROV_R_ARG, "%s: core %s is not compiled in", info->name, info->core);
         return NULL;
     }
-    if ((ctx = bsprov_cctx_alloc(sizeof *ctx)) == NULL || !bsprov_source_open(prov, &ctx->src)) {
-        BSPROV_RAISE(prov, BSPROV_R_ALLOC, "%s: out of memory", info->name);
-        bsprov_cctx_free(ctx, sizeof *ctx);
+    return core;
+}
+
+void *bsprov_newctx_nomem(const bsprov_ctx *prov, const bsprov_cipher_info *info, void *ctx,
+                          size_t n)
+{
+    BSPROV_RAISE(prov, BSPROV_R_ALLOC, "%s: out of memory", info->name);
+    bsprov_cctx_free(ctx, n);
+    return NULL;
+}
+
+int bsprov_get_size_param(OSSL_PARAM params[], const char *key, size_t v)
+{
+    OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
+    return p == NULL || OSSL_PARAM_set_size_t(p, v);
+}
+
+int bsprov_set_octets(OSSL_PARAM *p, const void *data, size_t len)
+{
+    if (p->data_type == OSSL_PARAM_OCTET_PTR)
+        return OSSL_PARAM_set_octet_ptr(p, data, len);
+    return OSSL_PARAM_set_octet_string(p, data, len);
+}
+
+void *bsprov_ctr_newctx(void *provctx, const bsprov_cipher_info *info)
+{
+    const bsprov_ctx *prov = (const bsprov_ctx *)provctx;
+    const bs_block_cipher *core = bsprov_newctx_core(prov, info, 0);
+    bsprov_ctr_cctx *ctx;
+
+    if (core == NULL)
         return NULL;
-    }
+    if ((ctx = bsprov_cctx_alloc(sizeof *ctx)) == NULL || !bsprov_source_open(prov, &ctx->src))
+        return bsprov_newctx_nomem(prov, info, ctx, sizeof *ctx);
     ctx->prov = prov;
     ctx->info = info;
     ctx->core = core;
@@ -349,25 +375,14 @@ const OSSL_PARAM *bsprov_ctr_settable_ctx_params(const bsprov_cipher_info *info)
                                                 : ctr_known_settable_ctx_params;
 }
 
-/* Sets an octet_string or octet_ptr param, as OpenSSL's ciphers do for IVs. */
-static int set_octets(OSSL_PARAM *p, const void *data, size_t len)
-{
-    if (p->data_type == OSSL_PARAM_OCTET_PTR)
-        return OSSL_PARAM_set_octet_ptr(p, data, len);
-    return OSSL_PARAM_set_octet_string(p, data, len);
-}
-
 int bsprov_ctr_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
     bsprov_ctr_cctx *ctx = (bsprov_ctr_cctx *)vctx;
     const char *name = ctx->info->name;
     OSSL_PARAM *p;
 
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, ctx->info->key_len))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, ctx->info->iv_len))
+    if (!bsprov_get_size_param(params, OSSL_CIPHER_PARAM_KEYLEN, ctx->info->key_len) ||
+        !bsprov_get_size_param(params, OSSL_CIPHER_PARAM_IVLEN, ctx->info->iv_len))
         return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) != NULL &&
         !OSSL_PARAM_set_uint(p, ctx->padding))
@@ -393,7 +408,7 @@ int bsprov_ctr_get_ctx_params(void *vctx, OSSL_PARAM params[])
 
     if (pnum != NULL && !OSSL_PARAM_set_uint(pnum, num))
         return 0;
-    if (piv != NULL && !set_octets(piv, ctx->iv, ctx->info->iv_len)) {
+    if (piv != NULL && !bsprov_set_octets(piv, ctx->iv, ctx->info->iv_len)) {
         BSPROV_RAISE(ctx->prov, BSPROV_R_BUFFER, "%s: the IV is %zu bytes", name,
                      ctx->info->iv_len);
         return 0;
@@ -401,7 +416,7 @@ int bsprov_ctr_get_ctx_params(void *vctx, OSSL_PARAM params[])
     /* For Rijndael-256 the next counter block is 32 bytes (IV || block count). */
     memcpy(ctx->updated_iv, counter, bl);
     OPENSSL_cleanse(counter, sizeof counter);
-    if (pupd != NULL && !set_octets(pupd, ctx->updated_iv, bl)) {
+    if (pupd != NULL && !bsprov_set_octets(pupd, ctx->updated_iv, bl)) {
         BSPROV_RAISE(ctx->prov, BSPROV_R_BUFFER,
                      "%s: updated-iv is the %zu-byte counter block; buffer of %zu bytes", name, bl,
                      pupd->data_size);

@@ -72,20 +72,13 @@ static int gcm_fail(const bsprov_gcm_cctx *ctx, int rc)
 void *bsprov_gcm_newctx(void *provctx, const bsprov_cipher_info *info)
 {
     const bsprov_ctx *prov = (const bsprov_ctx *)provctx;
-    const bs_block_cipher *core = bs_block_cipher_by_name(info->core);
+    const bs_block_cipher *core = bsprov_newctx_core(prov, info, 32);
     bsprov_gcm_cctx *ctx;
 
-    if (!bsprov_usable(prov))
+    if (core == NULL)
         return NULL;
-    if (core == NULL || core->block_len != 32) {
-        BSPROV_RAISE(prov, BSPROV_R_ARG, "%s: core %s is not compiled in", info->name, info->core);
-        return NULL;
-    }
-    if ((ctx = bsprov_cctx_alloc(sizeof *ctx)) == NULL || !bsprov_source_open(prov, &ctx->src)) {
-        BSPROV_RAISE(prov, BSPROV_R_ALLOC, "%s: out of memory", info->name);
-        bsprov_cctx_free(ctx, sizeof *ctx);
-        return NULL;
-    }
+    if ((ctx = bsprov_cctx_alloc(sizeof *ctx)) == NULL || !bsprov_source_open(prov, &ctx->src))
+        return bsprov_newctx_nomem(prov, info, ctx, sizeof *ctx);
     ctx->prov = prov;
     ctx->info = info;
     ctx->core = core;
@@ -384,24 +377,16 @@ int bsprov_gcm_get_ctx_params(void *vctx, OSSL_PARAM params[])
     const char *name = ctx->info->name;
     OSSL_PARAM *p;
 
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, ctx->info->key_len))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, ctx->iv_len))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, ctx->tag_len))
+    if (!bsprov_get_size_param(params, OSSL_CIPHER_PARAM_KEYLEN, ctx->info->key_len) ||
+        !bsprov_get_size_param(params, OSSL_CIPHER_PARAM_IVLEN, ctx->iv_len) ||
+        !bsprov_get_size_param(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN, ctx->tag_len))
         return 0;
     /* GCM never changes its IV: updated-iv is the IV, as in OpenSSL's GCM. */
     const char *ivnames[2] = {OSSL_CIPHER_PARAM_IV, OSSL_CIPHER_PARAM_UPDATED_IV};
     for (int i = 0; i < 2; i++) {
         if ((p = OSSL_PARAM_locate(params, ivnames[i])) == NULL)
             continue;
-        int ok = p->data_type == OSSL_PARAM_OCTET_PTR
-                     ? OSSL_PARAM_set_octet_ptr(p, ctx->iv, ctx->iv_len)
-                     : OSSL_PARAM_set_octet_string(p, ctx->iv, ctx->iv_len);
-        if (!ok) {
+        if (!bsprov_set_octets(p, ctx->iv, ctx->iv_len)) {
             BSPROV_RAISE(ctx->prov, BSPROV_R_BUFFER, "%s: the IV is %zu bytes; buffer of %zu", name,
                          ctx->iv_len, p->data_size);
             return 0;
