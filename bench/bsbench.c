@@ -393,38 +393,41 @@ static void usage(void)
     exit(2);
 }
 
-int main(int argc, char **argv)
-{
-    size_t sizes[16] = {64, 16 << 10, 1 << 20};
-    int nsizes = 3, runs = 9;
-    double min_ns = 50e6;
-    const char *filter = NULL, *impl_filter = NULL;
+/* What the command line asks for. */
+typedef struct bench_opts {
+    size_t sizes[16];
+    int nsizes, runs;
+    double min_ns;
+    const char *filter, *impl_filter;
+} bench_opts;
 
-    bs_openssl_select(&argc, argv);
+static void parse_args(int argc, char **argv, bench_opts *o)
+{
+    *o = (bench_opts){.sizes = {64, 16 << 10, 1 << 20}, .nsizes = 3, .runs = 9, .min_ns = 50e6};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
-            runs = 7;
-            min_ns = 5e6;
+            o->runs = 7;
+            o->min_ns = 5e6;
         } else if (strcmp(argv[i], "--fastest") == 0) {
             report_fastest = 1;
         } else if (strcmp(argv[i], "--cheapest") == 0) {
             report_cheapest = 1;
         } else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) {
-            filter = argv[++i];
+            o->filter = argv[++i];
         } else if (strcmp(argv[i], "--impl") == 0 && i + 1 < argc) {
-            impl_filter = argv[++i];
+            o->impl_filter = argv[++i];
         } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
-            runs = atoi(argv[++i]);
-            if (runs < 3 || runs > 63)
+            o->runs = atoi(argv[++i]);
+            if (o->runs < 3 || o->runs > 63)
                 usage();
         } else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
             char *p = argv[++i], *end;
-            nsizes = 0;
-            while (*p && nsizes < 16) {
-                sizes[nsizes] = parse_size(p, &end);
-                if (end == p || sizes[nsizes] == 0 || sizes[nsizes] > (256u << 20))
+            o->nsizes = 0;
+            while (*p && o->nsizes < 16) {
+                o->sizes[o->nsizes] = parse_size(p, &end);
+                if (end == p || o->sizes[o->nsizes] == 0 || o->sizes[o->nsizes] > (256u << 20))
                     usage();
-                nsizes++;
+                o->nsizes++;
                 p = *end == ',' ? end + 1 : end;
                 if (*end != ',' && *end != 0)
                     usage();
@@ -433,9 +436,67 @@ int main(int argc, char **argv)
             usage();
         }
     }
+}
 
-    /* The rows: OpenSSL first (the ratios need them), then every core's CTR, GCM, GHASH. */
-    static row rows[MAX_ROWS];
+/*
+ * GCM at each CPU level up to the one in force (what set_key picks there: core + GHASH), best
+ * first; a level that picks the same pair as the one above it is left out. Then a GHASH-256 row
+ * for each GHASH those levels picked.
+ */
+static void add_gcm256_rows(row *rows, int *nrows)
+{
+    static bs_gcm256_ctx probe;
+    const bs_ghash256_impl *ghashes[BS_CPU_TOP + 1];
+    int nghash = 0;
+    char last[24] = "";
+    for (int lvl = bs_cpu_level(); lvl >= BS_CPU_PORTABLE; lvl--) {
+        char impl[24];
+        bs_cpu_limit(lvl);
+        check("gcm set_key",
+              bs_gcm256_set_key(&probe, bs_block_cipher_by_name("RIJNDAEL-256"), bench_key, 32));
+        bs_cpu_limit(BS_CPU_TOP);
+        snprintf(impl, sizeof impl, "%s+%s", probe.cipher->impl, probe.ghash->name);
+        if (strcmp(impl, last) == 0)
+            continue;
+        snprintf(last, sizeof last, "%s", impl);
+        add_row(rows, nrows, "RIJNDAEL-256-GCM", impl, K_GCM, 1)->level = lvl;
+        int seen = 0;
+        for (int g = 0; g < nghash; g++)
+            seen |= ghashes[g] == probe.ghash;
+        if (!seen)
+            ghashes[nghash++] = probe.ghash;
+    }
+    bs_gcm256_clear(&probe);
+    for (int g = 0; g < nghash; g++)
+        add_row(rows, nrows, "GHASH-256", ghashes[g]->name, K_GHASH, -1)->ghash = ghashes[g];
+}
+
+/*
+ * AES-256-GCM over the fixsliced core with each GHASH-128; the 4-bit table is NOT constant-time
+ * (its name says so, and so does its GHASH row).
+ */
+static void add_gcm128_rows(row *rows, int *nrows)
+{
+    static const bs_ghash128_impl *const g128[] = {&bs_ghash128_ctmul32, &bs_ghash128_ctshift32,
+                                                   &bs_ghash128_table4_not_ct};
+    const bs_block_cipher *aes = bs_block_cipher_by_name("AES-256");
+    for (size_t g = 0; g < 3 && aes != NULL; g++) {
+        char impl[24];
+        snprintf(impl, sizeof impl, "%s+%s", aes->impl, g128[g]->name);
+        add_row(rows, nrows, "AES-256-GCM", impl, K_GCM128, 1)->ghash = g128[g];
+    }
+    for (size_t g = 0; g < 3; g++)
+        add_row(rows, nrows, g128[g]->constant_time ? "GHASH-128" : "GHASH-128 (NOT CT)",
+                g128[g]->name, K_GHASH128, -1)
+            ->ghash = g128[g];
+}
+
+/*
+ * The rows: OpenSSL first (the ratios need them), then every core's CTR, GCM, GHASH; those the
+ * options name are selected, with the OpenSSL rows they are compared with. Returns the count.
+ */
+static int plan_rows(row *rows, const bench_opts *o)
+{
     int nrows = 0;
     add_row(rows, &nrows, "AES-256-CTR", "OpenSSL", K_OSSL_CTR, -1);
     add_row(rows, &nrows, "AES-256-GCM", "OpenSSL", K_OSSL_GCM, -1);
@@ -451,63 +512,97 @@ int main(int argc, char **argv)
         add_row(rows, &nrows, label, bs_block_ciphers[i]->impl, K_CTR, 0)->cipher =
             bs_block_ciphers[i];
     }
-    /*
-     * GCM at each CPU level up to the one in force (what set_key picks there: core + GHASH),
-     * best first; a level that picks the same pair as the one above it is left out.
-     */
-    static bs_gcm256_ctx probe;
-    const bs_ghash256_impl *ghashes[BS_CPU_TOP + 1];
-    int nghash = 0;
-    char last[24] = "";
-    for (int lvl = bs_cpu_level(); lvl >= BS_CPU_PORTABLE; lvl--) {
-        char impl[24];
-        bs_cpu_limit(lvl);
-        check("gcm set_key",
-              bs_gcm256_set_key(&probe, bs_block_cipher_by_name("RIJNDAEL-256"), bench_key, 32));
-        bs_cpu_limit(BS_CPU_TOP);
-        snprintf(impl, sizeof impl, "%s+%s", probe.cipher->impl, probe.ghash->name);
-        if (strcmp(impl, last) == 0)
-            continue;
-        snprintf(last, sizeof last, "%s", impl);
-        add_row(rows, &nrows, "RIJNDAEL-256-GCM", impl, K_GCM, 1)->level = lvl;
-        int seen = 0;
-        for (int g = 0; g < nghash; g++)
-            seen |= ghashes[g] == probe.ghash;
-        if (!seen)
-            ghashes[nghash++] = probe.ghash;
-    }
-    bs_gcm256_clear(&probe);
-    for (int g = 0; g < nghash; g++)
-        add_row(rows, &nrows, "GHASH-256", ghashes[g]->name, K_GHASH, -1)->ghash = ghashes[g];
-    /*
-     * AES-256-GCM over the fixsliced core with each GHASH-128; the 4-bit table is NOT
-     * constant-time (its name says so, and so does its GHASH row).
-     */
-    {
-        static const bs_ghash128_impl *const g128[] = {&bs_ghash128_ctmul32, &bs_ghash128_ctshift32,
-                                                       &bs_ghash128_table4_not_ct};
-        const bs_block_cipher *aes = bs_block_cipher_by_name("AES-256");
-        for (size_t g = 0; g < 3 && aes != NULL; g++) {
-            char impl[24];
-            snprintf(impl, sizeof impl, "%s+%s", aes->impl, g128[g]->name);
-            add_row(rows, &nrows, "AES-256-GCM", impl, K_GCM128, 1)->ghash = g128[g];
-        }
-        for (size_t g = 0; g < 3; g++)
-            add_row(rows, &nrows, g128[g]->constant_time ? "GHASH-128" : "GHASH-128 (NOT CT)",
-                    g128[g]->name, K_GHASH128, -1)
-                ->ghash = g128[g];
-    }
+    add_gcm256_rows(rows, &nrows);
+    add_gcm128_rows(rows, &nrows);
     for (int i = 0; i < nrows; i++)
-        if (matches(rows[i].label, filter) &&
-            (impl_filter == NULL || strcmp(rows[i].impl, impl_filter) == 0)) {
+        if (matches(rows[i].label, o->filter) &&
+            (o->impl_filter == NULL || strcmp(rows[i].impl, o->impl_filter) == 0)) {
             rows[i].selected = 1;
             if (rows[i].ref >= 0)
                 rows[rows[i].ref].selected = 1;
         }
+    return nrows;
+}
+
+/* The header: machine, method, units and the column titles. */
+static void report_header(const bench_opts *o)
+{
+    char pin[64], model[128];
+    pin_to_current_cpu(pin, sizeof pin);
+    cpu_model(model, sizeof model);
+    printf("bsbench: %s, one thread %s; %s\n", model, pin, bs_openssl_describe());
+    if (report_cheapest && BENCH_HAVE_TSC)
+        printf("cheapest operation (batches >= 16 KiB) in %d runs of >= %.0f ms per cell; +-%%: "
+               "half the "
+               "interquartile range of the runs\n",
+               o->runs, o->min_ns / 1e6);
+    else
+        printf("%s of %d runs of >= %.0f ms per cell; +-%%: half the interquartile range\n",
+               report_fastest ? "fastest" : "median", o->runs, o->min_ns / 1e6);
+    printf("MB = 10^6 data bytes; a GCM operation = new IV + 16 B AAD + data + tag\n");
+#if BENCH_HAVE_TSC
+    printf("c/B: TSC cycles per byte, at the TSC's nominal frequency (not the core clock)\n");
+    const char *unit = "c/B";
+#else
+    printf("ns/B: no cycle counter on this architecture\n");
+    const char *unit = "ns/B";
+#endif
+    printf("\n%-18s %-13s %8s %10s %6s %8s  %s\n", "mode", "impl", "size", "MB/s", "+-%", unit,
+           "vs OpenSSL");
+}
+
+/* One measured cell's line (m NULL: a size this row has no operation for). */
+static void report_cell(const row *rows, const row *r, int z, size_t size, const sample *m)
+{
+    char sz[32], ratio[96] = "-";
+    size_label(sz, sizeof sz, size);
+    if (m == NULL) {
+        printf("%-18s %-13s %8s %10s %6s %8s  %s\n", r->label, r->impl, sz, "-", "-", "-", "-");
+        return;
+    }
+    if (r->ref >= 0 && rows[r->ref].mbps[z] > 0)
+        snprintf(ratio, sizeof ratio, "%.3fx %s", r->mbps[z] / rows[r->ref].mbps[z],
+                 rows[r->ref].label);
+    printf("%-18s %-13s %8s %10.1f %6.1f %8.2f  %s\n", r->label, r->impl, sz, r->mbps[z],
+           100 * m->spread, BENCH_HAVE_TSC ? m->ticks : m->ns, ratio);
+    fflush(stdout);
+}
+
+/* Every selected row at every size, each cell reported as soon as it is measured. */
+static void run_rows(state *s, row *rows, int nrows, const bench_opts *o, uint8_t *buf)
+{
+    for (int i = 0; i < nrows; i++) {
+        row *r = &rows[i];
+        if (!r->selected)
+            continue;
+        s->r = r;
+        for (int z = 0; z < o->nsizes; z++) {
+            size_t len = o->sizes[z];
+            if (r->kind == K_GHASH)
+                len -= len % 32;
+            if (len == 0) {
+                report_cell(rows, r, z, o->sizes[z], NULL);
+                continue;
+            }
+            sample m = measure(s, buf, len, o->runs, o->min_ns);
+            r->mbps[z] = 1e3 / m.ns;
+            report_cell(rows, r, z, o->sizes[z], &m);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    bench_opts o;
+    static row rows[MAX_ROWS];
+
+    bs_openssl_select(&argc, argv);
+    parse_args(argc, argv, &o);
+    const int nrows = plan_rows(rows, &o);
 
     size_t max = 0;
-    for (int i = 0; i < nsizes; i++)
-        max = sizes[i] > max ? sizes[i] : max;
+    for (int i = 0; i < o.nsizes; i++)
+        max = o.sizes[i] > max ? o.sizes[i] : max;
     uint8_t *buf = (uint8_t *)aligned_alloc(64, (max + 64 + 63) / 64 * 64);
     state *s = (state *)aligned_alloc(64, (sizeof(state) + 63) / 64 * 64);
     if (buf == NULL || s == NULL)
@@ -519,55 +614,8 @@ int main(int argc, char **argv)
     if (s->evp == NULL)
         die("EVP", "EVP_CIPHER_CTX_new failed");
 
-    char pin[64], model[128];
-    pin_to_current_cpu(pin, sizeof pin);
-    cpu_model(model, sizeof model);
-    printf("bsbench: %s, one thread %s; %s\n", model, pin, bs_openssl_describe());
-    if (report_cheapest && BENCH_HAVE_TSC)
-        printf("cheapest operation (batches >= 16 KiB) in %d runs of >= %.0f ms per cell; +-%%: "
-               "half the "
-               "interquartile range of the runs\n",
-               runs, min_ns / 1e6);
-    else
-        printf("%s of %d runs of >= %.0f ms per cell; +-%%: half the interquartile range\n",
-               report_fastest ? "fastest" : "median", runs, min_ns / 1e6);
-    printf("MB = 10^6 data bytes; a GCM operation = new IV + 16 B AAD + data + tag\n");
-#if BENCH_HAVE_TSC
-    printf("c/B: TSC cycles per byte, at the TSC's nominal frequency (not the core clock)\n");
-    const char *unit = "c/B";
-#else
-    printf("ns/B: no cycle counter on this architecture\n");
-    const char *unit = "ns/B";
-#endif
-    printf("\n%-18s %-13s %8s %10s %6s %8s  %s\n", "mode", "impl", "size", "MB/s", "+-%", unit,
-           "vs OpenSSL");
-
-    for (int i = 0; i < nrows; i++) {
-        row *r = &rows[i];
-        if (!r->selected)
-            continue;
-        s->r = r;
-        for (int z = 0; z < nsizes; z++) {
-            size_t len = sizes[z];
-            if (r->kind == K_GHASH)
-                len -= len % 32;
-            char sz[32], ratio[96] = "-";
-            size_label(sz, sizeof sz, sizes[z]);
-            if (len == 0) {
-                printf("%-18s %-13s %8s %10s %6s %8s  %s\n", r->label, r->impl, sz, "-", "-", "-",
-                       "-");
-                continue;
-            }
-            sample m = measure(s, buf, len, runs, min_ns);
-            r->mbps[z] = 1e3 / m.ns;
-            if (r->ref >= 0 && rows[r->ref].mbps[z] > 0)
-                snprintf(ratio, sizeof ratio, "%.3fx %s", r->mbps[z] / rows[r->ref].mbps[z],
-                         rows[r->ref].label);
-            printf("%-18s %-13s %8s %10.1f %6.1f %8.2f  %s\n", r->label, r->impl, sz, r->mbps[z],
-                   100 * m.spread, BENCH_HAVE_TSC ? m.ticks : m.ns, ratio);
-            fflush(stdout);
-        }
-    }
+    report_header(&o);
+    run_rows(s, rows, nrows, &o, buf);
 #if BENCH_HAVE_TSC
     if (total_ns > 0)
         printf("\nTSC frequency measured over the runs: %.3f GHz\n", total_ticks / total_ns);
