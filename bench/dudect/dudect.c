@@ -472,18 +472,23 @@ static size_t blocks_for(const bs_block_cipher *c)
     return c->lanes;
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for (--fixed sets fixed_kind). */
+typedef struct dudect_opts {
+    long n;
+    const char *filter;
+    int list;
+} dudect_opts;
+
+static void parse_args(int argc, char **argv, dudect_opts *o)
 {
-    long n = 10000000;
-    const char *filter = NULL;
-    int list = 0;
+    *o = (dudect_opts){.n = 10000000};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--measurements") == 0 && i + 1 < argc)
-            n = atol(argv[++i]);
+            o->n = atol(argv[++i]);
         else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc)
-            filter = argv[++i];
+            o->filter = argv[++i];
         else if (strcmp(argv[i], "--list") == 0)
-            list = 1;
+            o->list = 1;
         else if (strcmp(argv[i], "--fixed") == 0 && i + 1 < argc) {
             const char *k = argv[++i];
             fixed_kind = strcmp(k, "zero") == 0     ? FIXED_ZERO
@@ -492,23 +497,22 @@ int main(int argc, char **argv)
                                                     : -1;
             if (fixed_kind < 0) {
                 fprintf(stderr, "dudect: --fixed takes zero, repeat or random\n");
-                return 2;
+                exit(2);
             }
         } else {
             fprintf(stderr,
                     "usage: dudect [--measurements N] [--filter TEXT] [--fixed zero|repeat|random] "
                     "[--list]\n");
-            return 2;
+            exit(2);
         }
     }
-    for (size_t i = 0; i < sizeof leaky_table; i++)
-        leaky_table[i] = (uint8_t)(i * 167 + 13);
-    make_fixed();
+}
 
-    /* The control, two per cipher implementation, the GHASHes and the GCM levels. */
-    bs_aes_masked_set_rng(mask_words, NULL);
-    static target targets[224];
-    int nt = 0;
+#define MAX_TARGETS 224
+
+/* The controls (the table S-box; at avx512 the zmm-logic reference). */
+static int add_controls(target *targets, int nt)
+{
     target *t = &targets[nt++];
     snprintf(t->name, sizeof t->name, "control-table-sbox");
     t->what = "data", t->prepare = prep_control, t->run = run_control, t->expect_leak = 1;
@@ -520,14 +524,19 @@ int main(int argc, char **argv)
         t->cipher = &bs_rijndael256_bs64, t->blocks = 128; /* 4 KiB: 128 blocks of 32 bytes */
         t->reference = 1;
     }
-    /* The registry, then the masked AES cores (not in it: bs_block_cipher_by_name never returns
-     * them). */
+    return nt;
+}
+
+/* Two per cipher implementation: the registry, then the masked AES cores (not in it:
+ * bs_block_cipher_by_name never returns them). */
+static int add_cipher_targets(target *targets, int nt)
+{
     const bs_block_cipher *masked[] = {&bs_aes128_masked32, &bs_aes256_masked32};
     size_t nreg = 0;
     while (bs_block_ciphers[nreg] != NULL)
         nreg++;
     /* Two targets per cipher, and the GHASH/GCM ones after them: the table must hold them all. */
-    if (nt + 2 * (nreg + 2) + 60 > sizeof targets / sizeof targets[0]) {
+    if (nt + 2 * (nreg + 2) + 60 > MAX_TARGETS) {
         fprintf(stderr, "dudect: %zu ciphers do not fit the target table: make it larger\n",
                 nreg + 2);
         exit(2);
@@ -536,7 +545,7 @@ int main(int argc, char **argv)
         const bs_block_cipher *c = i < nreg ? bs_block_ciphers[i] : masked[i - nreg];
         if (!bs_impl_usable(c))
             continue;
-        t = &targets[nt++];
+        target *t = &targets[nt++];
         snprintf(t->name, sizeof t->name, "%s/%s", c->name, c->impl);
         t->what = "data", t->prepare = prep_block_data, t->run = run_block;
         t->cipher = c, t->blocks = blocks_for(c);
@@ -545,19 +554,26 @@ int main(int argc, char **argv)
         t->what = "key", t->prepare = prep_block_key, t->run = run_block_key;
         t->cipher = c, t->blocks = blocks_for(c);
     }
+    return nt;
+}
+
+static const bs_ghash128_impl *const gh128[] = {&bs_ghash128_ctmul32, &bs_ghash128_ctshift32,
+                                                &bs_ghash128_table4_not_ct};
+#define NGH128 (sizeof gh128 / sizeof gh128[0])
+
+/* Each GHASH: secret data with the key form in L1, the same evicted before each call, and a
+ * secret H (evicted). */
+static int add_ghash_targets(target *targets, int nt)
+{
     const bs_ghash256_impl *gh[] = {&bs_ghash256_ctmul64, &bs_ghash256_ctmul32,
                                     &bs_ghash256_ctshift32, bs_ghash256_pclmul(),
                                     bs_ghash256_vpclmul()};
-    /* Each GHASH: secret data with the key form in L1, the same evicted before each call, and
-     * a secret H (evicted). */
-    const bs_ghash128_impl *gh128[] = {&bs_ghash128_ctmul32, &bs_ghash128_ctshift32,
-                                       &bs_ghash128_table4_not_ct};
-    size_t ngh = sizeof gh / sizeof gh[0], ngh128 = sizeof gh128 / sizeof gh128[0];
-    for (size_t g = 0; g < ngh + ngh128; g++) {
+    size_t ngh = sizeof gh / sizeof gh[0];
+    for (size_t g = 0; g < ngh + NGH128; g++) {
         if (g < ngh && gh[g] == NULL)
             continue;
         for (int v = 0; v < 3; v++) {
-            t = &targets[nt++];
+            target *t = &targets[nt++];
             if (g < ngh) {
                 t->ghash = gh[g];
                 snprintf(t->name, sizeof t->name, "GHASH-256/%s", gh[g]->name);
@@ -576,21 +592,26 @@ int main(int argc, char **argv)
             }
         }
     }
+    return nt;
+}
+
+/* RIJNDAEL-256-GCM at each CPU level; AES-GCM over each AES core with the constant-time
+ * GHASH-128s, and the table one (evicted: a control) over one core. */
+static int add_gcm_targets(target *targets, int nt)
+{
     for (int lvl = bs_cpu_level(); lvl >= BS_CPU_PORTABLE; lvl--) {
-        t = &targets[nt++];
+        target *t = &targets[nt++];
         snprintf(t->name, sizeof t->name, "RIJNDAEL-256-GCM/level-%s", bs_cpu_level_name(lvl));
         t->what = "key+data", t->prepare = prep_gcm, t->run = run_gcm;
         t->level = lvl, t->blocks = 16;
     }
-    /* AES-GCM over each AES core with the constant-time GHASH-128s, and the table one (evicted:
-     * a control) over one core. */
     const bs_block_cipher *aes[] = {&bs_aes128_fix32,     &bs_aes256_fix32,    &bs_aes128_semifix32,
                                     &bs_aes256_semifix32, &bs_aes128_masked32, &bs_aes256_masked32};
     for (size_t a = 0; a < sizeof aes / sizeof aes[0]; a++)
-        for (size_t g = 0; g < ngh128; g++) {
+        for (size_t g = 0; g < NGH128; g++) {
             if (!gh128[g]->constant_time && a != 0)
                 continue;
-            t = &targets[nt++];
+            target *t = &targets[nt++];
             snprintf(t->name, sizeof t->name, "%s-GCM/%s+%s", aes[a]->name, aes[a]->impl,
                      gh128[g]->name);
             /* 4 blocks: ctmul32's four-block reduction once; two passes of the 2-block cores. */
@@ -602,11 +623,38 @@ int main(int argc, char **argv)
                 t->evict = t->expect_leak = 1;
             }
         }
+    return nt;
+}
 
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(sched_getcpu(), &set);
-    sched_setaffinity(0, sizeof set, &set);
+/* The fixed state a target starts from (key, data, GHASH key), before its measurements. */
+static void setup_target(const target *t)
+{
+    if (t->cipher != NULL && t->prepare != prep_control && t->prepare != prep_gcm128 &&
+        t->prepare != prep_gcm128_dec) {
+        memset(key, 0, sizeof key);
+        t->cipher->set_key(&ks, key);
+    }
+    memset(data, 0, sizeof data);
+    if (t->prepare == prep_ghash) {
+        uint8_t h[32];
+        fill_random(h, sizeof h);
+        if (t->ghash128 != NULL)
+            t->ghash128->init(hkey, h);
+        else
+            t->ghash->init(hkey, h);
+    }
+    if (t->prepare == prep_ghash_key)
+        memset(data, 0x11, ghash_block(t));
+    if (t->prepare == prep_gcm128_dec) {
+        memset(key, 0, sizeof key);
+        if (bs_gcm128_set_key(&gcm128, t->cipher, key, t->cipher->key_len) != BS_OK)
+            abort();
+        bs_gcm128_set_ghash(&gcm128, t->ghash128);
+    }
+}
+
+static void report_header(long n)
+{
     printf("dudect: %ld measurements per target (+%d warm-up), CPU level %s, fixed class %s; "
            "|t| > 4.5: leak\n",
            n, WARMUP, bs_cpu_level_name(bs_cpu_level()),
@@ -615,52 +663,62 @@ int main(int argc, char **argv)
                                         : "random");
     printf("%-36s %-14s %6s %10s %10s %9s %6s  %s\n", "target", "secret", "blocks", "max |t|",
            "t (raw)", "delta", "s", "verdict");
+}
+
+/* One target's line; returns 1 when its verdict fails the run (a leak, or a control missed). */
+static int report_target(const target *t, double m, double raw, double delta, double seconds)
+{
+    int leak = m > 4.5;
+    const char *verdict = t->reference     ? (leak ? "hardware: data-dependent" : "hardware: flat")
+                          : t->not_ct      ? (leak ? "not-ct code: seen" : "not-ct code: not seen")
+                          : t->expect_leak ? (leak ? "control caught" : "CONTROL NOT CAUGHT")
+                                           : (leak ? "LEAK?" : "no leak detected");
+    printf("%-36s %-14s %6zu %10.2f %10.2f %9.1f %6.1f  %s\n", t->name, t->what, t->blocks, m, raw,
+           delta, seconds, verdict);
+    fflush(stdout);
+    if (t->reference || t->not_ct)
+        return 0;
+    return t->expect_leak ? !leak : leak;
+}
+
+int main(int argc, char **argv)
+{
+    dudect_opts o;
+    parse_args(argc, argv, &o);
+    for (size_t i = 0; i < sizeof leaky_table; i++)
+        leaky_table[i] = (uint8_t)(i * 167 + 13);
+    make_fixed();
+    bs_aes_masked_set_rng(mask_words, NULL);
+
+    /* The controls, two per cipher implementation, the GHASHes and the GCM levels. */
+    static target targets[MAX_TARGETS];
+    int nt = add_controls(targets, 0);
+    nt = add_cipher_targets(targets, nt);
+    nt = add_ghash_targets(targets, nt);
+    nt = add_gcm_targets(targets, nt);
+
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(sched_getcpu(), &set);
+    sched_setaffinity(0, sizeof set, &set);
+    report_header(o.n);
     int bad = 0;
     for (int i = 0; i < nt; i++) {
-        t = &targets[i];
-        if (filter != NULL && !matches(t->name, t->what, filter) && i != 0)
+        target *t = &targets[i];
+        if (o.filter != NULL && !matches(t->name, t->what, o.filter) && i != 0)
             continue;
-        if (list) {
+        if (o.list) {
             printf("%s %s\n", t->name, t->what);
             continue;
         }
-        if (t->cipher != NULL && t->prepare != prep_control && t->prepare != prep_gcm128 &&
-            t->prepare != prep_gcm128_dec) {
-            memset(key, 0, sizeof key);
-            t->cipher->set_key(&ks, key);
-        }
-        memset(data, 0, sizeof data);
-        if (t->prepare == prep_ghash) {
-            uint8_t h[32];
-            fill_random(h, sizeof h);
-            if (t->ghash128 != NULL)
-                t->ghash128->init(hkey, h);
-            else
-                t->ghash->init(hkey, h);
-        }
-        if (t->prepare == prep_ghash_key)
-            memset(data, 0x11, ghash_block(t));
-        if (t->prepare == prep_gcm128_dec) {
-            memset(key, 0, sizeof key);
-            if (bs_gcm128_set_key(&gcm128, t->cipher, key, t->cipher->key_len) != BS_OK)
-                abort();
-            bs_gcm128_set_ghash(&gcm128, t->ghash128);
-        }
+        setup_target(t);
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        double raw, delta, m = measure(t, n, &raw, &delta);
+        double raw, delta, m = measure(t, o.n, &raw, &delta);
         clock_gettime(CLOCK_MONOTONIC, &t1);
-        int leak = m > 4.5;
-        const char *verdict = t->reference ? (leak ? "hardware: data-dependent" : "hardware: flat")
-                              : t->not_ct  ? (leak ? "not-ct code: seen" : "not-ct code: not seen")
-                              : t->expect_leak ? (leak ? "control caught" : "CONTROL NOT CAUGHT")
-                                               : (leak ? "LEAK?" : "no leak detected");
-        if (!t->reference && !t->not_ct)
-            bad |= t->expect_leak ? !leak : leak;
-        printf("%-36s %-14s %6zu %10.2f %10.2f %9.1f %6.1f  %s\n", t->name, t->what, t->blocks, m,
-               raw, delta,
-               (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), verdict);
-        fflush(stdout);
+        bad |= report_target(t, m, raw, delta,
+                             (double)(t1.tv_sec - t0.tv_sec) +
+                                 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
     }
     return bad;
 }
