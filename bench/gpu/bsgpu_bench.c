@@ -504,28 +504,35 @@ static int section_keysearch(unsigned ks_bits)
     return failed;
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for (--reps, --passes, --bulk-max and --out set their globals). */
+typedef struct gpu_bench_opts {
+    uint64_t bytes;
+    unsigned ks_bits;
+    const char *section;
+} gpu_bench_opts;
+
+/* 0, or the exit status of a refused command line (2). */
+static int parse_args(int argc, char **argv, gpu_bench_opts *o)
 {
-    uint64_t bytes = (uint64_t)1 << 30;
-    unsigned ks_bits = 32;
-    const char *out_path = NULL, *section = "all";
+    const char *out_path = NULL;
+    *o = (gpu_bench_opts){.bytes = (uint64_t)1 << 30, .ks_bits = 32, .section = "all"};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--bytes") == 0 && i + 1 < argc)
-            bytes = strtoull(argv[++i], NULL, 0);
+            o->bytes = strtoull(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
             reps = (unsigned)strtoul(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "--passes") == 0 && i + 1 < argc)
             passes = (unsigned)strtoul(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "--keysearch-bits") == 0 && i + 1 < argc)
-            ks_bits = (unsigned)strtoul(argv[++i], NULL, 0);
+            o->ks_bits = (unsigned)strtoul(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
             out_path = argv[++i];
         else if (strcmp(argv[i], "--bulk-max") == 0 && i + 1 < argc)
             bulk_max = strtoull(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "--section") == 0 && i + 1 < argc)
-            section = argv[++i];
+            o->section = argv[++i];
         else if (strcmp(argv[i], "--header") == 0)
-            section = "header";
+            o->section = "header";
         else {
             fprintf(stderr, "usage: bsgpu-bench [--header | --section all|copies|kernels|bulk|"
                             "keysearch] [--passes 1|2] [--bytes N] [--reps N] "
@@ -533,8 +540,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (reps < 1 || reps > 100 || ks_bits < 6 || ks_bits > 40 || passes < 1 ||
-        passes > PASSES_MAX || bytes < 4096) {
+    if (reps < 1 || reps > 100 || o->ks_bits < 6 || o->ks_bits > 40 || passes < 1 ||
+        passes > PASSES_MAX || o->bytes < 4096) {
         fprintf(stderr, "bsgpu-bench: reps 1..100, passes 1..2, keysearch-bits 6..40\n");
         return 2;
     }
@@ -542,40 +549,57 @@ int main(int argc, char **argv)
         perror(out_path);
         return 2;
     }
-    const int all = strcmp(section, "all") == 0;
-    if (strcmp(section, "header") == 0 || all)
+    return 0;
+}
+
+/* Runs (and reports, row by row) the sections asked for: 0, 1 (a row failed), 2 (unknown). */
+static int run_sections(const gpu_bench_opts *o)
+{
+    const int all = strcmp(o->section, "all") == 0;
+    int failed = 0, known = all;
+    if (all || strcmp(o->section, "copies") == 0 || strcmp(o->section, "kernels") == 0) {
+        known = 1;
+        bsgpu_ctx *ctx;
+        if (open_ctx(&ctx, (size_t)256 << 20) != 0)
+            return 1;
+        if (all || strcmp(o->section, "copies") == 0)
+            failed |= section_copies(ctx, (size_t)256 << 20, 1, NULL);
+        if (all || strcmp(o->section, "kernels") == 0)
+            failed |= section_kernels(ctx, o->bytes);
+        bsgpu_close(ctx);
+    }
+    if (all || strcmp(o->section, "bulk") == 0) {
+        known = 1;
+        failed |= section_bulk();
+    }
+    if (all || strcmp(o->section, "keysearch") == 0) {
+        known = 1;
+        failed |= section_keysearch(o->ks_bits);
+    }
+    if (!known) {
+        fprintf(stderr, "bsgpu-bench: unknown section %s\n", o->section);
+        return 2;
+    }
+    return failed;
+}
+
+int main(int argc, char **argv)
+{
+    gpu_bench_opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc != 0)
+        return rc;
+    const int header_only = strcmp(o.section, "header") == 0;
+    if (header_only || strcmp(o.section, "all") == 0)
         header();
-    if (strcmp(section, "header") == 0)
+    if (header_only)
         return 0;
     if (bsgpu_device_count() == 0) {
         fprintf(stderr, "bsgpu-bench: no CUDA device\n");
         return 77;
     }
-    int failed = 0, known = all;
-    if (all || strcmp(section, "copies") == 0 || strcmp(section, "kernels") == 0) {
-        known = 1;
-        bsgpu_ctx *ctx;
-        if (open_ctx(&ctx, (size_t)256 << 20) != 0)
-            return 1;
-        if (all || strcmp(section, "copies") == 0)
-            failed |= section_copies(ctx, (size_t)256 << 20, 1, NULL);
-        if (all || strcmp(section, "kernels") == 0)
-            failed |= section_kernels(ctx, bytes);
-        bsgpu_close(ctx);
-    }
-    if (all || strcmp(section, "bulk") == 0) {
-        known = 1;
-        failed |= section_bulk();
-    }
-    if (all || strcmp(section, "keysearch") == 0) {
-        known = 1;
-        failed |= section_keysearch(ks_bits);
-    }
-    if (!known) {
-        fprintf(stderr, "bsgpu-bench: unknown section %s\n", section);
-        return 2;
-    }
+    rc = run_sections(&o);
     if (out2 != NULL)
         fclose(out2);
-    return failed;
+    return rc;
 }
