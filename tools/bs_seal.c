@@ -508,6 +508,11 @@ static void crew_done_locked(crew *c, uint64_t i, int fail)
     if (fail != FAIL_NONE && i < c->fail_index) {
         c->fail_index = i;
         c->fail_kind = fail;
+        /*
+         * Nothing from this chunk on is written, so the reader would wait for ring slots that
+         * are never freed while the calling thread waits for its next chunk: stop it all now.
+         */
+        bscli_pipe_stop(c->pipe);
     }
     c->fin[i % c->ring] = 1;
     while (c->nfin < c->posted && c->fin[c->nfin % c->ring]) {
