@@ -7,7 +7,7 @@
  * Word 8n takes SubWord(RotWord(w[8n-1])) ^ rcon, word 8n+4 SubWord(w[8n+3]). Both come from
  * AESENCLAST on a register whose four columns are one word (the first rotated by one byte, as
  * ROTBC does): ShiftRows then moves nothing, SubBytes is SubWord in every column, and the round
- * key XORs rcon (or nothing) in. One AESENCLAST is shorter than AESKEYGENASSIST on the
+ * key XORs rcon and the chained words in. One AESENCLAST is shorter than AESKEYGENASSIST on the
  * schedule's dependency chain. AESENCLAST and PSHUFB take constant time and index nothing by data.
  * Include only in a file compiled with x86-64 intrinsics; call from a function whose target has
  * "aes,ssse3".
@@ -35,11 +35,12 @@ __attribute__((target("aes,ssse3"))) static inline void bs_r256_key_step(__m128i
     /* Word 3 rotated (bytes 13, 14, 15, 12) in every column. */
     const __m128i rotbc =
         _mm_set_epi8(12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13);
-    *k0 = _mm_xor_si128(
-        bs_r256_prefix_xor(*k0),
-        _mm_aesenclast_si128(_mm_shuffle_epi8(*k1, rotbc), _mm_set1_epi32(bs_r256_rcon[n - 1])));
-    *k1 = _mm_xor_si128(bs_r256_prefix_xor(*k1),
-                        _mm_aesenclast_si128(_mm_shuffle_epi32(*k0, 0xff), _mm_setzero_si128()));
+    /* AESENCLAST's own round-key XOR adds the chained words (and rcon): they are known early,
+     * so the schedule's dependency chain is a shuffle and an AESENCLAST per half step. */
+    const __m128i p0 = _mm_xor_si128(bs_r256_prefix_xor(*k0), _mm_set1_epi32(bs_r256_rcon[n - 1]));
+    const __m128i p1 = bs_r256_prefix_xor(*k1);
+    *k0 = _mm_aesenclast_si128(_mm_shuffle_epi8(*k1, rotbc), p0);
+    *k1 = _mm_aesenclast_si128(_mm_shuffle_epi32(*k0, 0xff), p1);
 }
 
 #endif
