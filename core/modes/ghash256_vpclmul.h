@@ -77,19 +77,25 @@ BS_VPCLMUL_TARGET static inline __m512i bs_vpclmul_halves(__m512i x)
     return _mm512_xor_si512(x, _mm512_unpackhi_epi64(x, x));
 }
 
-/* The products of x (register layout, with xm = bs_vpclmul_halves(x)) by pair, unreduced. */
-BS_VPCLMUL_TARGET static inline void bs_vpclmul_mul_p(bs_vpclmul_acc *t, __m512i x, __m512i xm,
-                                                      const uint64_t *pair)
+/* The products of x (register layout, with xm = bs_vpclmul_halves(x)) by K1, K2, KM, unreduced. */
+BS_VPCLMUL_TARGET static inline void bs_vpclmul_mul_k(bs_vpclmul_acc *t, __m512i x, __m512i xm,
+                                                      __m512i k1, __m512i k2, __m512i km)
 {
-    const __m512i k1 = _mm512_loadu_si512((const void *)pair);
-    const __m512i k2 = _mm512_loadu_si512((const void *)(pair + 8));
-    const __m512i km = _mm512_loadu_si512((const void *)(pair + 16));
     t->lo1 = _mm512_xor_si512(t->lo1, _mm512_clmulepi64_epi128(x, k1, 0x00));
     t->hi1 = _mm512_xor_si512(t->hi1, _mm512_clmulepi64_epi128(x, k1, 0x11));
     t->m1 = _mm512_xor_si512(t->m1, _mm512_clmulepi64_epi128(xm, km, 0x00));
     t->lo2 = _mm512_xor_si512(t->lo2, _mm512_clmulepi64_epi128(x, k2, 0x00));
     t->hi2 = _mm512_xor_si512(t->hi2, _mm512_clmulepi64_epi128(x, k2, 0x11));
     t->m2 = _mm512_xor_si512(t->m2, _mm512_clmulepi64_epi128(xm, km, 0x10));
+}
+
+/* The products of x (register layout, with xm = bs_vpclmul_halves(x)) by pair, unreduced. */
+BS_VPCLMUL_TARGET static inline void bs_vpclmul_mul_p(bs_vpclmul_acc *t, __m512i x, __m512i xm,
+                                                      const uint64_t *pair)
+{
+    bs_vpclmul_mul_k(t, x, xm, _mm512_loadu_si512((const void *)pair),
+                     _mm512_loadu_si512((const void *)(pair + 8)),
+                     _mm512_loadu_si512((const void *)(pair + 16)));
 }
 
 /* t += x * pair (x in the register layout, pair from bs_vpclmul_pair). */
