@@ -125,8 +125,13 @@ static void vpclmul_init(uint64_t *hkey, const uint8_t h[32])
     vpclmul_extend(hkey, 1, BS_VPCLMUL_CHUNK);
 }
 
-BS_VPCLMUL_TARGET static void vpclmul_mul_blocks(const uint64_t *hkey, uint8_t y[32],
-                                                 const uint8_t *blocks, size_t nblocks)
+/*
+ * 64-byte aligned: a short message calls it for each block, and where the linker happened to put
+ * it (unaligned, beside the key-power code) a re-keyed 16-byte message ran about 20 % slower
+ * through openssl speed (two builds differing only in the layout of this file).
+ */
+BS_VPCLMUL_TARGET __attribute__((aligned(64))) static void
+vpclmul_mul_blocks(const uint64_t *hkey, uint8_t y[32], const uint8_t *blocks, size_t nblocks)
 {
     __m256i yr = bs_vpclmul_load_y(y);
     if (nblocks == 1) { /* a short message's blocks, one at a time */
