@@ -1,6 +1,7 @@
 /*
  * The batcher: KEYSTREAM jobs wait per cipher until their group reaches batch_max_bytes or
- * batch_max_requests, or its oldest job has waited batch_deadline_us. A ready group goes to the
+ * batch_max_requests, or its oldest job has waited batch_deadline_us, or (batch_when_idle) the
+ * backend has no batch in flight. A ready group goes to the
  * backend when fewer than max_inflight_batches are running; otherwise it keeps growing until a
  * batch completes, which is what makes batches large under load. The deadline runs on a timerfd
  * because libuv's timers have millisecond resolution.
@@ -23,7 +24,9 @@ static int group_ready(const bsd_batcher *b, const bsd_pending *p, uint64_t now)
     const bsd_config *c = b->cfg;
     if (p->njobs == 0)
         return 0;
-    return b->flush_all || p->bytes >= c->batch_max_bytes || p->njobs >= c->batch_max_requests ||
+    /* An idle backend waits for nothing: the deadline only lets groups grow while it works. */
+    return b->flush_all || (c->batch_when_idle && b->inflight_batches == 0) ||
+           p->bytes >= c->batch_max_bytes || p->njobs >= c->batch_max_requests ||
            now >= p->first_ns + (uint64_t)c->batch_deadline_us * 1000;
 }
 

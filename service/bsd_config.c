@@ -36,6 +36,7 @@ void bsd_config_defaults(bsd_config *c)
     c->hello_timeout_ms = 5000;
     c->idle_timeout_ms = 600000;
     c->batch_deadline_us = 200;
+    c->batch_when_idle = 1;
     c->batch_max_bytes = (uint64_t)32 << 20;
     c->batch_max_requests = 256;
     c->drain_timeout_ms = 5000;
@@ -137,6 +138,7 @@ int bsd_config_set(bsd_config *c, const char *key, const char *v, char *err, siz
         {"max_inflight_batches", 1, 1024, 0, &c->max_inflight_batches},
         {"read_timeout_ms", 1, 3600000, 0, &c->read_timeout_ms},
         {"batch_deadline_us", 0, 1000000, 0, &c->batch_deadline_us},
+        {"batch_when_idle", 0, 1, 0, &c->batch_when_idle},
         {"batch_max_bytes", 32, (uint64_t)1 << 36, 1, &c->batch_max_bytes},
         {"batch_max_requests", 1, 65536, 0, &c->batch_max_requests},
         {"drain_timeout_ms", 0, 600000, 0, &c->drain_timeout_ms},

@@ -42,6 +42,7 @@ typedef struct bsd_config {
     unsigned max_inflight_batches;
     unsigned read_timeout_ms; /* a started frame must complete within this */
     unsigned batch_deadline_us;
+    unsigned batch_when_idle; /* 1: a backend with no batch in flight takes a group at once */
     uint64_t batch_max_bytes;
     unsigned batch_max_requests;
     unsigned drain_timeout_ms;

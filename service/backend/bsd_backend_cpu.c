@@ -1,16 +1,25 @@
 /*
  * The CPU backend: each batch is cut into one slice per worker thread, by block ranges across
- * the batch's jobs, and the slices run on libuv's thread pool (sized to the worker count).
+ * the batch's jobs, and the slices run on the backend's own worker threads, each slice queued to
+ * one worker (round robin from a rotating first one). A slice costs a sleeping worker's wakeup
+ * (a futex wake and its wait), and a batch one eventfd write and read to hand it back to the
+ * loop once its last slice ran (counted down and listed without a lock); libuv's pool took 6-8
+ * futex calls a batch on the project's VM (signals and waits on one shared queue, lock
+ * hand-offs, an async send per slice).
  */
 #include "bsd_backend.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #ifdef BSD_BENCH_CEILING
-#include <pthread.h>
 #include <sys/mman.h>
 #endif
 
@@ -36,8 +45,37 @@
  */
 #define CPU_PASS_BLOCKS 512
 
+struct cpu_slice;
+struct cpu_batch;
+struct cpu_backend;
+
+/*
+ * One worker thread and its queue of slices (under mu; only the loop thread adds). A worker
+ * with nothing to do sleeps on seq (a futex word the loop bumps with each slice it adds): one
+ * futex wait, and one wake from the loop only when it is asleep.
+ */
+typedef struct cpu_worker {
+    pthread_mutex_t mu;
+    uint32_t seq;
+    struct cpu_slice *head, *tail;
+    int sleeping; /* under mu: about to wait on seq, or waiting */
+    int quit;
+    pthread_t th;
+    struct cpu_backend *cpu;
+} cpu_worker;
+
 typedef struct cpu_backend {
     unsigned threads;
+    cpu_worker *w;
+    unsigned started;
+    unsigned next_worker; /* the first worker of the next batch */
+    /* Batches whose slices all ran (a stack, pushed by workers, taken whole by the loop). */
+    struct cpu_batch *done;
+    int signalled; /* efd written since the loop last took done */
+    /* The loop thread's side: efd readable when batches are done. */
+    int efd;
+    uv_poll_t poll;
+    unsigned inflight; /* batches submitted and not handed back (the poll holds the loop) */
 } cpu_backend;
 
 #ifdef BSD_BENCH_CEILING
@@ -97,13 +135,15 @@ static const uint8_t *ceiling_lookup(const bsd_job *job, uint64_t a, uint64_t b)
 #endif
 
 typedef struct cpu_slice {
-    uv_work_t work;
+    struct cpu_slice *next; /* in the queue */
     bsd_batch *batch;
     uint64_t first, last; /* block range [first, last) over the concatenated jobs */
 } cpu_slice;
 
 typedef struct cpu_batch {
-    unsigned pending;
+    struct cpu_batch *next; /* on the done list */
+    bsd_batch *batch;
+    unsigned pending; /* slices not yet run (atomic) */
     unsigned nslices;
     cpu_slice slices[];
 } cpu_batch;
@@ -116,9 +156,8 @@ static uint64_t piece_blocks(size_t bl)
     return whole * bl < 2 * CPU_PIECE_BYTES ? whole : n;
 }
 
-static void slice_work(uv_work_t *w)
+static void slice_work(cpu_slice *s)
 {
-    cpu_slice *s = (cpu_slice *)w->data;
     bsd_batch *b = s->batch;
     uint64_t base = 0;
     for (size_t j = 0; j < b->njobs && base < s->last; j++) {
@@ -158,16 +197,84 @@ static void slice_work(uv_work_t *w)
     bs_wipe_stack(BS_STACK_WIPE_BYTES);
 }
 
-static void slice_after(uv_work_t *w, int status)
+/* Wakes w if it sleeps (or is about to): after the change to seq was made under w->mu. */
+static void worker_wake(cpu_worker *w, int sleeping)
 {
-    cpu_slice *s = (cpu_slice *)w->data;
-    bsd_batch *b = s->batch;
-    cpu_batch *cb = (cpu_batch *)b->backend_data;
-    (void)status; /* uv_cancel is never called, so every slice ran */
-    if (--cb->pending == 0) {
+    if (sleeping)
+        syscall(SYS_futex, &w->seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void *worker_main(void *arg)
+{
+    cpu_worker *w = (cpu_worker *)arg;
+    cpu_backend *cpu = w->cpu;
+    for (;;) {
+        pthread_mutex_lock(&w->mu);
+        w->sleeping = 0;
+        cpu_slice *s = w->head;
+        if (s != NULL) {
+            w->head = s->next;
+            if (w->head == NULL)
+                w->tail = NULL;
+        } else if (!w->quit) {
+            /* Anything added after the unlock bumps seq first: the wait then returns at once. */
+            const uint32_t seq = __atomic_load_n(&w->seq, __ATOMIC_ACQUIRE);
+            w->sleeping = 1;
+            pthread_mutex_unlock(&w->mu);
+            syscall(SYS_futex, &w->seq, FUTEX_WAIT_PRIVATE, seq, NULL, NULL, 0);
+            continue;
+        }
+        pthread_mutex_unlock(&w->mu);
+        if (s == NULL)
+            break; /* quit */
+        slice_work(s);
+        cpu_batch *cb = (cpu_batch *)s->batch->backend_data;
+        if (__atomic_sub_fetch(&cb->pending, 1, __ATOMIC_ACQ_REL) != 0)
+            continue;
+        cb->next = __atomic_load_n(&cpu->done, __ATOMIC_ACQUIRE);
+        while (!__atomic_compare_exchange_n(&cpu->done, &cb->next, cb, 1, __ATOMIC_RELEASE,
+                                            __ATOMIC_ACQUIRE)) {
+        }
+        /* After the push: the loop clears the flag before it takes the list. */
+        if (!__atomic_exchange_n(&cpu->signalled, 1, __ATOMIC_ACQ_REL)) {
+            const uint64_t one = 1;
+            /* An eventfd write cannot fail here: the counter stays far below its limit. */
+            ssize_t r = write(cpu->efd, &one, sizeof one);
+            (void)r;
+        }
+    }
+    return NULL;
+}
+
+/* The loop thread: every batch whose slices all ran is done. */
+static void on_done(uv_poll_t *h, int status, int events)
+{
+    cpu_backend *cpu = (cpu_backend *)h->data;
+    (void)status;
+    (void)events;
+    uint64_t n;
+    ssize_t r = read(cpu->efd, &n, sizeof n); /* EAGAIN: nothing new; the list says */
+    (void)r;
+    /* The flag first: a batch pushed after the list is taken then writes efd again. */
+    __atomic_store_n(&cpu->signalled, 0, __ATOMIC_SEQ_CST);
+    cpu_batch *list = __atomic_exchange_n(&cpu->done, NULL, __ATOMIC_ACQ_REL);
+    /* Oldest first: the list was pushed at its head. */
+    cpu_batch *rev = NULL;
+    while (list != NULL) {
+        cpu_batch *next = list->next;
+        list->next = rev;
+        rev = list;
+        list = next;
+    }
+    while (rev != NULL) {
+        cpu_batch *next = rev->next;
+        bsd_batch *b = rev->batch;
         b->backend_data = NULL;
-        free(cb);
+        free(rev);
+        if (--cpu->inflight == 0)
+            uv_unref((uv_handle_t *)&cpu->poll);
         b->done(b, 0);
+        rev = next;
     }
 }
 
@@ -182,6 +289,7 @@ static int cpu_submit(bsd_backend *be, bsd_batch *b)
         return -ENOMEM;
     cb->nslices = nslices;
     cb->pending = nslices;
+    cb->batch = b;
     b->backend_data = cb;
     uint64_t per = (b->nblocks + nslices - 1) / nslices;
     /* Whole passes of the widest core per slice, so no slice ends in a padded pass. */
@@ -191,13 +299,27 @@ static int cpu_submit(bsd_backend *be, bsd_batch *b)
         s->batch = b;
         s->first = (uint64_t)i * per;
         s->last = s->first + per < b->nblocks ? s->first + per : b->nblocks;
-        s->work.data = s;
     }
+    /* While batches are in flight the poll keeps the loop running (a drain waits for them). */
+    if (cpu->inflight++ == 0)
+        uv_ref((uv_handle_t *)&cpu->poll);
+    /* Slice i to worker first + i: a batch of one slice wakes one worker, in turn. */
+    const unsigned first = cpu->next_worker++ % cpu->started;
     for (unsigned i = 0; i < nslices; i++) {
-        /* uv_queue_work fails only for a NULL callback: a failure here is a bug, and carrying
-         * on would answer a job with keystream that was never written. */
-        if (uv_queue_work(be->loop, &cb->slices[i].work, slice_work, slice_after) != 0)
-            abort();
+        cpu_worker *w = &cpu->w[(first + i) % cpu->started];
+        cpu_slice *s = &cb->slices[i];
+        s->next = NULL;
+        pthread_mutex_lock(&w->mu);
+        if (w->tail != NULL)
+            w->tail->next = s;
+        else
+            w->head = s;
+        w->tail = s;
+        __atomic_add_fetch(&w->seq, 1, __ATOMIC_RELEASE);
+        const int sleeping = w->sleeping;
+        pthread_mutex_unlock(&w->mu);
+        /* After the unlock, so that the worker does not wake into a held lock. */
+        worker_wake(w, sleeping);
     }
     return 0;
 }
@@ -210,9 +332,32 @@ static void cpu_describe(bsd_backend *be, char *out, size_t len)
              bs_cpu_level_name(bs_cpu_level()));
 }
 
+static void stop_workers(cpu_backend *cpu)
+{
+    for (unsigned i = 0; i < cpu->started; i++) {
+        cpu_worker *w = &cpu->w[i];
+        pthread_mutex_lock(&w->mu);
+        w->quit = 1;
+        __atomic_add_fetch(&w->seq, 1, __ATOMIC_RELEASE);
+        const int sleeping = w->sleeping;
+        pthread_mutex_unlock(&w->mu);
+        worker_wake(w, sleeping);
+        pthread_join(w->th, NULL);
+    }
+    for (unsigned i = 0; i < cpu->threads; i++) {
+        pthread_mutex_destroy(&cpu->w[i].mu);
+    }
+    cpu->started = 0;
+}
+
+/* After the loop closed (and with it the poll handle): nothing is in flight. */
 static void cpu_destroy(bsd_backend *be)
 {
-    free(be->priv);
+    cpu_backend *cpu = (cpu_backend *)be->priv;
+    stop_workers(cpu);
+    close(cpu->efd);
+    free(cpu->w);
+    free(cpu);
     free(be);
 }
 
@@ -228,21 +373,47 @@ bsd_backend *bsd_backend_cpu_create(uv_loop_t *loop, unsigned threads)
     }
     if (threads > 128)
         threads = 128;
-    /* libuv reads this once, when the pool first starts. */
-    char v[16];
-    snprintf(v, sizeof v, "%u", threads);
-    setenv("UV_THREADPOOL_SIZE", v, 1);
     bsd_backend *be = (bsd_backend *)calloc(1, sizeof *be);
     cpu_backend *cpu = (cpu_backend *)calloc(1, sizeof *cpu);
-    if (be == NULL || cpu == NULL) {
+    cpu_worker *th = (cpu_worker *)calloc(threads, sizeof *th);
+    int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (be == NULL || cpu == NULL || th == NULL || efd < 0 || uv_poll_init(loop, &cpu->poll, efd)) {
         free(be);
         free(cpu);
+        free(th);
+        if (efd >= 0)
+            close(efd);
         return NULL;
     }
     cpu->threads = threads;
+    cpu->w = th;
+    cpu->efd = efd;
+    for (unsigned i = 0; i < threads; i++) {
+        pthread_mutex_init(&th[i].mu, NULL);
+        th[i].cpu = cpu;
+    }
+    cpu->poll.data = cpu;
+    /* Only batches in flight keep the loop alive (cpu_submit refs it). */
+    uv_poll_start(&cpu->poll, UV_READABLE, on_done);
+    uv_unref((uv_handle_t *)&cpu->poll);
+    /* The workers block every signal (as libuv's pool does): they go to the loop thread. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    for (unsigned i = 0; i < threads; i++) {
+        if (pthread_create(&th[i].th, NULL, worker_main, &th[i]) != 0)
+            break;
+        cpu->started++;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     be->ops = &cpu_ops;
     be->loop = loop;
     be->priv = cpu;
+    if (cpu->started == 0) {
+        uv_close((uv_handle_t *)&cpu->poll, NULL);
+        /* Freed after the loop's next turn closes the handle: the caller gives up anyway. */
+        return NULL;
+    }
     return be;
 }
 

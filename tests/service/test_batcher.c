@@ -110,6 +110,7 @@ static int setup(void **state)
     W->cfg.batch_max_requests = 1000;
     W->cfg.batch_max_bytes = (uint64_t)1 << 30;
     W->cfg.max_inflight_batches = 4;
+    W->cfg.batch_when_idle = 0;
     W->fk.be.ops = &fake_ops;
     W->fk.be.loop = &W->loop;
     W->fk.be.priv = &W->fk;
@@ -308,6 +309,35 @@ static void test_deadline(void **state)
     assert_int_equal(W->fk.nbatches, 3);
 }
 
+/*
+ * batch_when_idle: with no batch in flight a fresh job goes at once, deadline or not; while one
+ * is in flight the next ones wait (the timer armed for their deadline) and grow into one group,
+ * which goes as soon as the backend is idle again, before that deadline.
+ */
+static void test_when_idle(void **state)
+{
+    (void)state;
+    W->cfg.batch_when_idle = 1;
+    start(); /* deadline 1 s, no size flush */
+    uint64_t t0 = bsd_now_ns();
+    bsd_job a, b, c;
+    job(&a, 0, 1, t0);
+    add(&a);
+    assert_int_equal(W->fk.nbatches, 1);
+    job(&b, 0, 1, t0);
+    job(&c, 0, 1, t0);
+    add(&b);
+    add(&c);
+    assert_int_equal(W->fk.nbatches, 1);
+    assert_int_equal(W->b.armed_ns, t0 + 1000 * MS);
+    complete(0, 0);
+    assert_int_equal(W->fk.nbatches, 1);
+    bsd_job *const want[] = {&b, &c};
+    expect_batch(0, 0, want, 2);
+    assert_true(bsd_now_ns() < t0 + 1000 * MS);
+    assert_int_equal(W->b.armed_ns, 0);
+}
+
 /* Ready groups wait for an in-flight slot, keep growing, and the oldest goes first. */
 static void test_inflight_fairness(void **state)
 {
@@ -455,6 +485,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_group_by_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deadline, setup, teardown),
         cmocka_unit_test_setup_teardown(test_inflight_fairness, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_when_idle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
         cmocka_unit_test_setup_teardown(test_submit_failure, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cipher_table, setup, teardown),

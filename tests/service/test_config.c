@@ -56,6 +56,7 @@ static const num_key num_keys[] = {
     {"max_inflight_batches", 1, 1024, offsetof(bsd_config, max_inflight_batches), 0},
     {"read_timeout_ms", 1, 3600000, offsetof(bsd_config, read_timeout_ms), 0},
     {"batch_deadline_us", 0, 1000000, offsetof(bsd_config, batch_deadline_us), 0},
+    {"batch_when_idle", 0, 1, offsetof(bsd_config, batch_when_idle), 0},
     {"batch_max_bytes", 32, (uint64_t)1 << 36, offsetof(bsd_config, batch_max_bytes), 1},
     {"batch_max_requests", 1, 65536, offsetof(bsd_config, batch_max_requests), 0},
     {"drain_timeout_ms", 0, 600000, offsetof(bsd_config, drain_timeout_ms), 0},
