@@ -68,29 +68,138 @@ TARGET static inline __attribute__((always_inline)) void batch(const bs_r256_vae
     }
 }
 
+/*
+ * The wide batch: 32 counter blocks (16 registers: enough that the VPERMB-then-VAESENC chain of
+ * a round no longer leaves the AES units idle) and, when hsrc is not NULL, its 32 blocks absorbed
+ * into *yr as two GHASH chunks of 16 (powers H^16..H^1 each, one reduction each). The GHASH
+ * registers go two at a time: each of a pair's six products (three by K1 and KM, three by K2 and
+ * KM) joins its sum in one VPTERNLOGD with the other register's, so a register costs three
+ * sums, not six. Every vector instruction competes with the rounds for the same units, and the
+ * 48 pair products are dealt out four to each of rounds 2..13 (eight carry-less multiplies, about
+ * what the multiplier completes in a round of 16 registers). Chunk A (registers 0..7) is reduced
+ * before chunk B's first register takes its XOR with the accumulator, chunk B after round 13.
+ */
+TARGET static inline __attribute__((always_inline)) void
+wide_batch(const bs_r256_vaes_keys *K, const uint64_t *hkey, __m512i *cb, __m256i *yr,
+           const uint8_t *in, uint8_t *out, const uint8_t *hsrc)
+{
+    const __m512i two = bs_r256_vaes_two(), rev = bs_vpclmul_rev();
+    __m512i x[2 * NREG], h0 = _mm512_setzero_si512(), h1 = h0, m0 = h0, m1 = h0;
+    const uint64_t *p0 = hkey, *p1 = hkey;
+    bs_vpclmul_acc t;
+    bs_vpclmul_acc_zero(&t);
+#pragma GCC unroll 16
+    for (int j = 0; j < 2 * NREG; j++) {
+        x[j] = bs_r256_vaes_start(K, *cb);
+        *cb = _mm512_add_epi32(*cb, two);
+    }
+#pragma GCC unroll 12
+    for (int i = 2; i < BS_R256_ROUNDS; i++) {
+        /* The round keys stay in memory, one load a round: the registers go to the 16 states. */
+        __asm__ volatile("" : : : "memory");
+#pragma GCC unroll 16
+        for (int j = 0; j < 2 * NREG; j++)
+            x[j] = bs_r256_vaes_round(K, x[j], i);
+        if (hsrc == NULL)
+            continue;
+#pragma GCC unroll 4
+        for (int q = 4 * (i - 2); q < 4 * (i - 1); q++) {
+            const int r = 2 * (q / 6), part = q % 6; /* registers r and r + 1 */
+            if (part == 0) {
+                if (r == NREG) { /* chunk A done: its reduction, then chunk B from y */
+                    *yr = bs_vpclmul_swap(bs_vpclmul_reduce(&t));
+                    bs_vpclmul_acc_zero(&t);
+                }
+                h0 = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(hsrc + 64 * r)), rev);
+                h1 = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(hsrc + 64 * r + 64)),
+                                         rev);
+                if (r % NREG == 0)
+                    h0 = _mm512_xor_si512(h0, _mm512_zextsi256_si512(*yr));
+                m0 = bs_vpclmul_halves(h0);
+                m1 = bs_vpclmul_halves(h1);
+                p0 = bs_vpclmul_pair(hkey, BS_VPCLMUL_CHUNK, (size_t)(r % NREG));
+                p1 = bs_vpclmul_pair(hkey, BS_VPCLMUL_CHUNK, (size_t)(r % NREG + 1));
+            }
+            /* part: 0 lo1, 1 hi1, 2 m1 (K1, K1, KM), 3 lo2, 4 hi2, 5 m2 (K2, K2, KM). */
+            const int off = part % 3 == 2 ? 16 : 8 * (part / 3);
+            const __m512i k0 = _mm512_loadu_si512((const void *)(p0 + off));
+            const __m512i k1 = _mm512_loadu_si512((const void *)(p1 + off));
+            switch (part) {
+            case 0:
+                t.lo1 = _mm512_ternarylogic_epi64(t.lo1, _mm512_clmulepi64_epi128(h0, k0, 0x00),
+                                                  _mm512_clmulepi64_epi128(h1, k1, 0x00), 0x96);
+                break;
+            case 1:
+                t.hi1 = _mm512_ternarylogic_epi64(t.hi1, _mm512_clmulepi64_epi128(h0, k0, 0x11),
+                                                  _mm512_clmulepi64_epi128(h1, k1, 0x11), 0x96);
+                break;
+            case 2:
+                t.m1 = _mm512_ternarylogic_epi64(t.m1, _mm512_clmulepi64_epi128(m0, k0, 0x00),
+                                                 _mm512_clmulepi64_epi128(m1, k1, 0x00), 0x96);
+                break;
+            case 3:
+                t.lo2 = _mm512_ternarylogic_epi64(t.lo2, _mm512_clmulepi64_epi128(h0, k0, 0x00),
+                                                  _mm512_clmulepi64_epi128(h1, k1, 0x00), 0x96);
+                break;
+            case 4:
+                t.hi2 = _mm512_ternarylogic_epi64(t.hi2, _mm512_clmulepi64_epi128(h0, k0, 0x11),
+                                                  _mm512_clmulepi64_epi128(h1, k1, 0x11), 0x96);
+                break;
+            default:
+                t.m2 = _mm512_ternarylogic_epi64(t.m2, _mm512_clmulepi64_epi128(m0, k0, 0x10),
+                                                 _mm512_clmulepi64_epi128(m1, k1, 0x10), 0x96);
+                break;
+            }
+        }
+    }
+    if (hsrc != NULL)
+        *yr = bs_vpclmul_swap(bs_vpclmul_reduce(&t));
+#pragma GCC unroll 16
+    for (int j = 0; j < 2 * NREG; j++) {
+        x[j] = bs_r256_vaes_last(K, x[j]);
+        x[j] = _mm512_xor_si512(x[j], _mm512_loadu_si512((const void *)(in + 64 * j)));
+        _mm512_storeu_si512((void *)(out + 64 * j), x[j]);
+    }
+}
+
 TARGET static size_t vaes_vpclmul_bulk(const bs_key_schedule *ks, const uint64_t *hkey,
                                        uint8_t counter[32], uint8_t y[32], const uint8_t *in,
                                        uint8_t *out, size_t nblocks, int decrypt)
 {
-    const size_t batches = nblocks / (2 * NREG), bb = 64 * NREG;
-    if (batches == 0)
+    const size_t wide = nblocks / (4 * NREG), wb = 128 * NREG, bb = 64 * NREG;
+    const size_t narrow = (nblocks - wide * 4 * NREG) / (2 * NREG);
+    if (wide == 0 && narrow == 0)
         return 0;
     bs_r256_vaes_keys K;
     bs_r256_vaes_load_keys(&K, ks);
     __m512i cb = bs_r256_vaes_counter(counter);
     __m256i yr = bs_vpclmul_load_y(y);
     if (decrypt) {
-        for (size_t b = 0; b < batches; b++)
-            batch(&K, hkey, &cb, &yr, in + bb * b, out + bb * b, in + bb * b);
-    } else {
+        for (size_t b = 0; b < wide; b++)
+            wide_batch(&K, hkey, &cb, &yr, in + wb * b, out + wb * b, in + wb * b);
+        if (narrow)
+            batch(&K, hkey, &cb, &yr, in + wb * wide, out + wb * wide, in + wb * wide);
+    } else if (wide > 0) {
         /* GHASH runs one batch behind: the ciphertext of batch b - 1 while CTR makes batch b. */
+        wide_batch(&K, hkey, &cb, &yr, in, out, NULL);
+        for (size_t b = 1; b < wide; b++)
+            wide_batch(&K, hkey, &cb, &yr, in + wb * b, out + wb * b, out + wb * (b - 1));
+        const uint8_t *last = out + wb * (wide - 1);
+        if (narrow) {
+            /* The last wide batch's first chunk beside the narrow batch's CTR, its second after. */
+            batch(&K, hkey, &cb, &yr, in + wb * wide, out + wb * wide, last);
+            yr = bs_vpclmul_chunk(hkey, yr, last + bb, BS_VPCLMUL_CHUNK);
+            yr = bs_vpclmul_chunk(hkey, yr, out + wb * wide, BS_VPCLMUL_CHUNK);
+        } else {
+            yr = bs_vpclmul_chunk(hkey, yr, last, BS_VPCLMUL_CHUNK);
+            yr = bs_vpclmul_chunk(hkey, yr, last + bb, BS_VPCLMUL_CHUNK);
+        }
+    } else {
         batch(&K, hkey, &cb, &yr, in, out, NULL);
-        for (size_t b = 1; b < batches; b++)
-            batch(&K, hkey, &cb, &yr, in + bb * b, out + bb * b, out + bb * (b - 1));
-        yr = bs_vpclmul_chunk(hkey, yr, out + bb * (batches - 1), BS_VPCLMUL_CHUNK);
+        yr = bs_vpclmul_chunk(hkey, yr, out, BS_VPCLMUL_CHUNK);
     }
     bs_vpclmul_store_y(y, yr);
-    const size_t done = batches * 2 * NREG;
+    const size_t done = wide * 4 * NREG + narrow * 2 * NREG;
     bs_store_be32(counter + 28, bs_load_be32(counter + 28) + (uint32_t)done);
     bs_wipe(&K, sizeof K);
     return done;
