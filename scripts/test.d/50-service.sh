@@ -4,15 +4,9 @@
 # build-fuzz folder (same setup line) with 32-fuzz.sh. $BS_FUZZ_SECONDS bounds the run (30).
 set -euo pipefail
 cd "${BS_TOP:-$(dirname "$0")/../..}"
-b=build-fuzz
-command -v clang >/dev/null || { echo "clang not installed"; exit 1; }
-if [ ! -d "$b/meson-private" ]; then
-    CC=clang meson setup "$b" -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
-        -Dc_args=-fsanitize=fuzzer-no-link -Dbuildtype=debugoptimized >/dev/null
-fi
+. scripts/fuzz-setup.sh
 ninja -C "$b" -j "$(nproc)" fuzz/fuzz_frame >/dev/null
 mkdir -p "$b/fuzz/frame-corpus"
-export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 rc=0
 "$b/fuzz/fuzz_frame" -max_total_time="${BS_FUZZ_SECONDS:-30}" -max_len=1024 \
     -print_final_stats=1 "$b/fuzz/frame-corpus" fuzz/frame-corpus >"$b/fuzz-frame.log" 2>&1 ||
