@@ -47,57 +47,27 @@ static inline void skw_join_avx512(uint8_t *p, bs_v8 h0, bs_v8 h1, const uint8_t
  * 256 blocks on ymm words (AVX-512VL's VPTERNLOGQ) cost about what 512 on zmm do, and 64 in
  * bs64's uint64_t words (measured: 1 to 64 blocks cost the same in an xmm pass of this
  * template as in bs64). So a call runs 512-block passes while more than 256 blocks are left,
- * then ymm passes while more than 64 are, then bs64. VPUNPCKL/HQDQ pair the blocks' halves
- * inside 128-bit lanes, leaving the blocks in the order 0, 2, 1, 3; one VPERMQ puts them back.
+ * then ymm passes while more than 64 are, then bs64 (the ymm split and join: skinny_ymm.inc.h).
  */
 typedef uint64_t bs_v4 __attribute__((vector_size(32)));
-
-static inline void skw_split_avx512y(const uint8_t *p, bs_v4 *h0, bs_v4 *h1)
-{
-    const __m256i a = _mm256_loadu_si256((const __m256i *)p);
-    const __m256i b = _mm256_loadu_si256((const __m256i *)(p + 32));
-    *h0 = (bs_v4)_mm256_permute4x64_epi64(_mm256_unpacklo_epi64(a, b), 0xd8);
-    *h1 = (bs_v4)_mm256_permute4x64_epi64(_mm256_unpackhi_epi64(a, b), 0xd8);
-}
-
-static inline void skw_join_avx512y(uint8_t *p, bs_v4 h0, bs_v4 h1, const uint8_t *in)
-{
-    const __m256i x = _mm256_permute4x64_epi64((__m256i)h0, 0xd8);
-    const __m256i y = _mm256_permute4x64_epi64((__m256i)h1, 0xd8);
-    __m256i a = _mm256_unpacklo_epi64(x, y), b = _mm256_unpackhi_epi64(x, y);
-    if (in != NULL) {
-        a = _mm256_xor_si256(a, _mm256_loadu_si256((const __m256i *)in));
-        b = _mm256_xor_si256(b, _mm256_loadu_si256((const __m256i *)(in + 32)));
-    }
-    _mm256_storeu_si256((__m256i *)p, a);
-    _mm256_storeu_si256((__m256i *)(p + 32), b);
-}
 
 #define BS_W bs_v4
 #define BS_G 4
 #define BS_SFX avx512y
+#include "skinny_ymm.inc.h"
 #define SKW_TERNLOG 1
 #define SKW_NRES 2
 #define SKW_MIN 65
 #include "skinny_wide.inc.h"
-#undef BS_W
-#undef BS_G
-#undef BS_SFX
-#undef SKW_MIN
 
 #define BS_W bs_v8
 #define BS_G 8
 #define BS_SFX avx512
+#define SKW_TERNLOG 1
+#define SKW_NRES 2
 #define SKW_MIN 257
 #define SKW_NEXT avx512y
 #include "skinny_wide.inc.h"
-#undef BS_W
-#undef BS_G
-#undef BS_SFX
-#undef SKW_TERNLOG
-#undef SKW_NRES
-#undef SKW_MIN
-#undef SKW_NEXT
 
 #include "../bs_target_end.inc.h"
 

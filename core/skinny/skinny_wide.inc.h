@@ -17,7 +17,8 @@
  *     high little-endian 64-bit half of block g at p;
  *   BS_TPL(skw_join)(uint8_t *p, BS_W h0, BS_W h1, const uint8_t *in): the inverse, XORed
  *     with the 16 BS_G bytes at in unless in is NULL.
- * No include guard, on purpose.
+ * It undefines those knobs at its end (the next instance defines its own). No include guard, on
+ * purpose.
  *
  * Polarity. Without three-input logic the state stays complemented as in bs64 (skinny.h: the
  * S-box is then 16 two-input operations). With VPTERNLOGQ the S-box's NOR-XOR steps are one
@@ -487,3 +488,10 @@ SKW_FN void BS_TPL(skinny128_384_ctr)(const bs_key_schedule *ks, const uint8_t *
 #undef SKW_POL
 #undef SKW_NORX
 #undef SKW_ROW2
+#undef BS_W
+#undef BS_G
+#undef BS_SFX
+#undef SKW_TERNLOG
+#undef SKW_NRES
+#undef SKW_MIN
+#undef SKW_NEXT
