@@ -263,33 +263,29 @@ GIFT_ALWAYS_INLINE uint32_t place(uint32_t x, const uint32_t n[9])
 #endif
 
 /*
- * Round j (0..4) of a cycle from the key words: V = K0 (k1 || k0) and U = K2 (k5 || k4) through
- * network j, then one step of the key state K0..K3 (16-bit words k1 || k0 ... k7 || k6): the
- * words move down and K0 comes back in K3 with k0 turned by 12 and k1 by 2.
+ * Round j (0..4) of a cycle from the key words: V = K0 (k1 || k0) and U = K2 (k5 || k4) placed
+ * in representation j (GIFT128_PLACE_j: network j in a few delta swaps, gift_ks_gen.h), then
+ * one step of the key state K0..K3 (16-bit words k1 || k0 ... k7 || k6): the words move down
+ * and K0 comes back in K3 with k0 turned by 12 and k1 by 2.
  */
 #define GIFT128_KS_ROUND(j, r)                                                                     \
     do {                                                                                           \
-        rk[3 * (j)] = place(K0, gift128_NET[j]);                                                   \
-        rk[3 * (j) + 1] = place(K2, gift128_NET[j]);                                               \
+        uint32_t v_ = K0, u_ = K2;                                                                 \
+        GIFT128_PLACE_##j(v_);                                                                     \
+        GIFT128_PLACE_##j(u_);                                                                     \
+        rk[3 * (j)] = v_;                                                                          \
+        rk[3 * (j) + 1] = u_;                                                                      \
         rk[3 * (j) + 2] = GIFT128_RC_WORD((r) + (j));                                              \
         uint32_t lo_ = K0 & 0xffffu, hi_ = K0 >> 16;                                               \
         K0 = K1, K1 = K2, K2 = K3;                                                                 \
         K3 = (((lo_ >> 12) | (lo_ << 4)) & 0xffffu) | (((hi_ >> 2) | (hi_ << 14)) << 16);          \
     } while (0)
 
-/* Round r + j (r >= 20) from round r + j - 20, the same representation (gift_ks_gen.h). */
-#define GIFT128_KS_ADV(j, r)                                                                       \
-    do {                                                                                           \
-        uint32_t v_ = rk[3 * (j)-60], u_ = rk[3 * (j)-59];                                         \
-        rk[3 * (j)] = GIFT128_ADV20_##j(v_);                                                       \
-        rk[3 * (j) + 1] = GIFT128_ADV20_##j(u_);                                                   \
-        rk[3 * (j) + 2] = GIFT128_RC_WORD((r) + (j));                                              \
-    } while (0)
-
 /*
- * The first 20 rounds through the networks; rounds 20..39 from rounds 0..19 by the advance maps
- * (after 20 rounds every 16-bit key word has only turned, gift_ks_gen.h); the constants from
- * the generator's table.
+ * The first 10 rounds through the networks; every word of rounds 10..39 is one of the key words
+ * rotated, so a fixed bit permutation of an earlier placed word of the same key word: the
+ * generator's plan (GIFT128_KS_LATER, gift_ks_gen.h) takes each from the one whose map is
+ * cheapest, with the constants from its table. Public shifts and masks only.
  */
 static void gift128_set_key(bs_key_schedule *ks, const uint8_t *key)
 {
@@ -298,20 +294,15 @@ static void gift128_set_key(bs_key_schedule *ks, const uint8_t *key)
     uint32_t K1 = (GIFT_KW(key, 3) << 16) | GIFT_KW(key, 2);
     uint32_t K2 = (GIFT_KW(key, 5) << 16) | GIFT_KW(key, 4);
     uint32_t K3 = (GIFT_KW(key, 7) << 16) | GIFT_KW(key, 6);
-    for (unsigned r = 0; r < 20; r += 5, rk += 15) {
+    for (unsigned r = 0; r < 10; r += 5, rk += 15) {
         GIFT128_KS_ROUND(0, r);
         GIFT128_KS_ROUND(1, r);
         GIFT128_KS_ROUND(2, r);
         GIFT128_KS_ROUND(3, r);
         GIFT128_KS_ROUND(4, r);
     }
-    for (unsigned r = 20; r < BS_GIFT128_ROUNDS; r += 5, rk += 15) {
-        GIFT128_KS_ADV(0, r);
-        GIFT128_KS_ADV(1, r);
-        GIFT128_KS_ADV(2, r);
-        GIFT128_KS_ADV(3, r);
-        GIFT128_KS_ADV(4, r);
-    }
+    rk = (uint32_t *)ks->w;
+    GIFT128_KS_LATER(rk);
 }
 
 #if !defined(__thumb2__)

@@ -12,16 +12,21 @@ gift128_NET; gift64_thumb2_gen.h: gift64_t2_NET) and derives:
   per round at every key set-up;
 - "advance" maps. The key state's 16-bit words only rotate: after 4 rounds every word k_j has
   turned by 12 (j even) or 2 (j odd) bits, so the key word of round r + 4 is the one of round r
-  rotated (GIFT-64: V = k0, U = k1; GIFT-128: V = k1 || k0, U = k5 || k4). Placed in the same
-  representation, that rotation is a fixed bit permutation of the placed word; written as an OR
-  of masked rotations, it has 1 to 3 terms for GIFT-64 (whose 4-round representation cycle
-  matches the key's period) and 2 to 6 for GIFT-128 between rounds r and r + 20 (cycle 5). So
-  only the first 4 (GIFT-64) or 20 (GIFT-128) rounds' words go through a network.
+  rotated (GIFT-64: V = k0, U = k1). Placed in the same representation, that rotation is a
+  fixed bit permutation of the placed word; written as an OR of masked rotations, it has 1 to 3
+  terms for GIFT-64, whose 4-round representation cycle matches the key's period, so only the
+  first 4 rounds' words go through a network.
+- GIFT-128's plan (cycle 5, V = k1 || k0, U = k5 || k4): every word of rounds 10..39 is one of
+  the four key words rotated, so it is a bit permutation of any earlier placed word of the same
+  key word, in whatever representation; the plan takes the one whose map (masked rotations) is
+  cheapest in Thumb-2 instructions (cost()), 1 to 6 groups. Only the first 10 rounds' words go
+  through a network.
 
 Before writing, the whole schedule built this way is compared, for random keys, with the
 networks applied to every round's words (what the C did before), and gift64_thumb2.c's
 whole-word placements of rounds 0..3 (T2_FORMS) with the networks on every input bit.
 """
+import heapq
 import random
 import re
 
@@ -145,10 +150,103 @@ def src64(rot):
     return lambda i: (i // 16) * 16 + (i % 16 + rot) % 16
 
 
-# GIFT-128 words hi || lo (V = k1 || k0, U = k5 || k4): after 20 rounds lo turned by 60 = 12
-# mod 16, hi by 10.
-def src128(i):
-    return (i + 12) % 16 if i < 16 else 16 + (i - 16 + 10) % 16
+# GIFT-128: the key state is four words K_i = k_2i+1 || k_2i (hi || lo); a round uses V = K_0 and
+# U = K_2, then the words move down and K_0 comes back as K_3 with lo turned by 12, hi by 2
+# ("rot"). So round r's V is rot^(r / 4)(K_(r % 4)) and its U rot^((r + 2) / 4)(K_((r + 2) % 4))
+# of the key's own words (integer division), placed by network r % 5.
+def word128(r, s):
+    """(i, a): round r's word s (0: V, 1: U) is rot^a(K_i)."""
+    q = r + 2 * s
+    return q % 4, q // 4
+
+
+def rotpos128(a):
+    """Where bit b of K_i is in rot^a(K_i)."""
+    return lambda b: (b - 12 * a) % 16 if b < 16 else 16 + (b - 16 - 2 * a) % 16
+
+
+def pos128(perms, r, s):
+    """Where bit b of K_i is in round r's placed word s."""
+    f = rotpos128(word128(r, s)[1])
+    return [perms[r % 5][f(b)] for b in range(32)]
+
+
+def map128(perms, src, dst):
+    """The placed-word map from round src's word to round dst's ((round, word) pairs of the
+    same key word K_i), as groups (rotation, mask)."""
+    ps, pd = pos128(perms, *src), pos128(perms, *dst)
+    g = {}
+    for b in range(32):
+        d = (pd[b] - ps[b]) % 32
+        g[d] = g.get(d, 0) | (1 << pd[b])
+    return sorted(g.items())
+
+
+def cost(g):
+    """Thumb-2 instructions of a map, roughly: a rotation per group (none for 0), an AND (two
+    more for a mask that is not an immediate) and an ORR per group after the first."""
+    if len(g) == 1:
+        return 0 if g[0][0] == 0 else 1
+    return sum((d != 0) + 1 + (0 if thumb2_imm(m) else 2) + 1 for d, m in g) - 1
+
+
+def index_swaps():
+    """The delta swaps that move bits by their index: exchange index bits i < j (shift
+    2^j - 2^i), exchange and complement both (shift 2^i + 2^j), complement bit i (shift 2^i)."""
+    out = []
+    for i in range(5):
+        out.append((1 << i, sum(1 << p for p in range(32) if not (p >> i) & 1)))
+        for j in range(i + 1, 5):
+            out.append(((1 << j) - (1 << i),
+                        sum(1 << p for p in range(32) if (p >> i) & 1 and not (p >> j) & 1)))
+            out.append(((1 << j) + (1 << i),
+                        sum(1 << p for p in range(32) if not (p >> i) & 1 and not (p >> j) & 1)))
+    return out
+
+
+def dswap_pos(pos, s, m):
+    """pos (bit b of the word is at pos[b]) after the delta swap (s, m)."""
+    at = {p: b for b, p in enumerate(pos)}
+    new = list(pos)
+    for p in range(32):
+        if (m >> p) & 1:
+            new[at[p]], new[at[p + s]] = p + s, p
+    return tuple(new)
+
+
+def short_net(target):
+    """The cheapest sequence of index_swaps() (Thumb-2 cost: four instructions a swap, two more
+    for a mask that is not an immediate) that moves bit b to target[b]. GIFT-128's placements
+    move bits by their index (a rotation of the five index bits and a complement), so a few
+    swaps do what the nine-stage network does; the search is over those 3,840 permutations."""
+    start, target = tuple(range(32)), tuple(target)
+    best, heap = {start: 0}, [(0, start, ())]
+    while heap:
+        c, pos, path = heapq.heappop(heap)
+        if pos == target:
+            return list(path)
+        if best[pos] < c:
+            continue
+        for s, m in index_swaps():
+            n = dswap_pos(pos, s, m)
+            nc = c + 4 + (0 if thumb2_imm(m) else 2)
+            if nc < best.get(n, 1 << 30):
+                best[n] = nc
+                heapq.heappush(heap, (nc, n, path + ((s, m),)))
+    raise SystemExit('no index-swap network for a GIFT-128 placement')
+
+
+def plan128(perms):
+    """Rounds 10..39 of GIFT-128, each word from the cheapest earlier placed word of the same
+    key word (the first 10 rounds come from the networks: no earlier word is cheap there)."""
+    plan = []
+    for r in range(10, 40):
+        for s in range(2):
+            i = word128(r, s)[0]
+            best = min((cost(map128(perms, (r2, s2), (r, s))), r2, s2)
+                       for r2 in range(r) for s2 in range(2) if word128(r2, s2)[0] == i)
+            plan.append(((r, s), (best[1], best[2]), map128(perms, (best[1], best[2]), (r, s))))
+    return plan
 
 
 def derive(fix_gen, t2_gen):
@@ -165,7 +263,8 @@ def derive(fix_gen, t2_gen):
                     ((0, 12), (1, 2))] for k in range(4)]
     d['fix64_adv'] = [[groups(perm(n64[k]), perm(n64[k]), src64(rot)) for rot in (12, 2)]
                       for k in range(4)]
-    d['fix128_adv'] = [groups(perm(n128[k]), perm(n128[k]), src128) for k in range(5)]
+    d['fix128_plan'] = plan128([perm(n) for n in n128])
+    d['fix128_place'] = [short_net(perm(n)) for n in n128]
     return d, t2, n64, n128
 
 
@@ -223,11 +322,22 @@ def key_words(key):
     return [(key[14 - 2 * i] << 8) | key[15 - 2 * i] for i in range(8)]
 
 
+def dswaps(x, seq):
+    for s, m in seq:
+        t = ((x >> s) ^ x) & m
+        x ^= t ^ (t << s)
+    return x & M32
+
+
 def check(d, t2, n64, n128):
     rng = random.Random(27)
     check_t2_forms(t2)
+    for j in range(5):
+        for b in range(32):
+            if dswaps(1 << b, d['fix128_place'][j]) != benes(1 << b, n128[j]):
+                raise SystemExit('GIFT-128: placement %d moves bit %d elsewhere' % (j, b))
     maps = [g for k in d['t2_adv'] for g in k] + [g for k in d['fix64_adv'] for g in k] + \
-        d['fix128_adv']
+        [g for _, _, g in d['fix128_plan']]
     for g in maps:
         for _ in range(64):
             x = rng.getrandbits(32)
@@ -256,13 +366,16 @@ def check(d, t2, n64, n128):
                         or rc[r] != benes((rc_seq(28)[r] | 0x8000) * 0x10001,
                                           (t2[r % 4][2] if name == 't2' else n64[r % 4]))):
                     raise SystemExit('GIFT-64 %s: round %d disagrees' % (name, r))
-        # GIFT-128 fix32: rounds 0..19 by the network, 20..39 advanced from r - 20
-        for r in range(20, 40):
-            for j in (0, 1):
-                want = benes(uv[r][j], n128[r % 5])
-                got = apply(d['fix128_adv'][r % 5], benes(uv[r - 20][j], n128[r % 5]))
-                if got != want:
-                    raise SystemExit('GIFT-128: round %d disagrees' % r)
+        # GIFT-128 fix32: the short networks are the placements; rounds 0..9 by them, 10..39
+        # by the plan, in its order; the
+        # words of round r (V, U) are uv[r][1], uv[r][0]
+        w = {(r, s): benes(uv[r][1 - s], n128[r % 5]) for r in range(10) for s in range(2)}
+        for (r, s), src, g in d['fix128_plan']:
+            if word128(r, s)[0] != word128(*src)[0] or src not in w:
+                raise SystemExit('GIFT-128: round %d word %d from a word not made' % (r, s))
+            w[(r, s)] = apply_expr(g, w[src])
+            if w[(r, s)] != benes(uv[r][1 - s], n128[r % 5]):
+                raise SystemExit('GIFT-128: round %d word %d disagrees' % (r, s))
 
 
 def table(name, vals):
@@ -278,8 +391,8 @@ def render(d):
          '/*',
          ' * Round-constant words placed in each round\'s representation (public tables), and the',
          ' * "advance" maps: the placed key word of round r + 4 (GIFT-64; _ADV_k_s, k = r % 4, s = 0',
-         ' * for the ~V word, 1 for U) or r + 20 (GIFT-128; _ADV20_k, k = r % 5, V and U alike) from',
-         ' * the one of round r, as an OR of masked rotations. See the generator for the derivation.',
+         ' * for the ~V word, 1 for U) from the one of round r, and GIFT-128\'s later rounds from',
+         ' * earlier words (GIFT128_KS_LATER), as ORs of masked rotations. See the generator.',
          ' */',
          '#define BS_GIFT_ROL(x, d) (((x) << (d)) | ((x) >> (32 - (d))))',
          '',
@@ -294,9 +407,23 @@ def render(d):
         for s in range(2):
             L.append('#define GIFT64_ADV_%d_%d(x) (%s)' % (k, s, c_expr(d['fix64_adv'][k][s])))
     L += table('gift128_RC', d['fix128_rc'])
-    for k in range(5):
-        L.append('#define GIFT128_ADV20_%d(x) (%s)' % (k, c_expr(d['fix128_adv'][k])))
-    L += ['#endif', '']
+    L += ['/* GIFT-128\'s placement in representation j: gift128_NET[j] in %s delta swaps (GIFT_DSWAP). */'
+          % '/'.join(str(len(s)) for s in d['fix128_place'])]
+    for j, seq in enumerate(d['fix128_place']):
+        L.append('#define GIFT128_PLACE_%d(x) \\' % j)
+        L.append('    do { \\')
+        L += ['        GIFT_DSWAP(x, 0x%08xu, %d); \\' % (m, s) for s, m in seq]
+        L.append('    } while (0)')
+    L += ['/* GIFT-128\'s rounds 10..39 (key words and constants) from the placed words before them:',
+          ' * round r\'s V at rk[3 r], its U at rk[3 r + 1] (cost: estimated Thumb-2 instructions). */',
+          '#define GIFT128_KS_LATER(rk) \\', '    do { \\', '        uint32_t x; \\']
+    for (r, s), (r2, s2), g in d['fix128_plan']:
+        L.append('        x = (rk)[%d]; /* round %d %s from round %d %s, cost %d */ \\'
+                 % (3 * r2 + s2, r, 'VU'[s], r2, 'VU'[s2], cost(g)))
+        L.append('        (rk)[%d] = %s; \\' % (3 * r + s, c_expr(g)))
+        if s:
+            L.append('        (rk)[%d] = GIFT128_RC_WORD(%d); \\' % (3 * r + 2, r))
+    L += ['    } while (0)', '#endif', '']
     return '\n'.join(L)
 
 
