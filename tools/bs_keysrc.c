@@ -23,7 +23,7 @@ static void drop_daemon(bscli_keysrc *s, const char *why, int err)
 }
 
 int bscli_keysrc_init(bscli_keysrc *s, const bsf_keys *k, size_t chunk_size, int use_daemon,
-                      const char *socket, int verbose)
+                      const char *socket, int verbose, unsigned depth)
 {
     memset(s, 0, sizeof s[0]);
     s->k = k;
@@ -35,6 +35,11 @@ int bscli_keysrc_init(bscli_keysrc *s, const bsf_keys *k, size_t chunk_size, int
      */
     s->timeout_ms = 5000;
     s->slot_bytes = (size_t)bsf_chunk_ks_blocks(chunk_size) * 32;
+    const size_t fit = BSCLI_KEYSRC_WINDOW_BYTES / s->slot_bytes;
+    unsigned n = depth < BSCLI_KEYSRC_SLOTS_MAX ? depth : BSCLI_KEYSRC_SLOTS_MAX;
+    if (n > fit)
+        n = (unsigned)fit;
+    s->nslots = n > BSCLI_KEYSRC_SLOTS ? n : BSCLI_KEYSRC_SLOTS;
     s->local = (uint8_t *)malloc(s->slot_bytes);
     if (s->local == NULL)
         return -1;
@@ -42,8 +47,10 @@ int bscli_keysrc_init(bscli_keysrc *s, const bsf_keys *k, size_t chunk_size, int
     if (!use_daemon)
         return 0;
     bsd_client_opts o = {socket, 1000, s->timeout_ms};
-    int r = bsd_windows_open(&s->w, &o, k->cipher, k->payload_key, 32, s->slot_bytes,
-                             BSCLI_KEYSRC_SLOTS);
+    int r = bsd_windows_open(&s->w, &o, k->cipher, k->payload_key, 32, s->slot_bytes, s->nslots);
+    /* The windows it could map bound the depth (it caps them at BSD_WINDOWS_MAX). */
+    if (r == 0 && s->w.nslots < s->nslots)
+        s->nslots = s->w.nslots;
     if (r != 0 && !s->w.connected) {
         if (verbose)
             fprintf(stderr, "bitslice: no daemon (%s); in-process\n", strerror(-r));
@@ -62,7 +69,7 @@ int bscli_keysrc_init(bscli_keysrc *s, const bsf_keys *k, size_t chunk_size, int
 
 void bscli_keysrc_request(bscli_keysrc *s, uint64_t index, int last, size_t len)
 {
-    bscli_keysrc_slot *sl = &s->slot[index % BSCLI_KEYSRC_SLOTS];
+    bscli_keysrc_slot *sl = &s->slot[index % s->nslots];
     sl->state = 0;
     if (!s->daemon)
         return;
@@ -71,7 +78,7 @@ void bscli_keysrc_request(bscli_keysrc *s, uint64_t index, int last, size_t len)
     sl->index = index;
     sl->last = last;
     sl->nblocks = bsf_chunk_ks_blocks(len);
-    int r = bsd_windows_submit(&s->w, (unsigned)(index % BSCLI_KEYSRC_SLOTS), j0, sl->nblocks);
+    int r = bsd_windows_submit(&s->w, (unsigned)(index % s->nslots), j0, sl->nblocks);
     if (r != 0) {
         drop_daemon(s, "failed", r);
         return;
@@ -108,7 +115,7 @@ static void source_note(bscli_keysrc *s, uint64_t index, const char *src)
 
 const uint8_t *bscli_keysrc_take(bscli_keysrc *s, uint64_t index, int last, size_t len)
 {
-    const unsigned k = (unsigned)(index % BSCLI_KEYSRC_SLOTS);
+    const unsigned k = (unsigned)(index % s->nslots);
     bscli_keysrc_slot *sl = &s->slot[k];
     uint64_t need = bsf_chunk_ks_blocks(len);
     /* A prefetch guessed the last flag wrong (input of unknown size): ask again. */

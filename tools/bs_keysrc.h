@@ -15,7 +15,11 @@
 #include "bs_stream_format.h"
 #include "bsd_windows.h"
 
+/* Chunks asked of the daemon ahead: BSCLI_KEYSRC_SLOTS, or more (bscli_keysrc_init's depth). */
 #define BSCLI_KEYSRC_SLOTS 4
+#define BSCLI_KEYSRC_SLOTS_MAX BSD_WINDOWS_MAX
+/* The windows of one file stay within this much shared memory (a slot is a chunk). */
+#define BSCLI_KEYSRC_WINDOW_BYTES ((size_t)64 << 20)
 
 typedef struct bscli_keysrc_slot {
     int state; /* 0 none, 1 requested from the daemon */
@@ -29,7 +33,8 @@ typedef struct bscli_keysrc {
     int daemon; /* the windows below are usable */
     bsd_windows w;
     size_t slot_bytes;
-    bscli_keysrc_slot slot[BSCLI_KEYSRC_SLOTS];
+    unsigned nslots; /* in use of slot[] */
+    bscli_keysrc_slot slot[BSCLI_KEYSRC_SLOTS_MAX];
     uint8_t *local;
     int timeout_ms;
     uint64_t daemon_chunks, local_chunks;
@@ -42,10 +47,14 @@ typedef struct bscli_keysrc {
     char run_src[96];
 } bscli_keysrc;
 
-/* use_daemon: try the daemon at socket (NULL: default path). Never fails for lack of a daemon. */
+/*
+ * use_daemon: try the daemon at socket (NULL: default path). Never fails for lack of a daemon.
+ * depth: the chunks that may be asked for ahead (s->nslots: BSCLI_KEYSRC_SLOTS at least, at
+ * most BSCLI_KEYSRC_SLOTS_MAX and BSCLI_KEYSRC_WINDOW_BYTES of windows).
+ */
 int bscli_keysrc_init(bscli_keysrc *s, const bsf_keys *k, size_t chunk_size, int use_daemon,
-                      const char *socket, int verbose);
-/* Asks for chunk (index, last) of up to len bytes ahead of time, into slot index % SLOTS. */
+                      const char *socket, int verbose, unsigned depth);
+/* Asks for chunk (index, last) of up to len bytes ahead of time, into slot index % nslots. */
 void bscli_keysrc_request(bscli_keysrc *s, uint64_t index, int last, size_t len);
 /* The keystream of chunk (index, last) for len bytes (bsf_chunk_ks_blocks(len) blocks). */
 const uint8_t *bscli_keysrc_get(bscli_keysrc *s, uint64_t index, int last, size_t len);
@@ -53,7 +62,7 @@ const uint8_t *bscli_keysrc_get(bscli_keysrc *s, uint64_t index, int last, size_
  * As get, but NULL where the chunk's keystream is to be computed in-process, which the caller
  * then does itself (bsf_chunk_keystream), e.g. on another thread: counted and said as get
  * does. A daemon window stays valid until the request that reuses its slot
- * (index + BSCLI_KEYSRC_SLOTS) or the close.
+ * (index + s->nslots) or the close.
  */
 const uint8_t *bscli_keysrc_take(bscli_keysrc *s, uint64_t index, int last, size_t len);
 void bscli_keysrc_close(bscli_keysrc *s);

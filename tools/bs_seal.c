@@ -438,8 +438,9 @@ static int out_is_terminal(const char *out)
  * "in-process"), and hands it to the workers; each chunk goes back to the pipeline when done,
  * and the writer writes chunks in order only, so `open` never writes a chunk after one that
  * failed. With one thread the calling thread does the work itself. A daemon window's slot is
- * asked for again only once the chunk that used it is done, so at most BSCLI_KEYSRC_SLOTS chunks
- * are in flight through the daemon.
+ * asked for again only once the chunk that used it is done, so at most the key source's depth
+ * (two a worker and two more, within 64 MiB of windows) of chunks are in flight through the
+ * daemon.
  */
 enum { FAIL_NONE = 0, FAIL_AUTH, FAIL_TRUNCATED, FAIL_EMPTY };
 
@@ -700,7 +701,7 @@ static int crew_finish(crew *c)
 
 /*
  * Requests the daemon windows of the chunks after `index` whose slots are free (the chunk that
- * last used each is done), up to BSCLI_KEYSRC_SLOTS ahead; *next is the first not yet
+ * last used each is done), up to ks->nslots ahead; *next is the first not yet
  * requested, nchunks the count when known (0: unknown; then none is the last).
  */
 static void crew_prefetch(crew *c, bscli_keysrc *ks, uint64_t index, uint64_t nchunks,
@@ -709,7 +710,7 @@ static void crew_prefetch(crew *c, bscli_keysrc *ks, uint64_t index, uint64_t nc
     pthread_mutex_lock(&c->mu);
     const uint64_t nfin = c->nfin;
     pthread_mutex_unlock(&c->mu);
-    while (*next < index + BSCLI_KEYSRC_SLOTS && *next < nfin + BSCLI_KEYSRC_SLOTS &&
+    while (*next < index + ks->nslots && *next < nfin + ks->nslots &&
            (nchunks == 0 || *next < nchunks)) {
         bscli_keysrc_request(ks, *next, nchunks != 0 && *next + 1 == nchunks, cs);
         (*next)++;
@@ -783,13 +784,13 @@ int bscli_cmd_seal(int argc, char **argv)
     uint64_t nchunks = f.in_regular ? (f.in_size + cs - 1) / cs : 0;
     if (f.in_regular && nchunks == 0)
         nchunks = 1;
-    if (bscli_keysrc_init(&ks, &keys, cs, !o.no_daemon, o.socket, o.verbose) != 0) {
+    /* Buffers for the chunks being read, worked on and written: two a worker, and two more. */
+    const unsigned nslots = nthreads == 1 ? BS_PIPE_SLOTS : 2 * nthreads + 2;
+    if (bscli_keysrc_init(&ks, &keys, cs, !o.no_daemon, o.socket, o.verbose, nslots) != 0) {
         fprintf(stderr, "bitslice: out of memory\n");
         goto out;
     }
     have_ks = 1;
-    /* Buffers for the chunks being read, worked on and written: two a worker, and two more. */
-    const unsigned nslots = nthreads == 1 ? BS_PIPE_SLOTS : 2 * nthreads + 2;
     if (bscli_pipe_start(&io_pipe, f.in_fd, f.out, cs, cs + BSF_TAG_LEN, nslots) != 0) {
         fprintf(stderr, "bitslice: out of memory or threads\n");
         goto out;
@@ -816,8 +817,8 @@ int bscli_cmd_seal(int argc, char **argv)
         }
         crew_job j = {s, NULL, s->n, s->last};
         /* Chunk i's daemon window is free once chunk i - SLOTS is done. */
-        if (ks.daemon && i >= BSCLI_KEYSRC_SLOTS)
-            crew_wait_done(&cw, i - BSCLI_KEYSRC_SLOTS + 1);
+        if (ks.daemon && i >= ks.nslots)
+            crew_wait_done(&cw, i - ks.nslots + 1);
         if (!j.last)
             crew_prefetch(&cw, &ks, i, nchunks, &next_req, cs);
         j.k = bscli_keysrc_take(&ks, i, j.last, j.len);
@@ -895,12 +896,13 @@ int bscli_cmd_open(int argc, char **argv)
     const size_t cs = (size_t)1 << h.chunk_log2, rec = cs + BSF_TAG_LEN;
     uint64_t body = f.in_regular && f.in_size >= BSF_HEADER_LEN ? f.in_size - BSF_HEADER_LEN : 0;
     uint64_t nchunks = f.in_regular ? (body + rec - 1) / rec : 0;
-    if (bscli_keysrc_init(&ks, &keys, cs, !o.no_daemon, o.socket, o.verbose) != 0) {
+    /* Buffers for the chunks being read, worked on and written: two a worker, and two more. */
+    const unsigned nslots = nthreads == 1 ? BS_PIPE_SLOTS : 2 * nthreads + 2;
+    if (bscli_keysrc_init(&ks, &keys, cs, !o.no_daemon, o.socket, o.verbose, nslots) != 0) {
         fprintf(stderr, "bitslice: out of memory\n");
         goto out;
     }
     have_ks = 1;
-    const unsigned nslots = nthreads == 1 ? BS_PIPE_SLOTS : 2 * nthreads + 2;
     if (bscli_pipe_start(&io_pipe, f.in_fd, f.out, rec, rec, nslots) != 0) {
         fprintf(stderr, "bitslice: out of memory or threads\n");
         goto out;
@@ -935,8 +937,8 @@ int bscli_cmd_open(int argc, char **argv)
             break;
         }
         crew_job j = {s, NULL, n - BSF_TAG_LEN, s->last};
-        if (ks.daemon && i >= BSCLI_KEYSRC_SLOTS)
-            crew_wait_done(&cw, i - BSCLI_KEYSRC_SLOTS + 1);
+        if (ks.daemon && i >= ks.nslots)
+            crew_wait_done(&cw, i - ks.nslots + 1);
         if (crew_failed(&cw)) {
             ok = 0;
             break;
