@@ -1,11 +1,12 @@
 /*
  * gcm256_vaes.c: the whole-block loop of RIJNDAEL-256-GCM with VAES and VPCLMULQDQ on zmm
- * (CPU level avx512), CTR and GHASH stitched: while the AES units run the 14 rounds of 16 counter
- * blocks, the carry-less multiplier absorbs 16 blocks of ciphertext (the previous 16 when
- * encrypting, whose ciphertext is only now written; the same 16 when decrypting, whose input is
- * the ciphertext), with one reduction per 16 blocks (ghash256_vpclmul.h). Bit-exact with CTR
- * over any Rijndael-256 core followed by any GHASH-256; the unit suite checks it against the
- * reference at every split, in place and unaligned.
+ * (CPU level avx512), CTR and GHASH stitched: while the AES units run the 14 rounds of 32 counter
+ * blocks (wide_batch; a 16-block batch for a remainder), the carry-less multiplier absorbs 32
+ * blocks of ciphertext (the previous batch's when encrypting, whose ciphertext is only now
+ * written; the same batch's when decrypting, whose input is the ciphertext), with one reduction
+ * per 16 blocks (ghash256_vpclmul.h). Bit-exact with CTR over any Rijndael-256 core followed by
+ * any GHASH-256; the unit suite checks it against the reference at every split, in place and
+ * unaligned.
  *
  * Every instruction takes constant time; nothing branches on or indexes by secret data (the
  * block count and the direction are public).

@@ -1,11 +1,14 @@
 /*
  * Rijndael-256 with VAES on zmm: two blocks per register (rijndael256_vaes.h). Sixteen blocks
- * (eight registers) are in flight per loop; the round keys stay in registers. Fewer than sixteen
- * blocks (short messages, tails) take the rounds with keys broadcast from the schedule as needed.
- * CTR counters are made in registers: the counter word is kept little-endian, one VPADDD and one
- * VPSHUFB per register. Every instruction here takes constant time and indexes nothing by data.
+ * (eight registers) are in flight per loop of encrypt, 32 (sixteen registers) in CTR's long loop
+ * (ctr_batch); the round keys stay in registers. Fewer than sixteen blocks (short messages, tails)
+ * take the rounds with keys broadcast from the schedule as needed. CTR counters are made in
+ * registers: the counter word is kept little-endian, one VPADDD per register, its byte order
+ * undone by round 1's VPERMB (bs_r256_vaes_start). Every instruction here takes constant time and
+ * indexes nothing by data.
  *
- * Key schedule: that of rijndael256_aesni.c (the 15 round keys as bytes, on AESENCLAST).
+ * Key schedule: that of rijndael256_aesni.c (the 15 round keys as bytes, on AESENCLAST), also
+ * run beside the first blocks by set_key_encrypt.
  */
 #include "../bitslice.h"
 #include "../bs_cpu.h"
