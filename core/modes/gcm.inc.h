@@ -50,6 +50,23 @@
 
 #define BL GCM_BL
 
+/*
+ * The per-message wipes (a block or two, sizes known when compiled) written in place on 64-bit
+ * hosts: the stores, then an empty asm that reads p and clobbers memory so that they stay. A
+ * re-keyed short message made a dozen calls of the library's memset. 32-bit targets keep
+ * bs_wipe (its word stores: picolibc's memset is a byte loop).
+ */
+#if UINTPTR_MAX > 0xffffffffu && (defined(__GNUC__) || defined(__clang__))
+#define GCM_WIPE(p, n)                                                                             \
+    do {                                                                                           \
+        void *gcm_wipe_p_ = (p);                                                                   \
+        __builtin_memset(gcm_wipe_p_, 0, (n));                                                     \
+        __asm__ __volatile__("" : : "r"(gcm_wipe_p_) : "memory");                                  \
+    } while (0)
+#else
+#define GCM_WIPE(p, n) bs_wipe((p), (n))
+#endif
+
 /* ctx->state */
 enum {
     ST_NONE = 0, /* no key */
@@ -189,7 +206,7 @@ static void ghash_pad(GCM_CTX *ctx)
         ghash_mul(ctx, ctx->ghbuf, 1);
         ctx->ghbuf_len = 0;
     }
-    bs_wipe(ctx->ghbuf, BL);
+    GCM_WIPE(ctx->ghbuf, BL);
 }
 
 /* The lengths block: the bit lengths as 64-bit big-endian integers ending each half block. */
@@ -220,7 +237,7 @@ static void ghash_key(GCM_CTX *ctx)
     uint8_t h[BL] = {0};
     ctx->cipher->encrypt(&ctx->ks, h, h, 1);
     ctx->ghash->init(ctx->hkey, h);
-    bs_wipe(h, sizeof h);
+    GCM_WIPE(h, sizeof h);
 }
 #endif
 
@@ -249,12 +266,12 @@ static void rekey(GCM_CTX *ctx, const bs_block_cipher *cipher)
      */
     if (ctx->state != ST_NONE) {
         if (ctx->cipher != cipher)
-            bs_wipe(&ctx->ks, sizeof ctx->ks);
-        bs_wipe(ctx->hkey, hkey_words(ctx) * sizeof ctx->hkey[0]);
+            GCM_WIPE(&ctx->ks, sizeof ctx->ks);
+        GCM_WIPE(ctx->hkey, hkey_words(ctx) * sizeof ctx->hkey[0]);
     }
-    bs_wipe(ctx, offsetof(GCM_CTX, ks));
-    bs_wipe((uint8_t *)ctx + offsetof(GCM_CTX, hkey) + sizeof ctx->hkey,
-            sizeof *ctx - offsetof(GCM_CTX, hkey) - sizeof ctx->hkey);
+    GCM_WIPE(ctx, offsetof(GCM_CTX, ks));
+    GCM_WIPE((uint8_t *)ctx + offsetof(GCM_CTX, hkey) + sizeof ctx->hkey,
+             sizeof *ctx - offsetof(GCM_CTX, hkey) - sizeof ctx->hkey);
     ctx->src = src;
 #ifdef GCM_PROFILE
     ctx->ctr_bytes = keep_ctr;
@@ -292,7 +309,7 @@ void GCM_FN(set_ghash)(GCM_CTX *ctx, const GCM_GHASH *impl)
 {
     if (ctx->state == ST_NONE)
         return;
-    bs_wipe(ctx->hkey, hkey_words(ctx) * sizeof ctx->hkey[0]);
+    GCM_WIPE(ctx->hkey, hkey_words(ctx) * sizeof ctx->hkey[0]);
     ctx->ghash = impl != NULL ? impl : GCM_GHASH_DEFAULT();
 #ifdef GCM_GHASH_LAZY
     ctx->hpow = 0; /* made again with the next IV */
@@ -321,10 +338,10 @@ static void start_iv(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len, const uint8
     memset(ctx->y, 0, BL);
     ctx->ghbuf_len = 0;
     if (ctx->ekj0_ready) { /* the mask of a message left unfinished (finish wipes it) */
-        bs_wipe(ctx->ekj0, BL);
+        GCM_WIPE(ctx->ekj0, BL);
         ctx->ekj0_ready = 0;
     }
-    bs_wipe(ctx->stream, BL);
+    GCM_WIPE(ctx->stream, BL);
 #ifdef GCM_GHASH_LAZY
     /*
      * In-process over the core's own counter mode, one call of the core makes H (first IV under
@@ -343,7 +360,7 @@ static void start_iv(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len, const uint8
         else
             ctx->cipher->encrypt(&ctx->ks, h, h, 1);
         ghash_key_from(ctx, h);
-        bs_wipe(h, sizeof h);
+        GCM_WIPE(h, sizeof h);
     }
 #endif
     if (iv_len == DIRECT_IV(ctx)) { /* J0 = IV || 0..0 || 1 (28 bytes: IV || 00000001) */
@@ -379,7 +396,7 @@ static void start_iv(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len, const uint8
             ghash_key_from(ctx, b);
         memcpy(ctx->ekj0, b + hb * BL, BL);
         memcpy(ctx->stream, b + (hb + 1) * BL, BL);
-        bs_wipe(b, sizeof b);
+        GCM_WIPE(b, sizeof b);
         ctx->ekj0_ready = 1;
         ctx->pre = 1; /* the keystream of ctx->counter, which stays the next block's */
     }
@@ -471,7 +488,7 @@ static void keystream(GCM_CTX *ctx, uint8_t *buf, size_t n)
         memcpy(buf + n * BL, ctx->j0, BL);
         ctx->cipher->encrypt(&ctx->ks, buf, buf, n + 1);
         memcpy(ctx->ekj0, buf + n * BL, BL);
-        bs_wipe(buf + n * BL, BL);
+        GCM_WIPE(buf + n * BL, BL);
         ctx->ekj0_ready = 1;
     } else {
         ctx->cipher->encrypt(&ctx->ks, buf, buf, n);
@@ -515,7 +532,7 @@ static void crypt_passes(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t l
         in += bytes;
         len -= bytes;
     }
-    bs_wipe(buf, used);
+    GCM_WIPE(buf, used);
 }
 
 static int gcm_crypt(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len, int st)
@@ -543,7 +560,7 @@ static int gcm_crypt(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len, 
 #ifdef GCM_BULK_FOR
     if (ctx->pre && len >= GCM_BULK_BLOCKS * BL && GCM_BULK_FOR(ctx->cipher, ctx->ghash) != NULL) {
         /* Whole batches from the stitched loop, from the first block: the one made is dropped. */
-        bs_wipe(ctx->stream, BL);
+        GCM_WIPE(ctx->stream, BL);
         ctx->pre = 0;
     }
 #endif
@@ -618,7 +635,7 @@ static int gcm_crypt(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len, 
             uint8_t buf[2 * BL];
             keystream(ctx, buf, 1); /* E_K(J0) rides along if due */
             memcpy(ctx->stream, buf, BL);
-            bs_wipe(buf, sizeof buf);
+            GCM_WIPE(buf, sizeof buf);
         } else {
             bs_keystream_fill(ctx->src, ctx->cipher, &ctx->ks, ctx->counter, 1, BS_KS_STEP_INC32,
                               NULL, ctx->stream);
@@ -654,10 +671,10 @@ static void finish(GCM_CTX *ctx, uint8_t full[BL])
         ctx->cipher->encrypt(&ctx->ks, ctx->ekj0, ctx->j0, 1);
     for (int i = 0; i < BL; i++)
         full[i] = ctx->ekj0[i] ^ ctx->y[i];
-    bs_wipe(ctx->ekj0, BL);
+    GCM_WIPE(ctx->ekj0, BL);
     ctx->ekj0_ready = 0;
-    bs_wipe(ctx->y, BL);
-    bs_wipe(ctx->stream, BL);
+    GCM_WIPE(ctx->y, BL);
+    GCM_WIPE(ctx->stream, BL);
     ctx->num = 0;
 #ifdef GCM_GHASH_LAZY
     ctx->pre = 0;
@@ -676,7 +693,7 @@ int GCM_FN(tag)(GCM_CTX *ctx, uint8_t *tag, size_t tag_len)
     uint8_t full[BL];
     finish(ctx, full);
     memcpy(tag, full, tag_len);
-    bs_wipe(full, sizeof full);
+    GCM_WIPE(full, sizeof full);
     return BS_OK;
 }
 
@@ -692,17 +709,18 @@ int GCM_FN(verify)(GCM_CTX *ctx, const uint8_t *tag, size_t tag_len)
     finish(ctx, full);
     /* 0 or -1; the mask keeps even the choice of return value free of a branch. */
     int diff = bs_ct_memcmp(full, tag, tag_len);
-    bs_wipe(full, sizeof full);
+    GCM_WIPE(full, sizeof full);
     return diff & BS_ERR_AUTH;
 }
 
 void GCM_FN(clear)(GCM_CTX *ctx)
 {
-    bs_wipe(ctx, sizeof *ctx);
+    GCM_WIPE(ctx, sizeof *ctx);
     bs_wipe_stack(BS_STACK_WIPE_BYTES); /* what the cores' frames left (bitslice.h) */
 }
 
 #undef BL
+#undef GCM_WIPE
 #undef AAD_MAX
 #undef DATA_MAX
 #undef CTR_WIDE
