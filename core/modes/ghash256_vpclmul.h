@@ -98,6 +98,25 @@ BS_VPCLMUL_TARGET static inline void bs_vpclmul_mul_p(bs_vpclmul_acc *t, __m512i
                      _mm512_loadu_si512((const void *)(pair + 16)));
 }
 
+/* t += x0 * pair0 + x1 * pair1: each product joins its sum with the other's in one VPTERNLOGQ. */
+BS_VPCLMUL_TARGET static inline void bs_vpclmul_mul2(bs_vpclmul_acc *t, __m512i x0, __m512i x1,
+                                                     const uint64_t *pair0, const uint64_t *pair1)
+{
+    const __m512i m0 = bs_vpclmul_halves(x0), m1 = bs_vpclmul_halves(x1);
+#define BS_VPCLMUL_SUM2(acc, a0, a1, off, imm)                                                     \
+    t->acc = _mm512_ternarylogic_epi64(                                                            \
+        t->acc,                                                                                    \
+        _mm512_clmulepi64_epi128(a0, _mm512_loadu_si512((const void *)(pair0 + off)), imm),        \
+        _mm512_clmulepi64_epi128(a1, _mm512_loadu_si512((const void *)(pair1 + off)), imm), 0x96)
+    BS_VPCLMUL_SUM2(lo1, x0, x1, 0, 0x00);
+    BS_VPCLMUL_SUM2(hi1, x0, x1, 0, 0x11);
+    BS_VPCLMUL_SUM2(m1, m0, m1, 16, 0x00);
+    BS_VPCLMUL_SUM2(lo2, x0, x1, 8, 0x00);
+    BS_VPCLMUL_SUM2(hi2, x0, x1, 8, 0x11);
+    BS_VPCLMUL_SUM2(m2, m0, m1, 16, 0x10);
+#undef BS_VPCLMUL_SUM2
+}
+
 /* t += x * pair (x in the register layout, pair from bs_vpclmul_pair). */
 BS_VPCLMUL_TARGET static inline void bs_vpclmul_mul(bs_vpclmul_acc *t, __m512i x,
                                                     const uint64_t *pair)
@@ -226,6 +245,17 @@ BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_chunk(const uint64_t *hkey, _
     const __m512i rev = bs_vpclmul_rev();
     bs_vpclmul_acc t;
     bs_vpclmul_acc_zero(&t);
+    if (n == BS_VPCLMUL_CHUNK) { /* whole registers, two at a time */
+        for (size_t r = 0; 2 * r < n; r += 2) {
+            __m512i x0 = _mm512_shuffle_epi8(_mm512_loadu_si512(blocks + 64 * r), rev);
+            const __m512i x1 = _mm512_shuffle_epi8(_mm512_loadu_si512(blocks + 64 * r + 64), rev);
+            if (r == 0)
+                x0 = _mm512_xor_si512(x0, _mm512_zextsi256_si512(yr));
+            bs_vpclmul_mul2(&t, x0, x1, bs_vpclmul_pair(hkey, n, r),
+                            bs_vpclmul_pair(hkey, n, r + 1));
+        }
+        return bs_vpclmul_swap(bs_vpclmul_reduce(&t));
+    }
     for (size_t r = 0; 2 * r < n; r++) {
         const __mmask64 m = 2 * r + 1 < n ? ~(__mmask64)0 : (__mmask64)0xffffffffu;
         __m512i x = _mm512_shuffle_epi8(_mm512_maskz_loadu_epi8(m, blocks + 64 * r), rev);
