@@ -602,13 +602,10 @@ static int gcm_crypt(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len, 
     if (inproc && len >= BL) {
         /* In-process, a stitched CTR + GHASH loop takes what it can (gcm256_bulk.h). */
         const bs_gcm256_bulk_fn bulk = GCM_BULK_FOR(ctx->cipher, ctx->ghash);
-#ifdef GCM_GHASH_LAZY
-        if (bulk != NULL && len / BL >= GCM_BULK_BLOCKS)
-            ghash_powers(ctx, GCM_BULK_BLOCKS);
-#endif
-        const size_t done =
-            bulk != NULL ? bulk(&ctx->ks, ctx->hkey, ctx->counter, ctx->y, in, out, len / BL, dec)
-                         : 0;
+        /* The loop makes the key powers it uses (ctx->hpow counts them). */
+        const size_t done = bulk != NULL ? bulk(&ctx->ks, ctx->hkey, &ctx->hpow, ctx->counter,
+                                                ctx->y, in, out, len / BL, dec)
+                                         : 0;
         out += done * BL;
         in += done * BL;
         len -= done * BL;

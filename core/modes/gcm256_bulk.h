@@ -13,10 +13,12 @@ struct bs_ghash256_impl;
 /*
  * Encrypts (decrypt 0) or decrypts the first whole 16-block batches of nblocks blocks of in into
  * out (in may equal out; no alignment), CTR from counter with inc32, and absorbs their ciphertext
- * into the GHASH accumulator y (GCM byte order) under hkey; advances counter. Returns the number
- * of blocks done (a multiple of 16, at most nblocks); the caller does the rest.
+ * into the GHASH accumulator y (GCM byte order) under hkey; advances counter. hkey holds *hpow
+ * key powers (at least 1, the lazy form of gcm256.h): the loop makes the rest of those it uses
+ * (where it can, beside the first batch's rounds) and updates *hpow. Returns the number of blocks
+ * done (a multiple of 16, at most nblocks); the caller does the rest.
  */
-typedef size_t (*bs_gcm256_bulk_fn)(const bs_key_schedule *ks, const uint64_t *hkey,
+typedef size_t (*bs_gcm256_bulk_fn)(const bs_key_schedule *ks, uint64_t *hkey, unsigned *hpow,
                                     uint8_t counter[32], uint8_t y[32], const uint8_t *in,
                                     uint8_t *out, size_t nblocks, int decrypt);
 

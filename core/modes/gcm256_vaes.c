@@ -81,8 +81,8 @@ TARGET static inline __attribute__((always_inline)) void batch(const bs_r256_vae
  * before chunk B's first register takes its XOR with the accumulator, chunk B after round 13.
  */
 TARGET static inline __attribute__((always_inline)) void
-wide_batch(const bs_r256_vaes_keys *K, const uint64_t *hkey, __m512i *cb, __m256i *yr,
-           const uint8_t *in, uint8_t *out, const uint8_t *hsrc)
+wide_batch(const bs_r256_vaes_keys *K, uint64_t *hkey, __m512i *cb, __m256i *yr, const uint8_t *in,
+           uint8_t *out, const uint8_t *hsrc, unsigned *ext)
 {
     const __m512i two = bs_r256_vaes_two(), rev = bs_vpclmul_rev();
     __m512i x[2 * NREG], h0 = _mm512_setzero_si512(), h1 = h0, m0 = h0, m1 = h0;
@@ -101,6 +101,9 @@ wide_batch(const bs_r256_vaes_keys *K, const uint64_t *hkey, __m512i *cb, __m256
 #pragma GCC unroll 16
         for (int j = 0; j < 2 * NREG; j++)
             x[j] = bs_r256_vaes_round(K, x[j], i);
+        /* ext (with hsrc NULL): a level of key powers in rounds 2, 5, 8 and 11, 16 by the end. */
+        if (ext != NULL && i % 3 == 2 && *ext < BS_VPCLMUL_CHUNK)
+            *ext = bs_vpclmul_extend_level(hkey, *ext, BS_VPCLMUL_CHUNK);
         if (hsrc == NULL)
             continue;
 #pragma GCC unroll 4
@@ -163,7 +166,7 @@ wide_batch(const bs_r256_vaes_keys *K, const uint64_t *hkey, __m512i *cb, __m256
     }
 }
 
-TARGET static size_t vaes_vpclmul_bulk(const bs_key_schedule *ks, const uint64_t *hkey,
+TARGET static size_t vaes_vpclmul_bulk(const bs_key_schedule *ks, uint64_t *hkey, unsigned *hpow,
                                        uint8_t counter[32], uint8_t y[32], const uint8_t *in,
                                        uint8_t *out, size_t nblocks, int decrypt)
 {
@@ -175,16 +178,24 @@ TARGET static size_t vaes_vpclmul_bulk(const bs_key_schedule *ks, const uint64_t
     bs_r256_vaes_load_keys(&K, ks);
     __m512i cb = bs_r256_vaes_counter(counter);
     __m256i yr = bs_vpclmul_load_y(y);
+    /*
+     * The key powers: encrypting, the first wide batch absorbs nothing, so they are made beside
+     * its rounds (a re-keyed message pays little for them); else now.
+     */
+    const int ext = !decrypt && wide > 0 && *hpow < BS_VPCLMUL_CHUNK;
+    if (!ext)
+        while (*hpow < BS_VPCLMUL_CHUNK)
+            *hpow = bs_vpclmul_extend_level(hkey, *hpow, BS_VPCLMUL_CHUNK);
     if (decrypt) {
         for (size_t b = 0; b < wide; b++)
-            wide_batch(&K, hkey, &cb, &yr, in + wb * b, out + wb * b, in + wb * b);
+            wide_batch(&K, hkey, &cb, &yr, in + wb * b, out + wb * b, in + wb * b, NULL);
         if (narrow)
             batch(&K, hkey, &cb, &yr, in + wb * wide, out + wb * wide, in + wb * wide);
     } else if (wide > 0) {
         /* GHASH runs one batch behind: the ciphertext of batch b - 1 while CTR makes batch b. */
-        wide_batch(&K, hkey, &cb, &yr, in, out, NULL);
+        wide_batch(&K, hkey, &cb, &yr, in, out, NULL, ext ? hpow : NULL);
         for (size_t b = 1; b < wide; b++)
-            wide_batch(&K, hkey, &cb, &yr, in + wb * b, out + wb * b, out + wb * (b - 1));
+            wide_batch(&K, hkey, &cb, &yr, in + wb * b, out + wb * b, out + wb * (b - 1), NULL);
         const uint8_t *last = out + wb * (wide - 1);
         if (narrow) {
             /* The last wide batch's first chunk beside the narrow batch's CTR, its second after. */

@@ -38,85 +38,11 @@ BS_VPCLMUL_TARGET static void vpclmul_init_first(uint64_t *hkey, const uint8_t h
     _mm256_storeu_si256((__m256i *)(hkey + 20), z);
 }
 
-/*
- * Two products reduced apart: t holds two blocks' (register layout) products by one power, its K
- * forms in both halves, and each 256-bit half of the result is that block's product as words
- * (y0..y3), low word first. The reduction of bs_vpclmul_reduce_lanes, with every step kept inside
- * its half: lane moves by VPERMT2Q and VPERMQ, the halves' sums by masks.
- */
-BS_VPCLMUL_TARGET static __m512i vpclmul_reduce2(const bs_vpclmul_acc *t)
-{
-    __m512i a, b, c, d;
-    bs_vpclmul_lanes(t->lo1, t->hi1, t->m1, &a, &b);
-    bs_vpclmul_lanes(t->lo2, t->hi2, t->m2, &c, &d);
-    /* The K2 products, both lanes of a half at word offset 2, summed in each lane. */
-    const __m512i cs = _mm512_xor_si512(c, _mm512_shuffle_i64x2(c, c, 0xb1));
-    const __m512i ds = _mm512_xor_si512(d, _mm512_shuffle_i64x2(d, d, 0xb1));
-    /* Per half: u = words 4..7 = [a lane 0 | b lane 0] ^ [ds | 0], l = words 0..3. */
-    const __m512i u = _mm512_xor_si512(
-        _mm512_permutex2var_epi64(a, _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), b),
-        _mm512_maskz_mov_epi64(0x33, ds));
-    const __m512i l = _mm512_xor_si512(
-        _mm512_permutex2var_epi64(a, _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2), b),
-        _mm512_maskz_mov_epi64(0xcc, cs));
-    const __m512i w = _mm512_permutexvar_epi64(_mm512_set_epi64(4, 7, 6, 5, 0, 3, 2, 1), l);
-    const __m512i z = _mm512_ternarylogic_epi64(_mm512_slli_epi64(w, 62), _mm512_slli_epi64(w, 59),
-                                                _mm512_slli_epi64(w, 54), 0x96);
-    const __m512i q = _mm512_mask_xor_epi64(l, 0x88, l, z);
-    __m512i y = _mm512_ternarylogic_epi64(u, _mm512_maskz_mov_epi64(0x77, z), q, 0x96);
-    y = _mm512_ternarylogic_epi64(y, _mm512_srli_epi64(q, 2), _mm512_srli_epi64(q, 5), 0x96);
-    return _mm512_xor_si512(y, _mm512_srli_epi64(q, 10));
-}
-
-/*
- * Entries have..want - 1, a level at a time: G_p = G_(p - n) * G_n for p = n + 1 .. min(2n, want)
- * with n the powers made so far, independent products (the carry-less multiplier pipelines them),
- * so that 16 powers from one take four levels of latency instead of fifteen; two products to a
- * register, G_n's K forms in both halves, reduced apart (vpclmul_reduce2). A product of G_a (as a
- * block, in the register layout) by the K forms of G_b reads as G_a * H^b = G_(a+b). G_q is read
- * back from the first four words of entry q - 1, its K1 = (G_q words 2, 3, 0, 1): the register
- * layout of a block.
- */
+/* Entries have..want - 1, a level at a time (bs_vpclmul_extend_level). */
 BS_VPCLMUL_TARGET static void vpclmul_extend(uint64_t *hkey, unsigned have, unsigned want)
 {
-    while (have < want) {
-        const unsigned top = 2 * have < want ? 2 * have : want;
-        const uint64_t *by = hkey + BS_VPCLMUL_PAIR_WORDS * (have - 1); /* G_n's K forms first */
-        const __m512i k1 = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)by));
-        const __m512i k2 = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(by + 8)));
-        const __m512i km = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(by + 16)));
-        __m256i g[BS_VPCLMUL_CHUNK]; /* words 0..3 of G_p */
-        for (unsigned p = have + 1; p <= top; p += 2) {
-            const uint64_t *gi = hkey + BS_VPCLMUL_PAIR_WORDS * (p - have - 1);
-            __m512i x = _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)gi));
-            if (p < top)
-                x = _mm512_inserti64x4(
-                    x, _mm256_loadu_si256((const __m256i *)(gi + BS_VPCLMUL_PAIR_WORDS)), 1);
-            bs_vpclmul_acc t;
-            bs_vpclmul_acc_zero(&t);
-            bs_vpclmul_mul_k(&t, x, bs_vpclmul_halves(x), k1, k2, km);
-            const __m512i y = vpclmul_reduce2(&t);
-            g[p - have - 1] = _mm512_castsi512_si256(y);
-            if (p < top)
-                g[p - have] = _mm512_extracti64x4_epi64(y, 1);
-        }
-        /* Entry p - 1 = the pair (G_p, G_(p-1)): K1 = (G_p 2, 3, 0, 1 | G_(p-1) 2, 3, 0, 1),
-         * K2 = (G_p 0..3 | G_(p-1) 0..3). */
-        __m256i prev = _mm256_loadu_si256(
-            (const __m256i *)(hkey + BS_VPCLMUL_PAIR_WORDS * (have - 1))); /* K1 form */
-        for (unsigned p = have + 1; p <= top; p++) {
-            uint64_t *e = hkey + BS_VPCLMUL_PAIR_WORDS * (p - 1);
-            const __m256i gs = bs_vpclmul_swap(g[p - have - 1]);
-            _mm256_storeu_si256((__m256i *)e, gs);
-            _mm256_storeu_si256((__m256i *)(e + 4), prev);
-            _mm256_storeu_si256((__m256i *)(e + 8), g[p - have - 1]);
-            _mm256_storeu_si256((__m256i *)(e + 12), bs_vpclmul_swap(prev));
-            _mm256_storeu_si256((__m256i *)(e + 16), bs_vpclmul_km(gs, g[p - have - 1]));
-            _mm256_storeu_si256((__m256i *)(e + 20), bs_vpclmul_km(prev, bs_vpclmul_swap(prev)));
-            prev = gs;
-        }
-        have = top;
-    }
+    while (have < want)
+        have = bs_vpclmul_extend_level(hkey, have, want);
 }
 
 static void vpclmul_init(uint64_t *hkey, const uint8_t h[32])
