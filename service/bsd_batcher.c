@@ -40,6 +40,7 @@ static void arm_timer(bsd_batcher *b, uint64_t when_ns)
     }
     if (timerfd_settime(b->timerfd, TFD_TIMER_ABSTIME, &its, NULL) != 0)
         BSD_ERR("timerfd", "errno=%d", errno);
+    b->stats->syscalls++;
     b->armed_ns = when_ns;
 }
 
@@ -140,6 +141,7 @@ static void on_timer(uv_poll_t *h, int status, int events)
     /* One read takes every expiration (timerfd(2)); a second would only say EAGAIN. */
     if (read(b->timerfd, &expirations, sizeof expirations) < 0 && errno != EAGAIN)
         BSD_ERR("timerfd", "errno=%d", errno);
+    b->stats->syscalls++;
     b->armed_ns = 0;
     try_flush(b);
 }

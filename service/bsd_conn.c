@@ -70,6 +70,7 @@ static void conn_flush(bsd_conn *c)
 {
     while (c->out_off < c->out_len) {
         ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+        c->d->stats.syscalls++;
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -113,7 +114,9 @@ static void flush_dirty(bsd_daemon *d)
 
 static void on_flush(uv_prepare_t *h)
 {
-    flush_dirty((bsd_daemon *)h->data);
+    bsd_daemon *d = (bsd_daemon *)h->data;
+    flush_dirty(d);
+    d->stats.syscalls++; /* the poll wait this turn of the loop makes next */
 }
 
 void bsd_conn_send(bsd_conn *c, uint8_t op, uint32_t id, const void *payload, size_t len)
@@ -241,6 +244,7 @@ static void conn_read(bsd_conn *c)
         msg.msg_control = ctl.buf;
         msg.msg_controllen = sizeof ctl.buf;
         ssize_t n = recvmsg(c->fd, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+        c->d->stats.syscalls++;
         if (n < 0) {
             if (errno == EINTR)
                 continue;

@@ -29,6 +29,13 @@ typedef struct bsd_stats {
     /* REPORTs that named no window served to their connection (or one already reported). */
     uint64_t integrity_client_unmatched;
     uint64_t unchecked_requests;
+    /*
+     * System calls the loop thread makes for requests, counted where it makes them: its poll
+     * waits (one a turn of the loop), socket reads and sends, the batch timer's settings and
+     * reads (the backend's own: bsd_backend_syscalls). Not counted: accepting and closing
+     * connections, logging, and lock contention inside libc or libuv.
+     */
+    uint64_t syscalls;
 } bsd_stats;
 
 void bsd_stats_batch(bsd_stats *s, size_t njobs);

@@ -106,6 +106,11 @@ size_t bsd_status_text(bsd_daemon *d, char *out, size_t len)
     add(&t, "wakeups_total=%lld\n", wk);
     if (wk >= 0 && s->keystream_requests > 0)
         add(&t, "wakeups_per_request=%.2f\n", (double)wk / (double)s->keystream_requests);
+    /* System calls for requests, counted where the daemon makes them (bsd_stats.h). */
+    const uint64_t sc = s->syscalls + __atomic_load_n(&bsd_backend_syscalls, __ATOMIC_RELAXED);
+    add(&t, "syscalls_total=%llu\n", (unsigned long long)sc);
+    if (s->keystream_requests > 0)
+        add(&t, "syscalls_per_request=%.2f\n", (double)sc / (double)s->keystream_requests);
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         add(&t, "page_faults_minor=%ld\n", ru.ru_minflt);

@@ -4,7 +4,9 @@
 # Starts BUILD's bitsliced (CPU backend unless the settings say otherwise), counts its system
 # calls with perf's syscall tracepoints (no ptrace, so the daemon runs at its own pace) while
 # BUILD's bench_client streams MiB of RIJNDAEL-256 keystream in 1 MiB windows, and prints the
-# requests, batches, system calls (futex apart) and calls per request, with the client's line.
+# requests, batches, system calls (futex apart) and calls per request, beside what the daemon
+# counts itself (STATUS syscalls_total, which leaves out connection set-up and lock contention),
+# with the client's line.
 # Needs perf with tracepoint access (root, or kernel.perf_event_paranoid <= -1).
 set -euo pipefail
 b=${1:?build directory}
@@ -35,6 +37,7 @@ req=$(printf '%s\n' "$st" | sed -n 's/^keystream_requests=//p')
 bat=$(printf '%s\n' "$st" | sed -n 's/^batches_total=//p')
 sc=$(sed -n 's/^\([0-9]*\),.*raw_syscalls:sys_enter.*/\1/p' "$d/perf")
 fx=$(sed -n 's/^\([0-9]*\),.*sys_enter_futex.*/\1/p' "$d/perf")
-awk -v r="$req" -v b="$bat" -v s="$sc" -v f="$fx" -v l="$(cut -d' ' -f1 /proc/loadavg)" \
-  'BEGIN {printf "requests %d, batches %d, system calls %d (futex %d): %.2f a request; load %s\n", r, b, s, f, s / r, l}'
+own=$(printf '%s\n' "$st" | sed -n 's/^syscalls_total=//p')
+awk -v r="$req" -v b="$bat" -v s="$sc" -v f="$fx" -v o="${own:-0}" -v l="$(cut -d' ' -f1 /proc/loadavg)" \
+  'BEGIN {printf "requests %d, batches %d, system calls %d (futex %d): %.2f a request (STATUS syscalls_total %d: %.2f); load %s\n", r, b, s, f, s / r, o, o / r, l}'
 echo "$client"

@@ -104,6 +104,13 @@ typedef struct bsd_backend_kind {
  */
 extern const bsd_backend_kind bsd_backend_kinds[];
 
+/*
+ * System calls a backend makes for its batches, on its threads and on the loop (STATUS
+ * syscalls_total): the CPU backend counts its workers' futex waits, the loop's wakes of them and
+ * the eventfd that hands batches back (atomically, relaxed); other backends count none.
+ */
+extern uint64_t bsd_backend_syscalls;
+
 /* 1 if name is "auto" or a compiled-in backend. */
 int bsd_backend_known(const char *name);
 /*

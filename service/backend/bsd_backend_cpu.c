@@ -200,8 +200,10 @@ static void slice_work(cpu_slice *s)
 /* Wakes w if it sleeps (or is about to): after the change to seq was made under w->mu. */
 static void worker_wake(cpu_worker *w, int sleeping)
 {
-    if (sleeping)
+    if (sleeping) {
         syscall(SYS_futex, &w->seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        __atomic_add_fetch(&bsd_backend_syscalls, 1, __ATOMIC_RELAXED);
+    }
 }
 
 static void *worker_main(void *arg)
@@ -222,6 +224,7 @@ static void *worker_main(void *arg)
             w->sleeping = 1;
             pthread_mutex_unlock(&w->mu);
             syscall(SYS_futex, &w->seq, FUTEX_WAIT_PRIVATE, seq, NULL, NULL, 0);
+            __atomic_add_fetch(&bsd_backend_syscalls, 1, __ATOMIC_RELAXED);
             continue;
         }
         pthread_mutex_unlock(&w->mu);
@@ -241,6 +244,7 @@ static void *worker_main(void *arg)
             /* An eventfd write cannot fail here: the counter stays far below its limit. */
             ssize_t r = write(cpu->efd, &one, sizeof one);
             (void)r;
+            __atomic_add_fetch(&bsd_backend_syscalls, 1, __ATOMIC_RELAXED);
         }
     }
     return NULL;
@@ -255,6 +259,7 @@ static void on_done(uv_poll_t *h, int status, int events)
     uint64_t n;
     ssize_t r = read(cpu->efd, &n, sizeof n); /* EAGAIN: nothing new; the list says */
     (void)r;
+    __atomic_add_fetch(&bsd_backend_syscalls, 1, __ATOMIC_RELAXED);
     /* The flag first: a batch pushed after the list is taken then writes efd again. */
     __atomic_store_n(&cpu->signalled, 0, __ATOMIC_SEQ_CST);
     cpu_batch *list = __atomic_exchange_n(&cpu->done, NULL, __ATOMIC_ACQ_REL);

@@ -11,6 +11,8 @@
 #include "bsd_backend_cuda.h"
 #endif
 
+uint64_t bsd_backend_syscalls;
+
 const bsd_backend_kind bsd_backend_kinds[] = {
 #ifdef BSD_HAVE_CUDA
     {"cuda", bsd_backend_cuda_create},

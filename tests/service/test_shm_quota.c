@@ -116,6 +116,8 @@ int main(void)
     printf("after one 1 MiB window of keystream: %llu bytes allocated\n",
            (unsigned long long)after_one);
     CHECK(after_one >= nblocks * cipher->block_len && after_one <= 2 * MIB);
+    /* The daemon counted the system calls it made for it (STATUS syscalls_total). */
+    CHECK(svc_status_of(&dmn, "syscalls_total") > 0);
 
     /*
      * The uid's share: 64 MiB held by a, so another connection of the same uid may map 32 MiB

@@ -52,6 +52,15 @@ static void test_backend_line_whole(void **state)
     assert_non_null(pf);
     assert_true(atoll(pf + 19) > 0);
     assert_null(strstr(text, "\nwakeups_per_request=")); /* no request yet */
+    assert_non_null(strstr(text, "\nsyscalls_total=0\n"));
+    assert_null(strstr(text, "\nsyscalls_per_request="));
+    /* The loop's count and the backend's add up, per KEYSTREAM request. */
+    d.stats.syscalls = 30;
+    d.stats.keystream_requests = 8;
+    bsd_backend_syscalls = 12;
+    bsd_status_text(&d, text, sizeof text);
+    assert_non_null(strstr(text, "\nsyscalls_total=42\n"));
+    assert_non_null(strstr(text, "\nsyscalls_per_request=5.25\n"));
 }
 
 int main(void)
