@@ -80,20 +80,52 @@ TARGET static inline __attribute__((always_inline)) void batch(const bs_r256_vae
  * what the multiplier completes in a round of 16 registers). Chunk A (registers 0..7) is reduced
  * before chunk B's first register takes its XOR with the accumulator, chunk B after round 13.
  */
+/*
+ * Counter blocks after round 1's VPERMB (bs_r256_vaes_start's PB): the counter's low byte sits
+ * at bytes 11 and 43 of a register (its two blocks). Register j of a wide batch adds 2j there,
+ * which is the whole increment while that byte does not carry within the batch.
+ */
+static const BS_ALIGN(64) uint8_t WIDE_STEPS[2 * NREG][64] = {
+#define S(j)                                                                                       \
+    {                                                                                              \
+        [11] = 2 * (j), [43] = 2 * (j)                                                             \
+    }
+    S(0), S(1), S(2),  S(3),  S(4),  S(5),  S(6),  S(7),
+    S(8), S(9), S(10), S(11), S(12), S(13), S(14), S(15),
+#undef S
+};
+
 TARGET static inline __attribute__((always_inline)) void
-wide_batch(const bs_r256_vaes_keys *K, uint64_t *hkey, __m512i *cb, __m256i *yr, const uint8_t *in,
-           uint8_t *out, const uint8_t *hsrc, unsigned *ext)
+wide_batch(const bs_r256_vaes_keys *K, uint64_t *hkey, __m512i *cb, uint32_t *ctr, __m256i *yr,
+           const uint8_t *in, uint8_t *out, const uint8_t *hsrc, unsigned *ext)
 {
     const __m512i two = bs_r256_vaes_two(), rev = bs_vpclmul_rev();
     __m512i x[2 * NREG], h0 = _mm512_setzero_si512(), h1 = h0, m0 = h0, m1 = h0;
     const uint64_t *p0 = hkey, *p1 = hkey;
     bs_vpclmul_acc t;
     bs_vpclmul_acc_zero(&t);
+    /*
+     * *ctr is the first block's counter word (public, as the IV is): where its low byte does not
+     * carry within these 32 blocks, one VPERMB for the batch and a VPADDB a register; else the
+     * VPADDD and the VPERMB of each register.
+     */
+    if ((*ctr & 0xff) <= 0x100 - 4 * NREG) {
+        const __m512i base = _mm512_permutexvar_epi8(K->perm_bswap, *cb);
 #pragma GCC unroll 16
-    for (int j = 0; j < 2 * NREG; j++) {
-        x[j] = bs_r256_vaes_start(K, *cb);
-        *cb = _mm512_add_epi32(*cb, two);
+        for (int j = 0; j < 2 * NREG; j++)
+            x[j] = _mm512_aesenc_epi128(
+                _mm512_xor_si512(
+                    _mm512_add_epi8(base, _mm512_load_si512((const void *)WIDE_STEPS[j])), K->pk0),
+                K->k[1]);
+        *cb = _mm512_add_epi32(*cb, _mm512_slli_epi32(two, 4));
+    } else {
+#pragma GCC unroll 16
+        for (int j = 0; j < 2 * NREG; j++) {
+            x[j] = bs_r256_vaes_start(K, *cb);
+            *cb = _mm512_add_epi32(*cb, two);
+        }
     }
+    *ctr += 4 * NREG;
 #pragma GCC unroll 12
     for (int i = 2; i < BS_R256_ROUNDS; i++) {
         /* The round keys stay in memory, one load a round: the registers go to the 16 states. */
@@ -177,6 +209,7 @@ TARGET static size_t vaes_vpclmul_bulk(const bs_key_schedule *ks, uint64_t *hkey
     bs_r256_vaes_keys K;
     bs_r256_vaes_load_keys(&K, ks);
     __m512i cb = bs_r256_vaes_counter(counter);
+    uint32_t ctr = bs_load_be32(counter + 28);
     __m256i yr = bs_vpclmul_load_y(y);
     /*
      * The key powers: encrypting, the first wide batch absorbs nothing, so they are made beside
@@ -188,14 +221,15 @@ TARGET static size_t vaes_vpclmul_bulk(const bs_key_schedule *ks, uint64_t *hkey
             *hpow = bs_vpclmul_extend_level(hkey, *hpow, BS_VPCLMUL_CHUNK);
     if (decrypt) {
         for (size_t b = 0; b < wide; b++)
-            wide_batch(&K, hkey, &cb, &yr, in + wb * b, out + wb * b, in + wb * b, NULL);
+            wide_batch(&K, hkey, &cb, &ctr, &yr, in + wb * b, out + wb * b, in + wb * b, NULL);
         if (narrow)
             batch(&K, hkey, &cb, &yr, in + wb * wide, out + wb * wide, in + wb * wide);
     } else if (wide > 0) {
         /* GHASH runs one batch behind: the ciphertext of batch b - 1 while CTR makes batch b. */
-        wide_batch(&K, hkey, &cb, &yr, in, out, NULL, ext ? hpow : NULL);
+        wide_batch(&K, hkey, &cb, &ctr, &yr, in, out, NULL, ext ? hpow : NULL);
         for (size_t b = 1; b < wide; b++)
-            wide_batch(&K, hkey, &cb, &yr, in + wb * b, out + wb * b, out + wb * (b - 1), NULL);
+            wide_batch(&K, hkey, &cb, &ctr, &yr, in + wb * b, out + wb * b, out + wb * (b - 1),
+                       NULL);
         const uint8_t *last = out + wb * (wide - 1);
         if (narrow) {
             /* The last wide batch's first chunk beside the narrow batch's CTR, its second after. */
