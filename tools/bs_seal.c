@@ -36,6 +36,8 @@
 /* --threads: its bound, and the most the default (one per online CPU) takes. */
 #define BSCLI_THREADS_MAX 64
 #define BSCLI_THREADS_DEFAULT_MAX 16
+/* The most the default worker count lets the chunk buffers take. */
+#define BSCLI_BUFFERS_DEFAULT_MAX ((size_t)256 << 20)
 
 static char tmp_path[4096];
 static char out_path[4096]; /* what tmp_path is renamed to (symlinks followed) */
@@ -72,7 +74,7 @@ static void usage(FILE *f, const char *cmd)
             "      --no-daemon          compute in-process only\n"
             "      --socket PATH        bitsliced socket (default %s)\n"
             "      --threads N          chunks sealed or opened at once, 1..%d (default: one\n"
-            "                           per CPU, at most %d)\n"
+            "                           per CPU, at most %d and 256 MiB of buffers)\n"
             "  -q, --quiet              no progress bar\n"
             "  -v, --verbose            say which backend served the keystream\n"
             "%s",
@@ -552,13 +554,22 @@ static void *crew_main(void *arg)
     return NULL;
 }
 
-/* The worker count: threads, or one per online CPU (at most BSCLI_THREADS_DEFAULT_MAX). */
-static unsigned crew_size(unsigned threads)
+/*
+ * The worker count: threads, or one per online CPU (at most BSCLI_THREADS_DEFAULT_MAX), fewer
+ * where the buffers of big chunks would pass BSCLI_BUFFERS_DEFAULT_MAX (three chunks a worker
+ * and two more: the pipeline's two and the worker's keystream).
+ */
+static unsigned crew_size(unsigned threads, size_t chunk_size)
 {
     if (threads != 0)
         return threads;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > BSCLI_THREADS_DEFAULT_MAX ? BSCLI_THREADS_DEFAULT_MAX : (unsigned)n;
+    unsigned t = n < 1                           ? 1
+                 : n > BSCLI_THREADS_DEFAULT_MAX ? BSCLI_THREADS_DEFAULT_MAX
+                                                 : (unsigned)n;
+    const size_t fit = BSCLI_BUFFERS_DEFAULT_MAX / chunk_size;
+    const unsigned most = fit > 5 ? (unsigned)((fit - 2) / 3) : 1;
+    return t < most ? t : most;
 }
 
 /*
@@ -740,7 +751,7 @@ int bscli_cmd_seal(int argc, char **argv)
     bscli_pipe io_pipe;
     crew cw;
     int files = 0, have_ks = 0, have_crew = 0, ok = 0;
-    const unsigned nthreads = crew_size(o.threads);
+    const unsigned nthreads = crew_size(o.threads, (size_t)1 << o.chunk_log2);
     bsf_header h;
     memset(&h, 0, sizeof h);
     h.kdf = o.key_file != NULL ? BSF_KDF_KEYFILE : BSF_KDF_SCRYPT;
@@ -859,7 +870,7 @@ int bscli_cmd_open(int argc, char **argv)
     bscli_pipe io_pipe;
     crew cw;
     int have_ks = 0, have_crew = 0, ok = 0;
-    const unsigned nthreads = crew_size(o.threads);
+    unsigned nthreads = 1;
     if (open_files(&o, &f) != 0)
         goto out;
     uint8_t hdr[BSF_HEADER_LEN];
@@ -878,6 +889,7 @@ int bscli_cmd_open(int argc, char **argv)
     if (master_key(&o, &h, 0, master) != 0)
         goto out;
     int kr = bsf_keys_derive(&keys, master, h.nonce);
+    nthreads = crew_size(o.threads, (size_t)1 << h.chunk_log2);
     if (kr == 0)
         kr = crew_init(&cw, nthreads, 1, master, h.nonce, (size_t)1 << h.chunk_log2);
     have_crew = kr == 0;
