@@ -87,12 +87,7 @@ typedef uint64_t v4 __attribute__((vector_size(32)));
 #define SW_TL(a, b, c, imm)                                                                        \
     ((v8)_mm512_ternarylogic_epi64((__m512i)(a), (__m512i)(b), (__m512i)(c), imm))
 #include "speedy_wide.inc.h"
-#undef SW_V
-#undef SW_G
-#undef SW_FN
 #undef SW_TL
-#undef SW_XOR3
-#undef SW_SUBBOX
 #define SW_V v4
 #define SW_G 4
 #define SW_FN(f) f##_v4
@@ -101,12 +96,7 @@ typedef uint64_t v4 __attribute__((vector_size(32)));
 #define SW_TL(a, b, c, imm)                                                                        \
     ((v4)_mm256_ternarylogic_epi64((__m256i)(a), (__m256i)(b), (__m256i)(c), imm))
 #include "speedy_wide.inc.h"
-#undef SW_V
-#undef SW_G
-#undef SW_FN
 #undef SW_TL
-#undef SW_XOR3
-#undef SW_SUBBOX
 /*
  * 192 bytes (eight blocks) <-> their three chunks: c[q] element g = qword 3 g + q. Output word
  * k of the bytes holds qwords 8 k .. 8 k + 7, i.e. chunk (8 k + e) % 3 of block (8 k + e) / 3.

@@ -5,7 +5,8 @@
  * SW_V (the word: SW_G uint64_t elements, a GCC vector type; SW_G = 8 or 4), SW_FN(f) (the
  * name of function f for this width, e.g. rounds_v8), SW_SUBBOX(y0..y5, x0..x5) (the SubBox on
  * six words) and SW_XOR3(a, b, c). A pass of width SW_G covers 64 SW_G blocks: element g, bit l
- * of a word is block SW_G l + g. Functions a width does not need are unused.
+ * of a word is block SW_G l + g. Functions a width does not need are unused. It undefines
+ * those five knobs at its end (the next width defines its own).
  */
 /* v ^ the lane mask *k, broadcast to the elements. */
 static inline SW_V SW_FN(key_xor)(SW_V v, const uint64_t *k)
@@ -186,3 +187,9 @@ __attribute__((unused)) static void SW_FN(load_blocks)(SW_V *t, const uint8_t *i
     for (unsigned c = 0; c < 3; c++)
         SW_FN(transpose64)(t + 64 * c);
 }
+
+#undef SW_V
+#undef SW_G
+#undef SW_FN
+#undef SW_XOR3
+#undef SW_SUBBOX
