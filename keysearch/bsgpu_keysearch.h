@@ -74,11 +74,6 @@ BS_FN unsigned bsks_gift_key_bit(unsigned r, unsigned i)
 #define BSKS_LOG2 6
 #define BSKS_LANEBIT BSKS_LANE_BIT64
 #include "bsks_engine.inc.h"
-#undef BS_W
-#undef BSKS_SW
-#undef BS_SFX
-#undef BSKS_LOG2
-#undef BSKS_LANEBIT
 
 #define BS_W uint32_t
 #define BSKS_SW int32_t
@@ -86,10 +81,5 @@ BS_FN unsigned bsks_gift_key_bit(unsigned r, unsigned i)
 #define BSKS_LOG2 5
 #define BSKS_LANEBIT BSGPU_LANE_BIT
 #include "bsks_engine.inc.h"
-#undef BS_W
-#undef BSKS_SW
-#undef BS_SFX
-#undef BSKS_LOG2
-#undef BSKS_LANEBIT
 
 #endif

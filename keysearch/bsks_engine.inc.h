@@ -2,7 +2,7 @@
  * bsks_engine.inc.h: the key-search engine of bsgpu_keysearch.h for one word type, a template
  * include (core/bs_common.h). Its includer defines BS_W (the word: one candidate key per lane),
  * BSKS_SW (the signed type of the same width), BS_SFX (the name suffix), BSKS_LOG2 (log2 of the
- * lanes) and BSKS_LANEBIT(b) (bit b of the lane index, as a word), and #undefs them after. What
+ * lanes) and BSKS_LANEBIT(b) (bit b of the lane index, as a word); it #undefs them at its end. What
  * each function does is said in bsgpu_keysearch.h. No include guard, on purpose.
  */
 BS_FN BS_W BS_TPL(bsks_bit)(unsigned v)
@@ -268,3 +268,9 @@ BS_FN BS_W BS_TPL(bsks_chunk)(const bsks_problem *pb, uint64_t q)
     BS_TPL(bsks_kwtab_make)(&tab, pb, q & ~tmask);
     return BS_TPL(bsks_chunk_tab)(pb, &tab, (uint32_t)(q & tmask));
 }
+
+#undef BS_W
+#undef BSKS_SW
+#undef BS_SFX
+#undef BSKS_LOG2
+#undef BSKS_LANEBIT
