@@ -16,6 +16,7 @@
 
 #include "bs_digest_mix.h"
 #include "bsgpu.h"
+#include "bsgpu_kernel_attr.h"
 #include "bsgpu_host.h"
 
 #define BSGPU_MAX_STREAMS 8
@@ -745,17 +746,12 @@ extern "C" int bsgpu_time_copies(bsgpu_ctx *ctx, size_t bytes, unsigned reps, fl
 template <typename K> static void bsgpu_attr_of(K kernel, unsigned tb, bsgpu_kernel_attr *a)
 {
     cudaFuncAttributes fa;
-    int blocks = 0;
-    if (cudaFuncGetAttributes(&fa, kernel) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, (int)tb, 0) != cudaSuccess) {
-        (void)cudaGetLastError();
+    if (!bsgpu_kernel_query(kernel, tb, &fa, &a->warps_per_sm))
         return;
-    }
     a->regs = fa.numRegs;
     a->local_bytes = (int)fa.localSizeBytes;
     a->shared_bytes = (int)fa.sharedSizeBytes;
     a->threads = (int)tb;
-    a->warps_per_sm = blocks * (int)tb / BSGPU_WARP;
 }
 
 extern "C" void bsgpu_get_kernel_attr(bsgpu_ctx *ctx, bsgpu_cipher c, bsgpu_kernel_attr *a)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bsgpu_kernel_attr.h"
 #include "bsks.h"
 
 #define BSKS_THREADS 256
@@ -147,16 +148,11 @@ static cudaError_t bsks_launch(const bsks_problem *pb, uint64_t first, uint64_t 
 template <typename K> static void bsks_attr_of(K kernel, unsigned tb, bsks_kernel_attr *a)
 {
     cudaFuncAttributes fa;
-    int blocks = 0;
     memset(a, 0, sizeof *a);
-    if (cudaFuncGetAttributes(&fa, kernel) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, (int)tb, 0) != cudaSuccess) {
-        (void)cudaGetLastError();
+    if (!bsgpu_kernel_query(kernel, tb, &fa, &a->warps_per_sm))
         return;
-    }
     a->regs = fa.numRegs;
     a->local_bytes = (int)fa.localSizeBytes;
-    a->warps_per_sm = blocks * (int)tb / 32;
 }
 
 extern "C" void bsks_cuda_kernel_attr(int c, unsigned v, bsks_kernel_attr *a)
