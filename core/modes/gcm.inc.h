@@ -24,6 +24,8 @@
  *                     GCM_BL - 4): the counter field's width in bytes (incremented modulo
  *                     2^(8 ctr_bytes), the fast paths only at 4) and the IV length that gives J0
  *                     directly (IV || 0..0 || 1); GCM_FN(set_profile) sets them
+ *   GCM_GHASH_DEFER   (with GCM_GHASH_LAZY) up to this many single blocks wait in the context's
+ *                     `ghpend` (`npend` of them) and go into GHASH in one call (ghash_mul)
  *   GCM_GHASH_LAZY    the GHASH type has init_first / extend / max_powers / power_words and the
  *                     context `hpow` and `pre`: H is made with the first IV under a key (with
  *                     E_K(J0) and the first keystream block in one call of the core where the
@@ -170,8 +172,42 @@ static inline void ghash_powers(GCM_CTX *ctx, size_t n)
 }
 
 /* y = GHASH update over n whole blocks, the key form extended first where it is lazy. */
+#ifdef GCM_GHASH_DEFER
+/* The blocks waiting in ghpend go into y, in one call (one reduction where GHASH aggregates). */
+static void ghash_flush(GCM_CTX *ctx)
+{
+    const size_t n = ctx->npend;
+    if (n > 0) {
+        ctx->npend = 0;
+        ctx->ghash->mul_blocks(ctx->hkey, ctx->y, ctx->ghpend, n);
+    }
+}
+#else
+static inline void ghash_flush(GCM_CTX *ctx)
+{
+    (void)ctx;
+}
+#endif
+
+/*
+ * y = GHASH update over n whole blocks, the key form extended first where it is lazy. With
+ * GCM_GHASH_DEFER, once the key form holds that many powers, single blocks (a padded partial
+ * block, the lengths) wait in ghpend and go in together: a short message's AAD, data and lengths
+ * blocks are one product level by H^3, H^2, H instead of three products one after another.
+ * Whatever reads y flushes them first.
+ */
 static void ghash_mul(GCM_CTX *ctx, const uint8_t *blocks, size_t n)
 {
+#ifdef GCM_GHASH_DEFER
+    if (n == 1 && ctx->hpow >= GCM_GHASH_DEFER) {
+        if (ctx->npend == GCM_GHASH_DEFER)
+            ghash_flush(ctx);
+        memcpy(ctx->ghpend + BL * ctx->npend, blocks, BL);
+        ctx->npend++;
+        return;
+    }
+    ghash_flush(ctx);
+#endif
     ghash_powers(ctx, n);
     ctx->ghash->mul_blocks(ctx->hkey, ctx->y, blocks, n);
 }
@@ -336,6 +372,9 @@ static void start_iv(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len, const uint8
     (void)key;
 #endif
     memset(ctx->y, 0, BL);
+#ifdef GCM_GHASH_DEFER
+    ctx->npend = 0;
+#endif
     ctx->ghbuf_len = 0;
     if (ctx->ekj0_ready) { /* the mask of a message left unfinished (finish wipes it) */
         GCM_WIPE(ctx->ekj0, BL);
@@ -371,6 +410,7 @@ static void start_iv(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len, const uint8
         ghash_absorb(ctx, iv, iv_len);
         ghash_pad(ctx);
         ghash_lengths(ctx, 0, (uint64_t)iv_len);
+        ghash_flush(ctx);
         memcpy(ctx->j0, ctx->y, BL);
         memset(ctx->y, 0, BL);
     }
@@ -399,6 +439,12 @@ static void start_iv(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len, const uint8
         GCM_WIPE(b, sizeof b);
         ctx->ekj0_ready = 1;
         ctx->pre = 1; /* the keystream of ctx->counter, which stays the next block's */
+#ifdef GCM_GHASH_DEFER
+        /* Where J0 came by GHASH, H was made before it: the powers the waiting blocks will use,
+         * made now, run beside the core's rounds of E_K(J0) above. */
+        if (!direct)
+            ghash_powers(ctx, GCM_GHASH_DEFER);
+#endif
     }
 #endif
     ctx->num = 0;
@@ -602,6 +648,8 @@ static int gcm_crypt(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len, 
     if (inproc && len >= BL) {
         /* In-process, a stitched CTR + GHASH loop takes what it can (gcm256_bulk.h). */
         const bs_gcm256_bulk_fn bulk = GCM_BULK_FOR(ctx->cipher, ctx->ghash);
+        if (bulk != NULL)
+            ghash_flush(ctx); /* the loop reads and writes y */
         /* The loop makes the key powers it uses (ctx->hpow counts them). */
         const size_t done = bulk != NULL ? bulk(&ctx->ks, ctx->hkey, &ctx->hpow, ctx->counter,
                                                 ctx->y, in, out, len / BL, dec)
@@ -664,6 +712,7 @@ static void finish(GCM_CTX *ctx, uint8_t full[BL])
 {
     ghash_pad(ctx);
     ghash_lengths(ctx, ctx->aad_len, ctx->data_len);
+    ghash_flush(ctx);
     if (!ctx->ekj0_ready)
         ctx->cipher->encrypt(&ctx->ks, ctx->ekj0, ctx->j0, 1);
     for (int i = 0; i < BL; i++)
