@@ -20,6 +20,8 @@
 #define GCM_BULK_FOR bs_gcm256_bulk_for
 #define GCM_BULK_BLOCKS 16 /* gcm256_vaes.c: one reduction per 16 blocks */
 #define GCM_GHASH_LAZY 1
+#ifdef BS_GCM256_DEFER
 #define GCM_GHASH_DEFER BS_GCM256_DEFER
+#endif
 #define GCM_PROFILE 1
 #include "gcm.inc.h"

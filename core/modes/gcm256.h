@@ -11,6 +11,8 @@
 #ifndef BS_GCM256_H
 #define BS_GCM256_H
 
+#include <stdint.h>
+
 #include "../bitslice.h"
 #include "keystream.h"
 
@@ -22,8 +24,13 @@ extern "C" {
 #define BS_GCM256_MAX_BLOCKS (((uint64_t)1 << 32) - 2)
 #define BS_GCM256_TAG_MIN 16
 #define BS_GCM256_TAG_MAX 32
-/* Single GHASH blocks a context keeps back to absorb together (gcm.inc.h, GCM_GHASH_DEFER). */
+/*
+ * Single GHASH blocks a context keeps back to absorb together (gcm.inc.h, GCM_GHASH_DEFER), on
+ * 64-bit hosts (whose GHASHs have key powers to aggregate with); none on the MCUs.
+ */
+#if UINTPTR_MAX > 0xffffffffu
 #define BS_GCM256_DEFER 4
+#endif
 
 /*
  * Room for any implementation's key form: 3072 bytes where VPCLMULQDQ's 16 pairs of powers with
@@ -107,12 +114,14 @@ typedef struct bs_gcm256_ctx {
     bs_key_schedule ks;
     BS_ALIGN(32) uint64_t hkey[BS_GHASH256_HKEY_WORDS];
     uint8_t j0[32];
-    uint8_t y[32];                        /* GHASH accumulator */
-    uint8_t counter[32];                  /* next counter block */
-    uint8_t stream[32];                   /* keystream of the current partial block */
-    uint8_t ghbuf[32];                    /* GHASH input waiting for a full block */
+    uint8_t y[32];       /* GHASH accumulator */
+    uint8_t counter[32]; /* next counter block */
+    uint8_t stream[32];  /* keystream of the current partial block */
+    uint8_t ghbuf[32];   /* GHASH input waiting for a full block */
+#ifdef BS_GCM256_DEFER
     uint8_t ghpend[BS_GCM256_DEFER * 32]; /* whole blocks waiting to go into GHASH together */
     unsigned npend;
+#endif
     uint8_t ekj0[32]; /* E_K(J0), once computed (ekj0_ready) */
     int ekj0_ready;
     bs_keystream_source *src; /* data keystream; not owned; NULL: in-process (keystream.h) */
