@@ -137,13 +137,13 @@ static int harden(char *err, size_t errlen)
     return 0;
 }
 
-int main(int argc, char **argv)
+/*
+ * The command line into cfg: --help and --version win over everything else, even an unreadable
+ * config; then the config file, then the flags that override it, in their order. Returns -1 to
+ * go on, or the exit status (0 after --help or --version, 2 for a refused line or setting).
+ */
+static int parse_args(int argc, char **argv, bsd_config *cfg, int *check_only)
 {
-    static bsd_daemon daemon_state;
-    bsd_daemon *d = &daemon_state;
-    char err[512];
-    int check_only = 0;
-    bsd_config_defaults(&d->cfg);
     static const struct option lo[] = {
         {"config", required_argument, 0, 'c'},
         {"socket", required_argument, 0, 's'},
@@ -154,9 +154,9 @@ int main(int argc, char **argv)
         {0, 0, 0, 0},
     };
     static const char *const so = ":c:s:o:thV";
+    char err[512];
     int c;
     opterr = 0;
-    /* --help and --version win over everything else, even an unreadable config. */
     while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
         if (c == 'h') {
             usage(stdout);
@@ -171,34 +171,45 @@ int main(int argc, char **argv)
     }
     if (optind < argc)
         return bs_usage_error("bitsliced", "bitsliced", "unexpected argument", argv[optind]);
-    /* The config file first, then the flags that override it, in their order. */
     optind = 0;
     while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1)
-        if (c == 'c' && bsd_config_load(&d->cfg, optarg, err, sizeof err) != 0) {
+        if (c == 'c' && bsd_config_load(cfg, optarg, err, sizeof err) != 0) {
             fprintf(stderr, "bitsliced: %s\n", err);
             return 2;
         }
     optind = 0;
     while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
-        if (c == 's' && bsd_config_set(&d->cfg, "socket", optarg, err, sizeof err) != 0) {
+        if (c == 's' && bsd_config_set(cfg, "socket", optarg, err, sizeof err) != 0) {
             fprintf(stderr, "bitsliced: %s\n", err);
             return 2;
         }
         if (c == 't')
-            check_only = 1;
+            *check_only = 1;
         if (c == 'o') {
-            if (bsd_config_set_kv(&d->cfg, optarg, err, sizeof err) != 0) {
+            if (bsd_config_set_kv(cfg, optarg, err, sizeof err) != 0) {
                 fprintf(stderr, "bitsliced: %s\n", err);
                 return 2;
             }
         }
     }
-    if (check_only) {
-        printf("socket=%s backend=%s\n", d->cfg.socket_path, d->cfg.backend);
-        bsd_config_print_allow(&d->cfg, stdout);
-        bsd_config_print_shares(&d->cfg, stdout);
-        return 0;
-    }
+    return -1;
+}
+
+/* --check: the main settings, as the daemon would run with them. */
+static void report_check(const bsd_config *cfg)
+{
+    printf("socket=%s backend=%s\n", cfg->socket_path, cfg->backend);
+    bsd_config_print_allow(cfg, stdout);
+    bsd_config_print_shares(cfg, stdout);
+}
+
+/*
+ * Everything before the loop: hardening, the key pool, the backend and batcher, the socket,
+ * the signals; logs why it cannot start (1) or that it is ready (0).
+ */
+static int start(bsd_daemon *d)
+{
+    char err[512];
     bsd_log_set_debug(d->cfg.log_debug);
     if (harden(err, sizeof err) != 0) {
         BSD_ERR("start", "reason=\"%s\"", err);
@@ -257,6 +268,12 @@ int main(int argc, char **argv)
     int nr = bsd_sd_notify("READY=1");
     if (nr < 0)
         BSD_WARN("notify", "state=READY reason=\"%s\"", strerror(-nr));
+    return 0;
+}
+
+/* The loop until the drain finishes (on_signal, maybe_finish), then the teardown. */
+static void run(bsd_daemon *d)
+{
     uv_run(d->loop, UV_RUN_DEFAULT);
     /* Anything left (nothing, normally) is closed so that uv_loop_close succeeds. */
     uv_walk(d->loop, walk_close, NULL);
@@ -266,5 +283,23 @@ int main(int argc, char **argv)
     bsd_keypool_destroy(&d->keys);
     bsd_peers_free(&d->peers);
     BSD_INFO("exit", "code=0");
+}
+
+int main(int argc, char **argv)
+{
+    static bsd_daemon daemon_state;
+    bsd_daemon *d = &daemon_state;
+    int check_only = 0;
+    bsd_config_defaults(&d->cfg);
+    const int rc = parse_args(argc, argv, &d->cfg, &check_only);
+    if (rc >= 0)
+        return rc;
+    if (check_only) {
+        report_check(&d->cfg);
+        return 0;
+    }
+    if (start(d) != 0)
+        return 1;
+    run(d);
     return 0;
 }
