@@ -571,12 +571,16 @@ static void subword_masked(uint32_t w[2], bs_aes_rng_fn rng, void *rng_ctx)
 {
     uint32_t q[2][8], r[BS_AES_MASKED_SBOX_RAND];
     draw(r, BS_AES_MASKED_SBOX_RAND, rng, rng_ctx);
-    for (unsigned s = 0; s < 2; s++)
+    /* the slice loops unrolled (rolled, they kept the words in memory around every step) */
+    for (unsigned s = 0; s < 2; s++) {
+        BS_UNROLL8
         for (unsigned b = 0; b < 8; b++)
             q[s][b] = MT((w[s] >> b) & 0x01010101u);
+    }
     sbox_dom(q[0], q[1], r);
     for (unsigned s = 0; s < 2; s++) {
         uint32_t v = 0;
+        BS_UNROLL8
         for (unsigned b = 0; b < 8; b++)
             v = MT(v | ((q[s][b] & 0x01010101u) << b));
         w[s] = MT(v ^ (s ? 0 : 0x63636363u));
@@ -586,23 +590,43 @@ static void subword_masked(uint32_t w[2], bs_aes_rng_fn rng, void *rng_ctx)
 }
 
 /*
- * One share of round key i (column words w[0..3]) in representation k (aes_ks32.c): row r of
- * column c from column c - k r, each share alone; then the 0x63 (share 0, every round key but
- * the first) and the packing, the same key in both blocks.
+ * The packing of one share of a round key, the same key in both blocks, given as its column
+ * words: out of line, one copy for every round key and share, its operands in registers.
  */
-static void place_share(uint32_t *rk, const uint32_t *w, unsigned k, uint32_t add)
+static BS_MASKED_NOINLINE void pack_share(uint32_t *rk, uint32_t c0, uint32_t c1, uint32_t c2,
+                                          uint32_t c3)
 {
-    uint32_t x[8];
-    for (unsigned c = 0; c < 4; c++)
-        x[c] = x[c + 4] =
-            MT(MT((w[c] & 0x000000ffu) | (w[(c - k) & 3] & 0x0000ff00u) |
-                  (w[(c - 2 * k) & 3] & 0x00ff0000u) | (w[(c - 3 * k) & 3] & 0xff000000u)) ^
-               add);
+    uint32_t x[8] = {c0, c1, c2, c3, c0, c1, c2, c3};
     transpose_share(x);
     for (unsigned b = 0; b < 8; b++)
         rk[b] = x[(b >> 1) + 4 * (b & 1)];
     wipe32(x, sizeof x);
 }
+
+/*
+ * One share of round key i (column words w[0..3]) in representation k (aes_ks32.c; a constant
+ * where it is inlined): row r of column c from column c - k r, each share alone; then the 0x63
+ * (share 0, every round key but the first) and the packing.
+ */
+#define SHARE_COL(w, c, k, add)                                                                    \
+    MT(MT(((w)[c] & 0x000000ffu) | ((w)[((c) - (k)) & 3] & 0x0000ff00u) |                          \
+          ((w)[((c)-2 * (k)) & 3] & 0x00ff0000u) | ((w)[((c)-3 * (k)) & 3] & 0xff000000u)) ^       \
+       (add))
+
+BS_AES_FN void place_share(uint32_t *rk, const uint32_t *w, unsigned k, uint32_t add)
+{
+    pack_share(rk, SHARE_COL(w, 0, k, add), SHARE_COL(w, 1, k, add), SHARE_COL(w, 2, k, add),
+               SHARE_COL(w, 3, k, add));
+}
+
+/* Both shares of round key i in representation k, if there is a round key i (public). */
+#define PLACE_SHARES(i, k)                                                                         \
+    do {                                                                                           \
+        if ((i) <= nr) {                                                                           \
+            place_share(rk0 + 8 * (i), w[0] + 4 * (i), k, (i) ? 0x63636363u : 0);                  \
+            place_share(rk1 + 8 * (i), w[1] + 4 * (i), k, 0);                                      \
+        }                                                                                          \
+    } while (0)
 
 /* bs_aes_key_schedule (aes_ks32.c) with nk = 4 or 8, representations mod 4, on shares. */
 static void set_key_masked(uint32_t *rk0, uint32_t *rk1, const uint8_t *key, unsigned nk,
@@ -633,9 +657,11 @@ static void set_key_masked(uint32_t *rk0, uint32_t *rk1, const uint8_t *key, uns
             w[1][i + j] = MT(w[1][i + j - nk] ^ t[1]);
         }
     }
-    for (unsigned i = 0; i <= nr; i++) {
-        place_share(rk0 + 8 * i, w[0] + 4 * i, i % 4, i ? 0x63636363u : 0);
-        place_share(rk1 + 8 * i, w[1] + 4 * i, i % 4, 0);
+    for (unsigned i = 0; i <= nr; i += 4) {
+        PLACE_SHARES(i, 0);
+        PLACE_SHARES(i + 1, 1);
+        PLACE_SHARES(i + 2, 2);
+        PLACE_SHARES(i + 3, 3);
     }
     wipe32(w, sizeof w);
     wipe32(m, sizeof m);
