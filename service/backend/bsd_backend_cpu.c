@@ -197,9 +197,27 @@ static void slice_work(cpu_slice *s)
     bs_wipe_stack(BS_STACK_WIPE_BYTES);
 }
 
-/* Wakes w if it sleeps (or is about to): after the change to seq was made under w->mu. */
-static void worker_wake(cpu_worker *w, int sleeping)
+/*
+ * Gives w the slice s, or (s NULL) tells it to quit, and wakes it if it sleeps or is about to:
+ * the bump of seq under w->mu makes its wait return at once if it comes after.
+ */
+static void worker_post(cpu_worker *w, cpu_slice *s)
 {
+    pthread_mutex_lock(&w->mu);
+    if (s == NULL) {
+        w->quit = 1;
+    } else {
+        s->next = NULL;
+        if (w->tail != NULL)
+            w->tail->next = s;
+        else
+            w->head = s;
+        w->tail = s;
+    }
+    __atomic_store_n(&w->seq, w->seq + 1, __ATOMIC_RELEASE);
+    const int sleeping = w->sleeping;
+    pthread_mutex_unlock(&w->mu);
+    /* After the unlock, so that the worker does not wake into a held lock. */
     if (sleeping) {
         syscall(SYS_futex, &w->seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
         __atomic_add_fetch(&bsd_backend_syscalls, 1, __ATOMIC_RELAXED);
@@ -311,20 +329,7 @@ static int cpu_submit(bsd_backend *be, bsd_batch *b)
     /* Slice i to worker first + i: a batch of one slice wakes one worker, in turn. */
     const unsigned first = cpu->next_worker++ % cpu->started;
     for (unsigned i = 0; i < nslices; i++) {
-        cpu_worker *w = &cpu->w[(first + i) % cpu->started];
-        cpu_slice *s = &cb->slices[i];
-        s->next = NULL;
-        pthread_mutex_lock(&w->mu);
-        if (w->tail != NULL)
-            w->tail->next = s;
-        else
-            w->head = s;
-        w->tail = s;
-        __atomic_add_fetch(&w->seq, 1, __ATOMIC_RELEASE);
-        const int sleeping = w->sleeping;
-        pthread_mutex_unlock(&w->mu);
-        /* After the unlock, so that the worker does not wake into a held lock. */
-        worker_wake(w, sleeping);
+        worker_post(&cpu->w[(first + i) % cpu->started], &cb->slices[i]);
     }
     return 0;
 }
@@ -340,14 +345,8 @@ static void cpu_describe(bsd_backend *be, char *out, size_t len)
 static void stop_workers(cpu_backend *cpu)
 {
     for (unsigned i = 0; i < cpu->started; i++) {
-        cpu_worker *w = &cpu->w[i];
-        pthread_mutex_lock(&w->mu);
-        w->quit = 1;
-        __atomic_add_fetch(&w->seq, 1, __ATOMIC_RELEASE);
-        const int sleeping = w->sleeping;
-        pthread_mutex_unlock(&w->mu);
-        worker_wake(w, sleeping);
-        pthread_join(w->th, NULL);
+        worker_post(&cpu->w[i], NULL);
+        pthread_join(cpu->w[i].th, NULL);
     }
     for (unsigned i = 0; i < cpu->threads; i++) {
         pthread_mutex_destroy(&cpu->w[i].mu);
