@@ -25,9 +25,17 @@
  * are per value, and why the code hides each intermediate from the compiler (BS_HIDE) so that
  * it cannot regroup a XOR chain into an unmasked partial sum.
  *
- * Key schedule: two shares, the S-box with the DOM-indep AND (Gross et al., 2016), one fresh
- * word per AND: BS_AES128_MASKED_RAND_KEY / BS_AES256_MASKED_RAND_KEY words per set_key; the
- * round keys exist only as shares (rk[0][i] ^ rk[1][i] is bs_aes_key_schedule's word i).
+ * Key schedule: two shares, the S-box with the DOM-indep AND (Gross et al., 2016), fresh
+ * randomness for every AND: BS_AES128_MASKED_RAND_KEY / BS_AES256_MASKED_RAND_KEY words per
+ * set_key; the round keys exist only as shares (rk[0][i] ^ rk[1][i] is bs_aes_key_schedule's
+ * word i). SubWord runs the circuit on the four bytes of one word, slice b holding bit b of
+ * each at bits 0, 8, 16 and 24 only, and every step is bitwise: the other 28 bits of every value
+ * are zero and each of the four positions is a computation of its own. An AND's fresh word
+ * therefore needs only those four bits, and eight ANDs share one random word: AND i takes bits
+ * i % 8 (+ 0, 8, 16, 24) of word i / 8, masked to the four positions. At every position the
+ * ANDs get independent uniform bits, as with a word each, and every value is the one a word
+ * each would give with its 28 unused bits cleared, so whatever it held of the secret (nothing
+ * at first order) it holds the same: 5 words an S-box where there were 34.
  *
  * Randomness: the application supplies an RNG callback (a deterministic PRNG under QEMU,
  * getrandom() or the board's TRNG elsewhere) that fills n 32-bit words. Masking is only as
@@ -97,8 +105,10 @@ extern "C" {
 /* Fills out[0..nwords) with fresh random words. */
 typedef void (*bs_aes_rng_fn)(void *rng_ctx, uint32_t *out, size_t nwords);
 
-#define BS_AES_MASKED_SBOX_RAND 34 /* the key schedule: one word per AND of the S-box circuit */
-#define BS_AES_MASKED_RAND_ENC 10  /* per two-block call: m0, m1 and eight words r */
+/* The key schedule's S-box: 34 ANDs, eight a fresh word (four bits each, see above). */
+#define BS_AES_MASKED_SBOX_ANDS 34
+#define BS_AES_MASKED_SBOX_RAND ((BS_AES_MASKED_SBOX_ANDS + 7) / 8)
+#define BS_AES_MASKED_RAND_ENC 10 /* per two-block call: m0, m1 and eight words r */
 #define BS_AES128_MASKED_RAND_ENC BS_AES_MASKED_RAND_ENC
 #define BS_AES256_MASKED_RAND_ENC BS_AES_MASKED_RAND_ENC
 #define BS_AES128_MASKED_RAND_KEY (4 + 10 * BS_AES_MASKED_SBOX_RAND)

@@ -9,7 +9,8 @@
  * m0, m1 (fresh) and m2 = m0 ^ m1, in the fixed patterns of aes_masked_sbox.h (generated and
  * checked by aes_masked_gen.py), plus eight fresh words r that mask the plaintext words before
  * packing and the ciphertext words before unpacking. The key schedule keeps two shares and the
- * DOM-indep AND (one fresh word per AND): it runs once per key.
+ * DOM-indep AND (fresh randomness for every AND, eight ANDs a word: aes_masked.h): it runs once
+ * per key.
  *
  * Every computed word that depends on the data or the key goes through MT(): nothing in a
  * normal build, a record in the instrumented one (-DBS_AES_MASKED_TRACE, tests/leak/).
@@ -128,13 +129,15 @@ static void draw(uint32_t *r, size_t n, bs_aes_rng_fn rng, void *rng_ctx)
     rng(rng_ctx, r, n);
 }
 
-/* The DOM-indep AND of (a0, a1) and (b0, b1) with the fresh word r (aes_masked.h). */
+/* The DOM-indep AND i of (a0, a1) and (b0, b1), its fresh bits at the four positions of the
+ * key schedule's slices from bits i % 8 of r[i / 8] (aes_masked.h). */
 #define BS_MA(d, a, b, i)                                                                          \
     uint32_t d##_0, d##_1;                                                                         \
     do {                                                                                           \
+        const uint32_t ri_ = MT((r[(i) / 8] >> ((i) % 8)) & 0x01010101u);                          \
         uint32_t x0_ = MT(a##_0 & b##_1), x1_ = MT(a##_1 & b##_0);                                 \
-        x0_ = MT(x0_ ^ r[i]);                                                                      \
-        x1_ = MT(x1_ ^ r[i]);                                                                      \
+        x0_ = MT(x0_ ^ ri_);                                                                       \
+        x1_ = MT(x1_ ^ ri_);                                                                       \
         BS_HIDE(x0_);                                                                              \
         BS_HIDE(x1_);                                                                              \
         d##_0 = MT(MT(a##_0 & b##_0) ^ x0_);                                                       \
@@ -144,8 +147,8 @@ static void draw(uint32_t *r, size_t n, bs_aes_rng_fn rng, void *rng_ctx)
 /* An XOR, share by share. */
 #define BS_MX(d, a, b) const uint32_t d##_0 = MT(a##_0 ^ b##_0), d##_1 = MT(a##_1 ^ b##_1)
 
-/* aes.h's S-box circuit (without its NOTs) on two shares, in place; r: 34 fresh words (the
- * key schedule's S-box). */
+/* aes.h's S-box circuit (without its NOTs) on two shares, in place, for the key schedule's
+ * slices (bits 0, 8, 16, 24 only); r: BS_AES_MASKED_SBOX_RAND fresh words, eight ANDs a word. */
 static BS_MASKED_NOINLINE void sbox_dom(uint32_t q0[8], uint32_t q1[8], const uint32_t *r)
 {
     const uint32_t u0_0 = q0[7], u1_0 = q0[6], u2_0 = q0[5], u3_0 = q0[4];
