@@ -289,7 +289,8 @@ static const bs_block_cipher *slow_cipher(void)
  * with BLOCK_JOBS jobs of 128 MiB over one 128 MiB window (2 GiB of keystream, seconds of CPU
  * at the portable level). Every job submitted after them waits on the backend, where it cannot be
  * cancelled: the other uid's connections stay held after they close, for as long as the test
- * needs. The mappings stay small (the daemon populates each at MAP_SHM).
+ * needs. The client populates each mapping whole (and the daemon maps it pre-faulted), so the
+ * mappings are kept small.
  */
 #define BLOCK_BYTES ((uint64_t)128 << 20)
 #define BLOCK_JOBS 16
