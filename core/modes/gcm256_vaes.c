@@ -70,17 +70,6 @@ TARGET static inline __attribute__((always_inline)) void batch(const bs_r256_vae
 }
 
 /*
- * The wide batch: 32 counter blocks (16 registers: enough that the VPERMB-then-VAESENC chain of
- * a round no longer leaves the AES units idle) and, when hsrc is not NULL, its 32 blocks absorbed
- * into *yr as two GHASH chunks of 16 (powers H^16..H^1 each, one reduction each). The GHASH
- * registers go two at a time: each of a pair's six products (three by K1 and KM, three by K2 and
- * KM) joins its sum in one VPTERNLOGD with the other register's, so a register costs three
- * sums, not six. Every vector instruction competes with the rounds for the same units, and the
- * 48 pair products are dealt out four to each of rounds 2..13 (eight carry-less multiplies, about
- * what the multiplier completes in a round of 16 registers). Chunk A (registers 0..7) is reduced
- * before chunk B's first register takes its XOR with the accumulator, chunk B after round 13.
- */
-/*
  * Counter blocks after round 1's VPERMB (bs_r256_vaes_start's PB): the counter's low byte sits
  * at bytes 11 and 43 of a register (its two blocks). Register j of a wide batch adds 2j there,
  * which is the whole increment while that byte does not carry within the batch.
@@ -95,6 +84,17 @@ static const BS_ALIGN(64) uint8_t WIDE_STEPS[2 * NREG][64] = {
 #undef S
 };
 
+/*
+ * The wide batch: 32 counter blocks (16 registers: enough that the VPERMB-then-VAESENC chain of
+ * a round no longer leaves the AES units idle) and, when hsrc is not NULL, its 32 blocks absorbed
+ * into *yr as two GHASH chunks of 16 (powers H^16..H^1 each, one reduction each). The GHASH
+ * registers go two at a time: each of a pair's six products (three by K1 and KM, three by K2 and
+ * KM) joins its sum in one VPTERNLOGD with the other register's, so a register costs three
+ * sums, not six. Every vector instruction competes with the rounds for the same units, and the
+ * 48 pair products are dealt out four to each of rounds 2..13 (eight carry-less multiplies, about
+ * what the multiplier completes in a round of 16 registers). Chunk A (registers 0..7) is reduced
+ * before chunk B's first register takes its XOR with the accumulator, chunk B after round 13.
+ */
 TARGET static inline __attribute__((always_inline)) void
 wide_batch(const bs_r256_vaes_keys *K, uint64_t *hkey, __m512i *cb, uint32_t *ctr, __m256i *yr,
            const uint8_t *in, uint8_t *out, const uint8_t *hsrc, unsigned *ext)

@@ -9,10 +9,9 @@
  * that reverses each 16-byte lane makes of the 64 bytes of A then B. A power G of the key sits
  * beside them twice, as K1 = [G23 | G01 | G'23 | G'01] and K2 = [G01 | G23 | G'01 | G'23] (G for
  * A, G' for B): the lanes of A*K1 are the 128 x 128 products at word offsets 4 and 0, those of
- * A*K2 both at offset 2. Four VPCLMULQDQ (immediates 00, 11, 01, 10) per register and K give
- * each lane's low, high and middle 64 x 64 products; they are summed unreduced over up to 16
- * blocks (Y' = (Y ^ X1) H^n ^ X2 H^(n-1) ^ ... ^ Xn H) and combined and reduced once, in
- * registers.
+ * A*K2 both at offset 2. Each lane's 64 x 64 products (Karatsuba, below) are summed unreduced
+ * over up to 16 blocks (Y' = (Y ^ X1) H^n ^ X2 H^(n-1) ^ ... ^ Xn H) and combined and reduced
+ * once, in registers.
  *
  * No shift by one. The carry-less product of A and G, read as a 512-bit reversed polynomial, is
  * x * A * G; so the key form holds G_k = H^k * x^-1 (mod P) instead of H^k, and the product reads
@@ -22,8 +21,8 @@
  *
  * Karatsuba per 128 x 128 lane product: the low (00) and high (11) 64 x 64 products, and the
  * product of the XORs of each side's two words, summed apart over the blocks and made into the
- * middle term once, at the reduction. Three VPCLMULQDQ per register and K instead of four; the
- * data's XOR is one VPUNPCKHQDQ and one VPXORQ, which run beside the AES and shuffle units.
+ * middle term once, at the reduction. Three VPCLMULQDQ per register and K instead of
+ * schoolbook's four; the data's XOR costs one VPUNPCKHQDQ and one VPXORQ a register.
  *
  * Key form (hkey): for p = 1..16, the pair (G_p, G_(p-1)) as K1, K2 and KM (24 words; G_0 is
  * zero): 384 words. KM's lane i is (K1 lane i low ^ high, K2 lane i low ^ high). Register r of
