@@ -163,8 +163,7 @@ BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_reduce_lanes(__m256i a, __m25
 
 /*
  * A lane's 256-bit product from its Karatsuba sums: the middle term m ^ lo ^ hi joins the low
- * half's high word and the high half's low word (unpacks, not byte shifts: they run beside the
- * AES and shuffle units).
+ * half's high word and the high half's low word (by unpacks).
  */
 BS_VPCLMUL_TARGET static inline void bs_vpclmul_lanes(__m512i lo, __m512i hi, __m512i m,
                                                       __m512i *low, __m512i *high)
