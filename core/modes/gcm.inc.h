@@ -171,7 +171,6 @@ static inline void ghash_powers(GCM_CTX *ctx, size_t n)
 #endif
 }
 
-/* y = GHASH update over n whole blocks, the key form extended first where it is lazy. */
 #ifdef GCM_GHASH_DEFER
 /* The blocks waiting in ghpend go into y, in one call (one reduction where GHASH aggregates). */
 static void ghash_flush(GCM_CTX *ctx)
