@@ -156,36 +156,7 @@ wide_batch(const bs_r256_vaes_keys *K, uint64_t *hkey, __m512i *cb, uint32_t *ct
                 p0 = bs_vpclmul_pair(hkey, BS_VPCLMUL_CHUNK, (size_t)(r % NREG));
                 p1 = bs_vpclmul_pair(hkey, BS_VPCLMUL_CHUNK, (size_t)(r % NREG + 1));
             }
-            /* part: 0 lo1, 1 hi1, 2 m1 (K1, K1, KM), 3 lo2, 4 hi2, 5 m2 (K2, K2, KM). */
-            const int off = part % 3 == 2 ? 16 : 8 * (part / 3);
-            const __m512i k0 = _mm512_loadu_si512((const void *)(p0 + off));
-            const __m512i k1 = _mm512_loadu_si512((const void *)(p1 + off));
-            switch (part) {
-            case 0:
-                t.lo1 = _mm512_ternarylogic_epi64(t.lo1, _mm512_clmulepi64_epi128(h0, k0, 0x00),
-                                                  _mm512_clmulepi64_epi128(h1, k1, 0x00), 0x96);
-                break;
-            case 1:
-                t.hi1 = _mm512_ternarylogic_epi64(t.hi1, _mm512_clmulepi64_epi128(h0, k0, 0x11),
-                                                  _mm512_clmulepi64_epi128(h1, k1, 0x11), 0x96);
-                break;
-            case 2:
-                t.m1 = _mm512_ternarylogic_epi64(t.m1, _mm512_clmulepi64_epi128(m0, k0, 0x00),
-                                                 _mm512_clmulepi64_epi128(m1, k1, 0x00), 0x96);
-                break;
-            case 3:
-                t.lo2 = _mm512_ternarylogic_epi64(t.lo2, _mm512_clmulepi64_epi128(h0, k0, 0x00),
-                                                  _mm512_clmulepi64_epi128(h1, k1, 0x00), 0x96);
-                break;
-            case 4:
-                t.hi2 = _mm512_ternarylogic_epi64(t.hi2, _mm512_clmulepi64_epi128(h0, k0, 0x11),
-                                                  _mm512_clmulepi64_epi128(h1, k1, 0x11), 0x96);
-                break;
-            default:
-                t.m2 = _mm512_ternarylogic_epi64(t.m2, _mm512_clmulepi64_epi128(m0, k0, 0x10),
-                                                 _mm512_clmulepi64_epi128(m1, k1, 0x10), 0x96);
-                break;
-            }
+            bs_vpclmul_sum2(&t, part, h0, h1, m0, m1, p0, p1);
         }
     }
     if (hsrc != NULL)

@@ -97,23 +97,53 @@ BS_VPCLMUL_TARGET static inline void bs_vpclmul_mul_p(bs_vpclmul_acc *t, __m512i
                      _mm512_loadu_si512((const void *)(pair + 16)));
 }
 
-/* t += x0 * pair0 + x1 * pair1: each product joins its sum with the other's in one VPTERNLOGQ. */
+/*
+ * One of the six products of two registers x0, x1 (m0, m1 their bs_vpclmul_halves) by their
+ * pairs, joined to its sum with the other register's in one VPTERNLOGQ. part: 0 lo1, 1 hi1, 2 m1
+ * (by K1, K1, KM), 3 lo2, 4 hi2, 5 m2 (by K2, K2, KM). A constant part leaves one case.
+ */
+BS_VPCLMUL_TARGET static inline void bs_vpclmul_sum2(bs_vpclmul_acc *t, int part, __m512i x0,
+                                                     __m512i x1, __m512i m0, __m512i m1,
+                                                     const uint64_t *pair0, const uint64_t *pair1)
+{
+    const int off = part % 3 == 2 ? 16 : 8 * (part / 3);
+    const __m512i k0 = _mm512_loadu_si512((const void *)(pair0 + off));
+    const __m512i k1 = _mm512_loadu_si512((const void *)(pair1 + off));
+    const __m512i a0 = part % 3 == 2 ? m0 : x0, a1 = part % 3 == 2 ? m1 : x1;
+#define BS_VPCLMUL_SUM2(acc, imm)                                                                  \
+    t->acc = _mm512_ternarylogic_epi64(t->acc, _mm512_clmulepi64_epi128(a0, k0, imm),              \
+                                       _mm512_clmulepi64_epi128(a1, k1, imm), 0x96)
+    switch (part) {
+    case 0:
+        BS_VPCLMUL_SUM2(lo1, 0x00);
+        break;
+    case 1:
+        BS_VPCLMUL_SUM2(hi1, 0x11);
+        break;
+    case 2:
+        BS_VPCLMUL_SUM2(m1, 0x00);
+        break;
+    case 3:
+        BS_VPCLMUL_SUM2(lo2, 0x00);
+        break;
+    case 4:
+        BS_VPCLMUL_SUM2(hi2, 0x11);
+        break;
+    default:
+        BS_VPCLMUL_SUM2(m2, 0x10);
+        break;
+    }
+#undef BS_VPCLMUL_SUM2
+}
+
+/* t += x0 * pair0 + x1 * pair1, the six products of bs_vpclmul_sum2. */
 BS_VPCLMUL_TARGET static inline void bs_vpclmul_mul2(bs_vpclmul_acc *t, __m512i x0, __m512i x1,
                                                      const uint64_t *pair0, const uint64_t *pair1)
 {
     const __m512i m0 = bs_vpclmul_halves(x0), m1 = bs_vpclmul_halves(x1);
-#define BS_VPCLMUL_SUM2(acc, a0, a1, off, imm)                                                     \
-    t->acc = _mm512_ternarylogic_epi64(                                                            \
-        t->acc,                                                                                    \
-        _mm512_clmulepi64_epi128(a0, _mm512_loadu_si512((const void *)(pair0 + off)), imm),        \
-        _mm512_clmulepi64_epi128(a1, _mm512_loadu_si512((const void *)(pair1 + off)), imm), 0x96)
-    BS_VPCLMUL_SUM2(lo1, x0, x1, 0, 0x00);
-    BS_VPCLMUL_SUM2(hi1, x0, x1, 0, 0x11);
-    BS_VPCLMUL_SUM2(m1, m0, m1, 16, 0x00);
-    BS_VPCLMUL_SUM2(lo2, x0, x1, 8, 0x00);
-    BS_VPCLMUL_SUM2(hi2, x0, x1, 8, 0x11);
-    BS_VPCLMUL_SUM2(m2, m0, m1, 16, 0x10);
-#undef BS_VPCLMUL_SUM2
+#pragma GCC unroll 6
+    for (int part = 0; part < 6; part++)
+        bs_vpclmul_sum2(t, part, x0, x1, m0, m1, pair0, pair1);
 }
 
 /* t += x * pair (x in the register layout, pair from bs_vpclmul_pair). */
