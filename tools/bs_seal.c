@@ -729,7 +729,116 @@ static void crew_prefetch(crew *c, bscli_keysrc *ks, uint64_t index, uint64_t nc
 }
 
 /*
- * seal and open leave through one exit: "out" closes the keystream source when it was started,
+ * The keys from the master key (wiped here) and the nonce: keys, the calling thread's, for the
+ * header, and the crew's, nthreads workers for chunks of chunk_size bytes. 0, or -1 having said
+ * why (keys then still to be wiped; the crew needs nothing).
+ */
+static int crew_keys(crew *c, bsf_keys *keys, unsigned nthreads, int open, uint8_t master[32],
+                     const uint8_t nonce[16], size_t chunk_size)
+{
+    int kr = bsf_keys_derive(keys, master, nonce);
+    if (kr == 0)
+        kr = crew_init(c, nthreads, open, master, nonce, chunk_size);
+    bs_wipe(master, 32);
+    if (kr != 0)
+        fprintf(stderr, "bitslice: RIJNDAEL-256 is not compiled in, HKDF failed, or out of "
+                        "memory\n");
+    return kr;
+}
+
+/*
+ * The chunks of seal or open, once the header is written or checked: each record (a chunk, and
+ * its tag when opening) goes from the reader to the crew in order with its keystream source
+ * (the daemon's window, or in-process), and on to the writer. cs: the chunk size; nchunks: the
+ * chunk count when the input's size is known (0: unknown); total: the bytes after the header
+ * for the progress line (0: unknown). Finishes the crew and the writer and closes the keystream
+ * source whatever happens; 1 when every chunk was written, 0 having said why not.
+ */
+static int crew_run(crew *c, const opts *o, io *f, const bsf_keys *keys, size_t cs,
+                    uint64_t nchunks, uint64_t total)
+{
+    const int opening = c->open;
+    /* Buffers for the chunks being read, worked on and written: two a worker, and two more. */
+    const unsigned nslots = c->n == 1 ? BS_PIPE_SLOTS : 2 * c->n + 2;
+    bscli_keysrc ks;
+    bscli_pipe io_pipe;
+    int have_ks = 0, ok = 0;
+    if (bscli_keysrc_init(&ks, keys, cs, !o->no_daemon, o->socket, o->verbose, nslots) != 0) {
+        fprintf(stderr, "bitslice: out of memory\n");
+        goto fail;
+    }
+    have_ks = 1;
+    if (bscli_pipe_start(&io_pipe, f->in_fd, f->out, opening ? cs + BSF_TAG_LEN : cs,
+                         cs + BSF_TAG_LEN, nslots) != 0) {
+        fprintf(stderr, "bitslice: out of memory or threads\n");
+        goto fail;
+    }
+    ok = crew_start(c, &io_pipe, nslots) == 0;
+    if (!ok)
+        fprintf(stderr, "bitslice: out of memory or threads\n");
+    bs_progress pr;
+    uint64_t done = 0, next_req = 0;
+    bs_progress_start(&pr, isatty(2) && !o->quiet && ok, (double)total, BS_PROGRESS_BYTES);
+    if (ok)
+        crew_prefetch(c, &ks, 0, nchunks, &next_req, cs);
+    /* Chunks go to the workers in order; the first that fails stops the output before it. */
+    for (uint64_t i = 0; ok; i++) {
+        bscli_pipe_slot *s = bscli_pipe_next(&io_pipe);
+        if (s == NULL) {
+            ok = 0; /* a write failed: bscli_pipe_finish says why */
+            break;
+        }
+        if (s->rerr != 0) {
+            fprintf(stderr, "bitslice: reading input: %s\n", strerror(s->rerr));
+            ok = 0;
+            break;
+        }
+        size_t n = s->n;
+        if (opening && n < BSF_TAG_LEN) {
+            fprintf(stderr, "bitslice: truncated: %s after chunk %llu\n",
+                    n == 0 ? "the file ends without its final chunk" : "a partial chunk",
+                    (unsigned long long)i);
+            ok = 0;
+            break;
+        }
+        crew_job j = {s, NULL, opening ? n - BSF_TAG_LEN : n, s->last};
+        /* Chunk i's daemon window is free once chunk i - SLOTS is done. */
+        if (ks.daemon && i >= ks.nslots)
+            crew_wait_done(c, i - ks.nslots + 1);
+        if (crew_failed(c)) { /* only open's chunks can fail */
+            ok = 0;
+            break;
+        }
+        if (!j.last)
+            crew_prefetch(c, &ks, i, nchunks, &next_req, cs);
+        j.k = bscli_keysrc_take(&ks, i, j.last, j.len);
+        crew_post(c, &j);
+        done += n;
+        bs_progress_update(&pr, (double)done, j.last);
+        if (j.last)
+            break;
+    }
+    bs_progress_end(&pr);
+    if (crew_finish(c) != 0)
+        ok = 0;
+    int werr = bscli_pipe_finish(&io_pipe, ok);
+    if (werr != 0) {
+        fprintf(stderr, "bitslice: writing %s: %s\n", o->out, strerror(werr));
+        ok = 0;
+    }
+    if (ok || !opening)
+        report(o, &ks);
+    bscli_keysrc_close(&ks);
+    return ok;
+fail:
+    crew_finish(c);
+    if (have_ks)
+        bscli_keysrc_close(&ks);
+    return 0;
+}
+
+/*
+ * seal and open leave through one exit: "out" finishes the crew when it was made but not run,
  * wipes the derived keys (harmless when there are none yet) and, once open_files ran, finishes
  * or removes the output (close_files). ok says whether the output is to be kept.
  */
@@ -747,11 +856,9 @@ int bscli_cmd_seal(int argc, char **argv)
     }
     static bsf_keys keys;
     io f;
-    bscli_keysrc ks;
-    bscli_pipe io_pipe;
     crew cw;
-    int files = 0, have_ks = 0, have_crew = 0, ok = 0;
-    const unsigned nthreads = crew_size(o.threads, (size_t)1 << o.chunk_log2);
+    int files = 0, have_crew = 0, ok = 0;
+    const size_t cs = (size_t)1 << o.chunk_log2;
     bsf_header h;
     memset(&h, 0, sizeof h);
     h.kdf = o.key_file != NULL ? BSF_KDF_KEYFILE : BSF_KDF_SCRYPT;
@@ -768,16 +875,9 @@ int bscli_cmd_seal(int argc, char **argv)
     uint8_t master[32];
     if (master_key(&o, &h, 1, master) != 0)
         goto out;
-    int kr = bsf_keys_derive(&keys, master, h.nonce);
-    if (kr == 0)
-        kr = crew_init(&cw, nthreads, 0, master, h.nonce, (size_t)1 << o.chunk_log2);
-    have_crew = kr == 0;
-    bs_wipe(master, sizeof master);
-    if (kr != 0) {
-        fprintf(stderr, "bitslice: RIJNDAEL-256 is not compiled in, HKDF failed, or out of "
-                        "memory\n");
+    if (crew_keys(&cw, &keys, crew_size(o.threads, cs), 0, master, h.nonce, cs) != 0)
         goto out;
-    }
+    have_crew = 1;
     files = 1;
     if (open_files(&o, &f) != 0)
         goto out;
@@ -789,71 +889,15 @@ int bscli_cmd_seal(int argc, char **argv)
         fprintf(stderr, "bitslice: writing %s: %s\n", o.out, strerror(errno));
         goto out;
     }
-
-    const size_t cs = (size_t)1 << o.chunk_log2;
     /* Known size: the last chunk is known in advance; otherwise prefetches guess "not last". */
     uint64_t nchunks = f.in_regular ? (f.in_size + cs - 1) / cs : 0;
     if (f.in_regular && nchunks == 0)
         nchunks = 1;
-    /* Buffers for the chunks being read, worked on and written: two a worker, and two more. */
-    const unsigned nslots = nthreads == 1 ? BS_PIPE_SLOTS : 2 * nthreads + 2;
-    if (bscli_keysrc_init(&ks, &keys, cs, !o.no_daemon, o.socket, o.verbose, nslots) != 0) {
-        fprintf(stderr, "bitslice: out of memory\n");
-        goto out;
-    }
-    have_ks = 1;
-    if (bscli_pipe_start(&io_pipe, f.in_fd, f.out, cs, cs + BSF_TAG_LEN, nslots) != 0) {
-        fprintf(stderr, "bitslice: out of memory or threads\n");
-        goto out;
-    }
-    ok = crew_start(&cw, &io_pipe, nslots) == 0;
-    if (!ok)
-        fprintf(stderr, "bitslice: out of memory or threads\n");
-    bs_progress pr;
-    uint64_t done = 0, next_req = 0;
-    bs_progress_start(&pr, isatty(2) && !o.quiet && ok, f.in_regular ? (double)f.in_size : 0,
-                      BS_PROGRESS_BYTES);
-    if (ok)
-        crew_prefetch(&cw, &ks, 0, nchunks, &next_req, cs);
-    for (uint64_t i = 0; ok; i++) {
-        bscli_pipe_slot *s = bscli_pipe_next(&io_pipe);
-        if (s == NULL) {
-            ok = 0; /* a write failed: bscli_pipe_finish says why */
-            break;
-        }
-        if (s->rerr != 0) {
-            fprintf(stderr, "bitslice: reading input: %s\n", strerror(s->rerr));
-            ok = 0;
-            break;
-        }
-        crew_job j = {s, NULL, s->n, s->last};
-        /* Chunk i's daemon window is free once chunk i - SLOTS is done. */
-        if (ks.daemon && i >= ks.nslots)
-            crew_wait_done(&cw, i - ks.nslots + 1);
-        if (!j.last)
-            crew_prefetch(&cw, &ks, i, nchunks, &next_req, cs);
-        j.k = bscli_keysrc_take(&ks, i, j.last, j.len);
-        crew_post(&cw, &j);
-        done += j.len;
-        bs_progress_update(&pr, (double)done, j.last);
-        if (j.last)
-            break;
-    }
-    bs_progress_end(&pr);
-    if (crew_finish(&cw) != 0)
-        ok = 0;
     have_crew = 0;
-    int werr = bscli_pipe_finish(&io_pipe, ok);
-    if (werr != 0) {
-        fprintf(stderr, "bitslice: writing %s: %s\n", o.out, strerror(werr));
-        ok = 0;
-    }
-    report(&o, &ks);
+    ok = crew_run(&cw, &o, &f, &keys, cs, nchunks, f.in_regular ? f.in_size : 0);
 out:
     if (have_crew)
         crew_finish(&cw);
-    if (have_ks)
-        bscli_keysrc_close(&ks);
     bsf_keys_wipe(&keys);
     return files ? close_files(&f, &o, ok) : 1;
 }
@@ -866,11 +910,8 @@ int bscli_cmd_open(int argc, char **argv)
         return pr_ > 0 ? 0 : 2;
     static bsf_keys keys;
     io f;
-    bscli_keysrc ks;
-    bscli_pipe io_pipe;
     crew cw;
-    int have_ks = 0, have_crew = 0, ok = 0;
-    unsigned nthreads = 1;
+    int have_crew = 0, ok = 0;
     if (open_files(&o, &f) != 0)
         goto out;
     uint8_t hdr[BSF_HEADER_LEN];
@@ -885,101 +926,26 @@ int bscli_cmd_open(int argc, char **argv)
         fprintf(stderr, "bitslice: %s\n", err);
         goto out;
     }
+    const size_t cs = (size_t)1 << h.chunk_log2, rec = cs + BSF_TAG_LEN;
     uint8_t master[32], tag[32];
     if (master_key(&o, &h, 0, master) != 0)
         goto out;
-    int kr = bsf_keys_derive(&keys, master, h.nonce);
-    nthreads = crew_size(o.threads, (size_t)1 << h.chunk_log2);
-    if (kr == 0)
-        kr = crew_init(&cw, nthreads, 1, master, h.nonce, (size_t)1 << h.chunk_log2);
-    have_crew = kr == 0;
-    bs_wipe(master, sizeof master);
-    if (kr != 0) {
-        fprintf(stderr, "bitslice: RIJNDAEL-256 is not compiled in, HKDF failed, or out of "
-                        "memory\n");
+    if (crew_keys(&cw, &keys, crew_size(o.threads, cs), 1, master, h.nonce, cs) != 0)
         goto out;
-    }
+    have_crew = 1;
     bsf_header_tag(&keys, hdr, tag);
     if (bs_ct_memcmp(tag, h.tag, 32) != 0) {
         fprintf(stderr, "bitslice: wrong key or passphrase, or the header is corrupted "
                         "(header authentication failed)\n");
         goto out;
     }
-    const size_t cs = (size_t)1 << h.chunk_log2, rec = cs + BSF_TAG_LEN;
     uint64_t body = f.in_regular && f.in_size >= BSF_HEADER_LEN ? f.in_size - BSF_HEADER_LEN : 0;
     uint64_t nchunks = f.in_regular ? (body + rec - 1) / rec : 0;
-    /* Buffers for the chunks being read, worked on and written: two a worker, and two more. */
-    const unsigned nslots = nthreads == 1 ? BS_PIPE_SLOTS : 2 * nthreads + 2;
-    if (bscli_keysrc_init(&ks, &keys, cs, !o.no_daemon, o.socket, o.verbose, nslots) != 0) {
-        fprintf(stderr, "bitslice: out of memory\n");
-        goto out;
-    }
-    have_ks = 1;
-    if (bscli_pipe_start(&io_pipe, f.in_fd, f.out, rec, rec, nslots) != 0) {
-        fprintf(stderr, "bitslice: out of memory or threads\n");
-        goto out;
-    }
-    ok = crew_start(&cw, &io_pipe, nslots) == 0;
-    if (!ok)
-        fprintf(stderr, "bitslice: out of memory or threads\n");
-    bs_progress pr;
-    uint64_t done = 0, next_req = 0;
-    bs_progress_start(&pr, isatty(2) && !o.quiet && ok, f.in_regular ? (double)body : 0,
-                      BS_PROGRESS_BYTES);
-    if (ok)
-        crew_prefetch(&cw, &ks, 0, nchunks, &next_req, cs);
-    /* Chunks go to the workers in order; the first that fails stops the output before it. */
-    for (uint64_t i = 0; ok; i++) {
-        bscli_pipe_slot *s = bscli_pipe_next(&io_pipe);
-        if (s == NULL) {
-            ok = 0; /* a write failed: bscli_pipe_finish says why */
-            break;
-        }
-        if (s->rerr != 0) {
-            fprintf(stderr, "bitslice: reading input: %s\n", strerror(s->rerr));
-            ok = 0;
-            break;
-        }
-        size_t n = s->n;
-        if (n < BSF_TAG_LEN) {
-            fprintf(stderr, "bitslice: truncated: %s after chunk %llu\n",
-                    n == 0 ? "the file ends without its final chunk" : "a partial chunk",
-                    (unsigned long long)i);
-            ok = 0;
-            break;
-        }
-        crew_job j = {s, NULL, n - BSF_TAG_LEN, s->last};
-        if (ks.daemon && i >= ks.nslots)
-            crew_wait_done(&cw, i - ks.nslots + 1);
-        if (crew_failed(&cw)) {
-            ok = 0;
-            break;
-        }
-        if (!j.last)
-            crew_prefetch(&cw, &ks, i, nchunks, &next_req, cs);
-        j.k = bscli_keysrc_take(&ks, i, j.last, j.len);
-        crew_post(&cw, &j);
-        done += n;
-        bs_progress_update(&pr, (double)done, j.last);
-        if (j.last)
-            break;
-    }
-    bs_progress_end(&pr);
-    if (crew_finish(&cw) != 0)
-        ok = 0;
     have_crew = 0;
-    int werr = bscli_pipe_finish(&io_pipe, ok);
-    if (werr != 0) {
-        fprintf(stderr, "bitslice: writing %s: %s\n", o.out, strerror(werr));
-        ok = 0;
-    }
-    if (ok)
-        report(&o, &ks);
+    ok = crew_run(&cw, &o, &f, &keys, cs, nchunks, body);
 out:
     if (have_crew)
         crew_finish(&cw);
-    if (have_ks)
-        bscli_keysrc_close(&ks);
     bsf_keys_wipe(&keys);
     return close_files(&f, &o, ok);
 }
