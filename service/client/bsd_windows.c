@@ -119,19 +119,24 @@ static int make_copies(bsd_windows *w)
     return 0;
 }
 
-int bsd_windows_submit_pieces(bsd_windows *w, unsigned k, const uint8_t *counter, uint64_t nblocks,
-                              unsigned piece_log2, uint64_t *pieces, size_t npieces)
+/*
+ * Slot k taken for a new request of nblocks from counter: the window's previous keystream has
+ * been used, so it does not stay in shared memory.
+ */
+static bsd_window_slot *slot_take(bsd_windows *w, unsigned k, const uint8_t *counter,
+                                  uint64_t nblocks)
 {
-    if (w->error != 0)
-        return w->error;
     bsd_window_slot *s = &w->slot[k];
     if (s->state != 0)
         bsd_windows_release(w, k);
     memcpy(s->counter, counter, w->bc->block_len);
     s->nblocks = nblocks;
-    int r = bsd_client_keystream_submit_pieces(w->client, w->session, counter, w->bc->block_len,
-                                               nblocks, (uint64_t)k * w->slot_bytes, piece_log2,
-                                               pieces, npieces, &s->req_id);
+    return s;
+}
+
+/* The request for slot s was sent (r == 0: now in flight) or refused (the windows fail). */
+static int slot_sent(bsd_windows *w, bsd_window_slot *s, int r)
+{
     if (r != 0) {
         bsd_windows_fail(w, r);
         return r;
@@ -139,6 +144,18 @@ int bsd_windows_submit_pieces(bsd_windows *w, unsigned k, const uint8_t *counter
     s->state = 1;
     s->dirty = 1;
     return 0;
+}
+
+int bsd_windows_submit_pieces(bsd_windows *w, unsigned k, const uint8_t *counter, uint64_t nblocks,
+                              unsigned piece_log2, uint64_t *pieces, size_t npieces)
+{
+    if (w->error != 0)
+        return w->error;
+    bsd_window_slot *s = slot_take(w, k, counter, nblocks);
+    int r = bsd_client_keystream_submit_pieces(w->client, w->session, counter, w->bc->block_len,
+                                               nblocks, (uint64_t)k * w->slot_bytes, piece_log2,
+                                               pieces, npieces, &s->req_id);
+    return slot_sent(w, s, r);
 }
 
 int bsd_windows_wait_pieces(bsd_windows *w, unsigned k, uint64_t *digest, uint8_t **shared)
@@ -164,21 +181,10 @@ int bsd_windows_submit(bsd_windows *w, unsigned k, const uint8_t *counter, uint6
 {
     if (w->error != 0)
         return w->error;
-    bsd_window_slot *s = &w->slot[k];
-    /* the window's previous keystream has been used: do not leave it in shared memory */
-    if (s->state != 0)
-        bsd_windows_release(w, k);
-    memcpy(s->counter, counter, w->bc->block_len);
-    s->nblocks = nblocks;
+    bsd_window_slot *s = slot_take(w, k, counter, nblocks);
     int r = bsd_client_keystream_submit(w->client, w->session, counter, w->bc->block_len, nblocks,
                                         (uint64_t)k * w->slot_bytes, &s->req_id);
-    if (r != 0) {
-        bsd_windows_fail(w, r);
-        return r;
-    }
-    s->state = 1;
-    s->dirty = 1;
-    return 0;
+    return slot_sent(w, s, r);
 }
 
 int bsd_windows_get(bsd_windows *w, unsigned k, const bs_key_schedule *ks, const uint8_t **mem)
