@@ -276,11 +276,13 @@ OSSL_FUNC_cipher_settable_ctx_params_fn bsprov_gcm_settable_ctx_params;
     };                                                                                             \
     const bsprov_algorithm sym = {&sym##_info, sym##_dispatch}
 
-extern const bsprov_algorithm bsprov_present80_ctr, bsprov_present128_ctr;
-extern const bsprov_algorithm bsprov_gift64_ctr, bsprov_gift128_ctr;
-extern const bsprov_algorithm bsprov_rijndael256_ctr, bsprov_rijndael256_gcm;
-extern const bsprov_algorithm bsprov_skinny128_384_ctr, bsprov_skinny128_256_ctr,
-    bsprov_skinny128_128_ctr;
-extern const bsprov_algorithm bsprov_speedy5_ctr, bsprov_speedy6_ctr, bsprov_speedy7_ctr;
+/*
+ * A cipher's file (cipher_<name>.c) lists its algorithms in the order the provider offers them:
+ * BSPROV_CIPHER(name, &algorithm, ...) defines bsprov_<name>_algorithms, NULL-terminated.
+ * provider/meson.build names the files (bsprov_ciphers) and joins their lists in that order
+ * (bsprov_ciphers.h, made by the build, for prov.c): a new cipher is its file and that one line.
+ */
+#define BSPROV_CIPHER(name, ...)                                                                   \
+    const bsprov_algorithm *const bsprov_##name##_algorithms[] = {__VA_ARGS__, NULL}
 
 #endif

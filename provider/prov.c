@@ -16,6 +16,7 @@
 #include "bs_cpu.h"
 #include "bsd_client.h"
 #include "bsprov.h"
+#include "bsprov_ciphers.h"
 #include "modes/gcm256.h"
 #include "modes/ctr.h"
 
@@ -88,23 +89,9 @@ int bsprov_reason_of(int err)
     }
 }
 
-static const bsprov_algorithm *const all_ciphers[] = {
-    &bsprov_rijndael256_gcm,
-    &bsprov_rijndael256_ctr,
-    &bsprov_gift128_ctr,
-    &bsprov_gift64_ctr,
-    &bsprov_present128_ctr,
-    &bsprov_present80_ctr,
-    /* SKINNY-128 */
-    &bsprov_skinny128_384_ctr,
-    &bsprov_skinny128_256_ctr,
-    &bsprov_skinny128_128_ctr,
-    /* SPEEDY-r-192 */
-    &bsprov_speedy7_ctr,
-    &bsprov_speedy6_ctr,
-    &bsprov_speedy5_ctr,
-};
-#define N_CIPHERS (sizeof all_ciphers / sizeof all_ciphers[0])
+/* Each cipher file's algorithms, in provider/meson.build's order (bsprov_ciphers.h). */
+static const bsprov_algorithm *const *const cipher_lists[] = {BSPROV_CIPHER_LISTS};
+#define N_LISTS (sizeof cipher_lists / sizeof cipher_lists[0])
 
 /* ---- provider params ---- */
 
@@ -327,31 +314,39 @@ static int read_config(bsprov_ctx *prov)
     return resolve_socket(prov, sock);
 }
 
+/* Offers alg as prov->ciphers[*n] where its core is compiled in, and says which code runs it. */
+static void add_cipher(bsprov_ctx *prov, const bsprov_algorithm *alg, size_t *n, size_t *used)
+{
+    const bsprov_cipher_info *info = alg->info;
+    char impl[48];
+    if (bs_block_cipher_by_name(info->core) == NULL)
+        return;
+    describe_impl(info, impl, sizeof impl);
+    snprintf(prov->descriptions[*n], sizeof prov->descriptions[*n], "%s, implementation %s",
+             info->name, impl);
+    if (*used < sizeof prov->impls)
+        *used += (size_t)snprintf(prov->impls + *used, sizeof prov->impls - *used, "%s%s=%s",
+                                  *used ? " " : "", info->name, impl);
+    prov->ciphers[*n].algorithm_names = info->names;
+    prov->ciphers[*n].property_definition = "provider=bitslice";
+    prov->ciphers[*n].implementation = alg->dispatch;
+    prov->ciphers[*n].algorithm_description = prov->descriptions[*n];
+    (*n)++;
+}
+
 static int build_cipher_table(bsprov_ctx *prov)
 {
-    size_t n = 0;
-    size_t used = 0;
-    prov->ciphers = OPENSSL_zalloc((N_CIPHERS + 1) * sizeof *prov->ciphers);
-    prov->descriptions = OPENSSL_zalloc(N_CIPHERS * sizeof *prov->descriptions);
+    size_t all = 0, n = 0, used = 0;
+    for (size_t l = 0; l < N_LISTS; l++)
+        for (const bsprov_algorithm *const *a = cipher_lists[l]; *a != NULL; a++)
+            all++;
+    prov->ciphers = OPENSSL_zalloc((all + 1) * sizeof *prov->ciphers);
+    prov->descriptions = OPENSSL_zalloc(all * sizeof *prov->descriptions);
     if (prov->ciphers == NULL || prov->descriptions == NULL)
         return 0;
-    for (size_t i = 0; i < N_CIPHERS; i++) {
-        const bsprov_cipher_info *info = all_ciphers[i]->info;
-        char impl[48];
-        if (bs_block_cipher_by_name(info->core) == NULL)
-            continue;
-        describe_impl(info, impl, sizeof impl);
-        snprintf(prov->descriptions[n], sizeof prov->descriptions[n], "%s, implementation %s",
-                 info->name, impl);
-        if (used < sizeof prov->impls)
-            used += (size_t)snprintf(prov->impls + used, sizeof prov->impls - used, "%s%s=%s",
-                                     used ? " " : "", info->name, impl);
-        prov->ciphers[n].algorithm_names = info->names;
-        prov->ciphers[n].property_definition = "provider=bitslice";
-        prov->ciphers[n].implementation = all_ciphers[i]->dispatch;
-        prov->ciphers[n].algorithm_description = prov->descriptions[n];
-        n++;
-    }
+    for (size_t l = 0; l < N_LISTS; l++)
+        for (const bsprov_algorithm *const *a = cipher_lists[l]; *a != NULL; a++)
+            add_cipher(prov, *a, &n, &used);
     return 1;
 }
 
