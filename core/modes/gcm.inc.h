@@ -147,7 +147,10 @@ static size_t hkey_words(const GCM_CTX *ctx)
 {
 #ifdef GCM_GHASH_LAZY
     if (ctx->ghash != NULL && ctx->ghash->extend != NULL) {
-        const size_t w = (size_t)ctx->hpow * ctx->ghash->power_words;
+        /* With every power made, the words that follow the entries too (form_words). */
+        const size_t w = ctx->hpow >= ctx->ghash->max_powers
+                             ? ctx->ghash->form_words
+                             : (size_t)ctx->hpow * ctx->ghash->power_words;
         return w < sizeof ctx->hkey / sizeof ctx->hkey[0] ? w
                                                           : sizeof ctx->hkey / sizeof ctx->hkey[0];
     }

@@ -33,11 +33,12 @@ extern "C" {
 #endif
 
 /*
- * Room for any implementation's key form: 3072 bytes where VPCLMULQDQ's 16 pairs of powers with
- * their Karatsuba words may run (ghash256_vpclmul.h), else 2304 (ctmul64 keeps H^1..H^4).
+ * Room for any implementation's key form: 3584 bytes where VPCLMULQDQ's 16 pairs of powers with
+ * their Karatsuba words and a chunk's middle form may run (ghash256_vpclmul.h), else 2304
+ * (ctmul64 keeps H^1..H^4).
  */
 #if defined(__x86_64__)
-#define BS_GHASH256_HKEY_WORDS 384
+#define BS_GHASH256_HKEY_WORDS 448
 #else
 #define BS_GHASH256_HKEY_WORDS 288
 #endif
@@ -58,14 +59,16 @@ typedef struct bs_ghash256_impl {
      * whole key form). The key form is then a run of max_powers entries of power_words words,
      * entry p - 1 built from H^p (and those before it): init_first writes entry 0 from H, extend
      * entries have..want - 1 (1 <= have < want <= max_powers) from the entries before them; a
-     * mul_blocks call over n blocks reads only entries 0..min(n, max_powers) - 1. init is
+     * mul_blocks call over n blocks reads only entries 0..min(n, max_powers) - 1, and with
+     * max_powers made, the first form_words words (the entries and what follows them). init is
      * init_first then extend(1, max_powers).
      */
     void (*init_first)(uint64_t hkey[BS_GHASH256_HKEY_WORDS], const uint8_t h[32]);
     void (*extend)(uint64_t hkey[BS_GHASH256_HKEY_WORDS], unsigned have, unsigned want);
     unsigned max_powers;
     unsigned power_words;
-    bs_level level; /* the CPU level it needs (bitslice.h); BS_CPU_NONE: never chosen */
+    unsigned form_words; /* the whole key form, every power made (>= max_powers * power_words) */
+    bs_level level;      /* the CPU level it needs (bitslice.h); BS_CPU_NONE: never chosen */
 } bs_ghash256_impl;
 
 /* Portable, constant-time where 64 x 64 -> 64 integer multiplies take constant time. */

@@ -204,6 +204,7 @@ const bs_ghash256_impl bs_ghash256_pclmul_impl = {
     .extend = pclmul_extend,
     .max_powers = POWERS,
     .power_words = POW_WORDS,
+    .form_words = POWERS * POW_WORDS,
     .level = BS_CPU_AESNI,
 };
 

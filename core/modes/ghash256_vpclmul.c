@@ -81,6 +81,7 @@ const bs_ghash256_impl bs_ghash256_vpclmul_impl = {
     .extend = vpclmul_extend,
     .max_powers = BS_VPCLMUL_CHUNK,
     .power_words = BS_VPCLMUL_PAIR_WORDS,
+    .form_words = BS_VPCLMUL_FORM_WORDS,
     .level = BS_CPU_AVX512,
 };
 

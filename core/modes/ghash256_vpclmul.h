@@ -27,7 +27,8 @@
  * Key form (hkey): for p = 1..16, the pair (G_p, G_(p-1)) as K1, K2 and KM (24 words; G_0 is
  * zero): 384 words. KM's lane i is (K1 lane i low ^ high, K2 lane i low ^ high). Register r of
  * an n-block chunk holds blocks 2r and 2r+1, whose powers are n - 2r and n - 2r - 1: the pair
- * p = n - 2r.
+ * p = n - 2r. After them, made with the 16th power, the middle form of a whole chunk (64 words,
+ * bs_vpclmul_make_mid), which a 16-block chunk's two-level Karatsuba reads: 448 words in all.
  * Carry-less multiplies, shuffles and shifts take constant time; nothing branches on or indexes
  * by data (the chunk length is public).
  */
@@ -42,9 +43,11 @@
     __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,vpclmulqdq,vaes")))
 #define BS_VPCLMUL_CHUNK 16 /* blocks per reduction */
 #define BS_VPCLMUL_PAIR_WORDS 24
+/* The middle form of a whole chunk: per group of four blocks its KS and KMS (16 words). */
+#define BS_VPCLMUL_MID (BS_VPCLMUL_CHUNK * BS_VPCLMUL_PAIR_WORDS)
+#define BS_VPCLMUL_FORM_WORDS (BS_VPCLMUL_MID + BS_VPCLMUL_CHUNK / 4 * 16)
 
-_Static_assert(BS_VPCLMUL_CHUNK *BS_VPCLMUL_PAIR_WORDS <= BS_GHASH256_HKEY_WORDS,
-               "key form too large");
+_Static_assert(BS_VPCLMUL_FORM_WORDS <= BS_GHASH256_HKEY_WORDS, "key form too large");
 
 /* The pair of key powers of register r (0-based) of an n-block chunk. */
 static inline const uint64_t *bs_vpclmul_pair(const uint64_t *hkey, size_t n, size_t r)
@@ -160,22 +163,16 @@ BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_fold(__m512i v)
 }
 
 /*
- * The sum in t, reduced: the 256-bit result as words (y0, y1, y2, y3), low word first.
- * L = words 0..3 of the 512-bit product (terms x^256..x^511), U = words 4..7 (x^0..x^255):
+ * The reduction: the 256-bit result as words (y0, y1, y2, y3), low word first, of a 512-bit
+ * product given as a = its 128-bit parts at word offsets [4 | 0], b those at [6 | 2], and the
+ * middle term (the products at word offset 2) as its low (words 2, 3) and high (words 4, 5) 128
+ * bits ml, mh. L = words 0..3 of the product (terms x^256..x^511), U = words 4..7 (x^0..x^255):
  * y = U ^ L ^ (L >> 2) ^ (L >> 5) ^ (L >> 10) (256-bit shifts), and the bits those shifts push
  * out below word 0 (terms x^256..x^265) folded once more into the top word.
  */
-/*
- * The reduction from the block-summed lane products: a = the K1 products' low 128 bits
- * (lanes [word offset 4 | 0]), b their high ones ([6 | 2]), c2 and d2 the same of the K2
- * products (both at offset 2).
- */
-BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_reduce_lanes(__m256i a, __m256i b, __m256i c2,
-                                                                __m256i d2)
+BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_reduce_mid(__m256i a, __m256i b, __m128i ml,
+                                                              __m128i mh)
 {
-    /* The K2 products, at word offset 2: m = [words 2,3 | words 4,5]. */
-    const __m128i ml = _mm_xor_si128(_mm256_castsi256_si128(c2), _mm256_extracti128_si256(c2, 1));
-    const __m128i mh = _mm_xor_si128(_mm256_castsi256_si128(d2), _mm256_extracti128_si256(d2, 1));
     const __m256i u = _mm256_xor_si256(_mm256_permute2x128_si256(a, b, 0x20),
                                        _mm256_zextsi128_si256(mh)); /* words 4..7 */
     const __m256i l = _mm256_xor_si256(_mm256_permute2x128_si256(a, b, 0x31),
@@ -189,6 +186,19 @@ BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_reduce_lanes(__m256i a, __m25
     __m256i y = _mm256_ternarylogic_epi64(u, zl, q, 0x96);
     y = _mm256_ternarylogic_epi64(y, _mm256_srli_epi64(q, 2), _mm256_srli_epi64(q, 5), 0x96);
     return _mm256_xor_si256(y, _mm256_srli_epi64(q, 10));
+}
+
+/*
+ * The same from the block-summed lane products: a = the K1 products' low 128 bits (lanes [word
+ * offset 4 | 0]), b their high ones ([6 | 2]), c2 and d2 the same of the K2 products (both at
+ * offset 2, summed here into the middle term).
+ */
+BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_reduce_lanes(__m256i a, __m256i b, __m256i c2,
+                                                                __m256i d2)
+{
+    return bs_vpclmul_reduce_mid(
+        a, b, _mm_xor_si128(_mm256_castsi256_si128(c2), _mm256_extracti128_si256(c2, 1)),
+        _mm_xor_si128(_mm256_castsi256_si128(d2), _mm256_extracti128_si256(d2, 1)));
 }
 
 /*
@@ -264,6 +274,62 @@ BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_one(const uint64_t *hkey, __m
 }
 
 /*
+ * Two-level Karatsuba over a whole chunk: 36 VPCLMULQDQ for 16 blocks where the lane-wise form
+ * takes 48. A block A = A23 * x^128 + A01 (as 128-bit halves); A * G = A23 G23 (offset 4) ^ A01
+ * G01 (offset 0) ^ M (offset 2), M = (A23 ^ A01)(G23 ^ G01) ^ A23 G23 ^ A01 G01: three 128 x 128
+ * products, each Karatsuba again (bs_vpclmul_mul_k's three multiplies a lane). Blocks go four at
+ * a time: x = [A23 | A01 | B23 | B01] and y = [C.. | D..] by their pairs' K1 and KM (lane by
+ * lane, the same products as the lane-wise form's K1 half), and s = [A23 ^ A01 | B.. | C.. | D..]
+ * by the group's middle form, KS = the same sums of the four powers, KMS its halves' XOR
+ * (bs_vpclmul_make_mid). Over the chunk, lanes 0 and 2 of the x, y products sum to the offset-4
+ * parts, lanes 1 and 3 to the offset-0 ones, and all four lanes of the x, y and s products to M.
+ */
+BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_chunk16(const uint64_t *hkey, __m256i yr,
+                                                           const uint8_t *blocks)
+{
+    const __m512i rev = bs_vpclmul_rev();
+    bs_vpclmul_acc t; /* lo1, hi1, m1: the x and y products; lo2, hi2, m2: the s products */
+    bs_vpclmul_acc_zero(&t);
+#pragma GCC unroll 4
+    for (size_t g = 0; g < BS_VPCLMUL_CHUNK / 4; g++) {
+        __m512i x = _mm512_shuffle_epi8(_mm512_loadu_si512(blocks + 128 * g), rev);
+        const __m512i y = _mm512_shuffle_epi8(_mm512_loadu_si512(blocks + 128 * g + 64), rev);
+        if (g == 0)
+            x = _mm512_xor_si512(x, _mm512_zextsi256_si512(yr));
+        const __m512i s = _mm512_xor_si512(_mm512_shuffle_i64x2(x, y, 0x88),  /* lanes 0, 2 */
+                                           _mm512_shuffle_i64x2(x, y, 0xdd)); /* lanes 1, 3 */
+        const uint64_t *pa = bs_vpclmul_pair(hkey, BS_VPCLMUL_CHUNK, 2 * g);
+        const uint64_t *pb = bs_vpclmul_pair(hkey, BS_VPCLMUL_CHUNK, 2 * g + 1);
+        const uint64_t *ms = hkey + BS_VPCLMUL_MID + 16 * g;
+        const __m512i ka = _mm512_loadu_si512((const void *)pa);
+        const __m512i kb = _mm512_loadu_si512((const void *)pb);
+        const __m512i kma = _mm512_loadu_si512((const void *)(pa + 16));
+        const __m512i kmb = _mm512_loadu_si512((const void *)(pb + 16));
+        const __m512i ks = _mm512_loadu_si512((const void *)ms);
+        const __m512i kms = _mm512_loadu_si512((const void *)(ms + 8));
+        const __m512i xm = bs_vpclmul_halves(x), ym = bs_vpclmul_halves(y);
+        t.lo1 = _mm512_ternarylogic_epi64(t.lo1, _mm512_clmulepi64_epi128(x, ka, 0x00),
+                                          _mm512_clmulepi64_epi128(y, kb, 0x00), 0x96);
+        t.hi1 = _mm512_ternarylogic_epi64(t.hi1, _mm512_clmulepi64_epi128(x, ka, 0x11),
+                                          _mm512_clmulepi64_epi128(y, kb, 0x11), 0x96);
+        t.m1 = _mm512_ternarylogic_epi64(t.m1, _mm512_clmulepi64_epi128(xm, kma, 0x00),
+                                         _mm512_clmulepi64_epi128(ym, kmb, 0x00), 0x96);
+        t.lo2 = _mm512_xor_si512(t.lo2, _mm512_clmulepi64_epi128(s, ks, 0x00));
+        t.hi2 = _mm512_xor_si512(t.hi2, _mm512_clmulepi64_epi128(s, ks, 0x11));
+        t.m2 = _mm512_xor_si512(t.m2, _mm512_clmulepi64_epi128(bs_vpclmul_halves(s), kms, 0x00));
+    }
+    __m512i low, high, ml, mh;
+    bs_vpclmul_lanes(t.lo1, t.hi1, t.m1, &low, &high);
+    bs_vpclmul_lanes(_mm512_xor_si512(t.lo1, t.lo2), _mm512_xor_si512(t.hi1, t.hi2),
+                     _mm512_xor_si512(t.m1, t.m2), &ml, &mh);
+    const __m256i fl = bs_vpclmul_fold(ml), fh = bs_vpclmul_fold(mh);
+    return bs_vpclmul_swap(bs_vpclmul_reduce_mid(
+        bs_vpclmul_fold(low), bs_vpclmul_fold(high),
+        _mm_xor_si128(_mm256_castsi256_si128(fl), _mm256_extracti128_si256(fl, 1)),
+        _mm_xor_si128(_mm256_castsi256_si128(fh), _mm256_extracti128_si256(fh, 1))));
+}
+
+/*
  * Absorbs n (1..16) blocks into yr (register layout of block A): the XOR into the first block,
  * the products by H^n .. H^1, one reduction.
  */
@@ -273,17 +339,8 @@ BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_chunk(const uint64_t *hkey, _
     const __m512i rev = bs_vpclmul_rev();
     bs_vpclmul_acc t;
     bs_vpclmul_acc_zero(&t);
-    if (n == BS_VPCLMUL_CHUNK) { /* whole registers, two at a time */
-        for (size_t r = 0; 2 * r < n; r += 2) {
-            __m512i x0 = _mm512_shuffle_epi8(_mm512_loadu_si512(blocks + 64 * r), rev);
-            const __m512i x1 = _mm512_shuffle_epi8(_mm512_loadu_si512(blocks + 64 * r + 64), rev);
-            if (r == 0)
-                x0 = _mm512_xor_si512(x0, _mm512_zextsi256_si512(yr));
-            bs_vpclmul_mul2(&t, x0, x1, bs_vpclmul_pair(hkey, n, r),
-                            bs_vpclmul_pair(hkey, n, r + 1));
-        }
-        return bs_vpclmul_swap(bs_vpclmul_reduce(&t));
-    }
+    if (n == BS_VPCLMUL_CHUNK)
+        return bs_vpclmul_chunk16(hkey, yr, blocks);
     for (size_t r = 0; 2 * r < n; r++) {
         const __mmask64 m = 2 * r + 1 < n ? ~(__mmask64)0 : (__mmask64)0xffffffffu;
         __m512i x = _mm512_shuffle_epi8(_mm512_maskz_loadu_epi8(m, blocks + 64 * r), rev);
@@ -322,6 +379,26 @@ BS_VPCLMUL_TARGET static inline __m512i bs_vpclmul_reduce2(const bs_vpclmul_acc 
     __m512i y = _mm512_ternarylogic_epi64(u, _mm512_maskz_mov_epi64(0x77, z), q, 0x96);
     y = _mm512_ternarylogic_epi64(y, _mm512_srli_epi64(q, 2), _mm512_srli_epi64(q, 5), 0x96);
     return _mm512_xor_si512(y, _mm512_srli_epi64(q, 10));
+}
+
+/*
+ * The middle form of a whole chunk (bs_vpclmul_chunk16), from entries 0..15: for group g (blocks
+ * 4g..4g+3, powers p = 16 - 4g down to p - 3), KS = [G_p23 ^ G_p01 | .. | G_(p-3)23 ^ G_(p-3)01]
+ * from the K1 forms of pairs p and p - 2, and KMS = its lanes' low ^ high words.
+ */
+BS_VPCLMUL_TARGET static inline void bs_vpclmul_make_mid(uint64_t *hkey)
+{
+#pragma GCC unroll 4
+    for (size_t g = 0; g < BS_VPCLMUL_CHUNK / 4; g++) {
+        const __m512i ka =
+            _mm512_loadu_si512((const void *)bs_vpclmul_pair(hkey, BS_VPCLMUL_CHUNK, 2 * g));
+        const __m512i kb =
+            _mm512_loadu_si512((const void *)bs_vpclmul_pair(hkey, BS_VPCLMUL_CHUNK, 2 * g + 1));
+        const __m512i ks = _mm512_xor_si512(_mm512_shuffle_i64x2(ka, kb, 0x88),
+                                            _mm512_shuffle_i64x2(ka, kb, 0xdd));
+        _mm512_storeu_si512((void *)(hkey + BS_VPCLMUL_MID + 16 * g), ks);
+        _mm512_storeu_si512((void *)(hkey + BS_VPCLMUL_MID + 16 * g + 8), bs_vpclmul_halves(ks));
+    }
 }
 
 /*
@@ -372,6 +449,8 @@ BS_VPCLMUL_TARGET static inline unsigned bs_vpclmul_extend_level(uint64_t *hkey,
             _mm256_storeu_si256((__m256i *)(e + 20), bs_vpclmul_km(prev, bs_vpclmul_swap(prev)));
             prev = gs;
         }
+        if (top == BS_VPCLMUL_CHUNK)
+            bs_vpclmul_make_mid(hkey);
         return top;
     }
 }
