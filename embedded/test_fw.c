@@ -403,14 +403,18 @@ static void aes_face_checks(void)
 
 #ifdef BS_HAVE_AES
 /*
- * The fixsliced cores at every alignment of input and output (the RV32I assembly takes
- * word-aligned blocks and the C copies the others through a buffer): five blocks, an odd last
- * one included, against the byte-wise reference.
+ * The fixsliced and semi-fixsliced cores at every alignment of input and output (the RV32I
+ * assembly takes word-aligned blocks and the C copies the others through a buffer; the Thumb-2
+ * reads and writes them with single LDR/STR): five blocks, an odd last one included, against
+ * the byte-wise reference.
  */
 static void aes_align_checks(void)
 {
-    for (size_t key_len = 16; key_len <= 32; key_len += 16) {
-        const bs_block_cipher *c = key_len == 16 ? &bs_aes128_fix32 : &bs_aes256_fix32;
+    static const bs_block_cipher *const cores[] = {&bs_aes128_fix32, &bs_aes256_fix32,
+                                                   &bs_aes128_semifix32, &bs_aes256_semifix32};
+    for (size_t k = 0; k < sizeof cores / sizeof cores[0]; k++) {
+        const bs_block_cipher *c = cores[k];
+        const size_t key_len = c->key_len;
         void (*slow)(const uint8_t *, const uint8_t *, uint8_t *) =
             key_len == 16 ? bs_ref_aes128_encrypt : bs_ref_aes256_encrypt;
         uint8_t key[32], ref[80];
@@ -424,11 +428,11 @@ static void aes_align_checks(void)
                 c->encrypt(&ks, buf_out + oa, buf_in + ia, 5);
                 checks++;
                 check_eq(buf_out + oa, ref, 80, c->name, (int)(4 * ia + oa),
-                         "fix32 differs from the reference at this alignment");
+                         "the core differs from the reference at this alignment");
             }
         }
     }
-    printf("AES fix32: 2 x 16 alignments of input and output\n");
+    printf("AES fix32 and semifix32: 4 x 16 alignments of input and output\n");
 }
 
 static bs_gcm128_ctx gcm128;

@@ -6,6 +6,15 @@
  */
 #include "aes.h"
 
+/* Cortex-M3/M4: the whole two-block encryption in generated Thumb-2 (embedded/gen/
+ * aes_semifix_thumb2.py, run by meson.build on the builds for Arm), one loop over the rounds
+ * shared by AES-128 and AES-256: the small-flash AES (about 1.7 KB), built whatever
+ * -Daes_unrolled says. Elsewhere the C below. */
+#ifdef __thumb2__
+#define BS_AES_SEMIFIX_T2_DEFINE
+#include "aes/aes_semifix32_t2.h"
+#endif
+
 _Static_assert(sizeof(uint32_t[BS_AES256_RK_WORDS]) <= BS_KS_MAX,
                "AES semifix32 round keys exceed BS_KS_MAX");
 
@@ -38,12 +47,20 @@ semifix_encrypt(const uint32_t *rk, uint8_t *out, const uint8_t *in, unsigned np
 
 void bs_aes128_semifix_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in)
 {
+#ifdef BS_AES_SEMIFIX_T2
+    bs_aes_semifix_t2(out, rk, in, BS_AES_SEMIFIX_T2_R128);
+#else
     semifix_encrypt(rk, out, in, 4);
+#endif
 }
 
 void bs_aes256_semifix_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in)
 {
+#ifdef BS_AES_SEMIFIX_T2
+    bs_aes_semifix_t2(out, rk, in, BS_AES_SEMIFIX_T2_R256);
+#else
     semifix_encrypt(rk, out, in, 6);
+#endif
 }
 
 static void aes128_semifix_set_key(bs_key_schedule *ks, const uint8_t *key)
