@@ -87,21 +87,22 @@ static const BS_ALIGN(64) uint8_t WIDE_STEPS[2 * NREG][64] = {
 /*
  * The wide batch: 32 counter blocks (16 registers: enough that the VPERMB-then-VAESENC chain of
  * a round no longer leaves the AES units idle) and, when hsrc is not NULL, its 32 blocks absorbed
- * into *yr as two GHASH chunks of 16 (powers H^16..H^1 each, one reduction each). The GHASH
- * registers go two at a time: each of a pair's six products (three by K1 and KM, three by K2 and
- * KM) joins its sum in one VPTERNLOGD with the other register's, so a register costs three
- * sums, not six. Every vector instruction competes with the rounds for the same units, and the
- * 48 pair products are dealt out four to each of rounds 2..13 (eight carry-less multiplies, about
- * what the multiplier completes in a round of 16 registers). Chunk A (registers 0..7) is reduced
- * before chunk B's first register takes its XOR with the accumulator, chunk B after round 13.
+ * into *yr as two GHASH chunks of 16 (powers H^16..H^1 each, one reduction each), by the
+ * two-level Karatsuba of bs_vpclmul_chunk16: eight groups of four blocks, each in four parts (the
+ * x and y products by K1, K1, KM and the s products: nine carry-less multiplies a group, 72 a
+ * batch where the lane-wise form took 96). Every vector instruction competes with the rounds for
+ * the same units, and the 32 parts are dealt out three to each of rounds 2..12 (measured: no
+ * faster than the lane-wise form's 96, nor than four parts a round; the loop is bound by all its
+ * vector instructions together). Chunk A (groups 0..3) is reduced before group 4 takes its XOR
+ * with the accumulator, chunk B after round 13.
  */
 TARGET static inline __attribute__((always_inline)) void
 wide_batch(const bs_r256_vaes_keys *K, uint64_t *hkey, __m512i *cb, uint32_t *ctr, __m256i *yr,
            const uint8_t *in, uint8_t *out, const uint8_t *hsrc, unsigned *ext)
 {
-    const __m512i two = bs_r256_vaes_two(), rev = bs_vpclmul_rev();
-    __m512i x[2 * NREG], h0 = _mm512_setzero_si512(), h1 = h0, m0 = h0, m1 = h0;
-    const uint64_t *p0 = hkey, *p1 = hkey;
+    const __m512i two = bs_r256_vaes_two();
+    __m512i x[2 * NREG];
+    bs_vpclmul_group q = {0};
     bs_vpclmul_acc t;
     bs_vpclmul_acc_zero(&t);
     /*
@@ -138,29 +139,23 @@ wide_batch(const bs_r256_vaes_keys *K, uint64_t *hkey, __m512i *cb, uint32_t *ct
             *ext = bs_vpclmul_extend_level(hkey, *ext, BS_VPCLMUL_CHUNK);
         if (hsrc == NULL)
             continue;
-#pragma GCC unroll 4
-        for (int q = 4 * (i - 2); q < 4 * (i - 1); q++) {
-            const int r = 2 * (q / 6), part = q % 6; /* registers r and r + 1 */
+#pragma GCC unroll 3
+        for (int p = 3 * (i - 2); p < 3 * (i - 1); p++) {
+            const int g = p / 4, part = p % 4; /* group g of the batch's eight */
+            if (g >= 8)
+                break;
             if (part == 0) {
-                if (r == NREG) { /* chunk A done: its reduction, then chunk B from y */
-                    *yr = bs_vpclmul_swap(bs_vpclmul_reduce(&t));
+                if (g == 4) { /* chunk A done: its reduction, then chunk B from y */
+                    *yr = bs_vpclmul_reduce16(&t);
                     bs_vpclmul_acc_zero(&t);
                 }
-                h0 = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(hsrc + 64 * r)), rev);
-                h1 = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(hsrc + 64 * r + 64)),
-                                         rev);
-                if (r % NREG == 0)
-                    h0 = _mm512_xor_si512(h0, _mm512_zextsi256_si512(*yr));
-                m0 = bs_vpclmul_halves(h0);
-                m1 = bs_vpclmul_halves(h1);
-                p0 = bs_vpclmul_pair(hkey, BS_VPCLMUL_CHUNK, (size_t)(r % NREG));
-                p1 = bs_vpclmul_pair(hkey, BS_VPCLMUL_CHUNK, (size_t)(r % NREG + 1));
+                bs_vpclmul_group_load(&q, hkey, *yr, hsrc + 512 * (g / 4), (size_t)(g % 4));
             }
-            bs_vpclmul_sum2(&t, part, h0, h1, m0, m1, p0, p1);
+            bs_vpclmul_group_part(&t, &q, part);
         }
     }
     if (hsrc != NULL)
-        *yr = bs_vpclmul_swap(bs_vpclmul_reduce(&t));
+        *yr = bs_vpclmul_reduce16(&t);
 #pragma GCC unroll 16
     for (int j = 0; j < 2 * NREG; j++) {
         x[j] = bs_r256_vaes_last(K, x[j]);

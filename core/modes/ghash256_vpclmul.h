@@ -100,55 +100,6 @@ BS_VPCLMUL_TARGET static inline void bs_vpclmul_mul_p(bs_vpclmul_acc *t, __m512i
                      _mm512_loadu_si512((const void *)(pair + 16)));
 }
 
-/*
- * One of the six products of two registers x0, x1 (m0, m1 their bs_vpclmul_halves) by their
- * pairs, joined to its sum with the other register's in one VPTERNLOGQ. part: 0 lo1, 1 hi1, 2 m1
- * (by K1, K1, KM), 3 lo2, 4 hi2, 5 m2 (by K2, K2, KM). A constant part leaves one case.
- */
-BS_VPCLMUL_TARGET static inline void bs_vpclmul_sum2(bs_vpclmul_acc *t, int part, __m512i x0,
-                                                     __m512i x1, __m512i m0, __m512i m1,
-                                                     const uint64_t *pair0, const uint64_t *pair1)
-{
-    const int off = part % 3 == 2 ? 16 : 8 * (part / 3);
-    const __m512i k0 = _mm512_loadu_si512((const void *)(pair0 + off));
-    const __m512i k1 = _mm512_loadu_si512((const void *)(pair1 + off));
-    const __m512i a0 = part % 3 == 2 ? m0 : x0, a1 = part % 3 == 2 ? m1 : x1;
-#define BS_VPCLMUL_SUM2(acc, imm)                                                                  \
-    t->acc = _mm512_ternarylogic_epi64(t->acc, _mm512_clmulepi64_epi128(a0, k0, imm),              \
-                                       _mm512_clmulepi64_epi128(a1, k1, imm), 0x96)
-    switch (part) {
-    case 0:
-        BS_VPCLMUL_SUM2(lo1, 0x00);
-        break;
-    case 1:
-        BS_VPCLMUL_SUM2(hi1, 0x11);
-        break;
-    case 2:
-        BS_VPCLMUL_SUM2(m1, 0x00);
-        break;
-    case 3:
-        BS_VPCLMUL_SUM2(lo2, 0x00);
-        break;
-    case 4:
-        BS_VPCLMUL_SUM2(hi2, 0x11);
-        break;
-    default:
-        BS_VPCLMUL_SUM2(m2, 0x10);
-        break;
-    }
-#undef BS_VPCLMUL_SUM2
-}
-
-/* t += x0 * pair0 + x1 * pair1, the six products of bs_vpclmul_sum2. */
-BS_VPCLMUL_TARGET static inline void bs_vpclmul_mul2(bs_vpclmul_acc *t, __m512i x0, __m512i x1,
-                                                     const uint64_t *pair0, const uint64_t *pair1)
-{
-    const __m512i m0 = bs_vpclmul_halves(x0), m1 = bs_vpclmul_halves(x1);
-#pragma GCC unroll 6
-    for (int part = 0; part < 6; part++)
-        bs_vpclmul_sum2(t, part, x0, x1, m0, m1, pair0, pair1);
-}
-
 /* t += x * pair (x in the register layout, pair from bs_vpclmul_pair). */
 BS_VPCLMUL_TARGET static inline void bs_vpclmul_mul(bs_vpclmul_acc *t, __m512i x,
                                                     const uint64_t *pair)
@@ -284,49 +235,95 @@ BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_one(const uint64_t *hkey, __m
  * (bs_vpclmul_make_mid). Over the chunk, lanes 0 and 2 of the x, y products sum to the offset-4
  * parts, lanes 1 and 3 to the offset-0 ones, and all four lanes of the x, y and s products to M.
  */
-BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_chunk16(const uint64_t *hkey, __m256i yr,
-                                                           const uint8_t *blocks)
+/* A group of four blocks of a whole chunk, ready for its products (bs_vpclmul_group_part). */
+typedef struct {
+    __m512i x, y, s;              /* [A23 | A01 | B23 | B01], [C.. | D..], the half sums */
+    const uint64_t *pa, *pb, *ms; /* the pairs of x and y, the group's middle form */
+} bs_vpclmul_group;
+
+/* Group g (0..3) of the 16 blocks at blocks; yr (register layout) joins block 0 where g is 0. */
+BS_VPCLMUL_TARGET static inline void bs_vpclmul_group_load(bs_vpclmul_group *q,
+                                                           const uint64_t *hkey, __m256i yr,
+                                                           const uint8_t *blocks, size_t g)
 {
     const __m512i rev = bs_vpclmul_rev();
-    bs_vpclmul_acc t; /* lo1, hi1, m1: the x and y products; lo2, hi2, m2: the s products */
-    bs_vpclmul_acc_zero(&t);
-#pragma GCC unroll 4
-    for (size_t g = 0; g < BS_VPCLMUL_CHUNK / 4; g++) {
-        __m512i x = _mm512_shuffle_epi8(_mm512_loadu_si512(blocks + 128 * g), rev);
-        const __m512i y = _mm512_shuffle_epi8(_mm512_loadu_si512(blocks + 128 * g + 64), rev);
-        if (g == 0)
-            x = _mm512_xor_si512(x, _mm512_zextsi256_si512(yr));
-        const __m512i s = _mm512_xor_si512(_mm512_shuffle_i64x2(x, y, 0x88),  /* lanes 0, 2 */
-                                           _mm512_shuffle_i64x2(x, y, 0xdd)); /* lanes 1, 3 */
-        const uint64_t *pa = bs_vpclmul_pair(hkey, BS_VPCLMUL_CHUNK, 2 * g);
-        const uint64_t *pb = bs_vpclmul_pair(hkey, BS_VPCLMUL_CHUNK, 2 * g + 1);
-        const uint64_t *ms = hkey + BS_VPCLMUL_MID + 16 * g;
-        const __m512i ka = _mm512_loadu_si512((const void *)pa);
-        const __m512i kb = _mm512_loadu_si512((const void *)pb);
-        const __m512i kma = _mm512_loadu_si512((const void *)(pa + 16));
-        const __m512i kmb = _mm512_loadu_si512((const void *)(pb + 16));
-        const __m512i ks = _mm512_loadu_si512((const void *)ms);
-        const __m512i kms = _mm512_loadu_si512((const void *)(ms + 8));
-        const __m512i xm = bs_vpclmul_halves(x), ym = bs_vpclmul_halves(y);
-        t.lo1 = _mm512_ternarylogic_epi64(t.lo1, _mm512_clmulepi64_epi128(x, ka, 0x00),
-                                          _mm512_clmulepi64_epi128(y, kb, 0x00), 0x96);
-        t.hi1 = _mm512_ternarylogic_epi64(t.hi1, _mm512_clmulepi64_epi128(x, ka, 0x11),
-                                          _mm512_clmulepi64_epi128(y, kb, 0x11), 0x96);
-        t.m1 = _mm512_ternarylogic_epi64(t.m1, _mm512_clmulepi64_epi128(xm, kma, 0x00),
-                                         _mm512_clmulepi64_epi128(ym, kmb, 0x00), 0x96);
-        t.lo2 = _mm512_xor_si512(t.lo2, _mm512_clmulepi64_epi128(s, ks, 0x00));
-        t.hi2 = _mm512_xor_si512(t.hi2, _mm512_clmulepi64_epi128(s, ks, 0x11));
-        t.m2 = _mm512_xor_si512(t.m2, _mm512_clmulepi64_epi128(bs_vpclmul_halves(s), kms, 0x00));
+    q->x = _mm512_shuffle_epi8(_mm512_loadu_si512(blocks + 128 * g), rev);
+    q->y = _mm512_shuffle_epi8(_mm512_loadu_si512(blocks + 128 * g + 64), rev);
+    if (g == 0)
+        q->x = _mm512_xor_si512(q->x, _mm512_zextsi256_si512(yr));
+    q->s = _mm512_xor_si512(_mm512_shuffle_i64x2(q->x, q->y, 0x88),  /* lanes 0, 2 */
+                            _mm512_shuffle_i64x2(q->x, q->y, 0xdd)); /* lanes 1, 3 */
+    q->pa = bs_vpclmul_pair(hkey, BS_VPCLMUL_CHUNK, 2 * g);
+    q->pb = bs_vpclmul_pair(hkey, BS_VPCLMUL_CHUNK, 2 * g + 1);
+    q->ms = hkey + BS_VPCLMUL_MID + 16 * g;
+}
+
+/*
+ * One of a group's four parts, into t (lo1, hi1, m1: the x and y products; lo2, hi2, m2: the s
+ * products): 0, 1, 2 the low, high and Karatsuba products of x and y by K1 and KM, joined in one
+ * VPTERNLOGQ; 3 the three products of s by KS and KMS. A constant part leaves one case.
+ */
+BS_VPCLMUL_TARGET static inline void bs_vpclmul_group_part(bs_vpclmul_acc *t,
+                                                           const bs_vpclmul_group *q, int part)
+{
+    if (part == 3) {
+        const __m512i ks = _mm512_loadu_si512((const void *)q->ms);
+        const __m512i kms = _mm512_loadu_si512((const void *)(q->ms + 8));
+        t->lo2 = _mm512_xor_si512(t->lo2, _mm512_clmulepi64_epi128(q->s, ks, 0x00));
+        t->hi2 = _mm512_xor_si512(t->hi2, _mm512_clmulepi64_epi128(q->s, ks, 0x11));
+        t->m2 =
+            _mm512_xor_si512(t->m2, _mm512_clmulepi64_epi128(bs_vpclmul_halves(q->s), kms, 0x00));
+        return;
     }
+    const int off = part == 2 ? 16 : 0;
+    const __m512i ka = _mm512_loadu_si512((const void *)(q->pa + off));
+    const __m512i kb = _mm512_loadu_si512((const void *)(q->pb + off));
+    const __m512i a = part == 2 ? bs_vpclmul_halves(q->x) : q->x;
+    const __m512i b = part == 2 ? bs_vpclmul_halves(q->y) : q->y;
+#define BS_VPCLMUL_PART(acc, imm)                                                                  \
+    t->acc = _mm512_ternarylogic_epi64(t->acc, _mm512_clmulepi64_epi128(a, ka, imm),               \
+                                       _mm512_clmulepi64_epi128(b, kb, imm), 0x96)
+    if (part == 0)
+        BS_VPCLMUL_PART(lo1, 0x00);
+    else if (part == 1)
+        BS_VPCLMUL_PART(hi1, 0x11);
+    else
+        BS_VPCLMUL_PART(m1, 0x00);
+#undef BS_VPCLMUL_PART
+}
+
+/*
+ * The chunk's sums reduced (register layout): lanes 0 and 2 of the x, y products sum to the
+ * offset-4 parts, lanes 1 and 3 to the offset-0 ones, all four lanes of the x, y and s products
+ * to the middle term.
+ */
+BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_reduce16(const bs_vpclmul_acc *t)
+{
     __m512i low, high, ml, mh;
-    bs_vpclmul_lanes(t.lo1, t.hi1, t.m1, &low, &high);
-    bs_vpclmul_lanes(_mm512_xor_si512(t.lo1, t.lo2), _mm512_xor_si512(t.hi1, t.hi2),
-                     _mm512_xor_si512(t.m1, t.m2), &ml, &mh);
+    bs_vpclmul_lanes(t->lo1, t->hi1, t->m1, &low, &high);
+    bs_vpclmul_lanes(_mm512_xor_si512(t->lo1, t->lo2), _mm512_xor_si512(t->hi1, t->hi2),
+                     _mm512_xor_si512(t->m1, t->m2), &ml, &mh);
     const __m256i fl = bs_vpclmul_fold(ml), fh = bs_vpclmul_fold(mh);
     return bs_vpclmul_swap(bs_vpclmul_reduce_mid(
         bs_vpclmul_fold(low), bs_vpclmul_fold(high),
         _mm_xor_si128(_mm256_castsi256_si128(fl), _mm256_extracti128_si256(fl, 1)),
         _mm_xor_si128(_mm256_castsi256_si128(fh), _mm256_extracti128_si256(fh, 1))));
+}
+
+BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_chunk16(const uint64_t *hkey, __m256i yr,
+                                                           const uint8_t *blocks)
+{
+    bs_vpclmul_acc t;
+    bs_vpclmul_acc_zero(&t);
+#pragma GCC unroll 4
+    for (size_t g = 0; g < BS_VPCLMUL_CHUNK / 4; g++) {
+        bs_vpclmul_group q;
+        bs_vpclmul_group_load(&q, hkey, yr, blocks, g);
+#pragma GCC unroll 4
+        for (int part = 0; part < 4; part++)
+            bs_vpclmul_group_part(&t, &q, part);
+    }
+    return bs_vpclmul_reduce16(&t);
 }
 
 /*
