@@ -22,8 +22,10 @@
 extern "C" {
 #endif
 
-/* The environment variable that caps the level: portable, aesni, avx2 or avx512. */
+/* The environment variable that caps the level: one of BS_CPU_LEVEL_NAMES. */
 #define BS_CPU_ENV "BITSLICE_CPU"
+/* The levels' names (bs_cpu_level_name) from lowest to highest, for messages (test_cpu checks). */
+#define BS_CPU_LEVEL_NAMES "portable, aesni, avx2, avx512"
 
 /* CPUID bits (Intel SDM vol. 2A, CPUID): leaf 1 ECX, leaf 7 sub-leaf 0 EBX and ECX. */
 #define BS_CPUID1_ECX_PCLMUL (1u << 1)

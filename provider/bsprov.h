@@ -25,7 +25,7 @@
 /* Environment: overrides daemon-socket (a path; "off" or empty: no offload). */
 #define BSPROV_ENV_SOCKET "BITSLICE_SOCKET"
 /*
- * Config key: the highest CPU level the cores may use (portable, aesni, avx2, avx512; see
+ * Config key: the highest CPU level the cores may use (a name of BS_CPU_LEVEL_NAMES,
  * core/bs_cpu.h; $BITSLICE_CPU caps it further). Also a gettable provider param, the level in
  * force, and BSPROV_PARAM_IMPLS lists the implementation each algorithm runs.
  */

@@ -290,7 +290,7 @@ static int read_config(bsprov_ctx *prov)
         if (level < 0)
             snprintf(prov->config_error, sizeof prov->config_error,
                      "bitslice: config " BSPROV_CONF_CPU
-                     " = '%.64s' is not a CPU level (portable, aesni, avx2, avx512); the "
+                     " = '%.64s' is not a CPU level (" BS_CPU_LEVEL_NAMES "); the "
                      "provider is disabled",
                      cpu);
         else

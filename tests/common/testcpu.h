@@ -17,7 +17,7 @@ static inline void bs_test_cpu_banner(void)
     const char *want = getenv(BS_CPU_ENV);
     int level = bs_cpu_level_by_name(want);
     if (want != NULL && level < 0) {
-        fprintf(stderr, "%s=%s is not a level (portable, aesni, avx2, avx512)\n", BS_CPU_ENV, want);
+        fprintf(stderr, "%s=%s is not a level (" BS_CPU_LEVEL_NAMES ")\n", BS_CPU_ENV, want);
         exit(1);
     }
     if (level > bs_cpu_detected()) {

@@ -175,6 +175,21 @@ static void test_levels_named(void **state)
     assert_null(bs_cpu_level_name(BS_CPU_NONE));
 }
 
+/* The names that messages list (BS_CPU_LEVEL_NAMES) are the levels', in order, and all of them. */
+static void test_level_names_listed(void **state)
+{
+    (void)state;
+    char names[128];
+    size_t n = 0;
+    for (int lvl = BS_CPU_PORTABLE; lvl <= BS_CPU_TOP; lvl++) {
+        assert_non_null(bs_cpu_level_name(lvl));
+        n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "",
+                              bs_cpu_level_name(lvl));
+        assert_true(n < sizeof names);
+    }
+    assert_string_equal(names, BS_CPU_LEVEL_NAMES);
+}
+
 int main(void)
 {
     /* The suite's $BITSLICE_CPU runs must not change what this test forces itself. */
@@ -184,6 +199,7 @@ int main(void)
         cmocka_unit_test(test_level_from),
         cmocka_unit_test(test_forcing),
         cmocka_unit_test(test_levels_named),
+        cmocka_unit_test(test_level_names_listed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
