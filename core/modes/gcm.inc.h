@@ -730,7 +730,8 @@ static void finish(GCM_CTX *ctx, uint8_t full[BL])
     ctx->state = ST_KEYED;
 }
 
-int GCM_FN(tag)(GCM_CTX *ctx, uint8_t *tag, size_t tag_len)
+/* What tag and verify check first (the message, the tag's length, the buffer), then finish. */
+static int finish_checked(GCM_CTX *ctx, const uint8_t *tag, size_t tag_len, uint8_t full[BL])
 {
     if (ctx->state < ST_AAD)
         return BS_ERR_STATE;
@@ -738,8 +739,16 @@ int GCM_FN(tag)(GCM_CTX *ctx, uint8_t *tag, size_t tag_len)
         return BS_ERR_TAG_LENGTH;
     if (tag == NULL)
         return BS_ERR_ARG;
-    uint8_t full[BL];
     finish(ctx, full);
+    return BS_OK;
+}
+
+int GCM_FN(tag)(GCM_CTX *ctx, uint8_t *tag, size_t tag_len)
+{
+    uint8_t full[BL];
+    int rc = finish_checked(ctx, tag, tag_len, full);
+    if (rc != BS_OK)
+        return rc;
     memcpy(tag, full, tag_len);
     GCM_WIPE(full, sizeof full);
     return BS_OK;
@@ -747,14 +756,10 @@ int GCM_FN(tag)(GCM_CTX *ctx, uint8_t *tag, size_t tag_len)
 
 int GCM_FN(verify)(GCM_CTX *ctx, const uint8_t *tag, size_t tag_len)
 {
-    if (ctx->state < ST_AAD)
-        return BS_ERR_STATE;
-    if (!tag_len_ok(tag_len))
-        return BS_ERR_TAG_LENGTH;
-    if (tag == NULL)
-        return BS_ERR_ARG;
     uint8_t full[BL];
-    finish(ctx, full);
+    int rc = finish_checked(ctx, tag, tag_len, full);
+    if (rc != BS_OK)
+        return rc;
     /* 0 or -1; the mask keeps even the choice of return value free of a branch. */
     int diff = bs_ct_memcmp(full, tag, tag_len);
     GCM_WIPE(full, sizeof full);
