@@ -126,15 +126,20 @@ void bsprov_source_close(bs_keystream_source *src);
  * info names, or NULL when the provider is unusable or the core is not compiled in or (block_len
  * not 0) has another block length, with the error raised. bsprov_newctx_nomem raises the
  * allocation error, frees a context of n bytes (bsprov_cctx_free) and returns NULL.
- * bsprov_get_size_param sets the size_t param key when params asks for it (0: it cannot take v);
  * bsprov_set_octets sets an octet_string or octet_ptr param, as OpenSSL's ciphers do for IVs.
+ * bsprov_params_find looks up n keys in one pass over params: found[i] is the first param named
+ * names[i], or NULL (an EVP call passes one or two params, and a lookup per key compared each
+ * with every key: `openssl speed -evp` re-inits every message).
+ * bsprov_set_size sets p to v where p is not NULL (0: it cannot take v).
  */
 const bs_block_cipher *bsprov_newctx_core(const bsprov_ctx *prov, const bsprov_cipher_info *info,
                                           unsigned block_len);
 void *bsprov_newctx_nomem(const bsprov_ctx *prov, const bsprov_cipher_info *info, void *ctx,
                           size_t n);
-int bsprov_get_size_param(OSSL_PARAM params[], const char *key, size_t v);
 int bsprov_set_octets(OSSL_PARAM *p, const void *data, size_t len);
+void bsprov_params_find(const OSSL_PARAM params[], const char *const names[], size_t n,
+                        const OSSL_PARAM *found[]);
+int bsprov_set_size(const OSSL_PARAM *p, size_t v);
 
 /* Generic CTR glue (ciphercommon.c). */
 void *bsprov_ctr_newctx(void *provctx, const bsprov_cipher_info *info);

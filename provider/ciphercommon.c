@@ -156,10 +156,23 @@ void *bsprov_newctx_nomem(const bsprov_ctx *prov, const bsprov_cipher_info *info
     return NULL;
 }
 
-int bsprov_get_size_param(OSSL_PARAM params[], const char *key, size_t v)
+void bsprov_params_find(const OSSL_PARAM params[], const char *const names[], size_t n,
+                        const OSSL_PARAM *found[])
 {
-    OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
-    return p == NULL || OSSL_PARAM_set_size_t(p, v);
+    for (size_t i = 0; i < n; i++)
+        found[i] = NULL;
+    for (const OSSL_PARAM *p = params; p != NULL && p->key != NULL; p++)
+        for (size_t i = 0; i < n; i++)
+            if (found[i] == NULL && p->key[0] == names[i][0] && strcmp(p->key, names[i]) == 0) {
+                found[i] = p;
+                break;
+            }
+}
+
+int bsprov_set_size(const OSSL_PARAM *p, size_t v)
+{
+    /* A get call's params are the caller's to write (OSSL_PARAM_locate drops const too). */
+    return p == NULL || OSSL_PARAM_set_size_t((OSSL_PARAM *)p, v);
 }
 
 int bsprov_set_octets(OSSL_PARAM *p, const void *data, size_t len)
@@ -213,8 +226,14 @@ static void *ctr_dupctx_unwiped(void *vctx)
     return ctx;
 }
 
-static int ctr_check_params(const bsprov_ctr_cctx *ctx, const OSSL_PARAM params[], int ready);
-static int ctr_apply_params(bsprov_ctr_cctx *ctx, const OSSL_PARAM params[]);
+/* The keys set_ctx_params (and init's params) understand, in the order of ctr_set_names. */
+enum { CS_KEYLEN, CS_IVLEN, CS_PADDING, CS_LIMIT64, CS_NUM, CS_N };
+static const char *const ctr_set_names[CS_N] = {OSSL_CIPHER_PARAM_KEYLEN, OSSL_CIPHER_PARAM_IVLEN,
+                                                OSSL_CIPHER_PARAM_PADDING,
+                                                BSPROV_PARAM_LIMIT64_BLOCKS, OSSL_CIPHER_PARAM_NUM};
+
+static int ctr_check_params(const bsprov_ctr_cctx *ctx, const OSSL_PARAM *const f[CS_N], int ready);
+static int ctr_apply_params(bsprov_ctr_cctx *ctx, const OSSL_PARAM *const f[CS_N]);
 
 /*
  * As OpenSSL's CTR: a new IV restarts the stream there; an init without one keeps the counter
@@ -237,8 +256,9 @@ static int ctr_init(bsprov_ctr_cctx *ctx, int enc, const unsigned char *key, siz
                      info->name, ivlen, info->iv_len);
         return 0;
     }
-    if (!ctr_check_params(ctx, params,
-                          (ctx->key_set || key != NULL) && (ctx->iv_set || iv != NULL)))
+    const OSSL_PARAM *f[CS_N];
+    bsprov_params_find(params, ctr_set_names, CS_N, f);
+    if (!ctr_check_params(ctx, f, (ctx->key_set || key != NULL) && (ctx->iv_set || iv != NULL)))
         return 0;
 
     const int running = ctx->key_set && ctx->iv_set;
@@ -266,7 +286,7 @@ static int ctr_init(bsprov_ctr_cctx *ctx, int enc, const unsigned char *key, siz
         (rc = bs_ctr_set_iv(&ctx->c, ctx->iv, info->iv_len)) != BS_OK)
         return ctr_fail(ctx, rc);
     ctx->enc = enc;
-    return ctr_apply_params(ctx, params);
+    return ctr_apply_params(ctx, f);
 }
 
 static int ctr_einit_unwiped(void *vctx, const unsigned char *key, size_t keylen,
@@ -379,21 +399,27 @@ int bsprov_ctr_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
     bsprov_ctr_cctx *ctx = (bsprov_ctr_cctx *)vctx;
     const char *name = ctx->info->name;
+    enum { G_KEYLEN, G_IVLEN, G_PADDING, G_LIMIT64, G_NUM, G_IV, G_UPDATED_IV, G_N };
+    static const char *const names[G_N] = {OSSL_CIPHER_PARAM_KEYLEN,    OSSL_CIPHER_PARAM_IVLEN,
+                                           OSSL_CIPHER_PARAM_PADDING,   BSPROV_PARAM_LIMIT64_BLOCKS,
+                                           OSSL_CIPHER_PARAM_NUM,       OSSL_CIPHER_PARAM_IV,
+                                           OSSL_CIPHER_PARAM_UPDATED_IV};
+    const OSSL_PARAM *f[G_N];
+    bsprov_params_find(params, names, G_N, f);
+    /* A get call's params are the caller's to write. */
     OSSL_PARAM *p;
 
-    if (!bsprov_get_size_param(params, OSSL_CIPHER_PARAM_KEYLEN, ctx->info->key_len) ||
-        !bsprov_get_size_param(params, OSSL_CIPHER_PARAM_IVLEN, ctx->info->iv_len))
+    if (!bsprov_set_size(f[G_KEYLEN], ctx->info->key_len) ||
+        !bsprov_set_size(f[G_IVLEN], ctx->info->iv_len))
         return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) != NULL &&
-        !OSSL_PARAM_set_uint(p, ctx->padding))
+    if ((p = (OSSL_PARAM *)f[G_PADDING]) != NULL && !OSSL_PARAM_set_uint(p, ctx->padding))
         return 0;
-    if ((p = OSSL_PARAM_locate(params, BSPROV_PARAM_LIMIT64_BLOCKS)) != NULL &&
-        !OSSL_PARAM_set_uint64(p, ctx->limit))
+    if ((p = (OSSL_PARAM *)f[G_LIMIT64]) != NULL && !OSSL_PARAM_set_uint64(p, ctx->limit))
         return 0;
 
-    OSSL_PARAM *pnum = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM);
-    OSSL_PARAM *piv = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV);
-    OSSL_PARAM *pupd = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV);
+    OSSL_PARAM *pnum = (OSSL_PARAM *)f[G_NUM];
+    OSSL_PARAM *piv = (OSSL_PARAM *)f[G_IV];
+    OSSL_PARAM *pupd = (OSSL_PARAM *)f[G_UPDATED_IV];
     if (pnum == NULL && piv == NULL && pupd == NULL)
         return 1;
 
@@ -426,14 +452,12 @@ int bsprov_ctr_get_ctx_params(void *vctx, OSSL_PARAM params[])
 }
 
 /* Every check of set_ctx_params, changing nothing; ready: key and IV will be set. */
-static int ctr_check_params(const bsprov_ctr_cctx *ctx, const OSSL_PARAM params[], int ready)
+static int ctr_check_params(const bsprov_ctr_cctx *ctx, const OSSL_PARAM *const f[CS_N], int ready)
 {
     const bsprov_cipher_info *info = ctx->info;
     const OSSL_PARAM *p;
 
-    if (params == NULL)
-        return 1;
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL) {
+    if ((p = f[CS_KEYLEN]) != NULL) {
         size_t v;
         if (!OSSL_PARAM_get_size_t(p, &v) || v != info->key_len) {
             BSPROV_RAISE(ctx->prov, BSPROV_R_KEY_LENGTH, "%s: key length %zu not allowed (%zu)",
@@ -441,7 +465,7 @@ static int ctr_check_params(const bsprov_ctr_cctx *ctx, const OSSL_PARAM params[
             return 0;
         }
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL) {
+    if ((p = f[CS_IVLEN]) != NULL) {
         size_t v;
         if (!OSSL_PARAM_get_size_t(p, &v) || v != info->iv_len) {
             BSPROV_RAISE(ctx->prov, BSPROV_R_IV_LENGTH, "%s: IV length %zu not allowed (%zu)",
@@ -449,7 +473,7 @@ static int ctr_check_params(const bsprov_ctr_cctx *ctx, const OSSL_PARAM params[
             return 0;
         }
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL) {
+    if ((p = f[CS_PADDING]) != NULL) {
         unsigned v;
         if (!OSSL_PARAM_get_uint(p, &v)) {
             BSPROV_RAISE(ctx->prov, BSPROV_R_ARG, "%s: padding must be an unsigned integer",
@@ -457,8 +481,7 @@ static int ctr_check_params(const bsprov_ctr_cctx *ctx, const OSSL_PARAM params[
             return 0;
         }
     }
-    if ((p = OSSL_PARAM_locate_const(params, BSPROV_PARAM_LIMIT64_BLOCKS)) != NULL &&
-        is_block64(ctx)) {
+    if ((p = f[CS_LIMIT64]) != NULL && is_block64(ctx)) {
         uint64_t v;
         if (!OSSL_PARAM_get_uint64(p, &v) || v == 0 || v > ctx->prov->limit64_blocks) {
             BSPROV_RAISE(ctx->prov, BSPROV_R_ARG,
@@ -468,7 +491,7 @@ static int ctr_check_params(const bsprov_ctr_cctx *ctx, const OSSL_PARAM params[
             return 0;
         }
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM)) != NULL) {
+    if ((p = f[CS_NUM]) != NULL) {
         unsigned v;
         if (!OSSL_PARAM_get_uint(p, &v) || v >= ctx->core->block_len) {
             BSPROV_RAISE(ctx->prov, BSPROV_R_ARG, "%s: num must be below the block length %u",
@@ -482,22 +505,19 @@ static int ctr_check_params(const bsprov_ctr_cctx *ctx, const OSSL_PARAM params[
 }
 
 /* Applies params already checked by ctr_check_params. */
-static int ctr_apply_params(bsprov_ctr_cctx *ctx, const OSSL_PARAM params[])
+static int ctr_apply_params(bsprov_ctr_cctx *ctx, const OSSL_PARAM *const f[CS_N])
 {
     const OSSL_PARAM *p;
     int rc;
 
-    if (params == NULL)
-        return 1;
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING)) != NULL)
+    if ((p = f[CS_PADDING]) != NULL)
         OSSL_PARAM_get_uint(p, &ctx->padding);
-    if ((p = OSSL_PARAM_locate_const(params, BSPROV_PARAM_LIMIT64_BLOCKS)) != NULL &&
-        is_block64(ctx)) {
+    if ((p = f[CS_LIMIT64]) != NULL && is_block64(ctx)) {
         OSSL_PARAM_get_uint64(p, &ctx->limit);
         if (ctx->key_set)
             bs_ctr_set_block_limit(&ctx->c, ctx->limit);
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM)) != NULL) {
+    if ((p = f[CS_NUM]) != NULL) {
         unsigned v = 0;
         OSSL_PARAM_get_uint(p, &v);
         if ((rc = bs_ctr_set_num(&ctx->c, v)) != BS_OK)
@@ -509,9 +529,11 @@ static int ctr_apply_params(bsprov_ctr_cctx *ctx, const OSSL_PARAM params[])
 int bsprov_ctr_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 {
     bsprov_ctr_cctx *ctx = (bsprov_ctr_cctx *)vctx;
-    if (!ctr_check_params(ctx, params, ctx->key_set && ctx->iv_set))
+    const OSSL_PARAM *f[CS_N];
+    bsprov_params_find(params, ctr_set_names, CS_N, f);
+    if (!ctr_check_params(ctx, f, ctx->key_set && ctx->iv_set))
         return 0;
-    return ctr_apply_params(ctx, params);
+    return ctr_apply_params(ctx, f);
 }
 
 BSPROV_WIPED_ENTRY_POINTS(ctr)

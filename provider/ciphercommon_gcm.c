@@ -134,8 +134,14 @@ static int gcm_start(bsprov_gcm_cctx *ctx, int iv_set)
     return 1;
 }
 
-static int gcm_check_params(const bsprov_gcm_cctx *ctx, int enc, const OSSL_PARAM params[]);
-static void gcm_apply_params(bsprov_gcm_cctx *ctx, const OSSL_PARAM params[]);
+/* The keys set_ctx_params (and init's params) understand, in the order of gcm_set_names. */
+enum { GS_KEYLEN, GS_IVLEN, GS_TAGLEN, GS_TAG, GS_N };
+static const char *const gcm_set_names[GS_N] = {
+    OSSL_CIPHER_PARAM_KEYLEN, OSSL_CIPHER_PARAM_AEAD_IVLEN, OSSL_CIPHER_PARAM_AEAD_TAGLEN,
+    OSSL_CIPHER_PARAM_AEAD_TAG};
+
+static int gcm_check_params(const bsprov_gcm_cctx *ctx, int enc, const OSSL_PARAM *const f[GS_N]);
+static void gcm_apply_params(bsprov_gcm_cctx *ctx, const OSSL_PARAM *const f[GS_N]);
 
 /*
  * An IV encrypts one message. An init without an IV, once AAD or data was given under the IV
@@ -162,7 +168,9 @@ static int gcm_init(bsprov_gcm_cctx *ctx, int enc, const unsigned char *key, siz
                      info->name, keylen, info->key_len);
         return 0;
     }
-    if (!gcm_check_params(ctx, enc, params))
+    const OSSL_PARAM *f[GS_N];
+    bsprov_params_find(params, gcm_set_names, GS_N, f);
+    if (!gcm_check_params(ctx, enc, f))
         return 0;
 
     /*
@@ -213,7 +221,7 @@ static int gcm_init(bsprov_gcm_cctx *ctx, int enc, const unsigned char *key, siz
     }
     if (!gcm_start(ctx, both))
         return 0;
-    gcm_apply_params(ctx, params);
+    gcm_apply_params(ctx, f);
     return 1;
 }
 
@@ -375,24 +383,27 @@ int bsprov_gcm_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
     bsprov_gcm_cctx *ctx = (bsprov_gcm_cctx *)vctx;
     const char *name = ctx->info->name;
-    OSSL_PARAM *p;
+    enum { G_KEYLEN, G_IVLEN, G_TAGLEN, G_IV, G_UPDATED_IV, G_TAG, G_N };
+    static const char *const names[G_N] = {
+        OSSL_CIPHER_PARAM_KEYLEN, OSSL_CIPHER_PARAM_IVLEN,      OSSL_CIPHER_PARAM_AEAD_TAGLEN,
+        OSSL_CIPHER_PARAM_IV,     OSSL_CIPHER_PARAM_UPDATED_IV, OSSL_CIPHER_PARAM_AEAD_TAG};
+    const OSSL_PARAM *f[G_N];
+    bsprov_params_find(params, names, G_N, f);
 
-    if (!bsprov_get_size_param(params, OSSL_CIPHER_PARAM_KEYLEN, ctx->info->key_len) ||
-        !bsprov_get_size_param(params, OSSL_CIPHER_PARAM_IVLEN, ctx->iv_len) ||
-        !bsprov_get_size_param(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN, ctx->tag_len))
+    if (!bsprov_set_size(f[G_KEYLEN], ctx->info->key_len) ||
+        !bsprov_set_size(f[G_IVLEN], ctx->iv_len) || !bsprov_set_size(f[G_TAGLEN], ctx->tag_len))
         return 0;
     /* GCM never changes its IV: updated-iv is the IV, as in OpenSSL's GCM. */
-    const char *ivnames[2] = {OSSL_CIPHER_PARAM_IV, OSSL_CIPHER_PARAM_UPDATED_IV};
-    for (int i = 0; i < 2; i++) {
-        if ((p = OSSL_PARAM_locate(params, ivnames[i])) == NULL)
-            continue;
-        if (!bsprov_set_octets(p, ctx->iv, ctx->iv_len)) {
+    for (int i = G_IV; i <= G_UPDATED_IV; i++) {
+        OSSL_PARAM *p = (OSSL_PARAM *)f[i]; /* the caller's, to write */
+        if (p != NULL && !bsprov_set_octets(p, ctx->iv, ctx->iv_len)) {
             BSPROV_RAISE(ctx->prov, BSPROV_R_BUFFER, "%s: the IV is %zu bytes; buffer of %zu", name,
                          ctx->iv_len, p->data_size);
             return 0;
         }
     }
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
+    OSSL_PARAM *p = (OSSL_PARAM *)f[G_TAG];
+    if (p != NULL) {
         /* As in OpenSSL, the caller's buffer size is the tag length it asks for. */
         size_t n = p->data_size;
         if (!ctx->enc) {
@@ -413,36 +424,34 @@ int bsprov_gcm_get_ctx_params(void *vctx, OSSL_PARAM params[])
     return 1;
 }
 
-/* Every check of set_ctx_params for direction enc, changing nothing. */
-static int gcm_check_params(const bsprov_gcm_cctx *ctx, int enc, const OSSL_PARAM params[])
+/* Every check of set_ctx_params for direction enc, changing nothing (f: gcm_set_names found). */
+static int gcm_check_params(const bsprov_gcm_cctx *ctx, int enc, const OSSL_PARAM *const f[GS_N])
 {
     const char *name = ctx->info->name;
     const OSSL_PARAM *p;
     size_t v;
 
-    if (params == NULL)
-        return 1;
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL) {
+    if ((p = f[GS_KEYLEN]) != NULL) {
         if (!OSSL_PARAM_get_size_t(p, &v) || v != ctx->info->key_len) {
             BSPROV_RAISE(ctx->prov, BSPROV_R_KEY_LENGTH, "%s: key length %zu not allowed (%zu)",
                          name, OSSL_PARAM_get_size_t(p, &v) ? v : 0, ctx->info->key_len);
             return 0;
         }
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN)) != NULL) {
+    if ((p = f[GS_IVLEN]) != NULL) {
         if (!OSSL_PARAM_get_size_t(p, &v) || v == 0 || v > GCM_IV_MAX) {
             BSPROV_RAISE(ctx->prov, BSPROV_R_IV_LENGTH, "%s: IV length %zu not allowed (1..%d)",
                          name, OSSL_PARAM_get_size_t(p, &v) ? v : 0, GCM_IV_MAX);
             return 0;
         }
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL) {
+    if ((p = f[GS_TAGLEN]) != NULL) {
         if (!OSSL_PARAM_get_size_t(p, &v))
             return tag_len_error(ctx, 0);
         if (!tag_len_ok(v))
             return tag_len_error(ctx, v);
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
+    if ((p = f[GS_TAG]) != NULL) {
         if (p->data_type != OSSL_PARAM_OCTET_STRING) {
             BSPROV_RAISE(ctx->prov, BSPROV_R_ARG, "%s: the tag must be an octet string", name);
             return 0;
@@ -459,23 +468,19 @@ static int gcm_check_params(const bsprov_gcm_cctx *ctx, int enc, const OSSL_PARA
 }
 
 /* Applies params already checked by gcm_check_params. */
-static void gcm_apply_params(bsprov_gcm_cctx *ctx, const OSSL_PARAM params[])
+static void gcm_apply_params(bsprov_gcm_cctx *ctx, const OSSL_PARAM *const f[GS_N])
 {
     const OSSL_PARAM *p;
     size_t v;
 
-    if (params == NULL)
-        return;
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN)) != NULL &&
-        OSSL_PARAM_get_size_t(p, &v) && v != ctx->iv_len) {
+    if ((p = f[GS_IVLEN]) != NULL && OSSL_PARAM_get_size_t(p, &v) && v != ctx->iv_len) {
         ctx->iv_len = v;
         ctx->iv_pending = 0;
         ctx->active = 0;
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL &&
-        OSSL_PARAM_get_size_t(p, &v))
+    if ((p = f[GS_TAGLEN]) != NULL && OSSL_PARAM_get_size_t(p, &v))
         ctx->tag_len = v;
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
+    if ((p = f[GS_TAG]) != NULL) {
         if (p->data != NULL) {
             memcpy(ctx->tag, p->data, p->data_size);
             ctx->tag_set = 1;
@@ -487,9 +492,11 @@ static void gcm_apply_params(bsprov_gcm_cctx *ctx, const OSSL_PARAM params[])
 int bsprov_gcm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 {
     bsprov_gcm_cctx *ctx = (bsprov_gcm_cctx *)vctx;
-    if (!gcm_check_params(ctx, ctx->enc, params))
+    const OSSL_PARAM *f[GS_N];
+    bsprov_params_find(params, gcm_set_names, GS_N, f);
+    if (!gcm_check_params(ctx, ctx->enc, f))
         return 0;
-    gcm_apply_params(ctx, params);
+    gcm_apply_params(ctx, f);
     return 1;
 }
 
