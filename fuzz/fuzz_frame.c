@@ -32,6 +32,9 @@ static void check_reencode(const bsd_request *r, const uint8_t *frame, size_t le
     case BSD_OP_REPORT:
         n = bsd_report_req_encode(buf + BSD_HDR_LEN, &r->u.report);
         break;
+    case BSD_OP_RATE:
+        n = bsd_rate_req_encode(buf + BSD_HDR_LEN, &r->u.rate);
+        break;
     case BSD_OP_STATUS:
         n = 0;
         break;

@@ -34,6 +34,9 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "device-daemon: $*" >&2; exit 1; }
+# Every daemon row measures the daemon path: offload forced (the rule, bsd_offload.h, would
+# decide per cipher; the decisions it makes on this machine are recorded at the end).
+export BITSLICE_OFFLOAD=always
 md="$out/daemon.md"
 : >"$md"
 sock="$work/run/bitsliced.sock"
@@ -152,6 +155,10 @@ else
   echo "bench_client was not built: no stream-per-thread rows" >>"$md"
 fi
 "$tool" status --socket "$sock" >"$work/status1" || fail "status failed"
+# What offload=auto decides here for each cipher the daemon served (its rate, this host's figures).
+BITSLICE_OFFLOAD=auto "$tool" status --socket "$sock" --cipher RIJNDAEL-256 >"$work/status2" ||
+  fail "status failed"
+{ echo '```'; grep -E '^(rate|offload)' "$work/status2"; echo '```'; } >>"$md"
 info=$(grep '^backend_info=' "$work/status1")
 echo "STATUS after: \`$info\`" >>"$md"
 kill "$pid"

@@ -22,6 +22,14 @@
 #define BSPROV_CONF_OFFLOAD_THRESHOLD "offload-threshold"
 #define BSPROV_CONF_DAEMON_TIMEOUT "daemon-timeout-ms"
 #define BSPROV_CONF_DAEMON_CONNECT_TIMEOUT "daemon-connect-timeout-ms"
+/*
+ * Config key: auto (default: offload only where the daemon path is cheaper, bsd_offload.h),
+ * always or never; $BITSLICE_OFFLOAD overrides it. Gettable context params: the decision of the
+ * context's last stream ("daemon", "in-process", or "undecided" before any) and its reason.
+ */
+#define BSPROV_CONF_OFFLOAD "offload"
+#define BSPROV_PARAM_OFFLOAD "bitslice-offload"
+#define BSPROV_PARAM_OFFLOAD_REASON "bitslice-offload-reason"
 /* Environment: overrides daemon-socket (a path; "off" or empty: no offload). */
 #define BSPROV_ENV_SOCKET "BITSLICE_SOCKET"
 /*
@@ -40,6 +48,7 @@ typedef struct bsprov_ctx {
     uint64_t limit64_blocks;       /* from the config; at most BS_CTR_LIMIT64_DEFAULT */
     char *daemon_socket;           /* resolved path; NULL: no offload (in-process only) */
     uint64_t offload_threshold;    /* bytes under one IV before offload starts */
+    int offload_mode;              /* BSD_OFFLOAD_* (bsd_offload.h) */
     int daemon_timeout_ms;         /* per prefetch window; 0: the client's default (5000) */
     int daemon_connect_timeout_ms; /* 0: the client's default (1000) */
     OSSL_ALGORITHM *ciphers;       /* the algorithms whose cores are compiled in */
@@ -120,6 +129,15 @@ void bsprov_cctx_free(void *p, size_t n);
 int bsprov_source_open(const bsprov_ctx *prov, bs_keystream_source **src);
 int bsprov_source_copy(const bs_keystream_source *src, bs_keystream_source **dst);
 void bsprov_source_close(bs_keystream_source *src);
+/*
+ * Sets BSPROV_PARAM_OFFLOAD and BSPROV_PARAM_OFFLOAD_REASON where params asks for them: src's
+ * last decision (a NULL src: in-process, no daemon configured). 0: a param cannot take it.
+ */
+int bsprov_source_get_params(const bsprov_ctx *prov, const bs_keystream_source *src,
+                             OSSL_PARAM params[]);
+#define BSPROV_OFFLOAD_GETTABLE                                                                    \
+    OSSL_PARAM_utf8_ptr(BSPROV_PARAM_OFFLOAD, NULL, 0),                                            \
+        OSSL_PARAM_utf8_ptr(BSPROV_PARAM_OFFLOAD_REASON, NULL, 0)
 
 /*
  * What newctx and the params of both kinds share (ciphercommon.c). bsprov_newctx_core: the core

@@ -361,6 +361,7 @@ static const OSSL_PARAM ctr_known_gettable_ctx_params[] = {
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
     OSSL_PARAM_uint64(BSPROV_PARAM_LIMIT64_BLOCKS, NULL),
+    BSPROV_OFFLOAD_GETTABLE,
     OSSL_PARAM_END,
 };
 
@@ -415,6 +416,8 @@ int bsprov_ctr_get_ctx_params(void *vctx, OSSL_PARAM params[])
     if ((p = (OSSL_PARAM *)f[G_PADDING]) != NULL && !OSSL_PARAM_set_uint(p, ctx->padding))
         return 0;
     if ((p = (OSSL_PARAM *)f[G_LIMIT64]) != NULL && !OSSL_PARAM_set_uint64(p, ctx->limit))
+        return 0;
+    if (!bsprov_source_get_params(ctx->prov, ctx->src, params))
         return 0;
 
     OSSL_PARAM *pnum = (OSSL_PARAM *)f[G_NUM];

@@ -354,6 +354,7 @@ static const OSSL_PARAM gcm_known_gettable_ctx_params[] = {
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    BSPROV_OFFLOAD_GETTABLE,
     OSSL_PARAM_END,
 };
 
@@ -392,6 +393,8 @@ int bsprov_gcm_get_ctx_params(void *vctx, OSSL_PARAM params[])
 
     if (!bsprov_set_size(f[G_KEYLEN], ctx->info->key_len) ||
         !bsprov_set_size(f[G_IVLEN], ctx->iv_len) || !bsprov_set_size(f[G_TAGLEN], ctx->tag_len))
+        return 0;
+    if (!bsprov_source_get_params(ctx->prov, ctx->src, params))
         return 0;
     /* GCM never changes its IV: updated-iv is the IV, as in OpenSSL's GCM. */
     for (int i = G_IV; i <= G_UPDATED_IV; i++) {

@@ -15,6 +15,7 @@
 
 #include "bs_cpu.h"
 #include "bsd_client.h"
+#include "bsd_offload.h"
 #include "bsprov.h"
 #include "bsprov_ciphers.h"
 #include "modes/gcm256.h"
@@ -258,9 +259,33 @@ static int resolve_socket(bsprov_ctx *prov, const char *conf)
     return (prov->daemon_socket = OPENSSL_strdup(want)) != NULL;
 }
 
+/*
+ * The offload mode: $BITSLICE_OFFLOAD when set (secure_getenv), else the config key, else auto.
+ * A value that names no mode disables the provider, as any refused config value does.
+ */
+static int resolve_offload(bsprov_ctx *prov, const char *conf)
+{
+    int bad = 0;
+    int m = conf != NULL ? bsd_offload_mode_by_name(conf) : BSD_OFFLOAD_AUTO;
+    if (m < 0) {
+        snprintf(prov->config_error, sizeof prov->config_error,
+                 "bitslice: config " BSPROV_CONF_OFFLOAD
+                 " = '%.64s' is not auto, always or never; the provider is disabled",
+                 conf);
+        m = BSD_OFFLOAD_AUTO;
+    }
+    prov->offload_mode = bsd_offload_mode_env(m, &bad);
+    if (bad)
+        snprintf(prov->config_error, sizeof prov->config_error,
+                 "bitslice: $" BSD_OFFLOAD_ENV
+                 " is not auto, always or never; the provider is disabled");
+    return 1;
+}
+
 static int read_config(bsprov_ctx *prov)
 {
     char *limit = NULL, *sock = NULL, *threshold = NULL, *tmo = NULL, *ctmo = NULL, *cpu = NULL;
+    char *offload = NULL;
     OSSL_PARAM params[] = {
         OSSL_PARAM_utf8_ptr(BSPROV_CONF_CPU, &cpu, 0),
         OSSL_PARAM_utf8_ptr(BSPROV_PARAM_LIMIT64_BLOCKS, &limit, 0),
@@ -268,13 +293,15 @@ static int read_config(bsprov_ctx *prov)
         OSSL_PARAM_utf8_ptr(BSPROV_CONF_OFFLOAD_THRESHOLD, &threshold, 0),
         OSSL_PARAM_utf8_ptr(BSPROV_CONF_DAEMON_TIMEOUT, &tmo, 0),
         OSSL_PARAM_utf8_ptr(BSPROV_CONF_DAEMON_CONNECT_TIMEOUT, &ctmo, 0),
+        OSSL_PARAM_utf8_ptr(BSPROV_CONF_OFFLOAD, &offload, 0),
         OSSL_PARAM_END,
     };
 
     prov->limit64_blocks = BS_CTR_LIMIT64_DEFAULT;
     prov->offload_threshold = BSPROV_OFFLOAD_THRESHOLD_DEFAULT;
+    prov->offload_mode = BSD_OFFLOAD_AUTO;
     if (c_get_params == NULL || !c_get_params(prov->handle, params))
-        return resolve_socket(prov, NULL);
+        return resolve_offload(prov, NULL) && resolve_socket(prov, NULL);
     if (limit != NULL) {
         uint64_t v;
         if (!parse_u64(limit, &v) || v == 0 || v > BS_CTR_LIMIT64_DEFAULT)
@@ -311,7 +338,7 @@ static int read_config(bsprov_ctx *prov)
                  "bitslice: config " BSPROV_CONF_DAEMON_CONNECT_TIMEOUT
                  " = '%.64s' not allowed (1..600000 ms); the provider is disabled",
                  ctmo);
-    return resolve_socket(prov, sock);
+    return resolve_offload(prov, offload) && resolve_socket(prov, sock);
 }
 
 /* Offers alg as prov->ciphers[*n] where its core is compiled in, and says which code runs it. */

@@ -9,6 +9,8 @@
  */
 #include <string.h>
 
+#include <openssl/params.h>
+
 #include "bsd_source.h"
 #include "bsprov.h"
 
@@ -20,11 +22,17 @@ static bs_keystream_source *daemon_source(const bsprov_ctx *prov)
     o.threshold = prov->offload_threshold;
     o.connect_timeout_ms = prov->daemon_connect_timeout_ms;
     o.timeout_ms = prov->daemon_timeout_ms;
+    o.offload = prov->offload_mode;
     return bsd_source_new(&o);
 }
 
 int bsprov_source_open(const bsprov_ctx *prov, bs_keystream_source **src)
 {
+    /* never: no source at all, as without a socket (no connection is ever made). */
+    if (prov->offload_mode == BSD_OFFLOAD_NEVER) {
+        *src = NULL;
+        return 1;
+    }
     *src = prov->daemon_socket != NULL ? daemon_source(prov) : NULL;
     return prov->daemon_socket == NULL || *src != NULL;
 }
@@ -33,6 +41,31 @@ int bsprov_source_copy(const bs_keystream_source *src, bs_keystream_source **dst
 {
     *dst = src != NULL ? src->ops->copy(src) : NULL;
     return src == NULL || *dst != NULL;
+}
+
+int bsprov_source_get_params(const bsprov_ctx *prov, const bs_keystream_source *src,
+                             OSSL_PARAM params[])
+{
+    OSSL_PARAM *pd = OSSL_PARAM_locate(params, BSPROV_PARAM_OFFLOAD);
+    OSSL_PARAM *pr = OSSL_PARAM_locate(params, BSPROV_PARAM_OFFLOAD_REASON);
+    if (pd == NULL && pr == NULL)
+        return 1;
+    const char *what = "in-process", *why = "in-process: no daemon socket configured";
+    if (prov->daemon_socket != NULL && prov->offload_mode == BSD_OFFLOAD_NEVER)
+        why = "in-process: forced (offload=never)";
+    if (src != NULL) {
+        const bsd_offload_decision *d = bsd_source_offload(src);
+        if (d->decided) {
+            what = d->daemon ? "daemon" : "in-process";
+            why = d->reason;
+        } else {
+            what = "undecided";
+            why = "undecided: no message has reached the offload threshold with a daemon "
+                  "answering";
+        }
+    }
+    return (pd == NULL || OSSL_PARAM_set_utf8_ptr(pd, what)) &&
+           (pr == NULL || OSSL_PARAM_set_utf8_ptr(pr, why));
 }
 
 void bsprov_source_close(bs_keystream_source *src)

@@ -60,6 +60,10 @@ for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
 [ -S "$sock" ] || { cat "$work/bitsliced.log"; echo "the daemon did not start" >&2; exit 1; }
 export BITSLICE_SOCKET="$sock"
 build/tools/bitslice status
+# The provider and seal/open offload by cost (offload=auto): what they would decide here for
+# RIJNDAEL-256, then the daemon path forced, so that the steps below show it whatever the figures.
+build/tools/bitslice status --cipher RIJNDAEL-256 | grep '^offload'
+export BITSLICE_OFFLOAD=always
 
 step "4. A real file"
 if [ -z "${file:-}" ]; then

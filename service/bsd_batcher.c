@@ -60,10 +60,36 @@ static void rearm(bsd_batcher *b, uint64_t now)
         arm_timer(b, next);
 }
 
+/* The cipher's entry, taking a free one for a cipher never seen (NULL: the table is full). */
+static bsd_pending *pending_of(bsd_batcher *b, const bs_block_cipher *cipher)
+{
+    for (int i = 0; i < BSD_MAX_CIPHERS; i++)
+        if (b->pend[i].cipher == cipher)
+            return &b->pend[i];
+    for (int i = 0; i < BSD_MAX_CIPHERS; i++)
+        if (b->pend[i].cipher == NULL) {
+            b->pend[i].cipher = cipher;
+            return &b->pend[i];
+        }
+    return NULL;
+}
+
 static void batch_done(bsd_batch *batch, int status)
 {
     bsd_batcher *b = (bsd_batcher *)batch->owner;
     b->inflight_batches--;
+    bsd_pending *p = pending_of(b, batch->cipher);
+    if (p != NULL && p->inflight > 0) {
+        if (status == 0)
+            p->done_bytes += batch->nblocks * batch->cipher->block_len;
+        if (--p->inflight == 0) {
+            p->busy_ns += bsd_now_ns() - p->busy_since_ns;
+            if (p->busy_ns > BSD_RATE_WINDOW_NS) {
+                p->busy_ns /= 2;
+                p->done_bytes /= 2;
+            }
+        }
+    }
     if (status != 0)
         BSD_ERR("batch", "status=%d jobs=%zu", status, batch->njobs);
     for (size_t i = 0; i < batch->njobs; i++)
@@ -94,6 +120,8 @@ static void flush_group(bsd_batcher *b, bsd_pending *p)
     batch->nblocks = p->nblocks;
     batch->done = batch_done;
     batch->owner = b;
+    /* Stamped before submit: the workers it wakes may take this thread's CPU until they finish. */
+    const uint64_t now = bsd_now_ns();
     int r = b->backend->ops->submit(b->backend, batch);
     if (r != 0) {
         BSD_ERR("batch", "reason=submit status=%d", r);
@@ -102,6 +130,8 @@ static void flush_group(bsd_batcher *b, bsd_pending *p)
         return;
     }
     b->inflight_batches++;
+    if (p->inflight++ == 0)
+        p->busy_since_ns = now;
     bsd_stats_batch(b->stats, n);
     BSD_DEBUG("batch", "cipher=%s jobs=%zu blocks=%llu", p->cipher->name, n,
               (unsigned long long)p->nblocks);
@@ -169,15 +199,7 @@ int bsd_batcher_init(bsd_batcher *b, uv_loop_t *loop, const bsd_config *cfg, bsd
 
 int bsd_batcher_add(bsd_batcher *b, bsd_job *job)
 {
-    bsd_pending *p = NULL;
-    for (int i = 0; i < BSD_MAX_CIPHERS && p == NULL; i++)
-        if (b->pend[i].cipher == job->cipher)
-            p = &b->pend[i];
-    for (int i = 0; i < BSD_MAX_CIPHERS && p == NULL; i++)
-        if (b->pend[i].cipher == NULL) {
-            p = &b->pend[i];
-            p->cipher = job->cipher;
-        }
+    bsd_pending *p = pending_of(b, job->cipher);
     if (p == NULL)
         return -1;
     job->next = NULL;
@@ -237,6 +259,25 @@ size_t bsd_batcher_cancel(bsd_batcher *b, int (*match)(const bsd_job *job, const
     if (n > 0)
         rearm(b, bsd_now_ns());
     return n;
+}
+
+bsd_pending *bsd_batcher_rate(bsd_batcher *b, const bs_block_cipher *cipher, uint64_t *bytes_per_s,
+                              uint64_t *bytes)
+{
+    bsd_pending *p = pending_of(b, cipher);
+    *bytes_per_s = *bytes = 0;
+    if (p == NULL)
+        return NULL;
+    /* A batch still on the backend counts its time so far, not yet its bytes. */
+    uint64_t busy = p->busy_ns + (p->inflight > 0 ? bsd_now_ns() - p->busy_since_ns : 0);
+    if (p->done_bytes < BSD_RATE_MEASURED_MIN && p->cal_bytes_per_s > 0) {
+        *bytes_per_s = p->cal_bytes_per_s;
+        *bytes = p->cal_bytes;
+    } else if (busy > 0 && p->done_bytes > 0) {
+        *bytes_per_s = (uint64_t)((double)p->done_bytes * 1e9 / (double)busy);
+        *bytes = p->done_bytes;
+    }
+    return p;
 }
 
 size_t bsd_batcher_queued_jobs(const bsd_batcher *b)

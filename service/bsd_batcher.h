@@ -28,7 +28,24 @@ typedef struct bsd_pending {
     size_t njobs;
     uint64_t nblocks, bytes;
     uint64_t first_ns;
+    /*
+     * The cipher's measured rate (RATE, STATUS rate.<CIPHER>): keystream bytes of its completed
+     * batches over the time at least one of its batches was on the backend (submit to done),
+     * both halved once that time passes BSD_RATE_WINDOW_NS, so that the figure follows the
+     * recent past. calibrating: a RATE calibration job of this cipher is on its way.
+     */
+    unsigned inflight;
+    uint64_t busy_since_ns, busy_ns, done_bytes;
+    int calibrating;
+    /* The calibration's figure (the best of its jobs, each timed alone), and its bytes. */
+    uint64_t cal_bytes_per_s, cal_bytes;
 } bsd_pending;
+
+/* Below this much keystream measured from batches, a calibration's figure is answered instead. */
+#define BSD_RATE_MEASURED_MIN ((uint64_t)64 << 20)
+
+/* The time over which a cipher's rate is averaged before older batches weigh half. */
+#define BSD_RATE_WINDOW_NS 2000000000ull
 
 typedef struct bsd_batcher {
     const bsd_config *cfg;
@@ -54,6 +71,14 @@ int bsd_batcher_add(bsd_batcher *b, bsd_job *job);
 /* Flushes everything pending, deadlines aside (shutdown). */
 void bsd_batcher_flush_all(bsd_batcher *b);
 size_t bsd_batcher_queued_jobs(const bsd_batcher *b);
+/*
+ * The cipher's measured rate: bytes per second of keystream its batches delivered while on the
+ * backend, and *bytes, the keystream it is measured over; while that is below
+ * BSD_RATE_MEASURED_MIN, the calibration's figure where there is one; 0 and 0: none yet.
+ * Returns the cipher's entry (NULL when the cipher was never queued and the table is full).
+ */
+bsd_pending *bsd_batcher_rate(bsd_batcher *b, const bs_block_cipher *cipher, uint64_t *bytes_per_s,
+                              uint64_t *bytes);
 /*
  * Takes the pending jobs (not yet handed to the backend) for which match(job, arg) says so out
  * of the queues and hands each to job_done with -ECANCELED. Returns how many.

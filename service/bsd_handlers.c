@@ -21,13 +21,32 @@
 /* KEYSTREAM requests one connection may have in flight (clients use 8 at most). */
 #define BSD_CONN_MAX_INFLIGHT 64
 
-/* A KEYSTREAM job and the daemon's bookkeeping for its answer; backends see only job. */
+/*
+ * RATE on a cipher with no figure makes the daemon calibrate it first: BSD_RATE_CALIBRATION_JOBS
+ * jobs of BSD_RATE_CALIBRATION_BYTES, one after the other, under a fixed public key, into the
+ * daemon's own memory; each is timed from its submission to its completion, and the best counts
+ * (one preempted job on a busy machine does not make the figure).
+ */
+#define BSD_RATE_CALIBRATION_BYTES ((uint64_t)1 << 20)
+#define BSD_RATE_CALIBRATION_JOBS 4
+
+/*
+ * A KEYSTREAM job and the daemon's bookkeeping for its answer; backends see only job. A RATE
+ * calibration job (cal_ks set) has no session and no shared memory: it writes into cal_buf and
+ * is answered with the cipher's rate once done.
+ */
 typedef struct ks_job {
     bsd_job job;
     bsd_conn *conn;
     bsd_session *session;
     bsd_shm *shm;
     uint32_t id;
+    bs_key_schedule *cal_ks;
+    uint8_t *cal_buf;
+    size_t cal_len;
+    int cal_registered;
+    unsigned cal_left; /* jobs still to run after this one */
+    uint64_t cal_best; /* bytes per second, the best job so far */
 } ks_job;
 
 static bsd_session *find_session(bsd_conn *c, uint32_t id, unsigned *index)
@@ -50,7 +69,7 @@ static void handle_hello(bsd_conn *c, const bsd_request *r)
     bsd_hello_rep rep;
     memset(&rep, 0, sizeof rep);
     rep.version = BSD_PROTO_VERSION;
-    rep.caps = BSD_CAP_SHM_KEYSTREAM | BSD_CAP_PIECES;
+    rep.caps = BSD_CAP_SHM_KEYSTREAM | BSD_CAP_PIECES | BSD_CAP_RATE;
     rep.max_sessions = c->d->cfg.max_sessions_per_client;
     rep.max_request_bytes = c->d->cfg.max_request_bytes;
     rep.max_queued_bytes = c->d->cfg.max_queued_bytes;
@@ -307,11 +326,138 @@ static void handle_keystream(bsd_conn *c, const bsd_request *r)
     d->stats.keystream_requests++;
 }
 
+static void send_rate(bsd_conn *c, uint32_t id, const bs_block_cipher *cipher)
+{
+    bsd_rate_rep rep;
+    memset(&rep, 0, sizeof rep);
+    bsd_batcher_rate(&c->d->batcher, cipher, &rep.bytes_per_s, &rep.bytes);
+    rep.host_workers = c->d->backend->host_workers;
+    uint8_t p[BSD_RATE_REP_LEN];
+    size_t n = bsd_rate_rep_encode(p, &rep);
+    bsd_conn_send(c, BSD_OP_RATE | BSD_OP_REPLY, id, p, n);
+}
+
+static void free_calibration(bsd_daemon *d, ks_job *kj)
+{
+    bsd_backend *be = d->backend;
+    if (kj->cal_buf != NULL) {
+        if (kj->cal_registered)
+            be->ops->unregister_memory(be, kj->cal_buf);
+        munmap(kj->cal_buf, kj->cal_len);
+    }
+    if (kj->cal_ks != NULL) {
+        bs_wipe(kj->cal_ks, sizeof *kj->cal_ks);
+        free(kj->cal_ks);
+    }
+}
+
+/*
+ * RATE: the cipher's measured rate (bsd_batcher_rate). A cipher with no figure yet is calibrated
+ * first, once at a time: BSD_RATE_CALIBRATION_JOBS jobs through the batcher and the backend like
+ * any request (checks included), and the answer waits for them.
+ * The key is all zeroes (the cores take the same time for every key) and the keystream goes
+ * into an anonymous mapping that only the backend writes and that is unmapped after.
+ */
+static void handle_rate(bsd_conn *c, const bsd_request *r)
+{
+    bsd_daemon *d = c->d;
+    uint32_t id = r->hdr.id;
+    const bs_block_cipher *cipher = bs_block_cipher_by_name(r->u.rate.cipher);
+    if (cipher == NULL || cipher->block_len % 8 != 0) {
+        bsd_conn_send_error(c, id, BSD_E_UNKNOWN_CIPHER, "cipher not compiled into this daemon");
+        return;
+    }
+    uint64_t rate, bytes;
+    bsd_pending *p = bsd_batcher_rate(&d->batcher, cipher, &rate, &bytes);
+    if (p == NULL || p->calibrating || rate > 0 || d->draining ||
+        c->inflight >= BSD_CONN_MAX_INFLIGHT || d->inflight_jobs >= d->cfg.max_inflight_jobs) {
+        send_rate(c, id, cipher);
+        return;
+    }
+    ks_job *kj = (ks_job *)calloc(1, sizeof *kj);
+    if (kj == NULL) {
+        send_rate(c, id, cipher);
+        return;
+    }
+    kj->cal_len = (size_t)BSD_RATE_CALIBRATION_BYTES;
+    void *buf = mmap(NULL, kj->cal_len, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    kj->cal_buf = buf == MAP_FAILED ? NULL : (uint8_t *)buf;
+    kj->cal_ks = (bs_key_schedule *)aligned_alloc(64, sizeof *kj->cal_ks);
+    if (kj->cal_buf == NULL || kj->cal_ks == NULL) {
+        free_calibration(d, kj);
+        free(kj);
+        send_rate(c, id, cipher);
+        return;
+    }
+    const uint8_t zero_key[BSD_KEY_MAX] = {0};
+    cipher->set_key(kj->cal_ks, zero_key);
+    bsd_backend *be = d->backend;
+    kj->cal_registered = be->ops->register_memory != NULL && be->ops->unregister_memory != NULL &&
+                         be->ops->register_memory(be, kj->cal_buf, kj->cal_len) == 0;
+    bsd_job *job = &kj->job;
+    job->cipher = cipher;
+    job->ks = kj->cal_ks;
+    job->nblocks = BSD_RATE_CALIBRATION_BYTES / cipher->block_len;
+    job->dst = kj->cal_buf;
+    job->enqueued_ns = bsd_now_ns();
+    bsd_job_integrity_init(job, 0);
+    kj->conn = c;
+    kj->id = id;
+    kj->cal_left = BSD_RATE_CALIBRATION_JOBS - 1;
+    if (bsd_batcher_add(&d->batcher, job) != 0) {
+        free_calibration(d, kj);
+        free(kj);
+        send_rate(c, id, cipher);
+        return;
+    }
+    p->calibrating = 1;
+    c->refs++;
+    c->inflight++;
+    d->inflight_jobs++;
+}
+
 void bsd_handle_job_done(void *arg, bsd_job *job, int status)
 {
     ks_job *kj = (ks_job *)job; /* job is its first member */
     bsd_conn *c = kj->conn;
     bsd_daemon *d = (bsd_daemon *)arg;
+    if (kj->cal_ks != NULL) {
+        const uint64_t now = bsd_now_ns();
+        const uint64_t bytes = job->nblocks * job->cipher->block_len;
+        if (status == 0 && now > job->enqueued_ns) {
+            uint64_t r = (uint64_t)((double)bytes * 1e9 / (double)(now - job->enqueued_ns));
+            if (r > kj->cal_best)
+                kj->cal_best = r;
+        }
+        if (status == 0 && kj->cal_left > 0 && !c->closing && !d->draining) {
+            /* The next job: the window zeroed again, as a client leaves it. */
+            kj->cal_left--;
+            memset(kj->cal_buf, 0, kj->cal_len);
+            job->enqueued_ns = bsd_now_ns();
+            bsd_job_integrity_init(job, 0);
+            if (bsd_batcher_add(&d->batcher, job) == 0)
+                return;
+        }
+        uint64_t rate, measured;
+        bsd_pending *p = bsd_batcher_rate(&d->batcher, job->cipher, &rate, &measured);
+        if (p != NULL) {
+            p->calibrating = 0;
+            if (kj->cal_best > 0) {
+                p->cal_bytes_per_s = kj->cal_best;
+                p->cal_bytes = bytes;
+            }
+        }
+        c->inflight--;
+        d->inflight_jobs--;
+        c->active_ns = bsd_now_ns();
+        if (status != -ECANCELED && !c->closing)
+            send_rate(c, kj->id, job->cipher);
+        free_calibration(d, kj);
+        free(kj);
+        bsd_conn_unref(c);
+        return;
+    }
     uint64_t bytes = job->nblocks * job->cipher->block_len;
     c->queued_bytes -= bytes;
     c->inflight--;
@@ -451,6 +597,9 @@ void bsd_handle_request(bsd_conn *c, bsd_request *r)
         break;
     case BSD_OP_REPORT:
         handle_report(c, r);
+        break;
+    case BSD_OP_RATE:
+        handle_rate(c, r);
         break;
     default:
         break; /* the decoder has rejected every other op */

@@ -66,6 +66,7 @@ size_t bsd_status_text(bsd_daemon *d, char *out, size_t len)
     add(&t, "protocol=%d\n", BSD_PROTO_VERSION);
     add(&t, "backend=%s\n", d->backend->ops->name);
     add(&t, "backend_info=%s\n", dev);
+    add(&t, "backend_workers=%u\n", d->backend->host_workers);
     add(&t, "uptime_s=%llu\n", (unsigned long long)((bsd_now_ns() - s->start_ns) / 1000000000u));
     add(&t, "draining=%d\n", d->draining);
     add(&t, "keys_locked=%d\n", d->keys.locked);
@@ -81,6 +82,14 @@ size_t bsd_status_text(bsd_daemon *d, char *out, size_t len)
         if (p->cipher != NULL)
             add(&t, "queue.%s=%zu jobs %llu bytes\n", p->cipher->name, p->njobs,
                 (unsigned long long)p->bytes);
+    }
+    /* What RATE answers (issue 26, offload by cost): per cipher, as measured so far. */
+    for (int i = 0; i < BSD_MAX_CIPHERS; i++) {
+        const bs_block_cipher *c = d->batcher.pend[i].cipher;
+        uint64_t rate, bytes;
+        if (c != NULL && bsd_batcher_rate(&d->batcher, c, &rate, &bytes) != NULL && bytes > 0)
+            add(&t, "rate.%s=%llu bytes/s over %llu bytes\n", c->name, (unsigned long long)rate,
+                (unsigned long long)bytes);
     }
     add(&t, "connections_total=%llu\n", (unsigned long long)s->connections_total);
     add(&t, "refused_peers=%llu\n", (unsigned long long)s->refused_peers);

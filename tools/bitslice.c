@@ -16,6 +16,7 @@
 #include "bs_opt.h"
 #include "bs_kdf.h"
 #include "bsd_client.h"
+#include "bsd_offload.h"
 
 #ifndef BS_VERSION
 #define BS_VERSION "unknown"
@@ -132,14 +133,56 @@ static void unreachable(const char *sock, int err)
     fprintf(stderr, "bitslice: cannot reach the daemon at %s: %s%s\n", sock, what, hint);
 }
 
+/*
+ * Appends to the status text this machine's offload decision (bsd_offload.h, the rule the
+ * provider and seal/open apply) for each cipher the daemon reports a rate for, and for also.
+ */
+static void offload_lines(bsd_client *cl, char *text, size_t cap, const bs_block_cipher *also)
+{
+    int bad = 0;
+    const int mode = bsd_offload_mode_env(BSD_OFFLOAD_AUTO, &bad);
+    const bs_block_cipher *todo[64];
+    size_t n = 0;
+    if (also != NULL)
+        todo[n++] = also;
+    for (const char *line = text; line != NULL && *line != 0 && n < 64;) {
+        const char *nl = strchr(line, '\n');
+        if (strncmp(line, "rate.", 5) == 0) {
+            char name[BSD_CIPHER_NAME_LEN + 1];
+            size_t k = strcspn(line + 5, "=\n");
+            if (k < sizeof name) {
+                memcpy(name, line + 5, k);
+                name[k] = 0;
+                const bs_block_cipher *bc = bs_block_cipher_by_name(name);
+                if (bc != NULL && bc != also)
+                    todo[n++] = bc;
+            }
+        }
+        line = nl != NULL ? nl + 1 : NULL;
+    }
+    size_t len = strlen(text);
+    if (len + 1 < cap)
+        len += (size_t)snprintf(text + len, cap - len, "offload_mode=%s%s\n",
+                                bsd_offload_mode_name(mode),
+                                bad ? " ($BITSLICE_OFFLOAD ignored)" : "");
+    for (size_t i = 0; i < n && len + 1 < cap; i++) {
+        bsd_offload_decision d;
+        bsd_offload_check(mode, cl, todo[i], &d);
+        len += (size_t)snprintf(text + len, cap - len, "offload.%s=%s\n", todo[i]->name, d.reason);
+    }
+}
+
 static void status_usage(FILE *f)
 {
     char path[108];
     bsd_client_default_socket(path, sizeof path);
     fprintf(f,
-            "usage: bitslice status [--socket PATH] [--json]\n"
-            "Prints the daemon's status (backend, queues, batch sizes, bytes served).\n"
+            "usage: bitslice status [--socket PATH] [--cipher NAME] [--json]\n"
+            "Prints the daemon's status (backend, queues, batch sizes, bytes served), and for\n"
+            "each cipher it has a rate for, whether this machine offloads a stream of it\n"
+            "(offload.CIPHER: daemon or in-process, and why; $BITSLICE_OFFLOAD forces it).\n"
             "  -s, --socket PATH   the daemon's socket (default %s)\n"
+            "  -c, --cipher NAME   decide for this cipher too (the daemon measures it if need be)\n"
             "  -j, --json          one JSON object (integers as numbers), for monitoring\n"
             "Exit status 0, or 1 when the daemon cannot be reached.\n",
             path);
@@ -148,21 +191,26 @@ static void status_usage(FILE *f)
 static int cmd_status(int argc, char **argv)
 {
     static const struct option lo[] = {
-        {"socket", required_argument, 0, 's'},
-        {"json", no_argument, 0, 'j'},
-        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},
-        {0, 0, 0, 0},
+        {"socket", required_argument, 0, 's'}, {"json", no_argument, 0, 'j'},
+        {"cipher", required_argument, 0, 'c'}, {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},      {0, 0, 0, 0},
     };
     const char *sock = NULL;
+    const bs_block_cipher *also = NULL;
     int json = 0, c;
     char path[108];
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":s:jhV", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":s:c:jhV", lo, NULL)) != -1) {
         switch (c) {
         case 's':
             sock = optarg;
+            break;
+        case 'c':
+            also = bs_block_cipher_by_name(optarg);
+            if (also == NULL)
+                return bs_usage_error("bitslice status", "bitslice status", "unknown cipher",
+                                      optarg);
             break;
         case 'j':
             json = 1;
@@ -206,6 +254,7 @@ static int cmd_status(int argc, char **argv)
         bsd_client_close(cl);
         return 1;
     }
+    offload_lines(cl, text, sizeof text, also);
     if (json)
         print_json(sock, text);
     else

@@ -194,7 +194,7 @@ static void daemon_rows(const bs_block_cipher *c, const char *sock, const uint8_
     }
     bsd_client_close(cl);
 
-    bsd_stream_opts so = {sock, 1000, 60000, 0, 0};
+    bsd_stream_opts so = {sock, 1000, 60000, 0, 0, BSD_OFFLOAD_ALWAYS, NULL};
     bsd_stream *s = NULL;
     r = bsd_stream_open(&so, c, key, c->key_len, ctr, &s);
     t0 = now_s();
@@ -226,7 +226,7 @@ static void daemon_rows(const bs_block_cipher *c, const char *sock, const uint8_
         row("provider path in-process, 4 KiB calls", bytes, now_s() - t0, cpu_s() - c0);
     }
     /* The same bs_ctr_ctx, pulling from the daemon's keystream source. */
-    bsd_source_opts co = {sock, 0, 1000, 60000, 0, 0};
+    bsd_source_opts co = {sock, 0, 1000, 60000, 0, 0, BSD_OFFLOAD_ALWAYS};
     bs_keystream_source *src = bsd_source_new(&co);
     static bs_ctr_ctx dc;
     bs_ctr_set_source(&dc, src);

@@ -47,7 +47,20 @@ int bscli_keysrc_init(bscli_keysrc *s, const bsf_keys *k, size_t chunk_size, int
     if (!use_daemon)
         return 0;
     bsd_client_opts o = {socket, 1000, s->timeout_ms};
-    int r = bsd_windows_open(&s->w, &o, k->cipher, k->payload_key, 32, s->slot_bytes, s->nslots);
+    int bad = 0;
+    const int mode = bsd_offload_mode_env(BSD_OFFLOAD_AUTO, &bad);
+    if (bad)
+        fprintf(stderr, "bitslice: $" BSD_OFFLOAD_ENV " is not auto, always or never: auto\n");
+    int r = bsd_windows_open_by_cost(&s->w, &o, k->cipher, k->payload_key, 32, s->slot_bytes,
+                                     s->nslots, mode, &s->decision);
+    if (s->decision.decided && verbose)
+        fprintf(stderr, "bitslice: offload %s\n", s->decision.reason);
+    if (r == -ECANCELED) {
+        /* The offload rule (bsd_offload.h) keeps this file in-process: no failure. */
+        snprintf(s->local_why, sizeof s->local_why, "in-process (offload rule: %s)",
+                 mode == BSD_OFFLOAD_AUTO ? "daemon path not cheaper" : "offload=never");
+        return 0;
+    }
     /* The windows it could map bound the depth (it caps them at BSD_WINDOWS_MAX). */
     if (r == 0 && s->w.nslots < s->nslots)
         s->nslots = s->w.nslots;

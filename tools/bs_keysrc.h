@@ -45,10 +45,13 @@ typedef struct bscli_keysrc {
     char local_why[96];          /* why chunks are computed in-process ("" before any reason) */
     uint64_t run_first, run_len; /* -v: the current run of chunks from one source */
     char run_src[96];
+    bsd_offload_decision decision; /* whether the daemon is used, and why (bsd_offload.h) */
 } bscli_keysrc;
 
 /*
- * use_daemon: try the daemon at socket (NULL: default path). Never fails for lack of a daemon.
+ * use_daemon: try the daemon at socket (NULL: default path), where the offload rule
+ * (bsd_offload.h; $BITSLICE_OFFLOAD, default auto) says it is cheaper. Never fails for lack of a
+ * daemon.
  * depth: the chunks that may be asked for ahead (s->nslots: BSCLI_KEYSRC_SLOTS at least, at
  * most BSCLI_KEYSRC_SLOTS_MAX and BSCLI_KEYSRC_WINDOW_BYTES of windows).
  */

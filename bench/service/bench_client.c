@@ -64,7 +64,7 @@ static void *one_run(void *arg)
         c->set_key(ks, key);
     }
     if (r == 0 && strcmp(a->mode, "stream") == 0) {
-        bsd_stream_opts so = {a->sock, 1000, 60000, 0, 0};
+        bsd_stream_opts so = {a->sock, 1000, 60000, 0, 0, BSD_OFFLOAD_ALWAYS, NULL};
         bsd_stream *s = NULL;
         r = bsd_stream_open(&so, c, key, c->key_len, ctr, &s);
         start_clock(a);
@@ -73,7 +73,7 @@ static void *one_run(void *arg)
         bsd_stream_close(s);
     } else if (r == 0) {
         const int inplace = strcmp(a->mode, "ctr-inplace") == 0;
-        bsd_source_opts co = {a->sock, 0, 1000, 60000, 0, 0};
+        bsd_source_opts co = {a->sock, 0, 1000, 60000, 0, 0, BSD_OFFLOAD_ALWAYS};
         bs_keystream_source *src = bsd_source_new(&co);
         bs_ctr_ctx *dc = (bs_ctr_ctx *)aligned_alloc(64, (sizeof *dc + 63) / 64 * 64);
         r = src == NULL || dc == NULL;

@@ -15,6 +15,8 @@ sock=$work/run/bitsliced.sock
 dpid=
 trap '[ -n "$dpid" ] && kill "$dpid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 bs=$build/tools/bitslice
+# The daemon rows measure the daemon path: offload forced (offload=auto would decide per cipher).
+export BITSLICE_OFFLOAD=always
 
 timed() { # label command... : prints wall, MB/s over $mib MiB, user+sys CPU of the command
   local label=$1 t

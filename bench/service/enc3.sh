@@ -16,6 +16,8 @@ sock=$work/run/bitsliced.sock
 dpid=
 trap '[ -n "$dpid" ] && kill "$dpid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 tck=$(getconf CLK_TCK)
+# Way 2 measures the daemon path: offload forced (offload=auto would decide per cipher).
+export BITSLICE_OFFLOAD=always
 
 proc_cpu() { # user+sys seconds of a live process
   awk -v t="$tck" '{ sub(/^.*\) /, ""); printf "%.2f", ($12 + $13) / t }' "/proc/$1/stat"

@@ -85,6 +85,12 @@ struct bsd_backend {
     const bsd_backend_ops *ops;
     uv_loop_t *loop;
     void *priv;
+    /*
+     * Threads of this host's CPUs that compute the keystream (the CPU backend's workers); 0 when
+     * a device computes it. RATE passes it on: a client weighs what a CPU backend costs against
+     * the cores it shares with that client (service/client/bsd_offload.h).
+     */
+    unsigned host_workers;
 };
 
 /*

@@ -413,6 +413,7 @@ bsd_backend *bsd_backend_cpu_create(uv_loop_t *loop, unsigned threads)
     be->ops = &cpu_ops;
     be->loop = loop;
     be->priv = cpu;
+    be->host_workers = cpu->started;
     if (cpu->started == 0) {
         uv_close((uv_handle_t *)&cpu->poll, NULL);
         /* Freed after the loop's next turn closes the handle: the caller gives up anyway. */

@@ -693,6 +693,28 @@ int bsd_client_status(bsd_client *c, char *out, size_t len)
     return 0;
 }
 
+int bsd_client_rate(bsd_client *c, const char *cipher, bsd_rate_rep *out)
+{
+    memset(out, 0, sizeof *out);
+    if ((c->info.caps & BSD_CAP_RATE) == 0)
+        return -EOPNOTSUPP;
+    if (strlen(cipher) > BSD_CIPHER_NAME_LEN)
+        return -EINVAL;
+    bsd_rate_req m;
+    memset(&m, 0, sizeof m);
+    memcpy(m.cipher, cipher, strlen(cipher));
+    uint8_t pl[BSD_RATE_REQ_LEN], rep[BSD_RATE_REP_LEN];
+    uint32_t id;
+    int r = send_frame(c, BSD_OP_RATE, pl, bsd_rate_req_encode(pl, &m), &id, -1);
+    if (r != 0)
+        return r;
+    size_t n = sizeof rep;
+    r = read_reply(c, id, BSD_OP_RATE, rep, &n, c->io_timeout_ms);
+    if (r != 0)
+        return r;
+    return bsd_rate_rep_decode(rep, n, out) == BSD_OK ? 0 : -EPROTO;
+}
+
 int bsd_client_send_raw(bsd_client *c, const void *buf, size_t len, int fd)
 {
     return send_all(c, (const uint8_t *)buf, len, fd);

@@ -81,6 +81,12 @@ int bsd_client_report(bsd_client *c, uint32_t kind, uint32_t session, uint64_t n
 int bsd_client_keystream(bsd_client *c, uint32_t session, const uint8_t *counter,
                          size_t counter_len, uint64_t nblocks, uint64_t shm_offset);
 
+/*
+ * RATE: the daemon's measured keystream rate for cipher (by name), calibrated first where it has
+ * measured too little (PROTOCOL.md). -EOPNOTSUPP when the daemon does not offer RATE (caps).
+ */
+int bsd_client_rate(bsd_client *c, const char *cipher, bsd_rate_rep *out);
+
 /* The STATUS text, NUL-terminated (truncated to len - 1). */
 int bsd_client_status(bsd_client *c, char *out, size_t len);
 

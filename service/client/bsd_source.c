@@ -38,6 +38,7 @@ typedef struct bsd_source {
     bsd_stream *stream;         /* positioned at next[] */
     int fallback;               /* the error that stopped offload for this run */
     uint64_t daemon_bytes, local_bytes;
+    bsd_offload_decision decision; /* the last stream's (bsd_offload.h) */
 } bsd_source;
 
 static _Atomic long long last_failure_ms;
@@ -119,6 +120,7 @@ static void src_set_key(bs_keystream_source *src, const bs_block_cipher *cipher,
     bs_wipe(s->key, sizeof s->key);
     s->cipher = NULL;
     s->daemon_bytes = s->local_bytes = 0;
+    memset(&s->decision, 0, sizeof s->decision);
     if (key_len > sizeof s->key)
         return; /* no cipher here takes one: stays in-process */
     memcpy(s->key, key, key_len);
@@ -135,13 +137,17 @@ static void maybe_start(bsd_source *s, const uint8_t *counter, uint64_t bytes)
         s->fallback = -EAGAIN;
         return;
     }
-    bsd_stream_opts so = {s->opts.socket_path, s->opts.connect_timeout_ms, s->opts.timeout_ms,
-                          s->opts.window_bytes, s->opts.depth};
+    bsd_stream_opts so = {s->opts.socket_path, s->opts.connect_timeout_ms,
+                          s->opts.timeout_ms,  s->opts.window_bytes,
+                          s->opts.depth,       s->opts.offload,
+                          &s->decision};
     int r = bsd_stream_open(&so, s->cipher, s->key, s->key_len, counter, &s->stream);
     if (r != 0) {
         s->stream = NULL;
         s->fallback = r;
-        bsd_source_note_open(r);
+        /* Kept in-process by the offload rule: the daemon did nothing wrong. */
+        if (r != -ECANCELED)
+            bsd_source_note_open(r);
     }
 }
 
@@ -243,6 +249,11 @@ void bsd_source_counts(const bs_keystream_source *src, uint64_t *daemon_bytes,
     const bsd_source *s = (const bsd_source *)src;
     *daemon_bytes = s->daemon_bytes;
     *local_bytes = s->local_bytes;
+}
+
+const bsd_offload_decision *bsd_source_offload(const bs_keystream_source *src)
+{
+    return &((const bsd_source *)src)->decision;
 }
 
 int bsd_source_fallback_reason(const bs_keystream_source *src)

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "bitslice.h"
+#include "bsd_offload.h"
 #include "modes/keystream.h"
 
 #ifdef __cplusplus
@@ -40,6 +41,7 @@ typedef struct bsd_source_opts {
     int timeout_ms;          /* per window; 0: 5000 */
     size_t window_bytes;     /* 0: 1 MiB */
     unsigned depth;          /* 0: 4 */
+    int offload;             /* BSD_OFFLOAD_* (bsd_offload.h), decided as each stream opens */
 } bsd_source_opts;
 
 /* NULL on allocation failure. opts is copied (socket_path too). Free with src->ops->free. */
@@ -48,7 +50,15 @@ bs_keystream_source *bsd_source_new(const bsd_source_opts *opts);
 /* For logs and tests: bytes served by the daemon, and asked of it but done in-process. */
 void bsd_source_counts(const bs_keystream_source *src, uint64_t *daemon_bytes,
                        uint64_t *local_bytes);
-/* 0 while the daemon is used or may be; else the error that made this run fall back. */
+/*
+ * The offload decision of the last stream this source opened (decided 0: none yet, e.g. every
+ * message so far stayed below the threshold, or no daemon answered).
+ */
+const bsd_offload_decision *bsd_source_offload(const bs_keystream_source *src);
+/*
+ * 0 while the daemon is used or may be; else the error that made this run fall back
+ * (-ECANCELED: the offload rule kept it in-process).
+ */
 int bsd_source_fallback_reason(const bs_keystream_source *src);
 /* Milliseconds before this process tries the daemon again (0: it will try). */
 long long bsd_source_backoff_ms(void);

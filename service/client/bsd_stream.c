@@ -36,6 +36,8 @@ struct bsd_stream {
     pid_t pid;
     char socket_path[108];
     int connect_timeout_ms, timeout_ms;
+    int offload;                    /* BSD_OFFLOAD_* (bsd_offload.h) */
+    bsd_offload_decision *decision; /* the opener's, or NULL */
     uint8_t key[BSD_KEY_MAX];
     size_t key_len;
     const bs_block_cipher *bc;
@@ -111,8 +113,9 @@ static int submit(bsd_stream *s, unsigned k)
 static int start(bsd_stream *s)
 {
     bsd_client_opts co = {s->socket_path, s->connect_timeout_ms, s->timeout_ms};
-    int r = bsd_windows_open(&s->w, &co, s->bc, s->key, s->key_len,
-                             (size_t)(s->window_blocks * s->block_len), s->depth);
+    int r = bsd_windows_open_by_cost(&s->w, &co, s->bc, s->key, s->key_len,
+                                     (size_t)(s->window_blocks * s->block_len), s->depth,
+                                     s->offload, s->decision);
     s->pid = bsd_client_getpid();
     s->head = 0;
     s->buf_win = -1;
@@ -148,6 +151,8 @@ int bsd_stream_open(const bsd_stream_opts *o, const bs_block_cipher *bc, const u
     s->timeout_ms = o != NULL && o->timeout_ms > 0 ? o->timeout_ms : 5000;
     size_t wb = o != NULL && o->window_bytes > 0 ? o->window_bytes : 1024 * 1024;
     s->depth = o != NULL && o->depth > 0 ? o->depth : 4;
+    s->offload = o != NULL ? o->offload : BSD_OFFLOAD_ALWAYS;
+    s->decision = o != NULL ? o->decision : NULL;
     if (s->depth > BSD_STREAM_DEPTH_MAX)
         s->depth = BSD_STREAM_DEPTH_MAX;
     memcpy(s->key, key, key_len);

@@ -34,6 +34,7 @@
 
 #include "bitslice.h"
 #include "bsd_client.h"
+#include "bsd_offload.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,12 +48,16 @@ typedef struct bsd_stream_opts {
     int timeout_ms;          /* per window wait; 0: 5000 */
     size_t window_bytes;     /* 0: 1 MiB (rounded to whole blocks); the first requests ramp up */
     unsigned depth;          /* windows in flight; 0: 4 */
+    int offload;             /* BSD_OFFLOAD_* (bsd_offload.h); 0: always */
+    /* Receives the offload decision and its reason (NULL: none); must outlive the stream. */
+    bsd_offload_decision *decision;
 } bsd_stream_opts;
 
 /*
  * Connects, opens a session for bc's cipher (by name: "PRESENT-80", ...) and key, and starts
  * prefetching from counter (block_len bytes: the IV, or IV || 0^16 for RIJNDAEL-256). Returns 0
- * or a negative errno; nothing is allocated on failure.
+ * or a negative errno; nothing is allocated on failure. -ECANCELED: the offload rule (opts'
+ * offload) kept the stream in-process; opts->decision says why.
  */
 int bsd_stream_open(const bsd_stream_opts *opts, const bs_block_cipher *bc, const uint8_t *key,
                     size_t key_len, const uint8_t *counter, bsd_stream **out);

@@ -80,7 +80,24 @@ void bsd_windows_close(bsd_windows *w)
 int bsd_windows_open(bsd_windows *w, const bsd_client_opts *co, const bs_block_cipher *bc,
                      const uint8_t *key, size_t key_len, size_t slot_bytes, unsigned nslots)
 {
+    return bsd_windows_open_by_cost(w, co, bc, key, key_len, slot_bytes, nslots, BSD_OFFLOAD_ALWAYS,
+                                    NULL);
+}
+
+int bsd_windows_open_by_cost(bsd_windows *w, const bsd_client_opts *co, const bs_block_cipher *bc,
+                             const uint8_t *key, size_t key_len, size_t slot_bytes, unsigned nslots,
+                             int mode, bsd_offload_decision *decision)
+{
     memset(w, 0, sizeof *w);
+    bsd_offload_decision scratch;
+    if (decision == NULL)
+        decision = &scratch;
+    memset(decision, 0, sizeof *decision);
+    if (mode == BSD_OFFLOAD_NEVER) {
+        bsd_offload_decide(mode, bc->name, NULL, decision);
+        bsd_windows_fail(w, -ECANCELED);
+        return -ECANCELED;
+    }
     w->bc = bc;
     w->slot_bytes = slot_bytes;
     w->nslots = nslots < BSD_WINDOWS_MAX ? nslots : BSD_WINDOWS_MAX;
@@ -94,6 +111,11 @@ int bsd_windows_open(bsd_windows *w, const bsd_client_opts *co, const bs_block_c
     }
     w->pid = bsd_client_getpid();
     w->connected = 1;
+    /* Before the memory and the key: a stream that stays in-process sends neither. */
+    if (!bsd_offload_check(mode, w->client, bc, decision)) {
+        bsd_windows_fail(w, -ECANCELED);
+        return -ECANCELED;
+    }
     r = bsd_client_map_shm(w->client, slot_bytes * w->nslots);
     if (r == 0)
         r = bsd_client_open_session(w->client, bc->name, key, key_len, &w->session, &bl);

@@ -22,6 +22,7 @@
 
 #include "bitslice.h"
 #include "bsd_client.h"
+#include "bsd_offload.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,6 +64,15 @@ typedef struct bsd_windows {
  */
 int bsd_windows_open(bsd_windows *w, const bsd_client_opts *co, const bs_block_cipher *bc,
                      const uint8_t *key, size_t key_len, size_t slot_bytes, unsigned nslots);
+/*
+ * The same, offloading by cost (bsd_offload.h): mode BSD_OFFLOAD_* (bsd_windows_open: always).
+ * Where the rule keeps the stream in-process (mode never, or auto on these figures) it returns
+ * -ECANCELED, which is no failure of the daemon, with nothing mapped and no key sent. decision
+ * (may be NULL) receives the decision and its reason whenever one was made.
+ */
+int bsd_windows_open_by_cost(bsd_windows *w, const bsd_client_opts *co, const bs_block_cipher *bc,
+                             const uint8_t *key, size_t key_len, size_t slot_bytes, unsigned nslots,
+                             int mode, bsd_offload_decision *decision);
 /* Asks for nblocks blocks from counter into window k (wiped first). 0 or the error. */
 int bsd_windows_submit(bsd_windows *w, unsigned k, const uint8_t *counter, uint64_t nblocks);
 /*

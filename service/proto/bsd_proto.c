@@ -341,6 +341,38 @@ int bsd_report_req_decode(const uint8_t *p, size_t len, bsd_report_req *m)
     return BSD_OK;
 }
 
+size_t bsd_rate_req_encode(uint8_t *out, const bsd_rate_req *m)
+{
+    encode_name(out, BSD_CIPHER_NAME_LEN, m->cipher);
+    return BSD_RATE_REQ_LEN;
+}
+
+int bsd_rate_req_decode(const uint8_t *p, size_t len, bsd_rate_req *m)
+{
+    if (len != BSD_RATE_REQ_LEN || decode_name(p, BSD_CIPHER_NAME_LEN, m->cipher) != BSD_OK)
+        return -BSD_E_MALFORMED;
+    return BSD_OK;
+}
+
+size_t bsd_rate_rep_encode(uint8_t *out, const bsd_rate_rep *m)
+{
+    put64(out, m->bytes_per_s);
+    put64(out + 8, m->bytes);
+    put32(out + 16, m->host_workers);
+    put32(out + 20, 0);
+    return BSD_RATE_REP_LEN;
+}
+
+int bsd_rate_rep_decode(const uint8_t *p, size_t len, bsd_rate_rep *m)
+{
+    if (len != BSD_RATE_REP_LEN || !all_zero(p + 20, 4))
+        return -BSD_E_MALFORMED;
+    m->bytes_per_s = get64(p);
+    m->bytes = get64(p + 8);
+    m->host_workers = get32(p + 16);
+    return BSD_OK;
+}
+
 size_t bsd_error_rep_encode(uint8_t *out, uint32_t code, const char *text)
 {
     size_t n = text != NULL ? strlen(text) : 0;
@@ -392,6 +424,8 @@ int bsd_request_decode(const uint8_t *buf, size_t len, bsd_request *req, size_t 
         return n == 0 ? BSD_OK : -BSD_E_MALFORMED;
     case BSD_OP_REPORT:
         return bsd_report_req_decode(p, n, &req->u.report);
+    case BSD_OP_RATE:
+        return bsd_rate_req_decode(p, n, &req->u.rate);
     default:
         return -BSD_E_UNKNOWN_OP;
     }

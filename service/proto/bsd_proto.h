@@ -32,6 +32,8 @@ extern "C" {
 #define BSD_CAP_SHM_KEYSTREAM 1u
 /* KEYSTREAM answers per-piece digests when asked (BSD_KS_PIECE_LOG2). */
 #define BSD_CAP_PIECES 2u
+/* RATE answers the backend's measured keystream rate for a cipher. */
+#define BSD_CAP_RATE 4u
 
 typedef enum bsd_op {
     BSD_OP_HELLO = 1,
@@ -41,6 +43,7 @@ typedef enum bsd_op {
     BSD_OP_KEYSTREAM = 5,
     BSD_OP_STATUS = 6,
     BSD_OP_REPORT = 7,
+    BSD_OP_RATE = 8,
     BSD_OP_ERROR = 0x7f,
 } bsd_op;
 /* A reply carries the request's op with this bit set, or BSD_OP_ERROR | BSD_OP_REPLY. */
@@ -126,6 +129,9 @@ typedef struct bsd_open_req {
 typedef struct bsd_close_req {
     uint32_t session;
 } bsd_close_req;
+typedef struct bsd_rate_req {
+    char cipher[BSD_CIPHER_NAME_LEN + 1]; /* NUL-terminated after decoding */
+} bsd_rate_req;
 typedef struct bsd_keystream_req {
     uint32_t session;
     uint32_t flags;                   /* BSD_KS_*; other bits must be zero */
@@ -151,6 +157,11 @@ typedef struct bsd_keystream_rep {
     uint64_t nblocks;
     uint64_t digest; /* bs_digest.h over the window as the daemon left it */
 } bsd_keystream_rep;
+typedef struct bsd_rate_rep {
+    uint64_t bytes_per_s;  /* keystream the backend delivered per second while busy; 0: unknown */
+    uint64_t bytes;        /* the keystream that figure is measured over */
+    uint32_t host_workers; /* threads of this host's CPUs that compute it; 0: a device does */
+} bsd_rate_rep;
 typedef struct bsd_report_req {
     uint32_t kind; /* BSD_REPORT_* */
     uint32_t session;
@@ -171,6 +182,8 @@ typedef struct bsd_error_rep {
 #define BSD_OPEN_REP_LEN 8
 #define BSD_KEYSTREAM_REP_LEN 16
 #define BSD_REPORT_REQ_LEN 16
+#define BSD_RATE_REQ_LEN BSD_CIPHER_NAME_LEN
+#define BSD_RATE_REP_LEN 24
 #define BSD_ERROR_REP_FIXED_LEN 8
 
 /* Encoders write exactly the payload and return its length (out must be large enough). */
@@ -183,6 +196,8 @@ size_t bsd_hello_rep_encode(uint8_t *out, const bsd_hello_rep *m);
 size_t bsd_open_rep_encode(uint8_t *out, const bsd_open_rep *m);
 size_t bsd_keystream_rep_encode(uint8_t *out, const bsd_keystream_rep *m);
 size_t bsd_report_req_encode(uint8_t *out, const bsd_report_req *m);
+size_t bsd_rate_req_encode(uint8_t *out, const bsd_rate_req *m);
+size_t bsd_rate_rep_encode(uint8_t *out, const bsd_rate_rep *m);
 /* text is truncated to BSD_ERROR_TEXT_MAX bytes. */
 size_t bsd_error_rep_encode(uint8_t *out, uint32_t code, const char *text);
 
@@ -205,6 +220,8 @@ int bsd_keystream_rep_decode_pieces(const uint8_t *p, size_t len, bsd_keystream_
                                     uint64_t *pieces, size_t npieces);
 int bsd_error_rep_decode(const uint8_t *p, size_t len, bsd_error_rep *m);
 int bsd_report_req_decode(const uint8_t *p, size_t len, bsd_report_req *m);
+int bsd_rate_req_decode(const uint8_t *p, size_t len, bsd_rate_req *m);
+int bsd_rate_rep_decode(const uint8_t *p, size_t len, bsd_rate_rep *m);
 
 /* A decoded request, whatever its op. */
 typedef struct bsd_request {
@@ -216,6 +233,7 @@ typedef struct bsd_request {
         bsd_close_req close;
         bsd_keystream_req keystream;
         bsd_report_req report;
+        bsd_rate_req rate;
     } u;
 } bsd_request;
 

@@ -42,7 +42,7 @@ static void *run_client(void *arg)
         pthread_barrier_wait(&start_line);
         return NULL;
     }
-    bsd_stream_opts so = {dmn.socket, 5000, 60000, 32768, 3};
+    bsd_stream_opts so = {dmn.socket, 5000, 60000, 32768, 3, BSD_OFFLOAD_ALWAYS, NULL};
     bsd_stream *s = NULL;
     c->set_key(ks, key); /* the stream's checks use it; so does the expected keystream below */
     pthread_barrier_wait(&start_line);

@@ -36,7 +36,7 @@ static void pair_init(pair *p, const bs_block_cipher *c, uint64_t threshold, uin
 {
     uint8_t key[64];
     svc_fill(key, sizeof key, seed);
-    bsd_source_opts o = {dmn.socket, threshold, 1000, 5000, 16384 + 8, 3};
+    bsd_source_opts o = {dmn.socket, threshold, 1000, 5000, 16384 + 8, 3, BSD_OFFLOAD_ALWAYS};
     p->cipher = c;
     p->src = bsd_source_new(&o);
     p->off = ref_new();

@@ -22,7 +22,7 @@ static bs_gcm256_ctx g_off, g_ref;
 static void one(const uint8_t *key, const uint8_t *iv, size_t iv_len, const uint8_t *pt, size_t len,
                 size_t split, uint8_t *a, uint8_t *b)
 {
-    bsd_source_opts o = {dmn.socket, 0, 1000, 5000, 0, 0};
+    bsd_source_opts o = {dmn.socket, 0, 1000, 5000, 0, 0, BSD_OFFLOAD_ALWAYS};
     bs_keystream_source *src = bsd_source_new(&o);
     CHECK(src != NULL);
     bs_gcm256_set_source(&g_off, src);

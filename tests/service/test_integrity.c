@@ -454,7 +454,7 @@ static void stream_refuses(const char *sock)
         return;
     uint8_t key[BS_KEY_MAX], ctr[32] = {0}, out[65536];
     svc_fill(key, sizeof key, 1);
-    bsd_stream_opts so = {sock, 1000, 5000, 65536, 2};
+    bsd_stream_opts so = {sock, 1000, 5000, 65536, 2, BSD_OFFLOAD_ALWAYS, NULL};
     bsd_stream *s = NULL;
     uint64_t before = bsd_stream_mismatches();
     CHECK(bsd_stream_open(&so, bc, key, bc->key_len, ctr, &s) == 0);
@@ -476,7 +476,7 @@ static void ctr_same_bytes(const char *sock)
         svc_fill(key, sizeof key, 2 + (uint32_t)i);
         svc_fill(iv, bs_ctr_iv_len(bc), 3);
         iv[0] = 0;
-        bsd_source_opts o = {sock, 0, 1000, 5000, 65536, 3};
+        bsd_source_opts o = {sock, 0, 1000, 5000, 65536, 3, BSD_OFFLOAD_ALWAYS};
         bs_keystream_source *src = bsd_source_new(&o);
         static bs_ctr_ctx off_ctx;
         bs_ctr_ctx *off = &off_ctx;

@@ -45,7 +45,7 @@ static void killed_mid_stream(const bs_block_cipher *c)
     keystream_from(c, ctr, 0, want, total);
     memset(got, 0, total);
 
-    bsd_stream_opts so = {dmn.socket, 1000, 5000, 65536, 3};
+    bsd_stream_opts so = {dmn.socket, 1000, 5000, 65536, 3, BSD_OFFLOAD_ALWAYS, NULL};
     bsd_stream *s;
     CHECK(bsd_stream_open(&so, c, key, c->key_len, ctr, &s) == 0);
     CHECK(bsd_stream_read(s, svc_schedule(c, key), got, before_kill) == 0);
@@ -81,7 +81,7 @@ static void restart_serves(const bs_block_cipher *c)
     uint8_t key[64] = {7}, ctr[32] = {0}, got[5000], want[5000];
     c->set_key(&ks, key);
     keystream_from(c, ctr, 0, want, sizeof want);
-    bsd_stream_opts so = {dmn.socket, 1000, 5000, 0, 0};
+    bsd_stream_opts so = {dmn.socket, 1000, 5000, 0, 0, BSD_OFFLOAD_ALWAYS, NULL};
     bsd_stream *s;
     CHECK(bsd_stream_open(&so, c, key, c->key_len, ctr, &s) == 0);
     CHECK(bsd_stream_read(s, svc_schedule(c, key), got, sizeof got) == 0);

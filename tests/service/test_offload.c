@@ -68,7 +68,7 @@ static void streamed(const bs_block_cipher *c, size_t size, const size_t *piece,
     ctr[0] = 0;
     uint8_t *got = (uint8_t *)malloc(size), *want = (uint8_t *)malloc(size);
     CHECK(got != NULL && want != NULL);
-    bsd_stream_opts so = {dmn.socket, 1000, 30000, 64 * 1024 + 8, 3};
+    bsd_stream_opts so = {dmn.socket, 1000, 30000, 64 * 1024 + 8, 3, BSD_OFFLOAD_ALWAYS, NULL};
     bsd_stream *s;
     CHECK(bsd_stream_open(&so, c, key, c->key_len, ctr, &s) == 0);
     const bs_key_schedule *ks = svc_schedule(c, key);
@@ -110,7 +110,7 @@ static void wrap(const bs_block_cipher *c)
 
     /* The stream delivers exactly the three blocks, then fails at that position. */
     bsd_stream *s;
-    bsd_stream_opts so = {dmn.socket, 1000, 5000, 0, 0};
+    bsd_stream_opts so = {dmn.socket, 1000, 5000, 0, 0, BSD_OFFLOAD_ALWAYS, NULL};
     uint8_t buf[200];
     CHECK(bsd_stream_open(&so, c, key, c->key_len, ctr, &s) == 0);
     CHECK(bsd_stream_read(s, svc_schedule(c, key), buf, 3 * bl - 1) == 0);
@@ -128,7 +128,7 @@ static void forked(const bs_block_cipher *c)
     uint8_t *want = (uint8_t *)malloc(total), *got = (uint8_t *)malloc(total);
     CHECK(want != NULL && got != NULL);
     expected(c, key, ctr, want, total);
-    bsd_stream_opts so = {dmn.socket, 1000, 10000, 32768, 3};
+    bsd_stream_opts so = {dmn.socket, 1000, 10000, 32768, 3, BSD_OFFLOAD_ALWAYS, NULL};
     bsd_stream *s;
     CHECK(bsd_stream_open(&so, c, key, c->key_len, ctr, &s) == 0);
     CHECK(bsd_stream_read(s, svc_schedule(c, key), got, first) == 0);

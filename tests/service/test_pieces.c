@@ -47,7 +47,7 @@ static void one(const bs_block_cipher *c, int way)
     for (size_t i = 0; i < TOTAL; i++)
         ref[i] ^= in[i];
     memset(out, 0xa5, sizeof out);
-    bsd_stream_opts so = {dmn.socket, 1000, 5000, W, 2};
+    bsd_stream_opts so = {dmn.socket, 1000, 5000, W, 2, BSD_OFFLOAD_ALWAYS, NULL};
     bsd_stream *s = NULL;
     CHECK(bsd_stream_open(&so, c, key, c->key_len, ctr, &s) == 0);
     /* The first request is W/16 = 4 KiB (window 0, slot 0), the second 8 KiB (slot 1). */

@@ -160,7 +160,7 @@ static void test_request_ops(void **state)
     size_t consumed, n;
     memset(pay, 0, sizeof pay);
     /* Unknown ops, replies and ERROR are not requests. */
-    static const uint8_t bad_ops[] = {0, 8, 0x7e, BSD_OP_ERROR, BSD_OP_HELLO | BSD_OP_REPLY, 0xff};
+    static const uint8_t bad_ops[] = {0, 9, 0x7e, BSD_OP_ERROR, BSD_OP_HELLO | BSD_OP_REPLY, 0xff};
     for (size_t i = 0; i < sizeof bad_ops; i++) {
         n = frame(buf, bad_ops[i], 1, pay, 0);
         assert_int_equal(bsd_request_decode(buf, n, &req, &consumed), -BSD_E_UNKNOWN_OP);
@@ -178,7 +178,7 @@ static void test_request_ops(void **state)
     } fixed[] = {
         {BSD_OP_HELLO, BSD_HELLO_REQ_LEN},         {BSD_OP_MAP_SHM, BSD_MAP_SHM_REQ_LEN},
         {BSD_OP_CLOSE_SESSION, BSD_CLOSE_REQ_LEN}, {BSD_OP_KEYSTREAM, BSD_KEYSTREAM_REQ_LEN},
-        {BSD_OP_REPORT, BSD_REPORT_REQ_LEN},
+        {BSD_OP_REPORT, BSD_REPORT_REQ_LEN},       {BSD_OP_RATE, BSD_RATE_REQ_LEN},
     };
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
         memset(pay, 0, sizeof pay);
@@ -188,6 +188,8 @@ static void test_request_ops(void **state)
         pay[2] = fixed[i].op == BSD_OP_HELLO ? 2 : 0;
         if (fixed[i].op == BSD_OP_KEYSTREAM)
             pay[16] = 1;
+        if (fixed[i].op == BSD_OP_RATE) /* a one-letter cipher name */
+            pay[0] = 'A';
         n = frame(buf, fixed[i].op, 5, pay, fixed[i].len);
         assert_int_equal(bsd_request_decode(buf, n, &req, &consumed), BSD_OK);
         assert_int_equal(consumed, n);
@@ -425,6 +427,25 @@ static void test_small_ops(void **state)
             assert_int_equal(d.nblocks, 99);
         }
     }
+
+    /* RATE: a cipher name as OPEN's; the reply's reserved word must be zero. */
+    bsd_rate_req rq, rqd;
+    memset(&rq, 0, sizeof rq);
+    strcpy(rq.cipher, "RIJNDAEL-256");
+    assert_int_equal(bsd_rate_req_encode(p, &rq), BSD_RATE_REQ_LEN);
+    assert_int_equal(bsd_rate_req_decode(p, BSD_RATE_REQ_LEN, &rqd), BSD_OK);
+    assert_string_equal(rqd.cipher, "RIJNDAEL-256");
+    assert_int_equal(bsd_rate_req_decode(p, BSD_RATE_REQ_LEN - 1, &rqd), -BSD_E_MALFORMED);
+    memset(p, 0, BSD_RATE_REQ_LEN);
+    assert_int_equal(bsd_rate_req_decode(p, BSD_RATE_REQ_LEN, &rqd), -BSD_E_MALFORMED);
+    bsd_rate_rep rr = {123456789012ull, 1u << 20, 16}, rrd;
+    assert_int_equal(bsd_rate_rep_encode(p, &rr), BSD_RATE_REP_LEN);
+    assert_int_equal(bsd_rate_rep_decode(p, BSD_RATE_REP_LEN, &rrd), BSD_OK);
+    assert_true(rrd.bytes_per_s == rr.bytes_per_s && rrd.bytes == rr.bytes);
+    assert_int_equal(rrd.host_workers, 16);
+    p[23] = 1;
+    assert_int_equal(bsd_rate_rep_decode(p, BSD_RATE_REP_LEN, &rrd), -BSD_E_MALFORMED);
+    assert_int_equal(bsd_rate_rep_decode(p, BSD_RATE_REP_LEN + 8, &rrd), -BSD_E_MALFORMED);
 }
 
 static void test_error_rep(void **state)

@@ -703,6 +703,99 @@ static void evp_gcm(const uint8_t *pt, size_t len, size_t cap)
     free(got);
 }
 
+/* The context's offload decision and reason (EVP_CIPHER_CTX_get_params, utf8 pointers). */
+static void offload_param(EVP_CIPHER_CTX *e, const char **what, const char **why)
+{
+    OSSL_PARAM ps[] = {OSSL_PARAM_utf8_ptr("bitslice-offload", (char **)what, 0),
+                       OSSL_PARAM_utf8_ptr("bitslice-offload-reason", (char **)why, 0),
+                       OSSL_PARAM_END};
+    CHECK(EVP_CIPHER_CTX_get_params(e, ps) == 1);
+    CHECK(*what != NULL && *why != NULL);
+}
+
+/*
+ * One message of len bytes of cipher through a provider loaded with $BITSLICE_OFFLOAD = mode
+ * and $BITSLICE_OFFLOAD_FIGURES = figures (NULL: unset): output equal to the core's, the context's
+ * decision and reason (the reason must start with want_why; want_what NULL: either decision),
+ * and the daemon served it exactly when the decision says so.
+ */
+static void offload_case(const char *mode, const char *figures, const char *want_what,
+                         const char *want_why, const uint8_t *pt, size_t len)
+{
+    setenv("BITSLICE_OFFLOAD", mode, 1);
+    if (figures != NULL)
+        setenv("BITSLICE_OFFLOAD_FIGURES", figures, 1);
+    else
+        unsetenv("BITSLICE_OFFLOAD_FIGURES");
+    setenv("BITSLICE_SOCKET", dmn.socket, 1);
+    OSSL_LIB_CTX *lc = OSSL_LIB_CTX_new();
+    CHECK(lc != NULL && OSSL_PROVIDER_set_default_search_path(lc, prov_dir) == 1);
+    OSSL_PROVIDER *pv = OSSL_PROVIDER_load(lc, "bitslice");
+    CHECK(pv != NULL);
+    job j;
+    job_init(&j, "PRESENT-80-CTR", 29);
+    uint8_t *want = (uint8_t *)malloc(len), *got = (uint8_t *)malloc(len);
+    CHECK(want != NULL && got != NULL);
+    expect_ctr(j.c, j.key, j.iv, pt, want, len);
+    EVP_CIPHER *ciph = EVP_CIPHER_fetch(lc, j.name, NULL);
+    EVP_CIPHER_CTX *e = EVP_CIPHER_CTX_new();
+    CHECK(ciph != NULL && e != NULL && EVP_EncryptInit_ex2(e, ciph, j.key, j.iv, NULL) == 1);
+    const char *what = NULL, *why = NULL;
+    offload_param(e, &what, &why);
+    CHECK(strcmp(what, strcmp(mode, "never") == 0 ? "in-process" : "undecided") == 0);
+    status_snap s0 = snap();
+    evp_update(e, got, pt, len);
+    status_snap s1 = snap();
+    CHECK(memcmp(got, want, len) == 0);
+    offload_param(e, &what, &why);
+    printf("offload=%s figures=%s: %s (%s)\n", mode, figures != NULL ? figures : "-", what, why);
+    if (want_what == NULL) /* measured figures: either, and the reason says which */
+        CHECK((strcmp(what, "daemon") == 0 || strcmp(what, "in-process") == 0) &&
+              strncmp(why, what, strlen(what)) == 0 && why[strlen(what)] == ':');
+    else
+        CHECK(strcmp(what, want_what) == 0 && strncmp(why, want_why, strlen(want_why)) == 0);
+    const int daemon = strcmp(what, "daemon") == 0;
+    CHECK(daemon ? s1.served > s0.served : s1.served == s0.served);
+    /* never opens no connection; auto connects to ask RATE, and sends no key when it declines. */
+    CHECK(strcmp(mode, "never") == 0 ? s1.conns == s0.conns : s1.conns == s0.conns + 1);
+    CHECK(s1.errors == s0.errors);
+    EVP_CIPHER_CTX_free(e);
+    EVP_CIPHER_free(ciph);
+    OSSL_PROVIDER_unload(pv);
+    OSSL_LIB_CTX_free(lc);
+    free(want);
+    free(got);
+}
+
+/*
+ * Offload by cost (bsd_offload.h), decided from injected figures (nothing is timed): auto
+ * offloads where the daemon path is cheaper by the margin and not otherwise, always and never
+ * force it, and the decision and its reason are the context's gettable params.
+ */
+static void offload_rule(const uint8_t *pt, size_t len)
+{
+    offload_case("auto", "local=1,path=0.1,daemon=0.2,workers=0", "daemon",
+                 "daemon: PRESENT-80 in-process 1.000 ns/B, through the daemon 0.200 ns/B "
+                 "(this thread 0.100, device backend 0.200)",
+                 pt, len);
+    offload_case("auto", "local=0.24,path=0.1,daemon=0.2,workers=0", "in-process",
+                 "in-process: PRESENT-80 in-process 0.240 ns/B, through the daemon 0.200 ns/B", pt,
+                 len);
+    offload_case("auto", "local=0.45,path=0.1,daemon=0.2,workers=4,cpus=3", "in-process",
+                 "in-process: PRESENT-80 in-process 0.450 ns/B, through the daemon 0.400 ns/B "
+                 "(this thread 0.100, cpu backend 0.400 on 2 of 4 workers)",
+                 pt, len);
+    offload_case("always", "local=0.1,path=1,daemon=1,workers=0", "daemon",
+                 "daemon: forced (offload=always)", pt, len);
+    offload_case("never", "local=1,path=0.1,daemon=0.1,workers=0", "in-process",
+                 "in-process: forced (offload=never)", pt, len);
+    /* Measured figures (the decision depends on the machine): either, with its reason. */
+    offload_case("auto", NULL, NULL, NULL, pt, len);
+    setenv("BITSLICE_OFFLOAD", "always", 1);
+    unsetenv("BITSLICE_OFFLOAD_FIGURES");
+    unsetenv("BITSLICE_SOCKET");
+}
+
 int main(void)
 {
     openssl_bin = getenv("OPENSSL");
@@ -739,6 +832,7 @@ int main(void)
 
     absent_and_refused(pt, (size_t)3 << 20);
     killed_mid_stream();
+    offload_rule(pt, (size_t)2 << 20);
 
     evp_load();
     evp_fork_and_copy(pt, (size_t)2 << 20);

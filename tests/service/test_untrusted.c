@@ -133,7 +133,7 @@ static void stream_refuses(void)
     uint8_t key[BS_KEY_MAX], ctr[32] = {0}, out[4096];
     svc_fill(key, sizeof key, 1);
     ctr[0] = 7;
-    bsd_stream_opts so = {sock_path, 1000, 2000, 8192, 2};
+    bsd_stream_opts so = {sock_path, 1000, 2000, 8192, 2, BSD_OFFLOAD_ALWAYS, NULL};
     bsd_stream *s = NULL;
     uint64_t before = bsd_stream_mismatches();
     CHECK(bsd_stream_open(&so, bc, key, bc->key_len, ctr, &s) == 0);
@@ -149,7 +149,7 @@ static void ctr_same_bytes(const bs_block_cipher *bc, int first)
     uint8_t key[BS_KEY_MAX], iv[32] = {0};
     svc_fill(key, sizeof key, 2);
     svc_fill(iv, bs_ctr_iv_len(bc), 3);
-    bsd_source_opts o = {sock_path, 0, 1000, 2000, 16384, 3};
+    bsd_source_opts o = {sock_path, 0, 1000, 2000, 16384, 3, BSD_OFFLOAD_ALWAYS};
     bs_keystream_source *src = bsd_source_new(&o);
     static bs_ctr_ctx off_ctx;
     bs_ctr_ctx *off = &off_ctx;
@@ -209,7 +209,7 @@ static void backoff_doubles(const bs_block_cipher *bc)
         nanosleep(&ts, NULL);
     }
     uint8_t key[BS_KEY_MAX] = {1}, iv[32] = {2}, buf[4096];
-    bsd_source_opts o = {sock_path, 0, 1000, 2000, 16384, 3};
+    bsd_source_opts o = {sock_path, 0, 1000, 2000, 16384, 3, BSD_OFFLOAD_ALWAYS};
     bs_keystream_source *src = bsd_source_new(&o);
     static bs_ctr_ctx off_ctx;
     bs_ctr_ctx *off = &off_ctx;

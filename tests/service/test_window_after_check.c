@@ -27,7 +27,7 @@ int main(void)
         const bs_block_cipher *c = cs[ci];
         uint8_t key[64], iv[32] = {0};
         svc_fill(key, sizeof key, 1 + (uint32_t)ci);
-        bsd_source_opts o = {dmn.socket, 0, 1000, 5000, 65536, 2};
+        bsd_source_opts o = {dmn.socket, 0, 1000, 5000, 65536, 2, BSD_OFFLOAD_ALWAYS};
         bs_keystream_source *src = bsd_source_new(&o);
         CHECK(src != NULL);
         static bs_ctr_ctx off __attribute__((aligned(64))), ref __attribute__((aligned(64)));
