@@ -268,7 +268,8 @@ static void masked_rng(void *ctx, uint32_t *out, size_t n)
 }
 
 /*
- * The first-order masked AES-128 and AES-256: every AES-128 / AES-256 known answer of
+ * The first-order masked AES-128 and AES-256, both variants (aes_masked.h: the default and the
+ * value-model one, on the same key shares): every AES-128 / AES-256 known answer of
  * block.kat in both blocks of a call, then random keys and blocks against the reference;
  * randomness from the fixed-seed xorshift32 above (a board would use its TRNG).
  */
@@ -292,17 +293,22 @@ static void aes_masked_checks(void)
         uint8_t in[32], out[32];
         memcpy(in, pt, 16);
         memcpy(in + 16, pt, 16);
+        uint8_t outv[32];
         if (is128) {
             bs_aes128_masked_set_key(&masked_key, key, masked_rng, NULL);
             bs_aes128_masked_2blocks(&masked_key, out, in, masked_rng, NULL);
+            bs_aes128_maskedv_2blocks(&masked_key, outv, in, masked_rng, NULL);
             kats++;
         } else {
             bs_aes256_masked_set_key(&masked_key256, key, masked_rng, NULL);
             bs_aes256_masked_2blocks(&masked_key256, out, in, masked_rng, NULL);
+            bs_aes256_maskedv_2blocks(&masked_key256, outv, in, masked_rng, NULL);
             kats256++;
         }
         check_eq(out, ct, 16, k->file, k->line, "masked AES differs (block 0)");
         check_eq(out + 16, ct, 16, k->file, k->line, "masked AES differs (block 1)");
+        check_eq(outv, ct, 16, k->file, k->line, "masked AES (value model) differs (block 0)");
+        check_eq(outv + 16, ct, 16, k->file, k->line, "masked AES (value model) differs (block 1)");
     }
     if (kats == 0 || kats256 == 0)
         fail("AES masked", 0, "no known answer ran");
@@ -315,16 +321,23 @@ static void aes_masked_checks(void)
         bs_aes128_masked_set_key(&masked_key, key, masked_rng, NULL);
         bs_aes128_masked_2blocks(&masked_key, out, in, masked_rng, NULL);
         check_eq(out, ref, 32, "AES-128 masked", i, "masked AES-128 differs from the reference");
+        bs_aes128_maskedv_2blocks(&masked_key, out, in, masked_rng, NULL);
+        check_eq(out, ref, 32, "AES-128 masked32v", i,
+                 "masked AES-128 (value model) differs from the reference");
         bs_ref_aes256_encrypt(key, in, ref);
         bs_ref_aes256_encrypt(key, in + 16, ref + 16);
         bs_aes256_masked_set_key(&masked_key256, key, masked_rng, NULL);
         bs_aes256_masked_2blocks(&masked_key256, out, in, masked_rng, NULL);
         check_eq(out, ref, 32, "AES-256 masked", i, "masked AES-256 differs from the reference");
+        bs_aes256_maskedv_2blocks(&masked_key256, out, in, masked_rng, NULL);
+        check_eq(out, ref, 32, "AES-256 masked32v", i,
+                 "masked AES-256 (value model) differs from the reference");
     }
     bs_aes128_masked_clear(&masked_key);
     bs_aes256_masked_clear(&masked_key256);
-    printf("AES masked: %u AES-128 and %u AES-256 known answers, 16 random cases each\n", kats,
-           kats256);
+    printf("AES masked (default and value-model variants): %u AES-128 and %u AES-256 known "
+           "answers, 16 random cases each\n",
+           kats, kats256);
 }
 
 /*

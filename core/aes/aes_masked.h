@@ -77,6 +77,35 @@
  * those boundaries; glitches and other buses (operand buses, the load data path) are outside
  * every check; a device needs its own measurement.
  *
+ * The value-model variant (bs_aes128_maskedv_2blocks / bs_aes256_maskedv_2blocks, descriptors
+ * impl "masked32v"; the same keys, key schedule and rounds): the claim of aadomn's first-order
+ * masked fixsliced AES (after Gross et al.'s "two random bits"), first order in the value model
+ * bit by bit, and no more, from ONE random word v per two-block call (BS_AES_MASKEDV_RAND_ENC),
+ * where the default draws ten:
+ *   - m0 = v, m1 = ror(v, 1). The S-box computes bit by bit and its argument above needs, at
+ *     every bit position i, two independent uniform mask bits: (v_i, v_{i+1}) are.
+ *   - MixColumns (byte rotations by 2, 4, 6 and word rotations by 8, 16, 24), SR^2 and the
+ *     key additions move bits only by even distances, so in every bit of their values the
+ *     m0 bits come from positions of one parity and the m1 bits (v one position further) from
+ *     the other: a bit that had a mask with independent m0, m1 (every value has, the rank test
+ *     above) still has one, and its m0 and m1 parts cannot cancel.
+ *   - The plaintext words are all masked by v (packing's SWAPMOVEs only ever XOR bits 1, 2 or
+ *     4 apart), the ciphertext words by v rotated by 0, 8, 16, 24, 4, 12, 20, 28 (one v for all
+ *     would leave 24 values of the SR^2 before unpacking with two bits under one mask bit).
+ *   So every bit of every value is its data bit XOR at least one bit of v: each bit, and the
+ *   mean of a word's Hamming weight, is independent of the data (what the t-test measures).
+ *   A whole word is not (its bits can share mask bits: m2 = v ^ ror(v, 1) has 31 independent
+ *   bits), so a probe that sees a word at once, or the variance of its Hamming weight, can
+ *   depend on the data: aadomn's words share 2 bits per block. Transitions are not claimed:
+ *   the Cortex-M3/M4 S-box and linear layers of this variant (sbox_masked_v_t2, the _v_t2
+ *   functions of aes_masked_lin_t2.h) are allocated without the transition rule. Checked:
+ *   tests/leak/test_aes_masked_exact.c (the S-box exhaustively per bit as above; every other
+ *   recorded value of AES-128 and AES-256 bit by bit: affine in v, and no data difference in a
+ *   bit whose mask row is zero; a planted control), test_aes_masked_tvla.c (both experiments
+ *   and all controls, as the default), check_sbox_thumb.py --func sbox_masked_v_t2 on the
+ *   objects. The price of the default's wider claim (word level, transitions on Cortex-M, ten
+ *   words): bench/RESULTS.md (masked32 against masked32v).
+ *
  * Constant time: straight-line logic; branches and indices depend only on round numbers.
  */
 #ifndef BS_AES_MASKED_H
@@ -100,6 +129,10 @@ extern "C" {
 #define bs_aes128_masked32 bs_aes128_masked32_trace
 #define bs_aes256_masked32 bs_aes256_masked32_trace
 #define bs_aes_masked_set_rng bs_aes_masked_trace_set_rng
+#define bs_aes128_maskedv_2blocks bs_aes128_maskedv_trace_2blocks
+#define bs_aes256_maskedv_2blocks bs_aes256_maskedv_trace_2blocks
+#define bs_aes128_masked32v bs_aes128_masked32v_trace
+#define bs_aes256_masked32v bs_aes256_masked32v_trace
 #endif
 
 /* Fills out[0..nwords) with fresh random words. */
@@ -111,6 +144,8 @@ typedef void (*bs_aes_rng_fn)(void *rng_ctx, uint32_t *out, size_t nwords);
 #define BS_AES_MASKED_RAND_ENC 10 /* per two-block call: m0, m1 and eight words r */
 #define BS_AES128_MASKED_RAND_ENC BS_AES_MASKED_RAND_ENC
 #define BS_AES256_MASKED_RAND_ENC BS_AES_MASKED_RAND_ENC
+#define BS_AES_MASKEDV_RAND_ENC 1 /* the value-model variant: one word per two-block call */
+/* Key setup, both variants: BS_AES128_MASKED_RAND_KEY / BS_AES256_MASKED_RAND_KEY words. */
 #define BS_AES128_MASKED_RAND_KEY (4 + 10 * BS_AES_MASKED_SBOX_RAND)
 #define BS_AES256_MASKED_RAND_KEY (8 + 13 * BS_AES_MASKED_SBOX_RAND)
 
@@ -135,6 +170,12 @@ void bs_aes128_masked_2blocks(const bs_aes128_masked_key *k, uint8_t out[32], co
 void bs_aes256_masked_2blocks(const bs_aes256_masked_key *k, uint8_t out[32], const uint8_t in[32],
                               bs_aes_rng_fn rng, void *rng_ctx);
 
+/* The value-model variant (above): the same keys, one random word per call. */
+void bs_aes128_maskedv_2blocks(const bs_aes128_masked_key *k, uint8_t out[32], const uint8_t in[32],
+                               bs_aes_rng_fn rng, void *rng_ctx);
+void bs_aes256_maskedv_2blocks(const bs_aes256_masked_key *k, uint8_t out[32], const uint8_t in[32],
+                               bs_aes_rng_fn rng, void *rng_ctx);
+
 void bs_aes128_masked_clear(bs_aes128_masked_key *k);
 void bs_aes256_masked_clear(bs_aes256_masked_key *k);
 
@@ -151,10 +192,14 @@ void bs_aes256_masked_clear(bs_aes256_masked_key *k);
  * (process-wide; set it before set_key; without one, set_key and encrypt abort rather than
  * run unmasked). Not in bs_block_ciphers[]: bs_block_cipher_by_name never returns them. Absent
  * where BS_KS_MAX is below BS_AES_MASKED_KS_BYTES (a -Dhost_cores=disabled build, 512-byte
- * schedules: call the functions above directly there).
+ * schedules: call the functions above directly there). bs_aes128_masked32v / _256_ (impl
+ * "masked32v") are the value-model variant over the same key schedules, one word per two blocks;
+ * FACE is refused over both (gcm128.h).
  */
 extern const bs_block_cipher bs_aes128_masked32;
 extern const bs_block_cipher bs_aes256_masked32;
+extern const bs_block_cipher bs_aes128_masked32v;
+extern const bs_block_cipher bs_aes256_masked32v;
 void bs_aes_masked_set_rng(bs_aes_rng_fn rng, void *rng_ctx);
 #endif
 

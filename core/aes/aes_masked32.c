@@ -76,6 +76,27 @@ BS_AES_FN void wipe32(void *p, size_t nbytes)
         w[i] = 0;
 }
 
+/* wipe32 straight-line, for the call's masks and state (a few dozen words, every call): the
+ * rolled loop's branch and counter cost about as much again as the stores. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define BS_UNROLL32 _Pragma("GCC unroll 32")
+#else
+#define BS_UNROLL32
+#endif
+BS_AES_FN void wipe32_unrolled(void *p, size_t nbytes)
+{
+    volatile uint32_t *w = (volatile uint32_t *)p;
+    BS_UNROLL32
+    for (size_t i = 0; i < nbytes / 16; i++) {
+        w[4 * i] = 0;
+        w[4 * i + 1] = 0;
+        w[4 * i + 2] = 0;
+        w[4 * i + 3] = 0;
+    }
+    for (size_t i = nbytes / 16 * 4; i < nbytes / 4; i++)
+        w[i] = 0;
+}
+
 /* The pattern S-box's three steps (aes_masked_sbox.h): a XOR, a re-masking, and the AND of
  * operands masked by ma != mb, ab ^ ma without fresh randomness (aes_masked_gen.py checks
  * every value). Each result is recorded and hidden before its next use. */
@@ -381,7 +402,8 @@ typedef struct {
     uint32_t r[8];    /* the plaintext and ciphertext words' masks */
     uint32_t in[8];   /* P ^ M: packed r to the S-box input pattern M */
     uint32_t d[4][8]; /* MixColumns_k(M') ^ M: after round k's MixColumns, back to M */
-    uint32_t last[8]; /* M' ^ SR^2(P): after the last S-box, to the unpacking masks */
+    uint32_t last[8]; /* M' ^ SR^2(P'): after the last S-box, to the unpacking masks */
+    uint32_t ru[8];   /* the value-model variant's ciphertext words' masks (P' packed), else r */
 } call_masks;
 
 #ifdef BS_AES_MASKED_T2
@@ -421,6 +443,7 @@ BS_AES_FN void mask_transpose(uint32_t x[8])
  * that the compiler computes each rotation of m0, m1, m2 once for all eight slices. */
 #define PAT_W(p) ((p) == 1 ? m0 : (p) == 2 ? m1 : m2)
 
+/* vm: the value-model variant (one word drawn), else the ten words of the default one. */
 static void call_masks_init(call_masks *cm, bs_aes_rng_fn rng, void *rng_ctx)
 {
     uint32_t w[BS_AES_MASKED_RAND_ENC], x[8], d[8]; /* w: the words drawn (m0, m1, the r) */
@@ -480,24 +503,105 @@ static void call_masks_init(call_masks *cm, bs_aes_rng_fn rng, void *rng_ctx)
     wipe32(d, sizeof d);
 }
 
+/*
+ * The value-model variant's masks from its one word v (aes_masked.h says why each bit of every
+ * value keeps a mask bit of its own): m0 = v, m1 = ror(v, 1), the plaintext words' masks all v,
+ * the ciphertext words' ru[c] = ror(v, vm_ru[c]). Everything is computed into cm, which the
+ * caller wipes, with no array of its own (a wiped local array would have to live in memory).
+ */
+static const unsigned char vm_ru[8] = {0, 8, 16, 24, 4, 12, 20, 28};
+
+static void call_masks_init_v(call_masks *cm, bs_aes_rng_fn rng, void *rng_ctx)
+{
+    uint32_t v;
+    draw(&v, BS_AES_MASKEDV_RAND_ENC, rng, rng_ctx);
+    const uint32_t m0 = v;
+#ifdef BS_AES_MASKED_TRACE
+    const uint32_t m1 = bs_aes_masked_trace_same_masks ? v : bs_aes_ror(v, 1);
+#else
+    const uint32_t m1 = bs_aes_ror(v, 1);
+#endif
+    const uint32_t m2 = m0 ^ m1;
+    const uint32_t mi[8] = {PAT_W(BS_AES_MASKED_IN_0), PAT_W(BS_AES_MASKED_IN_1),
+                            PAT_W(BS_AES_MASKED_IN_2), PAT_W(BS_AES_MASKED_IN_3),
+                            PAT_W(BS_AES_MASKED_IN_4), PAT_W(BS_AES_MASKED_IN_5),
+                            PAT_W(BS_AES_MASKED_IN_6), PAT_W(BS_AES_MASKED_IN_7)};
+    const uint32_t mo[8] = {PAT_W(BS_AES_MASKED_OUT_0), PAT_W(BS_AES_MASKED_OUT_1),
+                            PAT_W(BS_AES_MASKED_OUT_2), PAT_W(BS_AES_MASKED_OUT_3),
+                            PAT_W(BS_AES_MASKED_OUT_4), PAT_W(BS_AES_MASKED_OUT_5),
+                            PAT_W(BS_AES_MASKED_OUT_6), PAT_W(BS_AES_MASKED_OUT_7)};
+    uint32_t x[8], u[8];
+    cm->mw[0] = m0;
+    cm->mw[1] = m1;
+    cm->mw[2] = m2;
+    cm->mw[3] = m0 | m1;
+    BS_UNROLL8
+    for (unsigned i = 0; i < 8; i++) {
+        cm->r[i] = x[i] = v;
+        cm->ru[i] = u[i] = bs_aes_ror(v, vm_ru[i]);
+    }
+    mask_transpose(x);
+    mask_transpose(u);
+    BS_UNROLL8
+    for (unsigned b = 0; b < 8; b++) {
+        cm->in[b] = x[(b >> 1) + 4 * (b & 1)] ^ mi[b];
+        cm->last[b] = mo[b] ^ bs_aes_sr2(u[(b >> 1) + 4 * (b & 1)]);
+    }
+    for (unsigned k = 0; k < 4; k++) {
+        uint32_t d[8];
+        memcpy(d, mo, sizeof mo);
+        switch (k) {
+        case 0:
+            bs_aes_mixcolumns0(d);
+            break;
+        case 1:
+            bs_aes_mixcolumns1(d);
+            break;
+        case 2:
+            bs_aes_mixcolumns2(d);
+            break;
+        default:
+            bs_aes_mixcolumns3(d);
+            break;
+        }
+        BS_UNROLL8
+        for (unsigned b = 0; b < 8; b++)
+            cm->d[k][b] = d[b] ^ mi[b];
+    }
+}
+
 /* Nr rounds on two blocks with round-key shares rk0, rk1 (8 (Nr + 1) words each). */
 static void encrypt_masked(const uint32_t *rk0, const uint32_t *rk1, unsigned nr, uint8_t out[32],
-                           const uint8_t in[32], bs_aes_rng_fn rng, void *rng_ctx)
+                           const uint8_t in[32], bs_aes_rng_fn rng, void *rng_ctx, int vm)
 {
     call_masks cm;
     uint32_t q[8];
-    call_masks_init(&cm, rng, rng_ctx);
+    if (vm)
+        call_masks_init_v(&cm, rng, rng_ctx);
+    else
+        call_masks_init(&cm, rng, rng_ctx);
 #ifdef BS_AES_MASKED_T2
     /* the generated Thumb-2 (aes_masked_lin_t2.h): packing of the masked plaintext, the
      * rounds, unpacking with the masks r taken off last */
-    pack_masked_t2(q, in, cm.r);
-    if (nr == 10)
-        rounds_masked_t2_10(q, &cm, rk0, rk1);
-    else
-        rounds_masked_t2_14(q, &cm, rk0, rk1);
-    unpack_masked_t2(out, q, cm.r);
+    if (vm) {
+        /* the value-model variant's: allocated without the transition rule */
+        pack_masked_v_t2(q, in, cm.r);
+        if (nr == 10)
+            rounds_masked_v_t2_10(q, &cm, rk0, rk1);
+        else
+            rounds_masked_v_t2_14(q, &cm, rk0, rk1);
+        unpack_masked_v_t2(out, q, cm.ru);
+    } else {
+        pack_masked_t2(q, in, cm.r);
+        if (nr == 10)
+            rounds_masked_t2_10(q, &cm, rk0, rk1);
+        else
+            rounds_masked_t2_14(q, &cm, rk0, rk1);
+        unpack_masked_t2(out, q, cm.r);
+    }
 #else
     uint32_t x[8];
+    const uint32_t *ru = vm ? cm.ru : cm.r;
     /* the plaintext words x[c + 4k] of aes.h's packing, masked before anything else */
     BS_UNROLL8
     for (unsigned c = 0; c < 8; c++) {
@@ -539,23 +643,35 @@ static void encrypt_masked(const uint32_t *rk0, const uint32_t *rk1, unsigned nr
     transpose_share(x);
     /* the ciphertext words: their masks r come off last */
     for (unsigned c = 0; c < 8; c++)
-        bs_store_le32(out + 4 * c, x[c] ^ cm.r[c]);
+        bs_store_le32(out + 4 * c, x[c] ^ ru[c]);
     wipe32(x, sizeof x);
 #endif
-    wipe32(&cm, sizeof cm);
-    wipe32(q, sizeof q);
+    wipe32_unrolled(&cm, sizeof cm);
+    wipe32_unrolled(q, sizeof q);
 }
 
 void bs_aes128_masked_2blocks(const bs_aes128_masked_key *k, uint8_t out[32], const uint8_t in[32],
                               bs_aes_rng_fn rng, void *rng_ctx)
 {
-    encrypt_masked(k->rk[0], k->rk[1], 10, out, in, rng, rng_ctx);
+    encrypt_masked(k->rk[0], k->rk[1], 10, out, in, rng, rng_ctx, 0);
 }
 
 void bs_aes256_masked_2blocks(const bs_aes256_masked_key *k, uint8_t out[32], const uint8_t in[32],
                               bs_aes_rng_fn rng, void *rng_ctx)
 {
-    encrypt_masked(k->rk[0], k->rk[1], 14, out, in, rng, rng_ctx);
+    encrypt_masked(k->rk[0], k->rk[1], 14, out, in, rng, rng_ctx, 0);
+}
+
+void bs_aes128_maskedv_2blocks(const bs_aes128_masked_key *k, uint8_t out[32], const uint8_t in[32],
+                               bs_aes_rng_fn rng, void *rng_ctx)
+{
+    encrypt_masked(k->rk[0], k->rk[1], 10, out, in, rng, rng_ctx, 1);
+}
+
+void bs_aes256_maskedv_2blocks(const bs_aes256_masked_key *k, uint8_t out[32], const uint8_t in[32],
+                               bs_aes_rng_fn rng, void *rng_ctx)
+{
+    encrypt_masked(k->rk[0], k->rk[1], 14, out, in, rng, rng_ctx, 1);
 }
 
 #ifdef BS_AES_MASKED_TRACE
@@ -729,15 +845,15 @@ static void desc256_set_key(bs_key_schedule *ks, const uint8_t *key)
 
 /* nblocks blocks, two per call; an odd last block goes through a padded copy. */
 static void desc_encrypt(const uint32_t *rk0, const uint32_t *rk1, unsigned nr, uint8_t *out,
-                         const uint8_t *in, size_t nblocks)
+                         const uint8_t *in, size_t nblocks, int vm)
 {
     bs_aes_rng_fn rng = desc_rng_or_abort();
     for (; nblocks >= 2; nblocks -= 2, in += 32, out += 32)
-        encrypt_masked(rk0, rk1, nr, out, in, rng, desc_rng_ctx);
+        encrypt_masked(rk0, rk1, nr, out, in, rng, desc_rng_ctx, vm);
     if (nblocks) {
         uint8_t pair[32] = {0};
         memcpy(pair, in, 16);
-        encrypt_masked(rk0, rk1, nr, pair, pair, rng, desc_rng_ctx);
+        encrypt_masked(rk0, rk1, nr, pair, pair, rng, desc_rng_ctx, vm);
         memcpy(out, pair, 16);
         bs_wipe(pair, sizeof pair);
     }
@@ -747,14 +863,28 @@ static void desc128_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8
                             size_t nblocks)
 {
     const bs_aes128_masked_key *k = (const bs_aes128_masked_key *)ks->w;
-    desc_encrypt(k->rk[0], k->rk[1], 10, out, in, nblocks);
+    desc_encrypt(k->rk[0], k->rk[1], 10, out, in, nblocks, 0);
+}
+
+static void desc128v_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
+                             size_t nblocks)
+{
+    const bs_aes128_masked_key *k = (const bs_aes128_masked_key *)ks->w;
+    desc_encrypt(k->rk[0], k->rk[1], 10, out, in, nblocks, 1);
 }
 
 static void desc256_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
                             size_t nblocks)
 {
     const bs_aes256_masked_key *k = (const bs_aes256_masked_key *)ks->w;
-    desc_encrypt(k->rk[0], k->rk[1], 14, out, in, nblocks);
+    desc_encrypt(k->rk[0], k->rk[1], 14, out, in, nblocks, 0);
+}
+
+static void desc256v_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
+                             size_t nblocks)
+{
+    const bs_aes256_masked_key *k = (const bs_aes256_masked_key *)ks->w;
+    desc_encrypt(k->rk[0], k->rk[1], 14, out, in, nblocks, 1);
 }
 
 const bs_block_cipher bs_aes128_masked32 = {
@@ -776,5 +906,25 @@ const bs_block_cipher bs_aes256_masked32 = {
     .lanes = 2,
     .set_key = desc256_set_key,
     .encrypt = desc256_encrypt,
+};
+const bs_block_cipher bs_aes128_masked32v = {
+    .name = "AES-128",
+    .impl = "masked32v",
+    .level = BS_CPU_PORTABLE,
+    .key_len = 16,
+    .block_len = 16,
+    .lanes = 2,
+    .set_key = desc128_set_key,
+    .encrypt = desc128v_encrypt,
+};
+const bs_block_cipher bs_aes256_masked32v = {
+    .name = "AES-256",
+    .impl = "masked32v",
+    .level = BS_CPU_PORTABLE,
+    .key_len = 32,
+    .block_len = 16,
+    .lanes = 2,
+    .set_key = desc256_set_key,
+    .encrypt = desc256v_encrypt,
 };
 #endif

@@ -98,9 +98,9 @@ void bs_gcm128_set_ghash(bs_gcm128_ctx *ctx, const bs_ghash128_impl *impl);
 /*
  * CTR keystream through face (keyed by the caller with the same key: bs_aes_face_set_key), or
  * NULL for the plain core. The face context is the caller's and must outlive its use here.
- * BS_ERR_ARG if face holds another key length, and over a masked core (impl "masked32",
- * aes_masked.h): FACE is unmasked AES, so its keystream would not be masked; the context keeps
- * the masked core for everything. A message under way is dropped.
+ * BS_ERR_ARG if face holds another key length, and over a masked core (impl "masked32" or
+ * "masked32v", aes_masked.h): FACE is unmasked AES, so its keystream would not be masked; the
+ * context keeps the masked core for everything. A message under way is dropped.
  */
 int bs_gcm128_set_face(bs_gcm128_ctx *ctx, struct bs_aes_face_ctx *face);
 int bs_gcm128_set_iv(bs_gcm128_ctx *ctx, const uint8_t *iv, size_t iv_len);

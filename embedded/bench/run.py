@@ -257,10 +257,13 @@ def main():
             gcm[(g, 'ghash')] = (n / nbytes, (est if arm else n) / nbytes)
         gcm_rows.append((lvl, gcm))
         masked = {}
-        for kind in ('encrypt', 'rng', 'ref', 'encrypt256', 'ref256'):
+        for kind in ('encrypt', 'rng', 'ref', 'encrypt256', 'ref256', 'encryptv', 'rngv',
+                     'encryptv256'):
             win = {'ref': 'AES-128/fix32/encrypt', 'ref256': 'AES-256/fix32/encrypt',
-                   'encrypt256': 'AES-256/masked32/encrypt'}.get(kind,
-                                                              'AES-128/masked32/' + kind)
+                   'encrypt256': 'AES-256/masked32/encrypt',
+                   'encryptv': 'AES-128/masked32v/encrypt', 'rngv': 'AES-128/masked32v/rng',
+                   'encryptv256': 'AES-256/masked32v/encrypt'}.get(kind,
+                                                                  'AES-128/masked32/' + kind)
             idx, nbytes, n, cnt = byname[win]
             est = n
             if arm:
@@ -353,6 +356,21 @@ def main():
               ' %d | %.1f | %.1f | %.2fx | %d |' % (
                   lvl, ei, ri, ei - ri, ec, rc, ec - rc, ei / fi, (ei - ri) / fi, ec / fc,
                   (ec - rc) / fc, ks, e2i, e2c, e2c / f2c, ks256))
+    print('\nThe value-model variant (masked32v: the same rounds, the S-box allocated without the'
+          ' transition rule, m1 and the r derived from 1 random word a call; core/aes/aes_masked.h)'
+          ' on two blocks, per byte, the same columns (set_key: the same as above):\n')
+    print('| level | instr. | RNG instr. | instr. excl. RNG | %s | RNG %s | %s excl. RNG |'
+          ' masked32v / fix32 instr. (excl. RNG) | masked32v / fix32 %s (excl. RNG) |'
+          ' AES-256 instr. | AES-256 %s | AES-256 masked32v / fix32 %s |'
+          % (unit, unit, unit, unit, unit, unit))
+    print('|---|---|---|---|---|---|---|---|---|---|---|---|')
+    for lvl, m, ks, ks256 in masked_rows:
+        (ei, ec), (ri, rc), (fi, fc) = m['encryptv'], m['rngv'], m['ref']
+        (e2i, e2c), (f2i, f2c) = m['encryptv256'], m['ref256']
+        print('| -O%s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2fx (%.2fx) | %.2fx (%.2fx) |'
+              ' %.1f | %.1f | %.2fx |' % (
+                  lvl, ei, ri, ei - ri, ec, rc, ec - rc, ei / fi, (ei - ri) / fi, ec / fc,
+                  (ec - rc) / fc, e2i, e2c, e2c / f2c))
     print('\nSPEEDY-r-192 (bs32) by component, instructions per call (each a function call on a'
           ' packed state; a block = pack + 2r SubBox + 2r - 1 ShiftColumns + r - 1 MixColumns'
           ' + r + 1 key additions + unpack; inside the block the last ShiftColumns of a round is'

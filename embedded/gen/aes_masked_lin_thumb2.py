@@ -67,6 +67,10 @@ V_M0, V_M1, V_RK1, V_P, V_S, V_K = 0, 32, 64, 320, 576, 832
 Q, C, RK0, RK1 = 'q', 'c', 'rk0', 'rk1'  # the pointer arguments (r0..r3)
 IN, OUTP, R = 'in', 'out', 'r'  # packing's and unpacking's
 NMASK = 576
+# The value-model variant's functions (name _v_t2, aes_masked.h): the same programs allocated
+# without the transition rule (no clears, data left in registers), every value and the outputs
+# still checked.
+VALUE_ONLY = False
 
 
 def w_var(base, k=0):
@@ -374,6 +378,8 @@ def allocate(P, fn):
     def ok(old, new):
         """old ^ new independent in every context (old, new: op ids, memory words, ZERO;
         UNKNOWN, the C's registers at an AAPCS function's entry, takes nothing but ZERO)."""
+        if VALUE_ONLY:
+            return True
         if old is UNKNOWN:
             return new is ZERO
         if old is ZERO or new is ZERO or old == new:
@@ -463,7 +469,7 @@ def allocate(P, fn):
     # on the way out, every register that holds data cleared: the next generated function starts
     # from registers without data, as its model assumes
     nexit = 0
-    for r in REGS:
+    for r in REGS if not VALUE_ONLY else ():
         if content[r] not in (ZERO, UNKNOWN):
             clear(r)
             nexit += 1
@@ -495,6 +501,9 @@ def simulate(lines, fn, same_masks=False):
         def rec(old, new):
             nonlocal bad, nvals
             nvals += 1
+            if VALUE_ONLY:
+                bad += not indep(new) and new not in exempt
+                return
             if isinstance(old, str):
                 bad += any(new)
                 return
@@ -544,7 +553,8 @@ def simulate(lines, fn, same_masks=False):
                 raise SystemExit('simulate: %r' % line)
         if not same_masks and mem[ptr[outp]] != want:
             raise SystemExit('%s (%s): output wrong' % (fn, name))
-        if not same_masks and any(not isinstance(reg[r], str) and any(reg[r]) for r in REGS):
+        if not same_masks and not VALUE_ONLY and any(
+                not isinstance(reg[r], str) and any(reg[r]) for r in REGS):
             raise SystemExit('%s (%s): data left in a register at exit' % (fn, name))
     return nvals, bad
 
@@ -574,7 +584,7 @@ CM = {'MW': 0, 'IN': 48, 'D': 80, 'LAST': 208}
 def sbox_slots():
     """The S-box's stack slots (core/aes/aes_masked_t2.h, generated before this file), as
     offsets from the driver's sp at its call: below its push {lr} and its frame."""
-    src = SBOX_T2
+    src = SBOX_T2[:SBOX_T2.index('sbox_masked_v_t2')]  # the transition-aware one only
     assert re.search(r'"push \{lr\}\\n"\s*"sub sp, sp, #(\d+)', src), 'S-box prologue'
     frame = int(re.search(r'"push \{lr\}\\n"\s*"sub sp, sp, #(\d+)', src).group(1))
     offs = sorted({int(x) for x in re.findall(r'\[sp, #(\d+)\]', src)})
@@ -602,6 +612,25 @@ def driver(nr):
         body += ['add r1, r1, #%d' % c, 'add r2, r2, #%d' % (32 * i),
                  'add r3, r3, #%d' % (32 * i)]
         body.append('bl %s' % (CNAME['ark'] if i == nr else CNAME['lin%d' % (i % 4)]))
+    return body + ['add sp, sp, #20', 'pop {r4-r11, pc}']
+
+
+def vname(fn):
+    return CNAME[fn].replace('_t2', '_v_t2')
+
+
+def driver_v(nr):
+    """The value-model variant's rounds: driver()'s calls with sbox_masked_v_t2, without the
+    clears (no transition is claimed there)."""
+    body = ['push {r4-r11, lr}', 'sub sp, sp, #20', 'stm sp, {r0, r1, r2, r3}',
+            'add r1, r1, #%d' % CM['IN'], 'bl %s' % vname('ark')]
+    for i in range(1, nr + 1):
+        body += ['ldm sp, {r0, r1}'] + (['add r1, r1, #%d' % CM['MW']] if CM['MW'] else []) + [
+            'bl sbox_masked_v_t2', 'ldm sp, {r0, r1, r2, r3}']
+        c = CM['LAST'] if i == nr else CM['D'] + 32 * (i % 4)
+        body += ['add r1, r1, #%d' % c, 'add r2, r2, #%d' % (32 * i),
+                 'add r3, r3, #%d' % (32 * i)]
+        body.append('bl %s' % (vname('ark') if i == nr else vname('lin%d' % (i % 4))))
     return body + ['add sp, sp, #20', 'pop {r4-r11, pc}']
 
 
@@ -633,6 +662,28 @@ def generate(sbox_h, sbox_t2):
             bodies[fn] = lines + ['bx lr']
         stats.append((fn, len(lines) + 1, cycles(lines), nclear, nqclear, nexit, nvals, cbad,
                       ncclear))
+    global VALUE_ONLY
+    vstats = []
+    VALUE_ONLY = True
+    try:
+        for fn in FUNCS:
+            P = program(fn)
+            lines = cluster(allocate(P, fn)[0])
+            nvals, bad = simulate(lines, fn)
+            if bad:
+                raise SystemExit('%s (value model): %d values depend on the secrets' % (fn, bad))
+            _, cbad = simulate(lines, fn, same_masks=True)
+            if not cbad:
+                raise SystemExit('%s (value model): the control passes' % fn)
+            if fn in AAPCS:
+                save = ['r%d' % r for r in used_regs(lines) if 4 <= r <= 11]
+                bodies[vname(fn)] = (['push {%s}' % ', '.join(save)] if save else []) + lines + (
+                    ['pop {%s}' % ', '.join(save)] if save else []) + ['bx lr']
+            else:
+                bodies[vname(fn)] = lines + ['bx lr']
+            vstats.append((vname(fn), len(bodies[vname(fn)]), nvals, cbad))
+    finally:
+        VALUE_ONLY = False
     w('/*')
     w(' * aes_masked_lin_t2.h: generated by embedded/gen/aes_masked_lin_thumb2.py (do not edit;')
     w(' * see there for the model). The rounds of aes_masked32.c\'s masked AES on Cortex-M3/M4:')
@@ -663,6 +714,11 @@ def generate(sbox_h, sbox_t2):
     w(' * called from C) mask the plaintext words by r and pack them, and unpack the state and')
     w(' * take r off the ciphertext words (the plaintext as loaded and the ciphertext as stored')
     w(' * are inputs and outputs, exempt from the value test, not from the transitions).')
+    w(' * The value-model variant\'s (aes_masked.h): the same seven programs allocated without the')
+    w(' * transition rule (no clears; values and outputs checked, the control failing), run by')
+    w(' * rounds_masked_v_t2_10 / _14 with sbox_masked_v_t2:')
+    for name, n, nv, cb in vstats:
+        w(' *   %s: %d instructions, %d values checked (control: %d fail).' % (name, n, nv, cb))
     w(' */')
     w('#ifndef BS_AES_MASKED_LIN_T2_H')
     w('#define BS_AES_MASKED_LIN_T2_H')
@@ -679,6 +735,15 @@ def generate(sbox_h, sbox_t2):
                       'const void *cm __attribute__((unused)),\n    const uint32_t *rk0 '
                       '__attribute__((unused)), const uint32_t *rk1 __attribute__((unused)))',
                       driver(nr), ''))
+    funcs += [(vname(fn), ARGS.get(fn, '(uint32_t q[8] __attribute__((unused)), const uint32_t '
+               'c[8] __attribute__((unused)),\n    const uint32_t *rk0 __attribute__((unused)), '
+               'const uint32_t *rk1 __attribute__((unused)))'), bodies[vname(fn)],
+               '' if fn in AAPCS else 'used, ') for fn in FUNCS]
+    for nr in (10, 14):
+        funcs.append(('rounds_masked_v_t2_%d' % nr, '(uint32_t q[8] __attribute__((unused)), '
+                      'const void *cm __attribute__((unused)),\n    const uint32_t *rk0 '
+                      '__attribute__((unused)), const uint32_t *rk1 __attribute__((unused)))',
+                      driver_v(nr), ''))
     for name, args, body, used in funcs:
         w('')
         w('__attribute__((%snaked, noinline)) static void' % used)

@@ -258,6 +258,10 @@ def schedule(P, order=None):
 REGS = ['r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8', 'r9', 'r10', 'r11', 'r12', 'lr']
 CLEAN_BONUS = 40
 ZERO = -1  # contents: a constant
+# The value-model S-box (sbox_masked_v_t2, the value-model variant's): the same program with
+# the transitions left out of the allocation and the simulation (no clears), every value and
+# the output still checked.
+VALUE_ONLY = False
 
 
 def allocate(P, qin):
@@ -266,7 +270,7 @@ def allocate(P, qin):
 
     def ok(old, new):
         """old ^ new independent of the input (old, new: value ids or ZERO)."""
-        if old == ZERO or new == ZERO or old == new:
+        if VALUE_ONLY or old == ZERO or new == ZERO or old == new:
             return True
         key = (old, new) if old < new else (new, old)
         if key not in okc:
@@ -357,7 +361,7 @@ def allocate(P, qin):
         if kind == 'stq':
             src, ptr = regs
             v = srcs[0]
-            if not indep(qin[arg] ^ T[v]) and qmem[arg] == ('in', arg):
+            if not VALUE_ONLY and not indep(qin[arg] ^ T[v]) and qmem[arg] == ('in', arg):
                 lines.append('str %s, [%s, #%d]' % (ptr, ptr, 4 * arg))
                 stats['qclear'] += 1
             lines.append('str %s, [%s, #%d]' % (src, ptr, 4 * arg))
@@ -404,7 +408,7 @@ def simulate(lines, nslots, qin, pout):
         if not indep(tt(new)):
             nbad += 1
             raise SystemExit('simulation: a value depends on the input: %r' % line)
-        if not indep(tt(old) ^ tt(new)):
+        if not VALUE_ONLY and not indep(tt(old) ^ tt(new)):
             raise SystemExit('simulation: a transition depends on the input: %r' % line)
     for line in lines:
         m = re.match(r'(\w+) (\w+), (.*)$', line)
@@ -491,6 +495,7 @@ def generate(sbox_h):
         'add sp, sp, #%d' % frame, 'pop {pc}']
     nlogic = sum(1 for o in P.ops if o[0] in ('eor', 'and', 'bic'))
     nmem = sum(1 for l in lines if '[sp' in l)
+    vbody, vslots, vstats, vvals = value_sbox(pout)
     out = []
     w = out.append
     w('/*')
@@ -525,6 +530,21 @@ def generate(sbox_h):
     w('sbox_masked_t2(uint32_t q[8] __attribute__((unused)),')
     w('               const uint32_t mw[4] __attribute__((unused)))')
     out.extend(emit.asm_body(body))
+    w('')
+    w('/*')
+    w(' * sbox_masked_v_t2: the value-model variant\'s S-box (aes_masked.h): the same program (same')
+    w(' * values, same patterns) allocated without the transition rule: %d instructions, %d stack' %
+      (len(vbody), sum(1 for l in vbody if '[sp' in l)))
+    w(' * loads and stores (%d spill slots), no clears; %d values simulated, each independent of' %
+      (vslots, vvals))
+    w(' * the input bit by bit (checked here and by tests/leak/check_sbox_thumb.py --func')
+    w(' * sbox_masked_v_t2). It leaves data in registers and stack slots: its driver\'s caller')
+    w(' * does not rely on them being clear, and no transition is claimed.')
+    w(' */')
+    w('__attribute__((used, naked, noinline)) static void')
+    w('sbox_masked_v_t2(uint32_t q[8] __attribute__((unused)),')
+    w('                 const uint32_t mw[4] __attribute__((unused)))')
+    out.extend(emit.asm_body(vbody))
     w('#endif')
     w('')
     w('#endif')
@@ -534,6 +554,27 @@ def generate(sbox_h):
                          len(body), nlogic, nmem, nslots, stats['clear'], stats['qclear'], nvals,
                          len(exit_lines) - ncross_before, ncross_before))
     return '\n'.join(out) + '\n'
+
+
+def value_sbox(pout):
+    """The value-model S-box: the program allocated and simulated with VALUE_ONLY."""
+    global VALUE_ONLY
+    P, qin = build()
+    schedule(P)
+    VALUE_ONLY = True
+    try:
+        lines, nslots, stats = allocate(P, qin)
+        lines = cluster(lines)
+        nvals = simulate(lines, nslots, qin, pout)[0]
+    finally:
+        VALUE_ONLY = False
+    assert stats['clear'] == 0 and stats['qclear'] == 0
+    frame = 4 * nslots + (4 if nslots % 2 == 0 else 0)
+    body = ['push {lr}', 'sub sp, sp, #%d' % frame] + lines + [
+        'add sp, sp, #%d' % frame, 'pop {pc}']
+    sys.stderr.write('masked S-box, value model (Thumb-2): %d instructions, %d slots, %d values '
+                     'simulated\n' % (len(body), nslots, nvals))
+    return body, nslots, stats, nvals
 
 
 def cost(lines):

@@ -3,7 +3,8 @@
  * reference on
  * random keys and blocks, with the randomness from getrandom(), from a zero source (masking
  * must not change the function) and from a counting source that checks the number of words
- * each call draws against the stated cost. The round-key shares must recombine to the
+ * each call draws against the stated cost; the value-model variant (bs_aes*_maskedv_2blocks, the
+ * masked32v descriptors) likewise. The round-key shares must recombine to the
  * unmasked key schedule and must not be that schedule themselves.
  */
 #include <setjmp.h>
@@ -89,6 +90,16 @@ static void check_random(bs_aes_rng_fn rng, void *ctx, unsigned cases)
         bs_aes256_masked_2blocks(&mk256, out, in, rng, ctx);
         if (memcmp(out, ref, 32) != 0)
             fail_msg("masked AES-256 differs from the reference (case %u)", n);
+        /* the value-model variant on the same keys: AES-256, then AES-128 in place */
+        bs_aes256_maskedv_2blocks(&mk256, out, in, rng, ctx);
+        if (memcmp(out, ref, 32) != 0)
+            fail_msg("masked AES-256 (value model) differs from the reference (case %u)", n);
+        bs_ref_aes128_encrypt(key, in, ref);
+        bs_ref_aes128_encrypt(key, in + 16, ref + 16);
+        memcpy(out, in, 32);
+        bs_aes128_maskedv_2blocks(&mk, out, out, rng, ctx);
+        if (memcmp(out, ref, 32) != 0)
+            fail_msg("masked AES-128 (value model) differs from the reference (case %u)", n);
     }
 }
 
@@ -129,6 +140,14 @@ static void test_randomness_cost(void **state)
     bs_aes256_masked_2blocks(&mk256, out, in, rng_counting, &c);
     assert_int_equal(c.words, BS_AES256_MASKED_RAND_ENC);
     assert_int_equal(c.calls, 1);
+    /* the value-model variant: one word a call, whatever the key length */
+    assert_int_equal(BS_AES_MASKEDV_RAND_ENC, 1);
+    c.words = 0;
+    c.calls = 0;
+    bs_aes128_maskedv_2blocks(&mk, out, in, rng_counting, &c);
+    bs_aes256_maskedv_2blocks(&mk256, out, in, rng_counting, &c);
+    assert_int_equal(c.words, 2 * BS_AES_MASKEDV_RAND_ENC);
+    assert_int_equal(c.calls, 2);
 }
 
 /* AES-256's round-key shares recombine to the unmasked schedule and are not that schedule. */
@@ -184,12 +203,13 @@ static void test_masked_ctr(void **state)
     (void)state;
     static bs_ctr_ctx a, b;
     static uint8_t msg[1000], ref[1000], out[1000];
-    const bs_block_cipher *masked[2] = {&bs_aes128_masked32, &bs_aes256_masked32};
+    const bs_block_cipher *masked[4] = {&bs_aes128_masked32, &bs_aes256_masked32,
+                                        &bs_aes128_masked32v, &bs_aes256_masked32v};
     const bs_block_cipher *plain[2] = {&bs_aes128_fix32, &bs_aes256_fix32};
     counting c = {0, 0};
     bs_aes_masked_set_rng(rng_counting, &c);
     for (unsigned n = 0; n < 60; n++) {
-        const unsigned which = n & 1;
+        const unsigned which = n & 1, v = n % 4 >= 2;
         const size_t kl = which ? 32 : 16;
         uint8_t key[32], iv[16];
         bs_test_fill(key, kl);
@@ -198,7 +218,7 @@ static void test_masked_ctr(void **state)
             memset(iv + 12, 0xff, 4); /* the counter carries past its low 32 bits */
         const size_t len = (size_t)(bs_test_rand64() % sizeof msg);
         bs_test_fill(msg, len);
-        assert_int_equal(bs_ctr_set_key(&a, masked[which], key, kl), BS_OK);
+        assert_int_equal(bs_ctr_set_key(&a, masked[2 * v + which], key, kl), BS_OK);
         assert_int_equal(bs_ctr_set_iv(&a, iv, 16), BS_OK);
         assert_int_equal(bs_ctr_set_key(&b, plain[which], key, kl), BS_OK);
         assert_int_equal(bs_ctr_set_iv(&b, iv, 16), BS_OK);
@@ -211,11 +231,11 @@ static void test_masked_ctr(void **state)
             done += piece;
         }
         if (memcmp(out, ref, len) != 0)
-            fail_msg("masked %s-CTR differs from fix32 (case %u, %zu bytes)", plain[which]->name, n,
-                     len);
+            fail_msg("masked %s-CTR (%s) differs from fix32 (case %u, %zu bytes)",
+                     plain[which]->name, masked[2 * v + which]->impl, n, len);
     }
-    /* the descriptors drew from the callback: 10 words per two blocks at least */
-    assert_true(c.words >= 10 * 60);
+    /* the descriptors drew from the callback: per two blocks 10 words, the value model's 1 */
+    assert_true(c.words >= 30 * 10 + 30);
     bs_ctr_clear(&a);
     bs_ctr_clear(&b);
     bs_aes_masked_set_rng(NULL, NULL);
@@ -228,18 +248,19 @@ static void test_masked_gcm(void **state)
     (void)state;
     static bs_gcm128_ctx a, b;
     static uint8_t msg[300], ref[300], out[300];
-    const bs_block_cipher *masked[2] = {&bs_aes128_masked32, &bs_aes256_masked32};
+    const bs_block_cipher *masked[4] = {&bs_aes128_masked32, &bs_aes256_masked32,
+                                        &bs_aes128_masked32v, &bs_aes256_masked32v};
     const bs_block_cipher *plain[2] = {&bs_aes128_fix32, &bs_aes256_fix32};
     bs_aes_masked_set_rng(rng_getrandom, NULL);
     for (unsigned n = 0; n < 20; n++) {
-        const unsigned which = n & 1;
+        const unsigned which = n & 1, v = n % 4 >= 2;
         const size_t kl = which ? 32 : 16, len = (size_t)(bs_test_rand64() % sizeof msg);
         uint8_t key[32], iv[12], aad[20], ta[16], tb[16];
         bs_test_fill(key, kl);
         bs_test_fill(iv, 12);
         bs_test_fill(aad, 20);
         bs_test_fill(msg, len);
-        assert_int_equal(bs_gcm128_set_key(&a, masked[which], key, kl), BS_OK);
+        assert_int_equal(bs_gcm128_set_key(&a, masked[2 * v + which], key, kl), BS_OK);
         assert_int_equal(bs_gcm128_set_key(&b, plain[which], key, kl), BS_OK);
         assert_int_equal(bs_gcm128_set_iv(&a, iv, 12), BS_OK);
         assert_int_equal(bs_gcm128_set_iv(&b, iv, 12), BS_OK);

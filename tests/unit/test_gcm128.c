@@ -232,6 +232,8 @@ static size_t aes_impls(size_t kl, const bs_block_cipher **out, size_t cap)
 #if BS_KS_MAX >= BS_AES_MASKED_KS_BYTES
     if (n < cap)
         out[n++] = kl == 16 ? &bs_aes128_masked32 : &bs_aes256_masked32;
+    if (n < cap)
+        out[n++] = kl == 16 ? &bs_aes128_masked32v : &bs_aes256_masked32v;
 #endif
     return n;
 }
@@ -264,14 +266,14 @@ static void test_wycheproof(void **state)
         if (!(key && iv && a && p && c && t && pl == cl && pl <= MAXLEN && tl == 16 &&
               (kl == 16 || kl == 32) && (result == NULL || must_mismatch || iv_refused)))
             fail_msg("%s:%d: malformed stanza", k.file, k.line);
-        const bs_block_cipher *aes[8];
-        size_t naes = aes_impls(kl, aes, 8);
+        const bs_block_cipher *aes[12];
+        size_t naes = aes_impls(kl, aes, 12);
         assert_true(naes >= 2);
         for (size_t ai = 0; ai < naes; ai++)
             for (size_t g = 0; g < NIMPL; g++)
                 for (int f = 0; f < 2; f++) {
                     uint8_t tag[16];
-                    int masked = strcmp(aes[ai]->impl, "masked32") == 0;
+                    int masked = strncmp(aes[ai]->impl, "masked", 6) == 0;
                     if (f && masked)
                         continue; /* FACE is an unmasked keystream: not over the masked core */
                     assert_int_equal(bs_gcm128_set_key(&gcm, aes[ai], key, kl), BS_OK);
@@ -372,8 +374,12 @@ static void test_face_refused_over_masked(void **state)
     static uint32_t seed = 0x2545f491u;
     uint8_t key[32], iv[12], tag[16], tag_evp[16];
     bs_aes_masked_set_rng(rng_xorshift, &seed);
-    for (size_t kl = 16; kl <= 32; kl += 16) {
-        const bs_block_cipher *masked = kl == 16 ? &bs_aes128_masked32 : &bs_aes256_masked32;
+    for (unsigned c = 0; c < 4; c++) {
+        /* the default and the value-model variants */
+        const size_t kl = c & 1 ? 32 : 16;
+        const bs_block_cipher *masked =
+            c < 2 ? (kl == 16 ? &bs_aes128_masked32 : &bs_aes256_masked32)
+                  : (kl == 16 ? &bs_aes128_masked32v : &bs_aes256_masked32v);
         const bs_block_cipher *plain = bs_block_cipher_by_name(kl == 16 ? "AES-128" : "AES-256");
         bs_test_fill(key, kl);
         bs_test_fill(iv, sizeof iv);
@@ -400,8 +406,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refusals),    cmocka_unit_test(test_kat),
         cmocka_unit_test(test_wycheproof),  cmocka_unit_test(test_face_inc32_wrap),
-        cmocka_unit_test(test_against_evp),
-        cmocka_unit_test(test_face_refused_over_masked),
+        cmocka_unit_test(test_against_evp), cmocka_unit_test(test_face_refused_over_masked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
