@@ -44,15 +44,27 @@ static void arm_timer(bsd_batcher *b, uint64_t when_ns)
     b->armed_ns = when_ns;
 }
 
-/* Arms the timer for the earliest deadline among groups that are not ready yet. */
+/*
+ * Arms the timer for the earliest deadline among groups that are not ready yet. A deadline the
+ * timer could not serve needs none: when max_inflight_batches are running, a ready group waits
+ * for a completion anyway; and with batch_when_idle, when the batches in flight are predicted
+ * (idle_by_ns) to be done before it, their completion flushes the group (one timerfd_settime to
+ * arm and one to disarm saved per such request: issue 26, system calls per request). A
+ * prediction that has already passed arms the timer as before.
+ */
 static void rearm(bsd_batcher *b, uint64_t now)
 {
     uint64_t next = 0;
+    const int full = b->inflight_batches >= b->cfg->max_inflight_batches;
+    const int idle_soon =
+        b->cfg->batch_when_idle && b->inflight_batches > 0 && b->idle_by_ns >= now;
     for (int i = 0; i < BSD_MAX_CIPHERS; i++) {
         bsd_pending *p = &b->pend[i];
         if (p->njobs == 0 || group_ready(b, p, now))
             continue;
         uint64_t t = p->first_ns + (uint64_t)b->cfg->batch_deadline_us * 1000;
+        if (full || (idle_soon && b->idle_by_ns <= t))
+            continue;
         if (next == 0 || t < next)
             next = t;
     }
@@ -78,6 +90,8 @@ static void batch_done(bsd_batch *batch, int status)
 {
     bsd_batcher *b = (bsd_batcher *)batch->owner;
     b->inflight_batches--;
+    if (b->inflight_batches == 0)
+        b->idle_by_ns = 0;
     bsd_pending *p = pending_of(b, batch->cipher);
     if (p != NULL && p->inflight > 0) {
         if (status == 0)
@@ -132,6 +146,13 @@ static void flush_group(bsd_batcher *b, bsd_pending *p)
     b->inflight_batches++;
     if (p->inflight++ == 0)
         p->busy_since_ns = now;
+    uint64_t rate, measured;
+    bsd_batcher_rate(b, p->cipher, &rate, &measured);
+    const uint64_t bytes = p->nblocks * p->cipher->block_len;
+    const uint64_t end =
+        rate > 0 ? now + (uint64_t)((double)bytes * 1e9 / (double)rate) : UINT64_MAX;
+    if (end > b->idle_by_ns)
+        b->idle_by_ns = end;
     bsd_stats_batch(b->stats, n);
     BSD_DEBUG("batch", "cipher=%s jobs=%zu blocks=%llu", p->cipher->name, n,
               (unsigned long long)p->nblocks);

@@ -59,6 +59,13 @@ typedef struct bsd_batcher {
     uv_poll_t timer_poll;
     uint64_t armed_ns; /* 0: not armed */
     unsigned inflight_batches;
+    /*
+     * When the batches in flight should all be done, from their ciphers' measured rates
+     * (UINT64_MAX: a batch of a cipher with no rate yet); 0 while none is in flight. With
+     * batch_when_idle their completion flushes every waiting group, so a deadline after this
+     * needs no timer (rearm).
+     */
+    uint64_t idle_by_ns;
     int flush_all; /* draining: ignore deadlines */
 } bsd_batcher;
 

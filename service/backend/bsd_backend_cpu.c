@@ -1,15 +1,15 @@
 /*
  * The CPU backend: each batch is cut into one slice per worker thread, by block ranges across
- * the batch's jobs, and the slices run on the backend's own worker threads, each slice queued to
- * one worker (round robin from a rotating first one). A slice costs a sleeping worker's wakeup
- * (a futex wake and its wait), and a batch one eventfd write and read to hand it back to the
- * loop once its last slice ran (counted down and listed without a lock); libuv's pool took 6-8
- * futex calls a batch on the project's VM (signals and waits on one shared queue, lock
- * hand-offs, an async send per slice).
- */
+ * the batch's jobs, and the slices run on the backend's own worker threads, which take them from
+ * one queue. A batch costs one futex wake for all the sleeping workers it needs and each of
+ * them its wait, and one eventfd write and read to hand it back to the loop once its last slice
+ * ran (counted down and listed without a lock); libuv's pool took 6-8 futex calls a batch on the
+ * project's VM (signals and waits on one shared queue, lock hand-offs, an async send per slice),
+ * and one queue per worker took a wake per slice. */
 #include "bsd_backend.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -49,26 +49,27 @@ struct cpu_slice;
 struct cpu_batch;
 struct cpu_backend;
 
-/*
- * One worker thread and its queue of slices (under mu; only the loop thread adds). A worker
- * with nothing to do sleeps on seq (a futex word the loop bumps with each slice it adds): one
- * futex wait, and one wake from the loop only when it is asleep.
- */
+/* One worker thread. */
 typedef struct cpu_worker {
-    pthread_mutex_t mu;
-    uint32_t seq;
-    struct cpu_slice *head, *tail;
-    int sleeping; /* under mu: about to wait on seq, or waiting */
-    int quit;
     pthread_t th;
     struct cpu_backend *cpu;
 } cpu_worker;
 
+/*
+ * The workers share one queue of slices (under mu; only the loop thread adds). A worker with
+ * nothing to do sleeps on seq, a futex word the loop bumps with each batch it adds, and the
+ * loop wakes as many sleepers as the batch has slices with one futex call: a batch costs one
+ * wake however many workers it takes, and each worker its wait.
+ */
 typedef struct cpu_backend {
     unsigned threads;
     cpu_worker *w;
     unsigned started;
-    unsigned next_worker; /* the first worker of the next batch */
+    pthread_mutex_t mu;
+    uint32_t seq;
+    struct cpu_slice *head, *tail;
+    unsigned sleepers; /* under mu: about to wait on seq, or waiting, or woken and not back */
+    int quit;
     /* Batches whose slices all ran (a stack, pushed by workers, taken whole by the loop). */
     struct cpu_batch *done;
     int signalled; /* efd written since the loop last took done */
@@ -198,28 +199,33 @@ static void slice_work(cpu_slice *s)
 }
 
 /*
- * Gives w the slice s, or (s NULL) tells it to quit, and wakes it if it sleeps or is about to:
- * the bump of seq under w->mu makes its wait return at once if it comes after.
+ * Queues the n slices s (or, s NULL, tells every worker to quit) and wakes up to n sleeping
+ * workers (every one to quit) with one futex call: the bump of seq under mu makes a wait that
+ * comes after return at once. sleepers may count a worker already woken: waking fewer then
+ * loses nothing, as every awake worker takes slices until the queue is empty.
  */
-static void worker_post(cpu_worker *w, cpu_slice *s)
+static void workers_post(cpu_backend *cpu, cpu_slice *s, unsigned n)
 {
-    pthread_mutex_lock(&w->mu);
+    pthread_mutex_lock(&cpu->mu);
     if (s == NULL) {
-        w->quit = 1;
+        cpu->quit = 1;
     } else {
-        s->next = NULL;
-        if (w->tail != NULL)
-            w->tail->next = s;
-        else
-            w->head = s;
-        w->tail = s;
+        for (unsigned i = 0; i < n; i++) {
+            s[i].next = NULL;
+            if (cpu->tail != NULL)
+                cpu->tail->next = &s[i];
+            else
+                cpu->head = &s[i];
+            cpu->tail = &s[i];
+        }
     }
-    __atomic_store_n(&w->seq, w->seq + 1, __ATOMIC_RELEASE);
-    const int sleeping = w->sleeping;
-    pthread_mutex_unlock(&w->mu);
-    /* After the unlock, so that the worker does not wake into a held lock. */
-    if (sleeping) {
-        syscall(SYS_futex, &w->seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    __atomic_store_n(&cpu->seq, cpu->seq + 1, __ATOMIC_RELEASE);
+    const unsigned wake = s == NULL ? cpu->sleepers : (n < cpu->sleepers ? n : cpu->sleepers);
+    pthread_mutex_unlock(&cpu->mu);
+    /* After the unlock, so that the workers do not wake into a held lock. */
+    if (wake > 0) {
+        syscall(SYS_futex, &cpu->seq, FUTEX_WAKE_PRIVATE, s == NULL ? INT_MAX : (int)wake, NULL,
+                NULL, 0);
         __atomic_add_fetch(&bsd_backend_syscalls, 1, __ATOMIC_RELAXED);
     }
 }
@@ -228,43 +234,45 @@ static void *worker_main(void *arg)
 {
     cpu_worker *w = (cpu_worker *)arg;
     cpu_backend *cpu = w->cpu;
+    pthread_mutex_lock(&cpu->mu);
     for (;;) {
-        pthread_mutex_lock(&w->mu);
-        w->sleeping = 0;
-        cpu_slice *s = w->head;
-        if (s != NULL) {
-            w->head = s->next;
-            if (w->head == NULL)
-                w->tail = NULL;
-        } else if (!w->quit) {
+        cpu_slice *s = cpu->head;
+        if (s == NULL) {
+            if (cpu->quit)
+                break;
             /* Anything added after the unlock bumps seq first: the wait then returns at once. */
-            const uint32_t seq = __atomic_load_n(&w->seq, __ATOMIC_ACQUIRE);
-            w->sleeping = 1;
-            pthread_mutex_unlock(&w->mu);
-            syscall(SYS_futex, &w->seq, FUTEX_WAIT_PRIVATE, seq, NULL, NULL, 0);
+            const uint32_t seq = __atomic_load_n(&cpu->seq, __ATOMIC_ACQUIRE);
+            cpu->sleepers++;
+            pthread_mutex_unlock(&cpu->mu);
+            syscall(SYS_futex, &cpu->seq, FUTEX_WAIT_PRIVATE, seq, NULL, NULL, 0);
             __atomic_add_fetch(&bsd_backend_syscalls, 1, __ATOMIC_RELAXED);
+            pthread_mutex_lock(&cpu->mu);
+            cpu->sleepers--;
             continue;
         }
-        pthread_mutex_unlock(&w->mu);
-        if (s == NULL)
-            break; /* quit */
+        cpu->head = s->next;
+        if (cpu->head == NULL)
+            cpu->tail = NULL;
+        pthread_mutex_unlock(&cpu->mu);
         slice_work(s);
         cpu_batch *cb = (cpu_batch *)s->batch->backend_data;
-        if (__atomic_sub_fetch(&cb->pending, 1, __ATOMIC_ACQ_REL) != 0)
-            continue;
-        cb->next = __atomic_load_n(&cpu->done, __ATOMIC_ACQUIRE);
-        while (!__atomic_compare_exchange_n(&cpu->done, &cb->next, cb, 1, __ATOMIC_RELEASE,
-                                            __ATOMIC_ACQUIRE)) {
+        if (__atomic_sub_fetch(&cb->pending, 1, __ATOMIC_ACQ_REL) == 0) {
+            cb->next = __atomic_load_n(&cpu->done, __ATOMIC_ACQUIRE);
+            while (!__atomic_compare_exchange_n(&cpu->done, &cb->next, cb, 1, __ATOMIC_RELEASE,
+                                                __ATOMIC_ACQUIRE)) {
+            }
+            /* After the push: the loop clears the flag before it takes the list. */
+            if (!__atomic_exchange_n(&cpu->signalled, 1, __ATOMIC_ACQ_REL)) {
+                const uint64_t one = 1;
+                /* An eventfd write cannot fail here: the counter stays far below its limit. */
+                ssize_t r = write(cpu->efd, &one, sizeof one);
+                (void)r;
+                __atomic_add_fetch(&bsd_backend_syscalls, 1, __ATOMIC_RELAXED);
+            }
         }
-        /* After the push: the loop clears the flag before it takes the list. */
-        if (!__atomic_exchange_n(&cpu->signalled, 1, __ATOMIC_ACQ_REL)) {
-            const uint64_t one = 1;
-            /* An eventfd write cannot fail here: the counter stays far below its limit. */
-            ssize_t r = write(cpu->efd, &one, sizeof one);
-            (void)r;
-            __atomic_add_fetch(&bsd_backend_syscalls, 1, __ATOMIC_RELAXED);
-        }
+        pthread_mutex_lock(&cpu->mu);
     }
+    pthread_mutex_unlock(&cpu->mu);
     return NULL;
 }
 
@@ -326,11 +334,7 @@ static int cpu_submit(bsd_backend *be, bsd_batch *b)
     /* While batches are in flight the poll keeps the loop running (a drain waits for them). */
     if (cpu->inflight++ == 0)
         uv_ref((uv_handle_t *)&cpu->poll);
-    /* Slice i to worker first + i: a batch of one slice wakes one worker, in turn. */
-    const unsigned first = cpu->next_worker++ % cpu->started;
-    for (unsigned i = 0; i < nslices; i++) {
-        worker_post(&cpu->w[(first + i) % cpu->started], &cb->slices[i]);
-    }
+    workers_post(cpu, cb->slices, nslices);
     return 0;
 }
 
@@ -344,13 +348,9 @@ static void cpu_describe(bsd_backend *be, char *out, size_t len)
 
 static void stop_workers(cpu_backend *cpu)
 {
-    for (unsigned i = 0; i < cpu->started; i++) {
-        worker_post(&cpu->w[i], NULL);
+    workers_post(cpu, NULL, 0);
+    for (unsigned i = 0; i < cpu->started; i++)
         pthread_join(cpu->w[i].th, NULL);
-    }
-    for (unsigned i = 0; i < cpu->threads; i++) {
-        pthread_mutex_destroy(&cpu->w[i].mu);
-    }
     cpu->started = 0;
 }
 
@@ -359,6 +359,7 @@ static void cpu_destroy(bsd_backend *be)
 {
     cpu_backend *cpu = (cpu_backend *)be->priv;
     stop_workers(cpu);
+    pthread_mutex_destroy(&cpu->mu);
     close(cpu->efd);
     free(cpu->w);
     free(cpu);
@@ -392,10 +393,9 @@ bsd_backend *bsd_backend_cpu_create(uv_loop_t *loop, unsigned threads)
     cpu->threads = threads;
     cpu->w = th;
     cpu->efd = efd;
-    for (unsigned i = 0; i < threads; i++) {
-        pthread_mutex_init(&th[i].mu, NULL);
+    pthread_mutex_init(&cpu->mu, NULL);
+    for (unsigned i = 0; i < threads; i++)
         th[i].cpu = cpu;
-    }
     cpu->poll.data = cpu;
     /* Only batches in flight keep the loop alive (cpu_submit refs it). */
     uv_poll_start(&cpu->poll, UV_READABLE, on_done);
