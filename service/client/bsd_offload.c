@@ -67,24 +67,25 @@ void bsd_offload_decide(int mode, const char *cipher, const bsd_offload_figures 
                  f->local_ns);
         return;
     }
-    double eff = f->daemon_ns;
-    char where[96];
+    /*
+     * The daemon path's time per byte: at least this thread's pass and the daemon's own time;
+     * a CPU backend also needs its CPU time on this host's CPUs, which it shares with this
+     * thread: the CPU time of both over the CPUs both can use.
+     */
+    double path = f->path_ns > f->daemon_ns ? f->path_ns : f->daemon_ns;
+    char where[112];
     if (f->workers > 0) {
-        unsigned freecpus = f->cpus > 1 ? f->cpus - 1 : 0;
-        unsigned use = f->workers < freecpus ? f->workers : freecpus;
-        if (use == 0) {
-            snprintf(d->reason, sizeof d->reason,
-                     "in-process: the daemon's %u workers share this thread's only CPU (%s "
-                     "in-process %.3f ns/B)",
-                     f->workers, cipher, f->local_ns);
-            return;
-        }
-        eff = f->daemon_ns * f->workers / use;
-        snprintf(where, sizeof where, "cpu backend %.3f on %u of %u workers", eff, use, f->workers);
+        const unsigned cpus = f->cpus > 0 ? f->cpus : 1;
+        const unsigned avail = cpus < f->workers + 1 ? cpus : f->workers + 1;
+        const double cpu_ns = f->path_ns + f->daemon_ns * f->workers;
+        if (cpu_ns / avail > path)
+            path = cpu_ns / avail;
+        snprintf(where, sizeof where,
+                 "cpu backend %.3f with %u workers: %.3f ns/B of CPU on %u CPU%s", f->daemon_ns,
+                 f->workers, cpu_ns, avail, avail == 1 ? "" : "s");
     } else {
-        snprintf(where, sizeof where, "device backend %.3f", eff);
+        snprintf(where, sizeof where, "device backend %.3f", f->daemon_ns);
     }
-    const double path = f->path_ns > eff ? f->path_ns : eff;
     d->daemon = path * BSD_OFFLOAD_MARGIN < f->local_ns;
     snprintf(d->reason, sizeof d->reason,
              "%s: %s in-process %.3f ns/B, through the daemon %.3f ns/B (this thread %.3f, %s)",

@@ -11,8 +11,8 @@
  *  - path_ns: what this process spends per byte on the daemon path: its one pass over the
  *    window (XOR, digest, zeroing: bs_digest_xor_move_sum, measured once per process) plus the
  *    blocks it recomputes to check each piece (one block per 4 KiB, at local_ns);
- *  - daemon_ns: 1e9 / the daemon's measured rate for the cipher (RATE, PROTOCOL.md), and the
- *    daemon's workers on this host's CPUs (0 for a device);
+ *  - daemon_ns: 1e9 / the daemon's measured rate for the cipher (RATE, PROTOCOL.md: all its
+ *    workers together), and the daemon's workers on this host's CPUs (0 for a device);
  *  - cpus: this host's online CPUs.
  * $BITSLICE_OFFLOAD_FIGURES (for tests; "local=0.11,path=0.05,daemon=0.02,workers=0,cpus=16",
  * any subset) replaces the figures it names, so a test decides without timing anything.
@@ -66,13 +66,14 @@ typedef struct bsd_offload_decision {
 
 /*
  * The rule, pure and deterministic (tests inject f). mode "always" and "never" decide without f
- * (f may be NULL). "auto", the daemon path's time per byte of this thread:
- *   eff  = daemon_ns, or for workers on this host's CPUs daemon_ns * workers / min(workers,
- *          cpus - 1) (the caller's thread keeps one CPU; none left: in-process);
- *   path = max(path_ns, eff) (the daemon computes ahead while this thread XORs);
+ * (f may be NULL). "auto": the daemon path's time per byte of this thread is
+ *   path = max(path_ns, daemon_ns), and for workers on this host's CPUs at least
+ *          (path_ns + daemon_ns * workers) / min(cpus, workers + 1): the CPU time this thread and
+ *          the workers need per byte, over the CPUs they can use together;
  * offload iff path * BSD_OFFLOAD_MARGIN < local_ns. An unknown daemon rate stays in-process.
- * d->reason says which and the figures, e.g. "in-process: RIJNDAEL-256 in-process 0.110 ns/B,
- * through the daemon 0.240 ns/B (this thread 0.070, cpu backend 0.240 on 1 of 2 workers)".
+ * d->reason says which and the figures, e.g. "in-process: RIJNDAEL-256 in-process 0.059 ns/B,
+ * through the daemon 0.083 ns/B (this thread 0.018, cpu backend 0.074 with 2 workers: 0.166 ns/B
+ * of CPU on 2 CPUs)".
  */
 void bsd_offload_decide(int mode, const char *cipher, const bsd_offload_figures *f,
                         bsd_offload_decision *d);

@@ -43,19 +43,27 @@ static void rule(void)
     expect(BSD_OFFLOAD_AUTO, &g, 0,
            "in-process: GIFT-128 in-process 0.110 ns/B, through the daemon 0.100 ns/B (this "
            "thread 0.100, device backend 0.010)");
-    /* A CPU backend gets the CPUs but this thread's: 4 workers on 3 CPUs work as 2. */
+    /*
+     * A CPU backend shares this host's CPUs with this thread: 4 workers at 0.2 ns/B together
+     * need 0.8 ns/B of CPU, this thread 0.1 more, over the 3 CPUs: 0.3 ns/B.
+     */
     bsd_offload_figures h = {0.6, 0.1, 0.2, 4, 3};
     expect(BSD_OFFLOAD_AUTO, &h, 1,
-           "daemon: GIFT-128 in-process 0.600 ns/B, through the daemon 0.400 ns/B (this thread "
-           "0.100, cpu backend 0.400 on 2 of 4 workers)");
-    h.cpus = 64; /* more CPUs than workers: the daemon's figure as it is */
+           "daemon: GIFT-128 in-process 0.600 ns/B, through the daemon 0.300 ns/B (this thread "
+           "0.100, cpu backend 0.200 with 4 workers: 0.900 ns/B of CPU on 3 CPUs)");
+    h.local_ns = 0.375; /* the margin again: 0.3 * 1.25 */
+    expect(BSD_OFFLOAD_AUTO, &h, 0,
+           "in-process: GIFT-128 in-process 0.375 ns/B, through the daemon 0.300 ns/B (this "
+           "thread 0.100, cpu backend 0.200 with 4 workers: 0.900 ns/B of CPU on 3 CPUs)");
+    h.local_ns = 0.6;
+    h.cpus = 64; /* more CPUs than the workers and this thread: the daemon's own time */
     expect(BSD_OFFLOAD_AUTO, &h, 1,
            "daemon: GIFT-128 in-process 0.600 ns/B, through the daemon 0.200 ns/B (this thread "
-           "0.100, cpu backend 0.200 on 4 of 4 workers)");
-    h.cpus = 1;
+           "0.100, cpu backend 0.200 with 4 workers: 0.900 ns/B of CPU on 5 CPUs)");
+    h.cpus = 1; /* one CPU: the CPU time of both, more than in-process */
     expect(BSD_OFFLOAD_AUTO, &h, 0,
-           "in-process: the daemon's 4 workers share this thread's only CPU (GIFT-128 in-process "
-           "0.600 ns/B)");
+           "in-process: GIFT-128 in-process 0.600 ns/B, through the daemon 0.900 ns/B (this "
+           "thread 0.100, cpu backend 0.200 with 4 workers: 0.900 ns/B of CPU on 1 CPU)");
     bsd_offload_figures u = {0.6, 0.1, 0, 0, 16};
     expect(BSD_OFFLOAD_AUTO, &u, 0,
            "in-process: the daemon gives no rate for GIFT-128 (in-process 0.600 ns/B)");
