@@ -48,6 +48,7 @@ struct bsd_client {
     char last_text[BSD_ERROR_TEXT_MAX + 1];
     uint8_t rbuf[BSD_HDR_LEN + BSD_MAX_REPLY_PAYLOAD];
     size_t rlen;
+    uint64_t stalls; /* waits that found no reply bytes waiting and had to block */
 };
 
 /*
@@ -363,11 +364,19 @@ static int read_reply(bsd_client *c, uint32_t id, uint8_t expect_op, uint8_t *ou
                 return result;
             continue;
         }
-        r = wait_fd(c->fd, POLLIN, deadline);
-        if (r != 0)
-            return r;
+        /*
+         * Read first, poll only when nothing is there: a reply that arrived while the caller
+         * worked costs one system call, and one that has not is a stall (bsd_client_stalls).
+         */
         ssize_t n = recv(c->fd, c->rbuf + c->rlen, sizeof c->rbuf - c->rlen, MSG_DONTWAIT);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            c->stalls++;
+            r = wait_fd(c->fd, POLLIN, deadline);
+            if (r != 0)
+                return r;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
             close(c->fd);
@@ -691,6 +700,11 @@ int bsd_client_status(bsd_client *c, char *out, size_t len)
     if (len > 0)
         out[n < len - 1 ? n : len - 1] = 0;
     return 0;
+}
+
+uint64_t bsd_client_stalls(const bsd_client *c)
+{
+    return c->stalls;
 }
 
 int bsd_client_rate(bsd_client *c, const char *cipher, bsd_rate_rep *out)

@@ -40,7 +40,7 @@ typedef struct bsd_source_opts {
     int connect_timeout_ms;  /* 0: 1000 */
     int timeout_ms;          /* per window; 0: 5000 */
     size_t window_bytes;     /* 0: 1 MiB */
-    unsigned depth;          /* 0: 4 */
+    unsigned depth;          /* 0: adapting, 2 to 8 (bsd_stream.h) */
     int offload;             /* BSD_OFFLOAD_* (bsd_offload.h), decided as each stream opens */
 } bsd_source_opts;
 

@@ -1,10 +1,12 @@
 /*
  * The prefetching stream, over bsd_windows (the windows, their checks and the daemon's
- * dropping live there). The shared memory holds depth windows; window k of the ring covers
- * blocks [first, first + nblocks) of the stream (block 0 is the initial counter), nblocks at most
- * a window (the first requests are smaller). The windows in flight always cover consecutive
- * blocks starting at the one holding the read position; when the reader leaves a window, it is
- * resubmitted for the next blocks not yet asked for.
+ * dropping live there). The shared memory holds a ring of depth slots; the window in slot k
+ * covers blocks [first, first + nblocks) of the stream (block 0 is the initial counter), nblocks
+ * at most a window (the first requests are smaller). The active windows in flight always cover
+ * consecutive blocks starting at the one holding the read position, in consecutive slots from
+ * head; when the reader leaves a window, the next blocks not yet asked for are requested into
+ * the slot after the last in flight, as many windows as keep active in flight (bsd_stream.h:
+ * active adapts to the rate, or is depth).
  */
 #include "bsd_stream.h"
 
@@ -22,14 +24,14 @@
 #include "modes/ctr.h"
 #include "modes/keystream.h"
 
+_Static_assert(BSD_STREAM_DEPTH_MAX <= BSD_WINDOWS_MAX, "a stream's windows are bsd_windows slots");
+
 typedef struct window {
     uint64_t first, nblocks;
     int requested;
     int arrived;   /* pieces: the reply is in and the spot blocks are computed */
     uint64_t seed; /* pieces: the request's digest seed */
 } window;
-
-#define BSD_STREAM_DEPTH_MAX BSD_WINDOWS_MAX
 
 struct bsd_stream {
     bsd_windows w;
@@ -46,7 +48,14 @@ struct bsd_stream {
     uint64_t total_blocks; /* blocks before the counter wraps */
     uint64_t window_blocks;
     uint64_t ramp_blocks; /* size of the next request: grows to window_blocks */
-    unsigned depth, head; /* head: the window holding the read position */
+    unsigned depth, head; /* slots of the ring; head: the window holding the read position */
+    /*
+     * Windows kept in flight (head's included): depth when the opener fixed it, else from
+     * BSD_STREAM_DEPTH_START, adapting (bsd_stream_adapt_depth) each time a window arrives:
+     * one more where the reader had to wait for it, one fewer after a long run without waiting.
+     */
+    unsigned active, inflight, calm;
+    int adaptive;
     window win[BSD_STREAM_DEPTH_MAX];
     uint64_t next_block; /* first block not yet requested */
     uint64_t pos;        /* bytes delivered */
@@ -109,7 +118,46 @@ static int submit(bsd_stream *s, unsigned k)
     return 0;
 }
 
-/* Connects, maps, opens the session and requests depth windows from the read position. */
+/* Requests windows after the ones in flight until active are, each into the next ring slot. */
+static int refill(bsd_stream *s)
+{
+    while (s->inflight < s->active) {
+        int r = submit(s, (s->head + s->inflight) % s->depth);
+        if (r != 0)
+            return r;
+        s->inflight++;
+    }
+    return 0;
+}
+
+unsigned bsd_stream_adapt_depth(unsigned active, unsigned max, int stalled, unsigned *calm)
+{
+    if (stalled) {
+        *calm = 0;
+        return active < max ? active + 1 : active;
+    }
+    if (++*calm >= 4 * max && active > BSD_STREAM_DEPTH_START) {
+        *calm = 0;
+        return active - 1;
+    }
+    return active;
+}
+
+/* The head window has just arrived; stalled: the reader had to wait for it. */
+static int adapt(bsd_stream *s, int stalled)
+{
+    if (!s->adaptive)
+        return 0;
+    s->active = bsd_stream_adapt_depth(s->active, s->depth, stalled, &s->calm);
+    return refill(s);
+}
+
+unsigned bsd_stream_depth(const bsd_stream *s)
+{
+    return s->active;
+}
+
+/* Connects, maps, opens the session and requests active windows from the read position. */
 static int start(bsd_stream *s)
 {
     bsd_client_opts co = {s->socket_path, s->connect_timeout_ms, s->timeout_ms};
@@ -130,8 +178,9 @@ static int start(bsd_stream *s)
      * offload threshold does not make the daemon compute depth whole windows past its end.
      */
     s->ramp_blocks = s->window_blocks / 16 > 0 ? s->window_blocks / 16 : 1;
-    for (unsigned k = 0; r == 0 && k < s->depth; k++)
-        r = submit(s, k);
+    s->inflight = 0;
+    if (r == 0)
+        r = refill(s);
     return r;
 }
 
@@ -150,11 +199,13 @@ int bsd_stream_open(const bsd_stream_opts *o, const bs_block_cipher *bc, const u
     s->connect_timeout_ms = o != NULL && o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 1000;
     s->timeout_ms = o != NULL && o->timeout_ms > 0 ? o->timeout_ms : 5000;
     size_t wb = o != NULL && o->window_bytes > 0 ? o->window_bytes : 1024 * 1024;
-    s->depth = o != NULL && o->depth > 0 ? o->depth : 4;
+    s->adaptive = o == NULL || o->depth == 0;
+    s->depth = s->adaptive ? BSD_STREAM_DEPTH_MAX : o->depth;
     s->offload = o != NULL ? o->offload : BSD_OFFLOAD_ALWAYS;
     s->decision = o != NULL ? o->decision : NULL;
     if (s->depth > BSD_STREAM_DEPTH_MAX)
         s->depth = BSD_STREAM_DEPTH_MAX;
+    s->active = s->adaptive ? BSD_STREAM_DEPTH_START : s->depth;
     memcpy(s->key, key, key_len);
     s->key_len = key_len;
     s->bc = bc;
@@ -416,8 +467,13 @@ static int stream_apply(bsd_stream *s, const bs_key_schedule *sched, uint8_t *ou
         }
         int r;
         if (s->pieces) {
-            if (!w->arrived && (r = arrive(s, s->head, sched)) != 0)
-                return r;
+            if (!w->arrived) {
+                const uint64_t stalls = bsd_client_stalls(s->w.client);
+                if ((r = arrive(s, s->head, sched)) != 0)
+                    return r;
+                if ((r = adapt(s, bsd_client_stalls(s->w.client) != stalls)) != 0)
+                    return r;
+            }
             size_t n = 0;
             int e = apply_pieces(s, out, in, len, &n);
             s->pos += n;
@@ -432,16 +488,23 @@ static int stream_apply(bsd_stream *s, const bs_key_schedule *sched, uint8_t *ou
                 s->w.slot[k].dirty = 0; /* every word moved out, and zeroed */
                 bsd_windows_release(&s->w, k);
                 s->head = (s->head + 1) % s->depth;
-                r = submit(s, k);
+                s->inflight--;
+                r = refill(s);
                 if (r != 0)
                     return len == 0 ? 0 : r;
             }
             continue;
         }
         const uint8_t *ks;
+        const uint64_t stalls = s->w.client != NULL ? bsd_client_stalls(s->w.client) : 0;
         r = bsd_windows_get(&s->w, s->head, sched, &ks);
         if (r != 0)
             return r;
+        if (!w->arrived) {
+            w->arrived = 1;
+            if ((r = adapt(s, bsd_client_stalls(s->w.client) != stalls)) != 0)
+                return r;
+        }
         uint64_t off = s->pos - w->first * s->block_len;
         uint64_t avail = w->nblocks * s->block_len - off;
         size_t n = avail < len ? (size_t)avail : len;
@@ -458,7 +521,8 @@ static int stream_apply(bsd_stream *s, const bs_key_schedule *sched, uint8_t *ou
             unsigned k = s->head;
             bsd_windows_release(&s->w, k);
             s->head = (s->head + 1) % s->depth;
-            r = submit(s, k);
+            s->inflight--;
+            r = refill(s);
             if (r != 0)
                 return len == 0 ? 0 : r;
         }

@@ -47,7 +47,7 @@ typedef struct bsd_stream_opts {
     int connect_timeout_ms;  /* 0: 1000 */
     int timeout_ms;          /* per window wait; 0: 5000 */
     size_t window_bytes;     /* 0: 1 MiB (rounded to whole blocks); the first requests ramp up */
-    unsigned depth;          /* windows in flight; 0: 4 */
+    unsigned depth;          /* windows in flight; 0: adapting (bsd_stream_adapt_depth) */
     int offload;             /* BSD_OFFLOAD_* (bsd_offload.h); 0: always */
     /* Receives the offload decision and its reason (NULL: none); must outlive the stream. */
     bsd_offload_decision *decision;
@@ -66,6 +66,18 @@ int bsd_stream_read(bsd_stream *s, const bs_key_schedule *ks, uint8_t *out, size
 /* out = in XOR the next len keystream bytes (in may equal out). */
 int bsd_stream_xor(bsd_stream *s, const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
                    size_t len);
+/*
+ * Windows in flight: a fixed depth (opts), or from BSD_STREAM_DEPTH_START up to
+ * BSD_STREAM_DEPTH_MAX, adapting to the rate each time a window arrives: one more window when
+ * the reader had to wait for it (bsd_client_stalls: its reply had not begun to arrive), one
+ * fewer after 4 * BSD_STREAM_DEPTH_MAX windows in a row found ready. The shared memory holds
+ * BSD_STREAM_DEPTH_MAX windows. bsd_stream_adapt_depth is that rule (calm: the run without a
+ * wait, kept by the caller); bsd_stream_depth the stream's depth now.
+ */
+#define BSD_STREAM_DEPTH_START 2
+#define BSD_STREAM_DEPTH_MAX 8
+unsigned bsd_stream_adapt_depth(unsigned active, unsigned max, int stalled, unsigned *calm);
+unsigned bsd_stream_depth(const bsd_stream *s);
 /* Keystream bytes delivered so far. */
 uint64_t bsd_stream_position(const bsd_stream *s);
 /*
