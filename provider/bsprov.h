@@ -130,11 +130,12 @@ int bsprov_source_open(const bsprov_ctx *prov, bs_keystream_source **src);
 int bsprov_source_copy(const bs_keystream_source *src, bs_keystream_source **dst);
 void bsprov_source_close(bs_keystream_source *src);
 /*
- * Sets BSPROV_PARAM_OFFLOAD and BSPROV_PARAM_OFFLOAD_REASON where params asks for them: src's
- * last decision (a NULL src: in-process, no daemon configured). 0: a param cannot take it.
+ * Sets the caller's BSPROV_PARAM_OFFLOAD and BSPROV_PARAM_OFFLOAD_REASON params (each NULL when
+ * not asked for; bsprov_params_find) to src's last decision (a NULL src: in-process, no daemon
+ * configured or offload=never). 0: a param cannot take it.
  */
 int bsprov_source_get_params(const bsprov_ctx *prov, const bs_keystream_source *src,
-                             OSSL_PARAM params[]);
+                             const OSSL_PARAM *what, const OSSL_PARAM *why);
 #define BSPROV_OFFLOAD_GETTABLE                                                                    \
     OSSL_PARAM_utf8_ptr(BSPROV_PARAM_OFFLOAD, NULL, 0),                                            \
         OSSL_PARAM_utf8_ptr(BSPROV_PARAM_OFFLOAD_REASON, NULL, 0)

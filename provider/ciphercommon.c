@@ -400,11 +400,22 @@ int bsprov_ctr_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
     bsprov_ctr_cctx *ctx = (bsprov_ctr_cctx *)vctx;
     const char *name = ctx->info->name;
-    enum { G_KEYLEN, G_IVLEN, G_PADDING, G_LIMIT64, G_NUM, G_IV, G_UPDATED_IV, G_N };
-    static const char *const names[G_N] = {OSSL_CIPHER_PARAM_KEYLEN,    OSSL_CIPHER_PARAM_IVLEN,
-                                           OSSL_CIPHER_PARAM_PADDING,   BSPROV_PARAM_LIMIT64_BLOCKS,
-                                           OSSL_CIPHER_PARAM_NUM,       OSSL_CIPHER_PARAM_IV,
-                                           OSSL_CIPHER_PARAM_UPDATED_IV};
+    enum {
+        G_KEYLEN,
+        G_IVLEN,
+        G_PADDING,
+        G_LIMIT64,
+        G_NUM,
+        G_IV,
+        G_UPDATED_IV,
+        G_OFFLOAD,
+        G_WHY,
+        G_N
+    };
+    static const char *const names[G_N] = {
+        OSSL_CIPHER_PARAM_KEYLEN,     OSSL_CIPHER_PARAM_IVLEN, OSSL_CIPHER_PARAM_PADDING,
+        BSPROV_PARAM_LIMIT64_BLOCKS,  OSSL_CIPHER_PARAM_NUM,   OSSL_CIPHER_PARAM_IV,
+        OSSL_CIPHER_PARAM_UPDATED_IV, BSPROV_PARAM_OFFLOAD,    BSPROV_PARAM_OFFLOAD_REASON};
     const OSSL_PARAM *f[G_N];
     bsprov_params_find(params, names, G_N, f);
     /* A get call's params are the caller's to write. */
@@ -417,7 +428,7 @@ int bsprov_ctr_get_ctx_params(void *vctx, OSSL_PARAM params[])
         return 0;
     if ((p = (OSSL_PARAM *)f[G_LIMIT64]) != NULL && !OSSL_PARAM_set_uint64(p, ctx->limit))
         return 0;
-    if (!bsprov_source_get_params(ctx->prov, ctx->src, params))
+    if (!bsprov_source_get_params(ctx->prov, ctx->src, f[G_OFFLOAD], f[G_WHY]))
         return 0;
 
     OSSL_PARAM *pnum = (OSSL_PARAM *)f[G_NUM];

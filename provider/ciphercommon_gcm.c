@@ -384,17 +384,18 @@ int bsprov_gcm_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
     bsprov_gcm_cctx *ctx = (bsprov_gcm_cctx *)vctx;
     const char *name = ctx->info->name;
-    enum { G_KEYLEN, G_IVLEN, G_TAGLEN, G_IV, G_UPDATED_IV, G_TAG, G_N };
+    enum { G_KEYLEN, G_IVLEN, G_TAGLEN, G_IV, G_UPDATED_IV, G_TAG, G_OFFLOAD, G_WHY, G_N };
     static const char *const names[G_N] = {
         OSSL_CIPHER_PARAM_KEYLEN, OSSL_CIPHER_PARAM_IVLEN,      OSSL_CIPHER_PARAM_AEAD_TAGLEN,
-        OSSL_CIPHER_PARAM_IV,     OSSL_CIPHER_PARAM_UPDATED_IV, OSSL_CIPHER_PARAM_AEAD_TAG};
+        OSSL_CIPHER_PARAM_IV,     OSSL_CIPHER_PARAM_UPDATED_IV, OSSL_CIPHER_PARAM_AEAD_TAG,
+        BSPROV_PARAM_OFFLOAD,     BSPROV_PARAM_OFFLOAD_REASON};
     const OSSL_PARAM *f[G_N];
     bsprov_params_find(params, names, G_N, f);
 
     if (!bsprov_set_size(f[G_KEYLEN], ctx->info->key_len) ||
         !bsprov_set_size(f[G_IVLEN], ctx->iv_len) || !bsprov_set_size(f[G_TAGLEN], ctx->tag_len))
         return 0;
-    if (!bsprov_source_get_params(ctx->prov, ctx->src, params))
+    if (!bsprov_source_get_params(ctx->prov, ctx->src, f[G_OFFLOAD], f[G_WHY]))
         return 0;
     /* GCM never changes its IV: updated-iv is the IV, as in OpenSSL's GCM. */
     for (int i = G_IV; i <= G_UPDATED_IV; i++) {

@@ -44,10 +44,10 @@ int bsprov_source_copy(const bs_keystream_source *src, bs_keystream_source **dst
 }
 
 int bsprov_source_get_params(const bsprov_ctx *prov, const bs_keystream_source *src,
-                             OSSL_PARAM params[])
+                             const OSSL_PARAM *p_what, const OSSL_PARAM *p_why)
 {
-    OSSL_PARAM *pd = OSSL_PARAM_locate(params, BSPROV_PARAM_OFFLOAD);
-    OSSL_PARAM *pr = OSSL_PARAM_locate(params, BSPROV_PARAM_OFFLOAD_REASON);
+    /* A get call's params are the caller's to write. */
+    OSSL_PARAM *pd = (OSSL_PARAM *)p_what, *pr = (OSSL_PARAM *)p_why;
     if (pd == NULL && pr == NULL)
         return 1;
     const char *what = "in-process", *why = "in-process: no daemon socket configured";

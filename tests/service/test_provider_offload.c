@@ -756,6 +756,23 @@ static void offload_case(const char *mode, const char *figures, const char *want
         CHECK(strcmp(what, want_what) == 0 && strncmp(why, want_why, strlen(want_why)) == 0);
     const int daemon = strcmp(what, "daemon") == 0;
     CHECK(daemon ? s1.served > s0.served : s1.served == s0.served);
+    /* RIJNDAEL-256-GCM contexts answer the same params (before any data: nothing decided). */
+    EVP_CIPHER *gcm = EVP_CIPHER_fetch(lc, "RIJNDAEL-256-GCM", NULL);
+    if (gcm != NULL) {
+        EVP_CIPHER_CTX *g = EVP_CIPHER_CTX_new();
+        uint8_t k32[32], iv28[28];
+        svc_fill(k32, sizeof k32, 31);
+        svc_fill(iv28, sizeof iv28, 32);
+        CHECK(g != NULL && EVP_EncryptInit_ex2(g, gcm, k32, iv28, NULL) == 1);
+        const char *gw = NULL, *gy = NULL;
+        offload_param(g, &gw, &gy);
+        CHECK(strcmp(mode, "never") == 0
+                  ? strcmp(gw, "in-process") == 0 &&
+                        strcmp(gy, "in-process: forced (offload=never)") == 0
+                  : strcmp(gw, "undecided") == 0 && strncmp(gy, "undecided: ", 11) == 0);
+        EVP_CIPHER_CTX_free(g);
+        EVP_CIPHER_free(gcm);
+    }
     /* never opens no connection; auto connects to ask RATE, and sends no key when it declines. */
     CHECK(strcmp(mode, "never") == 0 ? s1.conns == s0.conns : s1.conns == s0.conns + 1);
     CHECK(s1.errors == s0.errors);
