@@ -18,6 +18,8 @@
  *   GCM_FACE          the context has a `face` (core/aes/aes_ctr_face.h) that, when set,
  *                     produces the in-process keystream of the passes
  *   GCM_BULK_FOR      (cipher, ghash) -> a stitched CTR + GHASH loop (gcm256_bulk.h) or NULL,
+ *   GCM_START_FOR     (cipher, ghash) -> an in-register start for IVs that go by GHASH
+ *                     (gcm256_bulk.h) or NULL; optional, with GCM_GHASH_LAZY,
  *                     used in-process where the core has its own counter mode
  *   GCM_BULK_BLOCKS   the key powers that loop uses (with GCM_BULK_FOR and GCM_GHASH_LAZY)
  *   GCM_PROFILE       the context has `ctr_bytes` and `direct_iv` (0: the defaults 4 and
@@ -402,8 +404,15 @@ static void start_iv(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len, const uint8
     const int direct = iv_len == DIRECT_IV(ctx);
     const int inproc = ctx->src == NULL || ctx->src == &bs_keystream_inproc;
     const int early = inproc && ctx->ctr32 != NULL && !CTR_WIDE(ctx);
+#ifdef GCM_START_FOR
+    /* J0 by GHASH, E_K(J0) and E_K(J0 + 1) in one call, in registers (and H with the key). */
+    const bs_gcm256_start_fn fast =
+        early && !direct ? GCM_START_FOR(ctx->cipher, ctx->ghash) : NULL;
+#else
+    const void *fast = NULL;
+#endif
     ctx->pre = 0;
-    if (ctx->hpow == 0 && !(early && direct)) {
+    if (ctx->hpow == 0 && !(early && direct) && !(fast != NULL && key != NULL)) {
         uint8_t h[BL] = {0};
         if (key != NULL)
             ctx->cipher->set_key_encrypt(&ctx->ks, key, h, h, 1);
@@ -412,6 +421,31 @@ static void start_iv(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len, const uint8
         ghash_key_from(ctx, h);
         GCM_WIPE(h, sizeof h);
     }
+#ifdef GCM_START_FOR
+    if (fast != NULL) {
+        BS_ALIGN(64) uint8_t b[3 * BL];
+        fast(&ctx->ks, key, ctx->hkey, iv, iv_len, b);
+        if (key != NULL)
+            ctx->hpow = 1;
+        memcpy(ctx->j0, b, BL);
+        memcpy(ctx->ekj0, b + BL, BL);
+        memcpy(ctx->stream, b + 2 * BL, BL);
+        GCM_WIPE(b, sizeof b);
+        memcpy(ctx->counter, ctx->j0, BL);
+        inc32(ctx->counter);
+        ctx->ctr_secret = 1;
+        ctx->ekj0_ready = 1;
+        ctx->pre = 1;
+#ifdef GCM_GHASH_DEFER
+        ghash_powers(ctx, GCM_GHASH_DEFER);
+#endif
+        ctx->num = 0;
+        ctx->aad_len = 0;
+        ctx->data_len = 0;
+        ctx->state = ST_AAD;
+        return;
+    }
+#endif
 #endif
     if (iv_len == DIRECT_IV(ctx)) { /* J0 = IV || 0..0 || 1 (28 bytes: IV || 00000001) */
         memcpy(ctx->j0, iv, iv_len);
@@ -426,6 +460,9 @@ static void start_iv(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len, const uint8
         memset(ctx->y, 0, BL);
     }
     memcpy(ctx->counter, ctx->j0, BL);
+#ifdef GCM_BULK_FOR
+    ctx->ctr_secret = iv_len != DIRECT_IV(ctx);
+#endif
 #ifdef GCM_PROFILE
     if (CTR_WIDE(ctx))
         ctr_add(ctx->counter, ctr_bytes(ctx), 1);
@@ -663,7 +700,7 @@ static int gcm_crypt(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len, 
             ghash_flush(ctx); /* the loop reads and writes y */
         /* The loop makes the key powers it uses (ctx->hpow counts them). */
         const size_t done = bulk != NULL ? bulk(&ctx->ks, ctx->hkey, &ctx->hpow, ctx->counter,
-                                                ctx->y, in, out, len / BL, dec)
+                                                ctx->ctr_secret, ctx->y, in, out, len / BL, dec)
                                          : 0;
         out += done * BL;
         in += done * BL;

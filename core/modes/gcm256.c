@@ -18,6 +18,7 @@
 /* A full pass of the widest (64-lane) cores. */
 #define GCM_PASS BS_LANES_MAX
 #define GCM_BULK_FOR bs_gcm256_bulk_for
+#define GCM_START_FOR bs_gcm256_start_for
 #define GCM_BULK_BLOCKS 16 /* gcm256_vaes.c: one reduction per 16 blocks */
 #define GCM_GHASH_LAZY 1
 #ifdef BS_GCM256_DEFER

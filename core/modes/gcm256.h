@@ -131,9 +131,10 @@ typedef struct bs_gcm256_ctx {
     unsigned ghbuf_len;
     unsigned num; /* bytes of stream[] used */
     uint64_t aad_len, data_len;
-    int state;     /* see gcm.inc.h */
-    unsigned hpow; /* key powers in hkey so far (0: H not made yet, it comes with the IV) */
-    int pre;       /* stream[] holds the unused keystream of the next block (made with the IV) */
+    int state;      /* see gcm.inc.h */
+    unsigned hpow;  /* key powers in hkey so far (0: H not made yet, it comes with the IV) */
+    int pre;        /* stream[] holds the unused keystream of the next block (made with the IV) */
+    int ctr_secret; /* J0 came by GHASH: the counter depends on the key (nothing branches on it) */
     unsigned ctr_bytes, direct_iv; /* bs_gcm256_set_profile (0: 4 and 28) */
 } bs_gcm256_ctx;
 

@@ -13,17 +13,33 @@ struct bs_ghash256_impl;
 /*
  * Encrypts (decrypt 0) or decrypts the first whole 16-block batches of nblocks blocks of in into
  * out (in may equal out; no alignment), CTR from counter with inc32, and absorbs their ciphertext
- * into the GHASH accumulator y (GCM byte order) under hkey; advances counter. hkey holds *hpow
- * key powers (at least 1, the lazy form of gcm256.h): the loop makes the rest of those it uses
- * (where it can, beside the first batch's rounds) and updates *hpow. Returns the number of blocks
- * done (a multiple of 16, at most nblocks); the caller does the rest.
+ * into the GHASH accumulator y (GCM byte order) under hkey; advances counter. ctr_secret: the
+ * counter came from a J0 made by GHASH (it depends on the key), so nothing may branch on it. hkey
+ * holds *hpow key powers (at least 1, the lazy form of gcm256.h): the loop makes the rest of those
+ * it uses (where it can, beside the first batch's rounds) and updates *hpow. Returns the number of
+ * blocks done (a multiple of 16, at most nblocks); the caller does the rest.
  */
 typedef size_t (*bs_gcm256_bulk_fn)(const bs_key_schedule *ks, uint64_t *hkey, unsigned *hpow,
-                                    uint8_t counter[32], uint8_t y[32], const uint8_t *in,
-                                    uint8_t *out, size_t nblocks, int decrypt);
+                                    uint8_t counter[32], int ctr_secret, uint8_t y[32],
+                                    const uint8_t *in, uint8_t *out, size_t nblocks, int decrypt);
+
+/*
+ * A message's start where its IV is not of the direct length, all in registers: J0 = GHASH(IV ||
+ * zero pad || the lengths block (0, the IV's bit length)), then E_K(J0) and E_K(J0 + 1) (inc32).
+ * key not NULL: the key is expanded into ks first, beside H = E_K(0), and entry 0 of the lazy
+ * key form (gcm256.h) is made from H (the caller sets hpow to 1); key NULL: ks and entry 0 are
+ * there. Writes J0, E_K(J0), E_K(J0 + 1) to out. In pieces through memory, each step read back
+ * what the one before had just written in stores of another size, which the CPU cannot forward.
+ */
+typedef void (*bs_gcm256_start_fn)(bs_key_schedule *ks, const uint8_t *key, uint64_t *hkey,
+                                   const uint8_t *iv, size_t iv_len, uint8_t out[96]);
 
 /* The stitched loop for this core and GHASH at the CPU level in force, or NULL. */
 bs_gcm256_bulk_fn bs_gcm256_bulk_for(const bs_block_cipher *cipher,
                                      const struct bs_ghash256_impl *ghash);
+
+/* The in-register start for this core and GHASH, or NULL (then gcm.inc.h's steps). */
+bs_gcm256_start_fn bs_gcm256_start_for(const bs_block_cipher *cipher,
+                                       const struct bs_ghash256_impl *ghash);
 
 #endif

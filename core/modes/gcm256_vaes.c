@@ -97,8 +97,8 @@ static const BS_ALIGN(64) uint8_t WIDE_STEPS[2 * NREG][64] = {
  * with the accumulator, chunk B after round 13.
  */
 TARGET static inline __attribute__((always_inline)) void
-wide_batch(const bs_r256_vaes_keys *K, uint64_t *hkey, __m512i *cb, uint32_t *ctr, __m256i *yr,
-           const uint8_t *in, uint8_t *out, const uint8_t *hsrc, unsigned *ext)
+wide_batch(const bs_r256_vaes_keys *K, uint64_t *hkey, __m512i *cb, uint32_t *ctr, int ctr_secret,
+           __m256i *yr, const uint8_t *in, uint8_t *out, const uint8_t *hsrc, unsigned *ext)
 {
     const __m512i two = bs_r256_vaes_two();
     __m512i x[2 * NREG];
@@ -106,11 +106,12 @@ wide_batch(const bs_r256_vaes_keys *K, uint64_t *hkey, __m512i *cb, uint32_t *ct
     bs_vpclmul_acc t;
     bs_vpclmul_acc_zero(&t);
     /*
-     * *ctr is the first block's counter word (public, as the IV is): where its low byte does not
-     * carry within these 32 blocks, one VPERMB for the batch and a VPADDB a register; else the
-     * VPADDD and the VPERMB of each register.
+     * *ctr is the first block's counter word. Where it is public (a direct IV's) and its low byte
+     * does not carry within these 32 blocks, one VPERMB for the batch and a VPADDB a register;
+     * else the VPADDD and the VPERMB of each register. A J0 that came by GHASH depends on H: a
+     * branch on its counter would leak bits of the key (dudect's rekey-iv12 targets caught it).
      */
-    if ((*ctr & 0xff) <= 0x100 - 4 * NREG) {
+    if (!ctr_secret && (*ctr & 0xff) <= 0x100 - 4 * NREG) {
         const __m512i base = _mm512_permutexvar_epi8(K->perm_bswap, *cb);
 #pragma GCC unroll 16
         for (int j = 0; j < 2 * NREG; j++)
@@ -165,8 +166,8 @@ wide_batch(const bs_r256_vaes_keys *K, uint64_t *hkey, __m512i *cb, uint32_t *ct
 }
 
 TARGET static size_t vaes_vpclmul_bulk(const bs_key_schedule *ks, uint64_t *hkey, unsigned *hpow,
-                                       uint8_t counter[32], uint8_t y[32], const uint8_t *in,
-                                       uint8_t *out, size_t nblocks, int decrypt)
+                                       uint8_t counter[32], int ctr_secret, uint8_t y[32],
+                                       const uint8_t *in, uint8_t *out, size_t nblocks, int decrypt)
 {
     const size_t wide = nblocks / (4 * NREG), wb = 128 * NREG, bb = 64 * NREG;
     const size_t narrow = (nblocks - wide * 4 * NREG) / (2 * NREG);
@@ -187,15 +188,16 @@ TARGET static size_t vaes_vpclmul_bulk(const bs_key_schedule *ks, uint64_t *hkey
             *hpow = bs_vpclmul_extend_level(hkey, *hpow, BS_VPCLMUL_CHUNK);
     if (decrypt) {
         for (size_t b = 0; b < wide; b++)
-            wide_batch(&K, hkey, &cb, &ctr, &yr, in + wb * b, out + wb * b, in + wb * b, NULL);
+            wide_batch(&K, hkey, &cb, &ctr, ctr_secret, &yr, in + wb * b, out + wb * b, in + wb * b,
+                       NULL);
         if (narrow)
             batch(&K, hkey, &cb, &yr, in + wb * wide, out + wb * wide, in + wb * wide);
     } else if (wide > 0) {
         /* GHASH runs one batch behind: the ciphertext of batch b - 1 while CTR makes batch b. */
-        wide_batch(&K, hkey, &cb, &ctr, &yr, in, out, NULL, ext ? hpow : NULL);
+        wide_batch(&K, hkey, &cb, &ctr, ctr_secret, &yr, in, out, NULL, ext ? hpow : NULL);
         for (size_t b = 1; b < wide; b++)
-            wide_batch(&K, hkey, &cb, &ctr, &yr, in + wb * b, out + wb * b, out + wb * (b - 1),
-                       NULL);
+            wide_batch(&K, hkey, &cb, &ctr, ctr_secret, &yr, in + wb * b, out + wb * b,
+                       out + wb * (b - 1), NULL);
         const uint8_t *last = out + wb * (wide - 1);
         if (narrow) {
             /* The last wide batch's first chunk beside the narrow batch's CTR, its second after. */
@@ -217,7 +219,55 @@ TARGET static size_t vaes_vpclmul_bulk(const bs_key_schedule *ks, uint64_t *hkey
     return done;
 }
 
+/*
+ * bs_gcm256_start_fn. J0 by one-block products in registers (an IV of a block or two is the
+ * common case: a 12-byte IV is one block and the lengths), the IV's last partial block by a
+ * masked load, the lengths block made in a register; the counter blocks J0, J0 + 1 in one
+ * register through the rounds.
+ */
+__attribute__((
+    target("avx512f,avx512bw,avx512vl,avx512vbmi,vaes,vpclmulqdq,aes,ssse3"))) static void
+vaes_vpclmul_start(bs_key_schedule *ks, const uint8_t *key, uint64_t *hkey, const uint8_t *iv,
+                   size_t iv_len, uint8_t out[96])
+{
+    uint8_t *w = (uint8_t *)ks->w;
+    if (key != NULL) {
+        __m512i h = _mm512_setzero_si512();
+        bs_r256_vaes_set_key_rounds(w, key, &h, 1);
+        bs_vpclmul_first(hkey, _mm512_castsi512_si256(h));
+    }
+    __m256i yr = _mm256_setzero_si256();
+    size_t n = iv_len;
+    for (; n >= 32; n -= 32, iv += 32)
+        yr = bs_vpclmul_one(hkey, yr, iv);
+    if (n > 0)
+        yr = bs_vpclmul_one_x(hkey, yr, _mm256_maskz_loadu_epi8(((__mmask32)1 << n) - 1, iv));
+    /* The lengths block: 0 and the IV's bit length, each 64-bit big-endian ending its half. */
+    const uint64_t bits = (uint64_t)iv_len << 3;
+    yr = bs_vpclmul_one_x(hkey, yr, _mm256_set_epi64x((long long)__builtin_bswap64(bits), 0, 0, 0));
+    const __m256i j0 = _mm256_shuffle_epi8(yr, _mm512_castsi512_si256(bs_vpclmul_rev()));
+    const uint32_t c = __builtin_bswap32((uint32_t)_mm256_extract_epi32(j0, 7));
+    const __m256i j1 = _mm256_insert_epi32(j0, (int)__builtin_bswap32(c + 1), 7);
+    __m512i x = _mm512_xor_si512(_mm512_inserti64x4(_mm512_castsi256_si512(j0), j1, 1),
+                                 _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)w)));
+    bs_r256_vaes_small_rounds(w, &x, 1);
+    _mm256_storeu_si256((__m256i *)out, j0);
+    _mm512_storeu_si512((void *)(out + 32), x);
+}
+
 #endif
+
+bs_gcm256_start_fn bs_gcm256_start_for(const bs_block_cipher *cipher, const bs_ghash256_impl *ghash)
+{
+#ifdef HAVE_STITCHED
+    if (cipher == &bs_rijndael256_vaes && ghash == &bs_ghash256_vpclmul_impl)
+        return vaes_vpclmul_start;
+#else
+    (void)cipher;
+    (void)ghash;
+#endif
+    return NULL;
+}
 
 bs_gcm256_bulk_fn bs_gcm256_bulk_for(const bs_block_cipher *cipher, const bs_ghash256_impl *ghash)
 {

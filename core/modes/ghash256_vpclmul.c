@@ -12,30 +12,10 @@
 
 #include "ghash256_vpclmul.h"
 
-/*
- * Entry 0: the pair (G_1, G_0 = 0), in registers. G_1 = H * x^-1 mod P, x^-1 = x^255 + x^9 +
- * x^4 + x: the reversed words (w0..w3) of H shifted left by one as one 256-bit integer, the top
- * bit (H's term x^0) rotating into bit 0 (x^255), and where that bit is set the terms x^9, x^4,
- * x^1 (bits 246, 251, 254) XORed in under a mask: no branch on the key.
- */
+/* Entry 0 (bs_vpclmul_first). */
 BS_VPCLMUL_TARGET static void vpclmul_init_first(uint64_t *hkey, const uint8_t h[32])
 {
-    const __m256i w = bs_vpclmul_swap(bs_vpclmul_load_y(h)); /* (w0, w1, w2, w3) */
-    const __m256i prev = _mm256_alignr_epi64(w, w, 3);       /* (w3, w0, w1, w2) */
-    const __m256i m = _mm256_srai_epi64(_mm256_permute4x64_epi64(w, 0xff), 63);
-    const __m256i c = _mm256_set_epi64x(
-        (long long)(((uint64_t)1 << 62) | ((uint64_t)1 << 59) | ((uint64_t)1 << 54)), 0, 0, 0);
-    const __m256i g1 = _mm256_ternarylogic_epi64(
-        _mm256_or_si256(_mm256_slli_epi64(w, 1), _mm256_srli_epi64(prev, 63)), m, c,
-        0x78); /* a ^ (m & c) */
-    /* K1 = (g2, g3, g0, g1 | 0), K2 = (g0, g1, g2, g3 | 0), KM: pair_form(G_1, 0). */
-    const __m256i z = _mm256_setzero_si256();
-    _mm256_storeu_si256((__m256i *)hkey, bs_vpclmul_swap(g1));
-    _mm256_storeu_si256((__m256i *)(hkey + 4), z);
-    _mm256_storeu_si256((__m256i *)(hkey + 8), g1);
-    _mm256_storeu_si256((__m256i *)(hkey + 12), z);
-    _mm256_storeu_si256((__m256i *)(hkey + 16), bs_vpclmul_km(bs_vpclmul_swap(g1), g1));
-    _mm256_storeu_si256((__m256i *)(hkey + 20), z);
+    bs_vpclmul_first(hkey, _mm256_loadu_si256((const __m256i *)h));
 }
 
 /* Entries have..want - 1, a level at a time (bs_vpclmul_extend_level). */

@@ -201,16 +201,41 @@ BS_VPCLMUL_TARGET static inline void bs_vpclmul_store_y(uint8_t y[32], __m256i y
 }
 
 /*
- * One block (ymm only: the zmm form's second block would be zeros): yr' = (yr ^ X) * H, from
- * entry 0 of the key form, the pair (G_1, 0).
+ * Entry 0 of the key form from H (its 32 bytes, as in memory): the pair (G_1, G_0 = 0). G_1 = H *
+ * x^-1 mod P, x^-1 = x^255 + x^9 + x^4 + x: the reversed words (w0..w3) of H shifted left by one as
+ * one 256-bit integer, the top bit (H's term x^0) rotating into bit 0 (x^255), and where that bit
+ * is set the terms x^9, x^4, x^1 (bits 246, 251, 254) XORed in under a mask: no branch on the key.
  */
-BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_one(const uint64_t *hkey, __m256i yr,
-                                                       const uint8_t *block)
+BS_VPCLMUL_TARGET static inline void bs_vpclmul_first(uint64_t *hkey, __m256i h)
+{
+    const __m256i w = bs_vpclmul_swap(
+        _mm256_shuffle_epi8(h, _mm512_castsi512_si256(bs_vpclmul_rev()))); /* (w0, w1, w2, w3) */
+    const __m256i prev = _mm256_alignr_epi64(w, w, 3);                     /* (w3, w0, w1, w2) */
+    const __m256i m = _mm256_srai_epi64(_mm256_permute4x64_epi64(w, 0xff), 63);
+    const __m256i c = _mm256_set_epi64x(
+        (long long)(((uint64_t)1 << 62) | ((uint64_t)1 << 59) | ((uint64_t)1 << 54)), 0, 0, 0);
+    const __m256i g1 = _mm256_ternarylogic_epi64(
+        _mm256_or_si256(_mm256_slli_epi64(w, 1), _mm256_srli_epi64(prev, 63)), m, c,
+        0x78); /* a ^ (m & c) */
+    /* K1 = (g2, g3, g0, g1 | 0), K2 = (g0, g1, g2, g3 | 0), KM: pair_form(G_1, 0). */
+    const __m256i z = _mm256_setzero_si256();
+    _mm256_storeu_si256((__m256i *)hkey, bs_vpclmul_swap(g1));
+    _mm256_storeu_si256((__m256i *)(hkey + 4), z);
+    _mm256_storeu_si256((__m256i *)(hkey + 8), g1);
+    _mm256_storeu_si256((__m256i *)(hkey + 12), z);
+    _mm256_storeu_si256((__m256i *)(hkey + 16), bs_vpclmul_km(bs_vpclmul_swap(g1), g1));
+    _mm256_storeu_si256((__m256i *)(hkey + 20), z);
+}
+
+/*
+ * One block (ymm only: the zmm form's second block would be zeros): yr' = (yr ^ X) * H, from
+ * entry 0 of the key form, the pair (G_1, 0); the block's 32 bytes as in memory.
+ */
+BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_one_x(const uint64_t *hkey, __m256i yr,
+                                                         __m256i block)
 {
     const __m256i x =
-        _mm256_xor_si256(_mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)block),
-                                             _mm512_castsi512_si256(bs_vpclmul_rev())),
-                         yr);
+        _mm256_xor_si256(_mm256_shuffle_epi8(block, _mm512_castsi512_si256(bs_vpclmul_rev())), yr);
     const __m256i k1 = _mm256_loadu_si256((const __m256i *)hkey);
     const __m256i k2 = _mm256_loadu_si256((const __m256i *)(hkey + 8));
     const __m256i mid1 = _mm256_xor_si256(_mm256_clmulepi64_epi128(x, k1, 0x01),
@@ -222,6 +247,12 @@ BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_one(const uint64_t *hkey, __m
         _mm256_xor_si256(_mm256_clmulepi64_epi128(x, k1, 0x11), _mm256_bsrli_epi128(mid1, 8)),
         _mm256_xor_si256(_mm256_clmulepi64_epi128(x, k2, 0x00), _mm256_bslli_epi128(mid2, 8)),
         _mm256_xor_si256(_mm256_clmulepi64_epi128(x, k2, 0x11), _mm256_bsrli_epi128(mid2, 8))));
+}
+
+BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_one(const uint64_t *hkey, __m256i yr,
+                                                       const uint8_t *block)
+{
+    return bs_vpclmul_one_x(hkey, yr, _mm256_loadu_si256((const __m256i *)block));
 }
 
 /*

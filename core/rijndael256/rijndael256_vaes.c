@@ -16,7 +16,6 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 
-#include "rijndael256_ks_aesni.h"
 #include "rijndael256_vaes.h"
 
 #define VAES_TARGET BS_R256_VAES_TARGET
@@ -45,28 +44,6 @@ static inline __mmask64 blocks_mask(size_t m)
 }
 
 /*
- * Fewer blocks than a batch (a short message, the tail of a long one): the n registers (1..8)
- * side by side, each round key broadcast from the schedule as the round needs it, so that a call
- * of a block or two neither fills nor wipes the sixteen registers of bs_r256_vaes_keys. The
- * registers hold their blocks XORed with round key 0 on entry.
- */
-VAES_TARGET static inline __attribute__((always_inline)) void small_rounds_n(const uint8_t *rk,
-                                                                             __m512i *x, size_t n)
-{
-    const __m512i perm = _mm512_loadu_si512((const void *)bs_r256_vperm);
-#pragma GCC unroll 14
-    for (int i = 1; i <= BS_R256_ROUNDS; i++) {
-        const __m512i k =
-            _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(rk + 32 * i)));
-#pragma GCC unroll 8
-        for (size_t j = 0; j < n; j++) {
-            const __m512i t = _mm512_permutexvar_epi8(perm, x[j]);
-            x[j] = i < BS_R256_ROUNDS ? _mm512_aesenc_epi128(t, k) : _mm512_aesenclast_epi128(t, k);
-        }
-    }
-}
-
-/*
  * Unrolled with the registers named: 1 or 2 registers as they are, 3 or 4 as 4, 5 to 8 as 8
  * (registers past n are zeros, computed and dropped).
  */
@@ -76,13 +53,13 @@ VAES_TARGET static inline __attribute__((always_inline)) void small_rounds(const
     for (size_t j = n; j < NREG; j++)
         x[j] = _mm512_setzero_si512();
     if (n == 1)
-        small_rounds_n(rk, x, 1);
+        bs_r256_vaes_small_rounds(rk, x, 1);
     else if (n == 2)
-        small_rounds_n(rk, x, 2);
+        bs_r256_vaes_small_rounds(rk, x, 2);
     else if (n <= 4)
-        small_rounds_n(rk, x, 4);
+        bs_r256_vaes_small_rounds(rk, x, 4);
     else
-        small_rounds_n(rk, x, NREG);
+        bs_r256_vaes_small_rounds(rk, x, NREG);
 }
 
 /* Round key 0 broadcast to both blocks of a register. */
@@ -219,35 +196,12 @@ vaes_set_key_encrypt(bs_key_schedule *ks, const uint8_t *key, uint8_t *out, cons
         vaes_encrypt(ks, out, in, nblocks);
         return;
     }
-    uint8_t *w = (uint8_t *)ks->w;
-    const __m512i perm = _mm512_loadu_si512((const void *)bs_r256_vperm);
     const __mmask64 m0 = nblocks == 0 ? 0 : blocks_mask(nblocks);
     const __mmask64 m1 = nblocks <= 2 ? 0 : blocks_mask(nblocks - 2);
-    __m128i k0 = _mm_loadu_si128((const __m128i *)key);
-    __m128i k1 = _mm_loadu_si128((const __m128i *)(key + 16));
-    _mm_storeu_si128((__m128i *)w, k0);
-    _mm_storeu_si128((__m128i *)(w + 16), k1);
-    __m512i rk = _mm512_broadcast_i64x4(_mm256_set_m128i(k1, k0));
-    __m512i x0 = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m0, in), rk);
-    __m512i x1 = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m1, in + 64), rk);
-#pragma GCC unroll 14
-    for (int n = 1; n <= BS_R256_ROUNDS; n++) {
-        bs_r256_key_step(&k0, &k1, n);
-        _mm_storeu_si128((__m128i *)(w + 32 * n), k0);
-        _mm_storeu_si128((__m128i *)(w + 32 * n + 16), k1);
-        rk = _mm512_broadcast_i64x4(_mm256_set_m128i(k1, k0));
-        x0 = _mm512_permutexvar_epi8(perm, x0);
-        x1 = _mm512_permutexvar_epi8(perm, x1);
-        if (n < BS_R256_ROUNDS) {
-            x0 = _mm512_aesenc_epi128(x0, rk);
-            x1 = _mm512_aesenc_epi128(x1, rk);
-        } else {
-            x0 = _mm512_aesenclast_epi128(x0, rk);
-            x1 = _mm512_aesenclast_epi128(x1, rk);
-        }
-    }
-    _mm512_mask_storeu_epi8(out, m0, x0);
-    _mm512_mask_storeu_epi8(out + 64, m1, x1);
+    __m512i x[2] = {_mm512_maskz_loadu_epi8(m0, in), _mm512_maskz_loadu_epi8(m1, in + 64)};
+    bs_r256_vaes_set_key_rounds((uint8_t *)ks->w, key, x, 2);
+    _mm512_mask_storeu_epi8(out, m0, x[0]);
+    _mm512_mask_storeu_epi8(out + 64, m1, x[1]);
 }
 
 static int vaes_export_round_keys(const bs_key_schedule *ks, uint32_t *out, size_t nwords)

@@ -14,6 +14,7 @@
 #include <immintrin.h>
 
 #include "rijndael256.h"
+#include "rijndael256_ks_aesni.h"
 
 #define BS_R256_VAES_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,vaes")))
 
@@ -93,6 +94,62 @@ BS_R256_VAES_TARGET static inline __m512i bs_r256_vaes_counter(const uint8_t cou
 BS_R256_VAES_TARGET static inline __m512i bs_r256_vaes_two(void)
 {
     return _mm512_set_epi32(2, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0);
+}
+
+/*
+ * Fewer blocks than a batch (a short message, the tail of a long one): the n registers (1..8)
+ * side by side, each round key broadcast from the schedule as the round needs it, so that a call
+ * of a block or two neither fills nor wipes the sixteen registers of bs_r256_vaes_keys. The
+ * registers hold their blocks XORed with round key 0 on entry.
+ */
+BS_R256_VAES_TARGET static inline __attribute__((always_inline)) void
+bs_r256_vaes_small_rounds(const uint8_t *rk, __m512i *x, size_t n)
+{
+    const __m512i perm = _mm512_loadu_si512((const void *)bs_r256_vperm);
+#pragma GCC unroll 14
+    for (int i = 1; i <= BS_R256_ROUNDS; i++) {
+        const __m512i k =
+            _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(rk + 32 * i)));
+#pragma GCC unroll 8
+        for (size_t j = 0; j < n; j++) {
+            const __m512i t = _mm512_permutexvar_epi8(perm, x[j]);
+            x[j] = i < BS_R256_ROUNDS ? _mm512_aesenc_epi128(t, k) : _mm512_aesenclast_epi128(t, k);
+        }
+    }
+}
+
+/*
+ * The key schedule (rijndael256_ks_aesni.h) stored at w as the core stores it (the 15 round keys,
+ * 32 bytes each), with the rounds of the n (1 or 2) registers x, round key 0 XORed in here,
+ * side by side: round i as soon as step i has made its key. The registers' VPERMB and VAESENC
+ * chain is shorter than the schedule's two AESENCLAST a step, so the blocks cost about nothing
+ * beside the key setup.
+ */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,vaes,aes,ssse3"))) static inline
+    __attribute__((always_inline)) void
+    bs_r256_vaes_set_key_rounds(uint8_t *w, const uint8_t *key, __m512i *x, int n)
+{
+    const __m512i perm = _mm512_loadu_si512((const void *)bs_r256_vperm);
+    __m128i k0 = _mm_loadu_si128((const __m128i *)key);
+    __m128i k1 = _mm_loadu_si128((const __m128i *)(key + 16));
+    _mm_storeu_si128((__m128i *)w, k0);
+    _mm_storeu_si128((__m128i *)(w + 16), k1);
+    __m512i rk = _mm512_broadcast_i64x4(_mm256_set_m128i(k1, k0));
+    for (int j = 0; j < n; j++)
+        x[j] = _mm512_xor_si512(x[j], rk);
+#pragma GCC unroll 14
+    for (int i = 1; i <= BS_R256_ROUNDS; i++) {
+        bs_r256_key_step(&k0, &k1, i);
+        _mm_storeu_si128((__m128i *)(w + 32 * i), k0);
+        _mm_storeu_si128((__m128i *)(w + 32 * i + 16), k1);
+        rk = _mm512_broadcast_i64x4(_mm256_set_m128i(k1, k0));
+#pragma GCC unroll 2
+        for (int j = 0; j < n; j++) {
+            const __m512i t = _mm512_permutexvar_epi8(perm, x[j]);
+            x[j] =
+                i < BS_R256_ROUNDS ? _mm512_aesenc_epi128(t, rk) : _mm512_aesenclast_epi128(t, rk);
+        }
+    }
 }
 
 #endif
