@@ -503,71 +503,109 @@ static void call_masks_init(call_masks *cm, bs_aes_rng_fn rng, void *rng_ctx)
     wipe32(d, sizeof d);
 }
 
+/* MixColumns (aes.h's formula) of the output pattern, given R1 (n) and R2(x ^ R1(x)) (s) of m0
+ * and m1, XOR the input pattern: one representation's correction words, folded at compile time
+ * (the patterns are constants). */
+BS_AES_FN void vm_corr(uint32_t d[8], uint32_t m0, uint32_t m1, uint32_t n0, uint32_t n1,
+                       uint32_t s0, uint32_t s1)
+{
+    const uint32_t t0 = m0 ^ n0, t1 = m1 ^ n1;
+#define VM_SEL(p, a, b) ((p) == 1 ? (a) : (p) == 2 ? (b) : (a) ^ (b))
+#define VM_T(j) VM_SEL(BS_AES_MASKED_OUT_##j, t0, t1)
+#define VM_NS(j, i)                                                                                \
+    (VM_SEL(BS_AES_MASKED_OUT_##j, n0 ^ s0, n1 ^ s1) ^ VM_SEL(BS_AES_MASKED_IN_##i, m0, m1))
+    d[0] = VM_T(7) ^ VM_NS(0, 0);
+    d[1] = VM_T(0) ^ VM_T(7) ^ VM_NS(1, 1);
+    d[2] = VM_T(1) ^ VM_NS(2, 2);
+    d[3] = VM_T(2) ^ VM_T(7) ^ VM_NS(3, 3);
+    d[4] = VM_T(3) ^ VM_T(7) ^ VM_NS(4, 4);
+    d[5] = VM_T(4) ^ VM_NS(5, 5);
+    d[6] = VM_T(5) ^ VM_NS(6, 6);
+    d[7] = VM_T(6) ^ VM_NS(7, 7);
+#undef VM_SEL
+#undef VM_T
+#undef VM_NS
+}
+
 /*
  * The value-model variant's masks from its one word v (aes_masked.h says why each bit of every
  * value keeps a mask bit of its own): m0 = v, m1 = ror(v, 1), the plaintext words' masks all v,
- * the ciphertext words' ru[c] = ror(v, vm_ru[c]). Everything is computed into cm, which the
- * caller wipes, with no array of its own (a wiped local array would have to live in memory).
+ * the ciphertext words' ru[c] = ror(v, vm_ru[c]) (v and ror(v, 8): the generated unpacking
+ * takes v and rotates it the same way). Mask-only words, computed into cm, no wipe on
+ * Cortex-M3/M4 (encrypt_maskedv_t2); inlined into the entry points (a call of its own cost
+ * about 30 cycles).
  */
-static const unsigned char vm_ru[8] = {0, 8, 16, 24, 4, 12, 20, 28};
+static const unsigned char vm_ru[8] = {0, 0, 8, 8, 0, 0, 8, 8};
 
-static void call_masks_init_v(call_masks *cm, bs_aes_rng_fn rng, void *rng_ctx)
+BS_AES_FN void call_masks_init_v(call_masks *cm, bs_aes_rng_fn rng, void *rng_ctx)
 {
     uint32_t v;
     draw(&v, BS_AES_MASKEDV_RAND_ENC, rng, rng_ctx);
-    const uint32_t m0 = v;
+    uint32_t m0 = v;
 #ifdef BS_AES_MASKED_TRACE
-    const uint32_t m1 = bs_aes_masked_trace_same_masks ? v : bs_aes_ror(v, 1);
+    uint32_t m1 = bs_aes_masked_trace_same_masks ? v : bs_aes_ror(v, 1);
 #else
-    const uint32_t m1 = bs_aes_ror(v, 1);
+    uint32_t m1 = bs_aes_ror(v, 1);
 #endif
-    const uint32_t m2 = m0 ^ m1;
-    const uint32_t mi[8] = {PAT_W(BS_AES_MASKED_IN_0), PAT_W(BS_AES_MASKED_IN_1),
-                            PAT_W(BS_AES_MASKED_IN_2), PAT_W(BS_AES_MASKED_IN_3),
-                            PAT_W(BS_AES_MASKED_IN_4), PAT_W(BS_AES_MASKED_IN_5),
-                            PAT_W(BS_AES_MASKED_IN_6), PAT_W(BS_AES_MASKED_IN_7)};
-    const uint32_t mo[8] = {PAT_W(BS_AES_MASKED_OUT_0), PAT_W(BS_AES_MASKED_OUT_1),
-                            PAT_W(BS_AES_MASKED_OUT_2), PAT_W(BS_AES_MASKED_OUT_3),
-                            PAT_W(BS_AES_MASKED_OUT_4), PAT_W(BS_AES_MASKED_OUT_5),
-                            PAT_W(BS_AES_MASKED_OUT_6), PAT_W(BS_AES_MASKED_OUT_7)};
-    uint32_t x[8], u[8];
     cm->mw[0] = m0;
     cm->mw[1] = m1;
-    cm->mw[2] = m2;
+    cm->mw[2] = m0 ^ m1;
     cm->mw[3] = m0 | m1;
+    /* the correction words of the four representations, by linearity: MixColumns of the
+     * pattern from R1 and R2 of m0 and m1 alone (m2's are their XOR; aes.h's formula), one
+     * representation at a time (VM_PHASE: else GCC interleaves them all and spills) */
+#if defined(__GNUC__) || defined(__clang__)
+#define VM_PHASE() __asm__ volatile("" : "+r"(m0), "+r"(m1) : : "memory")
+#else
+#define VM_PHASE() ((void)0)
+#endif
+    vm_corr(cm->d[0], m0, m1, BS_AES_R1_0(m0), BS_AES_R1_0(m1), BS_AES_R2_0(m0 ^ BS_AES_R1_0(m0)),
+            BS_AES_R2_0(m1 ^ BS_AES_R1_0(m1)));
+    VM_PHASE();
+    vm_corr(cm->d[1], m0, m1, BS_AES_R1_1(m0), BS_AES_R1_1(m1), BS_AES_R2_1(m0 ^ BS_AES_R1_1(m0)),
+            BS_AES_R2_1(m1 ^ BS_AES_R1_1(m1)));
+    VM_PHASE();
+    vm_corr(cm->d[2], m0, m1, BS_AES_R1_2(m0), BS_AES_R1_2(m1), BS_AES_R2_2(m0 ^ BS_AES_R1_2(m0)),
+            BS_AES_R2_2(m1 ^ BS_AES_R1_2(m1)));
+    VM_PHASE();
+    vm_corr(cm->d[3], m0, m1, BS_AES_R1_3(m0), BS_AES_R1_3(m1), BS_AES_R2_3(m0 ^ BS_AES_R1_3(m0)),
+            BS_AES_R2_3(m1 ^ BS_AES_R1_3(m1)));
+    VM_PHASE();
+    /* the packed masks of the plaintext (v in every word) and of the ciphertext words */
+    uint32_t x[8], u[8];
     BS_UNROLL8
     for (unsigned i = 0; i < 8; i++) {
-        cm->r[i] = x[i] = v;
-        cm->ru[i] = u[i] = bs_aes_ror(v, vm_ru[i]);
+        x[i] = m0;
+        u[i] = bs_aes_ror(m0, vm_ru[i]);
+#ifndef BS_AES_MASKED_T2 /* else packing and unpacking take v itself (mw[0]) */
+        cm->r[i] = x[i];
+        cm->ru[i] = u[i];
+#endif
     }
     mask_transpose(x);
-    mask_transpose(u);
-    BS_UNROLL8
-    for (unsigned b = 0; b < 8; b++) {
-        cm->in[b] = x[(b >> 1) + 4 * (b & 1)] ^ mi[b];
-        cm->last[b] = mo[b] ^ bs_aes_sr2(u[(b >> 1) + 4 * (b & 1)]);
-    }
-    for (unsigned k = 0; k < 4; k++) {
-        uint32_t d[8];
-        memcpy(d, mo, sizeof mo);
-        switch (k) {
-        case 0:
-            bs_aes_mixcolumns0(d);
-            break;
-        case 1:
-            bs_aes_mixcolumns1(d);
-            break;
-        case 2:
-            bs_aes_mixcolumns2(d);
-            break;
-        default:
-            bs_aes_mixcolumns3(d);
-            break;
-        }
+    {
+        const uint32_t m2 = m0 ^ m1;
+        const uint32_t mi[8] = {PAT_W(BS_AES_MASKED_IN_0), PAT_W(BS_AES_MASKED_IN_1),
+                                PAT_W(BS_AES_MASKED_IN_2), PAT_W(BS_AES_MASKED_IN_3),
+                                PAT_W(BS_AES_MASKED_IN_4), PAT_W(BS_AES_MASKED_IN_5),
+                                PAT_W(BS_AES_MASKED_IN_6), PAT_W(BS_AES_MASKED_IN_7)};
         BS_UNROLL8
         for (unsigned b = 0; b < 8; b++)
-            cm->d[k][b] = d[b] ^ mi[b];
+            cm->in[b] = x[(b >> 1) + 4 * (b & 1)] ^ mi[b];
     }
+    VM_PHASE();
+    mask_transpose(u);
+    {
+        const uint32_t m2 = m0 ^ m1;
+        const uint32_t mo[8] = {PAT_W(BS_AES_MASKED_OUT_0), PAT_W(BS_AES_MASKED_OUT_1),
+                                PAT_W(BS_AES_MASKED_OUT_2), PAT_W(BS_AES_MASKED_OUT_3),
+                                PAT_W(BS_AES_MASKED_OUT_4), PAT_W(BS_AES_MASKED_OUT_5),
+                                PAT_W(BS_AES_MASKED_OUT_6), PAT_W(BS_AES_MASKED_OUT_7)};
+        BS_UNROLL8
+        for (unsigned b = 0; b < 8; b++)
+            cm->last[b] = mo[b] ^ bs_aes_sr2(u[(b >> 1) + 4 * (b & 1)]);
+    }
+#undef VM_PHASE
 }
 
 /* Nr rounds on two blocks with round-key shares rk0, rk1 (8 (Nr + 1) words each). */
@@ -576,29 +614,25 @@ static void encrypt_masked(const uint32_t *rk0, const uint32_t *rk1, unsigned nr
 {
     call_masks cm;
     uint32_t q[8];
+#ifdef BS_AES_MASKED_T2
+    call_masks_init(&cm, rng, rng_ctx);
+#else
     if (vm)
         call_masks_init_v(&cm, rng, rng_ctx);
     else
         call_masks_init(&cm, rng, rng_ctx);
+#endif
 #ifdef BS_AES_MASKED_T2
     /* the generated Thumb-2 (aes_masked_lin_t2.h): packing of the masked plaintext, the
-     * rounds, unpacking with the masks r taken off last */
-    if (vm) {
-        /* the value-model variant's: allocated without the transition rule */
-        pack_masked_v_t2(q, in, cm.r);
-        if (nr == 10)
-            rounds_masked_v_t2_10(q, &cm, rk0, rk1);
-        else
-            rounds_masked_v_t2_14(q, &cm, rk0, rk1);
-        unpack_masked_v_t2(out, q, cm.ru);
-    } else {
-        pack_masked_t2(q, in, cm.r);
-        if (nr == 10)
-            rounds_masked_t2_10(q, &cm, rk0, rk1);
-        else
-            rounds_masked_t2_14(q, &cm, rk0, rk1);
-        unpack_masked_t2(out, q, cm.r);
-    }
+     * rounds, unpacking with the masks r taken off last (the value-model variant: its entry
+     * points, encrypt_maskedv_t2) */
+    (void)vm;
+    pack_masked_t2(q, in, cm.r);
+    if (nr == 10)
+        rounds_masked_t2_10(q, &cm, rk0, rk1);
+    else
+        rounds_masked_t2_14(q, &cm, rk0, rk1);
+    unpack_masked_t2(out, q, cm.r);
 #else
     uint32_t x[8];
     const uint32_t *ru = vm ? cm.ru : cm.r;
@@ -662,16 +696,46 @@ void bs_aes256_masked_2blocks(const bs_aes256_masked_key *k, uint8_t out[32], co
     encrypt_masked(k->rk[0], k->rk[1], 14, out, in, rng, rng_ctx, 0);
 }
 
+#ifdef BS_AES_MASKED_T2
+/* The value-model variant on Cortex-M3/M4, inlined into its two entry points (encrypt_masked's
+ * vm path without its arguments on the stack): the masks, then the generated Thumb-2. */
+BS_AES_FN void encrypt_maskedv_t2(const uint32_t *rk0, const uint32_t *rk1, unsigned nr,
+                                  uint8_t out[32], const uint8_t in[32], bs_aes_rng_fn rng,
+                                  void *rng_ctx)
+{
+    call_masks cm;
+    uint32_t q[8];
+    call_masks_init_v(&cm, rng, rng_ctx);
+    pack_masked_v_t2(q, in, cm.mw);
+    if (nr == 10)
+        rounds_masked_v_t2_10(q, &cm, rk0, rk1);
+    else
+        rounds_masked_v_t2_14(q, &cm, rk0, rk1);
+    unpack_masked_v_t2(out, q, cm.mw);
+    /* No wipe: the rounds zero the S-box's stack slots on the way out, so that the call leaves
+     * masks (cm) and the ciphertext masked (q), never a value beside its mask (the generated
+     * functions spill nothing else; the C here handles masks only). */
+}
+#endif
+
 void bs_aes128_maskedv_2blocks(const bs_aes128_masked_key *k, uint8_t out[32], const uint8_t in[32],
                                bs_aes_rng_fn rng, void *rng_ctx)
 {
+#ifdef BS_AES_MASKED_T2
+    encrypt_maskedv_t2(k->rk[0], k->rk[1], 10, out, in, rng, rng_ctx);
+#else
     encrypt_masked(k->rk[0], k->rk[1], 10, out, in, rng, rng_ctx, 1);
+#endif
 }
 
 void bs_aes256_maskedv_2blocks(const bs_aes256_masked_key *k, uint8_t out[32], const uint8_t in[32],
                                bs_aes_rng_fn rng, void *rng_ctx)
 {
+#ifdef BS_AES_MASKED_T2
+    encrypt_maskedv_t2(k->rk[0], k->rk[1], 14, out, in, rng, rng_ctx);
+#else
     encrypt_masked(k->rk[0], k->rk[1], 14, out, in, rng, rng_ctx, 1);
+#endif
 }
 
 #ifdef BS_AES_MASKED_TRACE
@@ -843,17 +907,31 @@ static void desc256_set_key(bs_key_schedule *ks, const uint8_t *key)
     bs_aes256_masked_set_key((bs_aes256_masked_key *)ks->w, key, desc_rng_or_abort(), desc_rng_ctx);
 }
 
+/* One two-block call through the entry points (their key types: AES-128 when nr is 10). */
+static void desc_pair(const bs_key_schedule *ks, unsigned nr, int vm, uint8_t *out,
+                      const uint8_t *in, bs_aes_rng_fn rng)
+{
+    if (nr == 10 && vm)
+        bs_aes128_maskedv_2blocks((const bs_aes128_masked_key *)ks->w, out, in, rng, desc_rng_ctx);
+    else if (nr == 10)
+        bs_aes128_masked_2blocks((const bs_aes128_masked_key *)ks->w, out, in, rng, desc_rng_ctx);
+    else if (vm)
+        bs_aes256_maskedv_2blocks((const bs_aes256_masked_key *)ks->w, out, in, rng, desc_rng_ctx);
+    else
+        bs_aes256_masked_2blocks((const bs_aes256_masked_key *)ks->w, out, in, rng, desc_rng_ctx);
+}
+
 /* nblocks blocks, two per call; an odd last block goes through a padded copy. */
-static void desc_encrypt(const uint32_t *rk0, const uint32_t *rk1, unsigned nr, uint8_t *out,
-                         const uint8_t *in, size_t nblocks, int vm)
+static void desc_encrypt(const bs_key_schedule *ks, unsigned nr, uint8_t *out, const uint8_t *in,
+                         size_t nblocks, int vm)
 {
     bs_aes_rng_fn rng = desc_rng_or_abort();
     for (; nblocks >= 2; nblocks -= 2, in += 32, out += 32)
-        encrypt_masked(rk0, rk1, nr, out, in, rng, desc_rng_ctx, vm);
+        desc_pair(ks, nr, vm, out, in, rng);
     if (nblocks) {
         uint8_t pair[32] = {0};
         memcpy(pair, in, 16);
-        encrypt_masked(rk0, rk1, nr, pair, pair, rng, desc_rng_ctx, vm);
+        desc_pair(ks, nr, vm, pair, pair, rng);
         memcpy(out, pair, 16);
         bs_wipe(pair, sizeof pair);
     }
@@ -862,29 +940,25 @@ static void desc_encrypt(const uint32_t *rk0, const uint32_t *rk1, unsigned nr, 
 static void desc128_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
                             size_t nblocks)
 {
-    const bs_aes128_masked_key *k = (const bs_aes128_masked_key *)ks->w;
-    desc_encrypt(k->rk[0], k->rk[1], 10, out, in, nblocks, 0);
+    desc_encrypt(ks, 10, out, in, nblocks, 0);
 }
 
 static void desc128v_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
                              size_t nblocks)
 {
-    const bs_aes128_masked_key *k = (const bs_aes128_masked_key *)ks->w;
-    desc_encrypt(k->rk[0], k->rk[1], 10, out, in, nblocks, 1);
+    desc_encrypt(ks, 10, out, in, nblocks, 1);
 }
 
 static void desc256_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
                             size_t nblocks)
 {
-    const bs_aes256_masked_key *k = (const bs_aes256_masked_key *)ks->w;
-    desc_encrypt(k->rk[0], k->rk[1], 14, out, in, nblocks, 0);
+    desc_encrypt(ks, 14, out, in, nblocks, 0);
 }
 
 static void desc256v_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
                              size_t nblocks)
 {
-    const bs_aes256_masked_key *k = (const bs_aes256_masked_key *)ks->w;
-    desc_encrypt(k->rk[0], k->rk[1], 14, out, in, nblocks, 1);
+    desc_encrypt(ks, 14, out, in, nblocks, 1);
 }
 
 const bs_block_cipher bs_aes128_masked32 = {

@@ -96,9 +96,12 @@ def rank(rows):
 
 
 def indep(w):
-    """Independent of the secrets: the secret part's image lies in the masks' part's."""
+    """Independent of the secrets: the secret part's image lies in the masks' part's. In the
+    value model (VALUE_ONLY) bit by bit: every bit with a secret has a mask."""
     if not any(r >> NMASK for r in w):
         return True
+    if VALUE_ONLY:
+        return all(r & ((1 << NMASK) - 1) for r in w if r >> NMASK)
     return rank(w) == rank([r & ((1 << NMASK) - 1) for r in w])
 
 
@@ -172,6 +175,10 @@ def contexts(fn, same_masks=False):
     r1 = [w_var(V_RK1, b) for b in range(8)]
     rk0 = [w_xor(key[b], r1[b]) for b in range(8)]
     r = [w_var(V_P, b) for b in range(8)]  # the eight words r (mask variables)
+    if VALUE_ONLY and fn == 'pack':
+        r = [r[0]] * 8  # the value-model variant's: one word v for all (aes_masked32.c)
+    if VALUE_ONLY and fn == 'unpack':
+        r = [w_ror(r[0], 8 * ((c >> 1) & 1)) for c in range(8)]  # v and ror(v, 8)
     if same_masks and fn in ('pack', 'unpack'):
         r = [w_const()] * 8  # their control: no packing masks
     out = []
@@ -295,6 +302,13 @@ def transpose_prog(P, x):
 
 def program(fn):
     P = Prog()
+    if fn == 'pack' and VALUE_ONLY:
+        rv = P.ld(R, 0)  # the value-model variant's one mask word
+        x = [P.eor(P.ld(IN, c), rv) for c in range(8)]
+        x = transpose_prog(P, x)
+        for b in range(8):
+            P.st(x[(b >> 1) + 4 * (b & 1)], b)
+        return P
     if fn == 'pack':
         x = [P.eor(P.ld(IN, c), P.ld(R, c)) for c in range(8)]
         x = transpose_prog(P, x)
@@ -308,6 +322,11 @@ def program(fn):
             t = P.andi(P.eorsh(v, v, 'lsr', 4), 0x0f000f00)
             x[(b >> 1) + 4 * (b & 1)] = P.eorsh(P.eor(v, t), t, 'lsl', 4)
         x = transpose_prog(P, x)
+        if VALUE_ONLY:
+            rv = P.ld(R, 0)  # v; the words 2, 3, 6, 7 take ror(v, 8)
+            for c in range(8):
+                P.st(P.eor(x[c], rot(rv, 8 * ((c >> 1) & 1))), c, OUTP)
+            return P
         for c in range(8):
             P.st(P.eor(x[c], P.ld(R, c)), c, OUTP)
         return P
@@ -581,10 +600,12 @@ ARGS = {'pack': '(uint32_t q[8] __attribute__((unused)), const uint8_t *in __att
 CM = {'MW': 0, 'IN': 48, 'D': 80, 'LAST': 208}
 
 
-def sbox_slots():
+def sbox_slots(value=False):
     """The S-box's stack slots (core/aes/aes_masked_t2.h, generated before this file), as
-    offsets from the driver's sp at its call: below its push {lr} and its frame."""
-    src = SBOX_T2[:SBOX_T2.index('sbox_masked_v_t2')]  # the transition-aware one only
+    offsets from the driver's sp at its call: below its push {lr} and its frame. value: the
+    value-model S-box's."""
+    cut = SBOX_T2.index('\nsbox_masked_v_t2(')
+    src = SBOX_T2[cut:] if value else SBOX_T2[:cut]
     assert re.search(r'"push \{lr\}\\n"\s*"sub sp, sp, #(\d+)', src), 'S-box prologue'
     frame = int(re.search(r'"push \{lr\}\\n"\s*"sub sp, sp, #(\d+)', src).group(1))
     offs = sorted({int(x) for x in re.findall(r'\[sp, #(\d+)\]', src)})
@@ -624,13 +645,20 @@ def driver_v(nr):
     clears (no transition is claimed there)."""
     body = ['push {r4-r11, lr}', 'sub sp, sp, #20', 'stm sp, {r0, r1, r2, r3}',
             'add r1, r1, #%d' % CM['IN'], 'bl %s' % vname('ark')]
+    prev = CM['IN']
     for i in range(1, nr + 1):
-        body += ['ldm sp, {r0, r1}'] + (['add r1, r1, #%d' % CM['MW']] if CM['MW'] else []) + [
-            'bl sbox_masked_v_t2', 'ldm sp, {r0, r1, r2, r3}']
+        # the linear layers keep r0 (q) and r1 (their c): r1 back to the masks mw
+        body += ['sub r1, r1, #%d' % (prev - CM['MW'])] if prev != CM['MW'] else []
+        body += ['bl sbox_masked_v_t2', 'ldm sp, {r0, r1, r2, r3}']
         c = CM['LAST'] if i == nr else CM['D'] + 32 * (i % 4)
         body += ['add r1, r1, #%d' % c, 'add r2, r2, #%d' % (32 * i),
                  'add r3, r3, #%d' % (32 * i)]
         body.append('bl %s' % (vname('ark') if i == nr else vname('lin%d' % (i % 4))))
+        prev = c
+    # the S-box's slots zeroed on the way out: what the call leaves in memory is then masks
+    # only (the call's, in cm) and the state masked (q, the ciphertext's), never both a
+    # value and its mask (aes_masked32.c wipes neither)
+    body += ['movs r4, #0'] + ['str r4, [sp, #-%d]' % -o for o in sbox_slots(value=True)]
     return body + ['add sp, sp, #20', 'pop {r4-r11, pc}']
 
 
@@ -715,8 +743,11 @@ def generate(sbox_h, sbox_t2):
     w(' * take r off the ciphertext words (the plaintext as loaded and the ciphertext as stored')
     w(' * are inputs and outputs, exempt from the value test, not from the transitions).')
     w(' * The value-model variant\'s (aes_masked.h): the same seven programs allocated without the')
-    w(' * transition rule (no clears; values and outputs checked, the control failing), run by')
-    w(' * rounds_masked_v_t2_10 / _14 with sbox_masked_v_t2:')
+    w(' * transition rule (no clears; every value checked bit by bit and the outputs, the control')
+    w(' * failing), packing taking its one mask word v for every plaintext word and unpacking v')
+    w(' * and ror(v, 8) (aes_masked32.c\'s vm_ru), run by rounds_masked_v_t2_10 / _14 with')
+    w(' * sbox_masked_v_t2, which keep r0 and r1 across the linear layers and zero the S-box\'s')
+    w(' * %d stack slots on the way out:' % len(sbox_slots(value=True)))
     for name, n, nv, cb in vstats:
         w(' *   %s: %d instructions, %d values checked (control: %d fail).' % (name, n, nv, cb))
     w(' */')
@@ -735,7 +766,8 @@ def generate(sbox_h, sbox_t2):
                       'const void *cm __attribute__((unused)),\n    const uint32_t *rk0 '
                       '__attribute__((unused)), const uint32_t *rk1 __attribute__((unused)))',
                       driver(nr), ''))
-    funcs += [(vname(fn), ARGS.get(fn, '(uint32_t q[8] __attribute__((unused)), const uint32_t '
+    args_v = {k: v.replace('const uint32_t r[8]', 'const uint32_t *v') for k, v in ARGS.items()}
+    funcs += [(vname(fn), args_v.get(fn, '(uint32_t q[8] __attribute__((unused)), const uint32_t '
                'c[8] __attribute__((unused)),\n    const uint32_t *rk0 __attribute__((unused)), '
                'const uint32_t *rk1 __attribute__((unused)))'), bodies[vname(fn)],
                '' if fn in AAPCS else 'used, ') for fn in FUNCS]

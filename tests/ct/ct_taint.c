@@ -540,8 +540,12 @@ static void run_masked_aes128(void)
     bs_aes128_masked_2blocks(&mk, out, in, rng_secret, &state);
     bs_aes128_masked_2blocks(&mk, out + 32, in + 32, rng_secret, &state);
     declassify("masked:AES-128", out, 64);
+    /* the value-model variant on the same key shares */
+    bs_aes128_maskedv_2blocks(&mk, out, in, rng_secret, &state);
+    declassify("masked:AES-128 (value model)", out, 32);
     bs_aes128_masked_clear(&mk);
-    printf("masked:AES-128: set_key and two calls of two blocks\n");
+    printf("masked:AES-128: set_key and two calls of two blocks, one of the value-model "
+           "variant\n");
 }
 
 /* Masked AES-256 and masked AES-CTR (the descriptor over modes/ctr.h), the same taint. */
@@ -559,6 +563,8 @@ static void run_masked_aes256_ctr(void)
     bs_aes256_masked_set_key(&mk, key, rng_secret, &state);
     bs_aes256_masked_2blocks(&mk, out, in, rng_secret, &state);
     declassify("masked:AES-256", out, 32);
+    bs_aes256_maskedv_2blocks(&mk, out, in, rng_secret, &state);
+    declassify("masked:AES-256 (value model)", out, 32);
     bs_aes256_masked_clear(&mk);
     bs_aes_masked_set_rng(rng_secret, &state);
     if (bs_ctr_set_key(&ctx, &bs_aes128_masked32, key, 16) != BS_OK ||
