@@ -64,6 +64,13 @@ typedef enum bs_level {
 } bs_level;
 /* The highest level. */
 #define BS_CPU_TOP BS_CPU_AVX512
+/*
+ * The x86-64 levels with wide bitsliced cores (ymm and zmm words), best first, as X(name) with
+ * the level's name (bs_cpu_level_name). Each cipher folder with wide cores has <cipher>_<name>.c
+ * for each: its meson.build compiles them (core/meson.build reads this list through the
+ * compiler) and its header declares and lists their descriptors, bs_<cipher>_<name>.
+ */
+#define BS_X86_WIDE_LEVELS(X) X(avx512) X(avx2)
 
 /*
  * Counter mode over whole blocks, for implementations that have a faster one than

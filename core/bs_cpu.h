@@ -24,7 +24,10 @@ extern "C" {
 
 /* The environment variable that caps the level: one of BS_CPU_LEVEL_NAMES. */
 #define BS_CPU_ENV "BITSLICE_CPU"
-/* The levels' names (bs_cpu_level_name) from lowest to highest, for messages (test_cpu checks). */
+/*
+ * The levels' names (bs_cpu_level_name) from lowest to highest, for messages (test_cpu checks);
+ * the unit suite runs each test at each of them (tests/unit/meson.build reads this).
+ */
 #define BS_CPU_LEVEL_NAMES "portable, aesni, avx2, avx512"
 
 /* CPUID bits (Intel SDM vol. 2A, CPUID): leaf 1 ECX, leaf 7 sub-leaf 0 EBX and ECX. */

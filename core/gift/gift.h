@@ -251,10 +251,10 @@ extern const bs_block_cipher bs_gift64_thumb2;
 #ifdef __cplusplus
 extern "C" {
 #endif
-extern const bs_block_cipher bs_gift64_avx512;
-extern const bs_block_cipher bs_gift128_avx512;
-extern const bs_block_cipher bs_gift64_avx2;
-extern const bs_block_cipher bs_gift128_avx2;
+/* The wide x86 cores, bs_<variant>_<level> for each level of BS_X86_WIDE_LEVELS. */
+#define BS_GIFT_X86_DECLARE(level)                                                                 \
+    extern const bs_block_cipher bs_gift64_##level, bs_gift128_##level;
+BS_X86_WIDE_LEVELS(BS_GIFT_X86_DECLARE)
 extern const bs_block_cipher bs_gift64_bs64;
 extern const bs_block_cipher bs_gift128_bs64;
 extern const bs_block_cipher bs_gift64_fix32;
@@ -263,7 +263,8 @@ extern const bs_block_cipher bs_gift128_fix32;
 }
 #endif
 #if defined(BS_HAVE_GIFT) && defined(BS_HAVE_X86)
-#define BS_GIFT_X86_IMPLS &bs_gift64_avx512, &bs_gift128_avx512, &bs_gift64_avx2, &bs_gift128_avx2,
+#define BS_GIFT_X86_IMPL(level) &bs_gift64_##level, &bs_gift128_##level,
+#define BS_GIFT_X86_IMPLS BS_X86_WIDE_LEVELS(BS_GIFT_X86_IMPL)
 #else
 #define BS_GIFT_X86_IMPLS
 #endif

@@ -23,7 +23,11 @@
 #endif
 
 #ifdef BS_WIDE_HALF
-/* The ymm instance inside the AVX-512 region: VPTERNLOGQ on ymm words (AVX-512VL). */
+/*
+ * The ymm instance inside the AVX-512 region: VPTERNLOGQ on ymm words (AVX-512VL). The region's
+ * full instance, included next, takes it as its narrow path (GW_HALF_DONE).
+ */
+#define GW_HALF_DONE
 #define BS_W bs_v4
 #define BS_SFX v4
 #define GW_TERN(a, b, c, imm)                                                                      \
@@ -309,17 +313,18 @@ static void BS_TPL(gift128_pass)(const bs_key_schedule *ks, vw *st, const uint8_
 }
 
 /*
- * The path below this instance's passes (bs_wide.inc.h's narrow): in the AVX-512 region, the
- * ymm instance (BS_WIDE_HALF, included before this one) for 80 to 256 blocks (a call's, or what
- * is left after its whole passes), which a 256-lane pass serves at about half the cost of a
- * 512-lane one (or less), and bs64 under 80, as before; elsewhere bs64 under 5/16 of a pass.
- * GW_NARROW*(t) and GW_MIN(t) give the drivers' narrow path and pass threshold for a tail of t.
+ * The path below this instance's passes (bs_wide.inc.h's narrow): where the region included the
+ * ymm instance first (BS_WIDE_HALF, as the AVX-512 one does), that instance for 80 to 256 blocks (a
+ * call's, or what is left after its whole passes), which a 256-lane pass serves at about half the
+ * cost of a 512-lane one (or less), and bs64 under 80, as before; elsewhere bs64 under 5/16 of a
+ * pass. GW_NARROW*(t) and GW_MIN(t) give the drivers' narrow path and pass threshold for a tail of
+ * t.
  */
-#if defined(BS_TARGET_AVX512) && !defined(BS_WIDE_HALF)
+#if defined(GW_HALF_DONE) && !defined(BS_WIDE_HALF)
 static const bs_block_cipher BS_TPL(g64_narrow) = {
     .name = "GIFT-64",
-    .impl = "avx512 ymm",
-    .level = BS_CPU_AVX512,
+    .impl = BS_TARGET_IMPL " ymm",
+    .level = BS_TARGET_LEVEL,
     .key_len = 16,
     .block_len = 8,
     .lanes = 64,
@@ -327,8 +332,8 @@ static const bs_block_cipher BS_TPL(g64_narrow) = {
 };
 static const bs_block_cipher BS_TPL(g128_narrow) = {
     .name = "GIFT-128",
-    .impl = "avx512 ymm",
-    .level = BS_CPU_AVX512,
+    .impl = BS_TARGET_IMPL " ymm",
+    .level = BS_TARGET_LEVEL,
     .key_len = 16,
     .block_len = 16,
     .lanes = 64,
@@ -431,6 +436,9 @@ const bs_block_cipher BS_CAT(bs_gift128_, BS_TARGET_NAME) = {
 #undef BS_SFX
 #undef vw
 #undef GW_PASS
+#ifndef BS_WIDE_HALF
+#undef GW_HALF_DONE
+#endif
 #undef GW_TERN
 #undef GIFT128_SBOX
 #undef GIFT128_OUT3

@@ -287,10 +287,10 @@ void bs_present_bs32_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in
 #ifdef __cplusplus
 extern "C" {
 #endif
-extern const bs_block_cipher bs_present80_avx512;
-extern const bs_block_cipher bs_present128_avx512;
-extern const bs_block_cipher bs_present80_avx2;
-extern const bs_block_cipher bs_present128_avx2;
+/* The wide x86 cores, bs_<variant>_<level> for each level of BS_X86_WIDE_LEVELS. */
+#define BS_PRESENT_X86_DECLARE(level)                                                              \
+    extern const bs_block_cipher bs_present80_##level, bs_present128_##level;
+BS_X86_WIDE_LEVELS(BS_PRESENT_X86_DECLARE)
 extern const bs_block_cipher bs_present80_bs64;
 extern const bs_block_cipher bs_present128_bs64;
 extern const bs_block_cipher bs_present80_bs32;
@@ -299,8 +299,8 @@ extern const bs_block_cipher bs_present128_bs32;
 }
 #endif
 #if defined(BS_HAVE_PRESENT) && defined(BS_HAVE_X86)
-#define BS_PRESENT_X86_IMPLS                                                                       \
-    &bs_present80_avx512, &bs_present128_avx512, &bs_present80_avx2, &bs_present128_avx2,
+#define BS_PRESENT_X86_IMPL(level) &bs_present80_##level, &bs_present128_##level,
+#define BS_PRESENT_X86_IMPLS BS_X86_WIDE_LEVELS(BS_PRESENT_X86_IMPL)
 #else
 #define BS_PRESENT_X86_IMPLS
 #endif

@@ -16,7 +16,11 @@
  * No include guard, on purpose.
  */
 #ifdef BS_WIDE_HALF
-/* The ymm instance inside the AVX-512 region: VPTERNLOGQ on ymm words (AVX-512VL). */
+/*
+ * The ymm instance inside the AVX-512 region: VPTERNLOGQ on ymm words (AVX-512VL). The region's
+ * full instance, included next, takes it as its narrow path (PW_HALF_DONE).
+ */
+#define PW_HALF_DONE
 #define BS_W bs_v4
 #define BS_SFX v4
 #define PW_TERN(a, b, c, imm)                                                                      \
@@ -170,17 +174,18 @@ static void BS_TPL(pass)(const bs_key_schedule *ks, vw *st, const uint8_t *src, 
 }
 
 /*
- * The path below this instance's passes (bs_wide.inc.h's narrow): in the AVX-512 region, the
- * ymm instance (BS_WIDE_HALF, included before this one) for 80 to 256 blocks (a call's, or what
- * is left after its whole passes), which a 256-lane pass serves at about half the cost of a
- * 512-lane one (or less), and bs64 under 80, as before; elsewhere bs64 under 5/16 of a pass.
- * PW_NARROW*(t) and PW_MIN(t) give the drivers' narrow path and pass threshold for a tail of t.
+ * The path below this instance's passes (bs_wide.inc.h's narrow): where the region included the
+ * ymm instance first (BS_WIDE_HALF, as the AVX-512 one does), that instance for 80 to 256 blocks (a
+ * call's, or what is left after its whole passes), which a 256-lane pass serves at about half the
+ * cost of a 512-lane one (or less), and bs64 under 80, as before; elsewhere bs64 under 5/16 of a
+ * pass. PW_NARROW*(t) and PW_MIN(t) give the drivers' narrow path and pass threshold for a tail of
+ * t.
  */
-#if defined(BS_TARGET_AVX512) && !defined(BS_WIDE_HALF)
+#if defined(PW_HALF_DONE) && !defined(BS_WIDE_HALF)
 static const bs_block_cipher BS_TPL(p80_narrow) = {
     .name = "PRESENT-80",
-    .impl = "avx512 ymm",
-    .level = BS_CPU_AVX512,
+    .impl = BS_TARGET_IMPL " ymm",
+    .level = BS_TARGET_LEVEL,
     .key_len = 10,
     .block_len = 8,
     .lanes = 64,
@@ -188,8 +193,8 @@ static const bs_block_cipher BS_TPL(p80_narrow) = {
 };
 static const bs_block_cipher BS_TPL(p128_narrow) = {
     .name = "PRESENT-128",
-    .impl = "avx512 ymm",
-    .level = BS_CPU_AVX512,
+    .impl = BS_TARGET_IMPL " ymm",
+    .level = BS_TARGET_LEVEL,
     .key_len = 16,
     .block_len = 8,
     .lanes = 64,
@@ -292,4 +297,7 @@ const bs_block_cipher BS_CAT(bs_present128_, BS_TARGET_NAME) = {
 #undef BS_SFX
 #undef vw
 #undef PW_PASS
+#ifndef BS_WIDE_HALF
+#undef PW_HALF_DONE
+#endif
 #undef PW_TERN

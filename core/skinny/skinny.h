@@ -151,12 +151,11 @@ void bs_skinny_fix32_addkey(uint32_t w[8], const uint32_t rtk[8]);
  * The SKINNY-128 implementations, and the folder's lists of them for bs_registry.c, best first:
  * BS_SKINNY_IMPLS the host's, BS_SKINNY_MCU_IMPLS the 32-bit MCU variants (empty where not built).
  */
-extern const bs_block_cipher bs_skinny128_128_avx512;
-extern const bs_block_cipher bs_skinny128_256_avx512;
-extern const bs_block_cipher bs_skinny128_384_avx512;
-extern const bs_block_cipher bs_skinny128_128_avx2;
-extern const bs_block_cipher bs_skinny128_256_avx2;
-extern const bs_block_cipher bs_skinny128_384_avx2;
+/* The wide x86 cores, bs_<variant>_<level> for each level of BS_X86_WIDE_LEVELS. */
+#define BS_SKINNY_X86_DECLARE(level)                                                               \
+    extern const bs_block_cipher bs_skinny128_128_##level, bs_skinny128_256_##level,               \
+        bs_skinny128_384_##level;
+BS_X86_WIDE_LEVELS(BS_SKINNY_X86_DECLARE)
 extern const bs_block_cipher bs_skinny128_128_bs64;
 extern const bs_block_cipher bs_skinny128_256_bs64;
 extern const bs_block_cipher bs_skinny128_384_bs64;
@@ -164,9 +163,9 @@ extern const bs_block_cipher bs_skinny128_128_fix32;
 extern const bs_block_cipher bs_skinny128_256_fix32;
 extern const bs_block_cipher bs_skinny128_384_fix32;
 #if defined(BS_HAVE_SKINNY) && defined(BS_HAVE_X86)
-#define BS_SKINNY_X86_IMPLS                                                                        \
-    &bs_skinny128_128_avx512, &bs_skinny128_256_avx512, &bs_skinny128_384_avx512,                  \
-        &bs_skinny128_128_avx2, &bs_skinny128_256_avx2, &bs_skinny128_384_avx2,
+#define BS_SKINNY_X86_IMPL(level)                                                                  \
+    &bs_skinny128_128_##level, &bs_skinny128_256_##level, &bs_skinny128_384_##level,
+#define BS_SKINNY_X86_IMPLS BS_X86_WIDE_LEVELS(BS_SKINNY_X86_IMPL)
 #else
 #define BS_SKINNY_X86_IMPLS
 #endif

@@ -255,12 +255,10 @@ void bs_speedy_bs64_set_key(uint64_t *m, const uint8_t *key, unsigned rounds);
 #ifdef __cplusplus
 extern "C" {
 #endif
-extern const bs_block_cipher bs_speedy7_avx512;
-extern const bs_block_cipher bs_speedy6_avx512;
-extern const bs_block_cipher bs_speedy5_avx512;
-extern const bs_block_cipher bs_speedy7_avx2;
-extern const bs_block_cipher bs_speedy6_avx2;
-extern const bs_block_cipher bs_speedy5_avx2;
+/* The wide x86 cores, bs_<variant>_<level> for each level of BS_X86_WIDE_LEVELS. */
+#define BS_SPEEDY_X86_DECLARE(level)                                                               \
+    extern const bs_block_cipher bs_speedy7_##level, bs_speedy6_##level, bs_speedy5_##level;
+BS_X86_WIDE_LEVELS(BS_SPEEDY_X86_DECLARE)
 extern const bs_block_cipher bs_speedy7_bs64;
 extern const bs_block_cipher bs_speedy6_bs64;
 extern const bs_block_cipher bs_speedy5_bs64;
@@ -271,9 +269,8 @@ extern const bs_block_cipher bs_speedy5_bs32;
 }
 #endif
 #if defined(BS_HAVE_SPEEDY) && defined(BS_HAVE_X86)
-#define BS_SPEEDY_X86_IMPLS                                                                        \
-    &bs_speedy7_avx512, &bs_speedy6_avx512, &bs_speedy5_avx512, &bs_speedy7_avx2,                  \
-        &bs_speedy6_avx2, &bs_speedy5_avx2,
+#define BS_SPEEDY_X86_IMPL(level) &bs_speedy7_##level, &bs_speedy6_##level, &bs_speedy5_##level,
+#define BS_SPEEDY_X86_IMPLS BS_X86_WIDE_LEVELS(BS_SPEEDY_X86_IMPL)
 #else
 #define BS_SPEEDY_X86_IMPLS
 #endif
