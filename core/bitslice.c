@@ -3,6 +3,7 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
+#include <immintrin.h>
 #endif
 
 const char *bs_strerror(int err)
@@ -187,6 +188,42 @@ __attribute__((noinline)) static void wipe_sse(void)
                            "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
 }
 
+/* bs_wipe_large's stores: each 64 (32) bytes kept by an empty asm, then the tail. */
+__attribute__((noinline, target("avx512f"))) static void wipe_large_avx512(uint8_t *b, size_t n)
+{
+    const __m512i z = _mm512_setzero_si512();
+    for (; n >= 64; n -= 64, b += 64) {
+        _mm512_storeu_si512((void *)b, z);
+        __asm__ __volatile__("" : : "r"(b) : "memory");
+    }
+    bs_wipe(b, n);
+}
+
+__attribute__((noinline, target("avx"))) static void wipe_large_avx(uint8_t *b, size_t n)
+{
+    const __m256i z = _mm256_setzero_si256();
+    for (; n >= 32; n -= 32, b += 32) {
+        _mm256_storeu_si256((__m256i *)b, z);
+        __asm__ __volatile__("" : : "r"(b) : "memory");
+    }
+    bs_wipe(b, n);
+}
+
+void bs_wipe_large(void *p, size_t n)
+{
+    switch (vector_regs_kind()) {
+    case 2:
+        wipe_large_avx512((uint8_t *)p, n);
+        break;
+    case 1:
+        wipe_large_avx((uint8_t *)p, n);
+        break;
+    default:
+        bs_wipe(p, n);
+        break;
+    }
+}
+
 void bs_wipe_vector_regs(void)
 {
     switch (vector_regs_kind()) {
@@ -202,6 +239,11 @@ void bs_wipe_vector_regs(void)
     }
 }
 #else
+void bs_wipe_large(void *p, size_t n)
+{
+    bs_wipe(p, n);
+}
+
 void bs_wipe_vector_regs(void)
 {
     /* 32-bit MCUs and other hosts: their register files are not saved where this can reach */

@@ -158,6 +158,12 @@ const bs_block_cipher *bs_block_cipher_by_any_name(const char *name);
 /* Overwrites n bytes in a way the compiler may not remove. */
 void bs_wipe(void *p, size_t n);
 /*
+ * The same for a few hundred bytes and more (a key form, a context): 64-byte stores on x86-64
+ * with AVX-512, 32-byte ones with AVX, else bs_wipe. The C library's memset starts such sizes
+ * with `rep stosb`, whose start-up cost a re-keyed short GCM message more than the stores.
+ */
+void bs_wipe_large(void *p, size_t n);
+/*
  * Zeroes about `bytes` of the calling thread's stack below the caller's frame: what the cores'
  * frames left there once they returned (spilled cipher state, key-schedule words, keystream).
  * The cores wipe their own state buffers, but not the compiler's spills; this clears both.

@@ -59,13 +59,19 @@
  * empty asm that reads the pointer and clobbers memory. The compiler then writes vector stores,
  * where a memset call (a dozen a re-keyed short message) or a `rep stos` (which it chose for the
  * key setup's few hundred bytes, and whose start-up cost more than the whole wipe: perf gave it
- * three quarters of set_key_iv's time on a re-keyed 16-byte message) cost more. 32-bit targets
- * keep bs_wipe (its word stores: picolibc's memset is a byte loop).
+ * three quarters of set_key_iv's time on a re-keyed 16-byte message) cost more. From 256 bytes
+ * (the key form, the fields after it) bs_wipe_large's wider stores: the key form of a message of
+ * 16 blocks or more is 3.5 KiB. 32-bit targets keep bs_wipe (its word stores: picolibc's memset
+ * is a byte loop).
  */
 #if UINTPTR_MAX > 0xffffffffu && (defined(__GNUC__) || defined(__clang__))
 static inline void gcm_wipe(void *p, size_t n)
 {
     uint8_t *b = (uint8_t *)p;
+    if (n >= 256) {
+        bs_wipe_large(p, n);
+        return;
+    }
     for (; n >= 64; n -= 64, b += 64) {
         __builtin_memset(b, 0, 64);
         __asm__ __volatile__("" : : "r"(b) : "memory");

@@ -103,6 +103,26 @@ static void test_gf256_random(void **state)
     }
 }
 
+/*
+ * bs_wipe_large (the context's key-form wipes): exactly the n bytes, at every alignment, and
+ * nothing around them, for every length up to past its 64-byte stores' tails.
+ */
+static void test_wipe_large(void **state)
+{
+    (void)state;
+    static uint8_t buf[64 + 700 + 64];
+    for (size_t off = 0; off < 64; off += 7)
+        for (size_t n = 0; n <= 700; n += 1 + n / 50) {
+            memset(buf, 0xa5, sizeof buf);
+            bs_wipe_large(buf + 64 + off, n);
+            for (size_t i = 0; i < sizeof buf; i++) {
+                const int in = i >= 64 + off && i < 64 + off + n;
+                if (buf[i] != (in ? 0 : 0xa5))
+                    fail_msg("bs_wipe_large(+%zu, %zu): byte %zu is %02x", off, n, i, buf[i]);
+            }
+        }
+}
+
 /* What set_key picks is one of the implementations tested here, and constant-time. */
 static void test_ghash_default(void **state)
 {
@@ -988,6 +1008,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gf256_random),
         cmocka_unit_test(test_ghash_default),
+        cmocka_unit_test(test_wipe_large),
         cmocka_unit_test(test_kat),
         cmocka_unit_test(test_random_vs_reference),
         cmocka_unit_test(test_lazy_powers_and_rekey),
