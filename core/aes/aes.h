@@ -68,8 +68,9 @@ void bs_aes256_semifix_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *
 
 /*
  * Key schedules: rk[8 i .. 8 i + 8) is round key i packed (both blocks), in representation
- * rep(i) (fully fixsliced: i mod 4; semi-fixsliced: i mod 2), with 0x63 added for i >= 1.
- * nk: 4 or 8 key words. Shared by every AES core.
+ * rep(i) (fully fixsliced: i mod 4, so the last, Nr = 10 or 14, in 2; semi-fixsliced: i mod 2,
+ * but the last in 2 too, the cores adding it before their one SR^2 on the unpacked words), with
+ * 0x63 added for i >= 1. nk: 4 or 8 key words. Shared by every AES core.
  */
 void bs_aes_key_schedule(uint32_t *rk, const uint8_t *key, unsigned nk, unsigned rep_mod);
 

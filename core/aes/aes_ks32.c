@@ -101,10 +101,11 @@ void bs_aes_key_schedule(uint32_t *rk, const uint8_t *key, unsigned nk, unsigned
             PLACE(i + 3, 3);
         }
     } else {
-        for (unsigned i = 0; i <= nr; i += 2) {
+        for (unsigned i = 0; i < nr; i += 2) {
             PLACE(i, 0);
             PLACE(i + 1, 1);
         }
+        PLACE(nr, 2); /* the last (aes.h) */
     }
     bs_wipe32(w, BS_WORDS(w));
 }

@@ -6,6 +6,7 @@ time. The small-flash AES: one copy of the S-box, of each MixColumns and of the 
 by AES-128 and AES-256 (against the fully fixsliced code of aes_thumb2.py, all rounds unrolled).
 
     python3 embedded/gen/aes_semifix_thumb2.py aes_semifix32_t2.h
+    python3 embedded/gen/aes_semifix_thumb2.py --search ITERATIONS SEED   (see SBOX_PRIORITY)
 
 The pieces are aes_thumb2.py's (the 115-gate S-box circuit and its gate priorities, the
 MixColumns with pending rotations, the packing's SWAPMOVEs, the schedule, the clustering of
@@ -13,8 +14,9 @@ loads and stores); what differs is the shape:
 
 - One round a pass of the loop: AddRoundKey (two LDMs through the round-key pointer, kept on
   the stack and advanced by the LDM's write-back), the S-box, then by the round's parity
-  MixColumns in representation 1 (odd rounds) or SR^2 and MixColumns 0 (even rounds; the last
-  round, even, SR^2 only, AddRoundKey and unpacking). The parity and the end come from one
+  MixColumns in representation 1 (odd rounds) or SR^2 and MixColumns 0 (even rounds; after
+  the last, even, AddRoundKey with its key in representation 2, then the unpacking with SR^2
+  done on the unpacked words, as aes_semifix32.c). The parity and the end come from one
   LSRS of a word on the stack whose bits are the rounds' parities (bit i - 1 set for odd round
   i; 0x155 for 10 rounds, 0x1555 for 14): the carry is the parity, zero marks the last round.
   Branches depend on the round number only.
@@ -32,6 +34,7 @@ callee-saved registers and sp restored).
 """
 import random
 import re
+import sys
 
 import aes_thumb2 as G
 import emit
@@ -71,8 +74,8 @@ def piece(name):
         return G.mixcolumns(q, 1)
     if name == 'mc0':
         return G.mixcolumns(q, 0)
-    if name == 'unpack':
-        return G.unpack(q)
+    if name == 'unpack_sr2':
+        return G.unpack_sr2(q)
     raise ValueError(name)
 
 
@@ -84,6 +87,8 @@ def model_piece(name, q):
         return G.model_sbox(q)
     if name in ('mc1', 'mc0'):
         return G.model_mc(q, 1 if name == 'mc1' else 0)
+    if name == 'unpack_sr2':
+        q = [G.model_sr2(w) for w in q]
     x = [None] * 8
     for i in range(8):
         x[(i >> 1) + 4 * (i & 1)] = q[i]
@@ -230,10 +235,30 @@ def allocate(outs, placed, free, targets=None, store_out=False, loads_from=None)
     return lines, list(targets), nslots[0]
 
 
-def build_piece(name, placed, free, targets=None, store_out=False, loads_from=None):
+# The S-box gates' priorities for the schedule (aes_thumb2.py's PRIORITY, which was searched
+# for the unrolled rounds), found by `--search`: a hill climb from aes_thumb2.py's order, each
+# candidate scored by the instructions of a whole AES-128 call (then its estimated cycles):
+# 67 instructions fewer.
+SBOX_PRIORITY = """
+t12 t59 t38 t8 t51 y19 t19 t22 y21 s0 t31 t37 t62 z15
+z5 t52 t63 t64 t44 z0 t23 s2 t21 s3 t13 t41 y1 t45
+t46 t4 t25 t1 y17 z6 y5 t17 s5 t43 t40 t18 t42 z3
+z16 t55 z17 t14 t56 t34 t49 t28 y6 z12 z13 t50 s1 z9
+t67 y18 z7 t48 z14 y13 y10 t33 t3 t16 t0 y8 y20 y11
+y16 t10 t57 t65 s6 t66 t24 y7 z11 z8 t6 t47 t53 t27
+y2 s7 y12 t29 y9 t60 t35 t54 t26 t7 s4 z4 t30 t39
+y3 t5 t2 t58 t11 t61 z10 t20 y4 t32 t36 t9 z2 y15
+z1 y14 t15
+"""
+
+
+def build_piece(name, placed, free, targets=None, store_out=False, loads_from=None,
+                order=None):
     outs = piece(name)
     check_piece(name, outs)
-    outs = G.schedule(outs)
+    if name == 'sbox':
+        order = order or SBOX_PRIORITY.split()
+    outs = G.schedule(outs, order)
     check_piece(name, outs)
     lines, where, nslots = allocate(outs, placed, free, targets, store_out, loads_from)
     return G.merge_pairs(G.cluster(lines), known=()), where, nslots
@@ -265,7 +290,7 @@ def sr2_lines(state, tmp):
     return out
 
 
-def function_lines(top=TOP):
+def function_lines(top=TOP, order=None):
     """The whole function (out r0, rk r1, in r2, parities r3), the state in top at the loop's
     top. Returns (lines, frame bytes)."""
     nslots = []
@@ -275,14 +300,14 @@ def function_lines(top=TOP):
     nslots.append(n)
     # the S-box from top to where its allocation leaves it
     free_top = [r for r in REGS if r not in top]
-    sbox, s_where, n = build_piece('sbox', top, free_top)
+    sbox, s_where, n = build_piece('sbox', top, free_top, order=order)
     nslots.append(n)
     free_s = [r for r in REGS if r not in s_where]
     mc1, _, n = build_piece('mc1', s_where, free_s, targets=top)
     nslots.append(n)
     mc0, _, n = build_piece('mc0', s_where, free_s, targets=top)
     nslots.append(n)
-    unpack, _, n = build_piece('unpack', s_where, free_s, store_out=True)
+    unpack, _, n = build_piece('unpack_sr2', s_where, free_s, store_out=True)
     nslots.append(n)
     frame = 4 * max(nslots)
     pro = G.merge_pairs(G.cluster([
@@ -292,7 +317,7 @@ def function_lines(top=TOP):
     body = (pro[:at] + ['strd r1, r3, [sp, #%d]' % RK_S] + pro[at:] + ['b 1f', '3:'] + mc1 +
             ['1:'] + ark_lines(top, free_top, True) + sbox + ['bcs 3b', 'beq 4f'] +
             sr2_lines(s_where, free_s[0]) + mc0 + ['b 1b', '4:'] +
-            sr2_lines(s_where, free_s[0]) + ark_lines(s_where, free_s, False) + unpack +
+            ark_lines(s_where, free_s, False) + unpack +
             ['add sp, sp, #%d' % frame, 'pop {r4-r11, pc}'])
     return body, frame
 
@@ -305,12 +330,10 @@ def model(inw, rk, nr):
         q = G.model_sbox(q)
         if i % 2:
             q = G.model_mc(q, 1)
-        else:
-            q = [G.model_sr2(w) for w in q]
-            if i < nr:
-                q = G.model_mc(q, 0)
+        elif i < nr:
+            q = G.model_mc([G.model_sr2(w) for w in q], 0)
         q = [q[b] ^ rk[8 * i + b] for b in range(8)]
-    return model_piece('unpack', q)
+    return model_piece('unpack_sr2', q)  # (the last round key in representation 2)
 
 
 MEM_RE = re.compile(r'(ldr|str) (\w+), \[(\w+), #(\d+)\]$')
@@ -421,11 +444,11 @@ def simulate(lines, inw, rk, nr):
     return [mem[OUT + 4 * i] for i in range(8)], n, cyc, seen
 
 
-def check(lines):
+def check(lines, runs=40):
     rng = random.Random(2026)
     stats = {}
     for nr in (10, 14):
-        for _ in range(40):
+        for _ in range(runs):
             inw = [rng.getrandbits(32) for _ in range(8)]
             rk = [rng.getrandbits(32) for _ in range(8 * (nr + 1))]
             got, n, cyc, seen = simulate(lines, inw, rk, nr)
@@ -436,39 +459,10 @@ def check(lines):
     return stats
 
 
-def thumb_size(l):
-    """The bytes of a line's encoding as GNU as picks it in unified syntax (an estimate: 2 for
-    the forms with a 16-bit encoding outside an IT block, 4 otherwise)."""
-    op, rest = l.split(None, 1)
-    f = [x.strip() for x in re.split(r',(?![^{]*\})', rest)]
-    low = lambda r: re.match(r'r[0-7]$', r) is not None
-    if op in ('b',):
-        return 2
-    if op in ('bcs', 'beq'):
-        return 2
-    if op in ('push', 'pop'):
-        return 4
-    if op in ('lsrs',):
-        return 2 if low(f[0]) and low(f[1]) else 4
-    if op == 'mov':
-        return 2
-    m = MEM_RE.match(l)
-    if m:
-        kind, r, base, off = m.groups()
-        off = int(off)
-        if base == 'sp':
-            return 2 if low(r) and off < 1024 else 4
-        return 2 if low(r) and low(base) and off < 128 else 4
-    if op == 'ldmia':
-        return 2 if all(low(r) for r in re.findall(r'r\d+|lr|r12', rest)) else 4
-    return 4
-
-
 def generate():
     G.check_circuit()
     lines, frame = function_lines()
     stats = check(lines)
-    size = sum(thumb_size(l) for l in lines if not l.endswith(':'))
     comment = [
         'aes_semifix32_t2.h: generated by embedded/gen/aes_semifix_thumb2.py (do not edit; see',
         'there for how and why). Semi-fixsliced AES-128 and AES-256 as one compact Thumb-2',
@@ -478,8 +472,8 @@ def generate():
         'BS_AES_SEMIFIX_T2_R256 (the rounds\' parities, see the generator).',
         'One call: AES-128 %d instructions, %d estimated cycles (embedded/bench/run.py\'s'
         % stats[10][:2],
-        'model); AES-256 %d, %d; about %d bytes of code, %d bytes of stack besides the nine'
-        % (stats[14][0], stats[14][1], size, frame),
+        'model); AES-256 %d, %d; %d instructions in all, %d bytes of stack besides the nine'
+        % (stats[14][0], stats[14][1], sum(1 for l in lines if not l.endswith(':')), frame),
         'registers pushed.']
     out = ['/*'] + [' * ' + l for l in comment] + [' */', '#ifndef BS_AES_SEMIFIX32_T2_H',
                                                     '#define BS_AES_SEMIFIX32_T2_H', '',
@@ -502,5 +496,25 @@ def generate():
     return '\n'.join(out) + '\n'
 
 
+def static_count(order):
+    """The instructions and estimated cycles of an AES-128 call, from the pieces' lengths (the
+    search's score; check() counts them by running the lines)."""
+    lines, _ = function_lines(order=order)
+    return check(lines, 1)[10]
+
+
+def search(iters, seed):
+    rng = random.Random(seed)
+    cost = lambda order: (lambda s: s[0] * 10000 + s[1])(static_count(order))
+    order = G.anneal(SBOX_PRIORITY.split(), cost, iters, rng)
+    words = ' '.join(order).split()
+    for k in range(0, len(words), 14):
+        print(' '.join(words[k:k + 14]))
+
+
 if __name__ == '__main__':
-    emit.main(generate, __doc__)
+    if len(sys.argv) == 4 and sys.argv[1] == '--search':
+        G.check_circuit()
+        search(int(sys.argv[2]), int(sys.argv[3]))
+    else:
+        emit.main(generate, __doc__)
