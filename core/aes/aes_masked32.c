@@ -772,6 +772,55 @@ static void subword_masked(uint32_t w[2], bs_aes_rng_fn rng, void *rng_ctx)
     wipe32(r, sizeof r);
 }
 
+/* The value-model variant's SubWord: the two shares traded, bit by bit, for the pattern masking
+ * of the encryption's S-box (its two mask bits a position, m0 and m1, bits 0, 8, 16, 24 and 1,
+ * 9, 17, 25 of one fresh word), that S-box (the Thumb-2 sbox_masked_v_t2 on Cortex-M3/M4, the
+ * C elsewhere), and back to two shares with a second fresh word as share 1: 2 words a SubWord
+ * where the DOM circuit draws 5. Each trade adds its mask-only word (share bits ^ pattern mask,
+ * hidden from the compiler) to the other share, so that no value holds the two shares
+ * together. */
+static void subword_masked_v(uint32_t w[2], bs_aes_rng_fn rng, void *rng_ctx)
+{
+    uint32_t r[BS_AES_MASKEDV_SBOX_RAND], q[8], mw[4];
+    draw(r, BS_AES_MASKEDV_SBOX_RAND, rng, rng_ctx);
+    const uint32_t m0 = r[0] & 0x01010101u, m1 = (r[0] >> 1) & 0x01010101u, m2 = m0 ^ m1;
+    const uint32_t mi[8] = {PAT_W(BS_AES_MASKED_IN_0), PAT_W(BS_AES_MASKED_IN_1),
+                            PAT_W(BS_AES_MASKED_IN_2), PAT_W(BS_AES_MASKED_IN_3),
+                            PAT_W(BS_AES_MASKED_IN_4), PAT_W(BS_AES_MASKED_IN_5),
+                            PAT_W(BS_AES_MASKED_IN_6), PAT_W(BS_AES_MASKED_IN_7)};
+    const uint32_t mo[8] = {PAT_W(BS_AES_MASKED_OUT_0), PAT_W(BS_AES_MASKED_OUT_1),
+                            PAT_W(BS_AES_MASKED_OUT_2), PAT_W(BS_AES_MASKED_OUT_3),
+                            PAT_W(BS_AES_MASKED_OUT_4), PAT_W(BS_AES_MASKED_OUT_5),
+                            PAT_W(BS_AES_MASKED_OUT_6), PAT_W(BS_AES_MASKED_OUT_7)};
+    mw[0] = m0;
+    mw[1] = m1;
+    mw[2] = m2;
+    mw[3] = m0 | m1;
+    BS_UNROLL8
+    for (unsigned b = 0; b < 8; b++) {
+        uint32_t t = MT(MT((w[1] >> b) & 0x01010101u) ^ mi[b]);
+        BS_HIDE(t);
+        q[b] = MT(MT((w[0] >> b) & 0x01010101u) ^ t);
+    }
+#ifdef BS_AES_MASKED_T2
+    sbox_masked_v_t2_c(q, mw);
+#else
+    sbox_masked(q, mw);
+#endif
+    uint32_t v = 0;
+    BS_UNROLL8
+    for (unsigned b = 0; b < 8; b++) {
+        uint32_t t = MT(MT((r[1] >> b) & 0x01010101u) ^ mo[b]);
+        BS_HIDE(t);
+        v = MT(v | (MT(MT(q[b] ^ t) & 0x01010101u) << b));
+    }
+    w[0] = MT(v ^ 0x63636363u);
+    w[1] = r[1];
+    wipe32(q, sizeof q);
+    wipe32(r, sizeof r);
+    wipe32(mw, sizeof mw);
+}
+
 /*
  * The packing of one share of a round key, the same key in both blocks, given as its column
  * words: out of line, one copy for every round key and share, its operands in registers.
@@ -781,9 +830,11 @@ static BS_MASKED_NOINLINE void pack_share(uint32_t *rk, uint32_t c0, uint32_t c1
 {
     uint32_t x[8] = {c0, c1, c2, c3, c0, c1, c2, c3};
     transpose_share(x);
+    BS_UNROLL8
     for (unsigned b = 0; b < 8; b++)
         rk[b] = x[(b >> 1) + 4 * (b & 1)];
-    wipe32(x, sizeof x);
+    /* no wipe: x holds one share's words only, the ones just stored in rk (a wipe would keep
+     * x in memory: 22 calls of about 40 instructions more) */
 }
 
 /*
@@ -813,7 +864,7 @@ BS_AES_FN void place_share(uint32_t *rk, const uint32_t *w, unsigned k, uint32_t
 
 /* bs_aes_key_schedule (aes_ks32.c) with nk = 4 or 8, representations mod 4, on shares. */
 static void set_key_masked(uint32_t *rk0, uint32_t *rk1, const uint8_t *key, unsigned nk,
-                           bs_aes_rng_fn rng, void *rng_ctx)
+                           bs_aes_rng_fn rng, void *rng_ctx, int vm)
 {
     const unsigned nr = nk + 6, nw = 4 * (nr + 1);
     uint32_t w[2][60], m[8], t[2];
@@ -827,14 +878,19 @@ static void set_key_masked(uint32_t *rk0, uint32_t *rk1, const uint8_t *key, uns
     for (unsigned i = nk; i < nw; i += nk) {
         t[0] = MT(bs_aes_ror(w[0][i - 1], 8));
         t[1] = MT(bs_aes_ror(w[1][i - 1], 8));
-        subword_masked(t, rng, rng_ctx);
+        if (vm)
+            subword_masked_v(t, rng, rng_ctx);
+        else
+            subword_masked(t, rng, rng_ctx);
         w[0][i] = MT(w[0][i - nk] ^ MT(t[0] ^ rcon));
         w[1][i] = MT(w[1][i - nk] ^ t[1]);
         rcon = (rcon << 1) ^ (0x11bu & (0u - (rcon >> 7)));
         for (unsigned j = 1; j < nk && i + j < nw; j++) {
             t[0] = w[0][i + j - 1];
             t[1] = w[1][i + j - 1];
-            if (j == 4)
+            if (j == 4 && vm)
+                subword_masked_v(t, rng, rng_ctx);
+            else if (j == 4)
                 subword_masked(t, rng, rng_ctx);
             w[0][i + j] = MT(w[0][i + j - nk] ^ t[0]);
             w[1][i + j] = MT(w[1][i + j - nk] ^ t[1]);
@@ -854,13 +910,25 @@ static void set_key_masked(uint32_t *rk0, uint32_t *rk1, const uint8_t *key, uns
 void bs_aes128_masked_set_key(bs_aes128_masked_key *k, const uint8_t key[16], bs_aes_rng_fn rng,
                               void *rng_ctx)
 {
-    set_key_masked(k->rk[0], k->rk[1], key, 4, rng, rng_ctx);
+    set_key_masked(k->rk[0], k->rk[1], key, 4, rng, rng_ctx, 0);
+}
+
+void bs_aes128_maskedv_set_key(bs_aes128_masked_key *k, const uint8_t key[16], bs_aes_rng_fn rng,
+                               void *rng_ctx)
+{
+    set_key_masked(k->rk[0], k->rk[1], key, 4, rng, rng_ctx, 1);
 }
 
 void bs_aes256_masked_set_key(bs_aes256_masked_key *k, const uint8_t key[32], bs_aes_rng_fn rng,
                               void *rng_ctx)
 {
-    set_key_masked(k->rk[0], k->rk[1], key, 8, rng, rng_ctx);
+    set_key_masked(k->rk[0], k->rk[1], key, 8, rng, rng_ctx, 0);
+}
+
+void bs_aes256_maskedv_set_key(bs_aes256_masked_key *k, const uint8_t key[32], bs_aes_rng_fn rng,
+                               void *rng_ctx)
+{
+    set_key_masked(k->rk[0], k->rk[1], key, 8, rng, rng_ctx, 1);
 }
 
 void bs_aes128_masked_clear(bs_aes128_masked_key *k)
@@ -905,6 +973,18 @@ static void desc128_set_key(bs_key_schedule *ks, const uint8_t *key)
 static void desc256_set_key(bs_key_schedule *ks, const uint8_t *key)
 {
     bs_aes256_masked_set_key((bs_aes256_masked_key *)ks->w, key, desc_rng_or_abort(), desc_rng_ctx);
+}
+
+static void desc128v_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
+    bs_aes128_maskedv_set_key((bs_aes128_masked_key *)ks->w, key, desc_rng_or_abort(),
+                              desc_rng_ctx);
+}
+
+static void desc256v_set_key(bs_key_schedule *ks, const uint8_t *key)
+{
+    bs_aes256_maskedv_set_key((bs_aes256_masked_key *)ks->w, key, desc_rng_or_abort(),
+                              desc_rng_ctx);
 }
 
 /* One two-block call through the entry points (their key types: AES-128 when nr is 10). */
@@ -988,7 +1068,7 @@ const bs_block_cipher bs_aes128_masked32v = {
     .key_len = 16,
     .block_len = 16,
     .lanes = 2,
-    .set_key = desc128_set_key,
+    .set_key = desc128v_set_key,
     .encrypt = desc128v_encrypt,
 };
 const bs_block_cipher bs_aes256_masked32v = {
@@ -998,7 +1078,7 @@ const bs_block_cipher bs_aes256_masked32v = {
     .key_len = 32,
     .block_len = 16,
     .lanes = 2,
-    .set_key = desc256_set_key,
+    .set_key = desc256v_set_key,
     .encrypt = desc256v_encrypt,
 };
 #endif

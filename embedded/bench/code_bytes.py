@@ -21,7 +21,7 @@ from by_function import functions  # noqa: E402
 from run import CORES, TOOL, disassemble, run  # noqa: E402
 
 HARNESS = ('bsemb_mark_begin', 'bsemb_mark_end', 'bench_cipher', 'main', 'begin', 'end')
-EXTRA = ('AES-128/masked32/encrypt', 'AES-256/masked32/encrypt')
+EXTRA = ('AES-128/masked32/encrypt', 'AES-256/masked32/encrypt', 'AES-128/masked32v/encrypt')
 
 
 def sizes(insns):

@@ -776,6 +776,11 @@ def generate(sbox_h, sbox_t2):
                       'const void *cm __attribute__((unused)),\n    const uint32_t *rk0 '
                       '__attribute__((unused)), const uint32_t *rk1 __attribute__((unused)))',
                       driver_v(nr), ''))
+    # the value-model S-box called from C (the variant's key setup, aes_masked32.c): the AAPCS
+    # around its private convention (it saves only lr; 10 words keep sp 8-aligned)
+    funcs.append(('sbox_masked_v_t2_c', '(uint32_t q[8] __attribute__((unused)), '
+                  'const uint32_t mw[4] __attribute__((unused)))',
+                  ['push {r3-r11, lr}', 'bl sbox_masked_v_t2', 'pop {r3-r11, pc}'], ''))
     for name, args, body, used in funcs:
         w('')
         w('__attribute__((%snaked, noinline)) static void' % used)

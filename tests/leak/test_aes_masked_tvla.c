@@ -90,7 +90,10 @@ static size_t one_trace(int exp, int random_class, prng *data, prng *masks, bs_a
     bs_aes_masked_trace = trace_buf;
     bs_aes_masked_trace_cap = CAP;
     bs_aes_masked_trace_len = 0;
-    bs_aes128_masked_set_key(&mk, key, rng, masks);
+    if (vm)
+        bs_aes128_maskedv_set_key(&mk, key, rng, masks);
+    else
+        bs_aes128_masked_set_key(&mk, key, rng, masks);
     if (vm)
         bs_aes128_maskedv_2blocks(&mk, ct, pt, rng, masks);
     else

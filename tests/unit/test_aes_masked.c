@@ -90,7 +90,12 @@ static void check_random(bs_aes_rng_fn rng, void *ctx, unsigned cases)
         bs_aes256_masked_2blocks(&mk256, out, in, rng, ctx);
         if (memcmp(out, ref, 32) != 0)
             fail_msg("masked AES-256 differs from the reference (case %u)", n);
-        /* the value-model variant on the same keys: AES-256, then AES-128 in place */
+        /* the value-model variant, on the same keys and on its own key setup's: AES-256,
+         * then AES-128 in place */
+        bs_aes256_maskedv_2blocks(&mk256, out, in, rng, ctx);
+        if (memcmp(out, ref, 32) != 0)
+            fail_msg("masked AES-256 (value model) differs from the reference (case %u)", n);
+        bs_aes256_maskedv_set_key(&mk256, key256, rng, ctx);
         bs_aes256_maskedv_2blocks(&mk256, out, in, rng, ctx);
         if (memcmp(out, ref, 32) != 0)
             fail_msg("masked AES-256 (value model) differs from the reference (case %u)", n);
@@ -100,6 +105,11 @@ static void check_random(bs_aes_rng_fn rng, void *ctx, unsigned cases)
         bs_aes128_maskedv_2blocks(&mk, out, out, rng, ctx);
         if (memcmp(out, ref, 32) != 0)
             fail_msg("masked AES-128 (value model) differs from the reference (case %u)", n);
+        bs_aes128_maskedv_set_key(&mk, key, rng, ctx);
+        bs_aes128_maskedv_2blocks(&mk, out, in, rng, ctx);
+        if (memcmp(out, ref, 32) != 0)
+            fail_msg("masked AES-128 (value-model key setup) differs from the reference (case %u)",
+                     n);
     }
 }
 
@@ -148,6 +158,13 @@ static void test_randomness_cost(void **state)
     bs_aes256_maskedv_2blocks(&mk256, out, in, rng_counting, &c);
     assert_int_equal(c.words, 2 * BS_AES_MASKEDV_RAND_ENC);
     assert_int_equal(c.calls, 2);
+    c.words = 0;
+    bs_aes128_maskedv_set_key(&mk, key, rng_counting, &c);
+    assert_int_equal(c.words, BS_AES128_MASKEDV_RAND_KEY);
+    assert_int_equal(BS_AES128_MASKEDV_RAND_KEY, 24);
+    c.words = 0;
+    bs_aes256_maskedv_set_key(&mk256, key256, rng_counting, &c);
+    assert_int_equal(c.words, BS_AES256_MASKEDV_RAND_KEY);
 }
 
 /* AES-256's round-key shares recombine to the unmasked schedule and are not that schedule. */
@@ -159,7 +176,10 @@ static void test_key_shares_256(void **state)
     for (unsigned n = 0; n < 50; n++) {
         bs_test_fill(key, 32);
         bs_aes_key_schedule(rk, key, 8, 4);
-        bs_aes256_masked_set_key(&mk256, key, rng_getrandom, NULL);
+        if (n & 1)
+            bs_aes256_maskedv_set_key(&mk256, key, rng_getrandom, NULL);
+        else
+            bs_aes256_masked_set_key(&mk256, key, rng_getrandom, NULL);
         unsigned same0 = 0;
         for (unsigned i = 0; i < BS_AES256_RK_WORDS; i++) {
             assert_int_equal(mk256.rk[0][i] ^ mk256.rk[1][i], rk[i]);
@@ -180,7 +200,10 @@ static void test_key_shares(void **state)
     for (unsigned n = 0; n < 50; n++) {
         bs_test_fill(key, 16);
         bs_aes_key_schedule(rk, key, 4, 4);
-        bs_aes128_masked_set_key(&mk, key, rng_getrandom, NULL);
+        if (n & 1) /* the value-model variant's key setup: the same shares' contract */
+            bs_aes128_maskedv_set_key(&mk, key, rng_getrandom, NULL);
+        else
+            bs_aes128_masked_set_key(&mk, key, rng_getrandom, NULL);
         unsigned same0 = 0, same1 = 0;
         for (unsigned i = 0; i < BS_AES128_RK_WORDS; i++) {
             assert_int_equal(mk.rk[0][i] ^ mk.rk[1][i], rk[i]);
