@@ -25,7 +25,9 @@
 /*
  * Config key: auto (default: offload only where the daemon path is cheaper, bsd_offload.h),
  * always or never; $BITSLICE_OFFLOAD overrides it. Gettable context params: the decision of the
- * context's last stream ("daemon", "in-process", or "undecided" before any) and its reason.
+ * context's last stream ("daemon", "in-process", or "undecided" before any) and its reason;
+ * BSPROV_PARAM_OFFLOAD is settable too (auto, always, never: this context, from its next
+ * message).
  */
 #define BSPROV_CONF_OFFLOAD "offload"
 #define BSPROV_PARAM_OFFLOAD "bitslice-offload"
@@ -136,6 +138,14 @@ void bsprov_source_close(bs_keystream_source *src);
  */
 int bsprov_source_get_params(const bsprov_ctx *prov, const bs_keystream_source *src,
                              const OSSL_PARAM *what, const OSSL_PARAM *why);
+/*
+ * The settable BSPROV_PARAM_OFFLOAD param p (NULL: not given): checks it (auto, always or
+ * never; else raises an error naming alg and returns 0) and, with apply, sets src's mode for
+ * its next message (nothing without a source: no daemon socket configured).
+ */
+int bsprov_source_set_params(const bsprov_ctx *prov, const char *alg,
+                             const bs_keystream_source *src, const OSSL_PARAM *p, int apply);
+#define BSPROV_OFFLOAD_SETTABLE OSSL_PARAM_utf8_string(BSPROV_PARAM_OFFLOAD, NULL, 0)
 #define BSPROV_OFFLOAD_GETTABLE                                                                    \
     OSSL_PARAM_utf8_ptr(BSPROV_PARAM_OFFLOAD, NULL, 0),                                            \
         OSSL_PARAM_utf8_ptr(BSPROV_PARAM_OFFLOAD_REASON, NULL, 0)

@@ -227,10 +227,10 @@ static void *ctr_dupctx_unwiped(void *vctx)
 }
 
 /* The keys set_ctx_params (and init's params) understand, in the order of ctr_set_names. */
-enum { CS_KEYLEN, CS_IVLEN, CS_PADDING, CS_LIMIT64, CS_NUM, CS_N };
-static const char *const ctr_set_names[CS_N] = {OSSL_CIPHER_PARAM_KEYLEN, OSSL_CIPHER_PARAM_IVLEN,
-                                                OSSL_CIPHER_PARAM_PADDING,
-                                                BSPROV_PARAM_LIMIT64_BLOCKS, OSSL_CIPHER_PARAM_NUM};
+enum { CS_KEYLEN, CS_IVLEN, CS_PADDING, CS_LIMIT64, CS_NUM, CS_OFFLOAD, CS_N };
+static const char *const ctr_set_names[CS_N] = {
+    OSSL_CIPHER_PARAM_KEYLEN,    OSSL_CIPHER_PARAM_IVLEN, OSSL_CIPHER_PARAM_PADDING,
+    BSPROV_PARAM_LIMIT64_BLOCKS, OSSL_CIPHER_PARAM_NUM,   BSPROV_PARAM_OFFLOAD};
 
 static int ctr_check_params(const bsprov_ctr_cctx *ctx, const OSSL_PARAM *const f[CS_N], int ready);
 static int ctr_apply_params(bsprov_ctr_cctx *ctx, const OSSL_PARAM *const f[CS_N]);
@@ -377,6 +377,7 @@ static const OSSL_PARAM ctr_known_settable_ctx_params[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
+    BSPROV_OFFLOAD_SETTABLE,
     OSSL_PARAM_END,
 };
 
@@ -386,6 +387,7 @@ static const OSSL_PARAM ctr64_known_settable_ctx_params[] = {
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
     OSSL_PARAM_uint64(BSPROV_PARAM_LIMIT64_BLOCKS, NULL),
+    BSPROV_OFFLOAD_SETTABLE,
     OSSL_PARAM_END,
 };
 
@@ -505,6 +507,8 @@ static int ctr_check_params(const bsprov_ctr_cctx *ctx, const OSSL_PARAM *const 
             return 0;
         }
     }
+    if (!bsprov_source_set_params(ctx->prov, info->name, ctx->src, f[CS_OFFLOAD], 0))
+        return 0;
     if ((p = f[CS_NUM]) != NULL) {
         unsigned v;
         if (!OSSL_PARAM_get_uint(p, &v) || v >= ctx->core->block_len) {
@@ -526,6 +530,7 @@ static int ctr_apply_params(bsprov_ctr_cctx *ctx, const OSSL_PARAM *const f[CS_N
 
     if ((p = f[CS_PADDING]) != NULL)
         OSSL_PARAM_get_uint(p, &ctx->padding);
+    bsprov_source_set_params(ctx->prov, ctx->info->name, ctx->src, f[CS_OFFLOAD], 1);
     if ((p = f[CS_LIMIT64]) != NULL && is_block64(ctx)) {
         OSSL_PARAM_get_uint64(p, &ctx->limit);
         if (ctx->key_set)

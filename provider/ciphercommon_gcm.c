@@ -135,10 +135,10 @@ static int gcm_start(bsprov_gcm_cctx *ctx, int iv_set)
 }
 
 /* The keys set_ctx_params (and init's params) understand, in the order of gcm_set_names. */
-enum { GS_KEYLEN, GS_IVLEN, GS_TAGLEN, GS_TAG, GS_N };
+enum { GS_KEYLEN, GS_IVLEN, GS_TAGLEN, GS_TAG, GS_OFFLOAD, GS_N };
 static const char *const gcm_set_names[GS_N] = {
     OSSL_CIPHER_PARAM_KEYLEN, OSSL_CIPHER_PARAM_AEAD_IVLEN, OSSL_CIPHER_PARAM_AEAD_TAGLEN,
-    OSSL_CIPHER_PARAM_AEAD_TAG};
+    OSSL_CIPHER_PARAM_AEAD_TAG, BSPROV_PARAM_OFFLOAD};
 
 static int gcm_check_params(const bsprov_gcm_cctx *ctx, int enc, const OSSL_PARAM *const f[GS_N]);
 static void gcm_apply_params(bsprov_gcm_cctx *ctx, const OSSL_PARAM *const f[GS_N]);
@@ -370,6 +370,7 @@ static const OSSL_PARAM gcm_known_settable_ctx_params[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    BSPROV_OFFLOAD_SETTABLE,
     OSSL_PARAM_END,
 };
 
@@ -468,7 +469,7 @@ static int gcm_check_params(const bsprov_gcm_cctx *ctx, int enc, const OSSL_PARA
             return 0;
         }
     }
-    return 1;
+    return bsprov_source_set_params(ctx->prov, name, ctx->src, f[GS_OFFLOAD], 0);
 }
 
 /* Applies params already checked by gcm_check_params. */
@@ -484,6 +485,7 @@ static void gcm_apply_params(bsprov_gcm_cctx *ctx, const OSSL_PARAM *const f[GS_
     }
     if ((p = f[GS_TAGLEN]) != NULL && OSSL_PARAM_get_size_t(p, &v))
         ctx->tag_len = v;
+    bsprov_source_set_params(ctx->prov, ctx->info->name, ctx->src, f[GS_OFFLOAD], 1);
     if ((p = f[GS_TAG]) != NULL) {
         if (p->data != NULL) {
             memcpy(ctx->tag, p->data, p->data_size);

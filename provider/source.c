@@ -28,11 +28,6 @@ static bs_keystream_source *daemon_source(const bsprov_ctx *prov)
 
 int bsprov_source_open(const bsprov_ctx *prov, bs_keystream_source **src)
 {
-    /* never: no source at all, as without a socket (no connection is ever made). */
-    if (prov->offload_mode == BSD_OFFLOAD_NEVER) {
-        *src = NULL;
-        return 1;
-    }
     *src = prov->daemon_socket != NULL ? daemon_source(prov) : NULL;
     return prov->daemon_socket == NULL || *src != NULL;
 }
@@ -51,8 +46,7 @@ int bsprov_source_get_params(const bsprov_ctx *prov, const bs_keystream_source *
     if (pd == NULL && pr == NULL)
         return 1;
     const char *what = "in-process", *why = "in-process: no daemon socket configured";
-    if (prov->daemon_socket != NULL && prov->offload_mode == BSD_OFFLOAD_NEVER)
-        why = "in-process: forced (offload=never)";
+    (void)prov;
     if (src != NULL) {
         const bsd_offload_decision *d = bsd_source_offload(src);
         if (d->decided) {
@@ -66,6 +60,24 @@ int bsprov_source_get_params(const bsprov_ctx *prov, const bs_keystream_source *
     }
     return (pd == NULL || OSSL_PARAM_set_utf8_ptr(pd, what)) &&
            (pr == NULL || OSSL_PARAM_set_utf8_ptr(pr, why));
+}
+
+int bsprov_source_set_params(const bsprov_ctx *prov, const char *alg,
+                             const bs_keystream_source *src, const OSSL_PARAM *p, int apply)
+{
+    const char *v = NULL;
+    int mode;
+    if (p == NULL)
+        return 1;
+    if (!OSSL_PARAM_get_utf8_string_ptr(p, &v) || (mode = bsd_offload_mode_by_name(v)) < 0) {
+        BSPROV_RAISE(prov, BSPROV_R_ARG,
+                     "%s: " BSPROV_PARAM_OFFLOAD " must be auto, always or never", alg);
+        return 0;
+    }
+    /* Without a daemon socket there is nothing to offload to, whatever the mode. */
+    if (apply && src != NULL)
+        bsd_source_set_offload((bs_keystream_source *)src, mode);
+    return 1;
 }
 
 void bsprov_source_close(bs_keystream_source *src)

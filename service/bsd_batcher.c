@@ -93,16 +93,15 @@ static void batch_done(bsd_batch *batch, int status)
     if (b->inflight_batches == 0)
         b->idle_by_ns = 0;
     bsd_pending *p = pending_of(b, batch->cipher);
-    if (p != NULL && p->inflight > 0) {
-        if (status == 0)
-            p->done_bytes += batch->nblocks * batch->cipher->block_len;
-        if (--p->inflight == 0) {
-            p->busy_ns += bsd_now_ns() - p->busy_since_ns;
-            if (p->busy_ns > BSD_RATE_WINDOW_NS) {
-                p->busy_ns /= 2;
-                p->done_bytes /= 2;
-            }
-        }
+    const uint64_t now = bsd_now_ns();
+    if (p != NULL && batch->rated && status == 0 && now > batch->submitted_ns) {
+        const uint64_t bytes = batch->nblocks * batch->cipher->block_len;
+        p->rate[p->rate_next] =
+            (uint64_t)((double)bytes * 1e9 / (double)(now - batch->submitted_ns));
+        p->rate_bytes[p->rate_next] = bytes;
+        p->rate_next = (p->rate_next + 1) % BSD_RATE_BATCHES;
+        if (p->nrates < BSD_RATE_BATCHES)
+            p->nrates++;
     }
     if (status != 0)
         BSD_ERR("batch", "status=%d jobs=%zu", status, batch->njobs);
@@ -134,8 +133,11 @@ static void flush_group(bsd_batcher *b, bsd_pending *p)
     batch->nblocks = p->nblocks;
     batch->done = batch_done;
     batch->owner = b;
+    const uint64_t bytes = p->nblocks * p->cipher->block_len;
+    batch->rated = bytes >= BSD_RATE_MIN_BATCH_BYTES;
     /* Stamped before submit: the workers it wakes may take this thread's CPU until they finish. */
     const uint64_t now = bsd_now_ns();
+    batch->submitted_ns = now;
     int r = b->backend->ops->submit(b->backend, batch);
     if (r != 0) {
         BSD_ERR("batch", "reason=submit status=%d", r);
@@ -144,11 +146,8 @@ static void flush_group(bsd_batcher *b, bsd_pending *p)
         return;
     }
     b->inflight_batches++;
-    if (p->inflight++ == 0)
-        p->busy_since_ns = now;
     uint64_t rate, measured;
     bsd_batcher_rate(b, p->cipher, &rate, &measured);
-    const uint64_t bytes = p->nblocks * p->cipher->block_len;
     const uint64_t end =
         rate > 0 ? now + (uint64_t)((double)bytes * 1e9 / (double)rate) : UINT64_MAX;
     if (end > b->idle_by_ns)
@@ -289,14 +288,10 @@ bsd_pending *bsd_batcher_rate(bsd_batcher *b, const bs_block_cipher *cipher, uin
     *bytes_per_s = *bytes = 0;
     if (p == NULL)
         return NULL;
-    /* A batch still on the backend counts its time so far, not yet its bytes. */
-    uint64_t busy = p->busy_ns + (p->inflight > 0 ? bsd_now_ns() - p->busy_since_ns : 0);
-    if (p->done_bytes < BSD_RATE_MEASURED_MIN && p->cal_bytes_per_s > 0) {
-        *bytes_per_s = p->cal_bytes_per_s;
-        *bytes = p->cal_bytes;
-    } else if (busy > 0 && p->done_bytes > 0) {
-        *bytes_per_s = (uint64_t)((double)p->done_bytes * 1e9 / (double)busy);
-        *bytes = p->done_bytes;
+    for (unsigned i = 0; i < p->nrates; i++) {
+        *bytes += p->rate_bytes[i];
+        if (p->rate[i] > *bytes_per_s)
+            *bytes_per_s = p->rate[i];
     }
     return p;
 }

@@ -16,6 +16,13 @@
 #include "bsd_stats.h"
 
 #define BSD_MAX_CIPHERS 32
+/* The recent batches a cipher's rate is the best of (bsd_pending). */
+#define BSD_RATE_BATCHES 16
+/*
+ * Batches below this many bytes do not count in the rate: their fixed cost (hand-offs, wakeups)
+ * is most of their time, and a stream's windows are 1 MiB.
+ */
+#define BSD_RATE_MIN_BATCH_BYTES ((uint64_t)256 << 10)
 
 /* Called once per job the batcher accepted: status 0 (dst holds the keystream) or -errno. */
 typedef void (*bsd_job_done_fn)(void *arg, bsd_job *job, int status);
@@ -29,23 +36,15 @@ typedef struct bsd_pending {
     uint64_t nblocks, bytes;
     uint64_t first_ns;
     /*
-     * The cipher's measured rate (RATE, STATUS rate.<CIPHER>): keystream bytes of its completed
-     * batches over the time at least one of its batches was on the backend (submit to done),
-     * both halved once that time passes BSD_RATE_WINDOW_NS, so that the figure follows the
-     * recent past. calibrating: a RATE calibration job of this cipher is on its way.
+     * The cipher's measured rate (RATE, STATUS rate.<CIPHER>): the keystream rate of each of its
+     * last BSD_RATE_BATCHES batches of BSD_RATE_MIN_BATCH_BYTES or more, from submission to
+     * completion (a RATE calibration's jobs included); the best of them is answered. calibrating:
+     * a RATE calibration of this cipher is on its way.
      */
-    unsigned inflight;
-    uint64_t busy_since_ns, busy_ns, done_bytes;
+    uint64_t rate[BSD_RATE_BATCHES], rate_bytes[BSD_RATE_BATCHES];
+    unsigned nrates, rate_next;
     int calibrating;
-    /* The calibration's figure (the best of its jobs, each timed alone), and its bytes. */
-    uint64_t cal_bytes_per_s, cal_bytes;
 } bsd_pending;
-
-/* Below this much keystream measured from batches, a calibration's figure is answered instead. */
-#define BSD_RATE_MEASURED_MIN ((uint64_t)64 << 20)
-
-/* The time over which a cipher's rate is averaged before older batches weigh half. */
-#define BSD_RATE_WINDOW_NS 2000000000ull
 
 typedef struct bsd_batcher {
     const bsd_config *cfg;
@@ -79,10 +78,9 @@ int bsd_batcher_add(bsd_batcher *b, bsd_job *job);
 void bsd_batcher_flush_all(bsd_batcher *b);
 size_t bsd_batcher_queued_jobs(const bsd_batcher *b);
 /*
- * The cipher's measured rate: bytes per second of keystream its batches delivered while on the
- * backend, and *bytes, the keystream it is measured over; while that is below
- * BSD_RATE_MEASURED_MIN, the calibration's figure where there is one; 0 and 0: none yet.
- * Returns the cipher's entry (NULL when the cipher was never queued and the table is full).
+ * The cipher's measured rate: the best bytes per second among its recent batches (bsd_pending),
+ * and *bytes, the keystream of those batches; 0 and 0: none yet. Returns the cipher's entry
+ * (NULL when the cipher was never queued and the table is full).
  */
 bsd_pending *bsd_batcher_rate(bsd_batcher *b, const bs_block_cipher *cipher, uint64_t *bytes_per_s,
                               uint64_t *bytes);

@@ -24,8 +24,8 @@
 /*
  * RATE on a cipher with no figure makes the daemon calibrate it first: BSD_RATE_CALIBRATION_JOBS
  * jobs of BSD_RATE_CALIBRATION_BYTES, one after the other, under a fixed public key, into the
- * daemon's own memory; each is timed from its submission to its completion, and the best counts
- * (one preempted job on a busy machine does not make the figure).
+ * daemon's own memory; the batcher times each as it times every batch (bsd_batcher_rate: the best
+ * of the recent ones counts, so one preempted job on a busy machine does not make the figure).
  */
 #define BSD_RATE_CALIBRATION_BYTES ((uint64_t)1 << 20)
 #define BSD_RATE_CALIBRATION_JOBS 4
@@ -423,13 +423,6 @@ void bsd_handle_job_done(void *arg, bsd_job *job, int status)
     bsd_conn *c = kj->conn;
     bsd_daemon *d = (bsd_daemon *)arg;
     if (kj->cal_ks != NULL) {
-        const uint64_t now = bsd_now_ns();
-        const uint64_t bytes = job->nblocks * job->cipher->block_len;
-        if (status == 0 && now > job->enqueued_ns) {
-            uint64_t r = (uint64_t)((double)bytes * 1e9 / (double)(now - job->enqueued_ns));
-            if (r > kj->cal_best)
-                kj->cal_best = r;
-        }
         if (status == 0 && kj->cal_left > 0 && !c->closing && !d->draining) {
             /* The next job: the window zeroed again, as a client leaves it. */
             kj->cal_left--;
@@ -439,15 +432,11 @@ void bsd_handle_job_done(void *arg, bsd_job *job, int status)
             if (bsd_batcher_add(&d->batcher, job) == 0)
                 return;
         }
+        /* Its batches were timed by the batcher like any (bsd_batcher_rate). */
         uint64_t rate, measured;
         bsd_pending *p = bsd_batcher_rate(&d->batcher, job->cipher, &rate, &measured);
-        if (p != NULL) {
+        if (p != NULL)
             p->calibrating = 0;
-            if (kj->cal_best > 0) {
-                p->cal_bytes_per_s = kj->cal_best;
-                p->cal_bytes = bytes;
-            }
-        }
         c->inflight--;
         d->inflight_jobs--;
         c->active_ns = bsd_now_ns();

@@ -55,7 +55,9 @@ typedef struct bsd_batch {
     /* Set by the batcher; the backend calls it once, on the loop thread. status 0 or -errno. */
     void (*done)(struct bsd_batch *batch, int status);
     void *owner;
-    void *backend_data; /* the backend's own per-batch state */
+    void *backend_data;    /* the backend's own per-batch state */
+    int rated;             /* the batcher's: the batch counts in its cipher's rate */
+    uint64_t submitted_ns; /* the batcher's: when it went to the backend */
 } bsd_batch;
 
 typedef struct bsd_backend bsd_backend;

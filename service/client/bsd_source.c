@@ -112,6 +112,14 @@ static void new_run(bsd_source *s)
     s->fallback = 0;
 }
 
+/* No decision yet, except under never, which needs none. */
+static void reset_decision(bsd_source *s)
+{
+    memset(&s->decision, 0, sizeof s->decision);
+    if (s->opts.offload == BSD_OFFLOAD_NEVER)
+        bsd_offload_decide(BSD_OFFLOAD_NEVER, "", NULL, &s->decision);
+}
+
 static void src_set_key(bs_keystream_source *src, const bs_block_cipher *cipher, const uint8_t *key,
                         size_t key_len)
 {
@@ -120,7 +128,7 @@ static void src_set_key(bs_keystream_source *src, const bs_block_cipher *cipher,
     bs_wipe(s->key, sizeof s->key);
     s->cipher = NULL;
     s->daemon_bytes = s->local_bytes = 0;
-    memset(&s->decision, 0, sizeof s->decision);
+    reset_decision(s);
     if (key_len > sizeof s->key)
         return; /* no cipher here takes one: stays in-process */
     memcpy(s->key, key, key_len);
@@ -133,6 +141,10 @@ static void maybe_start(bsd_source *s, const uint8_t *counter, uint64_t bytes)
 {
     if (s->stream != NULL || s->fallback != 0 || s->run_bytes + bytes < s->opts.threshold)
         return;
+    if (s->opts.offload == BSD_OFFLOAD_NEVER) {
+        s->fallback = -ECANCELED; /* no connection at all */
+        return;
+    }
     if (bsd_source_backoff_ms() > 0) {
         s->fallback = -EAGAIN;
         return;
@@ -236,6 +248,7 @@ bs_keystream_source *bsd_source_new(const bsd_source_opts *opts)
     s->base.ops = &daemon_ops;
     if (opts != NULL)
         s->opts = *opts;
+    reset_decision(s);
     if (s->opts.socket_path != NULL) {
         snprintf(s->socket_path, sizeof s->socket_path, "%s", s->opts.socket_path);
         s->opts.socket_path = s->socket_path;
@@ -249,6 +262,14 @@ void bsd_source_counts(const bs_keystream_source *src, uint64_t *daemon_bytes,
     const bsd_source *s = (const bsd_source *)src;
     *daemon_bytes = s->daemon_bytes;
     *local_bytes = s->local_bytes;
+}
+
+void bsd_source_set_offload(bs_keystream_source *src, int mode)
+{
+    bsd_source *s = (bsd_source *)src;
+    s->opts.offload = mode;
+    if (s->stream == NULL) /* a stream open goes on as decided */
+        reset_decision(s);
 }
 
 const bsd_offload_decision *bsd_source_offload(const bs_keystream_source *src)

@@ -50,6 +50,8 @@ bs_keystream_source *bsd_source_new(const bsd_source_opts *opts);
 /* For logs and tests: bytes served by the daemon, and asked of it but done in-process. */
 void bsd_source_counts(const bs_keystream_source *src, uint64_t *daemon_bytes,
                        uint64_t *local_bytes);
+/* The offload mode (BSD_OFFLOAD_*) from the next message (key or IV) on. */
+void bsd_source_set_offload(bs_keystream_source *src, int mode);
 /*
  * The offload decision of the last stream this source opened (decided 0: none yet, e.g. every
  * message so far stayed below the threshold, or no daemon answered).

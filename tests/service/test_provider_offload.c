@@ -719,8 +719,19 @@ static void offload_param(EVP_CIPHER_CTX *e, const char **what, const char **why
  * decision and reason (the reason must start with want_why; want_what NULL: either decision),
  * and the daemon served it exactly when the decision says so.
  */
+static void offload_case_set(const char *mode, const char *figures, const char *set,
+                             const char *want_what, const char *want_why, const uint8_t *pt,
+                             size_t len);
 static void offload_case(const char *mode, const char *figures, const char *want_what,
                          const char *want_why, const uint8_t *pt, size_t len)
+{
+    offload_case_set(mode, figures, NULL, want_what, want_why, pt, len);
+}
+
+/* The same, the context's own bitslice-offload param set to set (NULL: not) after its init. */
+static void offload_case_set(const char *mode, const char *figures, const char *set,
+                             const char *want_what, const char *want_why, const uint8_t *pt,
+                             size_t len)
 {
     setenv("BITSLICE_OFFLOAD", mode, 1);
     if (figures != NULL)
@@ -741,8 +752,18 @@ static void offload_case(const char *mode, const char *figures, const char *want
     EVP_CIPHER_CTX *e = EVP_CIPHER_CTX_new();
     CHECK(ciph != NULL && e != NULL && EVP_EncryptInit_ex2(e, ciph, j.key, j.iv, NULL) == 1);
     const char *what = NULL, *why = NULL;
+    if (set != NULL) {
+        OSSL_PARAM bad[] = {OSSL_PARAM_utf8_string("bitslice-offload", (char *)"sometimes", 0),
+                            OSSL_PARAM_END};
+        CHECK(EVP_CIPHER_CTX_set_params(e, bad) == 0); /* refused, nothing changed */
+        ERR_clear_error();
+        OSSL_PARAM ps[] = {OSSL_PARAM_utf8_string("bitslice-offload", (char *)set, 0),
+                           OSSL_PARAM_END};
+        CHECK(EVP_CIPHER_CTX_set_params(e, ps) == 1);
+    }
+    const char *eff = set != NULL ? set : mode;
     offload_param(e, &what, &why);
-    CHECK(strcmp(what, strcmp(mode, "never") == 0 ? "in-process" : "undecided") == 0);
+    CHECK(strcmp(what, strcmp(eff, "never") == 0 ? "in-process" : "undecided") == 0);
     status_snap s0 = snap();
     evp_update(e, got, pt, len);
     status_snap s1 = snap();
@@ -774,7 +795,7 @@ static void offload_case(const char *mode, const char *figures, const char *want
         EVP_CIPHER_free(gcm);
     }
     /* never opens no connection; auto connects to ask RATE, and sends no key when it declines. */
-    CHECK(strcmp(mode, "never") == 0 ? s1.conns == s0.conns : s1.conns == s0.conns + 1);
+    CHECK(strcmp(eff, "never") == 0 ? s1.conns == s0.conns : s1.conns == s0.conns + 1);
     CHECK(s1.errors == s0.errors);
     EVP_CIPHER_CTX_free(e);
     EVP_CIPHER_free(ciph);
@@ -807,6 +828,14 @@ static void offload_rule(const uint8_t *pt, size_t len)
                  "daemon: forced (offload=always)", pt, len);
     offload_case("never", "local=1,path=0.1,daemon=0.1,workers=0", "in-process",
                  "in-process: forced (offload=never)", pt, len);
+    /* The context's own param forces it either way, whatever the provider's mode. */
+    offload_case_set("auto", "local=0.1,path=1,daemon=1,workers=0", "always", "daemon",
+                     "daemon: forced (offload=always)", pt, len);
+    offload_case_set("never", NULL, "always", "daemon", "daemon: forced (offload=always)", pt, len);
+    offload_case_set("always", NULL, "never", "in-process", "in-process: forced (offload=never)",
+                     pt, len);
+    offload_case_set("always", "local=1,path=0.1,daemon=0.2,workers=0", "auto", "daemon",
+                     "daemon: PRESENT-80 in-process 1.000 ns/B", pt, len);
     /* Measured figures (the decision depends on the machine): either, with its reason. */
     offload_case("auto", NULL, NULL, NULL, pt, len);
     setenv("BITSLICE_OFFLOAD", "always", 1);
