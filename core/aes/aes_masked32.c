@@ -443,66 +443,6 @@ BS_AES_FN void mask_transpose(uint32_t x[8])
  * that the compiler computes each rotation of m0, m1, m2 once for all eight slices. */
 #define PAT_W(p) ((p) == 1 ? m0 : (p) == 2 ? m1 : m2)
 
-/* vm: the value-model variant (one word drawn), else the ten words of the default one. */
-static void call_masks_init(call_masks *cm, bs_aes_rng_fn rng, void *rng_ctx)
-{
-    uint32_t w[BS_AES_MASKED_RAND_ENC], x[8], d[8]; /* w: the words drawn (m0, m1, the r) */
-    draw(w, BS_AES_MASKED_RAND_ENC, rng, rng_ctx);
-#ifdef BS_AES_MASKED_TRACE
-    if (bs_aes_masked_trace_same_masks)
-        w[1] = w[0]; /* the broken-mask control: m2 = 0 */
-#endif
-    const uint32_t m0 = w[0], m1 = w[1], m2 = m0 ^ m1;
-    const uint32_t mi[8] = {PAT_W(BS_AES_MASKED_IN_0), PAT_W(BS_AES_MASKED_IN_1),
-                            PAT_W(BS_AES_MASKED_IN_2), PAT_W(BS_AES_MASKED_IN_3),
-                            PAT_W(BS_AES_MASKED_IN_4), PAT_W(BS_AES_MASKED_IN_5),
-                            PAT_W(BS_AES_MASKED_IN_6), PAT_W(BS_AES_MASKED_IN_7)};
-    const uint32_t mo[8] = {PAT_W(BS_AES_MASKED_OUT_0), PAT_W(BS_AES_MASKED_OUT_1),
-                            PAT_W(BS_AES_MASKED_OUT_2), PAT_W(BS_AES_MASKED_OUT_3),
-                            PAT_W(BS_AES_MASKED_OUT_4), PAT_W(BS_AES_MASKED_OUT_5),
-                            PAT_W(BS_AES_MASKED_OUT_6), PAT_W(BS_AES_MASKED_OUT_7)};
-    cm->mw[0] = m0;
-    cm->mw[1] = m1;
-    cm->mw[2] = m2;
-    cm->mw[3] = m0 | m1;
-    for (unsigned i = 0; i < 8; i++)
-        cm->r[i] = x[i] = w[2 + i];
-    mask_transpose(x);
-    BS_UNROLL8
-    for (unsigned b = 0; b < 8; b++) {
-        const uint32_t p = x[(b >> 1) + 4 * (b & 1)];
-        cm->in[b] = p ^ mi[b];
-        cm->last[b] = mo[b] ^ bs_aes_sr2(p);
-        BS_HIDE(cm->in[b]);
-        BS_HIDE(cm->last[b]);
-    }
-    for (unsigned k = 0; k < 4; k++) {
-        memcpy(d, mo, sizeof d);
-        switch (k) {
-        case 0:
-            bs_aes_mixcolumns0(d);
-            break;
-        case 1:
-            bs_aes_mixcolumns1(d);
-            break;
-        case 2:
-            bs_aes_mixcolumns2(d);
-            break;
-        default:
-            bs_aes_mixcolumns3(d);
-            break;
-        }
-        BS_UNROLL8
-        for (unsigned b = 0; b < 8; b++) {
-            cm->d[k][b] = d[b] ^ mi[b];
-            BS_HIDE(cm->d[k][b]);
-        }
-    }
-    wipe32(w, sizeof w);
-    wipe32(x, sizeof x);
-    wipe32(d, sizeof d);
-}
-
 /* MixColumns (aes.h's formula) of the output pattern, given R1 (n) and R2(x ^ R1(x)) (s) of m0
  * and m1, XOR the input pattern: one representation's correction words, folded at compile time
  * (the patterns are constants). */
@@ -525,6 +465,70 @@ BS_AES_FN void vm_corr(uint32_t d[8], uint32_t m0, uint32_t m1, uint32_t n0, uin
 #undef VM_SEL
 #undef VM_T
 #undef VM_NS
+}
+
+/* The four representations' correction words from m0 and m1 (in registers, updated by
+ * CORR_PHASE between representations: else GCC interleaves the four and spills). */
+#if defined(__GNUC__) || defined(__clang__)
+#define CORR_PHASE(a, b) __asm__ volatile("" : "+r"(a), "+r"(b) : : "memory")
+#else
+#define CORR_PHASE(a, b) ((void)0)
+#endif
+#define MASK_CORR_ALL(d, m0, m1)                                                                   \
+    do {                                                                                           \
+        vm_corr((d)[0], m0, m1, BS_AES_R1_0(m0), BS_AES_R1_0(m1),                                  \
+                BS_AES_R2_0((m0) ^ BS_AES_R1_0(m0)), BS_AES_R2_0((m1) ^ BS_AES_R1_0(m1)));         \
+        CORR_PHASE(m0, m1);                                                                        \
+        vm_corr((d)[1], m0, m1, BS_AES_R1_1(m0), BS_AES_R1_1(m1),                                  \
+                BS_AES_R2_1((m0) ^ BS_AES_R1_1(m0)), BS_AES_R2_1((m1) ^ BS_AES_R1_1(m1)));         \
+        CORR_PHASE(m0, m1);                                                                        \
+        vm_corr((d)[2], m0, m1, BS_AES_R1_2(m0), BS_AES_R1_2(m1),                                  \
+                BS_AES_R2_2((m0) ^ BS_AES_R1_2(m0)), BS_AES_R2_2((m1) ^ BS_AES_R1_2(m1)));         \
+        CORR_PHASE(m0, m1);                                                                        \
+        vm_corr((d)[3], m0, m1, BS_AES_R1_3(m0), BS_AES_R1_3(m1),                                  \
+                BS_AES_R2_3((m0) ^ BS_AES_R1_3(m0)), BS_AES_R2_3((m1) ^ BS_AES_R1_3(m1)));         \
+        CORR_PHASE(m0, m1);                                                                        \
+    } while (0)
+
+/* vm: the value-model variant (one word drawn), else the ten words of the default one. */
+static void call_masks_init(call_masks *cm, bs_aes_rng_fn rng, void *rng_ctx)
+{
+    uint32_t w[BS_AES_MASKED_RAND_ENC], x[8]; /* w: the words drawn (m0, m1, the r) */
+    draw(w, BS_AES_MASKED_RAND_ENC, rng, rng_ctx);
+#ifdef BS_AES_MASKED_TRACE
+    if (bs_aes_masked_trace_same_masks)
+        w[1] = w[0]; /* the broken-mask control: m2 = 0 */
+#endif
+    uint32_t m0 = w[0], m1 = w[1];
+    cm->mw[0] = m0;
+    cm->mw[1] = m1;
+    cm->mw[2] = m0 ^ m1;
+    cm->mw[3] = m0 | m1;
+    /* the correction words first, one representation at a time (MixColumns is linear: from
+     * R1 and R2 of m0 and m1 alone) */
+    MASK_CORR_ALL(cm->d, m0, m1);
+    for (unsigned i = 0; i < 8; i++)
+        cm->r[i] = x[i] = w[2 + i];
+    mask_transpose(x);
+    {
+        const uint32_t m2 = m0 ^ m1;
+        const uint32_t mi[8] = {PAT_W(BS_AES_MASKED_IN_0), PAT_W(BS_AES_MASKED_IN_1),
+                                PAT_W(BS_AES_MASKED_IN_2), PAT_W(BS_AES_MASKED_IN_3),
+                                PAT_W(BS_AES_MASKED_IN_4), PAT_W(BS_AES_MASKED_IN_5),
+                                PAT_W(BS_AES_MASKED_IN_6), PAT_W(BS_AES_MASKED_IN_7)};
+        const uint32_t mo[8] = {PAT_W(BS_AES_MASKED_OUT_0), PAT_W(BS_AES_MASKED_OUT_1),
+                                PAT_W(BS_AES_MASKED_OUT_2), PAT_W(BS_AES_MASKED_OUT_3),
+                                PAT_W(BS_AES_MASKED_OUT_4), PAT_W(BS_AES_MASKED_OUT_5),
+                                PAT_W(BS_AES_MASKED_OUT_6), PAT_W(BS_AES_MASKED_OUT_7)};
+        BS_UNROLL8
+        for (unsigned b = 0; b < 8; b++) {
+            const uint32_t p = x[(b >> 1) + 4 * (b & 1)];
+            cm->in[b] = p ^ mi[b];
+            cm->last[b] = mo[b] ^ bs_aes_sr2(p);
+        }
+    }
+    wipe32(w, sizeof w);
+    wipe32(x, sizeof x);
 }
 
 /*
@@ -551,26 +555,8 @@ BS_AES_FN void call_masks_init_v(call_masks *cm, bs_aes_rng_fn rng, void *rng_ct
     cm->mw[1] = m1;
     cm->mw[2] = m0 ^ m1;
     cm->mw[3] = m0 | m1;
-    /* the correction words of the four representations, by linearity: MixColumns of the
-     * pattern from R1 and R2 of m0 and m1 alone (m2's are their XOR; aes.h's formula), one
-     * representation at a time (VM_PHASE: else GCC interleaves them all and spills) */
-#if defined(__GNUC__) || defined(__clang__)
-#define VM_PHASE() __asm__ volatile("" : "+r"(m0), "+r"(m1) : : "memory")
-#else
-#define VM_PHASE() ((void)0)
-#endif
-    vm_corr(cm->d[0], m0, m1, BS_AES_R1_0(m0), BS_AES_R1_0(m1), BS_AES_R2_0(m0 ^ BS_AES_R1_0(m0)),
-            BS_AES_R2_0(m1 ^ BS_AES_R1_0(m1)));
-    VM_PHASE();
-    vm_corr(cm->d[1], m0, m1, BS_AES_R1_1(m0), BS_AES_R1_1(m1), BS_AES_R2_1(m0 ^ BS_AES_R1_1(m0)),
-            BS_AES_R2_1(m1 ^ BS_AES_R1_1(m1)));
-    VM_PHASE();
-    vm_corr(cm->d[2], m0, m1, BS_AES_R1_2(m0), BS_AES_R1_2(m1), BS_AES_R2_2(m0 ^ BS_AES_R1_2(m0)),
-            BS_AES_R2_2(m1 ^ BS_AES_R1_2(m1)));
-    VM_PHASE();
-    vm_corr(cm->d[3], m0, m1, BS_AES_R1_3(m0), BS_AES_R1_3(m1), BS_AES_R2_3(m0 ^ BS_AES_R1_3(m0)),
-            BS_AES_R2_3(m1 ^ BS_AES_R1_3(m1)));
-    VM_PHASE();
+    /* the correction words first (as call_masks_init) */
+    MASK_CORR_ALL(cm->d, m0, m1);
     /* the packed masks of the plaintext (v in every word) and of the ciphertext words */
     uint32_t x[8], u[8];
     BS_UNROLL8
@@ -593,7 +579,7 @@ BS_AES_FN void call_masks_init_v(call_masks *cm, bs_aes_rng_fn rng, void *rng_ct
         for (unsigned b = 0; b < 8; b++)
             cm->in[b] = x[(b >> 1) + 4 * (b & 1)] ^ mi[b];
     }
-    VM_PHASE();
+    CORR_PHASE(m0, m1);
     mask_transpose(u);
     {
         const uint32_t m2 = m0 ^ m1;
@@ -605,7 +591,6 @@ BS_AES_FN void call_masks_init_v(call_masks *cm, bs_aes_rng_fn rng, void *rng_ct
         for (unsigned b = 0; b < 8; b++)
             cm->last[b] = mo[b] ^ bs_aes_sr2(u[(b >> 1) + 4 * (b & 1)]);
     }
-#undef VM_PHASE
 }
 
 /* Nr rounds on two blocks with round-key shares rk0, rk1 (8 (Nr + 1) words each). */
