@@ -93,8 +93,9 @@
  *     4 apart), the ciphertext words 0, 1, 4, 5 by v and 2, 3, 6, 7 by ror(v, 8) (one v for
  *     all would leave 24 values of the SR^2 before unpacking with two bits under one mask
  *     bit). The call leaves in memory only masks (its own) and the ciphertext masked; its
- *     S-box's stack slots are zeroed by its driver, so no wipe is needed (the default's wipes
- *     its masks and state, about 80 cycles).
+ *     S-box's stack slots are zeroed by its driver (tests/leak/check_lin_thumb.py checks it on
+ *     the objects), so no wipe is needed (the default's wipes its masks and state, about 80
+ *     cycles).
  *   So every bit of every value is its data bit XOR at least one bit of v: each bit, and the
  *   mean of a word's Hamming weight, is independent of the data (what the t-test measures).
  *   A whole word is not (its bits can share mask bits: m2 = v ^ ror(v, 1) has 31 independent

@@ -49,6 +49,11 @@ sp addresses) must all hold zero at its first call, as check_sbox_thumb.py's mod
 S-box's generator assume. Controls that must fail: the driver without its entry clears, and
 without its stores that zero the S-box's slots.
 
+The value-model variant's drivers (rounds_masked_v_t2_10 / _14, aes_masked.h) claim no
+transitions, but its C caller wipes nothing because of one property checked here: when a driver
+returns, every stack slot of its S-box (sbox_masked_v_t2) holds a zero stored after the last
+S-box call, and it made the right calls. Control: without its stores below sp it fails.
+
 So the model of the functions the driver calls starts from constant registers (each generated
 function leaves none with data, the driver clears r4..r12 on entry, both checked here); it
 covers the register file and stores, not other buses, glitches or exception entry. This
@@ -360,12 +365,12 @@ def disassemble_calls(objdump, obj, func):
     return prog
 
 
-def sbox_slots(objdump, obj):
+def sbox_slots(objdump, obj, func='sbox_masked_t2'):
     """The S-box's stack slots as offsets from its caller's sp: after its push {lr} and its
     sub sp, the words it addresses through sp."""
-    prog = disassemble(objdump, obj, 'sbox_masked_t2')
+    prog = disassemble(objdump, obj, func)
     if prog[0] != ('push', '{lr}') or not re.match(r'sub(\.w)?$', prog[1][0]):
-        raise SystemExit('%s: sbox_masked_t2: unexpected prologue %r' % (obj, prog[:2]))
+        raise SystemExit('%s: %s: unexpected prologue %r' % (obj, func, prog[:2]))
     frame = int(prog[1][1].split('#')[1])
     offs = set()
     for op, args in prog[2:]:
@@ -518,6 +523,96 @@ def check_drivers(objdump, obj):
     return status
 
 
+# ---- the value-model variant's drivers rounds_masked_v_t2_10 / _14 ----
+DRIVERS_V = {'rounds_masked_v_t2_10': 10, 'rounds_masked_v_t2_14': 14}
+
+
+def run_driver_v(prog, nr, slots):
+    """The value-model variant's driver claims less (no register clears, aes_masked.h), but one
+    thing its C caller relies on instead of a wipe: when it returns, every stack slot of its
+    S-box (sbox_masked_v_t2) holds zero, stored after the last S-box call. Runs it tracking sp
+    and which registers hold zero; returns the failures (strings), the calls counted too."""
+    regs = {r: 'K' for r in range(16)}
+    sp = 0
+    stack = {}
+    calls = {}
+    fails = []
+
+    def reglist(args):
+        return [REGS[x.strip()] for x in re.search(r'\{(.*)\}', args).group(1).split(',')]
+    for op, args in prog:
+        base = re.sub(r'\.(w|n)$', '', op)
+        what = '%s %s' % (op, args)
+        if base == 'bl':
+            calls[args] = calls.get(args, 0) + 1
+            if args == 'sbox_masked_v_t2':
+                for o in slots:
+                    stack[sp + o] = 'S'
+            for r in list(range(13)) + [14]:
+                regs[r] = 'K'
+            continue
+        if base == 'nop':
+            continue
+        a = split_args(args)
+        if base == 'push' or (base == 'stmdb' and a[0] == 'sp!'):
+            sp -= 4 * len(reglist(args))
+            continue
+        if base == 'pop' or (base == 'ldmia' and a[0] == 'sp!'):
+            left = [o for o, v in stack.items() if v == 'S']
+            if 15 not in reglist(args):
+                fails.append('%s: not the return' % what)
+            if left:
+                fails.append('returns with %d of the S-box\'s %d slots not zeroed' % (
+                    len(left), len(slots)))
+            break
+        if base in ('mov', 'movs') and len(a) == 2 and a[1] == '#0':
+            regs[REGS[a[0]]] = 'Z'
+            continue
+        if base == 'str':
+            m = re.match(r'\[sp(?:, #(-?\d+))?\]$', a[1])
+            if m:
+                stack[sp + int(m.group(1) or 0)] = regs[REGS[a[0]]]
+            continue
+        m = re.match(r'(add|sub)(s|w)?$', base)
+        if m and REGS[a[0]] == 13:
+            sp += int(a[-1].lstrip('#')) * (1 if m.group(1) == 'add' else -1)
+            continue
+        if base in ('stm', 'stmia', 'ldm', 'ldmia', 'add', 'sub', 'adds', 'subs'):
+            if base.startswith('ldm'):
+                for r in reglist(args):
+                    regs[r] = 'K'
+            continue
+        fails.append('unknown instruction: %s' % what)
+    want = {'sbox_masked_v_t2': nr, 'ark_masked_v_t2': 2}
+    nlin = sum(calls.get('lin_masked_v_t2_%d' % k, 0) for k in range(4))
+    if any(calls.get(f, 0) != n for f, n in want.items()) or nlin != nr - 1:
+        fails.append('calls %r, not %d S-boxes, %d linear layers and 2 key additions' % (
+            calls, nr, nr - 1))
+    return fails
+
+
+def check_drivers_v(objdump, obj):
+    """The value-model drivers on the compiled object, and the control that must fail: the
+    driver without its stores of zero below sp."""
+    status = 0
+    slots = sbox_slots(objdump, obj, 'sbox_masked_v_t2')
+    for func, nr in DRIVERS_V.items():
+        prog = disassemble_calls(objdump, obj, func)
+        fails = run_driver_v(prog, nr, slots)
+        noslots = [(o, x) for o, x in prog if not (re.match(r'str(\.w)?$', o) and
+                                                   re.search(r'\[sp, #-\d+\]', x or ''))]
+        c = run_driver_v(noslots, nr, slots)
+        fail = bool(fails) or not c or len(noslots) == len(prog)
+        print('%s: %s %d instructions, %d calls, its S-box\'s %d slots zeroed on the way out, '
+              '%d failures (control without its %d slot stores: %d)%s' % (
+                  obj, func, len(prog), sum(1 for o, _ in prog if o == 'bl'), len(slots),
+                  len(fails), len(prog) - len(noslots), len(c), '  FAIL' if fail else ''))
+        for f in fails:
+            print('    %s' % f)
+        status |= fail
+    return status
+
+
 def main():
     args = sys.argv[1:]
     if len(args) < 2:
@@ -527,6 +622,7 @@ def main():
     for obj in args[1:]:
         status |= check(args[0], obj)
         status |= check_drivers(args[0], obj)
+        status |= check_drivers_v(args[0], obj)
     return status
 
 
