@@ -490,7 +490,7 @@ BS_AES_FN void vm_corr(uint32_t d[8], uint32_t m0, uint32_t m1, uint32_t n0, uin
         CORR_PHASE(m0, m1);                                                                        \
     } while (0)
 
-/* vm: the value-model variant (one word drawn), else the ten words of the default one. */
+/* The default variant's masks: the ten words drawn (m0, m1, the r) and what follows. */
 static void call_masks_init(call_masks *cm, bs_aes_rng_fn rng, void *rng_ctx)
 {
     uint32_t w[BS_AES_MASKED_RAND_ENC], x[8]; /* w: the words drawn (m0, m1, the r) */
