@@ -15,7 +15,8 @@
  * of blocks then starts at round 3 from two XORs and the packing. SB(v ^ k15) for all v is
  * computed once per key.
  *
- * Constant time: the tables are indexed by counter bytes only (public in CTR); their contents
+ * Constant time: the tables are indexed by counter bytes only (public in CTR; AES-GCM uses FACE
+ * only where J0 comes from the IV, gcm.inc.h, not by GHASH under H); their contents
  * are computed with the bitsliced S-box and shifts, never indexed by key or data. The refresh
  * costs about as much as 30 pairs of blocks, so the cached path runs only where at least
  * BS_AES_FACE_MIN_BLOCKS blocks remain in the epoch (a public length decision).

@@ -117,8 +117,8 @@ static size_t direct_iv(const GCM_CTX *ctx)
     return ctx->direct_iv != 0 ? ctx->direct_iv : BL - 4;
 }
 
-/* cb's counter field (its last w bytes, big-endian) plus v, modulo 2^(8w); the counter is public.
- */
+/* cb's counter field (its last w bytes, big-endian) plus v, modulo 2^(8w); no branch on it (a
+ * counter from a J0 made by GHASH depends on the key). */
 static void ctr_add(uint8_t *cb, unsigned w, uint64_t v)
 {
     unsigned carry = 0;
@@ -466,9 +466,7 @@ static void start_iv(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len, const uint8
         memset(ctx->y, 0, BL);
     }
     memcpy(ctx->counter, ctx->j0, BL);
-#ifdef GCM_BULK_FOR
     ctx->ctr_secret = iv_len != DIRECT_IV(ctx);
-#endif
 #ifdef GCM_PROFILE
     if (CTR_WIDE(ctx))
         ctr_add(ctx->counter, ctr_bytes(ctx), 1);
@@ -616,8 +614,11 @@ static void crypt_passes(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t l
         size_t n = blocks < GCM_PASS ? blocks : GCM_PASS;
         size_t bytes = n * BL < len ? n * BL : len;
 #ifdef GCM_FACE
-        /* blocks: what is left of the request, for FACE's refresh decision */
-        if (ctx->face != NULL)
+        /*
+         * blocks: what is left of the request, for FACE's refresh decision. FACE's cache is
+         * indexed by counter bytes: only where they are public (J0 from the IV, not by GHASH).
+         */
+        if (ctx->face != NULL && !ctx->ctr_secret)
             bs_aes_face_keystream(ctx->face, ctx->counter, n, blocks, 1, buf);
         else
 #endif

@@ -66,7 +66,7 @@ typedef struct bs_gcm128_ctx {
     const bs_block_cipher *cipher;
     const bs_ghash128_impl *ghash;
     bs_ctr32_fn ctr32;            /* the core's own counter mode (bs_block_cipher.ctr32), or NULL */
-    struct bs_aes_face_ctx *face; /* CTR through FACE caching when set */
+    struct bs_aes_face_ctx *face; /* CTR through FACE caching when set (and ctr_secret is 0) */
     bs_key_schedule ks;
     BS_ALIGN(16) uint64_t hkey[BS_GHASH128_HKEY_WORDS];
     uint8_t j0[16];
@@ -80,7 +80,8 @@ typedef struct bs_gcm128_ctx {
     unsigned ghbuf_len;
     unsigned num; /* bytes of stream[] used */
     uint64_t aad_len, data_len;
-    int state; /* see gcm.inc.h */
+    int state;      /* see gcm.inc.h */
+    int ctr_secret; /* J0 came by GHASH: the counter depends on the key (no FACE then) */
 } bs_gcm128_ctx;
 
 /*
@@ -100,7 +101,9 @@ void bs_gcm128_set_ghash(bs_gcm128_ctx *ctx, const bs_ghash128_impl *impl);
  * NULL for the plain core. The face context is the caller's and must outlive its use here.
  * BS_ERR_ARG if face holds another key length, and over a masked core (impl "masked32" or
  * "masked32v", aes_masked.h): FACE is unmasked AES, so its keystream would not be masked; the
- * context keeps the masked core for everything. A message under way is dropped.
+ * context keeps the masked core for everything. A message under way is dropped. FACE serves
+ * messages with a 12-byte IV only: for any other length J0 = GHASH_H(IV), the counters depend on
+ * the key, and FACE's cache is indexed by counter bytes; such a message takes the plain core.
  */
 int bs_gcm128_set_face(bs_gcm128_ctx *ctx, struct bs_aes_face_ctx *face);
 int bs_gcm128_set_iv(bs_gcm128_ctx *ctx, const uint8_t *iv, size_t iv_len);
