@@ -92,10 +92,12 @@
  *   - The plaintext words are all masked by v (packing's SWAPMOVEs only ever XOR bits 1, 2 or
  *     4 apart), the ciphertext words 0, 1, 4, 5 by v and 2, 3, 6, 7 by ror(v, 8) (one v for
  *     all would leave 24 values of the SR^2 before unpacking with two bits under one mask
- *     bit). The call leaves in memory only masks (its own) and the ciphertext masked; its
- *     S-box's stack slots are zeroed by its driver (tests/leak/check_lin_thumb.py checks it on
- *     the objects), so no wipe is needed (the default's wipes its masks and state, about 80
- *     cycles).
+ *     bit). On Cortex-M3/M4 the call leaves in memory only its masks (cm, v among them, not
+ *     wiped): its S-box's stack slots are zeroed by its driver and the state q (the ciphertext
+ *     under masks computed from v, which with v would give the output: H, E_K(J0) or
+ *     keystream) by the unpacking, 9 instructions where wiping masks and state cost about 80
+ *     cycles (tests/leak/check_lin_thumb.py checks both on the objects). Elsewhere the C wipes
+ *     its masks and state as the default's.
  *   So every bit of every value is its data bit XOR at least one bit of v: each bit, and the
  *   mean of a word's Hamming weight, is independent of the data (what the t-test measures).
  *   A whole word is not (its bits can share mask bits: m2 = v ^ ror(v, 1) has 31 independent

@@ -697,9 +697,11 @@ BS_AES_FN void encrypt_maskedv_t2(const uint32_t *rk0, const uint32_t *rk1, unsi
     else
         rounds_masked_v_t2_14(q, &cm, rk0, rk1);
     unpack_masked_v_t2(out, q, cm.mw);
-    /* No wipe: the rounds zero the S-box's stack slots on the way out, so that the call leaves
-     * masks (cm) and the ciphertext masked (q), never a value beside its mask (the generated
-     * functions spill nothing else; the C here handles masks only). */
+    /* No wipe in C: the rounds zero the S-box's stack slots on the way out and the unpacking
+     * zeroes q after storing the ciphertext (q under masks computed from v, which cm holds,
+     * would give the output), so the call leaves masks only (cm) in memory (the generated
+     * functions spill nothing else; the C here handles masks only; check_lin_thumb.py checks
+     * both stores on the objects). */
 }
 #endif
 

@@ -572,6 +572,8 @@ def simulate(lines, fn, same_masks=False):
                 raise SystemExit('simulate: %r' % line)
         if not same_masks and mem[ptr[outp]] != want:
             raise SystemExit('%s (%s): output wrong' % (fn, name))
+        if VALUE_ONLY and fn == 'unpack' and any(any(w) for w in mem[ptr[Q]]):
+            raise SystemExit('%s (%s): q[] not zeroed at exit' % (fn, name))
         if not same_masks and not VALUE_ONLY and any(
                 not isinstance(reg[r], str) and any(reg[r]) for r in REGS):
             raise SystemExit('%s (%s): data left in a register at exit' % (fn, name))
@@ -636,6 +638,18 @@ def driver(nr):
     return body + ['add sp, sp, #20', 'pop {r4-r11, pc}']
 
 
+def wipe_q(lines):
+    """The value-model unpacking's last instructions: zero over q[] once the ciphertext words
+    are stored. q holds the state after the last key addition under masks computed from v, and
+    cm (in the caller's frame, not wiped) holds v: together they give the ciphertext (H, E_K(J0)
+    or keystream), so q must not outlive the call. r3 is free once the stores are done (only
+    stores close the program); q's pointer r1 must be intact."""
+    q = PTRS['unpack'][Q]
+    assert not any(re.match(r'(?!str)\w+ %s,' % q, l) for l in lines), 'unpacking writes %s' % q
+    assert lines[-8:] == [l for l in lines[-8:] if l.startswith('str ')], 'unpacking ends in stores'
+    return ['movs r3, #0'] + ['str r3, [%s, #%d]' % (q, 4 * b) for b in range(8)]
+
+
 def vname(fn):
     return CNAME[fn].replace('_t2', '_v_t2')
 
@@ -655,9 +669,9 @@ def driver_v(nr):
                  'add r3, r3, #%d' % (32 * i)]
         body.append('bl %s' % (vname('ark') if i == nr else vname('lin%d' % (i % 4))))
         prev = c
-    # the S-box's slots zeroed on the way out: what the call leaves in memory is then masks
-    # only (the call's, in cm) and the state masked (q, the ciphertext's), never both a
-    # value and its mask (aes_masked32.c wipes neither)
+    # the S-box's slots zeroed on the way out (its last call's spills: values beside the masks
+    # in cm); q, the state masked by masks computed from v, is zeroed by the unpacking
+    # (wipe_q), so the call leaves masks only in memory (cm, which aes_masked32.c does not wipe)
     body += ['movs r4, #0'] + ['str r4, [sp, #-%d]' % -o for o in sbox_slots(value=True)]
     return body + ['add sp, sp, #20', 'pop {r4-r11, pc}']
 
@@ -697,6 +711,8 @@ def generate(sbox_h, sbox_t2):
         for fn in FUNCS:
             P = program(fn)
             lines = cluster(allocate(P, fn)[0])
+            if fn == 'unpack':
+                lines += wipe_q(lines)
             nvals, bad = simulate(lines, fn)
             if bad:
                 raise SystemExit('%s (value model): %d values depend on the secrets' % (fn, bad))
@@ -747,7 +763,9 @@ def generate(sbox_h, sbox_t2):
     w(' * failing), packing taking its one mask word v for every plaintext word and unpacking v')
     w(' * and ror(v, 8) (aes_masked32.c\'s vm_ru), run by rounds_masked_v_t2_10 / _14 with')
     w(' * sbox_masked_v_t2, which keep r0 and r1 across the linear layers and zero the S-box\'s')
-    w(' * %d stack slots on the way out:' % len(sbox_slots(value=True)))
+    w(' * %d stack slots on the way out; unpack_masked_v_t2 zeroes q[] after storing the' %
+      len(sbox_slots(value=True)))
+    w(' * ciphertext, so the call leaves only masks (cm) in memory:')
     for name, n, nv, cb in vstats:
         w(' *   %s: %d instructions, %d values checked (control: %d fail).' % (name, n, nv, cb))
     w(' */')

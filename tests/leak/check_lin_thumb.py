@@ -53,6 +53,10 @@ The value-model variant's drivers (rounds_masked_v_t2_10 / _14, aes_masked.h) cl
 transitions, but its C caller wipes nothing because of one property checked here: when a driver
 returns, every stack slot of its S-box (sbox_masked_v_t2) holds a zero stored after the last
 S-box call, and it made the right calls. Control: without its stores below sp it fails.
+And the state q, the ciphertext under masks computed from v (which the C's cm keeps): when
+unpack_masked_v_t2 returns (interpreted on its context, its output the ciphertext) every word
+of q is zero, and the entry points call it last, after packing and the rounds. Control:
+without its stores through q's pointer it fails.
 
 So the model of the functions the driver calls starts from constant registers (each generated
 function leaves none with data, the driver clears r4..r12 on entry, both checked here); it
@@ -289,6 +293,7 @@ def interpret(prog, ctx, aapcs=False):
             raise SystemExit('unknown instruction: %s %s' % (op, args))
         rec(regs[rd], v)
         regs[rd] = v
+    interpret.mem = mem
     interpret.exit_data = [r for r in range(15) if r != 13 and regs[r] != 'U' and
                            any(word(regs[r]))]
     return n, bad, [word(mem[(outp, 4 * i)]) for i in range(8)]
@@ -613,6 +618,65 @@ def check_drivers_v(objdump, obj):
     return status
 
 
+# ---- the value-model unpacking's wipe of q, and its callers ----
+ENTRIES_V = ('bs_aes128_maskedv_2blocks', 'bs_aes256_maskedv_2blocks')
+
+
+def unpack_v_context(v=None):
+    """unpack_masked_v_t2(out, q, v): q the state after the last key addition under SR^2 of
+    the packed ciphertext masks (v for words 0, 1, 4, 5, ror(v, 8) for 2, 3, 6, 7, aes_masked32.c's
+    vm_ru); what it must store: the ciphertext words."""
+    v = var(320) if v is None else v
+    s = [var(576, b) for b in range(8)]
+    pu = pack([ror(v, 8 * ((c >> 1) & 1)) for c in range(8)])
+    ct = unpack([sr2(x) for x in s])
+    return ([[None] * 8, [xor(s[b], sr2(pu[b])) for b in range(8)], [v]], 0, ct, ct)
+
+
+def q_left(prog):
+    """Runs the unpacking; returns (its output right, the q[] words left non-zero)."""
+    ctx = unpack_v_context()
+    out = interpret(prog, ctx, True)[2]
+    return out == ctx[2], [i for i in range(8) if any(word_of(interpret.mem[(1, 4 * i)]))]
+
+
+def word_of(v):
+    return ZERO if v is None or isinstance(v, tuple) else v
+
+
+def check_unpack_v_wipe(objdump, obj):
+    """The value-model variant's C wipes nothing on Cortex-M3/M4: q, the ciphertext under
+    masks computed from v (which the caller's cm keeps), must be zero when unpack_masked_v_t2
+    returns, and each entry point must call it after the rounds, its last call. Control: the
+    unpacking without its stores through q's pointer r1 (the wipe) fails."""
+    prog = disassemble(objdump, obj, 'unpack_masked_v_t2')
+    right, left = q_left(prog)
+    nowipe = [(o, x) for o, x in prog if not (re.match(r'str(\.w)?$', o) and
+                                              re.search(r'\[r1(, #\d+)?\]', x or ''))]
+    cright, cleft = q_left(nowipe)
+    fails = []
+    if not right or not cright:
+        fails.append('the interpreted output is wrong')
+    if left:
+        fails.append('q[%s] not zeroed' % ', '.join(map(str, left)))
+    for func in ENTRIES_V:
+        calls = [x for o, x in disassemble_calls(objdump, obj, func) if o == 'bl']
+        want = ['pack_masked_v_t2', 'unpack_masked_v_t2']
+        seen = [c for c in calls if c in want or c.startswith('rounds_masked_v_t2_')]
+        # (at -O0 both drivers are called, on the two sides of the unfolded branch on nr)
+        if (len(seen) < 3 or seen[0] != want[0] or seen.count(want[1]) != 1 or
+                calls[-1] != want[1]):
+            fails.append('%s: calls %r, not packing, rounds, unpacking last' % (func, calls))
+    fail = bool(fails) or not cleft or len(nowipe) == len(prog)
+    print('%s: unpack_masked_v_t2 leaves q[] zero (%d words non-zero; without its %d stores '
+          'through r1: %d), the entry points call it last, %d failures%s' % (
+              obj, len(left), len(prog) - len(nowipe), len(cleft), len(fails),
+              '  FAIL' if fail else ''))
+    for f in fails:
+        print('    %s' % f)
+    return fail
+
+
 def main():
     args = sys.argv[1:]
     if len(args) < 2:
@@ -623,6 +687,7 @@ def main():
         status |= check(args[0], obj)
         status |= check_drivers(args[0], obj)
         status |= check_drivers_v(args[0], obj)
+        status |= check_unpack_v_wipe(args[0], obj)
     return status
 
 
