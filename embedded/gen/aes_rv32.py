@@ -26,7 +26,6 @@ core/aes/meson.build runs it at build time.
   model, callee-saved registers and sp included.
 """
 import random
-import re
 
 import aes_thumb2 as G
 import emit
@@ -113,47 +112,11 @@ def allocate(outs):
     defs = G.defs
     uses = G.uses_of(defs, outs)
     END = len(defs)
-    is_const = {p for p, (kind, _) in enumerate(defs) if kind == 'li'}
     face = any(kind == 'ldp' for kind, _ in defs)
     free = [r for r in REGS if r not in ('a1', 'a2') + (('a3',) if face else ())]
-    homes = emit.Homes(uses, free)
-    next_use, release_dead = homes.next_use, homes.release_dead
-    reg_of, holder, slot_of, in_slot, free_slots = (homes.reg_of, homes.holder, homes.slot_of,
-                                                    homes.in_slot, homes.free_slots)
-    nslots = 1  # slot 0: the output pointer
     lines = []
-    used = set()
-
-    def evict(p, keep):
-        nonlocal nslots
-        best = homes.farthest(keep, lambda v: next_use(v, p),
-                              lambda v: G.CLEAN_BONUS if v in in_slot or v in is_const else 0)
-        v = holder.pop(best)
-        del reg_of[v]
-        if v not in in_slot and v not in is_const:
-            if v not in slot_of:
-                slot_of[v] = free_slots.pop() if free_slots else nslots
-                if slot_of[v] == nslots:
-                    nslots += 1
-            lines.append('sw %s, %d(sp)' % (best, 4 * slot_of[v]))
-            in_slot.add(v)
-        return best
-
-    def get_reg(p, keep):
-        r = free.pop(0) if free else evict(p, keep)
-        used.add(r)
-        return r
-
-    def fetch(v, p, keep):
-        if v in reg_of:
-            return reg_of[v]
-        r = get_reg(p, keep)
-        if v in is_const:
-            lines.append('li %s, 0x%08x' % (r, defs[v][1][0]))
-        else:
-            lines.append('lw %s, %d(sp)' % (r, 4 * slot_of[v]))
-        reg_of[v], holder[r] = r, v
-        return r
+    homes = emit.RvHomes(uses, free, defs, lines, G.CLEAN_BONUS)
+    reg_of, holder, get_reg = homes.reg_of, homes.holder, homes.get_reg
 
     lines.append('sw a0, 0(sp)')
     in_free = False
@@ -169,12 +132,12 @@ def allocate(outs):
             continue
         srcs = [a[0] for a in args if isinstance(a, tuple)]
         keep = set(srcs)
-        regs = [fetch(v, p, keep) for v in srcs]
+        regs = [homes.fetch(v, p, keep) for v in srcs]
         if kind not in ('ldq', 'ldp') and not in_free:
             free[:0] = ['a2', 'a3'] if face else ['a2']  # the input is loaded
             in_free = True
         for v in set(srcs):
-            release_dead(v, p)
+            homes.release_dead(v, p)
         d = get_reg(p, keep)
         reg_of[p], holder[d] = d, p
         if kind == 'ldq':
@@ -186,40 +149,15 @@ def allocate(outs):
             reg_of[p + 1], holder[d2] = d2, p + 1
             lines.append('lw %s, %d(%s)' % (d, args[1], regs[0]))
             lines.append('lw %s, %d(%s)' % (d2, args[1] + 4, regs[0]))
-        elif kind == 'ror':
-            (a, _), sh = args
-            lines += ['slli t6, %s, %d' % (regs[0], 32 - sh), 'srli %s, %s, %d' % (d, regs[0], sh),
-                      'or %s, %s, t6' % (d, d)]
-        elif kind in ('srl', 'sll'):
-            lines.append('%si %s, %s, %d' % (kind, d, regs[0], args[1]))
-        elif kind in ('eor', 'and'):
-            (a, ra), (b, rb) = args
-            assert ra == rb
-            lines.append('%s %s, %s, %s' % ('xor' if kind == 'eor' else 'and', d, regs[0],
-                                            regs[1]))
         else:
-            raise SystemExit('no RV32I form for %s' % kind)
+            lines += emit.rv_op(kind, d, regs, args)
         if not uses[p]:
-            release_dead(p, p)
-    op = None
-    for i, (v, r) in enumerate(outs):
-        if op is None:
-            op = get_reg(END, {w for w, _ in outs})
-            lines.append('lw %s, 0(sp)' % op)
-        src = fetch(v, END, {w for w, _ in outs[i:]})
-        if r:
-            lines += ['slli t6, %s, %d' % (src, 32 - r), 'srli %s, %s, %d' % (src, src, r),
-                      'or %s, %s, t6' % (src, src)]
-        lines.append('sw %s, %d(%s)' % (src, 4 * i, op))
-        del holder[reg_of.pop(v)]
-        free.append(src)
-    return lines, nslots, [r for r in SAVED if r in used]
+            homes.release_dead(p, p)
+    homes.store_outs(outs, END)
+    return lines, homes.nslots, [r for r in SAVED if r in homes.used]
 
 
 # ---- the emitted instructions, run against the model ----
-RV_MEM = re.compile(r'(lw|sw) (\w+), (-?\d+)\((\w+)\)$')
-
-
 def simulate(lines, mode, ins, rk, stride=32):
     """Runs the emitted RV32I lines (the few forms function() writes) on len(ins) pairs, as
     aes_thumb2.py's simulate(): mode 'bytes', ins[k] the eight input words of pair k (one pair:
@@ -248,35 +186,12 @@ def simulate(lines, mode, ins, rk, stride=32):
             continue
         if l == 'ret':
             break
-        op, rest = l.split(None, 1)
-        m = RV_MEM.match(l)
-        if m:
-            kind, r, off, base = m.groups()
-            a = reg[base] + int(off)
-            if a % 4:
-                raise SystemExit('aes_rv32.py: unaligned %s at %#x: %s' % (kind, a, l))
-            if kind == 'lw':
-                reg[r] = mem[a]
-            else:
-                mem[a] = reg[r]
+        if l.startswith('bnez '):
+            r, lab = [x.strip() for x in l[5:].split(',')]
+            if reg[r] != 0:
+                pc = labels[lab[:-1]]
             continue
-        f = [x.strip() for x in rest.split(',')]
-        if op == 'bnez':
-            if reg[f[0]] != 0:
-                pc = labels[f[1][:-1]]
-            continue
-        if op == 'li':
-            v = int(f[1], 0)
-        elif op == 'addi':
-            v = (reg[f[1]] + int(f[2])) & G.M32
-        elif op == 'slli':
-            v = (reg[f[1]] << int(f[2])) & G.M32
-        elif op == 'srli':
-            v = reg[f[1]] >> int(f[2])
-        else:
-            a, b = reg[f[1]], reg[f[2]]
-            v = {'xor': a ^ b, 'and': a & b, 'or': a | b}[op]
-        reg[f[0]] = v
+        emit.rv_step(l, reg, mem)
     if reg['sp'] != SP:
         raise SystemExit('aes_rv32.py: stack pointer not restored')
     for r, v in callee.items():

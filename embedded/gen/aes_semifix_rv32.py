@@ -27,15 +27,12 @@ of aes_semifix32.c for 10 and 14 rounds on random blocks and round keys (callee-
 and sp restored).
 """
 import random
-import re
-import sys
 
 import aes_rv32 as R  # (replaces aes_thumb2.py's XOR, AND, ANDI, sbox, byte_ror, swapmove)
 import aes_thumb2 as G
 import aes_semifix_thumb2 as S
 import emit
 
-M32 = G.M32
 RKP, CNT = 'a1', 'a3'
 REGS = [r for r in R.REGS if r not in (RKP, CNT)]
 TOP = ['s7', 'a4', 's10', 's2', 't4', 't3', 's6', 'a7']  # (a random search's best)
@@ -116,10 +113,6 @@ def check_piece(name, outs):
             raise SystemExit('RV32I piece %s differs from the model' % name)
 
 
-def rot_lines(d, s, n):
-    return ['slli t6, %s, %d' % (s, 32 - n), 'srli %s, %s, %d' % (d, s, n), 'or %s, %s, t6' % (d, d)]
-
-
 def allocate(outs, placed, free, targets=None, store_out=False):
     """aes_semifix_thumb2.py's allocate for RV32I (aes_rv32.py's forms): placed maps the 'ldq'
     inputs to their registers (None: loads through a2), 'rkp' is a1; targets: the registers the
@@ -128,57 +121,15 @@ def allocate(outs, placed, free, targets=None, store_out=False):
     defs = G.defs
     uses = G.uses_of(defs, outs)
     END = len(defs)
-    is_const = {p for p, (kind, _) in enumerate(defs) if kind == 'li'}
-    homes = emit.Homes(uses, list(free))
-    reg_of, holder, slot_of, in_slot, free_l = (homes.reg_of, homes.holder, homes.slot_of,
-                                                homes.in_slot, homes.free)
-    nslots = [1]
     lines = []
-    used = set()
+    homes = emit.RvHomes(uses, list(free), defs, lines, G.CLEAN_BONUS)
+    reg_of, holder, free_l, get_reg = homes.reg_of, homes.holder, homes.free, homes.get_reg
     out_vids = {v: i for i, (v, r) in enumerate(outs) if r == 0}
-    pending = set(targets or [])
+    homes.pending = set(targets or [])
     if placed is not None:
         for p, (kind, args) in enumerate(defs):
             if kind == 'ldq':
                 reg_of[p], holder[placed[args[0]]] = placed[args[0]], p
-
-    def evict(p, keep):
-        best = homes.farthest(keep, lambda v: homes.next_use(v, p),
-                              lambda v: G.CLEAN_BONUS if v in in_slot or v in is_const else 0)
-        v = holder.pop(best)
-        del reg_of[v]
-        if v not in in_slot and v not in is_const:
-            if v not in slot_of:
-                slot_of[v] = homes.free_slots.pop() if homes.free_slots else nslots[0]
-                if slot_of[v] == nslots[0]:
-                    nslots[0] += 1
-            lines.append('sw %s, %d(sp)' % (best, 4 * slot_of[v]))
-            in_slot.add(v)
-        return best
-
-    def get_reg(p, keep, want=None):
-        if want is not None and want in free_l:
-            free_l.remove(want)
-            r = want
-        elif free_l:
-            cand = [r for r in free_l if r not in pending] or free_l
-            r = cand[0]
-            free_l.remove(r)
-        else:
-            r = evict(p, keep)
-        used.add(r)
-        return r
-
-    def fetch(v, p, keep):
-        if v in reg_of:
-            return reg_of[v]
-        r = get_reg(p, keep)
-        if v in is_const:
-            lines.append('li %s, 0x%08x' % (r, defs[v][1][0]))
-        else:
-            lines.append('lw %s, %d(sp)' % (r, 4 * slot_of[v]))
-        reg_of[v], holder[r] = r, v
-        return r
 
     loads_done = placed is not None
     for p, (kind, args) in enumerate(defs):
@@ -186,7 +137,7 @@ def allocate(outs, placed, free, targets=None, store_out=False):
             continue
         srcs = [a[0] for a in args if isinstance(a, tuple) and defs[a[0]][0] != 'rkp']
         keep = set(srcs)
-        regs = [fetch(v, p, keep) for v in srcs]
+        regs = [homes.fetch(v, p, keep) for v in srcs]
         if kind != 'ldq' and not loads_done:
             free_l.insert(0, 'a2')
             loads_done = True
@@ -194,7 +145,7 @@ def allocate(outs, placed, free, targets=None, store_out=False):
             homes.release_dead(v, p)
         want = targets[out_vids[p]] if targets and p in out_vids else None
         d = get_reg(p, keep, want)
-        pending.discard(want)
+        homes.pending.discard(want)
         reg_of[p], holder[d] = d, p
         if kind == 'ldq':
             lines.append('lw %s, %d(a2)' % (d, 4 * args[0]))
@@ -202,39 +153,23 @@ def allocate(outs, placed, free, targets=None, store_out=False):
             d2 = get_reg(p, keep | {p})
             reg_of[p + 1], holder[d2] = d2, p + 1
             lines += ['lw %s, %d(%s)' % (d, args[1], RKP), 'lw %s, %d(%s)' % (d2, args[1] + 4, RKP)]
-        elif kind == 'ror':
-            lines += rot_lines(d, regs[0], args[1])
-        elif kind in ('srl', 'sll'):
-            lines.append('%si %s, %s, %d' % (kind, d, regs[0], args[1]))
-        elif kind in ('eor', 'and'):
-            (a, ra), (b, rb) = args
-            assert ra == rb
-            lines.append('%s %s, %s, %s' % ('xor' if kind == 'eor' else 'and', d, regs[0],
-                                            regs[1]))
         else:
-            raise SystemExit('no RV32I form for %s' % kind)
+            lines += emit.rv_op(kind, d, regs, args)
         if not uses[p]:
             homes.release_dead(p, p)
-    live = {w for w, _ in outs}
+    used = homes.used
     if store_out:
-        op = get_reg(END, live)
-        lines.append('lw %s, 0(sp)' % op)
-        for i, (v, r) in enumerate(outs):
-            src = fetch(v, END, {w for w, _ in outs[i:]})
-            if r:
-                lines += rot_lines(src, src, r)
-            lines.append('sw %s, %d(%s)' % (src, 4 * i, op))
-            del holder[reg_of.pop(v)]
-            free_l.append(src)
-        return lines, None, nslots[0], used
+        homes.store_outs(outs, END)
+        return lines, None, homes.nslots, used
+    live = {w for w, _ in outs}
     for v, r in outs:
-        fetch(v, END, live)
+        homes.fetch(v, END, live)
     for v, r in outs:
         if r:
-            lines += rot_lines(reg_of[v], reg_of[v], r)
+            lines += emit.rv_rot(reg_of[v], reg_of[v], r)
     where = [reg_of[v] for v, _ in outs]
     if targets is None:
-        return lines, where, nslots[0], used
+        return lines, where, homes.nslots, used
     cur = list(where)
     while cur != list(targets):
         done = False
@@ -248,7 +183,7 @@ def allocate(outs, placed, free, targets=None, store_out=False):
             lines.append('mv t6, %s' % cur[i])
             cur[i] = 't6'
     used |= set(targets)
-    return lines, list(targets), nslots[0], used
+    return lines, list(targets), homes.nslots, used
 
 
 # The S-box gates' priorities for the schedule, found by `--search` (a hill climb from the
@@ -302,9 +237,6 @@ def function_lines(order=None):
     return body, frame
 
 
-RV_MEM = re.compile(r'(lw|sw) (\w+), (-?\d+)\((\w+)\)$')
-
-
 def simulate(lines, inw, rk, nr):
     """Returns (the eight output words, instructions executed (li: 2))."""
     OUT, RK, IN, SP = 0x40000, 0x10000, 0x20000, 0x80000
@@ -329,17 +261,6 @@ def simulate(lines, inw, rk, nr):
         if l == 'ret':
             break
         op, rest = l.split(None, 1)
-        m = RV_MEM.match(l)
-        if m:
-            kind, r, off, base = m.groups()
-            a = reg[base] + int(off)
-            if a % 4:
-                raise SystemExit('aes_semifix_rv32.py: unaligned %s: %s' % (kind, l))
-            if kind == 'lw':
-                reg[r] = mem[a]
-            else:
-                mem[a] = reg[r]
-            continue
         f = [x.strip() for x in rest.split(',')]
         if op == 'j':
             pc = target(f[0])
@@ -349,37 +270,15 @@ def simulate(lines, inw, rk, nr):
             if (op == 'bltz' and x >> 31) or (op == 'beqz' and x == 0):
                 pc = target(f[1])
             continue
-        if op == 'li':
-            v = int(f[1], 0)
-        elif op == 'mv':
-            v = reg[f[1]]
-        elif op == 'addi':
-            v = (reg[f[1]] + int(f[2])) & M32
-        elif op == 'slli':
-            v = (reg[f[1]] << int(f[2])) & M32
-        elif op == 'srli':
-            v = reg[f[1]] >> int(f[2])
-        else:
-            a, b = reg[f[1]], reg[f[2]]
-            v = {'xor': a ^ b, 'and': a & b, 'or': a | b}[op]
-        reg[f[0]] = v
+        emit.rv_step(l, reg, mem)
     if reg['sp'] != SP or any(reg[r] != v for r, v in callee.items()):
         raise SystemExit('aes_semifix_rv32.py: sp or a callee-saved register not restored')
     return [mem[OUT + 4 * i] for i in range(8)], n
 
 
 def check(lines, runs=40):
-    rng = random.Random(2027)
-    stats = {}
-    for nr in (10, 14):
-        for _ in range(runs):
-            inw = [rng.getrandbits(32) for _ in range(8)]
-            rk = [rng.getrandbits(32) for _ in range(8 * (nr + 1))]
-            got, n = simulate(lines, inw, rk, nr)
-            if got != S.model(inw, rk, nr):
-                raise SystemExit('RV32I AES with %d rounds differs from the model' % nr)
-            stats[nr] = n
-    return stats
+    return emit.check_rounds(lambda inw, rk, nr: simulate(lines, inw, rk, nr), S.model, 2027,
+                             'RV32I AES', runs)
 
 
 def generate():
@@ -413,17 +312,11 @@ def generate():
 
 
 def search(iters, seed):
-    rng = random.Random(seed)
+    G.check_circuit()
     cost = lambda order: check(function_lines(order)[0], 1)[10]
-    order = G.anneal(SBOX_PRIORITY.split() or [d for d, _, _, _ in G.GATES], cost, iters, rng)
-    words = ' '.join(order).split()
-    for k in range(0, len(words), 14):
-        print(' '.join(words[k:k + 14]))
+    emit.print_words(G.anneal(SBOX_PRIORITY.split() or [d for d, _, _, _ in G.GATES], cost,
+                              iters, random.Random(seed)))
 
 
 if __name__ == '__main__':
-    if len(sys.argv) == 4 and sys.argv[1] == '--search':
-        G.check_circuit()
-        search(int(sys.argv[2]), int(sys.argv[3]))
-    else:
-        emit.main(generate, __doc__)
+    emit.main(generate, __doc__, search=search)

@@ -34,7 +34,6 @@ callee-saved registers and sp restored).
 """
 import random
 import re
-import sys
 
 import aes_thumb2 as G
 import emit
@@ -179,20 +178,8 @@ def allocate(outs, placed, free, targets=None, store_out=False, loads_from=None)
         reg_of[p], holder[d] = d, p
         if kind == 'ldq':
             lines.append('ldr %s, [%s, #%d]' % (d, loads_from, 4 * args[0]))
-        elif kind == 'mov':
-            (a, ra), = args
-            lines.append('ror %s, %s, #%d' % (d, regs[0], ra) if ra else
-                         'mov %s, %s' % (d, regs[0]))
-        elif kind == 'andi':
-            (a, ra), m = args
-            lines.append('and %s, %s, #0x%08x' % (d, regs[0], G.ror(m, -ra)))
-        elif kind in ('eor', 'and'):
-            (a, ra), (b, rb) = args
-            sh = (rb - ra) % 32
-            lines.append('%s %s, %s, %s%s' % (kind, d, regs[0], regs[1],
-                                             ', ror #%d' % sh if sh else ''))
         else:
-            raise SystemExit('allocate: no rule for ' + kind)
+            lines.append(emit.t2_op(kind, d, regs, args))
         if not uses[p]:
             homes.release_dead(p, p)
     live = {w for w, _ in outs}
@@ -445,18 +432,10 @@ def simulate(lines, inw, rk, nr):
 
 
 def check(lines, runs=40):
-    rng = random.Random(2026)
-    stats = {}
-    for nr in (10, 14):
-        for _ in range(runs):
-            inw = [rng.getrandbits(32) for _ in range(8)]
-            rk = [rng.getrandbits(32) for _ in range(8 * (nr + 1))]
-            got, n, cyc, seen = simulate(lines, inw, rk, nr)
-            if got != model(inw, rk, nr):
-                raise SystemExit('AES with %d rounds: the instructions differ from the model'
-                                 % nr)
-            stats[nr] = (n, cyc, len(seen))
-    return stats
+    def run(inw, rk, nr):
+        got, n, cyc, seen = simulate(lines, inw, rk, nr)
+        return got, (n, cyc, len(seen))
+    return emit.check_rounds(run, model, 2026, 'AES (Thumb-2)', runs)
 
 
 def generate():
@@ -504,17 +483,10 @@ def static_count(order):
 
 
 def search(iters, seed):
-    rng = random.Random(seed)
+    G.check_circuit()
     cost = lambda order: (lambda s: s[0] * 10000 + s[1])(static_count(order))
-    order = G.anneal(SBOX_PRIORITY.split(), cost, iters, rng)
-    words = ' '.join(order).split()
-    for k in range(0, len(words), 14):
-        print(' '.join(words[k:k + 14]))
+    emit.print_words(G.anneal(SBOX_PRIORITY.split(), cost, iters, random.Random(seed)))
 
 
 if __name__ == '__main__':
-    if len(sys.argv) == 4 and sys.argv[1] == '--search':
-        G.check_circuit()
-        search(int(sys.argv[2]), int(sys.argv[3]))
-    else:
-        emit.main(generate, __doc__)
+    emit.main(generate, __doc__, search=search)

@@ -56,9 +56,7 @@ import emit
 M32 = 0xffffffff
 
 
-def ror(x, n):
-    n %= 32
-    return ((x >> n) | (x << (32 - n))) & M32 if n else x
+ror = emit.ror
 
 
 # ---- the program: values are (vid, rot), the word being ror(register of vid, rot) ----
@@ -627,18 +625,8 @@ def allocate(outs):
             d2 = get_reg(p, keep | {p})
             reg_of[p + 1], holder[d2] = d2, p + 1
             lines.append('ldrd %s, %s, [%s, #%d]' % (d, d2, regs[0], args[1]))
-        elif kind == 'mov':
-            (a, ra), = args
-            lines.append('ror %s, %s, #%d' % (d, regs[0], ra) if ra else
-                         'mov %s, %s' % (d, regs[0]))
-        elif kind == 'andi':
-            (a, ra), m = args
-            lines.append('and %s, %s, #0x%08x' % (d, regs[0], ror(m, -ra)))
         else:
-            (a, ra), (b, rb) = args
-            sh = (rb - ra) % 32
-            lines.append('%s %s, %s, %s%s' % (kind, d, regs[0], regs[1],
-                                             ', ror #%d' % sh if sh else ''))
+            lines.append(emit.t2_op(kind, d, regs, args))
         if not uses[p]:
             release_dead(p, p)
     # the outputs: rotations resolved, stored through the state pointer
