@@ -2,7 +2,7 @@
 #include "bsd_offload.h"
 
 #include <errno.h>
-#include <stdatomic.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,20 +141,23 @@ static double measure_pass(uint8_t *shared, uint8_t *data)
     return best / (double)CAL_WINDOW;
 }
 
-/* Per process: the pass once, the in-process figure once per cipher (by name: few exist). */
-#define CACHE_MAX 32
+/*
+ * Per process: the pass once, the in-process figure once per cipher (by descriptor: few exist).
+ * One mutex guards both, held while a figure is measured, so that threads asking at once measure
+ * once and all get the same figure (a few milliseconds, once per cipher and process).
+ */
+#define CACHE_MAX 64
 static struct {
     const bs_block_cipher *bc;
     double local_ns;
 } cache[CACHE_MAX];
-static _Atomic int cache_n;
+static int cache_n;
 static double pass_ns;
-static _Atomic int pass_done;
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static double cached_local(const bs_block_cipher *bc)
 {
-    int n = atomic_load(&cache_n);
-    for (int i = 0; i < n && i < CACHE_MAX; i++)
+    for (int i = 0; i < cache_n; i++)
         if (cache[i].bc == bc)
             return cache[i].local_ns;
     return 0;
@@ -162,30 +165,29 @@ static double cached_local(const bs_block_cipher *bc)
 
 static void measure(const bs_block_cipher *bc, bsd_offload_figures *f)
 {
+    pthread_mutex_lock(&cache_lock);
     f->local_ns = cached_local(bc);
-    f->path_ns = atomic_load(&pass_done) ? pass_ns : 0;
-    if (f->local_ns > 0 && f->path_ns > 0)
-        return;
-    uint8_t *buf = (uint8_t *)aligned_alloc(64, 2 * CAL_WINDOW);
-    if (buf == NULL)
-        return;
-    memset(buf, 0, 2 * CAL_WINDOW);
-    if (f->local_ns <= 0) {
-        f->local_ns = measure_local(bc, buf, buf + CAL_BYTES);
-        /* Racing threads may both measure and both append: a duplicate costs nothing. */
-        int i = atomic_fetch_add(&cache_n, 1);
-        if (i < CACHE_MAX) {
-            cache[i].bc = bc;
-            cache[i].local_ns = f->local_ns;
+    f->path_ns = pass_ns;
+    if (f->local_ns <= 0 || f->path_ns <= 0) {
+        uint8_t *buf = (uint8_t *)aligned_alloc(64, 2 * CAL_WINDOW);
+        if (buf != NULL) {
+            memset(buf, 0, 2 * CAL_WINDOW);
+            if (f->local_ns <= 0) {
+                f->local_ns = measure_local(bc, buf, buf + CAL_BYTES);
+                /* More ciphers than slots: the others are measured on each call. */
+                if (f->local_ns > 0 && cache_n < CACHE_MAX) {
+                    cache[cache_n].bc = bc;
+                    cache[cache_n].local_ns = f->local_ns;
+                    cache_n++;
+                }
+            }
+            if (f->path_ns <= 0)
+                pass_ns = f->path_ns = measure_pass(buf, buf + CAL_WINDOW);
+            bs_wipe(buf, 2 * CAL_WINDOW);
+            free(buf);
         }
     }
-    if (f->path_ns <= 0) {
-        f->path_ns = measure_pass(buf, buf + CAL_WINDOW);
-        pass_ns = f->path_ns;
-        atomic_store(&pass_done, 1);
-    }
-    bs_wipe(buf, 2 * CAL_WINDOW);
-    free(buf);
+    pthread_mutex_unlock(&cache_lock);
 }
 
 /* $BITSLICE_OFFLOAD_FIGURES: "name=value" pairs, comma-separated; unknown names are ignored. */

@@ -3,9 +3,12 @@
  * (every branch, the margin's edge, the reason strings), the mode names and $BITSLICE_OFFLOAD,
  * the injection of $BITSLICE_OFFLOAD_FIGURES, RATE against a real daemon (a figure after its
  * calibration, its workers, STATUS's rate line, an unknown cipher refused), and
- * bsd_windows_open_by_cost: a stream kept in-process sends no key and maps nothing.
+ * bsd_windows_open_by_cost: a stream kept in-process sends no key and maps nothing; the
+ * per-process figures asked by many threads at once: one measurement per cipher, the same figures
+ * for every thread and every later call.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "bsd_client.h"
@@ -103,6 +106,62 @@ static void modes(void)
     printf("modes, $BITSLICE_OFFLOAD and injected figures\n");
 }
 
+/*
+ * Per-process figures asked by THREADS threads at once, all starting together, for every cipher
+ * (distinct names): each cipher is measured once, so every thread gets the very same figures, and
+ * later calls get them again (every cipher stays cached: nothing is measured twice).
+ */
+#define THREADS 8
+#define MAX_NAMES 64
+static const bs_block_cipher *names[MAX_NAMES];
+static int nnames;
+static bsd_offload_figures got[THREADS][MAX_NAMES];
+static pthread_barrier_t start_line;
+
+static void *ask_all(void *arg)
+{
+    const int t = (int)(intptr_t)arg;
+    pthread_barrier_wait(&start_line);
+    for (int i = 0; i < nnames; i++) /* half the threads from the other end */
+        if (t % 2 == 0)
+            bsd_offload_local_figures(names[i], &got[t][i]);
+        else
+            bsd_offload_local_figures(names[nnames - 1 - i], &got[t][nnames - 1 - i]);
+    return NULL;
+}
+
+static void figures_threads(void)
+{
+    unsetenv(BSD_OFFLOAD_FIGURES_ENV);
+    for (int i = 0; bs_block_ciphers[i] != NULL; i++) {
+        const bs_block_cipher *c = bs_block_cipher_by_name(bs_block_ciphers[i]->name);
+        int seen = c == NULL;
+        for (int k = 0; k < nnames && !seen; k++)
+            seen = names[k] == c;
+        if (!seen && nnames < MAX_NAMES)
+            names[nnames++] = c;
+    }
+    CHECK(nnames > 1);
+    CHECK(pthread_barrier_init(&start_line, NULL, THREADS) == 0);
+    pthread_t th[THREADS];
+    for (int t = 0; t < THREADS; t++)
+        CHECK(pthread_create(&th[t], NULL, ask_all, (void *)(intptr_t)t) == 0);
+    for (int t = 0; t < THREADS; t++)
+        CHECK(pthread_join(th[t], NULL) == 0);
+    pthread_barrier_destroy(&start_line);
+    for (int i = 0; i < nnames; i++) {
+        CHECK(got[0][i].local_ns > 0 && got[0][i].path_ns > 0);
+        for (int t = 1; t < THREADS; t++)
+            CHECK(memcmp(&got[t][i], &got[0][i], sizeof got[0][i]) == 0);
+        bsd_offload_figures again;
+        bsd_offload_local_figures(names[i], &again);
+        CHECK(memcmp(&again, &got[0][i], sizeof again) == 0);
+    }
+    printf("figures: %d threads at once, %d ciphers: one measurement each, the same figures for "
+           "all and later\n",
+           THREADS, nnames);
+}
+
 static void against_daemon(void)
 {
     svc_daemon d;
@@ -170,6 +229,7 @@ int main(void)
 {
     rule();
     modes();
+    figures_threads();
     if (getenv("BITSLICED") == NULL) {
         printf("BITSLICED not set: the daemon part skipped\n");
         return 0;
