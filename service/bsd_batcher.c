@@ -14,6 +14,8 @@
 
 #include "bsd_batcher.h"
 
+#include "bsd_integrity.h"
+
 #include "bsd_log.h"
 #include "bsd_time.h"
 
@@ -94,7 +96,17 @@ static void batch_done(bsd_batch *batch, int status)
         b->idle_by_ns = 0;
     bsd_pending *p = pending_of(b, batch->cipher);
     const uint64_t now = bsd_now_ns();
-    if (p != NULL && batch->rated && status == 0 && now > batch->submitted_ns) {
+    /*
+     * A batch counts in the rate only if every word of it was written: a backend that leaves
+     * words unwritten would otherwise show a fast rate (PROTOCOL.md, RATE: "with every check").
+     * Read before job_done, which may free or requeue the jobs.
+     */
+    int counts = p != NULL && batch->rated && status == 0 && now > batch->submitted_ns;
+    for (size_t i = 0; i < batch->njobs && counts; i++) {
+        uint64_t digest, unwritten;
+        counts = bsd_job_verdict(batch->jobs[i], &digest, &unwritten) == 0;
+    }
+    if (counts) {
         const uint64_t bytes = batch->nblocks * batch->cipher->block_len;
         p->rate[p->rate_next] =
             (uint64_t)((double)bytes * 1e9 / (double)(now - batch->submitted_ns));

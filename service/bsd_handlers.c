@@ -354,7 +354,9 @@ static void free_calibration(bsd_daemon *d, ks_job *kj)
 /*
  * RATE: the cipher's measured rate (bsd_batcher_rate). A cipher with no figure yet is calibrated
  * first, once at a time: BSD_RATE_CALIBRATION_JOBS jobs through the batcher and the backend like
- * any request (checks included), and the answer waits for them.
+ * any request (checks included: a job with words its backend left unwritten is counted in
+ * integrity.unwritten_jobs, its batch is not in the rate, and the calibration stops there), and
+ * the answer waits for them.
  * The key is all zeroes (the cores take the same time for every key) and the keystream goes
  * into an anonymous mapping that only the backend writes and that is unmapped after.
  */
@@ -423,6 +425,20 @@ void bsd_handle_job_done(void *arg, bsd_job *job, int status)
     bsd_conn *c = kj->conn;
     bsd_daemon *d = (bsd_daemon *)arg;
     if (kj->cal_ks != NULL) {
+        uint64_t digest, unwritten = 0;
+        if (status == 0 && bsd_job_verdict(job, &digest, &unwritten) != 0) {
+            /*
+             * Checked like any job: words the backend left unwritten. The batcher did not count
+             * the batch in the rate; the calibration stops and RATE answers what is known.
+             */
+            d->stats.integrity_unwritten_jobs++;
+            BSD_ERR("integrity",
+                    "conn=%u cipher=%s blocks=%llu unwritten_words=%llu calibration=1 "
+                    "reason=\"backend left poisoned words\"",
+                    c->cid, job->cipher->name, (unsigned long long)job->nblocks,
+                    (unsigned long long)unwritten);
+            status = -EIO;
+        }
         if (status == 0 && kj->cal_left > 0 && !c->closing && !d->draining) {
             /* The next job: the window zeroed again, as a client leaves it. */
             kj->cal_left--;

@@ -7,7 +7,8 @@
  * groups back while they keep growing; the oldest ready group going first when a slot frees
  * (not the first registered); job_done for every job in order with the backend's status, then
  * on_idle; cancel taking exactly the matching jobs (and re-arming for the new oldest); a failed
- * submit keeping the jobs for the next try; flush_all ignoring deadlines; the cipher table limit.
+ * submit keeping the jobs for the next try; flush_all ignoring deadlines; the cipher table limit;
+ * the rate counting a batch only when every word of it was written.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -478,6 +479,45 @@ static void test_cipher_table(void **state)
     assert_int_equal(W->ndone, BSD_MAX_CIPHERS);
 }
 
+/*
+ * The rate (RATE): a batch of 256 KiB or more counts once it completed with status 0 and every
+ * job's words were written (bsd_job_verdict); a job with a word left unwritten keeps its batch out,
+ * and so does a failed one. Nothing is timed: the submission time is set back by hand.
+ */
+static void test_rate_verdict(void **state)
+{
+    (void)state;
+    start();
+    uint64_t rate, bytes;
+    bsd_job good, bad, failed;
+    job(&good, 0, (BSD_RATE_MIN_BATCH_BYTES / 16) * 2, bsd_now_ns());
+    add(&good);
+    bsd_batcher_flush_all(&W->b); /* from here on, every job goes as it is added */
+    assert_int_equal(W->fk.nbatches, 1);
+    W->fk.batches[0]->submitted_ns -= 1000; /* 1 us on the backend */
+    complete(0, 0);
+    assert_non_null(bsd_batcher_rate(&W->b, &ciphers[0], &rate, &bytes));
+    assert_true(rate > 0);
+    assert_int_equal(bytes, BSD_RATE_MIN_BATCH_BYTES * 2);
+
+    job(&bad, 0, (BSD_RATE_MIN_BATCH_BYTES / 16) * 4, bsd_now_ns());
+    bad.poison_hits = 1; /* the backend left one word unwritten */
+    add(&bad);
+    assert_int_equal(W->fk.nbatches, 1);
+    W->fk.batches[0]->submitted_ns -= 1;
+    complete(0, 0);
+    job(&failed, 0, (BSD_RATE_MIN_BATCH_BYTES / 16) * 4, bsd_now_ns());
+    add(&failed);
+    assert_int_equal(W->fk.nbatches, 1);
+    W->fk.batches[0]->submitted_ns -= 1;
+    complete(0, -EIO);
+    uint64_t rate2;
+    bsd_batcher_rate(&W->b, &ciphers[0], &rate2, &bytes);
+    assert_int_equal(rate2, rate);
+    assert_int_equal(bytes, BSD_RATE_MIN_BATCH_BYTES * 2);
+    assert_int_equal(W->ndone, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -489,6 +529,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
         cmocka_unit_test_setup_teardown(test_submit_failure, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cipher_table, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rate_verdict, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -225,6 +225,38 @@ static void against_daemon(void)
     svc_cleanup(&d);
 }
 
+/*
+ * A backend that leaves words unwritten (the daemon's test hook BSD_TEST_FAULT=unwritten): its
+ * calibration is checked like any job, so RATE gives no figure, and the job is counted as an
+ * integrity event; a cipher whose rate is unknown stays in-process under auto.
+ */
+static void calibration_checked(void)
+{
+    svc_daemon d;
+    svc_init(&d);
+    static const char *const sets[] = {"threads=2", NULL};
+    setenv("BSD_TEST_FAULT", "unwritten", 1);
+    svc_start(&d, NULL, sets);
+    unsetenv("BSD_TEST_FAULT");
+    bsd_client_opts o = {d.socket, 1000, 20000};
+    bsd_client *cl;
+    CHECK(bsd_client_connect(&o, &cl) == 0);
+    bsd_rate_rep r;
+    CHECK(bsd_client_rate(cl, "PRESENT-80", &r) == 0);
+    CHECK(r.bytes_per_s == 0 && r.bytes == 0);
+    bsd_client_close(cl);
+    CHECK(svc_status_of(&d, "integrity.unwritten_jobs") == 1);
+    static char text[16384];
+    CHECK(bsd_client_connect(&o, &cl) == 0);
+    CHECK(bsd_client_status(cl, text, sizeof text) == 0);
+    CHECK(strstr(text, "rate.PRESENT-80=") == NULL);
+    bsd_client_close(cl);
+    printf("RATE: a calibration with words left unwritten gives no figure and counts "
+           "integrity.unwritten_jobs\n");
+    CHECK(svc_stop(&d) == 0);
+    svc_cleanup(&d);
+}
+
 int main(void)
 {
     rule();
@@ -235,5 +267,6 @@ int main(void)
         return 0;
     }
     against_daemon();
+    calibration_checked();
     return 0;
 }
