@@ -306,6 +306,7 @@ static int read_reply(bsd_client *c, uint32_t id, uint8_t expect_op, uint8_t *ou
     if (c->fd < 0)
         return -EPIPE;
     int64_t deadline = now_ms() + timeout_ms;
+    int stalled = 0;
     for (;;) {
         bsd_hdr h;
         int r = bsd_hdr_decode(c->rbuf, c->rlen, BSD_MAX_REPLY_PAYLOAD, &h);
@@ -366,11 +367,16 @@ static int read_reply(bsd_client *c, uint32_t id, uint8_t expect_op, uint8_t *ou
         }
         /*
          * Read first, poll only when nothing is there: a reply that arrived while the caller
-         * worked costs one system call, and one that has not is a stall (bsd_client_stalls).
+         * worked costs one system call. A KEYSTREAM wait that finds none of its reply's bytes
+         * (nothing buffered) is a stall (bsd_client_stalls), once per wait; the rest of a reply
+         * already arriving, and other requests' waits (RATE, STATUS), are not.
          */
         ssize_t n = recv(c->fd, c->rbuf + c->rlen, sizeof c->rbuf - c->rlen, MSG_DONTWAIT);
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            c->stalls++;
+            if (expect_op == BSD_OP_KEYSTREAM && c->rlen == 0 && !stalled) {
+                stalled = 1;
+                c->stalls++;
+            }
             r = wait_fd(c->fd, POLLIN, deadline);
             if (r != 0)
                 return r;

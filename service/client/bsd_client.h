@@ -87,7 +87,10 @@ int bsd_client_keystream(bsd_client *c, uint32_t session, const uint8_t *counter
  */
 int bsd_client_rate(bsd_client *c, const char *cipher, bsd_rate_rep *out);
 
-/* Waits for a reply that found none of its bytes arrived yet and blocked (since connect). */
+/*
+ * KEYSTREAM reply waits that found none of the reply's bytes arrived yet and blocked (since
+ * connect); other requests' waits do not count.
+ */
 uint64_t bsd_client_stalls(const bsd_client *c);
 
 /* The STATUS text, NUL-terminated (truncated to len - 1). */

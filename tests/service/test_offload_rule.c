@@ -186,6 +186,8 @@ static void against_daemon(void)
     snprintf(line, sizeof line, "rate.PRESENT-80=%llu bytes/s over 4194304 bytes\n",
              (unsigned long long)r.bytes_per_s);
     CHECK(strstr(text, line) != NULL && svc_status_value(text, "backend_workers") == 2);
+    /* RATE (the calibration's wait) and STATUS waits are not a stream's stalls. */
+    CHECK(bsd_client_stalls(cl) == 0);
     bsd_client_close(cl);
     printf("RATE: PRESENT-80 calibrated at %llu bytes/s over %llu bytes, 2 workers\n",
            (unsigned long long)r.bytes_per_s, (unsigned long long)r.bytes);
