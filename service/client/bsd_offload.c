@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,7 +227,9 @@ static void inject(bsd_offload_figures *f, int *daemon_given)
 static void local_figures(const bs_block_cipher *bc, bsd_offload_figures *f, int *daemon_given)
 {
     memset(f, 0, sizeof *f);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    /* The CPUs this process may use: a container's cpuset, not the host's online count. */
+    cpu_set_t set;
+    int n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
     f->cpus = n > 0 ? (unsigned)n : 1;
     bsd_offload_figures inj = *f;
     inj.local_ns = inj.path_ns = -1;

@@ -1,7 +1,8 @@
 /*
  * bsd_offload.h: whether a stream goes to bitsliced or stays in-process, one rule for the
  * provider (bsd_source, through bsd_stream) and for bitslice seal/open (tools/bs_keysrc.c), both
- * of which decide in bsd_windows_open; docs/provider.md "Offload by cost" states the rule.
+ * of which decide in bsd_windows_open_by_cost; docs/provider.md "Offload by cost" states the
+ * rule.
  *
  * Modes: "always" (offload whenever the daemon answers: what a caller that names no mode gets),
  * "never" (in-process), "auto" (offload only where the daemon path is estimated to be cheaper for
@@ -13,7 +14,8 @@
  *    blocks it recomputes to check each piece (one block per 4 KiB, at local_ns);
  *  - daemon_ns: 1e9 / the daemon's measured rate for the cipher (RATE, PROTOCOL.md: all its
  *    workers together), and the daemon's workers on this host's CPUs (0 for a device);
- *  - cpus: this host's online CPUs.
+ *  - cpus: the CPUs this process may run on (sched_getaffinity: a container's or cgroup's
+ *    cpuset, not the host's count).
  * $BITSLICE_OFFLOAD_FIGURES (for tests; "local=0.11,path=0.05,daemon=0.02,workers=0,cpus=16",
  * any subset) replaces the figures it names, so a test decides without timing anything.
  */
@@ -47,7 +49,7 @@ typedef struct bsd_offload_figures {
     double path_ns;   /* this thread's ns per byte through the daemon */
     double daemon_ns; /* the daemon's ns per byte for the cipher, all its backend; 0: unknown */
     unsigned workers; /* the daemon's threads on this host's CPUs (0: a device computes) */
-    unsigned cpus;    /* this host's online CPUs */
+    unsigned cpus;    /* the CPUs this process may run on (its affinity mask) */
 } bsd_offload_figures;
 
 /*

@@ -446,6 +446,15 @@ static int apply_pieces(bsd_stream *s, uint8_t *out, const uint8_t *in, size_t l
     return 0; /* served at the next turn */
 }
 
+/* The head window is used up: release it, move the head on and refill (refill's result). */
+static int next_window(bsd_stream *s)
+{
+    bsd_windows_release(&s->w, s->head);
+    s->head = (s->head + 1) % s->depth;
+    s->inflight--;
+    return refill(s);
+}
+
 static int stream_apply(bsd_stream *s, const bs_key_schedule *sched, uint8_t *out,
                         const uint8_t *in, size_t len)
 {
@@ -484,13 +493,8 @@ static int stream_apply(bsd_stream *s, const bs_key_schedule *sched, uint8_t *ou
                 in += n;
             len -= n;
             if (s->pos == (w->first + w->nblocks) * s->block_len) {
-                unsigned k = s->head;
-                s->w.slot[k].dirty = 0; /* every word moved out, and zeroed */
-                bsd_windows_release(&s->w, k);
-                s->head = (s->head + 1) % s->depth;
-                s->inflight--;
-                r = refill(s);
-                if (r != 0)
+                s->w.slot[s->head].dirty = 0; /* every word moved out, and zeroed */
+                if ((r = next_window(s)) != 0)
                     return len == 0 ? 0 : r;
             }
             continue;
@@ -517,15 +521,8 @@ static int stream_apply(bsd_stream *s, const bs_key_schedule *sched, uint8_t *ou
         out += n;
         len -= n;
         s->pos += n;
-        if (n == avail) {
-            unsigned k = s->head;
-            bsd_windows_release(&s->w, k);
-            s->head = (s->head + 1) % s->depth;
-            s->inflight--;
-            r = refill(s);
-            if (r != 0)
-                return len == 0 ? 0 : r;
-        }
+        if (n == avail && (r = next_window(s)) != 0)
+            return len == 0 ? 0 : r;
     }
     return 0;
 }
