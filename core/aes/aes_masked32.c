@@ -18,6 +18,7 @@
  * folding two gadget terms together would unmask it.
  */
 #include "aes_masked.h"
+#include "bs_wipe32.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -59,25 +60,16 @@ static uint32_t mt_record(uint32_t x)
 #define BS_UNROLL8
 #endif
 
-/* Word stores through a volatile pointer: not optimised away, and on picolibc several times
- * cheaper than bs_wipe's byte-wise memset for the few hundred bytes wiped per call. */
+/* Word stores through a volatile pointer (bs_wipe32.h): not optimised away, and on picolibc
+ * several times cheaper than bs_wipe's byte-wise memset for the few hundred bytes wiped per
+ * call. wipe32: bs_wipe32's loop of four stores a pass; wipe32_unrolled: the same stores
+ * straight-line, for the default variant's masks and state (a few dozen words, every call: the
+ * rolled loop's branch and counter cost about as much again as the stores). */
 BS_AES_FN void wipe32(void *p, size_t nbytes)
 {
-    volatile uint32_t *w = (volatile uint32_t *)p;
-    /* four stores a pass: a rolled loop pays a taken branch a word, which made the 60-word
-     * wipe of a call's masks about 360 cycles on the M4 */
-    for (size_t i = 0; i < nbytes / 16; i++) {
-        w[4 * i] = 0;
-        w[4 * i + 1] = 0;
-        w[4 * i + 2] = 0;
-        w[4 * i + 3] = 0;
-    }
-    for (size_t i = nbytes / 16 * 4; i < nbytes / 4; i++)
-        w[i] = 0;
+    bs_wipe32((uint32_t *)p, nbytes / sizeof(uint32_t));
 }
 
-/* wipe32 straight-line, for the call's masks and state (a few dozen words, every call): the
- * rolled loop's branch and counter cost about as much again as the stores. */
 #if defined(__GNUC__) && !defined(__clang__)
 #define BS_UNROLL32 _Pragma("GCC unroll 32")
 #else
@@ -442,6 +434,20 @@ BS_AES_FN void mask_transpose(uint32_t x[8])
 /* The pattern's mask word for mask number p (1 = m0, 2 = m1, 3 = m2): a compile-time choice, so
  * that the compiler computes each rotation of m0, m1, m2 once for all eight slices. */
 #define PAT_W(p) ((p) == 1 ? m0 : (p) == 2 ? m1 : m2)
+/* The eight mask words of the S-box's input and output patterns, an array's initialiser (m0,
+ * m1 and m2 in scope). */
+#define PAT_IN_WORDS                                                                               \
+    {                                                                                              \
+        PAT_W(BS_AES_MASKED_IN_0), PAT_W(BS_AES_MASKED_IN_1), PAT_W(BS_AES_MASKED_IN_2),           \
+            PAT_W(BS_AES_MASKED_IN_3), PAT_W(BS_AES_MASKED_IN_4), PAT_W(BS_AES_MASKED_IN_5),       \
+            PAT_W(BS_AES_MASKED_IN_6), PAT_W(BS_AES_MASKED_IN_7)                                   \
+    }
+#define PAT_OUT_WORDS                                                                              \
+    {                                                                                              \
+        PAT_W(BS_AES_MASKED_OUT_0), PAT_W(BS_AES_MASKED_OUT_1), PAT_W(BS_AES_MASKED_OUT_2),        \
+            PAT_W(BS_AES_MASKED_OUT_3), PAT_W(BS_AES_MASKED_OUT_4), PAT_W(BS_AES_MASKED_OUT_5),    \
+            PAT_W(BS_AES_MASKED_OUT_6), PAT_W(BS_AES_MASKED_OUT_7)                                 \
+    }
 
 /* MixColumns (aes.h's formula) of the output pattern, given R1 (n) and R2(x ^ R1(x)) (s) of m0
  * and m1, XOR the input pattern: one representation's correction words, folded at compile time
@@ -512,14 +518,8 @@ static void call_masks_init(call_masks *cm, bs_aes_rng_fn rng, void *rng_ctx)
     mask_transpose(x);
     {
         const uint32_t m2 = m0 ^ m1;
-        const uint32_t mi[8] = {PAT_W(BS_AES_MASKED_IN_0), PAT_W(BS_AES_MASKED_IN_1),
-                                PAT_W(BS_AES_MASKED_IN_2), PAT_W(BS_AES_MASKED_IN_3),
-                                PAT_W(BS_AES_MASKED_IN_4), PAT_W(BS_AES_MASKED_IN_5),
-                                PAT_W(BS_AES_MASKED_IN_6), PAT_W(BS_AES_MASKED_IN_7)};
-        const uint32_t mo[8] = {PAT_W(BS_AES_MASKED_OUT_0), PAT_W(BS_AES_MASKED_OUT_1),
-                                PAT_W(BS_AES_MASKED_OUT_2), PAT_W(BS_AES_MASKED_OUT_3),
-                                PAT_W(BS_AES_MASKED_OUT_4), PAT_W(BS_AES_MASKED_OUT_5),
-                                PAT_W(BS_AES_MASKED_OUT_6), PAT_W(BS_AES_MASKED_OUT_7)};
+        const uint32_t mi[8] = PAT_IN_WORDS;
+        const uint32_t mo[8] = PAT_OUT_WORDS;
         BS_UNROLL8
         for (unsigned b = 0; b < 8; b++) {
             const uint32_t p = x[(b >> 1) + 4 * (b & 1)];
@@ -571,10 +571,7 @@ BS_AES_FN void call_masks_init_v(call_masks *cm, bs_aes_rng_fn rng, void *rng_ct
     mask_transpose(x);
     {
         const uint32_t m2 = m0 ^ m1;
-        const uint32_t mi[8] = {PAT_W(BS_AES_MASKED_IN_0), PAT_W(BS_AES_MASKED_IN_1),
-                                PAT_W(BS_AES_MASKED_IN_2), PAT_W(BS_AES_MASKED_IN_3),
-                                PAT_W(BS_AES_MASKED_IN_4), PAT_W(BS_AES_MASKED_IN_5),
-                                PAT_W(BS_AES_MASKED_IN_6), PAT_W(BS_AES_MASKED_IN_7)};
+        const uint32_t mi[8] = PAT_IN_WORDS;
         BS_UNROLL8
         for (unsigned b = 0; b < 8; b++)
             cm->in[b] = x[(b >> 1) + 4 * (b & 1)] ^ mi[b];
@@ -583,10 +580,7 @@ BS_AES_FN void call_masks_init_v(call_masks *cm, bs_aes_rng_fn rng, void *rng_ct
     mask_transpose(u);
     {
         const uint32_t m2 = m0 ^ m1;
-        const uint32_t mo[8] = {PAT_W(BS_AES_MASKED_OUT_0), PAT_W(BS_AES_MASKED_OUT_1),
-                                PAT_W(BS_AES_MASKED_OUT_2), PAT_W(BS_AES_MASKED_OUT_3),
-                                PAT_W(BS_AES_MASKED_OUT_4), PAT_W(BS_AES_MASKED_OUT_5),
-                                PAT_W(BS_AES_MASKED_OUT_6), PAT_W(BS_AES_MASKED_OUT_7)};
+        const uint32_t mo[8] = PAT_OUT_WORDS;
         BS_UNROLL8
         for (unsigned b = 0; b < 8; b++)
             cm->last[b] = mo[b] ^ bs_aes_sr2(u[(b >> 1) + 4 * (b & 1)]);
@@ -771,14 +765,8 @@ static void subword_masked_v(uint32_t w[2], bs_aes_rng_fn rng, void *rng_ctx)
     uint32_t r[BS_AES_MASKEDV_SBOX_RAND], q[8], mw[4];
     draw(r, BS_AES_MASKEDV_SBOX_RAND, rng, rng_ctx);
     const uint32_t m0 = r[0] & 0x01010101u, m1 = (r[0] >> 1) & 0x01010101u, m2 = m0 ^ m1;
-    const uint32_t mi[8] = {PAT_W(BS_AES_MASKED_IN_0), PAT_W(BS_AES_MASKED_IN_1),
-                            PAT_W(BS_AES_MASKED_IN_2), PAT_W(BS_AES_MASKED_IN_3),
-                            PAT_W(BS_AES_MASKED_IN_4), PAT_W(BS_AES_MASKED_IN_5),
-                            PAT_W(BS_AES_MASKED_IN_6), PAT_W(BS_AES_MASKED_IN_7)};
-    const uint32_t mo[8] = {PAT_W(BS_AES_MASKED_OUT_0), PAT_W(BS_AES_MASKED_OUT_1),
-                            PAT_W(BS_AES_MASKED_OUT_2), PAT_W(BS_AES_MASKED_OUT_3),
-                            PAT_W(BS_AES_MASKED_OUT_4), PAT_W(BS_AES_MASKED_OUT_5),
-                            PAT_W(BS_AES_MASKED_OUT_6), PAT_W(BS_AES_MASKED_OUT_7)};
+    const uint32_t mi[8] = PAT_IN_WORDS;
+    const uint32_t mo[8] = PAT_OUT_WORDS;
     mw[0] = m0;
     mw[1] = m1;
     mw[2] = m2;
