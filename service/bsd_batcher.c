@@ -4,7 +4,8 @@
  * backend has no batch in flight. A ready group goes to the
  * backend when fewer than max_inflight_batches are running; otherwise it keeps growing until a
  * batch completes, which is what makes batches large under load. The deadline runs on a timerfd
- * because libuv's timers have millisecond resolution.
+ * because libuv's timers have millisecond resolution; a libuv timer backs it up where the timerfd
+ * is left unset (rearm).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -46,32 +47,43 @@ static void arm_timer(bsd_batcher *b, uint64_t when_ns)
     b->armed_ns = when_ns;
 }
 
+static void on_backstop(uv_timer_t *t);
+
 /*
  * Arms the timer for the earliest deadline among groups that are not ready yet. A deadline the
  * timer could not serve needs none: when max_inflight_batches are running, a ready group waits
- * for a completion anyway; and with batch_when_idle, when the batches in flight are predicted
- * (idle_by_ns) to be done before it, their completion flushes the group (one timerfd_settime to
- * arm and one to disarm saved per such request: issue 26, system calls per request). A
- * prediction that has already passed arms the timer as before.
+ * for a completion anyway. With batch_when_idle, when the batches in flight are predicted
+ * (idle_by_ns) to be done before a deadline, their completion should flush the group first, so
+ * the timerfd is not set for it (one timerfd_settime to arm and one to disarm saved per such
+ * request: issue 26, system calls per request); but a batch can run late (a preempted worker, a
+ * rate measured on a better batch), so a libuv timer still fires at that deadline: it only sets
+ * the loop's poll timeout (no system call), at millisecond resolution, and a group still waiting
+ * when it fires goes then. A prediction that has already passed arms the timerfd as before.
  */
 static void rearm(bsd_batcher *b, uint64_t now)
 {
-    uint64_t next = 0;
+    uint64_t next = 0, backstop = 0;
     const int full = b->inflight_batches >= b->cfg->max_inflight_batches;
     const int idle_soon =
         b->cfg->batch_when_idle && b->inflight_batches > 0 && b->idle_by_ns >= now;
     for (int i = 0; i < BSD_MAX_CIPHERS; i++) {
         bsd_pending *p = &b->pend[i];
-        if (p->njobs == 0 || group_ready(b, p, now))
+        if (p->njobs == 0 || group_ready(b, p, now) || full)
             continue;
         uint64_t t = p->first_ns + (uint64_t)b->cfg->batch_deadline_us * 1000;
-        if (full || (idle_soon && b->idle_by_ns <= t))
-            continue;
-        if (next == 0 || t < next)
-            next = t;
+        uint64_t *slot = idle_soon && b->idle_by_ns <= t ? &backstop : &next;
+        if (*slot == 0 || t < *slot)
+            *slot = t;
     }
     if (next != b->armed_ns)
         arm_timer(b, next);
+    if (backstop != 0) {
+        /* Rounded up: it never fires before the deadline by the loop's clock (a stale loop
+         * clock can make it early: on_backstop then sets it again). */
+        uv_timer_start(&b->backstop, on_backstop, (backstop - now + 999999) / 1000000, 0);
+    } else if (uv_is_active((uv_handle_t *)&b->backstop)) {
+        uv_timer_stop(&b->backstop);
+    }
 }
 
 /* The cipher's entry, taking a free one for a cipher never seen (NULL: the table is full). */
@@ -194,6 +206,11 @@ static void try_flush(bsd_batcher *b)
     rearm(b, now);
 }
 
+static void on_backstop(uv_timer_t *t)
+{
+    try_flush((bsd_batcher *)t->data);
+}
+
 static void on_timer(uv_poll_t *h, int status, int events)
 {
     bsd_batcher *b = (bsd_batcher *)h->data;
@@ -222,7 +239,11 @@ int bsd_batcher_init(bsd_batcher *b, uv_loop_t *loop, const bsd_config *cfg, bsd
     b->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     if (b->timerfd < 0)
         return -errno;
-    int r = uv_poll_init(loop, &b->timer_poll, b->timerfd);
+    int r = uv_timer_init(loop, &b->backstop);
+    if (r != 0)
+        return r;
+    b->backstop.data = b;
+    r = uv_poll_init(loop, &b->timer_poll, b->timerfd);
     if (r != 0)
         return r;
     b->timer_poll.data = b;
@@ -327,4 +348,5 @@ void bsd_batcher_close(bsd_batcher *b)
 {
     uv_poll_stop(&b->timer_poll);
     uv_close((uv_handle_t *)&b->timer_poll, on_timer_closed);
+    uv_close((uv_handle_t *)&b->backstop, NULL);
 }

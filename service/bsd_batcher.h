@@ -56,13 +56,15 @@ typedef struct bsd_batcher {
     bsd_pending pend[BSD_MAX_CIPHERS];
     int timerfd;
     uv_poll_t timer_poll;
+    /* The deadline of a group whose timerfd was left unset on a prediction (rearm). */
+    uv_timer_t backstop;
     uint64_t armed_ns; /* 0: not armed */
     unsigned inflight_batches;
     /*
      * When the batches in flight should all be done, from their ciphers' measured rates
      * (UINT64_MAX: a batch of a cipher with no rate yet); 0 while none is in flight. With
      * batch_when_idle their completion flushes every waiting group, so a deadline after this
-     * needs no timer (rearm).
+     * needs no timerfd, only the backstop (rearm).
      */
     uint64_t idle_by_ns;
     int flush_all; /* draining: ignore deadlines */

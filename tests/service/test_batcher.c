@@ -8,7 +8,9 @@
  * (not the first registered); job_done for every job in order with the backend's status, then
  * on_idle; cancel taking exactly the matching jobs (and re-arming for the new oldest); a failed
  * submit keeping the jobs for the next try; flush_all ignoring deadlines; the cipher table limit;
- * the rate counting a batch only when every word of it was written.
+ * the rate counting a batch only when every word of it was written; with batch_when_idle, a group
+ * whose deadline comes after the predicted end of the batch in flight still going at its deadline
+ * when that batch runs late.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -518,6 +520,64 @@ static void test_rate_verdict(void **state)
     assert_int_equal(W->ndone, 3);
 }
 
+static void on_guard(uv_timer_t *t)
+{
+    *(int *)t->data = 1;
+}
+
+/*
+ * batch_when_idle, and a backend slower than its recorded rate: the batch in flight is predicted
+ * to end 50 ms after its submission (its cipher's rate: a batch of the same size that took 50 ms,
+ * set by hand), well before the next group's 300 ms deadline, so no timerfd is set for that
+ * group; the backend then holds the batch (it runs late). The group still goes at its deadline,
+ * not when the late batch completes. The wait is bounded by a 5 s guard, nothing is timed.
+ */
+static void test_late_batch(void **state)
+{
+    (void)state;
+    W->cfg.batch_when_idle = 1;
+    W->cfg.batch_deadline_us = 300000;
+    start();
+    const uint64_t big = (BSD_RATE_MIN_BATCH_BYTES / 16) * 2;
+    bsd_job a, b, c;
+    job(&a, 0, big, bsd_now_ns());
+    add(&a); /* idle: goes at once */
+    assert_int_equal(W->fk.nbatches, 1);
+    W->fk.batches[0]->submitted_ns -= 50 * MS;
+    complete(0, 0);
+    uint64_t rate, bytes;
+    bsd_batcher_rate(&W->b, &ciphers[0], &rate, &bytes);
+    assert_true(rate > 0);
+
+    job(&b, 0, big, bsd_now_ns());
+    add(&b); /* idle again: goes at once, predicted to end in about 50 ms */
+    assert_int_equal(W->fk.nbatches, 1);
+    const uint64_t t0 = bsd_now_ns();
+    job(&c, 0, 1, t0);
+    add(&c);
+    assert_int_equal(W->fk.nbatches, 1);
+
+    static int guard_fired;
+    static uv_timer_t guard; /* closed by the loop after this test returns */
+    guard_fired = 0;
+    uv_timer_init(&W->loop, &guard);
+    guard.data = &guard_fired;
+    uv_timer_start(&guard, on_guard, 5000, 0);
+    while (W->fk.nbatches < 2 && !guard_fired)
+        uv_run(&W->loop, UV_RUN_ONCE);
+    uv_timer_stop(&guard);
+    uv_close((uv_handle_t *)&guard, NULL);
+    /* b is still on the backend; c went on its own deadline, not before it. */
+    assert_int_equal(W->fk.nbatches, 2);
+    assert_true(bsd_now_ns() >= t0 + 300 * MS);
+    bsd_job *const want_b[] = {&b}, *const want_c[] = {&c};
+    expect_batch(0, 0, want_b, 1);
+    expect_batch(1, 0, want_c, 1);
+    complete(1, 0);
+    complete(0, 0);
+    assert_int_equal(W->ndone, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -530,6 +590,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_submit_failure, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cipher_table, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rate_verdict, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_late_batch, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
