@@ -7,6 +7,11 @@
 # $BS_VALGRIND_QUICK=1 (same setup) runs a subset: one known answer per cipher, sizes 0 and
 # 4097 (no 10 MiB file), -pbkdf2 at one size, speed for two ciphers.
 set -euo pipefail
+# These checks are of the provider in-process and of its config keys (OPENSSL_CONF=/dev/null or a
+# config of their own). The caller's daemon socket, offload mode or offload figures would send
+# them through whatever daemon those name, or disable the provider (a mode that is not one):
+# the service suite's provider-offload test covers the daemon path, on a daemon of its own.
+unset BITSLICE_SOCKET BITSLICE_OFFLOAD BITSLICE_OFFLOAD_FIGURES
 openssl_bin=$1 provdir=$2 testconf=$3 srcdir=$4 check=$5
 cipher=${6:-}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bsprov-cli.XXXXXX")
@@ -168,9 +173,8 @@ check_conf() {
     # service suite's provider-offload test covers a real daemon).
     { cat "$srcdir/conf/bitslice.cnf"; echo "daemon-socket = $tmp/absent.sock"
       echo "offload-threshold = 0"; } >"$tmp/daemon.cnf"
-    # $BITSLICE_SOCKET would override the config key.
     # shellcheck disable=SC2086
-    if OPENSSL_CONF="$tmp/daemon.cnf" OPENSSL_MODULES="$provdir" env -u BITSLICE_SOCKET \
+    if OPENSSL_CONF="$tmp/daemon.cnf" OPENSSL_MODULES="$provdir" \
         ${BS_OPENSSL_WRAPPER:-} "$openssl_bin" enc -present-ctr -K "$key" -iv "$iv" \
         -in "$tmp/p" -out "$tmp/c2" 2>"$tmp/err" && ossl enc "${prov[@]}" -present-128-ctr -K "$key" -iv "$iv" \
         -in "$tmp/p" -out "$tmp/c" && cmp -s "$tmp/c" "$tmp/c2"; then

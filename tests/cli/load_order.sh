@@ -11,6 +11,8 @@
 # legacy providers, made by `fetch_names --dump`) are checked whichever OpenSSL runs this.
 # $BS_OPENSSL_WRAPPER goes in front of the openssl command (valgrind, or the ASan preload).
 set -euo pipefail
+# In-process, as in cli.sh: not through a daemon that the caller's environment names.
+unset BITSLICE_SOCKET BITSLICE_OFFLOAD BITSLICE_OFFLOAD_FIGURES
 openssl_bin=$1 fetch=$2 provdir=$3 srcdir=$4
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bsprov-order.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
