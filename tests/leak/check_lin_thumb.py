@@ -49,6 +49,15 @@ sp addresses) must all hold zero at its first call, as check_sbox_thumb.py's mod
 S-box's generator assume. Controls that must fail: the driver without its entry clears, and
 without its stores that zero the S-box's slots.
 
+The value-model variant's functions (lin_masked_v_t2_0 .. 3, ark_masked_v_t2, pack_masked_v_t2,
+unpack_masked_v_t2) are run in its own contexts (aes_masked32.c's call_masks_init_v): one word
+v, m0 = v and m1 = ror(v, 1), the plaintext words masked by v, the ciphertext words by v and
+ror(v, 8). Its claim is the value model bit by bit, so every value written must have, in every
+bit, a mask variable or no secret (not the word-level rank test, no transitions), the outputs
+as above. Controls that must fail: m1 = m0 (linear layers, key additions), packing with v = 0,
+and unpacking with one v for all ciphertext words (its rotations of v dropped from the code and
+from q's masks: the output stays right, some bits lose their masks).
+
 The value-model variant's drivers (rounds_masked_v_t2_10 / _14, aes_masked.h) claim no
 transitions, but its C caller wipes nothing because of one property checked here: when a driver
 returns, every stack slot of its S-box (sbox_masked_v_t2) holds a zero stored after the last
@@ -79,6 +88,7 @@ NMASK = 576
 FUNCS = ['lin_masked_t2_0', 'lin_masked_t2_1', 'lin_masked_t2_2', 'lin_masked_t2_3',
          'ark_masked_t2', 'pack_masked_t2', 'unpack_masked_t2']
 AAPCS = ('pack_masked_t2', 'unpack_masked_t2')  # called from C, whose registers they find
+AAPCS_V = ('pack_masked_v_t2', 'unpack_masked_v_t2')
 
 
 def var(base, k=0):
@@ -213,11 +223,19 @@ def contexts(func, same):
     return [([[None] * 8, [xor(s[b], sr2(pr[b])) for b in range(8)], r], 0, ct, ct)]
 
 
-def interpret(prog, ctx, aapcs=False):
+def bit_independent(w):
+    """Every bit on its own independent of the secrets: its form has a mask variable, or no
+    secret (the value model bit by bit, the value-model variant's claim)."""
+    return all(not (r >> NMASK) or (r & ((1 << NMASK) - 1)) for r in w)
+
+
+def interpret(prog, ctx, aapcs=False, bitwise=False):
     """Runs prog with the context's arrays at symbolic bases (r0, r1, ...); returns the number
     of values and transitions, the number that depend on the secrets, and the words at the
     written pointer. aapcs: the registers other than the arguments hold the C's values (U),
-    which may only be saved (push) or cleared."""
+    which may only be saved (push) or cleared. bitwise: the value-model variant's test instead,
+    every value written bit by bit (bit_independent), no transitions, the C's registers free to
+    overwrite."""
     arrays, outp, _, exempt = ctx
     mem = {}
     for base, words in enumerate(arrays):
@@ -238,6 +256,11 @@ def interpret(prog, ctx, aapcs=False):
 
     def rec(old, new):
         nonlocal n, bad
+        if bitwise:
+            n += 1
+            wn = word(new)
+            bad += (not bit_independent(wn)) and wn not in exempt
+            return
         n += 2
         if old == 'U':
             bad += any(word(new))
@@ -618,6 +641,90 @@ def check_drivers_v(objdump, obj):
     return status
 
 
+# ---- the value-model variant's linear layers, packing and unpacking, bit by bit ----
+FUNCS_V = [f.replace('_t2', '_v_t2') for f in FUNCS]
+VM_RU = (0, 0, 8, 8, 0, 0, 8, 8)  # aes_masked32.c's vm_ru: the ciphertext words' rotations of v
+
+
+def contexts_v(func, control=None):
+    """The value-model variant's contexts (aes_masked.h, aes_masked32.c's call_masks_init_v): one
+    word v (m0 = v, m1 = ror(v, 1)), the plaintext words all masked by v, the ciphertext words
+    c by ror(v, VM_RU[c]); the key shares as in contexts(). Same layout as contexts().
+    control: 'same' (m1 = m0), 'one_v' (the ciphertext words all masked by v: the unpacking's
+    rotations of v must be dropped with it), 'zero' (v = 0, packing)."""
+    pin, pout = patterns()
+    v = ZERO if control == 'zero' else var(0)
+    m0 = v
+    m1 = m0 if control == 'same' else ror(v, 1)
+
+    def mask(p):
+        return xor(m0 if p & 1 else ZERO, m1 if p & 2 else ZERO)
+    mi, mo = [mask(p) for p in pin], [mask(p) for p in pout]
+    s = [var(576, b) for b in range(8)]
+    key = [var(832, b) for b in range(8)]
+    share1 = [var(64, b) for b in range(8)]
+    share0 = [xor(key[b], share1[b]) for b in range(8)]
+    pv = pack([v] * 8)  # the packed plaintext's masks
+    u = [v if control == 'one_v' else ror(v, VM_RU[c]) for c in range(8)]
+    pu = pack(u)  # the packed ciphertext words' masks
+    if func.startswith('lin'):
+        k = int(func[-1])
+        mm, ms = mixcolumns(mo, k), mixcolumns(s, k)
+        return [([[xor(s[b], mo[b]) for b in range(8)], [xor(mm[b], mi[b]) for b in range(8)],
+                  share0, share1], 0, [xor(xor(ms[b], key[b]), mi[b]) for b in range(8)], [])]
+    if func == 'ark_masked_v_t2':
+        return [([[xor(s[b], pv[b]) for b in range(8)], [xor(pv[b], mi[b]) for b in range(8)],
+                  share0, share1], 0, [xor(xor(s[b], key[b]), mi[b]) for b in range(8)], []),
+                ([[xor(s[b], mo[b]) for b in range(8)], [xor(mo[b], sr2(pu[b])) for b in range(8)],
+                  share0, share1], 0, [xor(xor(s[b], key[b]), sr2(pu[b])) for b in range(8)], [])]
+    if func == 'pack_masked_v_t2':
+        return [([[ZERO] * 8, s, [v]], 0, pack([xor(s[c], v) for c in range(8)]), s)]
+    ct = unpack([sr2(x) for x in s])
+    return [([[None] * 8, [xor(s[b], sr2(pu[b])) for b in range(8)], [v]], 0, ct, ct)]
+
+
+def check_v(objdump, obj):
+    """The value-model variant's _v_t2 functions on the compiled object, interpreted bit by bit
+    (its claim: every bit of every value has a mask bit; no transitions), the outputs right.
+    Controls that must fail: m1 = m0 (the linear layers and key additions), the unpacking with
+    one v for all ciphertext words (its rotations of v dropped, the masks of q to match), the
+    packing with v = 0."""
+    status = 0
+    for func in FUNCS_V:
+        prog = disassemble(objdump, obj, func)
+        n = bad = 0
+        for ctx in contexts_v(func):
+            nn, b, out = interpret(prog, ctx, func in AAPCS_V, bitwise=True)
+            if out != ctx[2]:
+                print('%s: %s: the interpreted output is wrong  FAIL' % (obj, func))
+                return 1
+            n, bad = n + nn, bad + b
+        if func == 'unpack_masked_v_t2':
+            cname = 'one v for all ciphertext words'
+            cprog = [(o, re.sub(r', ror #8$', '', x or '')) for o, x in prog]
+            if cprog == prog:
+                print('%s: %s: no rotation of v to drop for the control  FAIL' % (obj, func))
+                return 1
+            cctx = contexts_v(func, 'one_v')
+        elif func == 'pack_masked_v_t2':
+            cname, cprog, cctx = 'v = 0', prog, contexts_v(func, 'zero')
+        else:
+            cname, cprog, cctx = 'm1 = m0', prog, contexts_v(func, 'same')
+        cbad = 0
+        for ctx in cctx:
+            cn, cb, cout = interpret(cprog, ctx, func in AAPCS_V, bitwise=True)
+            if cout != ctx[2]:
+                print('%s: %s: the control\'s interpreted output is wrong  FAIL' % (obj, func))
+                return 1
+            cbad += cb
+        fail = bad or not cbad
+        print('%s: %s %d instructions, %d values bit by bit, %d with a bit that depends on the '
+              'secrets (control %s: %d)%s' % (obj, func, len(prog), n, bad, cname, cbad,
+                                              '  FAIL' if fail else ''))
+        status |= bool(fail)
+    return status
+
+
 # ---- the value-model unpacking's wipe of q, and its callers ----
 ENTRIES_V = ('bs_aes128_maskedv_2blocks', 'bs_aes256_maskedv_2blocks')
 
@@ -687,6 +794,7 @@ def main():
         status |= check(args[0], obj)
         status |= check_drivers(args[0], obj)
         status |= check_drivers_v(args[0], obj)
+        status |= check_v(args[0], obj)
         status |= check_unpack_v_wipe(args[0], obj)
     return status
 
