@@ -327,6 +327,38 @@ BS_AES_FN void bs_aes_sr2_all(uint32_t q[8])
         q[i] = bs_aes_sr2(q[i]);
 }
 
+/* Four fully fixsliced rounds from representation 0, round keys rk[0..32): MixColumns 1, 2, 3
+ * and 0, back in representation 0 (aes_fix32.c, aes_ctr_face.c). Macros, not functions, so
+ * that the code is the same as written out at every optimisation level (-O0 included). */
+#define BS_AES_FIX_4ROUNDS(q, rk)                                                                  \
+    do {                                                                                           \
+        bs_aes_sbox_nonot(q);                                                                      \
+        bs_aes_mixcolumns1(q);                                                                     \
+        bs_aes_addroundkey(q, rk);                                                                 \
+        bs_aes_sbox_nonot(q);                                                                      \
+        bs_aes_mixcolumns2(q);                                                                     \
+        bs_aes_addroundkey(q, (rk) + 8);                                                           \
+        bs_aes_sbox_nonot(q);                                                                      \
+        bs_aes_mixcolumns3(q);                                                                     \
+        bs_aes_addroundkey(q, (rk) + 16);                                                          \
+        bs_aes_sbox_nonot(q);                                                                      \
+        bs_aes_mixcolumns0(q);                                                                     \
+        bs_aes_addroundkey(q, (rk) + 24);                                                          \
+    } while (0)
+
+/* The last two rounds from representation 0, round keys rk[0..16), into the blocks out and
+ * out + 16: one with MixColumns 1, the last (no MixColumns) with its SR^2 on the unpacked
+ * words (aes_fix32.c, aes_ctr_face.c, aes_semifix32.c). */
+#define BS_AES_LAST_2ROUNDS(out, q, rk)                                                            \
+    do {                                                                                           \
+        bs_aes_sbox_nonot(q);                                                                      \
+        bs_aes_mixcolumns1(q);                                                                     \
+        bs_aes_addroundkey(q, rk);                                                                 \
+        bs_aes_sbox_nonot(q);                                                                      \
+        bs_aes_addroundkey(q, (rk) + 8);                                                           \
+        bs_aes_unpack_sr2(out, (out) + 16, q);                                                     \
+    } while (0)
+
 #ifdef __cplusplus
 }
 #endif

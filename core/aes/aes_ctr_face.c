@@ -210,26 +210,9 @@ static void cached_pair(const bs_aes_face_ctx *ctx, unsigned v, uint8_t *out)
     bs_aes_mixcolumns0(q);
     bs_aes_addroundkey(q, rk + 32);
     rk += 40;
-    for (unsigned g = 1; g < ctx->ngroups; g++, rk += 32) {
-        bs_aes_sbox_nonot(q);
-        bs_aes_mixcolumns1(q);
-        bs_aes_addroundkey(q, rk);
-        bs_aes_sbox_nonot(q);
-        bs_aes_mixcolumns2(q);
-        bs_aes_addroundkey(q, rk + 8);
-        bs_aes_sbox_nonot(q);
-        bs_aes_mixcolumns3(q);
-        bs_aes_addroundkey(q, rk + 16);
-        bs_aes_sbox_nonot(q);
-        bs_aes_mixcolumns0(q);
-        bs_aes_addroundkey(q, rk + 24);
-    }
-    bs_aes_sbox_nonot(q);
-    bs_aes_mixcolumns1(q);
-    bs_aes_addroundkey(q, rk);
-    bs_aes_sbox_nonot(q);
-    bs_aes_addroundkey(q, rk + 8);
-    bs_aes_unpack_sr2(out, out + 16, q);
+    for (unsigned g = 1; g < ctx->ngroups; g++, rk += 32)
+        BS_AES_FIX_4ROUNDS(q, rk);
+    BS_AES_LAST_2ROUNDS(out, q, rk);
 }
 
 #endif

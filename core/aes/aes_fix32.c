@@ -57,26 +57,9 @@ static inline __attribute__((always_inline)) void fix_encrypt(const uint32_t *rk
     bs_aes_pack(q, in, in + 16);
     bs_aes_addroundkey(q, rk);
     rk += 8;
-    for (unsigned g = 0; g < ngroups; g++, rk += 32) {
-        bs_aes_sbox_nonot(q);
-        bs_aes_mixcolumns1(q);
-        bs_aes_addroundkey(q, rk);
-        bs_aes_sbox_nonot(q);
-        bs_aes_mixcolumns2(q);
-        bs_aes_addroundkey(q, rk + 8);
-        bs_aes_sbox_nonot(q);
-        bs_aes_mixcolumns3(q);
-        bs_aes_addroundkey(q, rk + 16);
-        bs_aes_sbox_nonot(q);
-        bs_aes_mixcolumns0(q);
-        bs_aes_addroundkey(q, rk + 24);
-    }
-    bs_aes_sbox_nonot(q);
-    bs_aes_mixcolumns1(q);
-    bs_aes_addroundkey(q, rk);
-    bs_aes_sbox_nonot(q);
-    bs_aes_addroundkey(q, rk + 8);
-    bs_aes_unpack_sr2(out, out + 16, q);
+    for (unsigned g = 0; g < ngroups; g++, rk += 32)
+        BS_AES_FIX_4ROUNDS(q, rk);
+    BS_AES_LAST_2ROUNDS(out, q, rk);
 }
 
 void bs_aes128_fix_2blocks(const uint32_t *rk, uint8_t *out, const uint8_t *in)

@@ -41,12 +41,7 @@ semifix_encrypt(const uint32_t *rk, uint8_t *out, const uint8_t *in, unsigned np
         bs_aes_mixcolumns0(q);
         bs_aes_addroundkey(q, rk + 8);
     }
-    bs_aes_sbox_nonot(q);
-    bs_aes_mixcolumns1(q);
-    bs_aes_addroundkey(q, rk);
-    bs_aes_sbox_nonot(q);
-    bs_aes_addroundkey(q, rk + 8);
-    bs_aes_unpack_sr2(out, out + 16, q);
+    BS_AES_LAST_2ROUNDS(out, q, rk);
 }
 
 #ifdef BS_AES_SEMIFIX_RV32
