@@ -422,6 +422,28 @@ static void aes_face_checks(void)
 }
 #endif
 
+/* A GCM stanza's fields (NULL where one is missing) with their lengths, and its Result:
+ * TAG_MISMATCH (must_fail: the tag must be refused), IV_REFUSED (its empty IV must be). */
+typedef struct {
+    const uint8_t *key, *iv, *aad, *pt, *ct, *tag;
+    size_t kl, il, al, pl, cl, tl;
+    int must_fail, iv_refused;
+} gcm_stanza;
+
+static void gcm_stanza_read(const bsemb_kat *k, gcm_stanza *v)
+{
+    *v = (gcm_stanza){0};
+    v->key = bsemb_kat_bytes(k, "Key", &v->kl);
+    v->iv = bsemb_kat_bytes(k, "IV", &v->il);
+    v->aad = bsemb_kat_bytes(k, "AAD", &v->al);
+    v->pt = bsemb_kat_bytes(k, "Plaintext", &v->pl);
+    v->ct = bsemb_kat_bytes(k, "Ciphertext", &v->cl);
+    v->tag = bsemb_kat_bytes(k, "Tag", &v->tl);
+    const char *result = bsemb_kat_text(k, "Result");
+    v->must_fail = result != NULL && strcmp(result, "TAG_MISMATCH") == 0;
+    v->iv_refused = result != NULL && strcmp(result, "IV_REFUSED") == 0;
+}
+
 #ifdef BS_HAVE_AES
 /*
  * The fixsliced and semi-fixsliced cores at every alignment of input and output (the RV32I
@@ -474,64 +496,59 @@ static void gcm128_kat_set(const bsemb_kat *kats, size_t count, const char *labe
         for (int f = 0; f < 2; f++)
             for (size_t s = 0; s < count; s++) {
                 const bsemb_kat *k = &kats[s];
-                size_t kl = 0, il = 0, al = 0, pl = 0, cl = 0, tl = 0;
-                const uint8_t *key = bsemb_kat_bytes(k, "Key", &kl);
-                const uint8_t *iv = bsemb_kat_bytes(k, "IV", &il);
-                const uint8_t *aad = bsemb_kat_bytes(k, "AAD", &al);
-                const uint8_t *pt = bsemb_kat_bytes(k, "Plaintext", &pl);
-                const uint8_t *ct = bsemb_kat_bytes(k, "Ciphertext", &cl);
-                const uint8_t *tag = bsemb_kat_bytes(k, "Tag", &tl);
-                const char *result = bsemb_kat_text(k, "Result");
-                int must_fail = result != NULL && strcmp(result, "TAG_MISMATCH") == 0;
-                int iv_refused = result != NULL && strcmp(result, "IV_REFUSED") == 0;
+                gcm_stanza v;
+                gcm_stanza_read(k, &v);
                 uint8_t got[16];
-                if (key == NULL || iv == NULL || aad == NULL || pt == NULL || ct == NULL ||
-                    tag == NULL || pl != cl || pl > sizeof buf_out || tl > 16) {
+                if (v.key == NULL || v.iv == NULL || v.aad == NULL || v.pt == NULL ||
+                    v.ct == NULL || v.tag == NULL || v.pl != v.cl || v.pl > sizeof buf_out ||
+                    v.tl > 16) {
                     fail(k->file, k->line, "malformed GCM-128 stanza");
                     continue;
                 }
-                const char *name = kl == 16 ? "AES-128" : "AES-256";
+                const char *name = v.kl == 16 ? "AES-128" : "AES-256";
                 for (size_t a = 0; bs_block_ciphers[a] != NULL; a++) {
                     const bs_block_cipher *aes = bs_block_ciphers[a];
                     if (strcmp(aes->name, name) != 0)
                         continue;
-                    int rc = bs_gcm128_set_key(&gcm128, aes, key, kl);
+                    int rc = bs_gcm128_set_key(&gcm128, aes, v.key, v.kl);
                     bs_gcm128_set_ghash(&gcm128, impls[g]);
                     if (f) {
-                        rc |= bs_aes_face_set_key(&face, key, kl);
+                        rc |= bs_aes_face_set_key(&face, v.key, v.kl);
                         rc |= bs_gcm128_set_face(&gcm128, &face);
                     }
                     runs++;
                     checks++;
-                    if (iv_refused) {
-                        if (rc != BS_OK || bs_gcm128_set_iv(&gcm128, iv, il) != BS_ERR_IV_LENGTH)
+                    if (v.iv_refused) {
+                        if (rc != BS_OK ||
+                            bs_gcm128_set_iv(&gcm128, v.iv, v.il) != BS_ERR_IV_LENGTH)
                             fail(k->file, k->line, "GCM-128: an empty IV was not refused");
                         continue;
                     }
-                    rc |= bs_gcm128_set_iv(&gcm128, iv, il);
-                    rc |= bs_gcm128_aad(&gcm128, aad, al);
-                    rc |= bs_gcm128_encrypt(&gcm128, buf_out, pt, pl);
-                    rc |= bs_gcm128_tag(&gcm128, got, tl);
+                    rc |= bs_gcm128_set_iv(&gcm128, v.iv, v.il);
+                    rc |= bs_gcm128_aad(&gcm128, v.aad, v.al);
+                    rc |= bs_gcm128_encrypt(&gcm128, buf_out, v.pt, v.pl);
+                    rc |= bs_gcm128_tag(&gcm128, got, v.tl);
                     if (rc != BS_OK)
                         fail(k->file, k->line, "GCM-128 encryption call failed");
-                    check_eq(buf_out, ct, cl, k->file, k->line, "GCM-128 ciphertext differs");
+                    check_eq(buf_out, v.ct, v.cl, k->file, k->line, "GCM-128 ciphertext differs");
                     checks++;
-                    if ((memcmp(got, tag, tl) != 0) != must_fail)
+                    if ((memcmp(got, v.tag, v.tl) != 0) != v.must_fail)
                         fail(k->file, k->line, "GCM-128 tag differs");
-                    rc = bs_gcm128_set_iv(&gcm128, iv, il);
-                    rc |= bs_gcm128_aad(&gcm128, aad, al / 2);
-                    rc |= bs_gcm128_aad(&gcm128, aad + al / 2, al - al / 2);
-                    rc |= bs_gcm128_decrypt(&gcm128, buf_tmp, ct, cl / 3);
-                    rc |= bs_gcm128_decrypt(&gcm128, buf_tmp + cl / 3, ct + cl / 3, cl - cl / 3);
+                    rc = bs_gcm128_set_iv(&gcm128, v.iv, v.il);
+                    rc |= bs_gcm128_aad(&gcm128, v.aad, v.al / 2);
+                    rc |= bs_gcm128_aad(&gcm128, v.aad + v.al / 2, v.al - v.al / 2);
+                    rc |= bs_gcm128_decrypt(&gcm128, buf_tmp, v.ct, v.cl / 3);
+                    rc |= bs_gcm128_decrypt(&gcm128, buf_tmp + v.cl / 3, v.ct + v.cl / 3,
+                                            v.cl - v.cl / 3);
                     checks++;
                     if (rc != BS_OK)
                         fail(k->file, k->line, "GCM-128 decryption call failed");
-                    int vrc = bs_gcm128_verify(&gcm128, tag, tl);
+                    int vrc = bs_gcm128_verify(&gcm128, v.tag, v.tl);
                     checks++;
-                    if (must_fail ? vrc != BS_ERR_AUTH : vrc != BS_OK)
+                    if (v.must_fail ? vrc != BS_ERR_AUTH : vrc != BS_OK)
                         fail(k->file, k->line,
-                             must_fail ? "a wrong tag was accepted" : "tag refused");
-                    check_eq(buf_tmp, pt, pl, k->file, k->line, "GCM-128 decryption differs");
+                             v.must_fail ? "a wrong tag was accepted" : "tag refused");
+                    check_eq(buf_tmp, v.pt, v.pl, k->file, k->line, "GCM-128 decryption differs");
                 }
                 ran++;
             }
@@ -670,51 +687,45 @@ static int gf_mul_kat(const bsemb_kat *k, const bs_ghash256_impl *impl)
 /* A RIJNDAEL-256-GCM stanza with GHASH by impl. Returns 1 if the stanza ran. */
 static int gcm_kat(const bsemb_kat *k, const bs_ghash256_impl *impl)
 {
-    size_t kl = 0, il = 0, al = 0, pl = 0, cl = 0, tl = 0;
-    const uint8_t *key = bsemb_kat_bytes(k, "Key", &kl), *iv = bsemb_kat_bytes(k, "IV", &il);
-    const uint8_t *aad = bsemb_kat_bytes(k, "AAD", &al);
-    const uint8_t *pt = bsemb_kat_bytes(k, "Plaintext", &pl);
-    const uint8_t *ct = bsemb_kat_bytes(k, "Ciphertext", &cl);
-    const uint8_t *tag = bsemb_kat_bytes(k, "Tag", &tl);
-    const char *result = bsemb_kat_text(k, "Result");
-    int must_fail = result != NULL && strcmp(result, "TAG_MISMATCH") == 0;
+    gcm_stanza v;
+    gcm_stanza_read(k, &v);
     unsigned failures_before = failures;
-    if (key == NULL || iv == NULL || aad == NULL || pt == NULL || ct == NULL || tag == NULL ||
-        pl != cl || pl > sizeof buf_out) {
+    if (v.key == NULL || v.iv == NULL || v.aad == NULL || v.pt == NULL || v.ct == NULL ||
+        v.tag == NULL || v.pl != v.cl || v.pl > sizeof buf_out) {
         fail(k->file, k->line, "malformed GCM stanza");
         return 0;
     }
     uint8_t got[32];
-    if (!must_fail) {
-        int rc = bs_gcm256_set_key(&gcm, bs_block_cipher_by_name("RIJNDAEL-256"), key, kl);
+    if (!v.must_fail) {
+        int rc = bs_gcm256_set_key(&gcm, bs_block_cipher_by_name("RIJNDAEL-256"), v.key, v.kl);
         bs_gcm256_set_ghash(&gcm, impl);
-        rc |= bs_gcm256_set_iv(&gcm, iv, il);
-        rc |= bs_gcm256_aad(&gcm, aad, al);
-        rc |= bs_gcm256_encrypt(&gcm, buf_out, pt, pl);
-        rc |= bs_gcm256_tag(&gcm, got, tl);
+        rc |= bs_gcm256_set_iv(&gcm, v.iv, v.il);
+        rc |= bs_gcm256_aad(&gcm, v.aad, v.al);
+        rc |= bs_gcm256_encrypt(&gcm, buf_out, v.pt, v.pl);
+        rc |= bs_gcm256_tag(&gcm, got, v.tl);
         checks++;
         if (rc != BS_OK)
             fail(k->file, k->line, "GCM encryption call failed");
-        check_eq(buf_out, ct, cl, k->file, k->line, "GCM ciphertext differs");
-        check_eq(got, tag, tl, k->file, k->line, "GCM tag differs");
+        check_eq(buf_out, v.ct, v.cl, k->file, k->line, "GCM ciphertext differs");
+        check_eq(got, v.tag, v.tl, k->file, k->line, "GCM tag differs");
     }
     /* decryption in two pieces, AAD in two pieces */
-    int rc = bs_gcm256_set_key(&gcm, bs_block_cipher_by_name("RIJNDAEL-256"), key, kl);
+    int rc = bs_gcm256_set_key(&gcm, bs_block_cipher_by_name("RIJNDAEL-256"), v.key, v.kl);
     bs_gcm256_set_ghash(&gcm, impl);
-    rc |= bs_gcm256_set_iv(&gcm, iv, il);
-    rc |= bs_gcm256_aad(&gcm, aad, al / 2);
-    rc |= bs_gcm256_aad(&gcm, aad + al / 2, al - al / 2);
-    rc |= bs_gcm256_decrypt(&gcm, buf_out, ct, cl / 3);
-    rc |= bs_gcm256_decrypt(&gcm, buf_out + cl / 3, ct + cl / 3, cl - cl / 3);
+    rc |= bs_gcm256_set_iv(&gcm, v.iv, v.il);
+    rc |= bs_gcm256_aad(&gcm, v.aad, v.al / 2);
+    rc |= bs_gcm256_aad(&gcm, v.aad + v.al / 2, v.al - v.al / 2);
+    rc |= bs_gcm256_decrypt(&gcm, buf_out, v.ct, v.cl / 3);
+    rc |= bs_gcm256_decrypt(&gcm, buf_out + v.cl / 3, v.ct + v.cl / 3, v.cl - v.cl / 3);
     checks++;
     if (rc != BS_OK)
         fail(k->file, k->line, "GCM decryption call failed");
-    int vrc = bs_gcm256_verify(&gcm, tag, tl);
+    int vrc = bs_gcm256_verify(&gcm, v.tag, v.tl);
     checks++;
-    if (must_fail ? vrc != BS_ERR_AUTH : vrc != BS_OK)
-        fail(k->file, k->line, must_fail ? "a wrong tag was accepted" : "tag refused");
-    if (!must_fail)
-        check_eq(buf_out, pt, pl, k->file, k->line, "GCM decryption differs");
+    if (v.must_fail ? vrc != BS_ERR_AUTH : vrc != BS_OK)
+        fail(k->file, k->line, v.must_fail ? "a wrong tag was accepted" : "tag refused");
+    if (!v.must_fail)
+        check_eq(buf_out, v.pt, v.pl, k->file, k->line, "GCM decryption differs");
     bs_gcm256_clear(&gcm);
     if (failures != failures_before)
         printf("  GHASH-256 %s\n", impl->name);
