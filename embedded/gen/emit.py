@@ -239,7 +239,8 @@ class RvHomes(Homes):
 
 def rv_rot(d, s, n):
     """RV32I: d = ror(s, n) (t6 the scratch)."""
-    return ['slli t6, %s, %d' % (s, 32 - n), 'srli %s, %s, %d' % (d, s, n), 'or %s, %s, t6' % (d, d)]
+    return ['slli t6, %s, %d' % (s, 32 - n), 'srli %s, %s, %d' % (d, s, n),
+            'or %s, %s, t6' % (d, d)]
 
 
 def rv_op(kind, d, regs, args):
