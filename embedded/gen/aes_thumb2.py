@@ -76,16 +76,8 @@ def AND(a, b):
     return (op('and', a, b), a[1])
 
 
-def t2_imm(v):
-    """Whether v is a Thumb-2 modified immediate."""
-    b = v & 0xff
-    if v in (b, b * 0x00010001, b * 0x01010101, (v >> 8 & 0xff) * 0x01000100):
-        return True
-    return any(ror(v, -k) < 0x100 and ror(v, -k) >= 0x80 for k in range(8, 32))
-
-
 def ANDI(a, m):
-    if not t2_imm(ror(m, -a[1])):  # (aes_rv32.py replaces ANDI)
+    if not emit.t2_imm(ror(m, -a[1])):  # (aes_rv32.py replaces ANDI)
         a = (op('mov', a), 0)  # the rotation resolved first (one instruction)
     return (op('andi', a, m), a[1])
 

@@ -1,9 +1,9 @@
 """What the generators of embedded/gen/ share: the command line that the build runs them with,
 the repository's sources they read, the word-level bit model of the masked AES generators, the
-transposition of aes.h, the body of a naked function of inline assembly, the linear-scan
-allocators' next-use search and homes, the Thumb-2 and RV32I forms of the AES generators'
-operations, the RV32I interpreter's straight-line instructions and the semi-fixsliced
-generators' check against their model.
+transposition of aes.h, word rotations and Thumb-2's modified immediates, the body of a naked
+function of inline assembly, the linear-scan allocators' next-use search and homes, the Thumb-2
+and RV32I forms of the AES generators' operations, the RV32I interpreter's straight-line
+instructions and the semi-fixsliced generators' check against their model.
 
 Every generator is run by the build (a Meson custom_target in the cipher's folder): it derives
 its program, checks it against its model and the known answers, and only then writes its
@@ -293,8 +293,25 @@ def rv_step(l, reg, mem):
 
 
 def ror(x, n):
+    """The 32-bit word x rotated right by n (any integer)."""
     n %= 32
     return ((x >> n) | (x << (32 - n))) & M32 if n else x
+
+
+def rol(x, n):
+    """The 32-bit word x rotated left by n (any integer)."""
+    n %= 32
+    return ((x << n) | (x >> (32 - n))) & M32 if n else x
+
+
+def t2_imm(v):
+    """Whether the word v is a Thumb-2 modified immediate (an operand of AND, EOR, ORR, BIC):
+    a byte, a byte repeated in the half-words' low or high bytes or in all four, or 0x80..0xff
+    rotated."""
+    b = v & 0xff
+    if v in (b, b * 0x00010001, b * 0x01010101, (v >> 8 & 0xff) * 0x01000100):
+        return True
+    return any(0x80 <= rol(v, k) < 0x100 for k in range(8, 32))
 
 
 def t2_op(kind, d, regs, args):

@@ -170,13 +170,7 @@ def find_packing():
 
 # ---- instructions: emitted as text and executed here on integers ----
 
-def ror(v, k):
-    k %= 32
-    return ((v >> k) | (v << (32 - k))) & M32 if k else v
-
-
-def t2_imm(v):
-    return G.t2_imm(v)
+ror, t2_imm = emit.ror, emit.t2_imm
 
 
 class Prog:

@@ -77,20 +77,7 @@ def terms(perm):
     return sorted(by.items())
 
 
-def t2_imm(v):
-    """Whether v is a Thumb-2 modified immediate (an operand of AND/EOR/ORR/BIC)."""
-    b = v & 0xff
-    if v == b or v == b * 0x00010001 or v == b * 0x01010101:
-        return True
-    if v == ((v >> 8) & 0xff) * 0x01000100:
-        return True
-    return any((((v << r) | (v >> (32 - r))) & 0xffffffff) < 256 and
-               (((v << r) | (v >> (32 - r))) & 0x80) for r in range(8, 32))
-
-
-def rol(v, r):
-    r %= 32
-    return ((v << r) | (v >> (32 - r))) & 0xffffffff if r else v
+t2_imm, rol = emit.t2_imm, emit.rol
 
 
 def ror_after(perm, r):

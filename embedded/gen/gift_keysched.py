@@ -56,9 +56,7 @@ def perm(net):
     return [benes(1 << j, net).bit_length() - 1 for j in range(32)]
 
 
-def rol(x, d):
-    d %= 32
-    return ((x << d) | (x >> (32 - d))) & M32 if d else x
+rol = emit.rol
 
 
 def rot16(x, n):

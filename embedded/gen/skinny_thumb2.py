@@ -49,9 +49,7 @@ FRAME = 12  # out0, out1, end of the round tweakeys
 ARGS = 36 + FRAME  # in0, in1 above the pushed r4..r11, lr and the frame
 
 
-def ror(x, n):
-    n %= 32
-    return ((x >> n) | (x << (32 - n))) & M32 if n else x
+ror = emit.ror
 
 
 def program():

@@ -10,6 +10,7 @@ permutation i <- 7i mod 32 five of the nine come out empty.
 """
 import random
 
+import emit
 from benes import benes
 
 
@@ -20,9 +21,7 @@ def apply(seq, x):
     return x & 0xffffffff
 
 
-def rol(x, c):
-    c %= 32
-    return ((x << c) | (x >> (32 - c))) & 0xffffffff if c else x
+rol = emit.rol
 
 
 def main():
