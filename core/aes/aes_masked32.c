@@ -18,7 +18,6 @@
  * folding two gadget terms together would unmask it.
  */
 #include "aes_masked.h"
-#include "bs_wipe32.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -60,16 +59,30 @@ static uint32_t mt_record(uint32_t x)
 #define BS_UNROLL8
 #endif
 
-/* Word stores through a volatile pointer (bs_wipe32.h): not optimised away, and on picolibc
- * several times cheaper than bs_wipe's byte-wise memset for the few hundred bytes wiped per
- * call. wipe32: bs_wipe32's loop of four stores a pass; wipe32_unrolled: the same stores
- * straight-line, for the default variant's masks and state (a few dozen words, every call: the
- * rolled loop's branch and counter cost about as much again as the stores). */
+/* Word stores through a volatile pointer: not optimised away, and on picolibc several times
+ * cheaper than bs_wipe's byte-wise memset for the few hundred bytes wiped per call. Four stores
+ * a pass (a rolled loop pays a taken branch a word, which made the 60-word wipe of a call's
+ * masks about 360 cycles on the M4), then the last words; both wipes below inline it at every
+ * level (bs_wipe32.h's static inline one, the same loop, cost the Cortex-M4 at -Os 3.0 est.
+ * c/B a masked32 call and 358 key-setup instructions). */
+#define WIPE32_PASSES(w, nbytes)                                                                   \
+    for (size_t i = 0; i < (nbytes) / 16; i++) {                                                   \
+        (w)[4 * i] = 0;                                                                            \
+        (w)[4 * i + 1] = 0;                                                                        \
+        (w)[4 * i + 2] = 0;                                                                        \
+        (w)[4 * i + 3] = 0;                                                                        \
+    }                                                                                              \
+    for (size_t i = (nbytes) / 16 * 4; i < (nbytes) / 4; i++)                                      \
+    (w)[i] = 0
+
 BS_AES_FN void wipe32(void *p, size_t nbytes)
 {
-    bs_wipe32((uint32_t *)p, nbytes / sizeof(uint32_t));
+    volatile uint32_t *w = (volatile uint32_t *)p;
+    WIPE32_PASSES(w, nbytes);
 }
 
+/* wipe32 straight-line, for the default variant's masks and state (a few dozen words, every
+ * call): the rolled loop's branch and counter cost about as much again as the stores. */
 #if defined(__GNUC__) && !defined(__clang__)
 #define BS_UNROLL32 _Pragma("GCC unroll 32")
 #else
@@ -79,14 +92,7 @@ BS_AES_FN void wipe32_unrolled(void *p, size_t nbytes)
 {
     volatile uint32_t *w = (volatile uint32_t *)p;
     BS_UNROLL32
-    for (size_t i = 0; i < nbytes / 16; i++) {
-        w[4 * i] = 0;
-        w[4 * i + 1] = 0;
-        w[4 * i + 2] = 0;
-        w[4 * i + 3] = 0;
-    }
-    for (size_t i = nbytes / 16 * 4; i < nbytes / 4; i++)
-        w[i] = 0;
+    WIPE32_PASSES(w, nbytes);
 }
 
 /* The pattern S-box's three steps (aes_masked_sbox.h): a XOR, a re-masking, and the AND of
