@@ -181,7 +181,11 @@ static void daemon_rows(const bs_block_cipher *c, const char *sock, const uint8_
         done += n;
     }
     if (r != 0) {
-        printf("daemon: request failed (%s)\n", strerror(-r));
+        /* The daemon's own words where it refused (e.g. a mapping over its max_shm_bytes). */
+        const char *why = "";
+        if (r == -EREMOTEIO)
+            bsd_client_last_error(cl, &why);
+        printf("daemon: request failed (%s%s%s)\n", strerror(-r), *why ? ": " : "", why);
     } else {
         char what[64];
         snprintf(what, sizeof what, "daemon (%s), large requests", bsd_client_info(cl)->backend);
