@@ -407,6 +407,17 @@ def sbox_slots(objdump, obj, func='sbox_masked_t2'):
     return [-4 - frame + o for o in sorted(offs)]
 
 
+def driver_calls(calls, nr, kind):
+    """What a driver of nr rounds must call, by its functions' kind (masked_t2, masked_v_t2): nr
+    S-boxes, nr - 1 linear layers (any of the four) and 2 key additions; the failures."""
+    want = {'sbox_' + kind: nr, 'ark_' + kind: 2}
+    nlin = sum(calls.get('lin_%s_%d' % (kind, k), 0) for k in range(4))
+    if any(calls.get(f, 0) != n for f, n in want.items()) or nlin != nr - 1:
+        return ['calls %r, not %d S-boxes, %d linear layers and 2 key additions' % (
+            calls, nr, nr - 1)]
+    return []
+
+
 def run_driver(prog, nr, slots):
     """Runs a driver with the pointers q, cm, rk0, rk1 in r0..r3 and the C's registers and
     stack as unknown data (U). Returns the failures found (strings): a call with data (U) in
@@ -515,12 +526,7 @@ def run_driver(prog, nr, slots):
                 fails.append('%s: arithmetic on a non-pointer' % what)
             continue
         fails.append('unknown instruction: %s' % what)
-    want = {'sbox_masked_t2': nr, 'ark_masked_t2': 2}
-    nlin = sum(calls.get('lin_masked_t2_%d' % k, 0) for k in range(4))
-    if any(calls.get(f, 0) != n for f, n in want.items()) or nlin != nr - 1:
-        fails.append('calls %r, not %d S-boxes, %d linear layers and 2 key additions' % (
-            calls, nr, nr - 1))
-    return fails
+    return fails + driver_calls(calls, nr, 'masked_t2')
 
 
 def check_drivers(objdump, obj):
@@ -611,12 +617,7 @@ def run_driver_v(prog, nr, slots):
                     regs[r] = 'K'
             continue
         fails.append('unknown instruction: %s' % what)
-    want = {'sbox_masked_v_t2': nr, 'ark_masked_v_t2': 2}
-    nlin = sum(calls.get('lin_masked_v_t2_%d' % k, 0) for k in range(4))
-    if any(calls.get(f, 0) != n for f, n in want.items()) or nlin != nr - 1:
-        fails.append('calls %r, not %d S-boxes, %d linear layers and 2 key additions' % (
-            calls, nr, nr - 1))
-    return fails
+    return fails + driver_calls(calls, nr, 'masked_v_t2')
 
 
 def check_drivers_v(objdump, obj):
