@@ -60,11 +60,24 @@ __global__ void __launch_bounds__(BSGPU_WARP)
                      (bsgpu_cipher)c, keys[blockIdx.x].w, threadIdx.x, BSGPU_WARP);
 }
 
+/*
+ * One warp per change of the resident key table (bsgpu_keys_update): the slot loaded with its
+ * key's device form and the rest of it zeroed, or all of it zeroed (bsgpu_keyop_apply).
+ */
+__global__ void __launch_bounds__(BSGPU_WARP)
+    bsgpu_keyop_kernel(const bsgpu_keyop *__restrict__ ops, const bsgpu_key *__restrict__ keys,
+                       uint32_t *__restrict__ table)
+{
+    const bsgpu_keyop op = ops[blockIdx.x];
+    bsgpu_keyop_apply(table + (size_t)op.slot * BSGPU_XKEY_STRIDE_MAX, &op, keys[blockIdx.x].w,
+                      threadIdx.x, BSGPU_WARP);
+}
+
 template <int C>
 __global__ void __launch_bounds__(BSGPU_THREADS_OF(C))
     bsgpu_ctr_kernel(const bsgpu_segment *__restrict__ seg, uint32_t nseg,
-                     const uint32_t *__restrict__ xkeys, uint8_t *__restrict__ out,
-                     uint64_t ngroups)
+                     const uint32_t *__restrict__ xkeys, const uint32_t *__restrict__ rkeys,
+                     uint8_t *__restrict__ out, uint64_t ngroups)
 {
     __shared__ __align__(16) uint32_t slot[BSGPU_THREADS_OF(C) / BSGPU_WARP][BSGPU_SLOT_OF(C)];
     const unsigned gt = C == BSGPU_RIJNDAEL256 ? 8u : 1u;
@@ -85,10 +98,16 @@ __global__ void __launch_bounds__(BSGPU_THREADS_OF(C))
         if (nbytes == 0)
             return;
     }
-    /* The warp's key (expanded once by bsgpu_xkey_kernel), 16 bytes a lane and load. */
+    /* The warp's key (expanded once: by bsgpu_xkey_kernel for this call, or by
+     * bsgpu_keyop_kernel into a resident slot), 16 bytes a lane and load. The choice is the
+     * same for the whole warp (one segment a warp). */
     uint32_t *sk = slot[warp];
     const unsigned stride = bsgpu_xkey_stride((bsgpu_cipher)C);
-    const uint4 *src = (const uint4 *)(xkeys + (size_t)seg[s].key_index * stride);
+    const uint32_t ki = seg[s].key_index;
+    const uint4 *src =
+        (const uint4 *)((ki & BSGPU_KEY_RESIDENT) != 0
+                            ? rkeys + (size_t)(ki & ~BSGPU_KEY_RESIDENT) * BSGPU_XKEY_STRIDE_MAX
+                            : xkeys + (size_t)ki * stride);
     for (unsigned i = lane; i < stride / 4; i += BSGPU_WARP)
         ((uint4 *)sk)[i] = __ldg(src + i);
     __syncwarp();
@@ -153,6 +172,13 @@ struct bsgpu_ctx {
     uint32_t *dxkeys;
     uint32_t dkeys_cap;
     cudaEvent_t keys_ready;
+    /* Keys that stay on the device (bsgpu_keys_reserve): the table, and the staging of
+     * bsgpu_keys_update (ops and compact keys, pinned and device), ops_cap entries each. */
+    uint32_t *dres;
+    uint32_t res_cap;
+    bsgpu_keyop *hops, *dops;
+    bsgpu_key *hopkeys, *dopkeys;
+    uint32_t ops_cap;
     bsgpu_stats stats;
     /* The self-check (bsgpu_keystream_checked): second outputs and per-job digest sums. */
     uint8_t *dout2[BSGPU_MAX_STREAMS];
@@ -210,6 +236,94 @@ static void bsgpu_free_keys(bsgpu_ctx *ctx)
     ctx->dkeys_cap = 0;
 }
 
+/* The update staging, wiped (compact keys) and freed. */
+static void bsgpu_free_ops(bsgpu_ctx *ctx)
+{
+    if (ctx->hopkeys != NULL) {
+        memset(ctx->hopkeys, 0, ctx->ops_cap * sizeof(bsgpu_key));
+        cudaFreeHost(ctx->hopkeys);
+    }
+    if (ctx->dopkeys != NULL) {
+        cudaMemset(ctx->dopkeys, 0, ctx->ops_cap * sizeof(bsgpu_key));
+        cudaFree(ctx->dopkeys);
+    }
+    cudaFreeHost(ctx->hops);
+    cudaFree(ctx->dops);
+    ctx->hopkeys = ctx->dopkeys = NULL;
+    ctx->hops = ctx->dops = NULL;
+    ctx->ops_cap = 0;
+}
+
+extern "C" void bsgpu_keys_release(bsgpu_ctx *ctx)
+{
+    if (cudaSetDevice(ctx->device) != cudaSuccess)
+        (void)cudaGetLastError();
+    if (ctx->dres != NULL) {
+        /* Keys are wiped before their memory goes back (and waited for: the free is not
+         * ordered after an asynchronous memset on another stream). */
+        cudaMemset(ctx->dres, 0, (size_t)ctx->res_cap * BSGPU_XKEY_STRIDE_MAX * 4);
+        cudaDeviceSynchronize();
+        cudaFree(ctx->dres);
+    }
+    ctx->dres = NULL;
+    ctx->res_cap = 0;
+    bsgpu_free_ops(ctx);
+}
+
+extern "C" int bsgpu_keys_reserve(bsgpu_ctx *ctx, uint32_t nslots)
+{
+    if (nslots == 0 || nslots >= BSGPU_KEY_RESIDENT || ctx->dres != NULL)
+        return BSGPU_E_ARG;
+    BSGPU_CHECK(ctx, cudaSetDevice(ctx->device));
+    const size_t len = (size_t)nslots * BSGPU_XKEY_STRIDE_MAX * 4;
+    BSGPU_CHECK(ctx, cudaMalloc((void **)&ctx->dres, len));
+    ctx->res_cap = nslots;
+    BSGPU_CHECK(ctx, cudaMemset(ctx->dres, 0, len));
+    return 0;
+}
+
+extern "C" int bsgpu_keys_update(bsgpu_ctx *ctx, const bsgpu_keyop *ops, const bsgpu_key *keys,
+                                 uint32_t n)
+{
+    if (ctx->dres == NULL)
+        return BSGPU_E_ARG;
+    for (uint32_t i = 0; i < n; i++)
+        if (ops[i].slot >= ctx->res_cap || (ops[i].load && ops[i].cipher >= BSGPU_NCIPHERS))
+            return BSGPU_E_ARG;
+    if (n == 0)
+        return 0;
+    BSGPU_CHECK(ctx, cudaSetDevice(ctx->device));
+    if (n > ctx->ops_cap) {
+        bsgpu_free_ops(ctx);
+        const uint32_t cap = n < 64 ? 64 : n;
+        BSGPU_CHECK(ctx, cudaMallocHost((void **)&ctx->hops, cap * sizeof(bsgpu_keyop)));
+        BSGPU_CHECK(ctx, cudaMalloc((void **)&ctx->dops, cap * sizeof(bsgpu_keyop)));
+        BSGPU_CHECK(ctx, cudaMallocHost((void **)&ctx->hopkeys, cap * sizeof(bsgpu_key)));
+        BSGPU_CHECK(ctx, cudaMalloc((void **)&ctx->dopkeys, cap * sizeof(bsgpu_key)));
+        ctx->ops_cap = cap;
+    }
+    /* On stream 0, waited for before returning: every later call finds the table done. */
+    cudaStream_t st = ctx->stream[0];
+    memcpy(ctx->hops, ops, n * sizeof(bsgpu_keyop));
+    memcpy(ctx->hopkeys, keys, n * sizeof(bsgpu_key));
+    cudaError_t e =
+        cudaMemcpyAsync(ctx->dops, ctx->hops, n * sizeof(bsgpu_keyop), cudaMemcpyHostToDevice, st);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(ctx->dopkeys, ctx->hopkeys, n * sizeof(bsgpu_key),
+                            cudaMemcpyHostToDevice, st);
+    if (e == cudaSuccess) {
+        bsgpu_keyop_kernel<<<n, BSGPU_WARP, 0, st>>>(ctx->dops, ctx->dopkeys, ctx->dres);
+        e = cudaGetLastError();
+    }
+    /* The compact keys leave no copy behind, on the device or in the pinned staging. */
+    const cudaError_t w = cudaMemsetAsync(ctx->dopkeys, 0, n * sizeof(bsgpu_key), st);
+    const cudaError_t y = cudaStreamSynchronize(st);
+    memset(ctx->hopkeys, 0, n * sizeof(bsgpu_key));
+    if (e == cudaSuccess)
+        e = w != cudaSuccess ? w : y;
+    return e == cudaSuccess ? 0 : bsgpu_fail(ctx, e, "bsgpu_keys_update");
+}
+
 static void bsgpu_free(bsgpu_ctx *ctx)
 {
     cudaSetDevice(ctx->device);
@@ -226,6 +340,7 @@ static void bsgpu_free(bsgpu_ctx *ctx)
         }
     }
     bsgpu_free_keys(ctx);
+    bsgpu_keys_release(ctx);
     if (ctx->keys_ready != NULL)
         cudaEventDestroy(ctx->keys_ready);
     cudaFree(ctx->dsums);
@@ -304,13 +419,14 @@ extern "C" int bsgpu_unregister_host(bsgpu_ctx *ctx, void *p)
 
 template <int C>
 static void bsgpu_launch_one(cudaStream_t st, const bsgpu_segment *seg, uint32_t nseg,
-                             const uint32_t *xkeys, uint8_t *out, uint64_t ngroups)
+                             const uint32_t *xkeys, const uint32_t *rkeys, uint8_t *out,
+                             uint64_t ngroups)
 {
     const uint64_t threads = ngroups * bsgpu_group_threads((bsgpu_cipher)C);
     const unsigned tb = BSGPU_THREADS_OF(C);
     const unsigned blocks = (unsigned)((threads + tb - 1) / tb);
     if (blocks != 0)
-        bsgpu_ctr_kernel<C><<<blocks, tb, 0, st>>>(seg, nseg, xkeys, out, ngroups);
+        bsgpu_ctr_kernel<C><<<blocks, tb, 0, st>>>(seg, nseg, xkeys, rkeys, out, ngroups);
 }
 
 /* The keys a kernel of cipher c reads: expanded, or compact for RIJNDAEL-256. */
@@ -327,16 +443,16 @@ static cudaError_t bsgpu_launch(const bsgpu_ctx *ctx, bsgpu_cipher c, cudaStream
     switch (c) {
     case BSGPU_PRESENT80:
     case BSGPU_PRESENT128:
-        bsgpu_launch_one<BSGPU_PRESENT80>(st, seg, nseg, xk, out, ngroups);
+        bsgpu_launch_one<BSGPU_PRESENT80>(st, seg, nseg, xk, ctx->dres, out, ngroups);
         break;
     case BSGPU_GIFT64:
-        bsgpu_launch_one<BSGPU_GIFT64>(st, seg, nseg, xk, out, ngroups);
+        bsgpu_launch_one<BSGPU_GIFT64>(st, seg, nseg, xk, ctx->dres, out, ngroups);
         break;
     case BSGPU_GIFT128:
-        bsgpu_launch_one<BSGPU_GIFT128>(st, seg, nseg, xk, out, ngroups);
+        bsgpu_launch_one<BSGPU_GIFT128>(st, seg, nseg, xk, ctx->dres, out, ngroups);
         break;
     default:
-        bsgpu_launch_one<BSGPU_RIJNDAEL256>(st, seg, nseg, xk, out, ngroups);
+        bsgpu_launch_one<BSGPU_RIJNDAEL256>(st, seg, nseg, xk, ctx->dres, out, ngroups);
         break;
     }
     return cudaGetLastError();
@@ -595,9 +711,11 @@ static int bsgpu_keystream_any(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *
 {
     if ((int)c < 0 || c >= BSGPU_NCIPHERS)
         return BSGPU_E_ARG;
-    for (size_t j = 0; j < njobs; j++)
-        if (jobs[j].key_index >= nkeys)
+    for (size_t j = 0; j < njobs; j++) {
+        const uint32_t k = jobs[j].key_index;
+        if ((k & BSGPU_KEY_RESIDENT) ? (k & ~BSGPU_KEY_RESIDENT) >= ctx->res_cap : k >= nkeys)
             return BSGPU_E_ARG;
+    }
     if (njobs == 0)
         return 0;
     BSGPU_CHECK(ctx, cudaSetDevice(ctx->device));
@@ -614,7 +732,8 @@ static int bsgpu_keystream_any(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *
         }
         BSGPU_CHECK(ctx, cudaMemset(ctx->dsums, 0, njobs * sizeof *ctx->dsums));
     }
-    int rc = bsgpu_upload_keys(ctx, c, keys, nkeys);
+    /* Only the call's own keys: resident ones are on the device already. */
+    int rc = nkeys > 0 ? bsgpu_upload_keys(ctx, c, keys, nkeys) : 0;
     if (rc == 0)
         rc = bsgpu_keystream_inner(ctx, c, jobs, njobs, chk);
     /* Always drain: on failure no copy may still be writing into the caller's buffers. */

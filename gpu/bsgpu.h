@@ -32,6 +32,7 @@ int bsgpu_key_from_schedule(bsgpu_key *k, const bs_block_cipher *cipher, const b
 #define BSGPU_E_NODEV -1 /* no CUDA device, or no driver */
 #define BSGPU_E_CUDA -2  /* a CUDA call failed: see bsgpu_last_error */
 #define BSGPU_E_ARG -3   /* bad argument (unknown cipher, too many keys, ...) */
+#define BSGPU_E_FULL -4  /* every device key slot is taken (bsgpu_keytab.h) */
 
 typedef struct bsgpu_ctx bsgpu_ctx;
 
@@ -55,8 +56,23 @@ int bsgpu_register_host(bsgpu_ctx *ctx, void *p, size_t len);
 int bsgpu_unregister_host(bsgpu_ctx *ctx, void *p);
 
 /*
+ * Keys that stay on the device: a table of `nslots` key slots in device memory (each
+ * BSGPU_XKEY_STRIDE_MAX words, the largest expanded key), zeroed when made. bsgpu_keys_update
+ * applies changes to it (bsgpu_keyop: a slot loaded with a key, expanded on the device, or
+ * zeroed), all of them in one upload and one pre-kernel, and returns when they are done; the
+ * device and host staging of the compact keys are zeroed before it returns. Jobs then name a
+ * slot as key_index | BSGPU_KEY_RESIDENT, so a call uploads no key of theirs. bsgpu_keys_release
+ * zeroes the table and frees it (bsgpu_close does too). The host's bookkeeping of which session
+ * holds which slot, and what each device still has to apply: bsgpu_keytab.h.
+ */
+int bsgpu_keys_reserve(bsgpu_ctx *ctx, uint32_t nslots);
+int bsgpu_keys_update(bsgpu_ctx *ctx, const bsgpu_keyop *ops, const bsgpu_key *keys, uint32_t n);
+void bsgpu_keys_release(bsgpu_ctx *ctx);
+
+/*
  * Keystream for every job (one cipher), written to each job's dst: the bytes
- * bs_ctr_keystream() would write. keys[job.key_index] is the job's key. Blocks until done.
+ * bs_ctr_keystream() would write. keys[job.key_index] is the job's key, or, with
+ * BSGPU_KEY_RESIDENT, the table's slot (keys may then be NULL, nkeys 0). Blocks until done.
  */
 int bsgpu_keystream(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *keys, uint32_t nkeys,
                     const bsgpu_job *jobs, size_t njobs);

@@ -28,8 +28,27 @@ void bsgpu_expand_keys_host(bsgpu_cipher c, const bsgpu_key *keys, uint32_t nkey
 }
 
 /* One warp of PRESENT or GIFT groups, lane by lane, through the staging slot as on the device. */
+/* A segment's key in device form: the call's (xkeys) or a resident slot of table. */
+static const uint32_t *seg_key(const bsgpu_segment *sg, const uint32_t *xkeys, unsigned stride,
+                               const uint32_t *table)
+{
+    if (sg->key_index & BSGPU_KEY_RESIDENT)
+        return table + (size_t)(sg->key_index & ~BSGPU_KEY_RESIDENT) * BSGPU_XKEY_STRIDE_MAX;
+    return xkeys + (size_t)sg->key_index * stride;
+}
+
+void bsgpu_keys_update_host(uint32_t *table, const bsgpu_keyop *ops, const bsgpu_key *keys,
+                            uint32_t n)
+{
+    /* The update pre-kernel's warps, lane by lane (one warp an op). */
+    for (uint32_t i = 0; i < n; i++)
+        for (unsigned lane = 0; lane < BSGPU_WARP; lane++)
+            bsgpu_keyop_apply(table + (size_t)ops[i].slot * BSGPU_XKEY_STRIDE_MAX, &ops[i],
+                              keys[i].w, lane, BSGPU_WARP);
+}
+
 static int warp_host(bsgpu_cipher c, const bsgpu_segment *seg, uint32_t nseg, const uint32_t *xkeys,
-                     uint64_t w0, uint8_t *out, uint32_t *slot)
+                     const uint32_t *table, uint64_t w0, uint8_t *out, uint32_t *slot)
 {
     const unsigned bl = bsgpu_block_len(c), nw = bl / 4;
     const unsigned stride = bsgpu_xkey_stride(c);
@@ -41,7 +60,7 @@ static int warp_host(bsgpu_cipher c, const bsgpu_segment *seg, uint32_t nseg, co
     if (nbytes == 0)
         return 0;
     /* The warp's copy of its key. */
-    memcpy(slot, xkeys + (size_t)seg[s0].key_index * stride, stride * sizeof *slot);
+    memcpy(slot, seg_key(&seg[s0], xkeys, stride, table), stride * sizeof *slot);
     uint32_t y[128], ys[BSGPU_WARP][128];
     for (unsigned t = 0; t < BSGPU_WARP; t++) {
         uint32_t s;
@@ -70,12 +89,24 @@ static int warp_host(bsgpu_cipher c, const bsgpu_segment *seg, uint32_t nseg, co
 int bsgpu_launch_host(bsgpu_cipher c, const bsgpu_segment *seg, uint32_t nseg,
                       const bsgpu_key *keys, uint64_t ngroups, uint8_t *out)
 {
+    return bsgpu_launch_host_table(c, seg, nseg, keys, NULL, ngroups, out);
+}
+
+int bsgpu_launch_host_table(bsgpu_cipher c, const bsgpu_segment *seg, uint32_t nseg,
+                            const bsgpu_key *keys, const uint32_t *table, uint64_t ngroups,
+                            uint8_t *out)
+{
     const unsigned bl = bsgpu_block_len(c), wg = bsgpu_warp_groups(c);
     const unsigned stride = bsgpu_xkey_stride(c);
     uint32_t nkeys = 0;
-    for (uint32_t s = 0; s < nseg; s++)
-        if (seg[s].key_index + 1 > nkeys)
+    for (uint32_t s = 0; s < nseg; s++) {
+        if (seg[s].key_index & BSGPU_KEY_RESIDENT) {
+            if (table == NULL)
+                return -1;
+        } else if (seg[s].key_index + 1 > nkeys) {
             nkeys = seg[s].key_index + 1;
+        }
+    }
     /* The expanded keys, then the warp's shared-memory slot (per call: callers run in threads). */
     uint32_t *xkeys =
         (uint32_t *)malloc(((size_t)nkeys * stride + BSGPU_SLOT_GIFT128) * sizeof *xkeys);
@@ -84,7 +115,7 @@ int bsgpu_launch_host(bsgpu_cipher c, const bsgpu_segment *seg, uint32_t nseg,
     uint32_t *slot = xkeys + (size_t)nkeys * stride;
     /* The keys the segments use, each once (the pre-kernel expands every key of a call). */
     for (uint32_t s = 0; s < nseg; s++) {
-        uint32_t k = seg[s].key_index, seen = 0;
+        uint32_t k = seg[s].key_index, seen = (k & BSGPU_KEY_RESIDENT) != 0;
         for (uint32_t t = 0; t < s && !seen; t++)
             seen = seg[t].key_index == k;
         if (!seen)
@@ -93,7 +124,7 @@ int bsgpu_launch_host(bsgpu_cipher c, const bsgpu_segment *seg, uint32_t nseg,
     int rc = 0;
     for (uint64_t w0 = 0; w0 < ngroups && rc == 0; w0 += wg) {
         if (c != BSGPU_RIJNDAEL256) {
-            rc = warp_host(c, seg, nseg, xkeys, w0, out, slot);
+            rc = warp_host(c, seg, nseg, xkeys, table, w0, out, slot);
             continue;
         }
         uint32_t warp_seg = 0;
@@ -110,7 +141,7 @@ int bsgpu_launch_host(bsgpu_cipher c, const bsgpu_segment *seg, uint32_t nseg,
             uint32_t B[8];
             bsgpu_group_counter(B, &seg[s], bl / 4, g);
             uint8_t *dst = out + seg[s].out_offset + g * BSGPU_GROUP_BLOCKS * bl;
-            bsgpu_r256_group_host(dst, xkeys + (size_t)seg[s].key_index * stride, B, nvalid);
+            bsgpu_r256_group_host(dst, seg_key(&seg[s], xkeys, stride, table), B, nvalid);
         }
     }
     free(xkeys);

@@ -82,6 +82,20 @@ void bsgpu_expand_keys_host(bsgpu_cipher c, const bsgpu_key *keys, uint32_t nkey
 int bsgpu_launch_host(bsgpu_cipher c, const bsgpu_segment *seg, uint32_t nseg,
                       const bsgpu_key *keys, uint64_t ngroups, uint8_t *out);
 
+/*
+ * bsgpu_launch_host with device-resident keys: a segment whose key_index has BSGPU_KEY_RESIDENT
+ * uses its slot of table (BSGPU_XKEY_STRIDE_MAX words a slot, as bsgpu_keys_update_host leaves
+ * it); -1 when such a segment comes without a table.
+ */
+int bsgpu_launch_host_table(bsgpu_cipher c, const bsgpu_segment *seg, uint32_t nseg,
+                            const bsgpu_key *keys, const uint32_t *table, uint64_t ngroups,
+                            uint8_t *out);
+
+/* bsgpu_keys_update's pre-kernel on the host: each op applied to its slot of table, lane by lane
+ * as the op's warp splits it (bsgpu_keyop_apply). */
+void bsgpu_keys_update_host(uint32_t *table, const bsgpu_keyop *ops, const bsgpu_key *keys,
+                            uint32_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -442,6 +442,28 @@ BS_FN void bsgpu_key_expand(uint32_t *m, bsgpu_cipher c, const uint32_t *w, unsi
     }
 }
 
+/*
+ * A change to a device-resident key slot (BSGPU_XKEY_STRIDE_MAX words, bsgpu_keyop): words
+ * first, first + step, ... (a warp's lanes: lane, 32; the host: 0, 1). A load writes the key's
+ * device form (PRESENT, GIFT: bsgpu_key_expand; RIJNDAEL-256: the compact key w) and zeroes the
+ * slot's other words, so that nothing of the slot's earlier key (of any cipher) stays behind; a
+ * wipe zeroes every word. The words a lane writes are its own: no synchronisation is needed.
+ */
+BS_FN void bsgpu_keyop_apply(uint32_t *slot, const bsgpu_keyop *op, const uint32_t *w,
+                             unsigned first, unsigned step)
+{
+    const bsgpu_cipher c = (bsgpu_cipher)op->cipher;
+    const int r256 = c == BSGPU_RIJNDAEL256;
+    const unsigned n = !op->load ? 0u : r256 ? (unsigned)BSGPU_KEY_WORDS : bsgpu_xkey_words(c);
+    if (op->load && !r256)
+        bsgpu_key_expand(slot, c, w, first, step);
+    for (unsigned idx = first; idx < BSGPU_XKEY_STRIDE_MAX; idx += step)
+        if (idx >= n)
+            slot[idx] = 0;
+        else if (r256)
+            slot[idx] = w[idx];
+}
+
 /* 31 rounds and the final key on x (64 words, 32 lanes); y[i] = bit i of the ciphertexts. */
 BS_FN void bsgpu_present_encrypt(uint32_t *y, uint32_t *x, const uint32_t *rk)
 {

@@ -22,7 +22,25 @@ typedef struct bsgpu_key {
     uint32_t w[BSGPU_KEY_WORDS];
 } bsgpu_key;
 
-/* A job as the daemon sees it: nblocks of keystream from counter under keys[key_index]. */
+/*
+ * Device-resident keys (bsgpu.h, "keys that stay on the device"): a job whose key_index has this
+ * bit set uses slot key_index & ~BSGPU_KEY_RESIDENT of the context's key table instead of the
+ * call's keys.
+ */
+#define BSGPU_KEY_RESIDENT 0x80000000u
+
+/*
+ * One change to a device key table: load = 1 puts the key's device form (expanded; RIJNDAEL-256:
+ * compact) into slot `slot` and zeroes the rest of the slot; load = 0 zeroes the whole slot.
+ */
+typedef struct bsgpu_keyop {
+    uint32_t slot;
+    uint32_t cipher; /* a bsgpu_cipher (loads only) */
+    uint32_t load;
+} bsgpu_keyop;
+
+/* A job as the daemon sees it: nblocks of keystream from counter under keys[key_index] (or a
+ * resident slot: BSGPU_KEY_RESIDENT). */
 typedef struct bsgpu_job {
     uint8_t counter[32]; /* big-endian, block_len bytes */
     uint64_t nblocks;

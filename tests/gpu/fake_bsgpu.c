@@ -18,12 +18,65 @@ int bsgpu_fake_devices = 2;
 int bsgpu_fake_fail;
 int bsgpu_fake_silent;
 unsigned bsgpu_fake_calls[8];
+uint64_t bsgpu_fake_call_keys[8], bsgpu_fake_key_loads[8], bsgpu_fake_key_wipes[8];
+int bsgpu_fake_fail_keys;
+bsgpu_ctx *bsgpu_fake_ctx[8];
 
 struct bsgpu_ctx {
     int device;
     bsgpu_stats stats;
+    /* The resident key table, as the device holds it (bsgpu_keys_update_host). */
+    uint32_t *table;
+    uint32_t res_cap;
     char err[128];
 };
+
+const uint32_t *bsgpu_fake_table(int device, uint32_t *cap)
+{
+    bsgpu_ctx *ctx = device >= 0 && device < 8 ? bsgpu_fake_ctx[device] : NULL;
+    *cap = ctx != NULL ? ctx->res_cap : 0;
+    return ctx != NULL ? ctx->table : NULL;
+}
+
+int bsgpu_keys_reserve(bsgpu_ctx *ctx, uint32_t nslots)
+{
+    if (nslots == 0 || ctx->table != NULL)
+        return BSGPU_E_ARG;
+    ctx->table = (uint32_t *)calloc((size_t)nslots * BSGPU_XKEY_STRIDE_MAX, sizeof *ctx->table);
+    if (ctx->table == NULL)
+        return BSGPU_E_ARG;
+    ctx->res_cap = nslots;
+    return 0;
+}
+
+int bsgpu_keys_update(bsgpu_ctx *ctx, const bsgpu_keyop *ops, const bsgpu_key *keys, uint32_t n)
+{
+    if (ctx->table == NULL)
+        return BSGPU_E_ARG;
+    for (uint32_t i = 0; i < n; i++)
+        if (ops[i].slot >= ctx->res_cap || (ops[i].load && ops[i].cipher >= BSGPU_NCIPHERS))
+            return BSGPU_E_ARG;
+    if (bsgpu_fake_fail_keys) {
+        snprintf(ctx->err, sizeof ctx->err, "fake device %d: key update failed", ctx->device);
+        return BSGPU_E_CUDA;
+    }
+    bsgpu_keys_update_host(ctx->table, ops, keys, n);
+    for (uint32_t i = 0; i < n; i++) {
+        bsgpu_fake_key_loads[ctx->device] += ops[i].load;
+        bsgpu_fake_key_wipes[ctx->device] += !ops[i].load;
+    }
+    return 0;
+}
+
+void bsgpu_keys_release(bsgpu_ctx *ctx)
+{
+    if (ctx->table != NULL) {
+        memset(ctx->table, 0, (size_t)ctx->res_cap * BSGPU_XKEY_STRIDE_MAX * sizeof *ctx->table);
+        free(ctx->table);
+    }
+    ctx->table = NULL;
+    ctx->res_cap = 0;
+}
 
 static char open_err[128];
 
@@ -42,11 +95,18 @@ int bsgpu_open(bsgpu_ctx **ctx, int device, unsigned nstreams, size_t chunk_byte
     if (*ctx == NULL)
         return BSGPU_E_ARG;
     (*ctx)->device = device;
+    if (device < 8)
+        bsgpu_fake_ctx[device] = *ctx;
     return 0;
 }
 
 void bsgpu_close(bsgpu_ctx *ctx)
 {
+    if (ctx == NULL)
+        return;
+    bsgpu_keys_release(ctx);
+    if (ctx->device < 8 && bsgpu_fake_ctx[ctx->device] == ctx)
+        bsgpu_fake_ctx[ctx->device] = NULL;
     free(ctx);
 }
 
@@ -94,15 +154,20 @@ int bsgpu_keystream(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *keys, uint3
     uint64_t ngroups;
     uint32_t n;
     bsgpu_fake_calls[ctx->device]++;
+    bsgpu_fake_call_keys[ctx->device] += nkeys;
+    for (size_t j = 0; j < njobs; j++) {
+        const uint32_t k = jobs[j].key_index;
+        if ((k & BSGPU_KEY_RESIDENT) ? (k & ~BSGPU_KEY_RESIDENT) >= ctx->res_cap : k >= nkeys)
+            return BSGPU_E_ARG;
+    }
     if (bsgpu_fake_fail) {
         for (size_t j = 0; j < njobs; j++)
             memset(jobs[j].dst, 0xee, jobs[j].nblocks * bsgpu_block_len(c));
         snprintf(ctx->err, sizeof ctx->err, "fake device %d: injected failure", ctx->device);
         return BSGPU_E_CUDA;
     }
-    (void)nkeys;
     while ((n = bsgpu_plan_launch(c, jobs, njobs, &cur, CHUNK, MAXSEG, seg, copy, &ngroups)) > 0) {
-        if (bsgpu_launch_host(c, seg, n, keys, ngroups, dev) != 0)
+        if (bsgpu_launch_host_table(c, seg, n, keys, ctx->table, ngroups, dev) != 0)
             return BSGPU_E_ARG;
         n = bsgpu_merge_copies(copy, n);
         for (uint32_t i = 0; i < n; i++)
@@ -171,7 +236,7 @@ int bsgpu_keystream_checked(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *key
     size_t job = 0;
     memset(sums, 0, njobs * sizeof *sums);
     while ((n = bsgpu_plan_launch(c, jobs, njobs, &cur, CHUNK, MAXSEG, seg, copy, &ngroups)) > 0) {
-        if (bsgpu_launch_host(c, seg, n, keys, ngroups, dev2) != 0)
+        if (bsgpu_launch_host_table(c, seg, n, keys, ctx->table, ngroups, dev2) != 0)
             return BSGPU_E_ARG;
         for (uint32_t i = 0; i < n; i++) {
             while (job < njobs && !(copy[i].dst >= jobs[job].dst &&

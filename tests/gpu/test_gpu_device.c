@@ -1,7 +1,9 @@
 /*
  * On a CUDA device: bsgpu_keystream (the daemon backend's path, several launches per batch,
  * several streams) against bs_ctr_keystream on random keys, counters and sizes with many
- * sessions per batch, into pageable and registered memory; and the CUDA key search. Exits 77
+ * sessions per batch, into pageable and registered memory, with the call's keys and with keys
+ * resident on the device (loaded into table slots that held another cipher's keys before, half
+ * the jobs of a batch from the table, half from the call); and the CUDA key search. Exits 77
  * when there is no device.
  */
 #include <setjmp.h>
@@ -30,8 +32,15 @@ enum { NJOB = 150, NKEY = 40, MAXB = 20000 };
  * smaller jobs, one stream count, a 2^16 key search. */
 static int quick;
 
-/* small: many short jobs, so that launches take the staged copy path (bsgpu_copy_out). */
-static void run_batch(bsgpu_ctx *ctx, int c, uint8_t *buf, int registered, int small)
+/* Slots of the resident table: the keys go to slots NKEY + 7 - k, so that slot and key index
+ * differ. */
+enum { NSLOT = NKEY + 8 };
+
+/*
+ * small: many short jobs, so that launches take the staged copy path (bsgpu_copy_out).
+ * resident: the keys are loaded into the context's table first, and odd jobs name their slot.
+ */
+static void run_batch(bsgpu_ctx *ctx, int c, uint8_t *buf, int registered, int small, int resident)
 {
     static bsgpu_job jobs[NJOB];
     static bsgpu_key dk[NKEY];
@@ -44,6 +53,15 @@ static void run_batch(bsgpu_ctx *ctx, int c, uint8_t *buf, int registered, int s
         bs_test_fill(key, core->key_len);
         core->set_key(&ks[k], key);
         assert_int_equal(bsgpu_key_from_schedule(&dk[k], core, &ks[k]), 0);
+    }
+    if (resident) {
+        static bsgpu_keyop ops[NKEY];
+        for (int k = 0; k < NKEY; k++) {
+            ops[k].slot = NSLOT - 1 - (uint32_t)k;
+            ops[k].cipher = (uint32_t)c;
+            ops[k].load = 1;
+        }
+        assert_int_equal(bsgpu_keys_update(ctx, ops, dk, NKEY), 0);
     }
     size_t off = 0;
     const int njob = quick ? 12 : NJOB;
@@ -60,7 +78,13 @@ static void run_batch(bsgpu_ctx *ctx, int c, uint8_t *buf, int registered, int s
         off += jobs[j].nblocks * bl + 8;
     }
     memset(buf, 0xc3, off);
+    if (resident)
+        for (int j = 1; j < njob; j += 2)
+            jobs[j].key_index = (NSLOT - 1 - jobs[j].key_index) | BSGPU_KEY_RESIDENT;
     const int rc = bsgpu_keystream(ctx, (bsgpu_cipher)c, dk, NKEY, jobs, (size_t)njob);
+    if (resident)
+        for (int j = 1; j < njob; j += 2)
+            jobs[j].key_index = NSLOT - 1 - (jobs[j].key_index & ~BSGPU_KEY_RESIDENT);
     if (rc != 0)
         printf("bsgpu_keystream: %d %s\n", rc, bsgpu_last_error(ctx));
     assert_int_equal(rc, 0);
@@ -85,13 +109,14 @@ static void test_keystream(void **state)
         bsgpu_ctx *ctx;
         /* A small device buffer, so that a batch takes many launches across the streams. */
         assert_int_equal(bsgpu_open(&ctx, 0, (unsigned)streams, (size_t)1 << 20), 0);
+        assert_int_equal(bsgpu_keys_reserve(ctx, NSLOT), 0);
         for (int c = 0; c < BSGPU_NCIPHERS; c++)
             for (int small = 0; small < 2; small++)
-                run_batch(ctx, c, buf, 0, small);
+                run_batch(ctx, c, buf, 0, small, small);
         assert_int_equal(bsgpu_register_host(ctx, buf, cap), 0);
         for (int c = 0; c < BSGPU_NCIPHERS; c++)
             for (int small = 0; small < 2; small++)
-                run_batch(ctx, c, buf, 1, small);
+                run_batch(ctx, c, buf, 1, small, !small);
         bsgpu_stats st;
         bsgpu_get_stats(ctx, &st);
         printf(
