@@ -502,6 +502,11 @@ int bsd_client_fd(const bsd_client *c)
 
 int bsd_client_map_shm(bsd_client *c, size_t size)
 {
+    return bsd_client_map_shm_ex(c, size, 1);
+}
+
+int bsd_client_map_shm_ex(bsd_client *c, size_t size, int populate)
+{
     if (bsd_client_getpid() != c->pid)
         return -ECHILD;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -513,8 +518,13 @@ int bsd_client_map_shm(bsd_client *c, size_t size)
     if (ftruncate(fd, (off_t)size) != 0 ||
         fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
         r = -errno;
-    /* Pre-faulted: the windows are reused for the connection's life, and take no faults. */
-    void *p = r == 0 ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0)
+    /*
+     * populate: every page allocated here, at once, and the daemon maps them all (no faults on
+     * either side). Else pages are allocated as they are first written: the daemon's writes of
+     * the windows it is asked for, within the uid's quota (PROTOCOL.md, MAP_SHM).
+     */
+    void *p = r == 0 ? mmap(NULL, size, PROT_READ | PROT_WRITE,
+                            MAP_SHARED | (populate ? MAP_POPULATE : 0), fd, 0)
                      : MAP_FAILED;
     if (r == 0 && p == MAP_FAILED)
         r = -errno;

@@ -40,8 +40,14 @@ const bsd_hello_rep *bsd_client_info(const bsd_client *c);
 uint32_t bsd_client_last_error(const bsd_client *c, const char **text);
 int bsd_client_fd(const bsd_client *c);
 
-/* Creates a sealed memfd of size bytes, maps it here and in the daemon (MAP_SHM). */
+/*
+ * Creates a sealed memfd of size bytes, maps it here and in the daemon (MAP_SHM), every page
+ * allocated at once (MAP_POPULATE: no page faults on either side, for a mapping that will be
+ * written whole). _ex with populate 0: pages are allocated as first written (the daemon's writes
+ * of the windows asked for), so memory never asked for costs nothing.
+ */
 int bsd_client_map_shm(bsd_client *c, size_t size);
+int bsd_client_map_shm_ex(bsd_client *c, size_t size, int populate);
 uint8_t *bsd_client_shm(const bsd_client *c, size_t *size);
 
 int bsd_client_open_session(bsd_client *c, const char *cipher, const uint8_t *key, size_t key_len,

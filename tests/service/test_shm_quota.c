@@ -16,6 +16,7 @@
 
 #include "bsd_client.h"
 #include "bsd_proto.h"
+#include "bsd_windows.h"
 #include "svc_util.h"
 
 #define MIB ((size_t)1 << 20)
@@ -60,6 +61,53 @@ static void recv_all(int fd, uint8_t *p, size_t n)
     }
 }
 
+/* Pages of the mapping [p, p + size) that are in memory (mincore). */
+static size_t resident_pages(const uint8_t *p, size_t size)
+{
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (size + page - 1) / page;
+    static unsigned char vec[(64 * MIB) / 4096];
+    CHECK(n <= sizeof vec);
+    CHECK(mincore((void *)p, size, vec) == 0);
+    size_t r = 0;
+    for (size_t i = 0; i < n; i++)
+        r += vec[i] & 1;
+    return r;
+}
+
+/*
+ * The client's two ways to map: bsd_client_map_shm allocates every page at once (no faults on
+ * either side, for a mapping written whole); a stream's ring of windows (bsd_windows) allocates
+ * none until windows are written, so a stream pays only for the slots it reaches.
+ */
+static void populate_or_not(const bs_block_cipher *cipher)
+{
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    bsd_client *c = connect_one();
+    CHECK(bsd_client_map_shm(c, 8 * MIB) == 0);
+    size_t size = 0;
+    const uint8_t *m = bsd_client_shm(c, &size);
+    CHECK(size == 8 * MIB && resident_pages(m, size) == size / page);
+    bsd_client_close(c);
+
+    bsd_client_opts o = {dmn.socket, 1000, 60000};
+    bsd_windows w;
+    uint8_t key[BS_KEY_MAX] = {9}, ctr[BS_BLOCK_MAX] = {0};
+    CHECK(bsd_windows_open_by_cost(&w, &o, cipher, key, cipher->key_len, MIB, 8, BSD_OFFLOAD_ALWAYS,
+                                   NULL) == 0);
+    m = bsd_client_shm(w.client, &size);
+    CHECK(size == 8 * MIB && resident_pages(m, size) == 0);
+    /* One window of 64 KiB into slot 0: that window is allocated, and nothing else. */
+    const uint64_t nb = 65536 / cipher->block_len;
+    CHECK(bsd_windows_submit(&w, 0, ctr, nb) == 0);
+    CHECK(bsd_windows_discard(&w, 0) == 0);
+    const size_t used = resident_pages(m, size);
+    printf("a stream's ring of 8 x 1 MiB windows: 0 pages in memory at open, %zu after one "
+           "64 KiB window (bsd_client_map_shm: all %zu at once)\n",
+           used, size / page);
+    CHECK(used >= nb * cipher->block_len / page && used <= MIB / page);
+    bsd_windows_close(&w);
+}
+
 /*
  * MAP_SHM of fd (size bytes) by hand, its answer read off the socket (nothing else is in
  * flight on c); 0, or the daemon's error code.
@@ -96,6 +144,7 @@ int main(void)
     svc_init(&dmn);
     static const char *const sets[] = {"max_shm_bytes=64M", "max_shm_bytes_per_uid=96M", NULL};
     svc_start(&dmn, NULL, sets);
+    populate_or_not(cipher);
 
     /* A 64 MiB mapping with nothing allocated: the daemon allocates none of it at MAP_SHM. */
     bsd_client *a = connect_one();
