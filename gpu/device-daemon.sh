@@ -171,5 +171,7 @@ for zero in gpus_failed cpu_fallbacks cuda_errors self_check_failures; do
   grep -qE "[ =]$zero=0( |$)" <<<"$info" || fail "STATUS: $zero is not 0: $info"
 done
 grep -qE ' batches=[1-9]' <<<"$info" || fail "STATUS: no batch ran on the GPU: $info"
+# The sessions' keys went to the device once each, at OPEN (issue 26), and were zeroed at CLOSE.
+grep -qE ' device_key_loads=[1-9]' <<<"$info" || fail "STATUS: no key was loaded on the GPU: $info"
 [ "$rc" -eq 0 ] || fail "the daemon exited with status $rc after SIGTERM"
 exit 0

@@ -32,6 +32,10 @@ void bsd_shm_unref(bsd_shm *m)
 void bsd_session_unref(bsd_session *s)
 {
     if (s != NULL && --s->refs == 0) {
+        /* No job of the session is left: the backend's copies of its key go first (zeroed). */
+        bsd_backend *be = s->d->backend;
+        if (s->dev_key != 0 && be != NULL && be->ops->close_key != NULL)
+            be->ops->close_key(be, s->dev_key);
         bsd_keypool_put(&s->d->keys, s->slot);
         s->d->sessions_open--;
         s->peer->sessions--;

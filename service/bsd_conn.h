@@ -34,6 +34,7 @@ typedef struct bsd_session {
     bsd_peer *peer; /* charged one key slot until the slot is back in the pool */
     uint32_t id;
     unsigned slot;
+    uint32_t dev_key; /* the backend's handle for this key (open_key), 0: none */
     const bs_block_cipher *cipher;
     bs_key_schedule *ks;
     bsd_daemon *d;

@@ -190,6 +190,9 @@ static void handle_open(bsd_conn *c, bsd_request *r)
         return;
     }
     cipher->set_key(ks, r->u.open.key);
+    /* E.g. the CUDA backend expands the key on its devices now, once for the session. */
+    if (d->backend->ops->open_key != NULL)
+        s->dev_key = d->backend->ops->open_key(d->backend, cipher, ks);
     s->refs = 1;
     s->id = c->next_session_id++;
     if (c->next_session_id == 0)
@@ -297,6 +300,7 @@ static void handle_keystream(bsd_conn *c, const bsd_request *r)
     bsd_job *job = &kj->job;
     job->cipher = s->cipher;
     job->ks = s->ks;
+    job->dev_key = s->dev_key;
     memcpy(job->counter, k->counter, bl);
     job->nblocks = k->nblocks;
     job->dst = c->shm->base + k->shm_offset;

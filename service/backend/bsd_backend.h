@@ -22,6 +22,8 @@ typedef struct bsd_job {
     struct bsd_job *next;
     const bs_block_cipher *cipher;
     const bs_key_schedule *ks;
+    /* The backend's handle for the session's key (open_key), 0 when it keeps none. */
+    uint32_t dev_key;
     uint8_t counter[BS_BLOCK_MAX];
     uint64_t nblocks;
     uint8_t *dst;
@@ -81,6 +83,16 @@ typedef struct bsd_backend_ops {
      */
     int (*register_memory)(bsd_backend *be, void *p, size_t len);
     int (*unregister_memory)(bsd_backend *be, void *p);
+    /*
+     * Optional (NULL when the backend keeps nothing per session): on the loop thread, a session's
+     * key was set (OPEN), and a session is gone with no job of it left (CLOSE, or its connection's
+     * end). open_key returns a handle > 0 that the session's jobs carry (bsd_job.dev_key), or 0
+     * when the backend keeps nothing for it (full, or no device): its jobs then go as any other.
+     * The CUDA backend keeps the session's round keys on its devices, expanded once, until
+     * close_key zeroes them.
+     */
+    uint32_t (*open_key)(bsd_backend *be, const bs_block_cipher *cipher, const bs_key_schedule *ks);
+    void (*close_key)(bsd_backend *be, uint32_t handle);
 } bsd_backend_ops;
 
 struct bsd_backend {

@@ -367,7 +367,7 @@ static void cpu_destroy(bsd_backend *be)
 }
 
 static const bsd_backend_ops cpu_ops = {
-    "cpu", cpu_submit, cpu_describe, cpu_destroy, NULL, NULL,
+    "cpu", cpu_submit, cpu_describe, cpu_destroy, NULL, NULL, NULL, NULL,
 };
 
 bsd_backend *bsd_backend_cpu_create(uv_loop_t *loop, unsigned threads)
@@ -424,7 +424,7 @@ bsd_backend *bsd_backend_cpu_create(uv_loop_t *loop, unsigned threads)
 
 #ifdef BSD_BENCH_CEILING
 static const bsd_backend_ops ceiling_ops = {
-    "ceiling", cpu_submit, cpu_describe, cpu_destroy, NULL, NULL,
+    "ceiling", cpu_submit, cpu_describe, cpu_destroy, NULL, NULL, NULL, NULL,
 };
 
 bsd_backend *bsd_backend_ceiling_create(uv_loop_t *loop, unsigned threads)

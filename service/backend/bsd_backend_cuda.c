@@ -7,6 +7,15 @@
  * mismatch redoes its whole part with bs_ctr_keystream, so a job is never answered with
  * unchecked output. A device that failed or gave a wrong result is taken out of service; its
  * error is logged and shown in STATUS.
+ *
+ * Keys stay on the devices: at OPEN (open_key) a session's compact key takes a slot of the
+ * host's table (bsgpu_keytab) and a sync on the pool loads it into every device's table, expanded
+ * there once; at CLOSE (close_key) the slot is zeroed on every device the same way. A part first
+ * applies whatever its device still has pending (under the device's lock, so a load is always
+ * in place before a job names its slot), then names resident slots (BSGPU_KEY_RESIDENT) for the
+ * jobs of such sessions and passes only the other jobs' keys with the call. A full table, or a
+ * device without one, leaves those sessions' keys going with each call, as before. A device
+ * taken out of service has its table zeroed and freed; destroy zeroes every table.
  */
 #include "bsd_backend_cuda.h"
 
@@ -20,6 +29,7 @@
 #include "bsd_integrity.h"
 #include "bsd_log.h"
 #include "bsgpu.h"
+#include "bsgpu_keytab.h"
 #include "modes/ctr.h"
 
 #define CUDA_MAX_DEV 16
@@ -27,6 +37,10 @@
 #define CUDA_STREAMS 3
 #define CUDA_CHUNK ((size_t)64 << 20)
 #define CUDA_MIN_PART ((uint64_t)1 << 20)
+/* Sessions whose keys stay on the devices (11 KiB of device memory each, 45 MiB a device); more
+ * than this at once, and the others' keys go with each call. Changes applied per update call. */
+#define CUDA_KEY_SLOTS 4096u
+#define CUDA_KEYOPS 256u
 
 typedef struct cuda_backend {
     unsigned ndev;
@@ -37,6 +51,17 @@ typedef struct cuda_backend {
     /* Loop thread only (updated in after-work callbacks). */
     uint64_t batches, blocks, fallbacks, errors, check_failures;
     char last_error[256];
+    /* Keys that stay on the devices: the host's table (keytab_ok: it exists), each device's
+     * staging of one update (under its lock), and the sync that applies OPEN's and CLOSE's
+     * changes (one at a time: sync_busy, loop thread; its findings in sync_err). */
+    bsgpu_keytab keytab;
+    int keytab_ok;
+    bsgpu_keyop *ops[CUDA_MAX_DEV];
+    bsgpu_key *opkeys[CUDA_MAX_DEV];
+    uv_work_t sync;
+    int sync_busy, sync_again;
+    char sync_err[256];
+    unsigned sync_failed_dev;
 } cuda_backend;
 
 typedef struct cuda_part {
@@ -64,9 +89,39 @@ typedef struct cuda_batch {
  * computed here (the window digests of the replies, so they cost nothing extra). A difference
  * is a device (or bus) fault: the part fails its check and is redone on the CPU.
  */
+/*
+ * Applies device d's pending key changes (its lock held). A failure takes the device's keys out of
+ * service: its table is zeroed and freed, and nothing more is pending for it.
+ */
+static int flush_keys(cuda_backend *cb, unsigned d, char *err, size_t errlen)
+{
+    if (!cb->keytab_ok || !bsgpu_keytab_serves(&cb->keytab, d))
+        return 0;
+    uint32_t n;
+    while ((n = bsgpu_keytab_take(&cb->keytab, d, cb->ops[d], cb->opkeys[d], CUDA_KEYOPS)) > 0) {
+        const int rc = bsgpu_keys_update(cb->dev[d], cb->ops[d], cb->opkeys[d], n);
+        bs_wipe(cb->opkeys[d], n * sizeof(bsgpu_key));
+        if (rc != 0) {
+            snprintf(err, errlen, "device keys: %s", bsgpu_last_error(cb->dev[d]));
+            return rc;
+        }
+    }
+    return 0;
+}
+
+/* Device d's keys leave service (it failed): zeroed and freed on the device (its lock held). */
+static void retire_keys(cuda_backend *cb, unsigned d)
+{
+    if (!cb->keytab_ok)
+        return;
+    bsgpu_keytab_drop_device(&cb->keytab, d);
+    bsgpu_keys_release(cb->dev[d]);
+}
+
 static int run_on_gpu(cuda_part *p, bsgpu_cipher c)
 {
     bsd_batch *b = p->batch;
+    cuda_backend *cb = p->cb;
     const size_t n = b->njobs;
     bsgpu_job *jobs = (bsgpu_job *)calloc(n, sizeof *jobs);
     bsgpu_key *keys = (bsgpu_key *)calloc(n, sizeof *keys);
@@ -84,6 +139,16 @@ static int run_on_gpu(cuda_part *p, bsgpu_cipher c)
     }
     uint64_t *word0s = seeds + n, *sums = seeds + 2 * n, *hi_of = lo_of + n;
     uint64_t base = 0;
+    /* From here to the call, the device is ours: its pending key changes are applied first, and
+     * whether it serves resident keys cannot change until the call is done. */
+    pthread_mutex_lock(&cb->lock[p->dev]);
+    if (flush_keys(cb, p->dev, p->err, sizeof p->err) != 0) {
+        p->cuda_failed = 1;
+        retire_keys(cb, p->dev);
+        pthread_mutex_unlock(&cb->lock[p->dev]);
+        goto out;
+    }
+    const int resident = cb->keytab_ok && bsgpu_keytab_serves(&cb->keytab, p->dev);
     for (size_t j = 0; j < b->njobs && base < p->last; j++) {
         bsd_job *job = b->jobs[j];
         const uint64_t js = base, je = base + job->nblocks;
@@ -92,15 +157,20 @@ static int run_on_gpu(cuda_part *p, bsgpu_cipher c)
         if (lo >= hi)
             continue;
         uint32_t k = 0;
-        while (k < nk && from[k] != job->ks)
-            k++;
-        if (k == nk) {
-            if (bsgpu_key_from_schedule(&keys[nk], job->cipher, job->ks) != 0) {
-                snprintf(p->err, sizeof p->err, "no device key for %s/%s", job->cipher->name,
-                         job->cipher->impl);
-                goto out;
+        if (resident && job->dev_key != 0) {
+            k = (job->dev_key - 1) | BSGPU_KEY_RESIDENT; /* on the device since OPEN */
+        } else {
+            while (k < nk && from[k] != job->ks)
+                k++;
+            if (k == nk) {
+                if (bsgpu_key_from_schedule(&keys[nk], job->cipher, job->ks) != 0) {
+                    snprintf(p->err, sizeof p->err, "no device key for %s/%s", job->cipher->name,
+                             job->cipher->impl);
+                    pthread_mutex_unlock(&cb->lock[p->dev]);
+                    goto out;
+                }
+                from[nk++] = job->ks;
             }
-            from[nk++] = job->ks;
         }
         const size_t bl = job->cipher->block_len;
         memcpy(jobs[nj].counter, job->counter, bl);
@@ -115,13 +185,14 @@ static int run_on_gpu(cuda_part *p, bsgpu_cipher c)
         hi_of[nj] = hi - js;
         nj++;
     }
-    pthread_mutex_lock(&p->cb->lock[p->dev]);
-    rc = bsgpu_keystream_checked(p->cb->dev[p->dev], c, keys, nk, jobs, nj, seeds, word0s, sums);
+    rc = bsgpu_keystream_checked(cb->dev[p->dev], c, keys, nk, jobs, nj, seeds, word0s, sums);
     if (rc != 0) {
-        snprintf(p->err, sizeof p->err, "%s", bsgpu_last_error(p->cb->dev[p->dev]));
+        snprintf(p->err, sizeof p->err, "%s", bsgpu_last_error(cb->dev[p->dev]));
         p->cuda_failed = rc == BSGPU_E_CUDA;
+        if (p->cuda_failed)
+            retire_keys(cb, p->dev);
     }
-    pthread_mutex_unlock(&p->cb->lock[p->dev]);
+    pthread_mutex_unlock(&cb->lock[p->dev]);
     if (rc != 0)
         goto out;
     /* Test hook (BSD_TEST_FAULT=device): the device's copy went wrong and nobody said so. */
@@ -143,6 +214,11 @@ static int run_on_gpu(cuda_part *p, bsgpu_cipher c)
             p->check_failed = 1;
             rc = -1;
         }
+    }
+    if (p->check_failed) {
+        pthread_mutex_lock(&cb->lock[p->dev]);
+        retire_keys(cb, p->dev);
+        pthread_mutex_unlock(&cb->lock[p->dev]);
     }
     for (size_t i = 0; rc == 0 && i < nj; i++)
         if (!owner[i]->unchecked)
@@ -280,21 +356,120 @@ static void cuda_describe(bsd_backend *be, char *out, size_t len)
         failed += (unsigned)atomic_load(&cb->failed[d]);
     if (cb->ndev > 0)
         bsgpu_describe(cb->dev[0], dev, sizeof dev);
+    uint32_t used = 0;
+    uint64_t loads = 0, wipes = 0, full = 0;
+    if (cb->keytab_ok) {
+        used = bsgpu_keytab_used(&cb->keytab);
+        pthread_mutex_lock(&cb->keytab.lock);
+        loads = cb->keytab.loads;
+        wipes = cb->keytab.wipes;
+        full = cb->keytab.full;
+        pthread_mutex_unlock(&cb->keytab.lock);
+    }
     snprintf(out, len,
              "device=cuda gpus=%u gpus_failed=%u %s batches=%llu blocks=%llu cpu_fallbacks=%llu "
-             "cuda_errors=%llu self_check_failures=%llu last_cuda_error=\"%s\"",
+             "cuda_errors=%llu self_check_failures=%llu device_keys=%u/%u device_key_loads=%llu "
+             "device_key_wipes=%llu device_keys_full=%llu last_cuda_error=\"%s\"",
              cb->ndev, failed, dev, (unsigned long long)cb->batches, (unsigned long long)cb->blocks,
              (unsigned long long)cb->fallbacks, (unsigned long long)cb->errors,
-             (unsigned long long)cb->check_failures, cb->last_error);
+             (unsigned long long)cb->check_failures, used, cb->keytab_ok ? CUDA_KEY_SLOTS : 0,
+             (unsigned long long)loads, (unsigned long long)wipes, (unsigned long long)full,
+             cb->last_error);
+}
+
+/* The sync of OPEN's and CLOSE's key changes, on the pool: every device in service catches up. */
+static void sync_work(uv_work_t *w)
+{
+    cuda_backend *cb = (cuda_backend *)w->data;
+    cb->sync_err[0] = '\0';
+    for (unsigned d = 0; d < cb->ndev; d++) {
+        if (atomic_load(&cb->failed[d]) || bsgpu_keytab_pending(&cb->keytab, d) == 0)
+            continue;
+        pthread_mutex_lock(&cb->lock[d]);
+        char err[256];
+        if (flush_keys(cb, d, err, sizeof err) != 0) {
+            retire_keys(cb, d);
+            atomic_store(&cb->failed[d], 1);
+            if (cb->sync_err[0] == '\0') {
+                snprintf(cb->sync_err, sizeof cb->sync_err, "%s", err);
+                cb->sync_failed_dev = d;
+            }
+        }
+        pthread_mutex_unlock(&cb->lock[d]);
+    }
+}
+
+static void schedule_sync(cuda_backend *cb, uv_loop_t *loop);
+
+static void sync_after(uv_work_t *w, int status)
+{
+    cuda_backend *cb = (cuda_backend *)w->data;
+    (void)status; /* uv_cancel is never called */
+    cb->sync_busy = 0;
+    if (cb->sync_err[0] != '\0') {
+        cb->errors++;
+        snprintf(cb->last_error, sizeof cb->last_error, "%s", cb->sync_err);
+        BSD_ERR("cuda_error", "device=%u keys=1 fallback=cpu reason=\"%s\"", cb->sync_failed_dev,
+                cb->sync_err);
+    }
+    if (cb->sync_again) {
+        cb->sync_again = 0;
+        schedule_sync(cb, w->loop);
+    }
+}
+
+/* Loop thread: one sync at a time; a change made while one runs gets another after it. */
+static void schedule_sync(cuda_backend *cb, uv_loop_t *loop)
+{
+    if (cb->sync_busy) {
+        cb->sync_again = 1;
+        return;
+    }
+    cb->sync_busy = 1;
+    cb->sync.data = cb;
+    if (uv_queue_work(loop, &cb->sync, sync_work, sync_after) != 0)
+        abort(); /* only for a NULL callback: a bug */
+}
+
+static uint32_t cuda_open_key(bsd_backend *be, const bs_block_cipher *cipher,
+                              const bs_key_schedule *ks)
+{
+    cuda_backend *cb = (cuda_backend *)be->priv;
+    const int c = bsgpu_cipher_of(cipher);
+    bsgpu_key k;
+    uint32_t slot;
+    if (!cb->keytab_ok || c < 0 || bsgpu_key_from_schedule(&k, cipher, ks) != 0)
+        return 0;
+    const int rc = bsgpu_keytab_open(&cb->keytab, (bsgpu_cipher)c, &k, &slot);
+    bs_wipe(&k, sizeof k);
+    if (rc != 0)
+        return 0; /* full (counted): this session's key goes with each call */
+    schedule_sync(cb, be->loop);
+    return slot + 1;
+}
+
+static void cuda_close_key(bsd_backend *be, uint32_t handle)
+{
+    cuda_backend *cb = (cuda_backend *)be->priv;
+    if (!cb->keytab_ok || handle == 0)
+        return;
+    bsgpu_keytab_close(&cb->keytab, handle - 1);
+    schedule_sync(cb, be->loop);
 }
 
 static void cuda_destroy(bsd_backend *be)
 {
     cuda_backend *cb = (cuda_backend *)be->priv;
     for (unsigned d = 0; d < cb->ndev; d++) {
-        bsgpu_close(cb->dev[d]);
+        bsgpu_close(cb->dev[d]); /* zeroes the device's key table first */
         pthread_mutex_destroy(&cb->lock[d]);
+        if (cb->opkeys[d] != NULL)
+            bs_wipe(cb->opkeys[d], CUDA_KEYOPS * sizeof(bsgpu_key));
+        free(cb->opkeys[d]);
+        free(cb->ops[d]);
     }
+    if (cb->keytab_ok)
+        bsgpu_keytab_destroy(&cb->keytab);
     free(cb);
     free(be);
 }
@@ -313,7 +488,8 @@ static int cuda_unregister(bsd_backend *be, void *p)
 }
 
 static const bsd_backend_ops cuda_ops = {
-    "cuda", cuda_submit, cuda_describe, cuda_destroy, cuda_register, cuda_unregister,
+    "cuda",        cuda_submit,     cuda_describe, cuda_destroy,
+    cuda_register, cuda_unregister, cuda_open_key, cuda_close_key,
 };
 
 bsd_backend *bsd_backend_cuda_create(uv_loop_t *loop, unsigned threads)
@@ -343,6 +519,22 @@ bsd_backend *bsd_backend_cuda_create(uv_loop_t *loop, unsigned threads)
         free(cb);
         free(be);
         return NULL;
+    }
+    /* The key tables; a device without one (or without memory for its staging) computes with
+     * the keys of each call, as every device did before. */
+    cb->keytab_ok = bsgpu_keytab_init(&cb->keytab, CUDA_KEY_SLOTS, cb->ndev) == 0;
+    if (!cb->keytab_ok)
+        BSD_WARN("cuda_keys", "reason=\"no memory for the key table\" keys=per_call");
+    for (unsigned d = 0; d < cb->ndev && cb->keytab_ok; d++) {
+        cb->ops[d] = (bsgpu_keyop *)calloc(CUDA_KEYOPS, sizeof(bsgpu_keyop));
+        cb->opkeys[d] = (bsgpu_key *)calloc(CUDA_KEYOPS, sizeof(bsgpu_key));
+        if (cb->ops[d] == NULL || cb->opkeys[d] == NULL ||
+            bsgpu_keys_reserve(cb->dev[d], CUDA_KEY_SLOTS) != 0) {
+            BSD_WARN("cuda_keys", "device=%u reason=\"%s\" keys=per_call", d,
+                     cb->ops[d] == NULL || cb->opkeys[d] == NULL ? "out of memory"
+                                                                 : bsgpu_last_error(cb->dev[d]));
+            bsgpu_keytab_drop_device(&cb->keytab, d);
+        }
     }
     /* Each part holds a pool thread while its device works, plus the CPU fallback's needs. */
     char v[16];

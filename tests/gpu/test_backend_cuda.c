@@ -5,7 +5,11 @@
  * with every device failed the batches still complete on the CPU. Every job's window digest
  * (the daemon's reply) is the digest of the right bytes. A device whose result silently differs
  * from its own redundant computation fails the self-check: taken out of service, its part redone
- * on the CPU, counted in STATUS.
+ * on the CPU, counted in STATUS. Keys that stay on the devices: sessions opened through the
+ * backend are loaded into every device's table once, their jobs upload no key, closing zeroes
+ * their slots on every device; a full table leaves the extra sessions' keys going with each call;
+ * a device that fails, or whose key update fails, has its table zeroed and is out of service,
+ * and the batches stay right.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +24,7 @@
 #include "bsd_backend_cuda.h"
 #include "bs_digest.h"
 #include "bsd_integrity.h"
+#include "bsgpu_lanes.h" /* BSGPU_XKEY_STRIDE_MAX: a key slot's words */
 #include "fake_bsgpu.h"
 #include "modes/ctr.h"
 #include "testutil.h"
@@ -27,6 +32,16 @@
 enum { NJOB = 40, NSESS = 6 };
 
 static int done_calls, done_status;
+static bs_key_schedule ks[NSESS];
+
+static void set_keys(const bs_block_cipher *c)
+{
+    for (int s = 0; s < NSESS; s++) {
+        uint8_t key[32];
+        bs_test_fill(key, c->key_len);
+        c->set_key(&ks[s], key);
+    }
+}
 
 static void on_done(bsd_batch *b, int status)
 {
@@ -35,24 +50,27 @@ static void on_done(bsd_batch *b, int status)
     done_status = status;
 }
 
-/* One batch of cipher c through the backend; checks every job's bytes. */
-static void run_batch(bsd_backend *be, uv_loop_t *loop, const bs_block_cipher *c, int big)
+/*
+ * One batch of cipher c through the backend; checks every job's bytes. handles: the sessions'
+ * open_key handles (their keys already in ks), or NULL: fresh keys, no handles. Job 0 is always
+ * of session 0.
+ */
+static void run_batch(bsd_backend *be, uv_loop_t *loop, const bs_block_cipher *c, int big,
+                      const uint32_t *handles)
 {
-    static bs_key_schedule ks[NSESS];
     static bsd_job jobs[NJOB];
     bsd_job *list[NJOB];
     bsd_batch b;
     const size_t bl = c->block_len;
     uint64_t total = 0;
-    for (int s = 0; s < NSESS; s++) {
-        uint8_t key[32];
-        bs_test_fill(key, c->key_len);
-        c->set_key(&ks[s], key);
-    }
+    if (handles == NULL)
+        set_keys(c);
     for (int j = 0; j < NJOB; j++) {
         memset(&jobs[j], 0, sizeof jobs[j]);
         jobs[j].cipher = c;
-        jobs[j].ks = &ks[bs_test_below(NSESS)];
+        const uint32_t s = j == 0 ? 0 : bs_test_below(NSESS);
+        jobs[j].ks = &ks[s];
+        jobs[j].dev_key = handles != NULL ? handles[s] : 0;
         bs_test_fill(jobs[j].counter, bl);
         if (j % 4 == 0)
             memset(jobs[j].counter + bl - 4, 0xff, 4);
@@ -117,18 +135,19 @@ static void test_backend(void **state)
                                                 &bs_gift64_bs64, &bs_gift128_bs64,
                                                 &bs_rijndael256_bs64};
     for (int i = 0; i < 5; i++)
-        run_batch(be, &loop, cs[i], 0);
+        run_batch(be, &loop, cs[i], 0, NULL);
     /* More than 2 * 2^20 blocks: one part per device. */
     memset(bsgpu_fake_calls, 0, sizeof bsgpu_fake_calls);
-    run_batch(be, &loop, &bs_gift64_bs64, 1);
+    run_batch(be, &loop, &bs_gift64_bs64, 1, NULL);
     assert_int_equal(bsgpu_fake_calls[0], 1);
     assert_int_equal(bsgpu_fake_calls[1], 1);
     status_has(be, "cuda_errors=0");
-    status_has(be, "self_check_failures=0 last_cuda_error=\"\"");
+    status_has(be, "self_check_failures=0 ");
+    status_has(be, "last_cuda_error=\"\"");
 
     /* Silently wrong: the self-check catches it, the CPU redoes the part, the device is out. */
     bsgpu_fake_silent = 1;
-    run_batch(be, &loop, &bs_gift64_bs64, 0);
+    run_batch(be, &loop, &bs_gift64_bs64, 0, NULL);
     bsgpu_fake_silent = 0;
     status_has(be, "gpus_failed=1");
     status_has(be, "self_check_failures=1");
@@ -139,18 +158,152 @@ static void test_backend(void **state)
     status_has(be, "gpus_failed=0");
 
     bsgpu_fake_fail = 1;
-    run_batch(be, &loop, &bs_present80_bs64, 0);
+    run_batch(be, &loop, &bs_present80_bs64, 0, NULL);
     status_has(be, "gpus_failed=1");
     status_has(be, "cuda_errors=1");
     status_has(be, "injected failure");
-    run_batch(be, &loop, &bs_gift128_bs64, 0);
+    run_batch(be, &loop, &bs_gift128_bs64, 0, NULL);
     status_has(be, "gpus_failed=2");
     /* No healthy device left: straight to the CPU, no new error. */
     memset(bsgpu_fake_calls, 0, sizeof bsgpu_fake_calls);
-    run_batch(be, &loop, &bs_rijndael256_bs64, 0);
+    run_batch(be, &loop, &bs_rijndael256_bs64, 0, NULL);
     assert_int_equal(bsgpu_fake_calls[0] + bsgpu_fake_calls[1], 0);
     status_has(be, "cuda_errors=2");
     bsgpu_fake_fail = 0;
+    be->ops->destroy(be);
+    uv_loop_close(&loop);
+}
+
+/* Every word of device d's key table is zero (or it has none). */
+static int table_zero(int d)
+{
+    uint32_t cap;
+    const uint32_t *t = bsgpu_fake_table(d, &cap);
+    for (size_t i = 0; t != NULL && i < (size_t)cap * BSGPU_XKEY_STRIDE_MAX; i++)
+        if (t[i] != 0)
+            return 0;
+    return 1;
+}
+
+static uint64_t call_keys(void)
+{
+    return bsgpu_fake_call_keys[0] + bsgpu_fake_call_keys[1];
+}
+
+static void test_resident_keys(void **state)
+{
+    (void)state;
+    enum { SLOTS = 4096 };
+    static const bs_block_cipher *const cs[] = {&bs_present80_bs64, &bs_present128_bs64,
+                                                &bs_gift64_bs64, &bs_gift128_bs64,
+                                                &bs_rijndael256_bs64};
+    static uint32_t h[SLOTS];
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    bsgpu_fake_devices = 2;
+    memset(bsgpu_fake_key_loads, 0, sizeof bsgpu_fake_key_loads);
+    memset(bsgpu_fake_key_wipes, 0, sizeof bsgpu_fake_key_wipes);
+    bsd_backend *be = bsd_backend_cuda_create(&loop, 2);
+    assert_non_null(be);
+    status_has(be, "device_keys=0/4096");
+    uint64_t loads = 0;
+    for (int i = 0; i < 5; i++) {
+        set_keys(cs[i]);
+        for (int s = 0; s < NSESS; s++) {
+            h[s] = be->ops->open_key(be, cs[i], &ks[s]);
+            assert_int_not_equal(h[s], 0);
+        }
+        uv_run(&loop, UV_RUN_DEFAULT); /* OPEN's sync: every device loads each key once */
+        loads += NSESS;
+        assert_int_equal(bsgpu_fake_key_loads[0], loads);
+        assert_int_equal(bsgpu_fake_key_loads[1], loads);
+        const uint64_t k0 = call_keys();
+        memset(bsgpu_fake_calls, 0, sizeof bsgpu_fake_calls);
+        /* GIFT-64 with a job of 2^21 blocks: a part on each device. */
+        run_batch(be, &loop, cs[i], i == 2, h);
+        run_batch(be, &loop, cs[i], 0, h);
+        if (i == 2)
+            assert_true(bsgpu_fake_calls[0] > 0 && bsgpu_fake_calls[1] > 0);
+        /* No key went with a call, and none was loaded again. */
+        assert_int_equal(call_keys(), k0);
+        assert_int_equal(bsgpu_fake_key_loads[0], loads);
+        assert_int_equal(bsgpu_fake_key_loads[1], loads);
+        for (int s = 0; s < NSESS; s++)
+            be->ops->close_key(be, h[s]);
+        uv_run(&loop, UV_RUN_DEFAULT); /* CLOSE's sync: the slots are zeroed everywhere */
+        assert_int_equal(bsgpu_fake_key_wipes[0], (uint64_t)NSESS * (i + 1));
+        assert_true(table_zero(0) && table_zero(1));
+    }
+    status_has(be, "device_keys=0/4096 device_key_loads=60 device_key_wipes=60");
+
+    /* Full: every slot taken (sessions 1.. NSESS - 1 real, the rest fillers); the next session is
+     * refused and its key goes with each call. */
+    set_keys(&bs_gift128_bs64);
+    for (uint32_t s = 1; s < SLOTS + 1; s++) {
+        h[s % SLOTS] = be->ops->open_key(be, &bs_gift128_bs64, &ks[s < NSESS ? s : 1]);
+        assert_int_not_equal(h[s % SLOTS], 0);
+    }
+    uint32_t hs[NSESS] = {0};
+    hs[0] = be->ops->open_key(be, &bs_gift128_bs64, &ks[0]);
+    assert_int_equal(hs[0], 0);
+    for (int s = 1; s < NSESS; s++)
+        hs[s] = h[s];
+    uv_run(&loop, UV_RUN_DEFAULT);
+    status_has(be, "device_keys=4096/4096");
+    status_has(be, "device_keys_full=1");
+    const uint64_t k0 = call_keys();
+    memset(bsgpu_fake_calls, 0, sizeof bsgpu_fake_calls);
+    run_batch(be, &loop, &bs_gift128_bs64, 0, hs);
+    /* Session 0's key (job 0 is its) and only it went with each call. */
+    assert_true(call_keys() > k0);
+    assert_true(call_keys() - k0 <= bsgpu_fake_calls[0] + bsgpu_fake_calls[1]);
+    for (uint32_t s = 0; s < SLOTS; s++)
+        be->ops->close_key(be, h[s]);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_true(table_zero(0) && table_zero(1));
+    status_has(be, "device_keys=0/4096");
+
+    /* A device fails in a batch: its table is zeroed and freed, the other keeps serving. */
+    set_keys(&bs_present80_bs64);
+    for (int s = 0; s < NSESS; s++)
+        h[s] = be->ops->open_key(be, &bs_present80_bs64, &ks[s]);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    bsgpu_fake_fail = 1;
+    run_batch(be, &loop, &bs_present80_bs64, 0, h);
+    bsgpu_fake_fail = 0;
+    status_has(be, "gpus_failed=1");
+    uint32_t cap0, cap1;
+    const uint32_t *t0 = bsgpu_fake_table(0, &cap0), *t1 = bsgpu_fake_table(1, &cap1);
+    assert_true((t0 == NULL) != (t1 == NULL));
+    const int alive = t0 != NULL ? 0 : 1;
+    const uint64_t before = bsgpu_fake_key_loads[alive];
+    run_batch(be, &loop, &bs_present80_bs64, 0, h);
+    for (int s = 0; s < NSESS; s++)
+        be->ops->close_key(be, h[s]);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_true(table_zero(alive));
+    /* New sessions load on the device in service only. */
+    h[0] = be->ops->open_key(be, &bs_present80_bs64, &ks[0]);
+    assert_int_not_equal(h[0], 0);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(bsgpu_fake_key_loads[alive], before + 1);
+    be->ops->close_key(be, h[0]);
+    uv_run(&loop, UV_RUN_DEFAULT);
+
+    /* A key update fails: that device is out of service (logged, in STATUS), the batch right. */
+    bsgpu_fake_fail_keys = 1;
+    set_keys(&bs_gift64_bs64);
+    for (int s = 0; s < NSESS; s++)
+        h[s] = be->ops->open_key(be, &bs_gift64_bs64, &ks[s]);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    bsgpu_fake_fail_keys = 0;
+    status_has(be, "gpus_failed=2");
+    status_has(be, "key update failed");
+    assert_null(bsgpu_fake_table(alive, &cap0));
+    run_batch(be, &loop, &bs_gift64_bs64, 0, h);
+    for (int s = 0; s < NSESS; s++)
+        be->ops->close_key(be, h[s]);
+    uv_run(&loop, UV_RUN_DEFAULT);
     be->ops->destroy(be);
     uv_loop_close(&loop);
 }
@@ -160,6 +313,7 @@ int main(void)
     bs_test_seed();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_backend),
+        cmocka_unit_test(test_resident_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
