@@ -3,7 +3,8 @@
 # and ninja, and no network (gpu/README.md): unpacks the carried .deb packages (.gpu-deps/, made
 # by gpu/fetch-gpu-deps.sh) into a private prefix, builds with CUDA, runs the gpu and unit test
 # suites (GPU output against the CPU cores), one short compute-sanitizer pass over the device
-# test, bsgpu-bench twice (copies, each kernel, the bulk path, key search), and the daemon end to
+# test, bsgpu-bench twice (copies, each kernel, the bulk path with 1,000 sessions a call and their
+# keys resident on the device among its rows, key search), and the daemon end to
 # end with its CUDA backend (gpu/device-daemon.sh: openssl enc through it against in-process, byte
 # for byte), writing the result table to $OUT/device-check.md (Markdown for bench/RESULTS.md).
 #

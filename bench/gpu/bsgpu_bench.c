@@ -2,10 +2,11 @@
  * bsgpu-bench: the device measurements of gpu/device-check.sh, as rows of one Markdown table
  * (bench/RESULTS.md's format): pinned copy bandwidth, each CTR kernel (CUDA events), the bulk path
  * the daemon's backend uses (bsgpu_keystream into registered host memory at 1 to 64 MiB a call,
- * 1 to 1,000 sessions, checked against the CPU on a sample) and the key search (both builds of
- * the 255-register kernels). Every row: the median of each of two passes, the goal, whether it
- * is met, the model bound (an estimate from static SASS counts, gpu/README.md), registers and
- * resident warps, and the SM clock before and after (nvidia-smi).
+ * 1 to 1,000 sessions, with keys sent per call or resident on the device, checked against the
+ * CPU on a sample) and the key search (both builds of the 255-register kernels). Every row: the
+ * median of each of two passes, the goal, whether it is met, the model bound (an estimate from
+ * static SASS counts, gpu/README.md), registers and resident warps, and the SM clock before and
+ * after (nvidia-smi).
  *
  * Sections run one at a time (--section) so that device-check.sh can run each as its own process:
  * a failure is that section's rows, never the others'. A benchmark, not a test.
@@ -318,15 +319,18 @@ static void host_buf_put(bsgpu_ctx *ctx, host_buf *b)
  * One bulk row: `bytes` a call as `sessions` jobs of their own keys (the daemon's batch), into
  * buf back to back with a 64-byte gap (so that no two copies merge, as in the daemon's separate
  * windows), reps calls a pass; the output is checked against the CPU on a sample of jobs.
+ * resident: the keys are loaded into the device's key table once, before the timing (as the
+ * daemon does at OPEN), and the calls name their slots instead of uploading them.
  */
 static int bulk_row(bsgpu_ctx *ctx, int c, host_buf *buf, uint64_t bytes, unsigned sessions,
-                    double d2h, uint64_t *seed, int never_stage)
+                    double d2h, uint64_t *seed, int never_stage, int resident)
 {
     const bs_block_cipher *core = cores[c];
     const size_t bl = core->block_len;
     const uint64_t per = bytes / sessions / bl;
     bsgpu_job *jobs = (bsgpu_job *)calloc(sessions, sizeof *jobs);
     bsgpu_key *dk = (bsgpu_key *)calloc(sessions, sizeof *dk);
+    bsgpu_keyop *ops = (bsgpu_keyop *)calloc(sessions, sizeof *ops);
     /* bs_key_schedule is 64-byte aligned (bitslice.h; VAES loads it aligned): not calloc. */
     bs_key_schedule *ks = (bs_key_schedule *)aligned_alloc(64, sessions * sizeof *ks);
     if (ks != NULL)
@@ -335,7 +339,7 @@ static int bulk_row(bsgpu_ctx *ctx, int c, host_buf *buf, uint64_t bytes, unsign
     row r;
     int failed = 0;
     row_start(&r);
-    if (jobs == NULL || dk == NULL || ks == NULL || ms == NULL ||
+    if (jobs == NULL || dk == NULL || ops == NULL || ks == NULL || ms == NULL ||
         (per * bl + 64) * sessions > buf->len) {
         r.failed = failed = 1;
         goto done;
@@ -347,8 +351,16 @@ static int bulk_row(bsgpu_ctx *ctx, int c, host_buf *buf, uint64_t bytes, unsign
         bsgpu_key_from_schedule(&dk[j], core, &ks[j]);
         fill(jobs[j].counter, bl, seed);
         jobs[j].nblocks = per;
-        jobs[j].key_index = j;
+        jobs[j].key_index = resident ? j | BSGPU_KEY_RESIDENT : j;
         jobs[j].dst = buf->p + (size_t)j * (per * bl + 64);
+        ops[j].slot = j;
+        ops[j].cipher = (uint32_t)c;
+        ops[j].load = 1;
+    }
+    if (resident && bsgpu_keys_update(ctx, ops, dk, sessions) != 0) {
+        fprintf(stderr, "%s bulk: loading the keys: %s\n", core->name, bsgpu_last_error(ctx));
+        r.failed = failed = 1;
+        goto done;
     }
     bsgpu_set_stage_below(ctx, never_stage ? 0 : BSGPU_STAGE_BELOW_DEFAULT);
     bsgpu_stats s0, s1;
@@ -358,7 +370,8 @@ static int bulk_row(bsgpu_ctx *ctx, int c, host_buf *buf, uint64_t bytes, unsign
         bsgpu_get_stats(ctx, &s0);
         for (unsigned i = 0; i < reps; i++) {
             const double t0 = now_s();
-            if (bsgpu_keystream(ctx, (bsgpu_cipher)c, dk, sessions, jobs, sessions) != 0) {
+            if (bsgpu_keystream(ctx, (bsgpu_cipher)c, resident ? NULL : dk, resident ? 0 : sessions,
+                                jobs, sessions) != 0) {
                 fprintf(stderr, "%s bulk: %s\n", core->name, bsgpu_last_error(ctx));
                 r.failed = failed = 1;
                 break;
@@ -386,19 +399,32 @@ static int bulk_row(bsgpu_ctx *ctx, int c, host_buf *buf, uint64_t bytes, unsign
     }
 done:;
     char what[160], size[96];
-    snprintf(what, sizeof what, "%s-CTR bulk, bsgpu_keystream into %s host memory%s", core->name,
-             buf_kind[buf->kind], never_stage ? ", staging off" : "");
+    snprintf(what, sizeof what, "%s-CTR bulk, bsgpu_keystream into %s host memory%s%s", core->name,
+             buf_kind[buf->kind], never_stage ? ", staging off" : "",
+             resident ? ", keys resident on the device" : "");
     snprintf(size, sizeof size, "%.0f MiB a call, %u session%s, %.1f copies a call%s",
              bytes / 1048576.0, sessions, sessions > 1 ? "s" : "",
              failed ? 0.0 : (double)(s1.copies - s0.copies) / reps,
              s1.staged_launches > s0.staged_launches ? ", staged" : "");
     /* The bulk goal is for calls of 16 MiB and more; smaller ones show the fixed costs. */
-    const double goal = bytes >= ((uint64_t)16 << 20) && !isnan(d2h) ? 0.8 * d2h : 0;
+    double goal = bytes >= ((uint64_t)16 << 20) && !isnan(d2h) ? 0.8 * d2h : 0;
+    /* Issue 26: 1,000 sessions x 1 MiB a call, keys on the device, at 20 GB/s. */
+    if (resident && sessions >= 1000 && bytes == ((uint64_t)1 << 20))
+        goal = 20;
     row_end(&r, what, size, "GB/s", "%.1f", goal, isnan(d2h) ? 0 : d2h,
             failed && r.n > 0 ? "WRONG OUTPUT" : NULL, 0, 0);
     bsgpu_set_stage_below(ctx, BSGPU_STAGE_BELOW_DEFAULT);
+    if (resident) {
+        /* The slots zeroed again: the next row's keys are its own. */
+        for (unsigned j = 0; j < sessions; j++)
+            ops[j].load = 0;
+        memset(dk, 0, sessions * sizeof *dk);
+        if (bsgpu_keys_update(ctx, ops, dk, sessions) != 0)
+            failed = 1;
+    }
     free(jobs);
     free(dk);
+    free(ops);
     free(ks);
     free(ms);
     return failed;
@@ -422,6 +448,12 @@ static int section_bulk(void)
         bsgpu_close(ctx);
         return 1;
     }
+    /* A key table of 1,000 slots for the resident rows. */
+    const int resident_ok = bsgpu_keys_reserve(ctx, 1000) == 0;
+    if (!resident_ok) {
+        fprintf(stderr, "bulk: no device key table: %s\n", bsgpu_last_error(ctx));
+        failed = 1;
+    }
     static const uint64_t sizes[4] = {1u << 20, 4u << 20, 16u << 20, 64u << 20};
     uint64_t top = sizes[0];
     for (int i = 0; i < 4; i++) {
@@ -430,16 +462,21 @@ static int section_bulk(void)
         top = sizes[i];
         for (int k = 0; k < 2; k++)
             failed |=
-                bulk_row(ctx, BSGPU_PRESENT80, &buf, sizes[i], k == 0 ? 1 : 1000, d2h, &seed, 0);
+                bulk_row(ctx, BSGPU_PRESENT80, &buf, sizes[i], k == 0 ? 1 : 1000, d2h, &seed, 0, 0);
         /* Many small sessions with the copies batched instead of staged: the policy's test. */
-        failed |= bulk_row(ctx, BSGPU_PRESENT80, &buf, sizes[i], 1000, d2h, &seed, 1);
+        failed |= bulk_row(ctx, BSGPU_PRESENT80, &buf, sizes[i], 1000, d2h, &seed, 1, 0);
+        /* The same sessions with their keys on the device since "OPEN" (issue 26). */
+        if (resident_ok)
+            failed |= bulk_row(ctx, BSGPU_PRESENT80, &buf, sizes[i], 1000, d2h, &seed, 0, 1);
     }
     for (int c = BSGPU_GIFT64; c < BSGPU_NCIPHERS; c++)
-        failed |= bulk_row(ctx, c, &buf, top, 64, d2h, &seed, 0);
+        failed |= bulk_row(ctx, c, &buf, top, 64, d2h, &seed, 0, 0);
+    if (resident_ok)
+        failed |= bulk_row(ctx, BSGPU_RIJNDAEL256, &buf, sizes[0], 1000, d2h, &seed, 0, 1);
     host_buf_put(ctx, &buf);
     /* The same into pageable memory: what an unregistered window costs. */
     if (host_buf_get(ctx, &buf, cap, 1) == 0) {
-        failed |= bulk_row(ctx, BSGPU_PRESENT80, &buf, top, 1, d2h, &seed, 0);
+        failed |= bulk_row(ctx, BSGPU_PRESENT80, &buf, top, 1, d2h, &seed, 0, 0);
         host_buf_put(ctx, &buf);
     }
     bsgpu_close(ctx);
