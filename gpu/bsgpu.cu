@@ -180,8 +180,10 @@ struct bsgpu_ctx {
     bsgpu_key *hopkeys, *dopkeys;
     uint32_t ops_cap;
     bsgpu_stats stats;
-    /* The self-check (bsgpu_keystream_checked): second outputs and per-job digest sums. */
+    /* The self-check (bsgpu_keystream_checked): second outputs, each launch's digest segments
+     * (pinned staging, device) and per-job digest sums. */
     uint8_t *dout2[BSGPU_MAX_STREAMS];
+    bsgpu_digest_seg *hds[BSGPU_MAX_STREAMS], *dds[BSGPU_MAX_STREAMS];
     unsigned long long *dsums;
     size_t dsums_cap;
     char err[256];
@@ -332,6 +334,8 @@ static void bsgpu_free(bsgpu_ctx *ctx)
             cudaStreamDestroy(ctx->stream[i]);
         cudaFree(ctx->dout[i]);
         cudaFree(ctx->dout2[i]);
+        cudaFree(ctx->dds[i]);
+        cudaFreeHost(ctx->hds[i]);
         cudaFree(ctx->dseg[i]);
         cudaFreeHost(ctx->hseg[i]);
         if (ctx->hstage[i] != NULL) {
@@ -599,20 +603,25 @@ static int bsgpu_copy_out(bsgpu_ctx *ctx, unsigned slot, uint32_t n)
 }
 
 /*
- * The self-check's reduction: the digest terms of nwords words of a second, independent
- * computation, summed per warp and added to *sum. Words are little-endian, as on the wire.
+ * The self-check's reduction of a whole launch, whatever its number of jobs: one warp a chunk of
+ * BSGPU_DIGEST_CHUNK words of one digest segment (bsgpu_digest.h), the warp's sum added to its
+ * job's. Words are little-endian, as on the wire.
  */
-__global__ void bsgpu_digest_kernel(const uint64_t *__restrict__ words, uint64_t nwords,
-                                    uint64_t seed, uint64_t word0, unsigned long long *sum)
+#define BSGPU_DIGEST_THREADS 256u
+__global__ void __launch_bounds__(BSGPU_DIGEST_THREADS)
+    bsgpu_digest_kernel(const bsgpu_digest_seg *__restrict__ ds, uint32_t nseg, uint32_t nchunks,
+                        const uint8_t *__restrict__ base, unsigned long long *sums)
 {
-    uint64_t acc = 0;
-    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
-    for (uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; j < nwords; j += stride)
-        acc += bs_digest_word(seed, word0 + j, words[j]);
+    const uint32_t chunk = (blockIdx.x * BSGPU_DIGEST_THREADS + threadIdx.x) / BSGPU_WARP;
+    const unsigned lane = threadIdx.x % BSGPU_WARP;
+    if (chunk >= nchunks)
+        return; /* the whole warp */
+    const uint32_t s = bsgpu_digest_find(ds, nseg, chunk);
+    uint64_t acc = bsgpu_digest_lane(&ds[s], chunk - ds[s].chunk_first, base, lane, BSGPU_WARP);
     for (int o = BSGPU_WARP / 2; o > 0; o /= 2)
         acc += __shfl_down_sync(0xffffffffu, acc, o);
-    if (threadIdx.x % BSGPU_WARP == 0)
-        atomicAdd(sum, (unsigned long long)acc);
+    if (lane == 0)
+        atomicAdd(sums + ds[s].job, (unsigned long long)acc);
 }
 
 /* What the self-check needs of a call: per job, its digest seed and first word index. */
@@ -623,32 +632,26 @@ typedef struct bsgpu_check {
 
 /*
  * The self-check of one launch (its per-segment copies, before they are merged): the same
- * launch again into the second buffer, then its words digested per job on the device. Queued
- * on the launch's stream after its copies, so that the second computation overlaps the copies
- * of the other streams.
+ * launch again into the second buffer, then its words digested per job on the device, in one
+ * kernel for all its jobs. Queued on the launch's stream after its copies, so that the second
+ * computation overlaps the copies of the other streams.
  */
 static int bsgpu_check_launch(bsgpu_ctx *ctx, bsgpu_cipher c, unsigned slot, uint32_t nseg,
                               uint64_t ngroups, const bsgpu_job *jobs, size_t njobs,
                               bsgpu_check *chk, const bsgpu_copy *cp, uint32_t ncp)
 {
     cudaStream_t st = ctx->stream[slot];
-    const unsigned bl = bsgpu_block_len(c);
     BSGPU_CHECK(ctx, bsgpu_launch(ctx, c, st, ctx->dseg[slot], nseg, ctx->dout2[slot], ngroups));
-    for (uint32_t i = 0; i < ncp; i++) {
-        while (chk->job < njobs && !(cp[i].dst >= jobs[chk->job].dst &&
-                                     cp[i].dst < jobs[chk->job].dst + jobs[chk->job].nblocks * bl))
-            chk->job++;
-        if (chk->job == njobs)
-            return BSGPU_E_ARG; /* a copy outside every job: a planning error */
-        const size_t j = chk->job;
-        const uint64_t w0 = chk->word0s[j] + (uint64_t)(cp[i].dst - jobs[j].dst) / 8;
-        const uint64_t nw = cp[i].len / 8, tb = 256, want = (nw + tb - 1) / tb;
-        const unsigned blocks = want > 1024 ? 1024u : (unsigned)(want > 0 ? want : 1);
-        bsgpu_digest_kernel<<<blocks, (unsigned)tb, 0, st>>>(
-            (const uint64_t *)(ctx->dout2[slot] + cp[i].src_offset), nw, chk->seeds[j], w0,
-            ctx->dsums + j);
-        BSGPU_CHECK(ctx, cudaGetLastError());
-    }
+    uint32_t nchunks;
+    if (bsgpu_plan_digest(c, cp, ncp, jobs, njobs, chk->seeds, chk->word0s, &chk->job,
+                          ctx->hds[slot], &nchunks) < 0)
+        return BSGPU_E_ARG; /* a copy outside every job: a planning error */
+    BSGPU_CHECK(ctx, cudaMemcpyAsync(ctx->dds[slot], ctx->hds[slot], ncp * sizeof(bsgpu_digest_seg),
+                                     cudaMemcpyHostToDevice, st));
+    const uint32_t per = BSGPU_DIGEST_THREADS / BSGPU_WARP;
+    bsgpu_digest_kernel<<<(nchunks + per - 1) / per, BSGPU_DIGEST_THREADS, 0, st>>>(
+        ctx->dds[slot], ncp, nchunks, ctx->dout2[slot], ctx->dsums);
+    BSGPU_CHECK(ctx, cudaGetLastError());
     return 0;
 }
 
@@ -720,9 +723,16 @@ static int bsgpu_keystream_any(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *
         return 0;
     BSGPU_CHECK(ctx, cudaSetDevice(ctx->device));
     if (chk != NULL) {
-        for (unsigned i = 0; i < ctx->nstreams; i++)
+        for (unsigned i = 0; i < ctx->nstreams; i++) {
             if (ctx->dout2[i] == NULL)
                 BSGPU_CHECK(ctx, cudaMalloc((void **)&ctx->dout2[i], ctx->chunk_bytes));
+            if (ctx->dds[i] == NULL)
+                BSGPU_CHECK(ctx, cudaMalloc((void **)&ctx->dds[i],
+                                            BSGPU_MAX_SEG * sizeof(bsgpu_digest_seg)));
+            if (ctx->hds[i] == NULL)
+                BSGPU_CHECK(ctx, cudaMallocHost((void **)&ctx->hds[i],
+                                                BSGPU_MAX_SEG * sizeof(bsgpu_digest_seg)));
+        }
         if (njobs > ctx->dsums_cap) {
             BSGPU_CHECK(ctx, cudaFree(ctx->dsums));
             ctx->dsums = NULL;

@@ -252,3 +252,40 @@ long bsgpu_sample_check(bsgpu_cipher c, const bsgpu_job *jobs, const bsgpu_job *
             return (long)i;
     return -1;
 }
+
+long bsgpu_plan_digest(bsgpu_cipher c, const bsgpu_copy *cp, uint32_t ncp, const bsgpu_job *jobs,
+                       size_t njobs, const uint64_t *seeds, const uint64_t *word0s, size_t *job,
+                       bsgpu_digest_seg *ds, uint32_t *nchunks)
+{
+    const unsigned bl = bsgpu_block_len(c);
+    uint32_t chunks = 0;
+    for (uint32_t i = 0; i < ncp; i++) {
+        while (*job < njobs && !(cp[i].dst >= jobs[*job].dst &&
+                                 cp[i].dst < jobs[*job].dst + jobs[*job].nblocks * bl))
+            (*job)++;
+        if (*job == njobs)
+            return -1;
+        const size_t j = *job;
+        ds[i].src_offset = cp[i].src_offset;
+        ds[i].nwords = cp[i].len / 8;
+        ds[i].seed = seeds[j];
+        ds[i].word0 = word0s[j] + (uint64_t)(cp[i].dst - jobs[j].dst) / 8;
+        ds[i].job = (uint32_t)j;
+        ds[i].chunk_first = chunks;
+        chunks += (uint32_t)((ds[i].nwords + BSGPU_DIGEST_CHUNK - 1) / BSGPU_DIGEST_CHUNK);
+    }
+    *nchunks = chunks;
+    return ncp;
+}
+
+void bsgpu_digest_host(const bsgpu_digest_seg *ds, uint32_t n, uint32_t nchunks,
+                       const uint8_t *base, uint64_t *sums)
+{
+    for (uint32_t w = 0; w < nchunks; w++) {
+        const uint32_t s = bsgpu_digest_find(ds, n, w);
+        uint64_t acc = 0;
+        for (unsigned lane = 0; lane < BSGPU_WARP; lane++)
+            acc += bsgpu_digest_lane(&ds[s], w - ds[s].chunk_first, base, lane, BSGPU_WARP);
+        sums[ds[s].job] += acc;
+    }
+}

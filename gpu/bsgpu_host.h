@@ -6,6 +6,7 @@
 #define BSGPU_HOST_H
 
 #include "bitslice.h"
+#include "bsgpu_digest.h"
 #include "bsgpu_lanes.h"
 
 #ifdef __cplusplus
@@ -95,6 +96,21 @@ int bsgpu_launch_host_table(bsgpu_cipher c, const bsgpu_segment *seg, uint32_t n
  * as the op's warp splits it (bsgpu_keyop_apply). */
 void bsgpu_keys_update_host(uint32_t *table, const bsgpu_keyop *ops, const bsgpu_key *keys,
                             uint32_t n);
+
+/*
+ * The self-check's digest of one launch (bsgpu_digest.h): one segment per copy of the launch
+ * (its copies before merging, which follow the jobs in order; *job is the cursor over jobs), with
+ * its job's seed and word index (seeds, word0s: per job). Returns the count, or -1 when a copy
+ * lies outside every job (a planning error); *nchunks gets the chunks of all, the kernel's warps.
+ */
+long bsgpu_plan_digest(bsgpu_cipher c, const bsgpu_copy *cp, uint32_t ncp, const bsgpu_job *jobs,
+                       size_t njobs, const uint64_t *seeds, const uint64_t *word0s, size_t *job,
+                       bsgpu_digest_seg *ds, uint32_t *nchunks);
+
+/* The digest kernel on the host, warp by warp and lane by lane: sums[ds[i].job] gets the terms of
+ * every word of base the segments name. */
+void bsgpu_digest_host(const bsgpu_digest_seg *ds, uint32_t n, uint32_t nchunks,
+                       const uint8_t *base, uint64_t *sums);
 
 #ifdef __cplusplus
 }

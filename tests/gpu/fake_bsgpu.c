@@ -230,27 +230,18 @@ int bsgpu_keystream_checked(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *key
     const unsigned bl = bsgpu_block_len(c);
     bsgpu_segment seg[MAXSEG];
     bsgpu_copy copy[MAXSEG];
+    bsgpu_digest_seg ds[MAXSEG];
     bsgpu_cursor cur = {0, 0};
     uint64_t ngroups;
-    uint32_t n;
+    uint32_t n, nchunks;
     size_t job = 0;
     memset(sums, 0, njobs * sizeof *sums);
+    /* The device's digest kernel, run on the host (bsgpu_digest.h). */
     while ((n = bsgpu_plan_launch(c, jobs, njobs, &cur, CHUNK, MAXSEG, seg, copy, &ngroups)) > 0) {
-        if (bsgpu_launch_host_table(c, seg, n, keys, ctx->table, ngroups, dev2) != 0)
+        if (bsgpu_launch_host_table(c, seg, n, keys, ctx->table, ngroups, dev2) != 0 ||
+            bsgpu_plan_digest(c, copy, n, jobs, njobs, seeds, word0s, &job, ds, &nchunks) < 0)
             return BSGPU_E_ARG;
-        for (uint32_t i = 0; i < n; i++) {
-            while (job < njobs && !(copy[i].dst >= jobs[job].dst &&
-                                    copy[i].dst < jobs[job].dst + jobs[job].nblocks * bl))
-                job++;
-            if (job == njobs)
-                return BSGPU_E_ARG;
-            uint64_t w0 = word0s[job] + (uint64_t)(copy[i].dst - jobs[job].dst) / 8;
-            for (uint64_t j = 0; j < copy[i].len / 8; j++) {
-                uint64_t w;
-                memcpy(&w, dev2 + copy[i].src_offset + 8 * j, 8);
-                sums[job] += bs_digest_word(seeds[job], w0 + j, w);
-            }
-        }
+        bsgpu_digest_host(ds, n, nchunks, dev2, sums);
     }
     if (bsgpu_fake_silent && njobs > 0)
         jobs[0].dst[jobs[0].nblocks * bl / 2] ^= 0x10;

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "bs_digest_mix.h"
 #include "bsgpu.h"
 #include "bsks.h"
 #include "modes/ctr.h"
@@ -81,7 +82,18 @@ static void run_batch(bsgpu_ctx *ctx, int c, uint8_t *buf, int registered, int s
     if (resident)
         for (int j = 1; j < njob; j += 2)
             jobs[j].key_index = (NSLOT - 1 - jobs[j].key_index) | BSGPU_KEY_RESIDENT;
-    const int rc = bsgpu_keystream(ctx, (bsgpu_cipher)c, dk, NKEY, jobs, (size_t)njob);
+    /* The small batches with the self-check (the daemon's call): one digest kernel a launch. */
+    static uint64_t seeds[NJOB], word0s[NJOB], sums[NJOB];
+    for (int j = 0; j < njob; j++) {
+        uint8_t sd[16];
+        bs_test_fill(sd, sizeof sd);
+        memcpy(&seeds[j], sd, 8);
+        memcpy(&word0s[j], sd + 8, 8);
+    }
+    const int rc = small && bl % 8 == 0
+                       ? bsgpu_keystream_checked(ctx, (bsgpu_cipher)c, dk, NKEY, jobs, (size_t)njob,
+                                                 seeds, word0s, sums)
+                       : bsgpu_keystream(ctx, (bsgpu_cipher)c, dk, NKEY, jobs, (size_t)njob);
     if (resident)
         for (int j = 1; j < njob; j += 2)
             jobs[j].key_index = NSLOT - 1 - (jobs[j].key_index & ~BSGPU_KEY_RESIDENT);
@@ -96,6 +108,19 @@ static void run_batch(bsgpu_ctx *ctx, int c, uint8_t *buf, int registered, int s
             fail();
         }
         assert_int_equal(jobs[j].dst[jobs[j].nblocks * bl], 0xc3);
+        if (!(small && bl % 8 == 0))
+            continue;
+        uint64_t sum = 0;
+        for (uint64_t w = 0; w < jobs[j].nblocks * bl / 8; w++) {
+            uint64_t x;
+            memcpy(&x, want + 8 * w, 8);
+            sum += bs_digest_word(seeds[j], word0s[j] + w, x);
+        }
+        if (sum != sums[j]) {
+            printf("%s job %d (%llu blocks): the device's digest differs\n", core->name, j,
+                   (unsigned long long)jobs[j].nblocks);
+            fail();
+        }
     }
 }
 
@@ -119,11 +144,11 @@ static void test_keystream(void **state)
                 run_batch(ctx, c, buf, 1, small, !small);
         bsgpu_stats st;
         bsgpu_get_stats(ctx, &st);
-        printf(
-            "%d streams: %llu calls, %llu launches, %llu copy calls, %llu staged, %llu batched\n",
-            streams, (unsigned long long)st.calls, (unsigned long long)st.launches,
-            (unsigned long long)st.copies, (unsigned long long)st.staged_launches,
-            (unsigned long long)st.batched_launches);
+        printf("%d streams: %llu calls, %llu launches, %llu copy calls, %llu staged, %llu "
+               "batched\n",
+               streams, (unsigned long long)st.calls, (unsigned long long)st.launches,
+               (unsigned long long)st.copies, (unsigned long long)st.staged_launches,
+               (unsigned long long)st.batched_launches);
         assert_true(st.staged_launches > 0); /* the small batches took the staged path */
         assert_int_equal(bsgpu_unregister_host(ctx, buf), 0);
         bsgpu_close(ctx);

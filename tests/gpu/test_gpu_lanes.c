@@ -2,7 +2,7 @@
  * The GPU's per-thread code (gpu/bsgpu_lanes.h), compiled for the host and run group by group
  * with bsgpu_launch_host, against bs_ctr_keystream of the host cores: bitsliced counters
  * (carries across 2^32, 2^64, 2^128 and the block width), the rounds, the transposes, the
- * compact keys and the segment table.
+ * compact keys, the segment table, and the self-check's digest of a whole launch.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -392,6 +392,100 @@ static void test_plan_launches(void **state)
     assert_true(merged < copies);
 }
 
+/*
+ * The self-check's digest, one kernel a launch (bsgpu_digest.h): jobs of 0 to 5 chunks
+ * (BSGPU_DIGEST_CHUNK words) cut across launches, each launch's copies planned into digest
+ * segments and digested by the kernel's warp code on the host; every job's sum equals the window
+ * digest terms of its bytes, and a copy outside every job is refused.
+ */
+static void test_digest_launches(void **state)
+{
+    (void)state;
+    enum { NJOB = 30, NKEY = 3, MAXSEG = 16 };
+    static uint8_t dst[NJOB][5 * BSGPU_DIGEST_CHUNK * 8 + 64],
+        want[5 * BSGPU_DIGEST_CHUNK * 8 + 64], dev[256 * 1024];
+    static bsgpu_job jobs[NJOB];
+    static bsgpu_key dk[NKEY];
+    static bs_key_schedule ks[NKEY];
+    bsgpu_segment seg[MAXSEG];
+    bsgpu_copy copy[MAXSEG];
+    bsgpu_digest_seg ds[MAXSEG];
+    uint64_t seeds[NJOB], word0s[NJOB], sums[NJOB];
+    for (int c = 0; c < BSGPU_NCIPHERS; c++) {
+        const bs_block_cipher *core = cores[c];
+        const size_t bl = core->block_len;
+        for (int k = 0; k < NKEY; k++) {
+            uint8_t key[32];
+            bs_test_fill(key, core->key_len);
+            core->set_key(&ks[k], key);
+            assert_int_equal(bsgpu_key_from_schedule(&dk[k], core, &ks[k]), 0);
+        }
+        for (int j = 0; j < NJOB; j++) {
+            edge_counter(jobs[j].counter, bl, bs_test_below(6));
+            /* Around chunk boundaries: k chunks, a block more or less. */
+            const uint64_t chunk_blocks = BSGPU_DIGEST_CHUNK * 8 / bl;
+            const uint64_t k = bs_test_below(5);
+            jobs[j].nblocks = k * chunk_blocks + (bs_test_below(3) == 0 ? 1 : 0);
+            if (k > 0 && bs_test_below(3) == 0)
+                jobs[j].nblocks -= 1;
+            if (bs_test_below(4) == 0)
+                jobs[j].nblocks = bs_test_below(200);
+            jobs[j].key_index = bs_test_below(NKEY);
+            jobs[j].dst = dst[j];
+            uint8_t sd[16];
+            bs_test_fill(sd, sizeof sd);
+            memcpy(&seeds[j], sd, 8);
+            memcpy(&word0s[j], sd + 8, 8);
+        }
+        memset(sums, 0, sizeof sums);
+        const uint64_t max_bytes = sizeof dev / 2 + bs_test_below(sizeof dev / 2);
+        bsgpu_cursor cur = {0, 0};
+        uint64_t ngroups;
+        uint32_t n, nchunks, launches = 0;
+        size_t job = 0;
+        while ((n = bsgpu_plan_launch((bsgpu_cipher)c, jobs, NJOB, &cur, max_bytes, MAXSEG, seg,
+                                      copy, &ngroups)) > 0) {
+            assert_int_equal(bsgpu_launch_host((bsgpu_cipher)c, seg, n, dk, ngroups, dev), 0);
+            for (uint32_t i = 0; i < n; i++)
+                memcpy(copy[i].dst, dev + copy[i].src_offset, copy[i].len);
+            assert_int_equal(bsgpu_plan_digest((bsgpu_cipher)c, copy, n, jobs, NJOB, seeds, word0s,
+                                               &job, ds, &nchunks),
+                             n);
+            uint32_t want_chunks = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                assert_int_equal(ds[i].chunk_first, want_chunks);
+                want_chunks +=
+                    (uint32_t)((copy[i].len / 8 + BSGPU_DIGEST_CHUNK - 1) / BSGPU_DIGEST_CHUNK);
+            }
+            assert_int_equal(nchunks, want_chunks);
+            bsgpu_digest_host(ds, n, nchunks, dev, sums);
+            launches++;
+        }
+        assert_true(launches > 1);
+        for (int j = 0; j < NJOB; j++) {
+            bs_ctr_keystream(core, &ks[jobs[j].key_index], jobs[j].counter, jobs[j].nblocks, want);
+            assert_memory_equal(jobs[j].dst, want, jobs[j].nblocks * bl);
+            uint64_t sum = 0;
+            for (uint64_t w = 0; w < jobs[j].nblocks * bl / 8; w++) {
+                uint64_t x;
+                memcpy(&x, want + 8 * w, 8);
+                sum += bs_digest_word(seeds[j], word0s[j] + w, x);
+            }
+            if (sum != sums[j]) {
+                printf("%s job %d (%llu blocks): digest differs\n", core->name, j,
+                       (unsigned long long)jobs[j].nblocks);
+                fail();
+            }
+        }
+        /* A copy into no job is a planning error. */
+        bsgpu_copy stray = {0, want, 8};
+        job = 0;
+        assert_int_equal(bsgpu_plan_digest((bsgpu_cipher)c, &stray, 1, jobs, NJOB, seeds, word0s,
+                                           &job, ds, &nchunks),
+                         -1);
+    }
+}
+
 /* A sample of a batch recomputed through another launch plan agrees, and catches a wrong byte. */
 static void test_sample_jobs(void **state)
 {
@@ -455,6 +549,7 @@ int main(void)
         cmocka_unit_test(test_counter_bitslice),   cmocka_unit_test(test_single_segments),
         cmocka_unit_test(test_segment_find),       cmocka_unit_test(test_segment_tables),
         cmocka_unit_test(test_plan_launches),      cmocka_unit_test(test_sample_jobs),
+        cmocka_unit_test(test_digest_launches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
