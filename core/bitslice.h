@@ -45,6 +45,8 @@ const char *bs_strerror(int err);
 #define BS_BLOCK_MAX 32
 /* The most blocks any core processes in one bitsliced pass. */
 #define BS_LANES_MAX 64
+/* The largest batch (bs_block_cipher.batch): the widest x86 cores' 512-block zmm pass. */
+#define BS_BATCH_MAX 512
 
 typedef struct bs_key_schedule {
     BS_ALIGN(64) uint64_t w[BS_KS_MAX / 8];
@@ -110,6 +112,16 @@ typedef struct bs_block_cipher {
      */
     void (*set_key_encrypt)(bs_key_schedule *ks, const uint8_t *key, uint8_t *out,
                             const uint8_t *in, size_t nblocks);
+    /*
+     * Where the core has passes wider than lanes (the x86 wide cores: 256 or 512 blocks, up to
+     * BS_BATCH_MAX), the blocks of its widest pass: a call of fewer costs about what that pass
+     * does, or more. CTR then computes keystream whole batches at a time and keeps what a call
+     * does not use for the next (ctr.h): always once a stream goes on, and on its first call from
+     * batch_from blocks on (the fewest for which the whole batch costs no more than the call's
+     * own narrower passes, measured on the cores' development machine). 0: no batch (lanes).
+     */
+    unsigned batch;
+    unsigned batch_from;
 } bs_block_cipher;
 
 /*

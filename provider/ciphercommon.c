@@ -210,14 +210,21 @@ static void ctr_freectx_unwiped(void *vctx)
     bsprov_cctx_free(ctx, sizeof *ctx);
 }
 
-/* The copy gets a copy of the source, which starts afresh where the copy is asked to. */
+/*
+ * The copy gets a copy of the source, which starts afresh where the copy is asked to, and of the
+ * core context what bs_ctr_copy gives: the stream goes on from the same place, but of the
+ * keystream read ahead only a partly used block is copied (the copy computes the rest again).
+ */
 static void *ctr_dupctx_unwiped(void *vctx)
 {
     const bsprov_ctr_cctx *src = (const bsprov_ctr_cctx *)vctx;
     bsprov_ctr_cctx *ctx = bsprov_cctx_alloc(sizeof *ctx);
     if (ctx == NULL)
         return NULL;
-    *ctx = *src;
+    bs_ctr_copy(&ctx->c, &src->c);
+    _Static_assert(offsetof(bsprov_ctr_cctx, c) == 0, "the core context comes first");
+    memcpy((uint8_t *)ctx + sizeof ctx->c, (const uint8_t *)src + sizeof src->c,
+           sizeof *ctx - sizeof ctx->c);
     if (!bsprov_source_copy(src->src, &ctx->src)) {
         bsprov_cctx_free(ctx, sizeof *ctx);
         return NULL;

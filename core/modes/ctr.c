@@ -76,8 +76,9 @@ int bs_ctr_set_key(bs_ctr_ctx *ctx, const bs_block_cipher *cipher, const uint8_t
         settle(ctx);
     ctx->cipher = cipher;
     cipher->set_key(&ctx->ks, key);
-    bs_wipe(ctx->ahead, sizeof ctx->ahead);
+    bs_wipe(ctx->ahead, ctx->ahead_len); /* past ahead_len: zero already (ctr.h) */
     ctx->ahead_len = ctx->ahead_pos = 0;
+    ctx->streaming = 0;
     ctx->blocks_used = 0;
     ctx->block_limit = absolute_limit(cipher);
     ctx->wrap_left = bs_ctr_blocks_before_wrap(ctx->counter, cipher->block_len);
@@ -97,8 +98,10 @@ int bs_ctr_rekey(bs_ctr_ctx *ctx, const bs_block_cipher *cipher, const uint8_t *
         return BS_ERR_KEY_LENGTH;
     settle(ctx); /* the count of blocks started, not of blocks read ahead */
     const uint64_t used = ctx->blocks_used, limit = ctx->block_limit;
+    const int streaming = ctx->streaming;
     bs_ctr_set_key(ctx, cipher, key, key_len); /* checked above: cannot fail */
     ctx->blocks_used = used;
+    ctx->streaming = streaming;   /* the stream goes on */
     if (limit < ctx->block_limit) /* ctx->block_limit: the new cipher's absolute limit */
         ctx->block_limit = limit;
     return BS_OK;
@@ -114,8 +117,9 @@ int bs_ctr_set_iv(bs_ctr_ctx *ctx, const uint8_t *iv, size_t iv_len)
         settle(ctx); /* the block count stays exact */
     memset(ctx->counter, 0, sizeof ctx->counter);
     memcpy(ctx->counter, iv, iv_len);
-    bs_wipe(ctx->ahead, sizeof ctx->ahead);
+    bs_wipe(ctx->ahead, ctx->ahead_len); /* past ahead_len: zero already (ctr.h) */
     ctx->ahead_len = ctx->ahead_pos = 0;
+    ctx->streaming = 0;
     ctx->wrap_left = bs_ctr_blocks_before_wrap(ctx->counter, ctx->cipher->block_len);
     return BS_OK;
 }
@@ -190,6 +194,50 @@ static void read_ahead(bs_ctr_ctx *ctx, uint64_t n)
     ctx->ahead_pos = 0;
 }
 
+/*
+ * What is left of a call after ahead[] (len > 0, ahead[] used up), for a core with a batch:
+ * whole batches straight through (the core XORs in registers), then the rest as one batch read
+ * ahead (a stream's first call under batch_from blocks: what it needs in whole passes of lanes,
+ * as cheap as the core's narrower passes make it). The used keystream in ahead[] is wiped before
+ * the call returns, where the new read-ahead does not overwrite it. Lengths and counts decide;
+ * nothing secret.
+ */
+static int crypt_batched(bs_ctr_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len,
+                         uint64_t lanes)
+{
+    const size_t bl = ctx->cipher->block_len;
+    uint64_t batch = ctx->cipher->batch;
+    if (batch > BS_CTR_AHEAD_BYTES / bl)
+        batch = BS_CTR_AHEAD_BYTES / bl;
+    const size_t used = ctx->ahead_len;
+    ctx->ahead_len = ctx->ahead_pos = 0;
+    const int streaming = ctx->streaming;
+    ctx->streaming = 1;
+    const uint64_t direct = (uint64_t)(len / bl) / batch * batch;
+    if (direct > 0) {
+        generate(ctx, in, out, direct);
+        out += direct * bl;
+        in += direct * bl;
+        len -= direct * bl;
+        if (len == 0) {
+            bs_wipe(ctx->ahead, used);
+            return BS_OK;
+        }
+    }
+    const uint64_t need = (len + bl - 1) / bl; /* <= batch; check() left room for it */
+    uint64_t n =
+        streaming || need >= ctx->cipher->batch_from ? batch : (need + lanes - 1) / lanes * lanes;
+    if (n > batch)
+        n = batch;
+    const uint64_t left = bs_ctr_blocks_left(ctx);
+    read_ahead(ctx, n < left ? n : left);
+    if (used > ctx->ahead_len)
+        bs_wipe(ctx->ahead + ctx->ahead_len, used - ctx->ahead_len);
+    bs_keystream_xor(out, in, ctx->ahead, len);
+    ctx->ahead_pos = (unsigned)len;
+    return BS_OK;
+}
+
 int bs_ctr_crypt(bs_ctr_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
 {
     if (!ctx->keyed)
@@ -214,14 +262,15 @@ int bs_ctr_crypt(bs_ctr_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
         if (len == 0)
             return BS_OK;
     }
-    if (ctx->ahead_len != 0) { /* ahead[] is used up: drop it */
-        bs_wipe(ctx->ahead, ctx->ahead_len);
-        ctx->ahead_len = ctx->ahead_pos = 0;
-    }
-
     uint64_t lanes = ctx->cipher->lanes < BS_LANES_MAX ? ctx->cipher->lanes : BS_LANES_MAX;
     if (lanes > BS_CTR_AHEAD_BYTES / bl)
         lanes = BS_CTR_AHEAD_BYTES / bl;
+    if (ctx->cipher->batch > lanes)
+        return crypt_batched(ctx, out, in, len, lanes); /* it drops the used ahead[] */
+    if (ctx->ahead_len != 0) {                          /* ahead[] is used up: drop it */
+        bs_wipe(ctx->ahead, ctx->ahead_len);
+        ctx->ahead_len = ctx->ahead_pos = 0;
+    }
     if (len < lanes * bl) {
         /* Less than a pass: take a whole pass (check() left room for the blocks needed). */
         uint64_t left = bs_ctr_blocks_left(ctx);
@@ -278,6 +327,26 @@ int bs_ctr_set_num(bs_ctr_ctx *ctx, unsigned num)
     /* a forward move may have read ahead: keep the state canonical */
     settle(ctx);
     return rc;
+}
+
+void bs_ctr_copy(bs_ctr_ctx *dst, const bs_ctr_ctx *src)
+{
+    if (dst == src)
+        return;
+    /* Every field but ahead[], then of ahead[] the blocks started (settle keeps the last). */
+    _Static_assert(offsetof(bs_ctr_ctx, ahead_len) ==
+                       offsetof(bs_ctr_ctx, ahead) + sizeof(((bs_ctr_ctx *)0)->ahead),
+                   "ahead[] is followed by the rest of the fields");
+    memcpy(dst, src, offsetof(bs_ctr_ctx, ahead));
+    memset(dst->ahead, 0, sizeof dst->ahead);
+    memcpy(&dst->ahead_len, &src->ahead_len, sizeof *dst - offsetof(bs_ctr_ctx, ahead_len));
+    if (src->ahead_len == 0)
+        return;
+    const size_t bl = src->cipher->block_len;
+    const size_t started = (size_t)ahead_started(src) * bl;
+    memcpy(dst->ahead, src->ahead, started);
+    /* settle reads only the started blocks (the last of them, if partly used) */
+    settle(dst);
 }
 
 void bs_ctr_clear(bs_ctr_ctx *ctx)

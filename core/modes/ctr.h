@@ -18,11 +18,12 @@ extern "C" {
 #endif
 
 /*
- * Room for CTR's read-ahead: one pass of the widest core. A build with only the MCU variants
- * passes a smaller value (bs_core_dep carries it, as BS_KS_MAX); any value >= BS_BLOCK_MAX works.
+ * Room for CTR's read-ahead: one batch of the widest core (bs_block_cipher.batch). A build with
+ * only the MCU variants passes a smaller value (bs_core_dep carries it, as BS_KS_MAX); any value
+ * >= BS_BLOCK_MAX works (a batch or a pass that does not fit is cut to what does).
  */
 #ifndef BS_CTR_AHEAD_BYTES
-#define BS_CTR_AHEAD_BYTES (BS_LANES_MAX * BS_BLOCK_MAX)
+#define BS_CTR_AHEAD_BYTES (BS_BATCH_MAX * BS_BLOCK_MAX)
 #endif
 
 /* Default limit on blocks per key for 64-bit-block ciphers: 2^32 (birthday bound). */
@@ -33,8 +34,13 @@ extern "C" {
  * from src (keystream.h; NULL: the in-process core), whole blocks at a time. A request shorter
  * than one bitsliced pass takes a whole pass of keystream into ahead[] (a pass costs the same
  * whatever it is used for), within the limit and the wrap, and later small requests are XORs
- * from it; every operation other than crypt first gives the unused blocks back (settle), so
- * positions, limits and copies are those of a context that never read ahead.
+ * from it. A core with a batch (bs_block_cipher.batch: its widest pass) runs whole batches
+ * straight through and takes the rest of a call as one whole batch into ahead[], on a stream's
+ * first call from batch_from blocks on and on every later one, so a stream of small calls costs
+ * what long ones do. How much is read ahead depends on the lengths of the calls only (public).
+ * Every operation other than crypt first gives the unused blocks back (settle), so positions,
+ * limits and copies are those of a context that never read ahead; whatever keystream leaves
+ * ahead[] is wiped, and the bytes of ahead[] past ahead_len are always zero.
  */
 typedef struct bs_ctr_ctx {
     const bs_block_cipher *cipher;
@@ -49,6 +55,7 @@ typedef struct bs_ctr_ctx {
     uint64_t block_limit;              /* blocks allowed under this key */
     uint64_t wrap_left;                /* blocks before the counter wraps (capped at 2^64 - 1) */
     int keyed;
+    int streaming; /* crypt ran since the key or IV was set: read-ahead takes whole batches */
 } bs_ctr_ctx;
 
 /* Sets the key (key_len bytes). Resets the block count; tells the source (keystream.h). */
@@ -86,6 +93,13 @@ int bs_ctr_crypt(bs_ctr_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len);
 void bs_ctr_position(const bs_ctr_ctx *ctx, uint8_t *counter, unsigned *num);
 /* Moves within the current block (OpenSSL's num semantics); num < block_len. All or nothing. */
 int bs_ctr_set_num(bs_ctr_ctx *ctx, unsigned num);
+/*
+ * Makes dst (any memory) a context that goes on with src's stream from where src is: the key,
+ * the position, the count, the limit and the source pointer (not a copy of the source: the
+ * caller makes one where it owns them). Of src's read-ahead only a partly used block comes
+ * along; the copy computes the rest again, so no other keystream is held twice.
+ */
+void bs_ctr_copy(bs_ctr_ctx *dst, const bs_ctr_ctx *src);
 /* Blocks started under this key (the limit counts these). */
 uint64_t bs_ctr_blocks_used(const bs_ctr_ctx *ctx);
 /* Blocks that may still be started: the lesser of the limit's room and the wrap distance. */

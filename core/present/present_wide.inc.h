@@ -245,6 +245,18 @@ static void BS_TPL(p128_ctr32)(const bs_key_schedule *ks, const uint8_t *ctr, co
 #undef PW_MIN
 
 #ifndef BS_WIDE_HALF
+/*
+ * CTR's batch (bitslice.h): a whole pass. Measured (keystream of n blocks, rdtsc, Zen 5): with
+ * AVX-512 a 512-block pass costs less than any call of fewer blocks (1638 against 1794 TSC for 1
+ * block, 1924 for 128, 2210 for 257), so from 1 block; with AVX2 a 256-block pass costs less
+ * than 65 to 255 blocks (2054 against 2340 and more) and more than bs64's 64 (1716).
+ */
+#ifdef PW_HALF_DONE
+#define PW_BATCH_FROM 1
+#else
+#define PW_BATCH_FROM (64 + 1)
+#endif
+
 /* The key schedule is bs64's (it is what the narrow path runs on), and so are the compact keys. */
 static void p80_set_key(bs_key_schedule *ks, const uint8_t *key)
 {
@@ -277,6 +289,8 @@ const bs_block_cipher BS_CAT(bs_present80_, BS_TARGET_NAME) = {
     .encrypt = BS_TPL(p80_encrypt),
     .export_round_keys = p80_export,
     .ctr32 = BS_TPL(p80_ctr32),
+    .batch = PW_PASS,
+    .batch_from = PW_BATCH_FROM,
 };
 const bs_block_cipher BS_CAT(bs_present128_, BS_TARGET_NAME) = {
     .name = "PRESENT-128",
@@ -289,7 +303,10 @@ const bs_block_cipher BS_CAT(bs_present128_, BS_TARGET_NAME) = {
     .encrypt = BS_TPL(p128_encrypt),
     .export_round_keys = p128_export,
     .ctr32 = BS_TPL(p128_ctr32),
+    .batch = PW_PASS,
+    .batch_from = PW_BATCH_FROM,
 };
+#undef PW_BATCH_FROM
 
 #endif
 

@@ -27,6 +27,11 @@
 
 #include "../bs_target_end.inc.h"
 
+/*
+ * CTR's batch (bitslice.h): a ymm pass, on a stream's first call from 65 blocks on. Measured
+ * (keystream of n blocks, rdtsc, Zen 5): 256 blocks 6682 TSC, 65 to 255 more (7514 to 12428),
+ * 1 to 64 bs64's (6369).
+ */
 const bs_block_cipher bs_skinny128_128_avx2 = {
     .name = "SKINNY-128-128",
     .impl = "avx2",
@@ -37,6 +42,8 @@ const bs_block_cipher bs_skinny128_128_avx2 = {
     .set_key = skinny128_128_set_key_avx2,
     .encrypt = skinny128_128_encrypt_avx2,
     .ctr32 = skinny128_128_ctr_avx2,
+    .batch = 256,
+    .batch_from = 65,
 };
 const bs_block_cipher bs_skinny128_256_avx2 = {
     .name = "SKINNY-128-256",
@@ -48,6 +55,8 @@ const bs_block_cipher bs_skinny128_256_avx2 = {
     .set_key = skinny128_256_set_key_avx2,
     .encrypt = skinny128_256_encrypt_avx2,
     .ctr32 = skinny128_256_ctr_avx2,
+    .batch = 256,
+    .batch_from = 65,
 };
 const bs_block_cipher bs_skinny128_384_avx2 = {
     .name = "SKINNY-128-384",
@@ -59,6 +68,8 @@ const bs_block_cipher bs_skinny128_384_avx2 = {
     .set_key = skinny128_384_set_key_avx2,
     .encrypt = skinny128_384_encrypt_avx2,
     .ctr32 = skinny128_384_ctr_avx2,
+    .batch = 256,
+    .batch_from = 65,
 };
 
 #endif

@@ -71,6 +71,11 @@ typedef uint64_t bs_v4 __attribute__((vector_size(32)));
 
 #include "../bs_target_end.inc.h"
 
+/*
+ * CTR's batch (bitslice.h): a zmm pass, on a stream's first call from 257 blocks on. Measured
+ * (keystream of n blocks, rdtsc, Zen 5): 512 blocks 7020 TSC, 257 to 511 about 12,000 (a zmm
+ * pass and a narrow one), but 65 to 256 one ymm pass (5226 to 6188) and 1 to 64 bs64's (6447).
+ */
 const bs_block_cipher bs_skinny128_128_avx512 = {
     .name = "SKINNY-128-128",
     .impl = "avx512",
@@ -81,6 +86,8 @@ const bs_block_cipher bs_skinny128_128_avx512 = {
     .set_key = skinny128_128_set_key_avx512,
     .encrypt = skinny128_128_encrypt_avx512,
     .ctr32 = skinny128_128_ctr_avx512,
+    .batch = 512,
+    .batch_from = 257,
 };
 const bs_block_cipher bs_skinny128_256_avx512 = {
     .name = "SKINNY-128-256",
@@ -92,6 +99,8 @@ const bs_block_cipher bs_skinny128_256_avx512 = {
     .set_key = skinny128_256_set_key_avx512,
     .encrypt = skinny128_256_encrypt_avx512,
     .ctr32 = skinny128_256_ctr_avx512,
+    .batch = 512,
+    .batch_from = 257,
 };
 const bs_block_cipher bs_skinny128_384_avx512 = {
     .name = "SKINNY-128-384",
@@ -103,6 +112,8 @@ const bs_block_cipher bs_skinny128_384_avx512 = {
     .set_key = skinny128_384_set_key_avx512,
     .encrypt = skinny128_384_encrypt_avx512,
     .ctr32 = skinny128_384_ctr_avx512,
+    .batch = 512,
+    .batch_from = 257,
 };
 
 #endif

@@ -2,9 +2,9 @@
  * speedy_variants.inc.h: the registry entries of SPEEDY-5/6/7-192 for one x86 file (a template
  * include, bs_common.h): speedy_avx512.c and speedy_avx2.c include it once, after their
  * drivers, after their target region (bs_target_begin.inc.h: BS_TARGET_LEVEL), with BS_SFX
- * defined as their impl name (avx512, avx2) and SPV_ENCRYPT(ks, nr, out, in, n) and SPV_CTR32(ks,
- * nr, ctr, in, out, n) naming those drivers. It defines bs_speedy{5,6,7}_SFX, with their counter
- * mode.
+ * defined as their impl name (avx512, avx2), SPV_ENCRYPT(ks, nr, out, in, n) and SPV_CTR32(ks,
+ * nr, ctr, in, out, n) naming those drivers, and SPV_BATCH and SPV_BATCH_FROM the descriptors'
+ * batch and batch_from (bitslice.h). It defines bs_speedy{5,6,7}_SFX, with their counter mode.
  *
  * The key schedule is the same for both files: bs64's lane masks (broadcast by the passes),
  * then the 6x32 core's round keys (the few-block path). bs64 and bs32 export no compact keys,
@@ -84,6 +84,8 @@ const bs_block_cipher BS_TPL(bs_speedy5) = {
     .set_key = speedy5_set_key,
     .encrypt = speedy5_encrypt,
     .ctr32 = speedy5_ctr32,
+    .batch = SPV_BATCH,
+    .batch_from = SPV_BATCH_FROM,
 };
 const bs_block_cipher BS_TPL(bs_speedy6) = {
     .name = "SPEEDY-6-192",
@@ -95,6 +97,8 @@ const bs_block_cipher BS_TPL(bs_speedy6) = {
     .set_key = speedy6_set_key,
     .encrypt = speedy6_encrypt,
     .ctr32 = speedy6_ctr32,
+    .batch = SPV_BATCH,
+    .batch_from = SPV_BATCH_FROM,
 };
 const bs_block_cipher BS_TPL(bs_speedy7) = {
     .name = "SPEEDY-7-192",
@@ -106,6 +110,8 @@ const bs_block_cipher BS_TPL(bs_speedy7) = {
     .set_key = speedy7_set_key,
     .encrypt = speedy7_encrypt,
     .ctr32 = speedy7_ctr32,
+    .batch = SPV_BATCH,
+    .batch_from = SPV_BATCH_FROM,
 };
 
 #undef SPV_STR_

@@ -525,6 +525,69 @@ static void test_dup_midstream(void **state)
     }
 }
 
+/*
+ * Long CTR streams through EVP, past the batches the provider computes ahead (ctr.h: up to 512
+ * blocks kept for the next call): calls of 1 KiB (as `openssl speed` makes), of 1 .. 3 blocks and
+ * of random sizes up to 20 KiB, a copy (EVP_CIPHER_CTX_copy) and a re-init with a new IV in the
+ * middle; each context's bytes against the core's one-shot output.
+ */
+static void test_ctr_long_streams(void **state)
+{
+    (void)state;
+    enum { LEN = 40000 };
+    static uint8_t in[LEN], one[LEN], a[LEN], b[LEN], two[LEN];
+    for (size_t i = 0; i < NALGS; i++) {
+        if (ciphers[i] == NULL || algs[i].gcm)
+            continue;
+        const size_t bl = core_of(i)->block_len;
+        for (int iter = 0; iter < (length_step > 1 ? 1 : 3); iter++) {
+            uint8_t key[BS_KEY_MAX], iv[32], iv2[32];
+            int outl;
+            bs_test_fill(key, sizeof key);
+            bs_test_fill(iv, sizeof iv);
+            bs_test_fill(iv2, sizeof iv2);
+            bs_test_fill(in, LEN);
+            core_ctr(i, key, iv, in, one, LEN);
+            const size_t cut = 1 + bs_test_below(LEN / 2), reinit = cut + bs_test_below(LEN / 4);
+            core_ctr(i, key, iv2, in + reinit, two + reinit, LEN - reinit);
+            EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new(), *y = EVP_CIPHER_CTX_new();
+            assert_int_equal(EVP_EncryptInit_ex2(x, ciphers[i], key, iv, NULL), 1);
+            size_t off = 0;
+            while (off < LEN) {
+                size_t n = iter == 0   ? 1024
+                           : iter == 1 ? 1 + bs_test_below(3 * (uint32_t)bl)
+                                       : bs_test_below(20000);
+                if (off < cut && off + n > cut)
+                    n = cut - off;
+                if (n > LEN - off)
+                    n = LEN - off;
+                if (off == cut) {
+                    assert_int_equal(EVP_CIPHER_CTX_copy(y, x), 1);
+                    memcpy(b, a, cut);
+                }
+                assert_int_equal(EVP_EncryptUpdate(x, a + off, &outl, in + off, (int)n), 1);
+                off += n;
+            }
+            EVP_CIPHER_CTX_free(x);
+            /* the copy: on with the stream, then a new IV under the same key */
+            for (off = cut; off < LEN;) {
+                size_t n = off < reinit ? reinit - off : 1 + bs_test_below(5000);
+                if (n > LEN - off)
+                    n = LEN - off;
+                if (off == reinit)
+                    assert_int_equal(EVP_EncryptInit_ex2(y, NULL, NULL, iv2, NULL), 1);
+                assert_int_equal(EVP_EncryptUpdate(y, b + off, &outl, in + off, (int)n), 1);
+                off += n;
+            }
+            EVP_CIPHER_CTX_free(y);
+            if (memcmp(a, one, LEN) != 0)
+                fail_msg("%s: long stream differs (calls of kind %d)", algs[i].name, iter);
+            if (memcmp(b, one, reinit) != 0 || memcmp(b + reinit, two + reinit, LEN - reinit) != 0)
+                fail_msg("%s: the copy at %zu differs (new IV at %zu)", algs[i].name, cut, reinit);
+        }
+    }
+}
+
 /* num and updated-iv report the position as OpenSSL's CTR does; num can be set. */
 static void test_ctr_position_params(void **state)
 {
@@ -1295,6 +1358,7 @@ int main(void)
         cmocka_unit_test(test_roundtrip_lengths),
         cmocka_unit_test(test_split_streams),
         cmocka_unit_test(test_dup_midstream),
+        cmocka_unit_test(test_ctr_long_streams),
         cmocka_unit_test(test_ctr_position_params),
         cmocka_unit_test(test_gcm_params),
         cmocka_unit_test(test_negative),

@@ -467,6 +467,215 @@ static void test_rekey_keeps_count(void **state)
     }
 }
 
+/*
+ * The read-ahead of the cores with a batch (bitslice.h; ctr.h keeps the unused keystream of a
+ * whole batch for the next call), and of every other core: streams cut into pieces of 1 .. N
+ * bytes (runs of one size, 1 KiB calls as `openssl speed` makes, random sizes up to two batches)
+ * that fall on both sides of batch boundaries, over counters whose low bytes carry inside a
+ * batch, with a new IV or a new key (bs_ctr_rekey: the next block) in the middle, against the
+ * reference.
+ */
+static void test_batch_streams(void **state)
+{
+    (void)state;
+    enum { SMAX = 3 * BS_BATCH_MAX * 24 + 99 };
+    static uint8_t in[SMAX], out[SMAX], ks1[SMAX], ks2[SMAX + BS_BLOCK_MAX], zero[SMAX];
+    int batched = 0;
+    for (size_t k = 0; bs_block_ciphers[k] != NULL; k++) {
+        const bs_block_cipher *c = bs_block_ciphers[k];
+        if (!bs_test_impl_usable(c))
+            continue;
+        const size_t bl = c->block_len, il = bs_ctr_iv_len(c);
+        const size_t batch = c->batch > c->lanes ? c->batch : c->lanes;
+        const size_t max = c->batch != 0 ? SMAX / 24 * bl : 3 * BS_LANES_MAX * bl + 99;
+        batched += c->batch != 0;
+        for (int iter = 0; iter < 6; iter++) {
+            uint8_t key[BS_KEY_MAX], key2[BS_KEY_MAX], iv[32], iv2[32];
+            bs_ctr_ctx ctx;
+            keyed(&ctx, c, key, iv);
+            if (iter % 2 == 1 && il == bl) {
+                /* the low 3 or 5 bytes carry somewhere in the first batch */
+                const size_t carry = iter % 4 == 1 ? 3 : 5;
+                memset(iv + il - carry, 0xff, carry - 1);
+                iv[il - 1] = (uint8_t)(0x100 - 1 - bs_test_below((uint32_t)batch));
+                assert_int_equal(bs_ctr_set_iv(&ctx, iv, il), BS_OK);
+            }
+            const size_t len = max - bs_test_below((uint32_t)(batch * bl));
+            const size_t cut = 1 + bs_test_below((uint32_t)len - 1);
+            const int change = iter % 3; /* 0: none, 1: a new IV at cut, 2: a new key at cut */
+            bs_test_fill(in, len);
+            bs_test_fill(key2, c->key_len);
+            bs_test_fill(iv2, il);
+            size_t off = 0, run = 1 + bs_test_below(3 * (uint32_t)bl);
+            while (off < len) {
+                size_t piece;
+                switch ((iter + off / 7) % 4) {
+                case 0: /* short pieces, one size for a while */
+                    if (bs_test_below(64) == 0)
+                        run = 1 + bs_test_below(3 * (uint32_t)bl);
+                    piece = run;
+                    break;
+                case 1:
+                    piece = 1024;
+                    break;
+                case 2: /* up to a batch boundary, and one byte either side */
+                    piece = batch * bl - off % (batch * bl) + bs_test_below(3) - 1;
+                    break;
+                default:
+                    piece = bs_test_below(2 * (uint32_t)(batch * bl));
+                    break;
+                }
+                if (off < cut && off + piece > cut)
+                    piece = cut - off;
+                if (piece > len - off)
+                    piece = len - off;
+                if (off == cut && change == 1)
+                    assert_int_equal(bs_ctr_set_iv(&ctx, iv2, il), BS_OK);
+                if (off == cut && change == 2)
+                    assert_int_equal(bs_ctr_rekey(&ctx, c, key2, c->key_len), BS_OK);
+                assert_int_equal(bs_ctr_crypt(&ctx, out + off, in + off, piece), BS_OK);
+                off += piece;
+            }
+            bs_ref_ctr(c->name, key, iv, zero, ks1, len);
+            for (size_t i = 0; i < len; i++)
+                in[i] ^= ks1[i]; /* what the stream wants, where no change came */
+            if (change == 1) {
+                bs_ref_ctr(c->name, key, iv2, zero, ks2, len - cut);
+                for (size_t i = cut; i < len; i++)
+                    in[i] ^= ks1[i] ^ ks2[i - cut];
+            } else if (change == 2) {
+                /* the new key from the next block on: its keystream at that block's counter */
+                const size_t skip = (cut + bl - 1) / bl * bl;
+                bs_ref_ctr(c->name, key2, iv, zero, ks2, skip + len - cut);
+                for (size_t i = cut; i < len; i++)
+                    in[i] ^= ks1[i] ^ ks2[skip + i - cut];
+            }
+            if (memcmp(out, in, len) != 0) {
+                size_t at = 0;
+                while (out[at] == in[at])
+                    at++;
+                fail_msg("%s/%s: split stream differs at byte %zu of %zu (change %d at %zu)",
+                         c->name, c->impl, at, len, change, cut);
+            }
+            bs_ctr_clear(&ctx);
+        }
+    }
+    printf("%d implementations with a batch tested over split streams\n", batched);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Whether any 8-byte piece of ks[0..n) (at a multiple of 8) is in the n2 bytes at p. */
+static int holds_keystream(const void *p, size_t n2, const uint8_t *ks, size_t n)
+{
+    static uint64_t pieces[2 * BS_BATCH_MAX * BS_BLOCK_MAX / 8];
+    size_t np = 0;
+    for (size_t j = 0; j + 8 <= n && np < sizeof pieces / sizeof pieces[0]; j += 8) {
+        memcpy(&pieces[np], ks + j, 8);
+        np += pieces[np] != 0;
+    }
+    qsort(pieces, np, sizeof pieces[0], cmp_u64);
+    const uint8_t *b = (const uint8_t *)p;
+    for (size_t i = 0; i + 8 <= n2; i++) {
+        uint64_t v;
+        memcpy(&v, b + i, 8);
+        if (v != 0 && bsearch(&v, pieces, np, sizeof v, cmp_u64) != NULL)
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * The keystream a context computed ahead and did not use is wiped wherever it leaves: a new
+ * IV, a new key, a copy (bs_ctr_copy keeps the partly used block only), a new limit, a move
+ * of num, and the clear (every byte of the context). Each step is checked by looking for 8-byte
+ * pieces of that keystream (from the reference) anywhere in the context.
+ */
+static void test_read_ahead_wiped(void **state)
+{
+    (void)state;
+    enum { KMAX = 2 * BS_BATCH_MAX * BS_BLOCK_MAX };
+    static uint8_t ks[KMAX], zero[KMAX], buf[KMAX];
+    static bs_ctr_ctx ctx, copy;
+    int seen = 0;
+    for (size_t k = 0; bs_block_ciphers[k] != NULL; k++) {
+        const bs_block_cipher *c = bs_block_ciphers[k];
+        if (!bs_test_impl_usable(c))
+            continue;
+        const size_t bl = c->block_len, il = bs_ctr_iv_len(c);
+        for (int step = 0; step < 6; step++) {
+            uint8_t key[BS_KEY_MAX], iv[32];
+            keyed(&ctx, c, key, iv);
+            /* a call mid-block, then one that leaves a batch (or a pass) read ahead */
+            const size_t first = 5 + bs_test_below(3 * (uint32_t)bl), used = first + 1000;
+            assert_int_equal(bs_ctr_crypt(&ctx, buf, zero, first), BS_OK);
+            assert_int_equal(bs_ctr_crypt(&ctx, buf, zero, 1000), BS_OK);
+            /* as far as any read-ahead reaches, and the 64 bytes a copy crypts */
+            const size_t kn = used + 64 + (c->batch > c->lanes ? c->batch : c->lanes) * bl;
+            bs_ref_ctr(c->name, key, iv, zero, ks, kn);
+            /* the blocks after the partly used one: computed ahead or not, never kept */
+            const size_t from = (used / bl + 1) * bl;
+            if (holds_keystream(ctx.ahead, sizeof ctx.ahead, ks + from, kn - from))
+                seen++; /* read ahead: what the steps below must wipe */
+            const char *what;
+            switch (step) {
+            case 0:
+                what = "a new IV";
+                assert_int_equal(bs_ctr_set_iv(&ctx, iv, il), BS_OK);
+                break;
+            case 1:
+                what = "a new key";
+                assert_int_equal(bs_ctr_set_key(&ctx, c, key, c->key_len), BS_OK);
+                break;
+            case 2:
+                what = "a limit";
+                bs_ctr_set_block_limit(&ctx, UINT64_MAX);
+                break;
+            case 3:
+                what = "a move of num";
+                assert_int_equal(bs_ctr_set_num(&ctx, 0), BS_OK);
+                break;
+            case 4: {
+                what = "a copy";
+                memset(&copy, 0x5a, sizeof copy);
+                bs_ctr_copy(&copy, &ctx);
+                if (holds_keystream(&copy, sizeof copy, ks + from, kn - from))
+                    fail_msg("%s/%s: a copy holds keystream read ahead", c->name, c->impl);
+                /* the copy goes on with the stream, as the original does */
+                uint8_t a[64], b[64];
+                assert_int_equal(bs_ctr_crypt(&copy, a, zero, sizeof a), BS_OK);
+                assert_int_equal(bs_ctr_crypt(&ctx, b, zero, sizeof b), BS_OK);
+                assert_memory_equal(a, ks + used, sizeof a);
+                assert_memory_equal(b, ks + used, sizeof b);
+                bs_ctr_clear(&copy);
+                break;
+            }
+            default:
+                what = "the clear";
+                bs_ctr_clear(&ctx);
+                for (size_t i = 0; i < sizeof ctx; i++)
+                    if (((const uint8_t *)&ctx)[i] != 0)
+                        fail_msg("%s/%s: byte %zu of the context not wiped", c->name, c->impl, i);
+                break;
+            }
+            if (step < 4 && holds_keystream(&ctx, sizeof ctx, ks + from, kn - from))
+                fail_msg("%s/%s: keystream read ahead kept after %s", c->name, c->impl, what);
+            if (step == 0 || step == 1) {
+                /* afresh at the IV: bytes past what is held are zero (ctr.h) */
+                assert_true(holds_keystream(&ctx, sizeof ctx, ks, kn) == 0);
+            }
+            bs_ctr_clear(&ctx);
+        }
+    }
+    /* the cores with a batch read ahead at 1000-byte calls: the test saw something to wipe */
+    printf("%d contexts held keystream read ahead before the step\n", seen);
+    assert_true(seen > 0);
+}
+
 static void test_counter_arithmetic(void **state)
 {
     (void)state;
@@ -517,6 +726,8 @@ int main(void)
         cmocka_unit_test(test_data_limit),
         cmocka_unit_test(test_rekey_other_cipher),
         cmocka_unit_test(test_rekey_keeps_count),
+        cmocka_unit_test(test_batch_streams),
+        cmocka_unit_test(test_read_ahead_wiped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
