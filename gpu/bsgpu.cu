@@ -492,6 +492,24 @@ static int bsgpu_upload_keys(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *ke
     return 0;
 }
 
+/*
+ * A call's own keys leave no copy behind once it is done (every stream drained): the pinned
+ * staging now, the device's compact and expanded copies by memsets queued on stream 0, ahead of
+ * any later upload there.
+ */
+static void bsgpu_wipe_call_keys(bsgpu_ctx *ctx, bsgpu_cipher c, uint32_t nkeys)
+{
+    if (nkeys == 0 || nkeys > ctx->dkeys_cap || ctx->hkeys == NULL)
+        return;
+    memset(ctx->hkeys, 0, nkeys * sizeof(bsgpu_key));
+    cudaStream_t st = ctx->stream[0];
+    cudaError_t e = cudaMemsetAsync(ctx->dkeys, 0, nkeys * sizeof(bsgpu_key), st);
+    if (e == cudaSuccess && c != BSGPU_RIJNDAEL256)
+        e = cudaMemsetAsync(ctx->dxkeys, 0, (size_t)nkeys * bsgpu_xkey_stride(c) * 4, st);
+    if (e != cudaSuccess)
+        (void)cudaGetLastError(); /* bsgpu_close zeroes them all the same */
+}
+
 static int bsgpu_sync_all(bsgpu_ctx *ctx)
 {
     cudaError_t first = cudaSuccess;
@@ -748,6 +766,7 @@ static int bsgpu_keystream_any(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *
         rc = bsgpu_keystream_inner(ctx, c, jobs, njobs, chk);
     /* Always drain: on failure no copy may still be writing into the caller's buffers. */
     const int rs = bsgpu_sync_all(ctx);
+    bsgpu_wipe_call_keys(ctx, c, nkeys);
     for (unsigned i = 0; i < ctx->nstreams; i++) {
         if (rc == 0 && rs == 0)
             bsgpu_scatter(ctx, i);
