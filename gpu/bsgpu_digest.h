@@ -50,8 +50,14 @@ BS_FN uint64_t bsgpu_digest_lane(const bsgpu_digest_seg *d, uint32_t c, const ui
     const uint64_t hi = lo + BSGPU_DIGEST_CHUNK < d->nwords ? lo + BSGPU_DIGEST_CHUNK : d->nwords;
     uint64_t acc = 0;
     for (uint64_t j = lo + lane; j < hi; j += step) {
-        uint64_t w; /* little-endian, as on the wire */
+        /* Little-endian, as on the wire. On the device one 8-byte load (segments start on
+         * 16-byte boundaries of the launch's output); on the host, alignment-free. */
+#ifdef __CUDA_ARCH__
+        const uint64_t w = ((const uint64_t *)(base + d->src_offset))[j];
+#else
+        uint64_t w;
         memcpy(&w, base + d->src_offset + 8 * j, 8);
+#endif
         acc += bs_digest_word(d->seed, d->word0 + j, w);
     }
     return acc;

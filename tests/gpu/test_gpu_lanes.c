@@ -454,6 +454,7 @@ static void test_digest_launches(void **state)
             uint32_t want_chunks = 0;
             for (uint32_t i = 0; i < n; i++) {
                 assert_int_equal(ds[i].chunk_first, want_chunks);
+                assert_int_equal(ds[i].src_offset % 8, 0); /* the device's 8-byte loads */
                 want_chunks +=
                     (uint32_t)((copy[i].len / 8 + BSGPU_DIGEST_CHUNK - 1) / BSGPU_DIGEST_CHUNK);
             }
