@@ -80,10 +80,11 @@ static void mark_pending(bsgpu_keytab *t, uint32_t slot)
 int bsgpu_keytab_open(bsgpu_keytab *t, bsgpu_cipher c, const bsgpu_key *key, uint32_t *slot)
 {
     pthread_mutex_lock(&t->lock);
-    if (t->nfree == 0 || t->active == 0) {
-        t->full++;
+    if (t->active == 0 || t->nfree == 0) {
+        const int rc = t->active == 0 ? BSGPU_E_NODEV : BSGPU_E_FULL;
+        t->full += rc == BSGPU_E_FULL;
         pthread_mutex_unlock(&t->lock);
-        return BSGPU_E_FULL;
+        return rc;
     }
     const uint32_t s = t->free_slots[--t->nfree];
     t->keys[s] = *key;

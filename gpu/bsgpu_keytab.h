@@ -46,7 +46,8 @@ void bsgpu_keytab_destroy(bsgpu_keytab *t);
 
 /*
  * A slot for a session's key of cipher c: *slot is set and the load is pending on every device in
- * service. BSGPU_E_FULL when every slot is taken or no device is in service.
+ * service. BSGPU_E_FULL (counted in full) when every slot is taken, BSGPU_E_NODEV when no device
+ * is in service.
  */
 int bsgpu_keytab_open(bsgpu_keytab *t, bsgpu_cipher c, const bsgpu_key *key, uint32_t *slot);
 /* The session is gone (no call uses the slot any more): the host copy is wiped, the slot is free,

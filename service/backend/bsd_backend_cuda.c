@@ -60,6 +60,7 @@ typedef struct cuda_backend {
     bsgpu_key *opkeys[CUDA_MAX_DEV];
     uv_work_t sync;
     int sync_busy, sync_again;
+    uint64_t keys_refused; /* loop thread */
     char sync_err[256];
     unsigned sync_failed_dev;
 } cuda_backend;
@@ -442,8 +443,18 @@ static uint32_t cuda_open_key(bsd_backend *be, const bs_block_cipher *cipher,
         return 0;
     const int rc = bsgpu_keytab_open(&cb->keytab, (bsgpu_cipher)c, &k, &slot);
     bs_wipe(&k, sizeof k);
-    if (rc != 0)
-        return 0; /* full (counted): this session's key goes with each call */
+    if (rc == BSGPU_E_NODEV)
+        return 0; /* no device in service (its failure is logged): keys go with each call */
+    if (rc != 0) {
+        /* Full (STATUS device_keys_full): this session's key goes with each call. Said in the
+         * log at the 1st, 2nd, 4th, ... refusal. */
+        cb->keys_refused++;
+        if ((cb->keys_refused & (cb->keys_refused - 1)) == 0)
+            BSD_WARN("cuda_keys",
+                     "reason=\"device key table full\" slots=%u refused=%llu keys=per_call",
+                     CUDA_KEY_SLOTS, (unsigned long long)cb->keys_refused);
+        return 0;
+    }
     schedule_sync(cb, be->loop);
     return slot + 1;
 }
