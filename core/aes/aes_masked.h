@@ -71,11 +71,26 @@
  * loaded and the ciphertext as stored are inputs and outputs (their values are not tested,
  * their transitions are, but for the old contents of the output buffer). The C handles
  * only the masks (their set-up and the wipes) and pointers between the generated functions.
+ * The key schedule's SubWord on Cortex-M3/M4 (subword_dom_t2, aes_masked_dom_t2.h, generated
+ * by embedded/gen/aes_masked_dom_thumb2.py from sbox_dom's lines here): slices, the DOM circuit
+ * and the output words as straight-line Thumb-2 that computes only the C's values, allocated
+ * so that no register write, load or store puts a value of one share over one of the other,
+ * a cross product (a0 b1) over anything but an operand of its own AND or fresh bits it does
+ * not contain, or a word carrying fresh bits over a value that depends on them. The model (the
+ * generator's docstring): a DOM AND's outputs are a fresh sharing of its product (d1 = a1 b1 ^
+ * a1 b0 ^ r uniform, independent of all computed without r), so all of share 0's values, in
+ * one SubWord or across the key schedule, are together independent of the key, and likewise
+ * share 1's. Its spill slots are in a work area of set_key's, zeroed once a key and holding one
+ * share's values each in every call; it clears the caller's registers before writing them and
+ * its own before it returns. Checked by the generator (two calls in a row, every write) and on
+ * the compiled objects (tests/leak/check_dom_thumb.py, stage 40; its control without the
+ * clears between values fails).
  * Not transition-aware: the host and RV32I cores (C; the C S-box as GCC compiles it has about
- * 150 such transitions on the M4), the key schedule, exception entry (an interrupt stacks
- * the registers it finds). So this is first-order in the Hamming-distance model only within
- * those boundaries; glitches and other buses (operand buses, the load data path) are outside
- * every check; a device needs its own measurement.
+ * 150 such transitions on the M4), the rest of the key schedule (its C: RotWord, the word
+ * XORs, the round keys' packing; and SubWord off Cortex-M), exception entry (an interrupt
+ * stacks the registers it finds). So this is first-order in the Hamming-distance model only
+ * within those boundaries; glitches and other buses (operand buses, the load data path) are
+ * outside every check; a device needs its own measurement.
  *
  * The value-model variant (bs_aes128_maskedv_2blocks / bs_aes256_maskedv_2blocks, descriptors
  * impl "masked32v"; the same keys, key schedule and rounds): the claim of aadomn's first-order

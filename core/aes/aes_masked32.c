@@ -10,7 +10,7 @@
  * checked by aes_masked_gen.py), plus eight fresh words r that mask the plaintext words before
  * packing and the ciphertext words before unpacking. The key schedule keeps two shares and the
  * DOM-indep AND (fresh randomness for every AND, eight ANDs a word: aes_masked.h): it runs once
- * per key.
+ * per key; on Cortex-M3/M4 its SubWord is generated Thumb-2 (aes_masked_dom_t2.h).
  *
  * Every computed word that depends on the data or the key goes through MT(): nothing in a
  * normal build, a record in the instrumented one (-DBS_AES_MASKED_TRACE, tests/leak/).
@@ -140,6 +140,7 @@ BS_AES_FN void wipe32_unrolled(void *p, size_t nbytes)
 #endif
 #if defined(__thumb2__)
 #include "aes/aes_masked_lin_t2.h"
+#include "aes/aes_masked_dom_t2.h"
 #endif
 
 /* Fresh words: the input masks or one DOM S-box layer of the key schedule. */
@@ -168,6 +169,7 @@ static void draw(uint32_t *r, size_t n, bs_aes_rng_fn rng, void *rng_ctx)
 
 /* aes.h's S-box circuit (without its NOTs) on two shares, in place, for the key schedule's
  * slices (bits 0, 8, 16, 24 only); r: BS_AES_MASKED_SBOX_RAND fresh words, eight ANDs a word. */
+#ifndef BS_AES_MASKED_DOM_T2 /* else the generated subword_dom_t2 (its generator parses this) */
 static BS_MASKED_NOINLINE void sbox_dom(uint32_t q0[8], uint32_t q1[8], const uint32_t *r)
 {
     const uint32_t u0_0 = q0[7], u1_0 = q0[6], u2_0 = q0[5], u3_0 = q0[4];
@@ -311,6 +313,7 @@ static BS_MASKED_NOINLINE void sbox_dom(uint32_t q0[8], uint32_t q1[8], const ui
     q0[0] = MT(l6_0 ^ l23_0);
     q1[0] = MT(l6_1 ^ l23_1);
 }
+#endif
 
 /* SWAPMOVE on one share, every step recorded (always inlined: -Os made it a call, 900 est.
  * cycles of a two-block call on the M4). */
@@ -736,9 +739,15 @@ void bs_aes_masked_trace_sbox(uint32_t q[8], const uint32_t mw[4])
 
 /* SubWord on a shared word: bit b of the four bytes at bits 0, 8, 16, 24 of slice b (a shift and
  * a mask a slice, each share alone; the circuit is bitwise), the DOM circuit, and back, with the
- * 0x63 on share 0. */
-static void subword_masked(uint32_t w[2], bs_aes_rng_fn rng, void *rng_ctx)
+ * 0x63 on share 0. On Cortex-M3/M4 all of it is the generated Thumb-2 subword_dom_t2 (the same
+ * values; aes_masked_dom_t2.h): w is then its work area, the two words, the fresh words and its
+ * spill slots (zeroed by the caller once a key). */
+static void subword_masked(uint32_t *w, bs_aes_rng_fn rng, void *rng_ctx)
 {
+#ifdef BS_AES_MASKED_DOM_T2
+    draw(w + 2, BS_AES_MASKED_SBOX_RAND, rng, rng_ctx);
+    subword_dom_t2(w);
+#else
     uint32_t q[2][8], r[BS_AES_MASKED_SBOX_RAND];
     draw(r, BS_AES_MASKED_SBOX_RAND, rng, rng_ctx);
     /* the slice loops unrolled (rolled, they kept the words in memory around every step) */
@@ -757,6 +766,7 @@ static void subword_masked(uint32_t w[2], bs_aes_rng_fn rng, void *rng_ctx)
     }
     wipe32(q, sizeof q);
     wipe32(r, sizeof r);
+#endif
 }
 
 /* The value-model variant's SubWord: the two shares traded, bit by bit, for the pattern masking
@@ -843,12 +853,14 @@ BS_AES_FN void place_share(uint32_t *rk, const uint32_t *w, unsigned k, uint32_t
         }                                                                                          \
     } while (0)
 
-/* bs_aes_key_schedule (aes_ks32.c) with nk = 4 or 8, representations mod 4, on shares. */
+/* bs_aes_key_schedule (aes_ks32.c) with nk = 4 or 8, representations mod 4, on shares; t:
+ * SubWord's two words (the entry points' own, and wiped by them), for the default's generated
+ * SubWord its whole work area (subword_masked). */
 static void set_key_masked(uint32_t *rk0, uint32_t *rk1, const uint8_t *key, unsigned nk,
-                           bs_aes_rng_fn rng, void *rng_ctx, int vm)
+                           bs_aes_rng_fn rng, void *rng_ctx, int vm, uint32_t *t)
 {
     const unsigned nr = nk + 6, nw = 4 * (nr + 1);
-    uint32_t w[2][60], m[8], t[2];
+    uint32_t w[2][60], m[8];
     uint32_t rcon = 1;
     draw(m, nk, rng, rng_ctx);
     for (unsigned i = 0; i < nk; i++) {
@@ -883,33 +895,56 @@ static void set_key_masked(uint32_t *rk0, uint32_t *rk1, const uint8_t *key, uns
         PLACE_SHARES(i + 2, 2);
         PLACE_SHARES(i + 3, 3);
     }
-    wipe32(w, sizeof w);
+    wipe32(w[0], 4 * nw); /* the words this key used */
+    wipe32(w[1], 4 * nw);
     wipe32(m, sizeof m);
-    wipe32(t, sizeof t);
 }
+
+/* SubWord's words in the default's key set-up: on Cortex-M3/M4 the generated SubWord's work area
+ * (aes_masked_dom_t2.h), zeroed here once a key (word stores: an initialiser is the C
+ * library's byte-wise memset), since its spill slots start zeroed. */
+#ifdef BS_AES_MASKED_DOM_T2
+#define DOM_T_WORDS BS_AES_MASKED_DOM_WORDS
+#else
+#define DOM_T_WORDS 2
+#endif
 
 void bs_aes128_masked_set_key(bs_aes128_masked_key *k, const uint8_t key[16], bs_aes_rng_fn rng,
                               void *rng_ctx)
 {
-    set_key_masked(k->rk[0], k->rk[1], key, 4, rng, rng_ctx, 0);
+    uint32_t t[DOM_T_WORDS];
+#ifdef BS_AES_MASKED_DOM_T2
+    wipe32_unrolled(t, sizeof t);
+#endif
+    set_key_masked(k->rk[0], k->rk[1], key, 4, rng, rng_ctx, 0, t);
+    wipe32(t, sizeof t);
 }
 
 void bs_aes128_maskedv_set_key(bs_aes128_masked_key *k, const uint8_t key[16], bs_aes_rng_fn rng,
                                void *rng_ctx)
 {
-    set_key_masked(k->rk[0], k->rk[1], key, 4, rng, rng_ctx, 1);
+    uint32_t t[2];
+    set_key_masked(k->rk[0], k->rk[1], key, 4, rng, rng_ctx, 1, t);
+    wipe32(t, sizeof t);
 }
 
 void bs_aes256_masked_set_key(bs_aes256_masked_key *k, const uint8_t key[32], bs_aes_rng_fn rng,
                               void *rng_ctx)
 {
-    set_key_masked(k->rk[0], k->rk[1], key, 8, rng, rng_ctx, 0);
+    uint32_t t[DOM_T_WORDS];
+#ifdef BS_AES_MASKED_DOM_T2
+    wipe32_unrolled(t, sizeof t);
+#endif
+    set_key_masked(k->rk[0], k->rk[1], key, 8, rng, rng_ctx, 0, t);
+    wipe32(t, sizeof t);
 }
 
 void bs_aes256_maskedv_set_key(bs_aes256_masked_key *k, const uint8_t key[32], bs_aes_rng_fn rng,
                                void *rng_ctx)
 {
-    set_key_masked(k->rk[0], k->rk[1], key, 8, rng, rng_ctx, 1);
+    uint32_t t[2];
+    set_key_masked(k->rk[0], k->rk[1], key, 8, rng, rng_ctx, 1, t);
+    wipe32(t, sizeof t);
 }
 
 void bs_aes128_masked_clear(bs_aes128_masked_key *k)

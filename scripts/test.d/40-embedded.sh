@@ -8,7 +8,7 @@ top=${BS_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$top"
 status=0
 # The generated code (embedded/gen/: the AES in Thumb-2 and RV32I, the masked S-box and its
-# Thumb-2, the masked linear layers, GIFT-64 in Thumb-2, the GIFT tables, SKINNY-128 in
+# Thumb-2, the masked linear layers, the masked key schedule's SubWord in Thumb-2, GIFT-64 in Thumb-2, the GIFT tables, SKINNY-128 in
 # Thumb-2) is made by each build below, every generator checking its program against its model
 # (known answers, all inputs and masks, the C's steps) before it writes: a failed check fails
 # the build.
@@ -67,6 +67,11 @@ for target in m3:cortex-m3 m4:cortex-m4 rv32:rv32i mcuonly-m4:cortex-m4:-Dhost_c
     # zeroed on the way out, by the generated code (its C wipes nothing); without those stores
     # they fail.
     python3 tests/leak/check_lin_thumb.py arm-none-eabi-objdump \
+      "$dir"/core/*.a.p/aes_aes_masked32.c.o || status=1
+    # The key schedule's SubWord (the generated DOM S-box), every level: the C's values and
+    # shares, no write that puts one share over the other or a cross product or fresh bits
+    # where they would combine, two calls in a row; without its clears between values it fails.
+    python3 tests/leak/check_dom_thumb.py arm-none-eabi-objdump \
       "$dir"/core/*.a.p/aes_aes_masked32.c.o || status=1
     ;;
   esac
