@@ -63,6 +63,13 @@ static void test_random_vs_reference(void **state)
             continue;
         assert_non_null(bs_ref_by_name(c->name));
         assert_true(c->lanes >= 1 && c->lanes <= BS_LANES_MAX);
+        /* a batch (bitslice.h) is whole passes of lanes, fits CTR's read-ahead, and batch_from
+         * lies inside it */
+        if (c->batch != 0 &&
+            (c->batch <= c->lanes || c->batch > BS_BATCH_MAX || c->batch % c->lanes != 0 ||
+             c->batch_from < 1 || c->batch_from > c->batch))
+            fail_msg("%s/%s: batch %u, batch_from %u, lanes %u", c->name, c->impl, c->batch,
+                     c->batch_from, c->lanes);
         /* every lane count, both ways */
         for (size_t n = 1; n <= c->lanes + 1; n++) {
             check_one(c, n, 0);
