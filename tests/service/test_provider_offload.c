@@ -334,9 +334,10 @@ static void kats(const char *conf0)
 }
 
 /*
- * offload-threshold = T: a message of T - 2048 bytes never connects; one of T bytes is served.
- * The count is of keystream asked for, in whole blocks, and an update shorter than a
- * bitsliced pass asks for a whole pass (at most 2048 bytes): below T - 2048 nothing can reach T.
+ * offload-threshold = T: a message of T - BS_CTR_AHEAD_BYTES bytes never connects; one of T
+ * bytes is served. The count is of keystream asked for, in whole blocks, and an update may ask
+ * for keystream ahead of it (a whole pass, or a wide core's whole batch: at most
+ * BS_CTR_AHEAD_BYTES, ctr.h): below T - BS_CTR_AHEAD_BYTES nothing can reach T.
  */
 static void threshold(const char *conf_t, size_t t, const uint8_t *pt)
 {
@@ -346,7 +347,7 @@ static void threshold(const char *conf_t, size_t t, const uint8_t *pt)
     CHECK(want != NULL);
     expect_ctr(j.c, j.key, j.iv, pt, want, t);
     for (int at = 0; at < 2; at++) {
-        size_t len = at ? t : t - BS_LANES_MAX * BS_BLOCK_MAX;
+        size_t len = at ? t : t - BS_CTR_AHEAD_BYTES;
         write_file(pt_path, pt, len);
         status_snap s0 = snap();
         CHECK(run_enc(conf_t, NULL, j.name, j.khex, j.ivhex, pt_path, path_a, -1, -1, 1, NULL) ==
