@@ -197,8 +197,9 @@ static void read_ahead(bs_ctr_ctx *ctx, uint64_t n)
 /*
  * What is left of a call after ahead[] (len > 0, ahead[] used up), for a core with a batch:
  * whole batches straight through (the core XORs in registers), then the rest as one batch read
- * ahead (a stream's first call under batch_from blocks: what it needs in whole passes of lanes,
- * as cheap as the core's narrower passes make it). The used keystream in ahead[] is wiped before
+ * ahead (a stream's first call under batch_from blocks: what it needs, straight through where
+ * that is whole blocks, else in whole passes of lanes read ahead, as cheap as the core's
+ * narrower passes make either). The used keystream in ahead[] is wiped before
  * the call returns, where the new read-ahead does not overwrite it. Lengths and counts decide;
  * nothing secret.
  */
@@ -225,6 +226,12 @@ static int crypt_batched(bs_ctr_ctx *ctx, uint8_t *out, const uint8_t *in, size_
         }
     }
     const uint64_t need = (len + bl - 1) / bl; /* <= batch; check() left room for it */
+    if (!streaming && need < ctx->cipher->batch_from && len % bl == 0) {
+        /* A first call of whole blocks under batch_from: straight through, nothing kept. */
+        generate(ctx, in, out, need);
+        bs_wipe(ctx->ahead, used);
+        return BS_OK;
+    }
     uint64_t n =
         streaming || need >= ctx->cipher->batch_from ? batch : (need + lanes - 1) / lanes * lanes;
     if (n > batch)
