@@ -510,6 +510,24 @@ static void bsgpu_wipe_call_keys(bsgpu_ctx *ctx, bsgpu_cipher c, uint32_t nkeys)
         (void)cudaGetLastError(); /* bsgpu_close zeroes them all the same */
 }
 
+/*
+ * After a refused copy (BSGPU_E_DEST), every stream drained: whether the context still works. A
+ * sticky error (a corrupted context) is returned by every later call, this synchronisation and
+ * the error check after it included.
+ */
+static int bsgpu_context_ok(bsgpu_ctx *ctx)
+{
+    (void)cudaGetLastError();
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e == cudaSuccess)
+        e = cudaGetLastError();
+    if (e != cudaSuccess) {
+        bsgpu_fail(ctx, e, "cudaDeviceSynchronize after a refused copy");
+        return 0;
+    }
+    return 1;
+}
+
 static int bsgpu_sync_all(bsgpu_ctx *ctx)
 {
     cudaError_t first = cudaSuccess;
@@ -558,6 +576,40 @@ static void bsgpu_scatter(bsgpu_ctx *ctx, unsigned slot)
         memcpy(cp->dst, ctx->hstage[slot] + (cp->src_offset - base), cp->len);
     }
     ctx->staged[slot] = 0;
+}
+
+/*
+ * A copy into a job's memory that CUDA refused: cudaErrorInvalidValue is about its arguments (the
+ * destination: e.g. a range running across the end of one registered allocation), is not sticky,
+ * and is cleared here, BSGPU_E_DEST; bsgpu_keystream_any checks the context before it says so.
+ */
+static int bsgpu_copy_refused(bsgpu_ctx *ctx, cudaError_t e, const bsgpu_copy *cp, uint32_t i,
+                              uint32_t n)
+{
+    char what[160];
+    snprintf(what, sizeof what,
+             "cudaMemcpyAsync into a job's memory (copy %u of %u, dst %p, %llu bytes, "
+             "cudaMemcpyDeviceToHost)",
+             i + 1, n, (void *)cp[i].dst, (unsigned long long)cp[i].len);
+    bsgpu_fail(ctx, e, what);
+    if (e != cudaErrorInvalidValue)
+        return BSGPU_E_CUDA;
+    (void)cudaGetLastError();
+    return BSGPU_E_DEST;
+}
+
+/* A launch's copies to the jobs' memory, one call each, in stream order after its kernel. */
+static int bsgpu_copy_each(bsgpu_ctx *ctx, unsigned slot, uint32_t n)
+{
+    const bsgpu_copy *cp = ctx->copy[slot];
+    for (uint32_t i = 0; i < n; i++) {
+        const cudaError_t e = cudaMemcpyAsync(cp[i].dst, ctx->dout[slot] + cp[i].src_offset,
+                                              cp[i].len, cudaMemcpyDeviceToHost, ctx->stream[slot]);
+        if (e != cudaSuccess)
+            return bsgpu_copy_refused(ctx, e, cp, i, n);
+        ctx->stats.copies++;
+    }
+    return 0;
 }
 
 /*
@@ -610,14 +662,15 @@ static int bsgpu_copy_out(bsgpu_ctx *ctx, unsigned slot, uint32_t n)
             return 0;
         }
         (void)cudaGetLastError();
-        ctx->batch_failed = 1;
+        /* Refused: the copies one call each. Where those pass, the driver lacks the batch call
+         * (one call a copy from now on); where one is refused too, its destination was the cause,
+         * and the batch call stays in use for later launches. */
+        const int rc = bsgpu_copy_each(ctx, slot, n);
+        if (rc == 0)
+            ctx->batch_failed = 1;
+        return rc;
     }
-    for (uint32_t i = 0; i < n; i++) {
-        BSGPU_CHECK(ctx, cudaMemcpyAsync(cp[i].dst, ctx->dout[slot] + cp[i].src_offset, cp[i].len,
-                                         cudaMemcpyDeviceToHost, st));
-        ctx->stats.copies++;
-    }
-    return 0;
+    return bsgpu_copy_each(ctx, slot, n);
 }
 
 /*
@@ -766,6 +819,9 @@ static int bsgpu_keystream_any(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *
         rc = bsgpu_keystream_inner(ctx, c, jobs, njobs, chk);
     /* Always drain: on failure no copy may still be writing into the caller's buffers. */
     const int rs = bsgpu_sync_all(ctx);
+    /* A refused destination is the jobs' fault only while the device still works. */
+    if (rc == BSGPU_E_DEST && (rs != 0 || !bsgpu_context_ok(ctx)))
+        rc = BSGPU_E_CUDA;
     bsgpu_wipe_call_keys(ctx, c, nkeys);
     for (unsigned i = 0; i < ctx->nstreams; i++) {
         if (rc == 0 && rs == 0)

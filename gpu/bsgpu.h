@@ -33,6 +33,14 @@ int bsgpu_key_from_schedule(bsgpu_key *k, const bs_block_cipher *cipher, const b
 #define BSGPU_E_CUDA -2  /* a CUDA call failed: see bsgpu_last_error */
 #define BSGPU_E_ARG -3   /* bad argument (unknown cipher, too many keys, ...) */
 #define BSGPU_E_FULL -4  /* every device key slot is taken (bsgpu_keytab.h) */
+/*
+ * CUDA refused a copy into a job's host memory (cudaErrorInvalidValue: a destination it cannot
+ * write, such as a range that is not one registered allocation). The call's jobs are not done and
+ * nothing of it is still running; the device passed a health check after the refusal and stays
+ * usable: the error belongs to the jobs' memory. A sticky error found by that check is
+ * BSGPU_E_CUDA instead.
+ */
+#define BSGPU_E_DEST -5
 
 typedef struct bsgpu_ctx bsgpu_ctx;
 

@@ -180,6 +180,7 @@ uint32_t bsgpu_plan_launch(bsgpu_cipher c, const bsgpu_job *jobs, size_t njobs, 
         copy[n].src_offset = seg[n].out_offset;
         copy[n].dst = j->dst + cur->block * bl;
         copy[n].len = take * bl;
+        copy[n].region = j->region;
         const uint64_t groups = (take + BSGPU_GROUP_BLOCKS - 1) / BSGPU_GROUP_BLOCKS;
         next += (groups + wg - 1) / wg * wg;
         obytes += (take * bl + 15) / 16 * 16;
@@ -195,7 +196,8 @@ uint32_t bsgpu_merge_copies(bsgpu_copy *copy, uint32_t n)
     uint32_t m = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (m > 0 && copy[m - 1].src_offset + copy[m - 1].len == copy[i].src_offset &&
-            copy[m - 1].dst + copy[m - 1].len == copy[i].dst) {
+            copy[m - 1].dst + copy[m - 1].len == copy[i].dst &&
+            copy[m - 1].region == copy[i].region) {
             copy[m - 1].len += copy[i].len;
             continue;
         }

@@ -21,6 +21,7 @@ typedef struct bsgpu_copy {
     uint64_t src_offset;
     uint8_t *dst;
     uint64_t len;
+    const void *region; /* its job's (bsgpu_job.region) */
 } bsgpu_copy;
 
 /* Where the planner stands in a list of jobs. */
@@ -62,8 +63,9 @@ long bsgpu_sample_check(bsgpu_cipher c, const bsgpu_job *jobs, const bsgpu_job *
                         const bsgpu_sample_where *where, size_t n);
 
 /*
- * Merges copies that continue each other on both sides (device range and dst), as a launch of
- * one job split across launches, or of jobs written back to back; returns the new count.
+ * Merges copies that continue each other on both sides (device range and dst) within one region,
+ * as a launch of one job split across launches, or of jobs written back to back into one buffer;
+ * returns the new count. Copies of different regions stay apart however their dst lie.
  */
 uint32_t bsgpu_merge_copies(bsgpu_copy *copy, uint32_t n);
 

@@ -46,6 +46,13 @@ typedef struct bsgpu_job {
     uint64_t nblocks;
     uint32_t key_index;
     uint8_t *dst; /* host memory, nblocks * block_len bytes */
+    /*
+     * The host allocation dst lies in (e.g. the client's mapping, registered on its own): copies
+     * into two jobs are merged into one only when their regions are equal, because CUDA refuses a
+     * copy that runs across the end of one registered range into another, even where the two
+     * are adjacent in the address space. Jobs in one buffer may leave it NULL.
+     */
+    const void *region;
 } bsgpu_job;
 
 #endif

@@ -6,7 +6,7 @@
 # `bitslice bench` against it, times the user's path on a big tmpfs file (cp; seal and open, and
 # openssl enc, each through the daemon and in-process; BSGPU_BIG_MIB, default 4096) and the
 # daemon stream at 1, 4 and 8 client threads (bench/service/bench_client), and ends with its
-# STATUS (batches, blocks, CPU fallbacks, CUDA errors, self-check failures: the last three must
+# STATUS (batches, blocks, CPU fallbacks, CUDA errors, copy refusals, self-check failures: the last five must
 # be 0). Writes OUT/daemon.md (Markdown rows) and
 # OUT/bitsliced.log. Exit 0: all matched; 77: no GPU here (skipped); 1: a failure, said on stderr.
 #
@@ -167,7 +167,7 @@ rc=$?
 pid=
 cat "$md"
 [ "$backend" = cuda ] || { [ "$rc" -eq 0 ] && exit 0; fail "the daemon exited with status $rc"; }
-for zero in gpus_failed cpu_fallbacks cuda_errors self_check_failures; do
+for zero in gpus_failed cpu_fallbacks cuda_errors copy_refusals self_check_failures; do
   grep -qE "[ =]$zero=0( |$)" <<<"$info" || fail "STATUS: $zero is not 0: $info"
 done
 grep -qE ' batches=[1-9]' <<<"$info" || fail "STATUS: no batch ran on the GPU: $info"

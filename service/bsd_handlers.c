@@ -304,6 +304,7 @@ static void handle_keystream(bsd_conn *c, const bsd_request *r)
     memcpy(job->counter, k->counter, bl);
     job->nblocks = k->nblocks;
     job->dst = c->shm->base + k->shm_offset;
+    job->region = c->shm->base;
     job->enqueued_ns = bsd_now_ns();
     bsd_job_integrity_init(job, (k->flags & BSD_KS_UNCHECKED) != 0);
     job->piece_log2 = piece_log2;
@@ -406,6 +407,7 @@ static void handle_rate(bsd_conn *c, const bsd_request *r)
     job->ks = kj->cal_ks;
     job->nblocks = BSD_RATE_CALIBRATION_BYTES / cipher->block_len;
     job->dst = kj->cal_buf;
+    job->region = kj->cal_buf;
     job->enqueued_ns = bsd_now_ns();
     bsd_job_integrity_init(job, 0);
     kj->conn = c;

@@ -28,6 +28,12 @@ typedef struct bsd_job {
     uint64_t nblocks;
     uint8_t *dst;
     /*
+     * The mapping dst lies in (the connection's shared memory, as registered with the backend),
+     * or NULL: a backend copies into two jobs' windows in one piece only when their regions are
+     * equal (CUDA refuses one copy across two registered mappings, adjacent or not).
+     */
+    const void *region;
+    /*
      * Integrity (bsd_integrity.c, PROTOCOL.md "Integrity"): from their worker threads, backends
      * call bsd_job_poison over a block range before they produce it and bsd_job_seal right after
      * it is in dst (CUDA), or bsd_job_begin_wiped and bsd_job_seal_wiped (CPU: the client left

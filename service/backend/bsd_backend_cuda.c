@@ -6,7 +6,10 @@
  * result must match the digest of what reached the shared memory), and on any failure or
  * mismatch redoes its whole part with bs_ctr_keystream, so a job is never answered with
  * unchecked output. A device that failed or gave a wrong result is taken out of service; its
- * error is logged and shown in STATUS.
+ * error is logged and shown in STATUS. A copy that CUDA refused into the jobs' memory
+ * (BSGPU_E_DEST, the device found working after it) is the part's fault: the part is redone on
+ * the CPU and the device stays. Each job names its mapping (bsd_job.region), so that copies into
+ * two clients' mappings, adjacent or not, are never merged into one.
  *
  * Keys stay on the devices: at OPEN (open_key) a session's compact key takes a slot of the
  * host's table (bsgpu_keytab) and a sync on the pool loads it into every device's table, expanded
@@ -50,6 +53,7 @@ typedef struct cuda_backend {
     unsigned next; /* loop thread only */
     /* Loop thread only (updated in after-work callbacks). */
     uint64_t batches, blocks, fallbacks, errors, check_failures;
+    uint64_t copy_refusals; /* parts whose copy into the jobs' memory CUDA refused */
     char last_error[256];
     /* Keys that stay on the devices: the host's table (keytab_ok: it exists), each device's
      * staging of one update (under its lock), and the sync that applies OPEN's and CLOSE's
@@ -74,6 +78,7 @@ typedef struct cuda_part {
     int cpu_only;         /* no healthy device at submit */
     int status;           /* 0 GPU, 1 CPU fallback */
     int cuda_failed;      /* the device failed (not only this batch's keys) */
+    int dest_refused;     /* CUDA refused a copy into the jobs' memory; the device still works */
     int check_failed;     /* the device's result failed its self-check */
     char err[256];
 } cuda_part;
@@ -179,6 +184,7 @@ static int run_on_gpu(cuda_part *p, bsgpu_cipher c)
         jobs[nj].nblocks = hi - lo;
         jobs[nj].key_index = k;
         jobs[nj].dst = job->dst + (lo - js) * bl;
+        jobs[nj].region = job->region;
         seeds[nj] = job->seed;
         word0s[nj] = (lo - js) * bl / 8;
         owner[nj] = job;
@@ -189,7 +195,11 @@ static int run_on_gpu(cuda_part *p, bsgpu_cipher c)
     rc = bsgpu_keystream_checked(cb->dev[p->dev], c, keys, nk, jobs, nj, seeds, word0s, sums);
     if (rc != 0) {
         snprintf(p->err, sizeof p->err, "%s", bsgpu_last_error(cb->dev[p->dev]));
+        /* A refused destination (BSGPU_E_DEST) is this part's fault, not the device's: the
+         * part goes to the CPU and the device stays in service (bsgpu checked that it still
+         * works). Any other CUDA failure takes it out. */
         p->cuda_failed = rc == BSGPU_E_CUDA;
+        p->dest_refused = rc == BSGPU_E_DEST;
         if (p->cuda_failed)
             retire_keys(cb, p->dev);
     }
@@ -301,8 +311,13 @@ static void part_after(uv_work_t *w, int status)
                 atomic_store(&cb->failed[p->dev], 1);
             if (p->check_failed)
                 cb->check_failures++;
-            BSD_ERR("cuda_error", "device=%u cipher=%s blocks=%llu fallback=cpu reason=\"%s\"",
-                    p->dev, b->cipher->name, (unsigned long long)(p->last - p->first), p->err);
+            if (p->dest_refused)
+                cb->copy_refusals++;
+            BSD_ERR("cuda_error",
+                    "device=%u cipher=%s blocks=%llu fallback=cpu device_in_service=%d "
+                    "reason=\"%s\"",
+                    p->dev, b->cipher->name, (unsigned long long)(p->last - p->first),
+                    !atomic_load(&cb->failed[p->dev]), p->err);
         }
     }
     cb->blocks += p->last - p->first;
@@ -369,13 +384,14 @@ static void cuda_describe(bsd_backend *be, char *out, size_t len)
     }
     snprintf(out, len,
              "device=cuda gpus=%u gpus_failed=%u %s batches=%llu blocks=%llu cpu_fallbacks=%llu "
-             "cuda_errors=%llu self_check_failures=%llu device_keys=%u/%u device_key_loads=%llu "
+             "cuda_errors=%llu copy_refusals=%llu self_check_failures=%llu device_keys=%u/%u "
+             "device_key_loads=%llu "
              "device_key_wipes=%llu device_keys_full=%llu last_cuda_error=\"%s\"",
              cb->ndev, failed, dev, (unsigned long long)cb->batches, (unsigned long long)cb->blocks,
              (unsigned long long)cb->fallbacks, (unsigned long long)cb->errors,
-             (unsigned long long)cb->check_failures, used, cb->keytab_ok ? CUDA_KEY_SLOTS : 0,
-             (unsigned long long)loads, (unsigned long long)wipes, (unsigned long long)full,
-             cb->last_error);
+             (unsigned long long)cb->copy_refusals, (unsigned long long)cb->check_failures, used,
+             cb->keytab_ok ? CUDA_KEY_SLOTS : 0, (unsigned long long)loads,
+             (unsigned long long)wipes, (unsigned long long)full, cb->last_error);
 }
 
 /* The sync of OPEN's and CLOSE's key changes, on the pool: every device in service catches up. */

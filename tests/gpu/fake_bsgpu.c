@@ -3,7 +3,11 @@
  * GPU: "devices" that run each launch with bsgpu_launch_host (the kernels' own per-thread code),
  * a switch that makes the next calls fail after scribbling over the output, as a faulting device
  * might, and BSGPU_FAKE_REFUSE_REGISTER=1 refusing to register host memory (as a sandbox may).
+ * Registered host memory is tracked as CUDA tracks it: a copy that touches a registered range
+ * must lie within that one range, or it is refused (cudaErrorInvalidValue, BSGPU_E_DEST), and a
+ * range overlapping one already registered is refused too.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +84,30 @@ void bsgpu_keys_release(bsgpu_ctx *ctx)
 
 static char open_err[128];
 
+enum { FAKE_MAX_REG = 64 };
+static struct {
+    const uint8_t *p;
+    size_t len;
+} fake_reg[FAKE_MAX_REG];
+static unsigned fake_nreg;
+static pthread_mutex_t fake_reg_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Whether CUDA would take a copy of len bytes into dst: outside every registered range, or
+ * inside one. */
+static int fake_copy_ok(const uint8_t *dst, uint64_t len)
+{
+    int ok = 1;
+    pthread_mutex_lock(&fake_reg_lock);
+    for (unsigned i = 0; i < fake_nreg && ok; i++) {
+        const uint8_t *p = fake_reg[i].p;
+        const int touches = dst < p + fake_reg[i].len && p < dst + len;
+        const int within = dst >= p && dst + len <= p + fake_reg[i].len;
+        ok = !touches || within;
+    }
+    pthread_mutex_unlock(&fake_reg_lock);
+    return ok;
+}
+
 int bsgpu_device_count(void)
 {
     return bsgpu_fake_devices;
@@ -126,21 +154,46 @@ const char *bsgpu_last_error(const bsgpu_ctx *ctx)
 
 int bsgpu_register_host(bsgpu_ctx *ctx, void *p, size_t len)
 {
-    (void)p;
-    (void)len;
     const char *r = getenv("BSGPU_FAKE_REFUSE_REGISTER");
     if (r != NULL && strcmp(r, "1") == 0) {
         snprintf(ctx->err, sizeof ctx->err, "fake device %d: registering refused", ctx->device);
         return BSGPU_E_CUDA;
     }
-    return 0;
+    const uint8_t *b = (const uint8_t *)p;
+    int rc = 0;
+    pthread_mutex_lock(&fake_reg_lock);
+    for (unsigned i = 0; i < fake_nreg && rc == 0; i++)
+        if (b < fake_reg[i].p + fake_reg[i].len && fake_reg[i].p < b + len)
+            rc = BSGPU_E_CUDA; /* cudaErrorHostMemoryAlreadyRegistered */
+    if (rc == 0 && fake_nreg == FAKE_MAX_REG)
+        rc = BSGPU_E_CUDA;
+    if (rc == 0) {
+        fake_reg[fake_nreg].p = b;
+        fake_reg[fake_nreg].len = len;
+        fake_nreg++;
+    }
+    pthread_mutex_unlock(&fake_reg_lock);
+    if (rc != 0)
+        snprintf(ctx->err, sizeof ctx->err, "fake device %d: host memory already registered",
+                 ctx->device);
+    return rc;
 }
 
 int bsgpu_unregister_host(bsgpu_ctx *ctx, void *p)
 {
-    (void)ctx;
-    (void)p;
-    return 0;
+    int rc = BSGPU_E_CUDA;
+    pthread_mutex_lock(&fake_reg_lock);
+    for (unsigned i = 0; i < fake_nreg; i++)
+        if (fake_reg[i].p == (const uint8_t *)p) {
+            fake_reg[i] = fake_reg[--fake_nreg];
+            rc = 0;
+            break;
+        }
+    pthread_mutex_unlock(&fake_reg_lock);
+    if (rc != 0)
+        snprintf(ctx->err, sizeof ctx->err, "fake device %d: host memory not registered",
+                 ctx->device);
+    return rc;
 }
 
 int bsgpu_keystream(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *keys, uint32_t nkeys,
@@ -170,8 +223,16 @@ int bsgpu_keystream(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *keys, uint3
         if (bsgpu_launch_host_table(c, seg, n, keys, ctx->table, ngroups, dev) != 0)
             return BSGPU_E_ARG;
         n = bsgpu_merge_copies(copy, n);
-        for (uint32_t i = 0; i < n; i++)
+        for (uint32_t i = 0; i < n; i++) {
+            if (!fake_copy_ok(copy[i].dst, copy[i].len)) {
+                snprintf(ctx->err, sizeof ctx->err,
+                         "fake device %d: copy of %llu bytes refused: invalid argument (runs "
+                         "across the end of a registered range)",
+                         ctx->device, (unsigned long long)copy[i].len);
+                return BSGPU_E_DEST;
+            }
             memcpy(copy[i].dst, dev + copy[i].src_offset, copy[i].len);
+        }
         ctx->stats.launches++;
         ctx->stats.copies += n;
     }

@@ -9,7 +9,9 @@
  * backend are loaded into every device's table once, their jobs upload no key, closing zeroes
  * their slots on every device; a full table leaves the extra sessions' keys going with each call;
  * a device that fails, or whose key update fails, has its table zeroed and is out of service,
- * and the batches stay right.
+ * and the batches stay right. Two clients' windows side by side in the address space, each
+ * registered on its own: their jobs are copied apart; a copy CUDA refuses (a destination across
+ * two registrations) sends only that part to the CPU, and the device stays in service.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -174,6 +176,100 @@ static void test_backend(void **state)
     uv_loop_close(&loop);
 }
 
+/*
+ * Two mappings side by side in the address space, each registered with the backend on its own, as
+ * the daemon's mmaps of two connections' memfds often lie: a batch whose first job fills the end
+ * of one and whose second fills the start of the other has device outputs back to back too. With
+ * each job's region (the daemon's bsd_job.region, its connection's mapping) the two are copied
+ * apart and the device serves them. Without (one region: the planner merged them into one copy
+ * across both registrations, which CUDA refuses with cudaErrorInvalidValue, the H100 run's
+ * cuda_error) the fake refuses that copy as CUDA does: the part is redone on the CPU with the
+ * right bytes, STATUS counts a copy refusal, and the device stays in service for the next batch.
+ */
+static void adjacent_batch(bsd_backend *be, uv_loop_t *loop, uint8_t *buf, size_t half, int regions)
+{
+    const bs_block_cipher *c = &bs_present80_bs64;
+    const size_t bl = c->block_len, len = 8192;
+    static bsd_job jobs[2];
+    bsd_job *list[2] = {&jobs[0], &jobs[1]};
+    bsd_batch b;
+    set_keys(c);
+    memset(buf, 0x11, 2 * half);
+    for (int j = 0; j < 2; j++) {
+        memset(&jobs[j], 0, sizeof jobs[j]);
+        jobs[j].cipher = c;
+        jobs[j].ks = &ks[j];
+        bs_test_fill(jobs[j].counter, bl);
+        jobs[j].nblocks = len / bl; /* 1,024: one warp of groups, so outputs are back to back */
+        jobs[j].dst = j == 0 ? buf + half - len : buf + half;
+        jobs[j].region = regions ? buf + half * (size_t)j : NULL;
+        bsd_job_integrity_init(&jobs[j], 0);
+    }
+    memset(&b, 0, sizeof b);
+    b.cipher = c;
+    b.jobs = list;
+    b.njobs = 2;
+    b.nblocks = 2 * (len / bl);
+    b.done = on_done;
+    done_calls = 0;
+    done_status = -1;
+    assert_int_equal(be->ops->submit(be, &b), 0);
+    uv_run(loop, UV_RUN_DEFAULT);
+    assert_int_equal(done_calls, 1);
+    assert_int_equal(done_status, 0);
+    uint8_t want[8192];
+    for (int j = 0; j < 2; j++) {
+        bs_ctr_keystream(c, jobs[j].ks, jobs[j].counter, jobs[j].nblocks, want);
+        assert_memory_equal(jobs[j].dst, want, len);
+        uint64_t digest, unwritten;
+        assert_int_equal(bsd_job_verdict(&jobs[j], &digest, &unwritten), 0);
+        assert_true(digest == bs_digest(jobs[j].counter, bl, jobs[j].nblocks, want));
+    }
+    assert_int_equal(buf[half - len - 1], 0x11);
+    assert_int_equal(buf[half + len], 0x11);
+}
+
+static unsigned fake_calls(void)
+{
+    return bsgpu_fake_calls[0] + bsgpu_fake_calls[1];
+}
+
+static void test_adjacent_mappings(void **state)
+{
+    (void)state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    bsgpu_fake_devices = 2;
+    bsd_backend *be = bsd_backend_cuda_create(&loop, 2);
+    assert_non_null(be);
+    const size_t half = 65536;
+    uint8_t *buf = (uint8_t *)malloc(2 * half);
+    assert_non_null(buf);
+    assert_int_equal(be->ops->register_memory(be, buf, half), 0);
+    assert_int_equal(be->ops->register_memory(be, buf + half, half), 0);
+    memset(bsgpu_fake_calls, 0, sizeof bsgpu_fake_calls);
+    adjacent_batch(be, &loop, buf, half, 1);
+    assert_int_equal(fake_calls(), 1);
+    status_has(be, "cpu_fallbacks=0 cuda_errors=0 copy_refusals=0 ");
+
+    adjacent_batch(be, &loop, buf, half, 0);
+    assert_int_equal(fake_calls(), 2);
+    status_has(be, "gpus_failed=0 ");
+    status_has(be, "cpu_fallbacks=1 cuda_errors=1 copy_refusals=1 ");
+    status_has(be, "runs across the end of a registered range");
+    /* Still in service: the next batch is the device's, no new fallback. */
+    adjacent_batch(be, &loop, buf, half, 1);
+    assert_int_equal(fake_calls(), 3);
+    status_has(be, "gpus_failed=0 ");
+    status_has(be, "cpu_fallbacks=1 cuda_errors=1 copy_refusals=1 ");
+
+    assert_int_equal(be->ops->unregister_memory(be, buf), 0);
+    assert_int_equal(be->ops->unregister_memory(be, buf + half), 0);
+    free(buf);
+    be->ops->destroy(be);
+    uv_loop_close(&loop);
+}
+
 /* Every word of device d's key table is zero (or it has none). */
 static int table_zero(int d)
 {
@@ -314,6 +410,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_backend),
         cmocka_unit_test(test_resident_keys),
+        cmocka_unit_test(test_adjacent_mappings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

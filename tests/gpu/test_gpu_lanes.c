@@ -398,6 +398,43 @@ static void test_plan_launches(void **state)
  * segments and digested by the kernel's warp code on the host; every job's sum equals the window
  * digest terms of its bytes, and a copy outside every job is refused.
  */
+/*
+ * Two jobs whose windows touch in the address space, planned into one launch back to back: their
+ * copies merge into one within one region (jobs in one buffer), and stay two when the windows
+ * are in different regions (two clients' mappings, each registered on its own: CUDA refuses one
+ * copy across both).
+ */
+static void test_merge_regions(void **state)
+{
+    (void)state;
+    static uint8_t buf[2 * 8192];
+    static const char map_a[1] = {0}, map_b[1] = {0};
+    bsgpu_job jobs[2];
+    memset(jobs, 0, sizeof jobs);
+    for (int j = 0; j < 2; j++) {
+        jobs[j].nblocks = 1024; /* one warp of PRESENT groups: outputs back to back */
+        jobs[j].dst = buf + 8192 * j;
+    }
+    for (int same = 0; same < 2; same++) {
+        jobs[0].region = map_a;
+        jobs[1].region = same ? map_a : map_b;
+        bsgpu_segment seg[4];
+        bsgpu_copy copy[4];
+        bsgpu_cursor cur = {0, 0};
+        uint64_t ngroups;
+        const uint32_t n =
+            bsgpu_plan_launch(BSGPU_PRESENT80, jobs, 2, &cur, 1 << 20, 4, seg, copy, &ngroups);
+        assert_int_equal(n, 2);
+        assert_true(copy[0].src_offset + copy[0].len == copy[1].src_offset);
+        assert_ptr_equal(copy[0].dst + copy[0].len, copy[1].dst);
+        assert_ptr_equal(copy[1].region, jobs[1].region);
+        const uint32_t m = bsgpu_merge_copies(copy, n);
+        assert_int_equal(m, same ? 1 : 2);
+        assert_ptr_equal(copy[0].dst, buf);
+        assert_int_equal(copy[0].len, same ? 16384 : 8192);
+    }
+}
+
 static void test_digest_launches(void **state)
 {
     (void)state;
@@ -479,7 +516,7 @@ static void test_digest_launches(void **state)
             }
         }
         /* A copy into no job is a planning error. */
-        bsgpu_copy stray = {0, want, 8};
+        bsgpu_copy stray = {0, want, 8, NULL};
         job = 0;
         assert_int_equal(bsgpu_plan_digest((bsgpu_cipher)c, &stray, 1, jobs, NJOB, seeds, word0s,
                                            &job, ds, &nchunks),
@@ -550,7 +587,7 @@ int main(void)
         cmocka_unit_test(test_counter_bitslice),   cmocka_unit_test(test_single_segments),
         cmocka_unit_test(test_segment_find),       cmocka_unit_test(test_segment_tables),
         cmocka_unit_test(test_plan_launches),      cmocka_unit_test(test_sample_jobs),
-        cmocka_unit_test(test_digest_launches),
+        cmocka_unit_test(test_digest_launches),    cmocka_unit_test(test_merge_regions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,7 +20,8 @@
 #define LONG_LINE                                                                                  \
     "device=cuda gpus=1 gpus_failed=0 device=0 name=\"NVIDIA H200\" sm=90 sms=132 "                \
     "mem_mb=143155 streams=3 chunk_mb=64 batches=2844 blocks=279460097 cpu_fallbacks=0 "           \
-    "cuda_errors=0 self_check_failures=0 device_keys=1000/4096 device_key_loads=123456 "           \
+    "cuda_errors=0 copy_refusals=0 self_check_failures=0 device_keys=1000/4096 "                   \
+    "device_key_loads=123456 "                                                                     \
     "device_key_wipes=122456 device_keys_full=0 last_cuda_error=\"a CUDA error message of some "   \
     "length, as the runtime writes them\""
 
