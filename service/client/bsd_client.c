@@ -40,6 +40,7 @@ struct bsd_client {
     bsd_hello_rep info;
     uint8_t *shm;
     size_t shm_size;
+    int shm_populated; /* allocated whole here (bsd_client_map_shm), so freed here at close */
     parked parked[BSD_CLIENT_PARKED];
     unsigned nparked;
     pieces_sink sinks[BSD_CLIENT_PARKED];
@@ -477,6 +478,16 @@ void bsd_client_close(bsd_client *c)
     /* After fork() the socket and mapping are shared with the parent: only drop our references. */
     if (c->fd >= 0)
         close(c->fd);
+    /*
+     * Memory this process allocated whole it also frees, here: otherwise the daemon's unmap,
+     * the last reference once the socket is closed, freed every page on its loop thread (after a
+     * 1 GiB mapping, the next stream's daemon CPU measured 0.26 ns/B instead of 0.11 on the
+     * 2-vCPU VM, and its rate fell from 10 to 4 GB/s; other clients wait meanwhile). The
+     * hole punched zeroes the file; a job still in flight only allocates what it writes again.
+     * Not in a child after fork(): the memory is the parent's.
+     */
+    if (c->shm != NULL && c->shm_populated && bsd_client_getpid() == c->pid)
+        (void)madvise(c->shm, c->shm_size, MADV_REMOVE);
     if (c->shm != NULL)
         munmap(c->shm, c->shm_size);
     explicit_bzero(c, sizeof *c);
@@ -549,6 +560,7 @@ int bsd_client_map_shm_ex(bsd_client *c, size_t size, int populate)
         munmap(c->shm, c->shm_size);
     c->shm = (uint8_t *)p;
     c->shm_size = size;
+    c->shm_populated = populate;
     return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bsd_client.h"
@@ -108,6 +109,55 @@ static void populate_or_not(const bs_block_cipher *cipher)
     bsd_windows_close(&w);
 }
 
+/* 1 when the n bytes at p all equal v. */
+static int all_equal(const uint8_t *p, size_t n, uint8_t v)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != v)
+            return 0;
+    return 1;
+}
+
+/*
+ * A mapping the client allocated whole (bsd_client_map_shm) is freed by the client at close (a
+ * hole punched in the file), not left to the daemon's unmap; but a child after fork() that
+ * closes its copy of the client leaves the parent's memory alone. A child's inherited mapping of
+ * the same file shows both.
+ */
+static void close_frees_own_memory(void)
+{
+    bsd_client *c = connect_one();
+    CHECK(bsd_client_map_shm(c, MIB) == 0);
+    uint8_t *m = bsd_client_shm(c, NULL);
+    memset(m, 0xa5, MIB);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        bsd_client_close(c); /* the child's: the parent's memory stays */
+        _exit(0);
+    }
+    int st = 0;
+    CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK(all_equal(m, MIB, 0xa5));
+    int go[2];
+    CHECK(pipe(go) == 0);
+    pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        char b;
+        close(go[1]);
+        /* After the parent's close: the file's pages are gone, the mapping reads zeroes. */
+        _exit(read(go[0], &b, 1) == 1 && all_equal(m, MIB, 0) ? 0 : 1);
+    }
+    close(go[0]);
+    bsd_client_close(c);
+    CHECK(write(go[1], "x", 1) == 1);
+    close(go[1]);
+    CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st));
+    CHECK(WEXITSTATUS(st) == 0);
+    printf("bsd_client_close frees a mapping it allocated whole (not in a child after fork)\n");
+}
+
 /*
  * MAP_SHM of fd (size bytes) by hand, its answer read off the socket (nothing else is in
  * flight on c); 0, or the daemon's error code.
@@ -145,6 +195,7 @@ int main(void)
     static const char *const sets[] = {"max_shm_bytes=64M", "max_shm_bytes_per_uid=96M", NULL};
     svc_start(&dmn, NULL, sets);
     populate_or_not(cipher);
+    close_frees_own_memory();
 
     /* A 64 MiB mapping with nothing allocated: the daemon allocates none of it at MAP_SHM. */
     bsd_client *a = connect_one();
