@@ -11,8 +11,9 @@
 # streamed rate (the "daemon stream, 4 KiB reads" row) and provider row, and the medians: wall
 # MB/s, this process's (the client's) and the daemon's CPU ns/B, and the 1-minute load beside
 # them. On a shared machine wall MB/s mostly measures the neighbours; CPU time per byte does not,
-# so the script also prints the bound two free cores would give (1 / the larger of the two
-# processes' ns/B, an estimate, not a measurement). Take the ceiling's figure on a quiet machine.
+# so the script also prints the bound the machine's free cores would give (cores / the two
+# processes' ns/B together, an estimate, not a measurement). Take the ceiling's figure on a quiet
+# machine.
 set -euo pipefail
 runs=${1:-5}
 mib=${2:-1024}
@@ -77,7 +78,7 @@ sort -s -k1,1 "$work/rows" | awk '{ printf "%-8s %9.1f %6.3f %6.3f | %9.1f %6.3f
   $1, $2, $3, $4, $5, $6, $7, $8 }'
 echo "# medians (load: min-max over the runs)"
 for n in ceiling cpu; do
-  awk -v n="$n" '$1 == n' "$work/rows" | sort -k2,2n | awk -v n="$n" '
+  awk -v n="$n" '$1 == n' "$work/rows" | sort -k2,2n | awk -v n="$n" -v cores="$(nproc)" '
     { for (i = 2; i <= 8; i++) v[i, NR] = $i; if (NR == 1 || $8 < lo) lo = $8; if ($8 > hi) hi = $8 }
     function med(i,   k, m, a, t) {
       for (k = 1; k <= NR; k++) a[k] = v[i, k]
@@ -85,10 +86,10 @@ for n in ceiling cpu; do
       return NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
     }
     END {
-      c = med(3); d = med(4); big = c > d ? c : d
+      c = med(3); d = med(4)
       printf "%-8s stream %8.1f MB/s wall, client %.3f ns/B, daemon %.3f ns/B (both %.3f);" \
-        " bound on two free cores 1/%.3f = %.1f GB/s (estimate)\n", n, med(2), c, d, c + d, big,
-        1 / big
+        " bound on %d free cores %d/%.3f = %.1f GB/s (estimate)\n", n, med(2), c, d, c + d,
+        cores, cores, c + d, cores / (c + d)
       printf "%-8s provider %6.1f MB/s wall, client %.3f ns/B, daemon %.3f ns/B; load %s-%s\n",
         n, med(5), med(6), med(7), lo, hi
     }'
