@@ -35,18 +35,20 @@ typedef struct bsd_job {
     const void *region;
     /*
      * Integrity (bsd_integrity.c, PROTOCOL.md "Integrity"): from their worker threads, backends
-     * call bsd_job_poison over a block range before they produce it and bsd_job_seal right after
-     * it is in dst (CUDA), or bsd_job_begin_wiped and bsd_job_seal_wiped (CPU: the client left
-     * dst zeroed, and the zero is the poison); sum and poison_hits accumulate atomically over the
-     * ranges.
+     * call bsd_job_begin_wiped and bsd_job_seal_wiped around a block range (CPU: the client left
+     * dst zeroed, and the zero is the poison), bsd_job_device_sum and bsd_job_add once the
+     * device's copies are in dst (CUDA, the same zero), or bsd_job_poison before they produce a
+     * range into a window that holds something else and bsd_job_seal right after (CUDA's CPU
+     * redo); sum and poison_hits accumulate atomically over the ranges.
      */
     uint64_t seed, poison;
     uint64_t sum, poison_hits;
     int unchecked; /* benchmark request: no poison, no digest */
     /*
-     * Per-piece sums (BSD_KS_PIECE_LOG2; piece_log2 0: none): the seals add each range's sum into
-     * the pieces it covers too; a backend that adds whole ranges (bsd_job_add) marks them stale,
-     * and the verdict then sums the pieces from the window.
+     * Per-piece sums (BSD_KS_PIECE_LOG2; piece_log2 0: none): the seals (and
+     * bsd_job_device_sum) add each range's sum into the pieces it covers too; a range redone
+     * after its sums were added marks them stale (bsd_job_pieces_stale), and the reply then sums
+     * the pieces from the window.
      */
     unsigned piece_log2;
     uint64_t *piece_sums;
@@ -157,9 +159,17 @@ void bsd_job_seal(bsd_job *job, uint64_t lo, uint64_t hi);
  */
 void bsd_job_begin_wiped(bsd_job *job, uint64_t lo, uint64_t hi);
 void bsd_job_seal_wiped(bsd_job *job, uint64_t lo, uint64_t hi);
-/* The two halves of bsd_job_seal, for a backend that compares the sum with its own first. */
-uint64_t bsd_job_piece_sum(const bsd_job *job, uint64_t lo, uint64_t hi, uint64_t *hits);
+/*
+ * For a backend whose results arrive by DMA into the window as the client left it, zeroed, and
+ * that compares the sum with its own before it counts (CUDA): bsd_job_device_sum digests blocks
+ * [lo, hi), counts the words still zero into *hits and adds each piece's share into the piece
+ * sums (one pass over the window, no fill pass before it); bsd_job_add then adds the total and
+ * the hits, or, when the comparison failed and the range is to be redone, bsd_job_pieces_stale
+ * makes the reply sum the pieces from the window instead.
+ */
+uint64_t bsd_job_device_sum(bsd_job *job, uint64_t lo, uint64_t hi, uint64_t *hits);
 void bsd_job_add(bsd_job *job, uint64_t sum, uint64_t hits);
+void bsd_job_pieces_stale(bsd_job *job);
 
 bsd_backend *bsd_backend_cpu_create(uv_loop_t *loop, unsigned threads);
 /* BENCHMARK ONLY, in -Dbench_ceiling builds (bsd_backend_cpu.c): the CPU backend serving a

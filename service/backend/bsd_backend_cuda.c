@@ -1,7 +1,7 @@
 /*
  * The CUDA backend. A batch is cut, by block ranges over its jobs, into one part per healthy
- * device (parts of at least 2^20 blocks); each part runs on libuv's pool, where it poisons its
- * windows, turns the jobs' key schedules into compact device keys (one per distinct schedule),
+ * device (parts of at least 2^20 blocks); each part runs on libuv's pool, where it turns the
+ * jobs' key schedules into compact device keys (one per distinct schedule),
  * calls bsgpu_keystream_checked (the device computes everything twice; the digest of the second
  * result must match the digest of what reached the shared memory), and on any failure or
  * mismatch redoes its whole part with bs_ctr_keystream, so a job is never answered with
@@ -92,8 +92,10 @@ typedef struct cuda_batch {
  * The part's jobs as bsgpu jobs (counters advanced to the range, keys deduplicated), computed
  * with the device's self-check: the device computes each launch twice and returns the digest
  * sums of its second result; they must equal the sums of what reached the shared memory,
- * computed here (the window digests of the replies, so they cost nothing extra). A difference
- * is a device (or bus) fault: the part fails its check and is redone on the CPU.
+ * computed here in one pass per window (the window digests of the replies and, for a client
+ * that asked for pieces, its piece sums, so the check costs nothing extra), words still zero
+ * counted as unwritten. A difference is a device (or bus) fault: the part fails its check and
+ * is redone on the CPU.
  */
 /*
  * Applies device d's pending key changes (its lock held). A failure takes the device's keys out of
@@ -216,8 +218,10 @@ static int run_on_gpu(cuda_part *p, bsgpu_cipher c)
         goto out;
     }
     for (size_t i = 0; i < nj; i++) {
-        host[2 * i] = bsd_job_piece_sum(owner[i], lo_of[i], hi_of[i], &host[2 * i + 1]);
-        if (!owner[i]->unchecked && host[2 * i] != sums[i] && rc == 0) {
+        if (owner[i]->unchecked)
+            continue;
+        host[2 * i] = bsd_job_device_sum(owner[i], lo_of[i], hi_of[i], &host[2 * i + 1]);
+        if (host[2 * i] != sums[i] && rc == 0) {
             snprintf(p->err, sizeof p->err,
                      "self-check: the device's result for %llu blocks differs from its redundant "
                      "computation",
@@ -231,9 +235,15 @@ static int run_on_gpu(cuda_part *p, bsgpu_cipher c)
         retire_keys(cb, p->dev);
         pthread_mutex_unlock(&cb->lock[p->dev]);
     }
-    for (size_t i = 0; rc == 0 && i < nj; i++)
-        if (!owner[i]->unchecked)
-            bsd_job_add(owner[i], host[2 * i], host[2 * i + 1]);
+    /* The piece sums are in already; a part redone on the CPU leaves the reply to sum them from
+     * the window. */
+    for (size_t i = 0; i < nj; i++)
+        if (!owner[i]->unchecked) {
+            if (rc == 0)
+                bsd_job_add(owner[i], host[2 * i], host[2 * i + 1]);
+            else
+                bsd_job_pieces_stale(owner[i]);
+        }
     free(host);
 out:
     if (keys != NULL)
@@ -278,15 +288,19 @@ static void part_work(uv_work_t *w)
     const int c = bsgpu_cipher_of(b->cipher);
     p->status = 0;
     /*
-     * Poisoned first: a block that the device's copy never reached is found by the seal below
-     * (the job is then refused), not answered with what the memory held before.
+     * No fill pass: the window is zero as the client's move left it (PROTOCOL.md "Integrity"),
+     * and a block that the device's copy never reached is still zero: run_on_gpu's digest then
+     * differs from the device's own sum, and the part fails its self-check and is redone below
+     * (were the device's sum wrong alike, the zero words it counts refuse the job). A block that
+     * held anything else fails the same comparison. Either way it is never answered with what
+     * the memory held before.
      */
-    each_piece(p, bsd_job_poison);
     if (!p->cpu_only && c >= 0 && run_on_gpu(p, (bsgpu_cipher)c) == 0)
         return; /* checked and sealed */
     /*
      * Whatever the GPU wrote is overwritten: the part is redone in full on the CPU, on a window
-     * poisoned again, so that a block the redo misses is not answered with the device's output.
+     * poisoned first (it may hold the device's output now, no longer the zero), so that a block
+     * the redo misses is not answered with the device's output.
      */
     p->status = 1;
     each_piece(p, bsd_job_poison);

@@ -49,7 +49,8 @@ void bsd_job_poison(bsd_job *job, uint64_t lo, uint64_t hi)
 
 /*
  * The test faults, applied to blocks [lo, hi) that the backend has just written into a window it
- * poisoned first (CUDA): "skip" and "unwritten" leave the middle block as it was, poisoned.
+ * poisoned first (CUDA's CPU redo): "skip" and "unwritten" leave the middle block as it was,
+ * poisoned.
  */
 static void inject(bsd_job *job, uint64_t lo, uint64_t hi)
 {
@@ -65,53 +66,61 @@ static void inject(bsd_job *job, uint64_t lo, uint64_t hi)
                 job->dst[b * bl] ^= 0x5a;
 }
 
-uint64_t bsd_job_piece_sum(const bsd_job *job, uint64_t lo, uint64_t hi, uint64_t *hits)
+/*
+ * Sums blocks [lo, hi) of the job's window, counting the words equal to poison into *hits, and
+ * when the client asked for pieces adds each piece's share into its sum, split at the piece
+ * boundaries: the same words summed once, only cut into more calls. Returns the total.
+ */
+static uint64_t sum_pieces(bsd_job *job, uint64_t lo, uint64_t hi, uint64_t poison, uint64_t *hits)
 {
     const size_t bl = job->cipher->block_len;
-    return bs_digest_sum(job->seed, lo * bl / 8, job->dst + lo * bl, (size_t)((hi - lo) * bl / 8),
-                         job->poison, hits);
+    uint64_t total = 0;
+    *hits = 0;
+    if (job->piece_log2 == 0)
+        return bs_digest_sum(job->seed, lo * bl / 8, job->dst + lo * bl,
+                             (size_t)((hi - lo) * bl / 8), poison, hits);
+    uint64_t a = lo * bl, end = hi * bl; /* bytes */
+    while (a < end) {
+        uint64_t p = a >> job->piece_log2;
+        uint64_t b = (p + 1) << job->piece_log2;
+        if (b > end)
+            b = end;
+        uint64_t h = 0;
+        uint64_t s =
+            bs_digest_sum(job->seed, a / 8, job->dst + a, (size_t)((b - a) / 8), poison, &h);
+        __atomic_fetch_add(&job->piece_sums[p], s, __ATOMIC_RELAXED);
+        total += s;
+        *hits += h;
+        a = b;
+    }
+    return total;
+}
+
+uint64_t bsd_job_device_sum(bsd_job *job, uint64_t lo, uint64_t hi, uint64_t *hits)
+{
+    /* The client's zero is the poison: what the device's copies did not reach is still zero. */
+    return sum_pieces(job, lo, hi, 0, hits);
 }
 
 void bsd_job_add(bsd_job *job, uint64_t sum, uint64_t hits)
 {
-    if (job->piece_log2 != 0)
-        __atomic_store_n(&job->pieces_stale, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&job->sum, sum, __ATOMIC_RELAXED);
     if (hits != 0)
         __atomic_fetch_add(&job->poison_hits, hits, __ATOMIC_RELAXED);
 }
 
-/*
- * Sums blocks [lo, hi) of the job's window (words equal to poison counted), into job->sum and,
- * when the client asked for pieces, into each piece's sum, split at the piece boundaries: the
- * same words summed once, only cut into more calls.
- */
+void bsd_job_pieces_stale(bsd_job *job)
+{
+    if (job->piece_log2 != 0)
+        __atomic_store_n(&job->pieces_stale, 1, __ATOMIC_RELAXED);
+}
+
+/* Sums blocks [lo, hi) into job->sum and the pieces (sum_pieces). */
 static void sum_range(bsd_job *job, uint64_t lo, uint64_t hi, uint64_t poison)
 {
-    const size_t bl = job->cipher->block_len;
-    uint64_t hits = 0, total = 0;
-    if (job->piece_log2 == 0) {
-        total = bs_digest_sum(job->seed, lo * bl / 8, job->dst + lo * bl,
-                              (size_t)((hi - lo) * bl / 8), poison, &hits);
-    } else {
-        uint64_t a = lo * bl, end = hi * bl; /* bytes */
-        while (a < end) {
-            uint64_t p = a >> job->piece_log2;
-            uint64_t b = (p + 1) << job->piece_log2;
-            if (b > end)
-                b = end;
-            uint64_t h = 0;
-            uint64_t s =
-                bs_digest_sum(job->seed, a / 8, job->dst + a, (size_t)((b - a) / 8), poison, &h);
-            __atomic_fetch_add(&job->piece_sums[p], s, __ATOMIC_RELAXED);
-            total += s;
-            hits += h;
-            a = b;
-        }
-    }
-    __atomic_fetch_add(&job->sum, total, __ATOMIC_RELAXED);
-    if (hits != 0)
-        __atomic_fetch_add(&job->poison_hits, hits, __ATOMIC_RELAXED);
+    uint64_t hits;
+    const uint64_t sum = sum_pieces(job, lo, hi, poison, &hits);
+    bsd_job_add(job, sum, hits);
 }
 
 void bsd_job_seal(bsd_job *job, uint64_t lo, uint64_t hi)

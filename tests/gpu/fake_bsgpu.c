@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bs_digest.h"
 #include "bs_digest_mix.h"
 #include "bsgpu.h"
 #include "bsgpu_host.h"
@@ -21,6 +22,8 @@
 int bsgpu_fake_devices = 2;
 int bsgpu_fake_fail;
 int bsgpu_fake_silent;
+int bsgpu_fake_unwritten;
+uint8_t bsgpu_fake_unwritten_block[32];
 unsigned bsgpu_fake_calls[8];
 uint64_t bsgpu_fake_call_keys[8], bsgpu_fake_key_loads[8], bsgpu_fake_key_wipes[8];
 int bsgpu_fake_fail_keys;
@@ -279,9 +282,34 @@ static double fake_now_ms(void)
  * buffer, digested per job. bsgpu_fake_silent flips one byte of the first job's output after
  * the copy and says nothing, as a faulting device or bus might.
  */
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static int keystream_checked(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *keys, uint32_t nkeys,
+                             const bsgpu_job *jobs, size_t njobs, const uint64_t *seeds,
+                             const uint64_t *word0s, uint64_t *sums);
+
+uint64_t bsgpu_fake_device_ns;
+
+/* The device's work (both computations, its digests, the copies into dst), its CPU time counted
+ * in bsgpu_fake_device_ns, so that a profile can tell it from the caller's host-side work. */
 int bsgpu_keystream_checked(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *keys, uint32_t nkeys,
                             const bsgpu_job *jobs, size_t njobs, const uint64_t *seeds,
                             const uint64_t *word0s, uint64_t *sums)
+{
+    const uint64_t t0 = thread_cpu_ns();
+    const int rc = keystream_checked(ctx, c, keys, nkeys, jobs, njobs, seeds, word0s, sums);
+    __atomic_fetch_add(&bsgpu_fake_device_ns, thread_cpu_ns() - t0, __ATOMIC_RELAXED);
+    return rc;
+}
+
+static int keystream_checked(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *keys, uint32_t nkeys,
+                             const bsgpu_job *jobs, size_t njobs, const uint64_t *seeds,
+                             const uint64_t *word0s, uint64_t *sums)
 {
     enum { CHUNK = 64 * 1024, MAXSEG = 64 };
     static __thread uint8_t dev2[CHUNK];
@@ -306,6 +334,13 @@ int bsgpu_keystream_checked(bsgpu_ctx *ctx, bsgpu_cipher c, const bsgpu_key *key
     }
     if (bsgpu_fake_silent && njobs > 0)
         jobs[0].dst[jobs[0].nblocks * bl / 2] ^= 0x10;
+    if (bsgpu_fake_unwritten && njobs > 0) {
+        /* The middle block's copy never landed; 1: the check agrees with what did. */
+        memcpy(jobs[0].dst + jobs[0].nblocks / 2 * bl, bsgpu_fake_unwritten_block, bl);
+        if (bsgpu_fake_unwritten == 1)
+            sums[0] =
+                bs_digest_sum(seeds[0], word0s[0], jobs[0].dst, jobs[0].nblocks * bl / 8, 0, NULL);
+    }
     return 0;
 }
 
