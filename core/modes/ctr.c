@@ -72,8 +72,15 @@ int bs_ctr_set_key(bs_ctr_ctx *ctx, const bs_block_cipher *cipher, const uint8_t
      * A new key goes on at the next counter block, past a partial one, whatever the cipher of
      * the old key was (settle works in the old cipher's blocks, ctx->cipher until below).
      */
+    /*
+     * The counter does not move with a key, and neither does the wrap: a stream that reached it
+     * needs a new IV whatever key comes next (the same key again would go on from the counter's
+     * first value). A core of another block length reads the counter anew.
+     */
+    const int same_counter = ctx->keyed && ctx->cipher->block_len == cipher->block_len;
     if (ctx->keyed)
         settle(ctx);
+    const uint64_t wrap_left = ctx->wrap_left;
     ctx->cipher = cipher;
     cipher->set_key(&ctx->ks, key);
     bs_wipe(ctx->ahead, ctx->ahead_len); /* past ahead_len: zero already (ctr.h) */
@@ -81,7 +88,8 @@ int bs_ctr_set_key(bs_ctr_ctx *ctx, const bs_block_cipher *cipher, const uint8_t
     ctx->streaming = 0;
     ctx->blocks_used = 0;
     ctx->block_limit = absolute_limit(cipher);
-    ctx->wrap_left = bs_ctr_blocks_before_wrap(ctx->counter, cipher->block_len);
+    ctx->wrap_left =
+        same_counter ? wrap_left : bs_ctr_blocks_before_wrap(ctx->counter, cipher->block_len);
     ctx->keyed = 1;
     if (ctx->src != NULL && ctx->src->ops->set_key != NULL)
         ctx->src->ops->set_key(ctx->src, cipher, key, key_len);

@@ -58,7 +58,11 @@ typedef struct bs_ctr_ctx {
     int streaming; /* crypt ran since the key or IV was set: read-ahead takes whole batches */
 } bs_ctr_ctx;
 
-/* Sets the key (key_len bytes). Resets the block count; tells the source (keystream.h). */
+/*
+ * Sets the key (key_len bytes). Resets the block count; tells the source (keystream.h). The
+ * counter goes on, and a counter that reached its wrap (BS_ERR_COUNTER_WRAP) needs a new IV
+ * under any key, unless the new core's block length differs.
+ */
 int bs_ctr_set_key(bs_ctr_ctx *ctx, const bs_block_cipher *cipher, const uint8_t *key,
                    size_t key_len);
 /*
