@@ -351,9 +351,33 @@ static void bsgpu_free(bsgpu_ctx *ctx)
     free(ctx);
 }
 
+/*
+ * How a host thread waits for the device (BSGPU_SYNC, read at open): "blocking" sleeps on an OS
+ * primitive, "yield" polls and yields, "spin" polls; unset, or anything else, leaves CUDA's
+ * default (auto: with fewer active contexts than logical CPUs, spin, so that every
+ * cudaStreamSynchronize counts the device's time as the caller's CPU). For measuring the
+ * daemon's CPU per byte on a device either way; not yet measured.
+ */
+static unsigned bsgpu_sync_flags(void)
+{
+    const char *s = getenv("BSGPU_SYNC");
+    if (s == NULL)
+        return 0;
+    if (strcmp(s, "blocking") == 0)
+        return cudaDeviceScheduleBlockingSync;
+    if (strcmp(s, "yield") == 0)
+        return cudaDeviceScheduleYield;
+    if (strcmp(s, "spin") == 0)
+        return cudaDeviceScheduleSpin;
+    return 0;
+}
+
 static int bsgpu_open_inner(bsgpu_ctx *ctx)
 {
     BSGPU_CHECK(NULL, cudaSetDevice(ctx->device));
+    const unsigned sync = bsgpu_sync_flags();
+    if (sync != 0)
+        BSGPU_CHECK(NULL, cudaSetDeviceFlags(sync));
     BSGPU_CHECK(NULL, cudaGetDeviceProperties(&ctx->prop, ctx->device));
     BSGPU_CHECK(NULL, cudaEventCreateWithFlags(&ctx->keys_ready, cudaEventDisableTiming));
     for (unsigned i = 0; i < ctx->nstreams; i++) {
