@@ -6,10 +6,12 @@
  * result must match the digest of what reached the shared memory), and on any failure or
  * mismatch redoes its whole part with bs_ctr_keystream, so a job is never answered with
  * unchecked output. A device that failed or gave a wrong result is taken out of service; its
- * error is logged and shown in STATUS. A copy that CUDA refused into the jobs' memory
- * (BSGPU_E_DEST, the device found working after it) is the part's fault: the part is redone on
- * the CPU and the device stays. Each job names its mapping (bsd_job.region), so that copies into
- * two clients' mappings, adjacent or not, are never merged into one.
+ * error is logged and shown in STATUS. A wrong result is the device's only when it is wrong again
+ * in memory the client cannot write (device_agrees): a client that writes into its own window
+ * while the device's copy lands fails its part, not the device. A copy that CUDA refused into the
+ * jobs' memory (BSGPU_E_DEST, the device found working after it) is the part's fault: the part is
+ * redone on the CPU and the device stays. Each job names its mapping (bsd_job.region), so that
+ * copies into two clients' mappings, adjacent or not, are never merged into one.
  *
  * Keys stay on the devices: at OPEN (open_key) a session's compact key takes a slot of the
  * host's table (bsgpu_keytab) and a sync on the pool loads it into every device's table, expanded
@@ -29,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bs_digest.h"
 #include "bsd_integrity.h"
 #include "bsd_log.h"
 #include "bsgpu.h"
@@ -53,7 +56,8 @@ typedef struct cuda_backend {
     unsigned next; /* loop thread only */
     /* Loop thread only (updated in after-work callbacks). */
     uint64_t batches, blocks, fallbacks, errors, check_failures;
-    uint64_t copy_refusals; /* parts whose copy into the jobs' memory CUDA refused */
+    uint64_t copy_refusals;  /* parts whose copy into the jobs' memory CUDA refused */
+    uint64_t window_changes; /* parts whose shared window changed under them (not the device) */
     char last_error[256];
     /* Keys that stay on the devices: the host's table (keytab_ok: it exists), each device's
      * staging of one update (under its lock), and the sync that applies OPEN's and CLOSE's
@@ -80,6 +84,7 @@ typedef struct cuda_part {
     int cuda_failed;      /* the device failed (not only this batch's keys) */
     int dest_refused;     /* CUDA refused a copy into the jobs' memory; the device still works */
     int check_failed;     /* the device's result failed its self-check */
+    int window_changed;   /* the shared window differed, the device's private recheck agreed */
     char err[256];
 } cuda_part;
 
@@ -88,15 +93,6 @@ typedef struct cuda_batch {
     cuda_part parts[];
 } cuda_batch;
 
-/*
- * The part's jobs as bsgpu jobs (counters advanced to the range, keys deduplicated), computed
- * with the device's self-check: the device computes each launch twice and returns the digest
- * sums of its second result; they must equal the sums of what reached the shared memory,
- * computed here in one pass per window (the window digests of the replies and, for a client
- * that asked for pieces, its piece sums, so the check costs nothing extra), words still zero
- * counted as unwritten. A difference is a device (or bus) fault: the part fails its check and
- * is redone on the CPU.
- */
 /*
  * Applies device d's pending key changes (its lock held). A failure takes the device's keys out of
  * service: its table is zeroed and freed, and nothing more is pending for it.
@@ -126,6 +122,77 @@ static void retire_keys(cuda_backend *cb, unsigned d)
     bsgpu_keys_release(cb->dev[d]);
 }
 
+/* Daemon-private memory for the recheck, a piece at a time. */
+#define CUDA_RECHECK_BYTES ((size_t)1 << 20)
+
+/*
+ * The shared window of one piece (job, the device job gj, its digest sums want) did not match the
+ * device's sums. The client can write its window at any time, so that is no evidence against the
+ * device: the piece is computed again on the device (device d, its lock held), with the job's own
+ * key (not its resident slot), into memory only the daemon can write, a piece at a time, with the
+ * self-check. Returns 1 when the device agrees with itself there (each private copy digests to the
+ * device's sums and those add up to want: the window was changed by someone else), 0 when it does
+ * not (the device's fault, as before), -1 when it could not be told (out of memory: not blamed).
+ */
+static int device_agrees(cuda_part *p, bsgpu_cipher c, const bsd_job *job, const bsgpu_job *gj,
+                         uint64_t word0, uint64_t want)
+{
+    cuda_backend *cb = p->cb;
+    bsgpu_ctx *ctx = cb->dev[p->dev];
+    const size_t bl = job->cipher->block_len;
+    const uint64_t per = CUDA_RECHECK_BYTES / bl;
+    uint8_t *buf = (uint8_t *)malloc(CUDA_RECHECK_BYTES);
+    bsgpu_key key;
+    if (buf == NULL)
+        return -1;
+    if (bsgpu_key_from_schedule(&key, job->cipher, job->ks) != 0) {
+        free(buf);
+        return -1;
+    }
+    int agrees = 1;
+    uint64_t total = 0;
+    for (uint64_t off = 0; agrees == 1 && off < gj->nblocks; off += per) {
+        bsgpu_job sub;
+        memset(&sub, 0, sizeof sub);
+        memcpy(sub.counter, gj->counter, bl);
+        bs_ctr_add(sub.counter, bl, off);
+        sub.nblocks = gj->nblocks - off < per ? gj->nblocks - off : per;
+        sub.key_index = 0;
+        sub.dst = buf;
+        sub.region = buf;
+        const uint64_t w0 = word0 + off * bl / 8;
+        uint64_t dev_sum = 0;
+        const int rc = bsgpu_keystream_checked(ctx, c, &key, 1, &sub, 1, &job->seed, &w0, &dev_sum);
+        if (rc != 0) {
+            snprintf(p->err, sizeof p->err, "self-check recheck: %s", bsgpu_last_error(ctx));
+            p->cuda_failed = rc == BSGPU_E_CUDA;
+            agrees = 0;
+            break;
+        }
+        const uint64_t host =
+            bs_digest_sum(job->seed, w0, buf, (size_t)(sub.nblocks * bl / 8), job->poison, NULL);
+        if (host != dev_sum)
+            agrees = 0;
+        total += dev_sum;
+    }
+    if (agrees == 1 && total != want)
+        agrees = 0;
+    bs_wipe(&key, sizeof key);
+    bs_wipe(buf, CUDA_RECHECK_BYTES);
+    free(buf);
+    return agrees;
+}
+
+/*
+ * The part's jobs as bsgpu jobs (counters advanced to the range, keys deduplicated), computed
+ * with the device's self-check: the device computes each launch twice and returns the digest
+ * sums of its second result; they must equal the sums of what reached the shared memory,
+ * computed here in one pass per window (the window digests of the replies and, for a client
+ * that asked for pieces, its piece sums, so the check costs nothing extra), words still zero
+ * counted as unwritten. A difference fails the part (it is redone on the CPU). It is the device's
+ * fault (it leaves service) only when the device disagrees again in daemon-private memory
+ * (device_agrees); otherwise the window was written by someone else and the device stays.
+ */
 static int run_on_gpu(cuda_part *p, bsgpu_cipher c)
 {
     bsd_batch *b = p->batch;
@@ -208,8 +275,9 @@ static int run_on_gpu(cuda_part *p, bsgpu_cipher c)
     pthread_mutex_unlock(&cb->lock[p->dev]);
     if (rc != 0)
         goto out;
-    /* Test hook (BSD_TEST_FAULT=device): the device's copy went wrong and nobody said so. */
-    if (bsd_fault_mode() == BSD_FAULT_DEVICE && nj > 0)
+    /* Test hook (BSD_TEST_FAULT=window): someone else (the client) wrote into the window after
+     * the device's copy. */
+    if (bsd_fault_mode() == BSD_FAULT_WINDOW && nj > 0)
         jobs[0].dst[jobs[0].nblocks * b->cipher->block_len / 2] ^= 0x01;
     uint64_t *host = (uint64_t *)calloc(2 * nj + 1, sizeof *host);
     if (host == NULL) {
@@ -217,24 +285,35 @@ static int run_on_gpu(cuda_part *p, bsgpu_cipher c)
         rc = -1;
         goto out;
     }
-    for (size_t i = 0; i < nj; i++) {
-        if (owner[i]->unchecked)
+    for (size_t i = 0; i < nj; i++)
+        if (!owner[i]->unchecked)
+            host[2 * i] = bsd_job_device_sum(owner[i], lo_of[i], hi_of[i], &host[2 * i + 1]);
+    for (size_t i = 0; i < nj && !p->check_failed; i++) {
+        if (owner[i]->unchecked || host[2 * i] == sums[i])
             continue;
-        host[2 * i] = bsd_job_device_sum(owner[i], lo_of[i], hi_of[i], &host[2 * i + 1]);
-        if (host[2 * i] != sums[i] && rc == 0) {
-            snprintf(p->err, sizeof p->err,
-                     "self-check: the device's result for %llu blocks differs from its redundant "
-                     "computation",
-                     (unsigned long long)jobs[i].nblocks);
-            p->check_failed = 1;
-            rc = -1;
-        }
-    }
-    if (p->check_failed) {
+        rc = -1;
         pthread_mutex_lock(&cb->lock[p->dev]);
-        retire_keys(cb, p->dev);
+        const int agrees = device_agrees(p, c, owner[i], &jobs[i], word0s[i], sums[i]);
+        if (agrees == 0) {
+            if (!p->cuda_failed)
+                snprintf(p->err, sizeof p->err,
+                         "self-check: the device's result for %llu blocks differs from its "
+                         "redundant computation",
+                         (unsigned long long)jobs[i].nblocks);
+            p->check_failed = 1;
+            retire_keys(cb, p->dev);
+        } else {
+            p->window_changed = 1;
+            snprintf(p->err, sizeof p->err,
+                     "self-check: the shared window of %llu blocks changed after the device's copy "
+                     "(%s); the device stays in service",
+                     (unsigned long long)jobs[i].nblocks,
+                     agrees == 1 ? "its private recheck agrees" : "no memory for a recheck");
+        }
         pthread_mutex_unlock(&cb->lock[p->dev]);
     }
+    if (p->check_failed)
+        p->window_changed = 0;
     /* The piece sums are in already; a part redone on the CPU leaves the reply to sum them from
      * the window. */
     for (size_t i = 0; i < nj; i++)
@@ -317,7 +396,14 @@ static void part_after(uv_work_t *w, int status)
     (void)status; /* uv_cancel is never called */
     if (p->status != 0) {
         cb->fallbacks++;
-        if (p->err[0] != '\0') {
+        if (p->window_changed) {
+            /* Not the device's fault: the part is redone, the device stays, no CUDA error. */
+            cb->window_changes++;
+            BSD_WARN("window_changed",
+                     "device=%u cipher=%s blocks=%llu fallback=cpu device_in_service=1 "
+                     "reason=\"%s\"",
+                     p->dev, b->cipher->name, (unsigned long long)(p->last - p->first), p->err);
+        } else if (p->err[0] != '\0') {
             cb->errors++;
             snprintf(cb->last_error, sizeof cb->last_error, "%s", p->err);
             /* A device that failed once, or gave a wrong result, is not trusted again. */
@@ -398,14 +484,15 @@ static void cuda_describe(bsd_backend *be, char *out, size_t len)
     }
     snprintf(out, len,
              "device=cuda gpus=%u gpus_failed=%u %s batches=%llu blocks=%llu cpu_fallbacks=%llu "
-             "cuda_errors=%llu copy_refusals=%llu self_check_failures=%llu device_keys=%u/%u "
-             "device_key_loads=%llu "
+             "cuda_errors=%llu copy_refusals=%llu self_check_failures=%llu window_changes=%llu "
+             "device_keys=%u/%u device_key_loads=%llu "
              "device_key_wipes=%llu device_keys_full=%llu last_cuda_error=\"%s\"",
              cb->ndev, failed, dev, (unsigned long long)cb->batches, (unsigned long long)cb->blocks,
              (unsigned long long)cb->fallbacks, (unsigned long long)cb->errors,
-             (unsigned long long)cb->copy_refusals, (unsigned long long)cb->check_failures, used,
-             cb->keytab_ok ? CUDA_KEY_SLOTS : 0, (unsigned long long)loads,
-             (unsigned long long)wipes, (unsigned long long)full, cb->last_error);
+             (unsigned long long)cb->copy_refusals, (unsigned long long)cb->check_failures,
+             (unsigned long long)cb->window_changes, used, cb->keytab_ok ? CUDA_KEY_SLOTS : 0,
+             (unsigned long long)loads, (unsigned long long)wipes, (unsigned long long)full,
+             cb->last_error);
 }
 
 /* The sync of OPEN's and CLOSE's key changes, on the pool: every device in service catches up. */

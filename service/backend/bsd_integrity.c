@@ -10,6 +10,7 @@ static int fault_mode;
 const char *bsd_fault_init(void)
 {
     const char *f = getenv("BSD_TEST_FAULT");
+    fault_mode = BSD_FAULT_NONE;
     if (f == NULL || f[0] == 0)
         return NULL;
     if (strcmp(f, "skip") == 0)
@@ -18,8 +19,8 @@ const char *bsd_fault_init(void)
         fault_mode = BSD_FAULT_UNWRITTEN;
     else if (strcmp(f, "wrong") == 0)
         fault_mode = BSD_FAULT_WRONG;
-    else if (strcmp(f, "device") == 0)
-        fault_mode = BSD_FAULT_DEVICE;
+    else if (strcmp(f, "window") == 0)
+        fault_mode = BSD_FAULT_WINDOW;
     else
         return NULL;
     return f;

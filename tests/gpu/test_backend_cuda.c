@@ -147,7 +147,31 @@ static void test_backend(void **state)
     status_has(be, "self_check_failures=0 ");
     status_has(be, "last_cuda_error=\"\"");
 
-    /* Silently wrong: the self-check catches it, the CPU redoes the part, the device is out. */
+    /*
+     * Someone else (the client) writes into the window after the device's copy (the daemon's
+     * hook BSD_TEST_FAULT=window): the self-check fails, but the device's recheck into
+     * daemon-private memory agrees with its sums, so the part is redone on the CPU (run_batch
+     * checks the bytes and the verdict) and the device stays in service, no CUDA error counted.
+     */
+    setenv("BSD_TEST_FAULT", "window", 1);
+    assert_non_null(bsd_fault_init());
+    run_batch(be, &loop, &bs_gift64_bs64, 0, NULL);
+    run_batch(be, &loop, &bs_present80_bs64, 0, NULL);
+    unsetenv("BSD_TEST_FAULT");
+    assert_null(bsd_fault_init());
+    status_has(be, "gpus_failed=0");
+    status_has(be, "window_changes=2");
+    status_has(be, "self_check_failures=0 ");
+    status_has(be, "cuda_errors=0");
+    status_has(be, "cpu_fallbacks=2");
+    /* Both devices still serve. */
+    memset(bsgpu_fake_calls, 0, sizeof bsgpu_fake_calls);
+    run_batch(be, &loop, &bs_gift64_bs64, 1, NULL);
+    assert_int_equal(bsgpu_fake_calls[0], 1);
+    assert_int_equal(bsgpu_fake_calls[1], 1);
+
+    /* Silently wrong (the fake's device corrupts its own output, every call, the recheck's too):
+     * the self-check catches it, the CPU redoes the part, the device is out. */
     bsgpu_fake_silent = 1;
     run_batch(be, &loop, &bs_gift64_bs64, 0, NULL);
     bsgpu_fake_silent = 0;
