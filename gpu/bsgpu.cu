@@ -256,20 +256,27 @@ static void bsgpu_free_ops(bsgpu_ctx *ctx)
     ctx->ops_cap = 0;
 }
 
-extern "C" void bsgpu_keys_release(bsgpu_ctx *ctx)
+extern "C" int bsgpu_keys_release(bsgpu_ctx *ctx)
 {
     if (cudaSetDevice(ctx->device) != cudaSuccess)
         (void)cudaGetLastError();
+    int rc = 0;
     if (ctx->dres != NULL) {
         /* Keys are wiped before their memory goes back (and waited for: the free is not
-         * ordered after an asynchronous memset on another stream). */
-        cudaMemset(ctx->dres, 0, (size_t)ctx->res_cap * BSGPU_XKEY_STRIDE_MAX * 4);
-        cudaDeviceSynchronize();
+         * ordered after an asynchronous memset on another stream). After a sticky error the
+         * memset fails, and the keys stay until the context is torn down: said to the caller. */
+        cudaError_t e = cudaMemset(ctx->dres, 0, (size_t)ctx->res_cap * BSGPU_XKEY_STRIDE_MAX * 4);
+        const cudaError_t y = cudaDeviceSynchronize();
+        if (e == cudaSuccess)
+            e = y;
+        if (e != cudaSuccess)
+            rc = bsgpu_fail(ctx, e, "bsgpu_keys_release: cudaMemset of the key table");
         cudaFree(ctx->dres);
     }
     ctx->dres = NULL;
     ctx->res_cap = 0;
     bsgpu_free_ops(ctx);
+    return rc;
 }
 
 extern "C" int bsgpu_keys_reserve(bsgpu_ctx *ctx, uint32_t nslots)
@@ -344,7 +351,7 @@ static void bsgpu_free(bsgpu_ctx *ctx)
         }
     }
     bsgpu_free_keys(ctx);
-    bsgpu_keys_release(ctx);
+    (void)bsgpu_keys_release(ctx); /* its callers that can say so release first */
     if (ctx->keys_ready != NULL)
         cudaEventDestroy(ctx->keys_ready);
     cudaFree(ctx->dsums);

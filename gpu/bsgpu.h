@@ -70,12 +70,14 @@ int bsgpu_unregister_host(bsgpu_ctx *ctx, void *p);
  * zeroed), all of them in one upload and one pre-kernel, and returns when they are done; the
  * device and host staging of the compact keys are zeroed before it returns. Jobs then name a
  * slot as key_index | BSGPU_KEY_RESIDENT, so a call uploads no key of theirs. bsgpu_keys_release
- * zeroes the table and frees it (bsgpu_close does too). The host's bookkeeping of which session
+ * zeroes the table and frees it (bsgpu_close does too); it returns BSGPU_E_CUDA (the error in
+ * bsgpu_last_error) when the zeroing failed, e.g. after a sticky error: the keys then stay in
+ * device memory until the context is torn down. The host's bookkeeping of which session
  * holds which slot, and what each device still has to apply: bsgpu_keytab.h.
  */
 int bsgpu_keys_reserve(bsgpu_ctx *ctx, uint32_t nslots);
 int bsgpu_keys_update(bsgpu_ctx *ctx, const bsgpu_keyop *ops, const bsgpu_key *keys, uint32_t n);
-void bsgpu_keys_release(bsgpu_ctx *ctx);
+int bsgpu_keys_release(bsgpu_ctx *ctx);
 
 /*
  * Keystream for every job (one cipher), written to each job's dst: the bytes

@@ -68,7 +68,8 @@ typedef struct cuda_backend {
     bsgpu_key *opkeys[CUDA_MAX_DEV];
     uv_work_t sync;
     int sync_busy, sync_again;
-    uint64_t keys_refused; /* loop thread */
+    uint64_t keys_refused;           /* loop thread */
+    atomic_ullong key_wipe_failures; /* tables whose zeroing CUDA refused (any thread) */
     char sync_err[256];
     unsigned sync_failed_dev;
 } cuda_backend;
@@ -113,13 +114,26 @@ static int flush_keys(cuda_backend *cb, unsigned d, char *err, size_t errlen)
     return 0;
 }
 
+/*
+ * Device d's table is zeroed and freed (its lock held, or at exit). A zeroing that CUDA refused
+ * (after a sticky error) leaves the keys in device memory until the context is torn down: logged
+ * (event=cuda_keys wiped=0) and counted (STATUS device_key_wipe_failures).
+ */
+static void release_keys(cuda_backend *cb, unsigned d)
+{
+    if (bsgpu_keys_release(cb->dev[d]) == 0)
+        return;
+    atomic_fetch_add(&cb->key_wipe_failures, 1);
+    BSD_ERR("cuda_keys", "device=%u wiped=0 reason=\"%s\"", d, bsgpu_last_error(cb->dev[d]));
+}
+
 /* Device d's keys leave service (it failed): zeroed and freed on the device (its lock held). */
 static void retire_keys(cuda_backend *cb, unsigned d)
 {
     if (!cb->keytab_ok)
         return;
     bsgpu_keytab_drop_device(&cb->keytab, d);
-    bsgpu_keys_release(cb->dev[d]);
+    release_keys(cb, d);
 }
 
 /* Daemon-private memory for the recheck, a piece at a time. */
@@ -486,12 +500,14 @@ static void cuda_describe(bsd_backend *be, char *out, size_t len)
              "device=cuda gpus=%u gpus_failed=%u %s batches=%llu blocks=%llu cpu_fallbacks=%llu "
              "cuda_errors=%llu copy_refusals=%llu self_check_failures=%llu window_changes=%llu "
              "device_keys=%u/%u device_key_loads=%llu "
-             "device_key_wipes=%llu device_keys_full=%llu last_cuda_error=\"%s\"",
+             "device_key_wipes=%llu device_key_wipe_failures=%llu device_keys_full=%llu "
+             "last_cuda_error=\"%s\"",
              cb->ndev, failed, dev, (unsigned long long)cb->batches, (unsigned long long)cb->blocks,
              (unsigned long long)cb->fallbacks, (unsigned long long)cb->errors,
              (unsigned long long)cb->copy_refusals, (unsigned long long)cb->check_failures,
              (unsigned long long)cb->window_changes, used, cb->keytab_ok ? CUDA_KEY_SLOTS : 0,
-             (unsigned long long)loads, (unsigned long long)wipes, (unsigned long long)full,
+             (unsigned long long)loads, (unsigned long long)wipes,
+             (unsigned long long)atomic_load(&cb->key_wipe_failures), (unsigned long long)full,
              cb->last_error);
 }
 
@@ -589,7 +605,8 @@ static void cuda_destroy(bsd_backend *be)
 {
     cuda_backend *cb = (cuda_backend *)be->priv;
     for (unsigned d = 0; d < cb->ndev; d++) {
-        bsgpu_close(cb->dev[d]); /* zeroes the device's key table first */
+        release_keys(cb, d); /* bsgpu_close would too, without saying whether it could */
+        bsgpu_close(cb->dev[d]);
         pthread_mutex_destroy(&cb->lock[d]);
         if (cb->opkeys[d] != NULL)
             bs_wipe(cb->opkeys[d], CUDA_KEYOPS * sizeof(bsgpu_key));
@@ -650,6 +667,7 @@ bsd_backend *bsd_backend_cuda_create(uv_loop_t *loop, unsigned threads)
     }
     /* The key tables; a device without one (or without memory for its staging) computes with
      * the keys of each call, as every device did before. */
+    atomic_init(&cb->key_wipe_failures, 0);
     cb->keytab_ok = bsgpu_keytab_init(&cb->keytab, CUDA_KEY_SLOTS, cb->ndev) == 0;
     if (!cb->keytab_ok)
         BSD_WARN("cuda_keys", "reason=\"no memory for the key table\" keys=per_call");

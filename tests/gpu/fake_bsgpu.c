@@ -27,6 +27,7 @@ uint8_t bsgpu_fake_unwritten_block[32];
 unsigned bsgpu_fake_calls[8];
 uint64_t bsgpu_fake_call_keys[8], bsgpu_fake_key_loads[8], bsgpu_fake_key_wipes[8];
 int bsgpu_fake_fail_keys;
+int bsgpu_fake_fail_wipe;
 bsgpu_ctx *bsgpu_fake_ctx[8];
 
 struct bsgpu_ctx {
@@ -75,14 +76,22 @@ int bsgpu_keys_update(bsgpu_ctx *ctx, const bsgpu_keyop *ops, const bsgpu_key *k
     return 0;
 }
 
-void bsgpu_keys_release(bsgpu_ctx *ctx)
+int bsgpu_keys_release(bsgpu_ctx *ctx)
 {
+    int rc = 0;
     if (ctx->table != NULL) {
+        /* bsgpu_fake_fail_wipe: the memset fails, as after a sticky CUDA error (the fake's table
+         * is host memory and goes back wiped all the same). */
+        if (bsgpu_fake_fail_wipe) {
+            snprintf(ctx->err, sizeof ctx->err, "bsgpu_keys_release: injected wipe failure");
+            rc = BSGPU_E_CUDA;
+        }
         memset(ctx->table, 0, (size_t)ctx->res_cap * BSGPU_XKEY_STRIDE_MAX * sizeof *ctx->table);
         free(ctx->table);
     }
     ctx->table = NULL;
     ctx->res_cap = 0;
+    return rc;
 }
 
 static char open_err[128];
@@ -135,7 +144,7 @@ void bsgpu_close(bsgpu_ctx *ctx)
 {
     if (ctx == NULL)
         return;
-    bsgpu_keys_release(ctx);
+    (void)bsgpu_keys_release(ctx);
     if (ctx->device < 8 && bsgpu_fake_ctx[ctx->device] == ctx)
         bsgpu_fake_ctx[ctx->device] = NULL;
     free(ctx);

@@ -18,6 +18,7 @@ extern uint64_t bsgpu_fake_call_keys[8], bsgpu_fake_key_loads[8], bsgpu_fake_key
 extern int bsgpu_fake_fail_keys; /* nonzero: bsgpu_keys_update fails */
 /* CPU ns spent in bsgpu_keystream_checked: the fake device's work, not the caller's. */
 extern uint64_t bsgpu_fake_device_ns;
+extern int bsgpu_fake_fail_wipe; /* nonzero: bsgpu_keys_release says its zeroing failed */
 /* A device's resident key table as the fake holds it (NULL and *cap 0 when none). */
 const uint32_t *bsgpu_fake_table(int device, uint32_t *cap);
 

@@ -172,11 +172,15 @@ static void test_backend(void **state)
 
     /* Silently wrong (the fake's device corrupts its own output, every call, the recheck's too):
      * the self-check catches it, the CPU redoes the part, the device is out. */
+    status_has(be, "device_key_wipe_failures=0 ");
     bsgpu_fake_silent = 1;
+    bsgpu_fake_fail_wipe = 1; /* and its key table cannot be zeroed: said, not hidden */
     run_batch(be, &loop, &bs_gift64_bs64, 0, NULL);
     bsgpu_fake_silent = 0;
+    bsgpu_fake_fail_wipe = 0;
     status_has(be, "gpus_failed=1");
     status_has(be, "self_check_failures=1");
+    status_has(be, "device_key_wipe_failures=1 ");
     status_has(be, "differs from its redundant computation");
     be->ops->destroy(be);
     be = bsd_backend_cuda_create(&loop, 2);
