@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -432,12 +433,65 @@ static void test_resident_keys(void **state)
     uv_loop_close(&loop);
 }
 
+/*
+ * A slot used again while its load is still pending: session A opens and closes, its slot zeroed
+ * on both devices by the sync, whose after-callback has not run yet (the loop has not), so the
+ * next change waits for it; session B opens, gets A's slot back, and its batch is queued before
+ * the loop runs again. The part must apply B's load under its device's lock before it names the
+ * slot: job 0 (B's) is compared with bs_ctr_keystream under B's key by run_batch, and A's key,
+ * which the slot held, differs from it.
+ */
+static void test_slot_reuse(void **state)
+{
+    (void)state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    bsgpu_fake_devices = 2;
+    bsd_backend *be = bsd_backend_cuda_create(&loop, 2);
+    assert_non_null(be);
+    const bs_block_cipher *c = &bs_present80_bs64;
+    set_keys(c);
+    assert_memory_not_equal(&ks[0], &ks[1], sizeof ks[0]);
+    const uint32_t ha = be->ops->open_key(be, c, &ks[1]); /* A's key: ks[1] */
+    assert_int_not_equal(ha, 0);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    const uint64_t loads0 = bsgpu_fake_key_loads[0], loads1 = bsgpu_fake_key_loads[1];
+    const uint64_t wipes0 = bsgpu_fake_key_wipes[0], wipes1 = bsgpu_fake_key_wipes[1];
+    be->ops->close_key(be, ha);
+    /* The sync's work (on the pool) zeroes the slot on both devices; bounded wait, 60 s. */
+    for (int i = 0; i < 60000; i++) {
+        if (__atomic_load_n(&bsgpu_fake_key_wipes[0], __ATOMIC_ACQUIRE) > wipes0 &&
+            __atomic_load_n(&bsgpu_fake_key_wipes[1], __ATOMIC_ACQUIRE) > wipes1)
+            break;
+        const struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    assert_true(__atomic_load_n(&bsgpu_fake_key_wipes[0], __ATOMIC_ACQUIRE) > wipes0);
+    assert_true(__atomic_load_n(&bsgpu_fake_key_wipes[1], __ATOMIC_ACQUIRE) > wipes1);
+    uint32_t h[NSESS] = {0};
+    h[0] = be->ops->open_key(be, c, &ks[0]); /* B: session 0 of run_batch, key ks[0] */
+    assert_int_equal(h[0], ha);              /* A's slot again */
+    /* Submitted before the loop runs: no sync is under way for B's load. */
+    run_batch(be, &loop, c, 0, h);
+    /* B's key was loaded once on each device, by the part or the sync that followed it. */
+    assert_int_equal(bsgpu_fake_key_loads[0], loads0 + 1);
+    assert_int_equal(bsgpu_fake_key_loads[1], loads1 + 1);
+    status_has(be, "gpus_failed=0");
+    status_has(be, "cpu_fallbacks=0 ");
+    be->ops->close_key(be, h[0]);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_true(table_zero(0) && table_zero(1));
+    be->ops->destroy(be);
+    uv_loop_close(&loop);
+}
+
 int main(void)
 {
     bs_test_seed();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_backend),
         cmocka_unit_test(test_resident_keys),
+        cmocka_unit_test(test_slot_reuse),
         cmocka_unit_test(test_adjacent_mappings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
