@@ -8,6 +8,16 @@
  * of a word is block SW_G l + g. Functions a width does not need are unused. It undefines
  * those five knobs at its end (the next width defines its own).
  */
+/*
+ * Rows of a layer unrolled a step (the SubBox layers and MixColumns: 32 rows in steps of 8).
+ * Fully unrolled, a zmm round's three functions were about 35 KiB of code, more than the 32 KiB
+ * L1 instruction cache: their speed then depended on where the linker put the code around them
+ * (up to 15 % apart for the same functions), and a 16 KiB call, whose EVP and XOR code came in
+ * between, lost more of them than a 1 MiB one. In steps of 8 they are about 12 KiB (Zen 5,
+ * `openssl speed` through the provider, alternated with the fully unrolled ones: 1 MiB level,
+ * 16 KiB 7.6 % faster; steps of 4 and 16 were slower than 8).
+ */
+#define SW_ROWS 8
 /* v ^ the lane mask *k, broadcast to the elements. */
 static inline SW_V SW_FN(key_xor)(SW_V v, const uint64_t *k)
 {
@@ -16,24 +26,28 @@ static inline SW_V SW_FN(key_xor)(SW_V v, const uint64_t *k)
 
 /*
  * One SubBox layer: row i of d from rows (i + j * sc) mod 32 of column j of s (sc = 1: the
- * ShiftColumns before it folded into the reads). All indices are constants once unrolled.
+ * ShiftColumns before it folded into the reads). The indices depend on the row only: public.
  */
 static inline __attribute__((always_inline)) void
 SW_FN(subbox_layer)(SW_V *restrict d, const SW_V *restrict s, unsigned sc)
 {
+#pragma GCC unroll 1
+    for (unsigned i0 = 0; i0 < 32; i0 += SW_ROWS) {
 #pragma GCC unroll 32
-    for (unsigned i = 0; i < 32; i++) {
-        const SW_V x0 = s[(i + 0 * sc) % 32], x1 = s[32 + (i + 1 * sc) % 32],
-                   x2 = s[64 + (i + 2 * sc) % 32], x3 = s[96 + (i + 3 * sc) % 32],
-                   x4 = s[128 + (i + 4 * sc) % 32], x5 = s[160 + (i + 5 * sc) % 32];
-        SW_V y0, y1, y2, y3, y4, y5;
-        SW_SUBBOX(y0, y1, y2, y3, y4, y5, x0, x1, x2, x3, x4, x5);
-        d[i] = y0;
-        d[32 + i] = y1;
-        d[64 + i] = y2;
-        d[96 + i] = y3;
-        d[128 + i] = y4;
-        d[160 + i] = y5;
+        for (unsigned e = 0; e < SW_ROWS; e++) {
+            const unsigned i = i0 + e;
+            const SW_V x0 = s[(i + 0 * sc) % 32], x1 = s[32 + (i + 1 * sc) % 32],
+                       x2 = s[64 + (i + 2 * sc) % 32], x3 = s[96 + (i + 3 * sc) % 32],
+                       x4 = s[128 + (i + 4 * sc) % 32], x5 = s[160 + (i + 5 * sc) % 32];
+            SW_V y0, y1, y2, y3, y4, y5;
+            SW_SUBBOX(y0, y1, y2, y3, y4, y5, x0, x1, x2, x3, x4, x5);
+            d[i] = y0;
+            d[32 + i] = y1;
+            d[64 + i] = y2;
+            d[96 + i] = y3;
+            d[128 + i] = y4;
+            d[160 + i] = y5;
+        }
     }
 }
 
@@ -57,22 +71,28 @@ __attribute__((noinline)) static void SW_FN(mix_key)(SW_V *restrict d, const SW_
 #pragma GCC unroll 6
     for (unsigned j = 0; j < 6; j++) {
         const SW_V *c = s + 32 * j;
+#pragma GCC unroll 1
+        for (unsigned i0 = 0; i0 < 32; i0 += SW_ROWS) {
 #pragma GCC unroll 32
-        for (unsigned i = 0; i < 32; i++) {
-            const unsigned r = i + j;
-            const SW_V u = SW_XOR3(c[r % 32], c[(r + 1) % 32], c[(r + 5) % 32]);
-            const SW_V v = SW_XOR3(c[(r + 9) % 32], c[(r + 15) % 32], c[(r + 21) % 32]);
-            d[32 * j + i] = SW_FN(key_xor)(SW_XOR3(u, v, c[(r + 26) % 32]), k + 32 * j + i);
+            for (unsigned e = 0; e < SW_ROWS; e++) {
+                const unsigned i = i0 + e, r = i + j;
+                const SW_V u = SW_XOR3(c[r % 32], c[(r + 1) % 32], c[(r + 5) % 32]);
+                const SW_V v = SW_XOR3(c[(r + 9) % 32], c[(r + 15) % 32], c[(r + 21) % 32]);
+                d[32 * j + i] = SW_FN(key_xor)(SW_XOR3(u, v, c[(r + 26) % 32]), k + 32 * j + i);
+            }
         }
     }
 }
 
 /*
- * t: the pass in transposed order (t[TWORD(n)] = x[n]) -> the cipher of it, in the same order.
- * a, b: scratch of 192 words each.
+ * t: the pass in transposed order (t[TWORD(n)] = x[n]); a: scratch of 192 words. Returns t or
+ * a, whichever then holds the cipher of it in the same order (nr decides which: nothing
+ * secret); the other holds a round's state. t is read once, into a, and is the rounds' second
+ * buffer from then on: two buffers of state, not three (the caller wipes both).
  */
-static void SW_FN(rounds)(SW_V *t, SW_V *a, SW_V *b, const uint64_t *m, unsigned nr)
+static SW_V *SW_FN(rounds)(SW_V *t, SW_V *a, const uint64_t *m, unsigned nr)
 {
+    SW_V *b = t;
     for (unsigned j = 0; j < 6; j++)
         for (unsigned i = 0; i < 32; i++)
             a[32 * j + i] = SW_FN(key_xor)(t[TWORD(6 * i + j)], m + 32 * j + i);
@@ -90,7 +110,8 @@ static void SW_FN(rounds)(SW_V *t, SW_V *a, SW_V *b, const uint64_t *m, unsigned
     SW_FN(sb_shifted)(a, b);
     for (unsigned j = 0; j < 6; j++)
         for (unsigned i = 0; i < 32; i++)
-            t[TWORD(6 * i + j)] = SW_FN(key_xor)(a[32 * j + i], m + 32 * j + i);
+            b[TWORD(6 * i + j)] = SW_FN(key_xor)(a[32 * j + i], m + 32 * j + i);
+    return b;
 }
 
 /* One stage of the 64 x 64 bit transpose (the classic form: rows k and k + 32 -> 2k, 2k + 1). */
@@ -144,20 +165,20 @@ static inline void SW_FN(counter_words)(SW_V *x, uint64_t top, uint32_t lo)
 
 /*
  * A partial pass: t (192 words, TWORD order) -> E(t); blocks 0 .. n - 1 of it to out
- * (n <= 64 SW_G), read out element by element (a partial pass is at most one per call).
+ * (n <= 64 SW_G), read out element by element (a partial pass is at most one per call). t is
+ * left holding state: the caller wipes it.
  */
 __attribute__((unused)) static void SW_FN(part_out)(const uint64_t *m, unsigned nr, SW_V *t,
                                                     size_t n, uint8_t *out)
 {
-    BS_ALIGN(64) SW_V a[192], b[192];
-    SW_FN(rounds)(t, a, b, m, nr);
+    BS_ALIGN(64) SW_V a[192];
+    SW_V *o = SW_FN(rounds)(t, a, m, nr);
     for (unsigned c = 0; c < 3; c++)
-        SW_FN(transpose64)(t + 64 * c);
+        SW_FN(transpose64)(o + 64 * c);
     for (size_t blk = 0; blk < n; blk++)
         for (unsigned c = 0; c < 3; c++)
-            bs_store_be64(out + BS_SPEEDY_BLOCK * blk + 8 * c, t[64 * c + blk / SW_G][blk % SW_G]);
+            bs_store_be64(out + BS_SPEEDY_BLOCK * blk + 8 * c, o[64 * c + blk / SW_G][blk % SW_G]);
     bs_wipe(a, sizeof a);
-    bs_wipe(b, sizeof b);
 }
 
 /* n keystream blocks (n <= 64 SW_G) from the counter c0 | c1 | top | lo, lo the inc32 word. */
@@ -193,3 +214,4 @@ __attribute__((unused)) static void SW_FN(load_blocks)(SW_V *t, const uint8_t *i
 #undef SW_FN
 #undef SW_XOR3
 #undef SW_SUBBOX
+#undef SW_ROWS
