@@ -25,6 +25,7 @@ void bsd_shm_unref(bsd_shm *m)
             m->registered_with->ops->unregister_memory(m->registered_with, m->base);
         munmap(m->base, m->size);
         m->peer->shm_bytes -= m->size;
+        free(m->populated);
         free(m);
     }
 }

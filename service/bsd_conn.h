@@ -27,7 +27,15 @@ typedef struct bsd_shm {
     uint64_t size;
     bsd_backend *registered_with; /* the backend that registered it, or NULL */
     bsd_peer *peer;               /* charged size (shm_bytes) until the unmap */
+    /*
+     * For a file mapped with holes: one bit per 2^BSD_SHM_CHUNK_LOG2 bytes (64 KiB), set once that
+     * chunk's pages are allocated (bsd_handlers.c, shm_populate). NULL: every page was allocated at
+     * MAP_SHM.
+     */
+    uint8_t *populated;
 } bsd_shm;
+
+#define BSD_SHM_CHUNK_LOG2 16
 
 typedef struct bsd_session {
     int refs;

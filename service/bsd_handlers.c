@@ -5,6 +5,7 @@
  */
 #include "bsd_handlers.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,10 @@
 #include "bsd_log.h"
 #include "bsd_status.h"
 #include "modes/ctr.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 (uapi asm-generic/mman-common.h) */
+#endif
 
 /* KEYSTREAM requests one connection may have in flight (clients use 8 at most). */
 #define BSD_CONN_MAX_INFLIGHT 64
@@ -120,14 +125,24 @@ static void handle_map_shm(bsd_conn *c, const bsd_request *r)
      * MAP_POPULATE does): then the workers' writes into reused windows take no page faults, and
      * populating only maps pages the client was charged for. A file with holes is mapped as it is,
      * so that a client cannot make the daemon allocate (and be charged for) a whole mapping it
-     * never asks keystream for: the daemon's writes then allocate only the windows requested,
-     * within the uid's max_shm_bytes_per_uid.
+     * never asks keystream for: only the windows requested are allocated (shm_populate, before
+     * their jobs run), within the uid's max_shm_bytes_per_uid.
      */
     const int allocated = (uint64_t)st.st_blocks * 512 >= (uint64_t)st.st_size;
     void *base = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE,
                       MAP_SHARED | (allocated ? MAP_POPULATE : 0), fd, 0);
     close(fd);
     bsd_shm *m = base == MAP_FAILED ? NULL : (bsd_shm *)calloc(1, sizeof *m);
+    /* With holes: which chunks shm_populate has allocated (none yet). */
+    const size_t nchunks =
+        (size_t)((size + ((uint64_t)1 << BSD_SHM_CHUNK_LOG2) - 1) >> BSD_SHM_CHUNK_LOG2);
+    if (m != NULL && !allocated) {
+        m->populated = (uint8_t *)calloc(nchunks / 8 + 1, 1);
+        if (m->populated == NULL) {
+            free(m);
+            m = NULL;
+        }
+    }
     if (m == NULL) {
         if (base != MAP_FAILED)
             munmap(base, (size_t)size);
@@ -147,6 +162,58 @@ static void handle_map_shm(bsd_conn *c, const bsd_request *r)
     bsd_shm_unref(c->shm);
     c->shm = m;
     bsd_conn_send(c, BSD_OP_MAP_SHM | BSD_OP_REPLY, id, NULL, 0);
+}
+
+/*
+ * Allocates the pages of [off, off + len) of a mapping with holes before a backend writes there,
+ * a chunk (2^BSD_SHM_CHUNK_LOG2 bytes) at a time, each chunk once for the mapping's life. A write
+ * that allocates a page and finds no memory (memfd or memory cgroup full, strict overcommit)
+ * would get SIGBUS, and the daemon with it; MADV_POPULATE_WRITE reports it as an error instead,
+ * answered to that one request. 0, or the negative errno of the failed allocation. Where the
+ * kernel has no MADV_POPULATE_WRITE (before Linux 5.14: EINVAL) the backend's writes allocate the
+ * pages, as they did before.
+ */
+static int shm_populate(bsd_shm *m, uint64_t off, uint64_t len)
+{
+    static int unsupported;
+    if (m->populated == NULL || len == 0 || unsupported)
+        return 0;
+    const uint64_t chunk = (uint64_t)1 << BSD_SHM_CHUNK_LOG2;
+    uint64_t i = off >> BSD_SHM_CHUNK_LOG2;
+    const uint64_t end = (off + len - 1) >> BSD_SHM_CHUNK_LOG2;
+    while (i <= end) {
+        if (m->populated[i / 8] & (1u << (i % 8))) {
+            i++;
+            continue;
+        }
+        uint64_t j = i;
+        while (j + 1 <= end && !(m->populated[(j + 1) / 8] & (1u << ((j + 1) % 8))))
+            j++;
+        const uint64_t a = i * chunk;
+        const uint64_t b = (j + 1) * chunk < m->size ? (j + 1) * chunk : m->size;
+        int r = -ENOMEM; /* the test hook's answer */
+        if (bsd_fault_mode() != BSD_FAULT_NOMEM) {
+            while ((r = madvise(m->base + a, (size_t)(b - a), MADV_POPULATE_WRITE)) != 0 &&
+                   errno == EINTR)
+                ;
+            if (r != 0)
+                r = -errno;
+        }
+        if (r == -EINVAL) {
+            unsupported = 1;
+            BSD_WARN("shm_populate",
+                     "reason=\"madvise(MADV_POPULATE_WRITE): %s; windows are "
+                     "allocated by the backend's writes\"",
+                     strerror(EINVAL));
+            return 0;
+        }
+        if (r != 0)
+            return r;
+        for (uint64_t k = i; k <= j; k++)
+            m->populated[k / 8] |= (uint8_t)(1u << (k % 8));
+        i = j + 1;
+    }
+    return 0;
 }
 
 static void handle_open(bsd_conn *c, bsd_request *r)
@@ -290,6 +357,17 @@ static void handle_keystream(bsd_conn *c, const bsd_request *r)
     const uint64_t npieces = piece_log2 != 0 ? BSD_KS_NPIECES(bytes, piece_log2) : 0;
     if (npieces > BSD_KS_MAX_PIECES) {
         bsd_conn_send_error(c, id, BSD_E_RANGE, "more pieces than a reply holds");
+        return;
+    }
+    const int pr = shm_populate(c->shm, k->shm_offset, bytes);
+    if (pr != 0) {
+        char why[BSD_ERROR_TEXT_MAX];
+        snprintf(why, sizeof why, "cannot allocate the window's shared memory: %s", strerror(-pr));
+        BSD_PEER_LOG(&d->peers, peer, "warn", "shm_populate",
+                     "conn=%u uid=%u offset=%llu bytes=%llu reason=\"%s\"", c->cid,
+                     (unsigned)c->uid, (unsigned long long)k->shm_offset, (unsigned long long)bytes,
+                     why);
+        bsd_conn_send_error(c, id, BSD_E_BUSY, why);
         return;
     }
     ks_job *kj = (ks_job *)calloc(1, sizeof *kj + (size_t)npieces * sizeof(uint64_t));

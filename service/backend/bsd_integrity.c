@@ -21,6 +21,8 @@ const char *bsd_fault_init(void)
         fault_mode = BSD_FAULT_WRONG;
     else if (strcmp(f, "window") == 0)
         fault_mode = BSD_FAULT_WINDOW;
+    else if (strcmp(f, "nomem") == 0)
+        fault_mode = BSD_FAULT_NOMEM;
     else
         return NULL;
     return f;

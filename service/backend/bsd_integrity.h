@@ -28,11 +28,20 @@ void bsd_job_piece_digests(const bsd_job *job, uint64_t *out, size_t npieces);
  * it as the window held it before the backend (the CPU backend: the client's zeroes; CUDA: the
  * poison); "wrong" makes every block wrong before it is sealed (a consistently wrong backend);
  * "window" writes into the CUDA backend's window after the device's copy, as a client can (the
- * self-check fails, the device's private recheck agrees: the part is redone, the device stays).
+ * self-check fails, the device's private recheck agrees: the part is redone, the device stays);
+ * "nomem" makes the daemon's allocation of a window's shared pages fail as when the kernel has
+ * no memory for them (ENOMEM).
  * Returns the mode's name, or NULL when no fault is set.
  */
 const char *bsd_fault_init(void);
-enum { BSD_FAULT_NONE, BSD_FAULT_SKIP, BSD_FAULT_UNWRITTEN, BSD_FAULT_WRONG, BSD_FAULT_WINDOW };
+enum {
+    BSD_FAULT_NONE,
+    BSD_FAULT_SKIP,
+    BSD_FAULT_UNWRITTEN,
+    BSD_FAULT_WRONG,
+    BSD_FAULT_WINDOW,
+    BSD_FAULT_NOMEM
+};
 int bsd_fault_mode(void);
 
 #endif

@@ -40,7 +40,9 @@ struct bsd_client {
     bsd_hello_rep info;
     uint8_t *shm;
     size_t shm_size;
-    int shm_populated; /* allocated whole here (bsd_client_map_shm), so freed here at close */
+    int shm_populated;   /* allocated whole here (bsd_client_map_shm), so freed here at close */
+    uint32_t unanswered; /* requests sent whose reply has not been read (a job may be running) */
+    int raw_sent;        /* bsd_client_send_raw was used: unanswered is not known */
     parked parked[BSD_CLIENT_PARKED];
     unsigned nparked;
     pieces_sink sinks[BSD_CLIENT_PARKED];
@@ -235,6 +237,7 @@ static int send_frame(bsd_client *c, uint8_t op, const uint8_t *payload, size_t 
     explicit_bzero(buf, sizeof buf);
     if (r != 0)
         return r;
+    c->unanswered++;
     if (id_out != NULL)
         *id_out = id;
     return 0;
@@ -359,6 +362,8 @@ static int read_reply(bsd_client *c, uint32_t id, uint8_t expect_op, uint8_t *ou
                 c->parked[c->nparked].digest = k.digest;
                 c->nparked++;
             }
+            if (h.id != 0 && c->unanswered > 0)
+                c->unanswered--;
             size_t used = BSD_HDR_LEN + h.len;
             memmove(c->rbuf, c->rbuf + used, c->rlen - used);
             c->rlen -= used;
@@ -482,11 +487,14 @@ void bsd_client_close(bsd_client *c)
      * Memory this process allocated whole it also frees, here: otherwise the daemon's unmap,
      * the last reference once the socket is closed, freed every page on its loop thread (after a
      * 1 GiB mapping, the next stream's daemon CPU measured 0.26 ns/B instead of 0.11 on the
-     * 2-vCPU VM, and its rate fell from 10 to 4 GB/s; other clients wait meanwhile). The
-     * hole punched zeroes the file; a job still in flight only allocates what it writes again.
-     * Not in a child after fork(): the memory is the parent's.
+     * 2-vCPU VM, and its rate fell from 10 to 4 GB/s; other clients wait meanwhile). Not while
+     * a request is unanswered (e.g. after a timeout): its job may still be running, and the
+     * hole would zero words under the daemon's check (PROTOCOL.md "Integrity") and make its
+     * writes allocate pages again; the daemon's unmap frees them then. Not in a child after
+     * fork(): the memory is the parent's.
      */
-    if (c->shm != NULL && c->shm_populated && bsd_client_getpid() == c->pid)
+    if (c->shm != NULL && c->shm_populated && c->unanswered == 0 && !c->raw_sent &&
+        bsd_client_getpid() == c->pid)
         (void)madvise(c->shm, c->shm_size, MADV_REMOVE);
     if (c->shm != NULL)
         munmap(c->shm, c->shm_size);
@@ -531,8 +539,8 @@ int bsd_client_map_shm_ex(bsd_client *c, size_t size, int populate)
         r = -errno;
     /*
      * populate: every page allocated here, at once, and the daemon maps them all (no faults on
-     * either side). Else pages are allocated as they are first written: the daemon's writes of
-     * the windows it is asked for, within the uid's quota (PROTOCOL.md, MAP_SHM).
+     * either side). Else the daemon allocates the windows it is asked for, before it writes
+     * them, within the uid's quota (PROTOCOL.md, MAP_SHM).
      */
     void *p = r == 0 ? mmap(NULL, size, PROT_READ | PROT_WRITE,
                             MAP_SHARED | (populate ? MAP_POPULATE : 0), fd, 0)
@@ -759,5 +767,6 @@ int bsd_client_rate(bsd_client *c, const char *cipher, bsd_rate_rep *out)
 
 int bsd_client_send_raw(bsd_client *c, const void *buf, size_t len, int fd)
 {
+    c->raw_sent = 1;
     return send_all(c, (const uint8_t *)buf, len, fd);
 }

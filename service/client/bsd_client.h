@@ -43,8 +43,11 @@ int bsd_client_fd(const bsd_client *c);
 /*
  * Creates a sealed memfd of size bytes, maps it here and in the daemon (MAP_SHM), every page
  * allocated at once (MAP_POPULATE: no page faults on either side, for a mapping that will be
- * written whole). _ex with populate 0: pages are allocated as first written (the daemon's writes
- * of the windows asked for), so memory never asked for costs nothing.
+ * written whole); bsd_client_close frees it again (a hole punched) unless a request is still
+ * unanswered. _ex with populate 0: this process allocates none of it; the daemon allocates each
+ * window's pages before it first writes there (a failure is that request's error), so memory
+ * never asked for is never allocated, as long as this process writes only where the daemon has
+ * written (bsd_windows does).
  */
 int bsd_client_map_shm(bsd_client *c, size_t size);
 int bsd_client_map_shm_ex(bsd_client *c, size_t size, int populate);

@@ -19,16 +19,27 @@ static uint8_t *window_copy(bsd_windows *w, unsigned k)
     return w->priv + (size_t)k * w->slot_bytes;
 }
 
-/* The copies hold keystream: wiped before they are unmapped, in this process only (after fork
- * the child's are its own copy-on-write pages, wiped by its own close). */
+/*
+ * The copies hold keystream: wiped before they are unmapped, in this process only (after fork
+ * the child's are its own copy-on-write pages, wiped by its own close). Only the bytes each copy
+ * ever held: the rest of the mapping was never written, and writing zeroes there would allocate
+ * it now (8 MiB for a stream that used one 64 KiB window).
+ */
 static void drop_copies(bsd_windows *w)
 {
     if (w->priv == NULL)
         return;
-    bs_wipe(w->priv, w->priv_size);
+    for (unsigned k = 0; k < w->nslots; k++)
+        bs_wipe(w->priv + (size_t)k * w->slot_bytes, w->slot[k].copied);
     munmap(w->priv, w->priv_size);
     w->priv = NULL;
     w->priv_size = 0;
+}
+
+static void note_used(bsd_window_slot *s, size_t bytes)
+{
+    if (s->used < bytes)
+        s->used = bytes;
 }
 
 /*
@@ -36,7 +47,9 @@ static void drop_copies(bsd_windows *w)
  * window with a request in flight is left alone: the daemon may still be writing it, and it
  * counts the zeroes it finds there as words its backend did not write (PROTOCOL.md
  * "Integrity"), so zeroes landing mid-job would read as a fault of the daemon's. Its keystream
- * goes with the mapping.
+ * goes with the mapping. Of each other window, only the bytes the daemon ever wrote are wiped:
+ * its pages beyond were never allocated, and zeroes written there would allocate them here, at
+ * close (and could fail there, as SIGBUS, inside the application's free of its context).
  */
 static void drop(bsd_windows *w)
 {
@@ -45,18 +58,14 @@ static void drop(bsd_windows *w)
     size_t size = 0;
     uint8_t *m = bsd_client_shm(w->client, &size);
     if (m != NULL && w->pid == bsd_client_getpid()) {
-        size_t done = 0;
-        for (unsigned k = 0; k < w->nslots && done + w->slot_bytes <= size; k++) {
+        for (unsigned k = 0; k < w->nslots && (size_t)(k + 1) * w->slot_bytes <= size; k++)
             if (w->slot[k].state != 1)
-                bs_wipe(m + done, w->slot_bytes);
-            done += w->slot_bytes;
-        }
-        bs_wipe(m + done, size - done);
+                bs_wipe(window_mem(w, k), w->slot[k].used);
     }
     bsd_client_close(w->client);
     w->client = NULL;
-    memset(w->slot, 0, sizeof w->slot);
     drop_copies(w);
+    memset(w->slot, 0, sizeof w->slot);
 }
 
 void bsd_windows_fail(bsd_windows *w, int err)
@@ -117,10 +126,12 @@ int bsd_windows_open_by_cost(bsd_windows *w, const bsd_client_opts *co, const bs
         return -ECANCELED;
     }
     /*
-     * Not pre-faulted: a stream allocates only the slots it reaches (a message just over the
+     * Not pre-faulted: a stream allocates only the windows it reaches (a message just over the
      * offload threshold used to allocate all nslots windows, 8 MiB, about 5 ms of this process's
-     * CPU on a 2-vCPU VM whatever its length); the daemon's first write of each page allocates
-     * it, within the uid's quota, and the ring is reused for the connection's life.
+     * CPU on a 2-vCPU VM whatever its length). The daemon allocates a window's pages before its
+     * first request there is computed (MADV_POPULATE_WRITE: a failure to allocate is that
+     * request's error, and the stream goes on in-process), within the uid's quota; the ring is
+     * reused for the connection's life, and this process writes only pages the daemon allocated.
      */
     r = bsd_client_map_shm_ex(w->client, slot_bytes * w->nslots, 0);
     if (r == 0)
@@ -200,6 +211,7 @@ int bsd_windows_wait_pieces(bsd_windows *w, unsigned k, uint64_t *digest, uint8_
         bsd_windows_fail(w, r);
         return r;
     }
+    note_used(s, (size_t)s->nblocks * w->bc->block_len);
     s->state = 3;
     *shared = window_mem(w, k);
     return 0;
@@ -241,6 +253,9 @@ int bsd_windows_get(bsd_windows *w, unsigned k, const bs_key_schedule *ks, const
          */
         size_t bytes = (size_t)s->nblocks * w->bc->block_len;
         if (r == 0) {
+            note_used(s, bytes);
+            if (s->copied < bytes)
+                s->copied = bytes;
             /*
              * One pass: each word is read from the shared window once, stored in the copy,
              * zeroed in the shared window and digested from the register it was read into
@@ -272,6 +287,7 @@ int bsd_windows_discard(bsd_windows *w, unsigned k)
             bsd_windows_fail(w, r);
             return r;
         }
+        note_used(s, (size_t)s->nblocks * w->bc->block_len);
     }
     bsd_windows_release(w, k);
     return 0;

@@ -40,6 +40,13 @@ typedef struct bsd_window_slot {
      */
     int state;
     int dirty; /* the shared window may hold keystream (asked for and not wiped since) */
+    /*
+     * The most bytes of the shared window any answered request wrote, and of the private copy
+     * any check wrote: what close wipes (the rest of each was never touched, and its pages
+     * never allocated: wiping them would allocate them).
+     */
+    size_t used;
+    size_t copied;
 } bsd_window_slot;
 
 typedef struct bsd_windows {
