@@ -28,6 +28,7 @@
 #include "bs_digest.h"
 #include "bsd_integrity.h"
 #include "bsgpu_lanes.h" /* BSGPU_XKEY_STRIDE_MAX: a key slot's words */
+#include "backend_status.h"
 #include "fake_bsgpu.h"
 #include "modes/ctr.h"
 #include "testutil.h"
@@ -110,17 +111,6 @@ static void run_batch(bsd_backend *be, uv_loop_t *loop, const bs_block_cipher *c
         assert_true(digest == bs_digest(jobs[j].counter, bl, jobs[j].nblocks, want));
         free(want);
         free(jobs[j].dst);
-    }
-}
-
-/* With the daemon's own buffer size (bsd_status.c, bsd_main.c): a field cut off there is lost. */
-static void status_has(bsd_backend *be, const char *what)
-{
-    char line[BSD_DESCRIBE_MAX];
-    be->ops->describe(be, line, sizeof line);
-    if (strstr(line, what) == NULL) {
-        printf("STATUS: %s\nwanted: %s\n", line, what);
-        fail();
     }
 }
 

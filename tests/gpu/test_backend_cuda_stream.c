@@ -23,6 +23,7 @@
 #include "bs_digest.h"
 #include "bsd_backend_cuda.h"
 #include "bsd_integrity.h"
+#include "backend_status.h"
 #include "fake_bsgpu.h"
 #include "modes/ctr.h"
 #include "testutil.h"
@@ -159,16 +160,6 @@ static void test_stream_windows(void **state)
         for (int r = 0; r < 2; r++)
             run_round(be, &loop, cs[i], 1, -1);
         stop(be, &loop);
-    }
-}
-
-static void status_has(bsd_backend *be, const char *what)
-{
-    char line[BSD_DESCRIBE_MAX];
-    be->ops->describe(be, line, sizeof line);
-    if (strstr(line, what) == NULL) {
-        printf("STATUS: %s\nwanted: %s\n", line, what);
-        fail();
     }
 }
 

@@ -222,6 +222,29 @@ static int all_equal(const uint8_t *p, size_t n, uint8_t v)
 }
 
 /*
+ * Closes c, then has a child forked before the close (so that it keeps the mapping) check that
+ * the n bytes at p all read v: what the close did to the memory the mapping shares.
+ */
+static void closed_then_equal(bsd_client *c, const uint8_t *p, size_t n, uint8_t v)
+{
+    int go[2], st = 0;
+    CHECK(pipe(go) == 0);
+    const pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        char b;
+        close(go[1]);
+        _exit(read(go[0], &b, 1) == 1 && all_equal(p, n, v) ? 0 : 1);
+    }
+    close(go[0]);
+    bsd_client_close(c);
+    CHECK(write(go[1], "x", 1) == 1);
+    close(go[1]);
+    CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st));
+    CHECK(WEXITSTATUS(st) == 0);
+}
+
+/*
  * A mapping the client allocated whole (bsd_client_map_shm) is freed by the client at close (a
  * hole punched in the file), not left to the daemon's unmap; but a child after fork() that
  * closes its copy of the client leaves the parent's memory alone. A child's inherited mapping of
@@ -242,22 +265,8 @@ static void close_frees_own_memory(void)
     int st = 0;
     CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
     CHECK(all_equal(m, MIB, 0xa5));
-    int go[2];
-    CHECK(pipe(go) == 0);
-    pid = fork();
-    CHECK(pid >= 0);
-    if (pid == 0) {
-        char b;
-        close(go[1]);
-        /* After the parent's close: the file's pages are gone, the mapping reads zeroes. */
-        _exit(read(go[0], &b, 1) == 1 && all_equal(m, MIB, 0) ? 0 : 1);
-    }
-    close(go[0]);
-    bsd_client_close(c);
-    CHECK(write(go[1], "x", 1) == 1);
-    close(go[1]);
-    CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st));
-    CHECK(WEXITSTATUS(st) == 0);
+    /* After the parent's close: the file's pages are gone, the mapping reads zeroes. */
+    closed_then_equal(c, m, MIB, 0);
     printf("bsd_client_close frees a mapping it allocated whole (not in a child after fork)\n");
 
     /*
@@ -274,22 +283,9 @@ static void close_frees_own_memory(void)
     uint8_t key[BS_KEY_MAX] = {3}, ctr[BS_BLOCK_MAX] = {0};
     uint32_t sid, rid;
     CHECK(bsd_client_open_session(c, cs[0]->name, key, cs[0]->key_len, &sid, NULL) == 0);
-    CHECK(pipe(go) == 0);
-    pid = fork();
-    CHECK(pid >= 0);
-    if (pid == 0) {
-        char b;
-        close(go[1]);
-        _exit(read(go[0], &b, 1) == 1 && all_equal(m + MIB / 2, MIB / 2, 0xa5) ? 0 : 1);
-    }
-    close(go[0]);
     CHECK(bsd_client_keystream_submit(c, sid, ctr, cs[0]->block_len, MIB / 2 / cs[0]->block_len, 0,
                                       &rid) == 0);
-    bsd_client_close(c);
-    CHECK(write(go[1], "x", 1) == 1);
-    close(go[1]);
-    CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st));
-    CHECK(WEXITSTATUS(st) == 0);
+    closed_then_equal(c, m + MIB / 2, MIB / 2, 0xa5);
     printf("bsd_client_close with a request unanswered leaves the mapping to the daemon\n");
 }
 
