@@ -13,6 +13,14 @@
  * a fixed rate, not the core clock). The single-instruction rows say which units the
  * instructions share.
  *
+ * The other way to move Rijndael-256's bytes before AESENC keeps a block's two halves in two
+ * registers (X: columns 0..3, Y: columns 4..7, of four blocks each) and moves them with in-lane
+ * dword shuffles and byte blends only: with RX, RY the halves' dwords rotated by one (VPSHUFD),
+ * X' takes row 0 from X, row 1 from X and Y, row 2 from RX and RY, row 3 from RY (and Y' the
+ * same with X and Y swapped), so that AESENC's own ShiftRows then completes Rijndael-256's: two
+ * VPSHUFD and six VPBLENDMB a pair of registers a round, where the VPERMB way takes two VPERMB.
+ * The rows below say which units each way's instructions share with VAESENC.
+ *
  * Run it pinned to one CPU of an otherwise idle core: `taskset -c 1
  * <build>/bench/uarch/vector_units`. A busy SMT sibling shares these units and makes every row
  * slower.
@@ -53,10 +61,33 @@ int main(void)
     ICLMUL(16)                                                                                     \
     ICLMUL(17) ICLMUL(18) ICLMUL(19) ICLMUL(20) ICLMUL(21) ICLMUL(22) ICLMUL(23) ICLMUL(24)
 
+#define ISHUFD(j) "vpshufd $0x39, %%zmm28, %%zmm" S(j) "\n\t"
+#define IBLEND(j) "vpblendmb %%zmm29, %%zmm28, %%zmm" S(j) "%{%%k1%}\n\t"
+/* One round of a register pair (x, y) by dword shuffles and byte blends (see above); k1..k3 the
+ * row masks (their values do not change the timing), t0..t5 temporaries. */
+#define SPLIT(x, y, t0, t1, t2, t3, t4, t5)                                                        \
+    "vpshufd $0x39, %%zmm" S(x) ", %%zmm" S(t0) "\n\t"                                            \
+    "vpshufd $0x39, %%zmm" S(y) ", %%zmm" S(t1) "\n\t"                                            \
+    "vpblendmb %%zmm" S(y) ", %%zmm" S(x) ", %%zmm" S(t2) "%{%%k1%}\n\t"                            \
+    "vpblendmb %%zmm" S(x) ", %%zmm" S(y) ", %%zmm" S(t3) "%{%%k1%}\n\t"                            \
+    "vpblendmb %%zmm" S(t0) ", %%zmm" S(t1) ", %%zmm" S(t4) "%{%%k2%}\n\t"                          \
+    "vpblendmb %%zmm" S(t1) ", %%zmm" S(t0) ", %%zmm" S(t5) "%{%%k2%}\n\t"                          \
+    "vpblendmb %%zmm" S(t4) ", %%zmm" S(t2) ", %%zmm" S(x) "%{%%k3%}\n\t"                           \
+    "vpblendmb %%zmm" S(t5) ", %%zmm" S(t3) ", %%zmm" S(y) "%{%%k3%}\n\t" AES(x) AES(y)
+#define SPLIT8                                                                                     \
+    SPLIT(0, 1, 16, 17, 18, 19, 20, 21)                                                            \
+    SPLIT(2, 3, 22, 23, 24, 25, 26, 27)                                                            \
+    SPLIT(4, 5, 16, 17, 18, 19, 20, 21)                                                            \
+    SPLIT(6, 7, 22, 23, 24, 25, 26, 27)                                                            \
+    SPLIT(8, 9, 16, 17, 18, 19, 20, 21)                                                            \
+    SPLIT(10, 11, 22, 23, 24, 25, 26, 27)                                                          \
+    SPLIT(12, 13, 16, 17, 18, 19, 20, 21)                                                          \
+    SPLIT(14, 15, 22, 23, 24, 25, 26, 27)
+
 #define CLOBBER                                                                                    \
     "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",       \
         "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20",  \
-        "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27"
+        "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "k1", "k2", "k3"
 
 #define TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi,vaes,vpclmulqdq"), noinline))
 
@@ -81,11 +112,17 @@ MEASURE(m_perm, REP12H(IPERM))
 MEASURE(m_clmul, REP12H(ICLMUL))
 MEASURE(m_aes_perm, REP12(IAES) REP12H(IPERM))
 MEASURE(m_aes_clmul, REP12(IAES) REP12H(ICLMUL))
+MEASURE(m_shufd, REP12H(ISHUFD))
+MEASURE(m_blend, REP12H(IBLEND))
+MEASURE(m_aes_shufd, REP12(IAES) REP12H(ISHUFD))
+MEASURE(m_aes_blend, REP12(IAES) REP12H(IBLEND))
+MEASURE(m_aes_blend2, REP12(IAES) REP12H(IBLEND) REP12H(IBLEND))
 /* Two rounds of the 16 registers a body: 1/7 of a KiB's 14 rounds. */
 MEASURE(m_aes256, REP16(AES) REP16(AES))
 MEASURE(m_r256, REP16(PAIR) REP16(PAIR))
 MEASURE(m_aes256_gh, REP16(AES) CL9 REP16(AES))
 MEASURE(m_r256_gh, REP16(PAIR) CL9 REP16(PAIR))
+MEASURE(m_r256_split, SPLIT8 SPLIT8)
 
 static int have_units(void)
 {
@@ -124,7 +161,11 @@ int main(void)
     printf("| independent zmm instructions | TSC each |\n|---|---|\n");
     printf("| VAESENC | %.3f |\n| VPERMB | %.3f |\n| VPCLMULQDQ | %.3f |\n", aes, perm, clmul);
     printf("| VAESENC and VPERMB, mixed 1:1 | %.3f |\n", aes_perm);
-    printf("| VAESENC and VPCLMULQDQ, mixed 1:1 | %.3f |\n\n", aes_clmul);
+    printf("| VAESENC and VPCLMULQDQ, mixed 1:1 | %.3f |\n", aes_clmul);
+    printf("| VPSHUFD | %.3f |\n| VPBLENDMB | %.3f |\n", m_shufd() / 12, m_blend() / 12);
+    printf("| VAESENC and VPSHUFD, mixed 1:1 | %.3f |\n", m_aes_shufd() / 24);
+    printf("| VAESENC and VPBLENDMB, mixed 1:1 | %.3f |\n", m_aes_blend() / 24);
+    printf("| VAESENC and VPBLENDMB, mixed 1:2 | %.3f |\n\n", m_aes_blend2() / 36);
 
     const double a256 = 7 * m_aes256(), r256 = 7 * m_r256();
     const double a256g = 7 * m_aes256_gh(), r256g = 7 * m_r256_gh();
@@ -133,6 +174,9 @@ int main(void)
     printf("| Rijndael-256 rounds (VPERMB, VAESENC) | %.1f | %.3f |\n", r256, a256 / r256);
     printf("| AES-256 rounds + 72 VPCLMULQDQ | %.1f | |\n", a256g);
     printf("| Rijndael-256 rounds + 72 VPCLMULQDQ | %.1f | %.3f |\n", r256g, a256g / r256g);
+    const double split = 7 * m_r256_split();
+    printf("| Rijndael-256 rounds, halves apart (VPSHUFD, VPBLENDMB, VAESENC) | %.1f | %.3f |\n", split,
+           a256 / split);
     return 0;
 }
 #endif
