@@ -65,15 +65,24 @@ int main(void)
 #define IBLEND(j) "vpblendmb %%zmm29, %%zmm28, %%zmm" S(j) "%{%%k1%}\n\t"
 /* One round of a register pair (x, y) by dword shuffles and byte blends (see above); k1..k3 the
  * row masks (their values do not change the timing), t0..t5 temporaries. */
-#define SPLIT(x, y, t0, t1, t2, t3, t4, t5)                                                        \
-    "vpshufd $0x39, %%zmm" S(x) ", %%zmm" S(t0) "\n\t"                                            \
-    "vpshufd $0x39, %%zmm" S(y) ", %%zmm" S(t1) "\n\t"                                            \
-    "vpblendmb %%zmm" S(y) ", %%zmm" S(x) ", %%zmm" S(t2) "%{%%k1%}\n\t"                            \
-    "vpblendmb %%zmm" S(x) ", %%zmm" S(y) ", %%zmm" S(t3) "%{%%k1%}\n\t"                            \
-    "vpblendmb %%zmm" S(t0) ", %%zmm" S(t1) ", %%zmm" S(t4) "%{%%k2%}\n\t"                          \
-    "vpblendmb %%zmm" S(t1) ", %%zmm" S(t0) ", %%zmm" S(t5) "%{%%k2%}\n\t"                          \
-    "vpblendmb %%zmm" S(t4) ", %%zmm" S(t2) ", %%zmm" S(x) "%{%%k3%}\n\t"                           \
-    "vpblendmb %%zmm" S(t5) ", %%zmm" S(t3) ", %%zmm" S(y) "%{%%k3%}\n\t" AES(x) AES(y)
+#define SPLIT(x, y, t0, t1, t2, t3, t4, t5)                                                                             \
+    "vpshufd $0x39, %%zmm" S(x) ", %%zmm" S(                                                                            \
+        t0) "\n\t"                                                                                                      \
+            "vpshufd $0x39, %%zmm" S(y) ", %%zmm" S(                                                                    \
+                t1) "\n\t"                                                                                              \
+                    "vpblendmb %%zmm" S(y) ", %%zmm" S(x) ", %%zmm" S(                                                  \
+                        t2) "%{%%k1%}\n\t"                                                                              \
+                            "vpblendmb %%zmm" S(x) ", %%zmm" S(y) ", %%zmm" S(                                          \
+                                t3) "%{%%k1%}\n\t"                                                                      \
+                                    "vpblendmb %%zmm" S(t0) ", %%zmm" S(t1) ", %%zmm" S(                                \
+                                        t4) "%{%%k2%}\n\t"                                                              \
+                                            "vpblendmb %%zmm" S(t1) ", %%zmm" S(t0) ", %%zmm" S(                        \
+                                                t5) "%{%%k2%}\n\t"                                                      \
+                                                    "vpblendmb %%zmm" S(t4) ", %%zmm" S(                                \
+                                                        t2) ", %%zmm" S(x) "%{%%k3%}\n\t"                               \
+                                                                           "vpblendmb %%zmm" S(t5) ", %%zmm" S(         \
+                                                                               t3) ", %%zmm" S(y) "%{%%k3%}\n\t" AES(x) \
+                                                                               AES(y)
 #define SPLIT8                                                                                     \
     SPLIT(0, 1, 16, 17, 18, 19, 20, 21)                                                            \
     SPLIT(2, 3, 22, 23, 24, 25, 26, 27)                                                            \
@@ -175,8 +184,8 @@ int main(void)
     printf("| AES-256 rounds + 72 VPCLMULQDQ | %.1f | |\n", a256g);
     printf("| Rijndael-256 rounds + 72 VPCLMULQDQ | %.1f | %.3f |\n", r256g, a256g / r256g);
     const double split = 7 * m_r256_split();
-    printf("| Rijndael-256 rounds, halves apart (VPSHUFD, VPBLENDMB, VAESENC) | %.1f | %.3f |\n", split,
-           a256 / split);
+    printf("| Rijndael-256 rounds, halves apart (VPSHUFD, VPBLENDMB, VAESENC) | %.1f | %.3f |\n",
+           split, a256 / split);
     return 0;
 }
 #endif
