@@ -5,7 +5,8 @@
 # serves and compares them byte for byte, seals and opens a file through it, measures
 # `bitslice bench` against it, times the user's path on a big tmpfs file (cp; seal and open, and
 # openssl enc, each through the daemon and in-process; BSGPU_BIG_MIB, default 4096) and the
-# daemon stream at 1, 4 and 8 client threads (bench/service/bench_client), and ends with its
+# daemon stream at 1, 4 and 8 client threads (bench/service/bench_client), then again with the
+# daemon's threads sleeping while they wait for the device (BSGPU_SYNC=blocking), and ends with its
 # STATUS (batches, blocks, CPU fallbacks, CUDA errors, copy refusals, self-check failures: the last five must
 # be 0). Writes OUT/daemon.md (Markdown rows) and
 # OUT/bitsliced.log. Exit 0: all matched; 77: no GPU here (skipped); 1: a failure, said on stderr.
@@ -165,13 +166,49 @@ kill "$pid"
 wait "$pid"
 rc=$?
 pid=
-cat "$md"
-[ "$backend" = cuda ] || { [ "$rc" -eq 0 ] && exit 0; fail "the daemon exited with status $rc"; }
-for zero in gpus_failed cpu_fallbacks cuda_errors copy_refusals self_check_failures; do
-  grep -qE "[ =]$zero=0( |$)" <<<"$info" || fail "STATUS: $zero is not 0: $info"
-done
-grep -qE ' batches=[1-9]' <<<"$info" || fail "STATUS: no batch ran on the GPU: $info"
-# The sessions' keys went to the device once each, at OPEN (issue 26), and were zeroed at CLOSE.
-grep -qE ' device_key_loads=[1-9]' <<<"$info" || fail "STATUS: no key was loaded on the GPU: $info"
 [ "$rc" -eq 0 ] || fail "the daemon exited with status $rc after SIGTERM"
+# The GPU's counters (the CPU backend has none of them).
+if [ "$backend" = cuda ]; then
+  for zero in gpus_failed cpu_fallbacks cuda_errors copy_refusals self_check_failures; do
+    grep -qE "[ =]$zero=0( |$)" <<<"$info" || fail "STATUS: $zero is not 0: $info"
+  done
+  grep -qE ' batches=[1-9]' <<<"$info" || fail "STATUS: no batch ran on the GPU: $info"
+  # The sessions' keys went to the device once each, at OPEN (issue 26), and were zeroed at CLOSE.
+  grep -qE ' device_key_loads=[1-9]' <<<"$info" || fail "STATUS: no key was loaded on the GPU: $info"
+fi
+# The same daemon with its pool threads sleeping while they wait for the device
+# (BSGPU_SYNC=blocking: cudaDeviceScheduleBlockingSync) instead of CUDA's default, which spins
+# here: the client's rate and the daemon's CPU per byte either way (issue 26). The same checks.
+sync_pass() {
+  local mode=$1 s2="$work/run/sync.sock"
+  BSGPU_SYNC=$mode "$daemon" --socket "$s2" --set backend="$backend" >"$out/bitsliced-$mode.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 200); do [ -S "$s2" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  [ -S "$s2" ] || { tail -20 "$out/bitsliced-$mode.log" >&2; fail "the daemon (BSGPU_SYNC=$mode) did not start"; }
+  { echo; echo "BSGPU_SYNC=$mode:"; echo; echo '```'; } >>"$md"
+  for c in PRESENT-80 RIJNDAEL-256; do
+    "$tool" bench --socket "$s2" --cipher "$c" --size-mib 256 >>"$md" 2>&1 ||
+      fail "bitslice bench $c (BSGPU_SYNC=$mode) failed"
+  done
+  if [ -x "$client" ]; then
+    for t in 1 4; do
+      "$client" "$s2" stream PRESENT-80 "${BSGPU_STREAM_MIB:-1024}" 4096 "$t" >>"$md" 2>&1 ||
+        fail "bench_client PRESENT-80 x$t (BSGPU_SYNC=$mode) failed"
+    done
+  fi
+  echo '```' >>"$md"
+  info=$("$tool" status --socket "$s2" | grep '^backend_info=') || fail "status failed"
+  echo "STATUS after: \`$info\`" >>"$md"
+  kill "$pid"
+  wait "$pid"
+  rc=$?
+  pid=
+  [ "$rc" -eq 0 ] || fail "the daemon (BSGPU_SYNC=$mode) exited with status $rc after SIGTERM"
+  [ "$backend" = cuda ] || return 0
+  for zero in gpus_failed cpu_fallbacks cuda_errors copy_refusals self_check_failures; do
+    grep -qE "[ =]$zero=0( |$)" <<<"$info" || fail "STATUS (BSGPU_SYNC=$mode): $zero is not 0: $info"
+  done
+}
+sync_pass blocking
+cat "$md"
 exit 0

@@ -7,6 +7,19 @@
 # (unshare -m); says so and passes where either is missing.
 set -euo pipefail
 cd "${BS_TOP:-$(dirname "$0")/../..}"
+# First the device check's daemon step (gpu/device-daemon.sh) on the CPU backend with small
+# files, on the main build: the script a device run depends on, every step of it but the GPU's
+# counters, so that a lent device's minutes are not lost to a broken script.
+dd=$(mktemp -d /tmp/bitslice-daemon-cpu.XXXXXX)
+if ! BSGPU_DAEMON_BACKEND=cpu BSGPU_BIG_MIB=64 BSGPU_STREAM_MIB=64 \
+  bash gpu/device-daemon.sh build "$dd" >"$dd/console" 2>&1; then
+  tail -40 "$dd/console"
+  echo "gpu-bare: gpu/device-daemon.sh failed on the CPU backend"
+  rm -rf "$dd"
+  exit 1
+fi
+grep -c '^| ' "$dd/daemon.md" | sed 's/^/gpu-bare: device-daemon.sh on the CPU backend: rows /'
+rm -rf "$dd"
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
   echo "gpu-bare: no nvcc on this machine: not run"
   exit 0
