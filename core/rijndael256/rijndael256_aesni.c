@@ -11,10 +11,11 @@
  * (B).
  *
  * Each source byte keeps its position within the half, up to one byte shuffle that is the same
- * for both halves (R256_SHUF), and the bytes that cross halves sit at the same positions in both
- * (R256_CROSS): u_A = shuffle(blend(A, B)), u_B = shuffle(blend(B, A)). AESENC and PSHUFB take
- * constant time and index nothing by data (Intel's AES-NI white paper, and the same construction
- * for Rijndael-256 there). Four blocks are in flight per loop so that AESENC's latency hides.
+ * for both halves (bs_r256_aesni_shuf), and the bytes that cross halves sit at the same positions
+ * in both (bs_r256_aesni_cross): u_A = shuffle(blend(A, B)), u_B = shuffle(blend(B, A)); the round
+ * is rijndael256_aesni.h's. AESENC, PBLENDVB and PSHUFB take constant time and index nothing by
+ * data (Intel's AES-NI white paper, and the same construction for Rijndael-256 there). Six blocks
+ * are in flight per loop so that a round's latency hides.
  *
  * Key schedule: the 15 round keys as bytes, nothing else: bs_r256_key_expand_aesni, the AES-256
  * schedule (FIPS-197 5.2, Nk = 8) on AESENCLAST run to 120 words (rijndael256_ks_aesni.h),
@@ -28,18 +29,12 @@
 
 #include <immintrin.h>
 
+#include "rijndael256_aesni.h"
 #include "rijndael256_ks_aesni.h"
 
 #define AESNI_TARGET __attribute__((target("aes,sse4.1,ssse3")))
 
 _Static_assert((BS_R256_ROUNDS + 1) * BS_R256_BLOCK <= BS_KS_MAX, "round keys exceed BS_KS_MAX");
-
-/* Bytes of a half that come from the other half (0x80), and the in-half shuffle (see above). */
-static const uint8_t R256_CROSS[16] = {0, 0x80, 0x80, 0x80, 0, 0, 0x80, 0x80,
-                                       0, 0,    0x80, 0x80, 0, 0, 0,    0x80};
-static const uint8_t R256_SHUF[16] = {0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2, 3};
-/* Reverses bytes 12..15 (the big-endian 32-bit counter of half B), keeps the others. */
-static const uint8_t CTR_BSWAP[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12};
 
 /* Round key n from round key n - 1 (rijndael256_ks_aesni.h), stored. */
 #define KEY_STEP(n)                                                                                \
@@ -69,42 +64,40 @@ static void aesni_set_key(bs_key_schedule *ks, const uint8_t *key)
     bs_r256_key_expand_aesni((uint8_t *)ks->w, key);
 }
 
-#define RK(i, h) _mm_loadu_si128((const __m128i *)(rk + 32 * (i) + 16 * (h)))
+#define RK(i, h) BS_R256_AESNI_RK(rk, i, h)
 
-/* One round on n blocks (a[i], b[i]); last: AESENCLAST. */
-#define ROUND(n, i, enc)                                                                           \
+/*
+ * Rounds 1..14 on the n blocks (a[j], b[j]) already XORed with round key 0 (rijndael256_aesni.h's
+ * round: the round keys stay in memory, operands of AESENC).
+ */
+#define ROUNDS(n)                                                                                  \
     do {                                                                                           \
-        const __m128i ka = RK(i, 0), kb = RK(i, 1);                                                \
-        for (int j = 0; j < (n); j++) {                                                            \
-            __m128i ta = _mm_blendv_epi8(a[j], b[j], cross);                                       \
-            __m128i tb = _mm_blendv_epi8(b[j], a[j], cross);                                       \
-            a[j] = enc(_mm_shuffle_epi8(ta, shuf), ka);                                            \
-            b[j] = enc(_mm_shuffle_epi8(tb, shuf), kb);                                            \
+        _Pragma("GCC unroll 14") for (int i = 1; i <= BS_R256_ROUNDS; i++)                         \
+        {                                                                                          \
+            __asm__ volatile("" : : : "memory");                                                   \
+            _Pragma("GCC unroll 8") for (int j = 0; j < (n); j++)                                  \
+                bs_r256_aesni_round(&a[j], &b[j], cross, shuf, BS_R256_AESNI_RKP(rk, i, 0),        \
+                                    BS_R256_AESNI_RKP(rk, i, 1), i == BS_R256_ROUNDS);             \
         }                                                                                          \
     } while (0)
 
-/* Rounds 1..14 on n blocks already XORed with round key 0. */
-#define ROUNDS(n)                                                                                  \
-    do {                                                                                           \
-        for (int i = 1; i < BS_R256_ROUNDS; i++)                                                   \
-            ROUND(n, i, _mm_aesenc_si128);                                                         \
-        ROUND(n, BS_R256_ROUNDS, _mm_aesenclast_si128);                                            \
-    } while (0)
+/* Blocks in flight: a round's chain (PBLENDVB, PSHUFB, AESENC) is about 8 cycles on Zen 5. */
+#define NB 6
 
 AESNI_TARGET static void aesni_encrypt(const bs_key_schedule *ks, uint8_t *out, const uint8_t *in,
                                        size_t nblocks)
 {
     const uint8_t *rk = (const uint8_t *)ks->w;
-    const __m128i cross = _mm_loadu_si128((const __m128i *)R256_CROSS);
-    const __m128i shuf = _mm_loadu_si128((const __m128i *)R256_SHUF);
-    __m128i a[4], b[4];
-    for (; nblocks >= 4; nblocks -= 4, in += 128, out += 128) {
-        for (int j = 0; j < 4; j++) {
+    const __m128i cross = _mm_loadu_si128((const __m128i *)bs_r256_aesni_cross);
+    const __m128i shuf = _mm_loadu_si128((const __m128i *)bs_r256_aesni_shuf);
+    __m128i a[NB], b[NB];
+    for (; nblocks >= NB; nblocks -= NB, in += 32 * NB, out += 32 * NB) {
+        for (int j = 0; j < NB; j++) {
             a[j] = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(in + 32 * j)), RK(0, 0));
             b[j] = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(in + 32 * j + 16)), RK(0, 1));
         }
-        ROUNDS(4);
-        for (int j = 0; j < 4; j++) {
+        ROUNDS(NB);
+        for (int j = 0; j < NB; j++) {
             _mm_storeu_si128((__m128i *)(out + 32 * j), a[j]);
             _mm_storeu_si128((__m128i *)(out + 32 * j + 16), b[j]);
         }
@@ -127,37 +120,39 @@ AESNI_TARGET static void aesni_ctr32(const bs_key_schedule *ks, const uint8_t *c
                                      const uint8_t *in, uint8_t *out, size_t nblocks)
 {
     const uint8_t *rk = (const uint8_t *)ks->w;
-    const __m128i cross = _mm_loadu_si128((const __m128i *)R256_CROSS);
-    const __m128i shuf = _mm_loadu_si128((const __m128i *)R256_SHUF);
-    const __m128i bswap = _mm_loadu_si128((const __m128i *)CTR_BSWAP);
+    const __m128i cross = _mm_loadu_si128((const __m128i *)bs_r256_aesni_cross);
+    const __m128i shuf = _mm_loadu_si128((const __m128i *)bs_r256_aesni_shuf);
+    const __m128i bswap = _mm_loadu_si128((const __m128i *)bs_r256_aesni_ctr_bswap);
     const __m128i a0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)counter), RK(0, 0));
     __m128i cb = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(counter + 16)), bswap);
     const __m128i one = _mm_set_epi32(1, 0, 0, 0);
-    __m128i a[4], b[4];
-    while (nblocks > 0) {
-        const int n = nblocks >= 4 ? 4 : 1;
-        for (int j = 0; j < n; j++) {
-            a[j] = a0;
-            b[j] = _mm_xor_si128(_mm_shuffle_epi8(cb, bswap), RK(0, 1));
-            cb = _mm_add_epi32(cb, one);
-        }
-        if (n == 4)
-            ROUNDS(4);
-        else
-            ROUNDS(1);
-        for (int j = 0; j < n; j++) {
-            if (in != NULL) {
-                a[j] = _mm_xor_si128(a[j], _mm_loadu_si128((const __m128i *)(in + 32 * j)));
-                b[j] = _mm_xor_si128(b[j], _mm_loadu_si128((const __m128i *)(in + 32 * j + 16)));
-            }
-            _mm_storeu_si128((__m128i *)(out + 32 * j), a[j]);
-            _mm_storeu_si128((__m128i *)(out + 32 * j + 16), b[j]);
-        }
-        if (in != NULL)
-            in += 32 * n;
-        out += 32 * n;
-        nblocks -= (size_t)n;
-    }
+    __m128i a[NB], b[NB];
+/* n counter blocks through the rounds, XORed with in (NULL: the keystream) into out. */
+#define CTR_BLOCKS(n)                                                                              \
+    do {                                                                                           \
+        for (int j = 0; j < (n); j++) {                                                            \
+            a[j] = a0;                                                                             \
+            b[j] = _mm_xor_si128(_mm_shuffle_epi8(cb, bswap), RK(0, 1));                           \
+            cb = _mm_add_epi32(cb, one);                                                           \
+        }                                                                                          \
+        ROUNDS(n);                                                                                 \
+        for (int j = 0; j < (n); j++) {                                                            \
+            if (in != NULL) {                                                                      \
+                a[j] = _mm_xor_si128(a[j], _mm_loadu_si128((const __m128i *)(in + 32 * j)));       \
+                b[j] = _mm_xor_si128(b[j], _mm_loadu_si128((const __m128i *)(in + 32 * j + 16)));  \
+            }                                                                                      \
+            _mm_storeu_si128((__m128i *)(out + 32 * j), a[j]);                                     \
+            _mm_storeu_si128((__m128i *)(out + 32 * j + 16), b[j]);                                \
+        }                                                                                          \
+        if (in != NULL)                                                                            \
+            in += 32 * (n);                                                                        \
+        out += 32 * (n);                                                                           \
+    } while (0)
+    for (; nblocks >= NB; nblocks -= NB)
+        CTR_BLOCKS(NB);
+    for (; nblocks > 0; nblocks--)
+        CTR_BLOCKS(1);
+#undef CTR_BLOCKS
 }
 
 static int aesni_export_round_keys(const bs_key_schedule *ks, uint32_t *out, size_t nwords)
@@ -171,7 +166,7 @@ const bs_block_cipher bs_rijndael256_aesni = {
     .level = BS_CPU_AESNI,
     .key_len = 32,
     .block_len = BS_R256_BLOCK,
-    .lanes = 4,
+    .lanes = NB,
     .set_key = aesni_set_key,
     .encrypt = aesni_encrypt,
     .export_round_keys = aesni_export_round_keys,
