@@ -17,9 +17,15 @@
 #define GCM_TAG_STEP 4
 /* A full pass of the widest (64-lane) cores. */
 #define GCM_PASS BS_LANES_MAX
-#define GCM_BULK_FOR bs_gcm256_bulk_for
+/* The VAES loop where it applies, else the AES-NI one, else none. */
+static bs_gcm256_bulk_fn bulk_for(const bs_block_cipher *cipher, const bs_ghash256_impl *ghash)
+{
+    const bs_gcm256_bulk_fn f = bs_gcm256_bulk_for(cipher, ghash);
+    return f != NULL ? f : bs_gcm256_aesni_bulk_for(cipher, ghash);
+}
+#define GCM_BULK_FOR bulk_for
 #define GCM_START_FOR bs_gcm256_start_for
-#define GCM_BULK_BLOCKS 16 /* gcm256_vaes.c: one reduction per 16 blocks */
+#define GCM_BULK_BLOCKS 16 /* gcm256_vaes.c: one reduction per 16 blocks (gcm256_aesni.c: 6) */
 #define GCM_GHASH_LAZY 1
 #ifdef BS_GCM256_DEFER
 #define GCM_GHASH_DEFER BS_GCM256_DEFER

@@ -1,6 +1,7 @@
 /*
  * gcm256_bulk.h: the hook by which gcm256.c hands whole blocks to a stitched CTR + GHASH loop
- * when the context's core and GHASH have one (today gcm256_vaes.c: VAES and VPCLMULQDQ on zmm).
+ * when the context's core and GHASH have one (gcm256_vaes.c: VAES and VPCLMULQDQ on zmm;
+ * gcm256_aesni.c: AES-NI and PCLMULQDQ on xmm).
  * A header of its own, apart from gcm256.h, so that the loops may include gcm256.h.
  */
 #ifndef BS_GCM256_BULK_H
@@ -11,13 +12,14 @@
 struct bs_ghash256_impl;
 
 /*
- * Encrypts (decrypt 0) or decrypts the first whole 16-block batches of nblocks blocks of in into
- * out (in may equal out; no alignment), CTR from counter with inc32, and absorbs their ciphertext
- * into the GHASH accumulator y (GCM byte order) under hkey; advances counter. ctr_secret: the
- * counter came from a J0 made by GHASH (it depends on the key), so nothing may branch on it. hkey
- * holds *hpow key powers (at least 1, the lazy form of gcm256.h): the loop makes the rest of those
- * it uses (where it can, beside the first batch's rounds) and updates *hpow. Returns the number of
- * blocks done (a multiple of 16, at most nblocks); the caller does the rest.
+ * Encrypts (decrypt 0) or decrypts the first whole batches (16 blocks at VAES, 6 at AES-NI) of
+ * nblocks blocks of in into out (in may equal out; no alignment), CTR from counter with inc32,
+ * and absorbs their ciphertext into the GHASH accumulator y (GCM byte order) under hkey; advances
+ * counter. ctr_secret: the counter came from a J0 made by GHASH (it depends on the key), so
+ * nothing may branch on it. hkey holds *hpow key powers (at least 1, the lazy form of gcm256.h):
+ * the loop makes the rest of those it uses (where it can, beside the first batch's rounds) and
+ * updates *hpow. Returns the number of blocks done (a multiple of the batch, at most nblocks);
+ * the caller does the rest.
  */
 typedef size_t (*bs_gcm256_bulk_fn)(const bs_key_schedule *ks, uint64_t *hkey, unsigned *hpow,
                                     uint8_t counter[32], int ctr_secret, uint8_t y[32],
@@ -37,6 +39,10 @@ typedef void (*bs_gcm256_start_fn)(bs_key_schedule *ks, const uint8_t *key, uint
 /* The stitched loop for this core and GHASH at the CPU level in force, or NULL. */
 bs_gcm256_bulk_fn bs_gcm256_bulk_for(const bs_block_cipher *cipher,
                                      const struct bs_ghash256_impl *ghash);
+
+/* The same for the AES-NI core and PCLMULQDQ (gcm256_aesni.c), or NULL. */
+bs_gcm256_bulk_fn bs_gcm256_aesni_bulk_for(const bs_block_cipher *cipher,
+                                           const struct bs_ghash256_impl *ghash);
 
 /* The in-register start for this core and GHASH, or NULL (then gcm.inc.h's steps). */
 bs_gcm256_start_fn bs_gcm256_start_for(const bs_block_cipher *cipher,

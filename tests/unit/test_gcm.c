@@ -736,9 +736,9 @@ static void test_profiles(void **state)
 
 /*
  * Long messages through every GHASH at this CPU level (at avx512, VPCLMULQDQ takes the stitched
- * VAES loop of gcm256_vaes.c), against ref_gcm_from_j0: both directions, random splits, in place
- * and at every alignment, J0's counter word near 2^32 so that inc32 wraps inside a batch, at a
- * batch's edge or not at all.
+ * VAES loop of gcm256_vaes.c; at aesni and avx2, PCLMULQDQ the AES-NI one of gcm256_aesni.c),
+ * against ref_gcm_from_j0: both directions, random splits, in place and at every alignment, J0's
+ * counter word near 2^32 so that inc32 wraps inside a batch, at a batch's edge or not at all.
  */
 static void test_long_wrap_splits(void **state)
 {
