@@ -548,7 +548,9 @@ static void call_masks_init(call_masks *cm, bs_aes_rng_fn rng, void *rng_ctx)
  * Cortex-M3/M4 (encrypt_maskedv_t2); inlined into the entry points (a call of its own cost
  * about 30 cycles).
  */
+#ifndef BS_AES_MASKED_T2
 static const unsigned char vm_ru[8] = {0, 0, 8, 8, 0, 0, 8, 8};
+#endif
 
 BS_AES_FN void call_masks_init_v(call_masks *cm, bs_aes_rng_fn rng, void *rng_ctx)
 {
@@ -566,33 +568,30 @@ BS_AES_FN void call_masks_init_v(call_masks *cm, bs_aes_rng_fn rng, void *rng_ct
     cm->mw[3] = m0 | m1;
     /* the correction words first (as call_masks_init) */
     MASK_CORR_ALL(cm->d, m0, m1);
-    /* the packed masks of the plaintext (v in every word) and of the ciphertext words */
-    uint32_t x[8], u[8];
+#ifndef BS_AES_MASKED_T2 /* else packing and unpacking take v itself (mw[0]) */
     BS_UNROLL8
     for (unsigned i = 0; i < 8; i++) {
-        x[i] = m0;
-        u[i] = bs_aes_ror(m0, vm_ru[i]);
-#ifndef BS_AES_MASKED_T2 /* else packing and unpacking take v itself (mw[0]) */
-        cm->r[i] = x[i];
-        cm->ru[i] = u[i];
-#endif
+        cm->r[i] = m0;
+        cm->ru[i] = bs_aes_ror(m0, vm_ru[i]);
     }
-    mask_transpose(x);
+#endif
+    /* The packed masks of the plaintext and of the ciphertext words, in closed form: aes.h's
+     * packing of eight words v puts bit b + 8j of v in every bit of byte j of slice b, so
+     * slice b is t = ((v >> b) & 0x01010101) * 0xff; that of the words v, v, ror(v, 8),
+     * ror(v, 8), ... (vm_ru) is ror(t, 4): what mask_transpose would give, without the two
+     * transposes (the firmware's known answers and the unit and leak tests check the result). */
     {
         const uint32_t m2 = m0 ^ m1;
         const uint32_t mi[8] = PAT_IN_WORDS;
-        BS_UNROLL8
-        for (unsigned b = 0; b < 8; b++)
-            cm->in[b] = x[(b >> 1) + 4 * (b & 1)] ^ mi[b];
-    }
-    CORR_PHASE(m0, m1);
-    mask_transpose(u);
-    {
-        const uint32_t m2 = m0 ^ m1;
         const uint32_t mo[8] = PAT_OUT_WORDS;
+        uint32_t lsb = 0x01010101u;
+        CORR_PHASE(lsb, m0); /* in a register: AND with m0 >> b in one instruction */
         BS_UNROLL8
-        for (unsigned b = 0; b < 8; b++)
-            cm->last[b] = mo[b] ^ bs_aes_sr2(u[(b >> 1) + 4 * (b & 1)]);
+        for (unsigned b = 0; b < 8; b++) {
+            const uint32_t t = ((m0 >> b) & lsb) * 0xffu;
+            cm->in[b] = t ^ mi[b];
+            cm->last[b] = mo[b] ^ bs_aes_sr2(bs_aes_ror(t, 4));
+        }
     }
 }
 

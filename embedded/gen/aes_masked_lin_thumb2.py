@@ -46,6 +46,13 @@ frame. Each function clears, before it returns, every register that holds data (
 simulation here and the checker require it), so that the next one starts from registers
 without data, as its model assumes.
 
+The value-model variant's functions (_v_t2, VALUE_ONLY below) are the same values allocated
+without the transition rule, and laid out for fewer instructions: the linear layers and key
+additions take four slices at a time (slices 4..7 first, so that only t7 and g3 wait), the
+correction words and the key shares by LDMIA (words 4..7) and LDMDB (words 0..3) from pointers
+that their driver passes 16 bytes on (V_START), lr a tenth temporary where needed (saved, the
+return through pc); the state words load in runs; the unpacking loads the state by one LDM.
+
 Outside the model: the registers at the driver's entry (the C caller's), other buses,
 glitches. tests/leak/check_lin_thumb.py repeats the check on the compiled objects with its own
 interpreter.
@@ -226,6 +233,13 @@ class Prog:
     def ld(self, ptr, i):
         return (self.op('ld', ptr, i), 0)
 
+    def ldm(self, ptr, i, k):
+        """Words i .. i + k - 1 through ptr in one LDMIA with writeback (the value-model
+        variant's): the pointer moves on by 4 k bytes, so each LDM through it starts where the
+        last one ended."""
+        p = self.op('ldm', ptr, i, k)
+        return [(p, 0)] + [(self.op('ldmx', p, j), 0) for j in range(1, k)]
+
     def eor(self, a, b):
         if b[1] == 0 and a[1] != 0:
             a, b = b, a
@@ -300,7 +314,63 @@ def transpose_prog(P, x):
     return x
 
 
+def program_v(fn):
+    """The value-model variant's linear layers and key additions: the values of program()'s
+    (each output c ^ v, then ^ rk0, then ^ rk1, v the state or its MixColumns), four slices at
+    a time, so that the correction words and the key shares come in by LDMIA, four words an
+    instruction (1 + 4 cycles, as four LDRs in a row), the state words of ark too (its pointer
+    put back at the end)."""
+    P = Prog()
+    if fn == 'ark':
+        for g in (0, 4):
+            v = P.ldm(Q, g, 4)
+            c = P.ldm(C, g, 4)
+            x = [P.eor(c[j], v[j]) for j in range(4)]
+            k0 = P.ldm(RK0, g, 4)
+            x = [P.eor(x[j], k0[j]) for j in range(4)]
+            k1 = P.ldm(RK1, g, 4)
+            x = [P.eor(x[j], k1[j]) for j in range(4)]
+            for j in range(4):  # the stores in a row (1 + 4 cycles)
+                P.st(x[j], g + j)
+        return P
+    k = int(fn[-1])
+
+    def slice_(b, qb):
+        nb = r1(P, qb, k)
+        tb = P.eor(qb, nb)
+        return tb, P.eor(nb, r2(P, tb, k))
+    # slices 4..7 first, so that only t7 and g3 (slice 3's n ^ R2(t)) wait for slices 0..3;
+    # the state words loaded in runs (a load after a load or store costs 1 cycle, else 2):
+    # five at the start, three after the first four stores
+    qs = {b: P.ld(Q, b) for b in (3, 7, 4, 5, 6)}
+    t3, g3 = slice_(3, qs[3])
+    t7, g7 = slice_(7, qs[7])
+    t, g = {3: t3, 7: t7}, {3: g3, 7: g7}
+    for grp in (4, 0):
+        if grp == 0:
+            qs.update((b, P.ld(Q, b)) for b in (0, 1, 2))
+        o = []
+        for b in range(grp, grp + 4):
+            if b not in t:
+                t[b], g[b] = slice_(b, qs[b])
+            first = t[(b - 1) % 8]
+            if b in (1, 3, 4):
+                first = P.eor(first, t7)
+            o.append(P.eor(first, g[b]))
+        c = P.ldm(C, grp, 4)
+        x = [P.eor(c[j], o[j]) for j in range(4)]
+        k0 = P.ldm(RK0, grp, 4)
+        x = [P.eor(x[j], k0[j]) for j in range(4)]
+        k1 = P.ldm(RK1, grp, 4)
+        x = [P.eor(x[j], k1[j]) for j in range(4)]
+        for j in range(4):  # the stores in a row (1 + 4 cycles)
+            P.st(x[j], grp + j)
+    return P
+
+
 def program(fn):
+    if VALUE_ONLY and (fn == 'ark' or fn.startswith('lin')):
+        return program_v(fn)
     P = Prog()
     if fn == 'pack' and VALUE_ONLY:
         rv = P.ld(R, 0)  # the value-model variant's one mask word
@@ -317,8 +387,11 @@ def program(fn):
         return P
     if fn == 'unpack':
         x = [None] * 8
+        # the value-model variant's: the state by one LDM (1 + 8 cycles, where eight loads
+        # between the SR^2 steps took two each)
+        qv = P.ldm(Q, 0, 8) if VALUE_ONLY else None
         for b in range(8):
-            v = P.ld(Q, b)
+            v = qv[b] if VALUE_ONLY else P.ld(Q, b)
             t = P.andi(P.eorsh(v, v, 'lsr', 4), 0x0f000f00)
             x[(b >> 1) + 4 * (b & 1)] = P.eorsh(P.eor(v, t), t, 'lsl', 4)
         x = transpose_prog(P, x)
@@ -371,6 +444,11 @@ def eval_ops(P, ctx):
     for i, (kind, a) in enumerate(P.ops):
         if kind == 'ld':
             val[i] = mem[a[0]][a[1]]
+        elif kind == 'ldm':
+            val[i] = mem[a[0]][a[1]]
+        elif kind == 'ldmx':
+            ptr, first = P.ops[a[0]][1][:2]
+            val[i] = mem[ptr][first + a[1]]
         elif kind == 'eor':
             val[i] = w_xor(val[a[0]], w_ror(val[a[1]], a[2]))
         elif kind == 'eorsh':
@@ -381,6 +459,48 @@ def eval_ops(P, ctx):
         elif kind == 'ror':
             val[i] = w_ror(val[a[0]], a[1])
     return val
+
+
+# The value-model driver's convention for its linear layers and key additions: the correction
+# words' and the key shares' pointers (r1..r3) 16 bytes on (at word 4), so that LDMIA (words
+# 4..7) and LDMDB (words 0..3) reach both halves without moving them; the state's (r0) at q.
+V_START = {C: 16, RK0: 16, RK1: 16}
+V_START_FNS = ('lin0', 'lin1', 'lin2', 'lin3', 'ark')
+
+
+def ldm_modes(P, start):
+    """Each LDM's addressing mode (ia, ia!, db, db!: increment after or decrement before, with
+    or without writeback) and the pointer's position after it, chosen so that every LDM
+    through a pointer finds its words, with the fewest pointers left moved at the end."""
+    seqs = {}
+    for p, (kind, a) in enumerate(P.ops):
+        if kind == 'ldm':
+            seqs.setdefault(a[0], []).append((p, 4 * a[1], 4 * a[2]))
+    out = {}
+    for pt, seq in seqs.items():
+        best = None
+
+        def dfs(j, pos, acc):
+            nonlocal best
+            if j == len(seq):
+                cost = (pos != start.get(pt, 0), sum(m.endswith('!') for m, _ in acc))
+                if best is None or cost < best[0]:
+                    best = (cost, list(acc))
+                return
+            p, lo, n = seq[j]
+            opts = []
+            if lo == pos:
+                opts += [('ia', pos), ('ia!', pos + n)]
+            if lo + n == pos:
+                opts += [('db', pos), ('db!', pos - n)]
+            for m, np in opts:
+                dfs(j + 1, np, acc + [(m, np)])
+        dfs(0, start.get(pt, 0), [])
+        if best is None:
+            raise SystemExit('%s: no addressing for its LDMs' % pt)
+        for (p, _, _), mode in zip(seq, best[1]):
+            out[p] = mode
+    return out
 
 
 def allocate(P, fn):
@@ -422,11 +542,12 @@ def allocate(P, fn):
         for v in srcs:
             uses.setdefault(v, []).append(p)
     last_use = {v: max(u) for v, u in uses.items()}
-    content = {r: (UNKNOWN if fn in AAPCS else ZERO) for r in REGS}
+    regs_all = REGS + (['lr'] if VALUE_ONLY and fn in V_START_FNS else [])
+    content = {r: (UNKNOWN if fn in AAPCS else ZERO) for r in regs_all}
     for r in ptr.values():
         content[r] = ZERO
     reg_of = {}
-    free = [r for r in REGS if r not in ptr.values()]
+    free = [r for r in regs_all if r not in ptr.values()]
     mem = {}
     lines = []
     nclear = [0, 0, 0]  # clears in the body (the C's registers among them), q-word clears
@@ -437,7 +558,7 @@ def allocate(P, fn):
 
     def get_reg(v, prefer):
         # the dying operands' registers first, then the fewest callee-saved registers
-        free.sort(key=ORDER.index)
+        free.sort(key=(ORDER + ['lr']).index)
         for r in prefer + free:
             if r in free and ok(content[r], v):
                 free.remove(r)
@@ -450,14 +571,37 @@ def allocate(P, fn):
         clear(r)
         return r
 
+    # where each pointer points, in bytes from its array's start: V_START's (the value-model
+    # driver's convention) at entry, then moved by the LDMs' writebacks; loads and stores
+    # address through it relative to that
+    start = dict(V_START) if VALUE_ONLY and fn in V_START_FNS else {}
+    pos = dict(start)
+    modes = ldm_modes(P, start)
+
+    def at(pt, i):
+        return '[%s, #%d]' % (ptr[pt], 4 * i - pos.get(pt, 0))
+
     for p, (kind, a) in enumerate(P.ops):
+        if kind == 'ldmx':
+            continue  # its register came with its LDM
+        if kind == 'ldm':
+            pt, i, k = a
+            assert VALUE_ONLY
+            regs = sorted((get_reg(p + j, []) for j in range(k)), key=regs_all.index)
+            for j, r in enumerate(regs):
+                reg_of[p + j] = r
+                content[r] = p + j
+            mode, pos[pt] = modes[p]
+            lines.append('ldm%s %s%s, {%s}' % (mode.rstrip('!'), ptr[pt],
+                                               '!' if mode.endswith('!') else '', ', '.join(regs)))
+            continue
         if kind == 'st':
             src, i, pt = reg_of[a[0]], a[1], a[2]
             old = mem.get((pt, i), ('mem', pt, i))
             if not ok(old, a[0]):
-                lines.append('str %s, [%s, #%d]' % (ptr[pt], ptr[pt], 4 * i))
+                lines.append('str %s, %s' % (ptr[pt], at(pt, i)))
                 nclear[1] += 1
-            lines.append('str %s, [%s, #%d]' % (src, ptr[pt], 4 * i))
+            lines.append('str %s, %s' % (src, at(pt, i)))
             mem[(pt, i)] = a[0]
             if last_use[a[0]] == p:
                 free.append(reg_of.pop(a[0]))
@@ -475,7 +619,7 @@ def allocate(P, fn):
         reg_of[p] = r
         content[r] = p
         if kind == 'ld':
-            lines.append('ldr %s, [%s, #%d]' % (r, ptr[a[0]], 4 * a[1]))
+            lines.append('ldr %s, %s' % (r, at(a[0], a[1])))
         elif kind == 'eor':
             lines.append('eor %s, %s, %s%s' % (r, sregs[0], sregs[1],
                                                ', ror #%d' % a[2] if a[2] else ''))
@@ -485,6 +629,12 @@ def allocate(P, fn):
             lines.append('and %s, %s, #0x%08x' % (r, sregs[0], a[1]))
         elif kind == 'ror':
             lines.append('ror %s, %s, #%d' % (r, sregs[0], a[1]))
+    # the state pointer back where the driver expects it (the others stay moved on: the driver
+    # knows by how much)
+    for pt in pos:
+        if pos[pt] != start.get(pt, 0):
+            d = pos[pt] - start.get(pt, 0)
+            lines.append('%s %s, %s, #%d' % ('sub' if d > 0 else 'add', ptr[pt], ptr[pt], abs(d)))
     # on the way out, every register that holds data cleared: the next generated function starts
     # from registers without data, as its model assumes
     nexit = 0
@@ -515,7 +665,8 @@ def simulate(lines, fn, same_masks=False):
     ptr = PTRS[fn]
     for name, memory, outp, want, exempt in contexts(fn, same_masks):
         mem = {ptr[k]: list(v) for k, v in memory.items()}
-        reg = {r: ('U' if fn in AAPCS and r not in ptr.values() else w_const()) for r in REGS}
+        reg = {r: ('U' if fn in AAPCS and r not in ptr.values() else w_const())
+               for r in REGS + ['lr']}
 
         def rec(old, new):
             nonlocal bad, nvals
@@ -535,12 +686,34 @@ def simulate(lines, fn, same_masks=False):
             if isinstance(reg[r], str):
                 raise SystemExit('%s: the C\'s %s read' % (fn, r))
             return reg[r]
+        # where each pointer points, in words from its array's start (V_START's convention)
+        start = {ptr[k]: (V_START.get(k, 0) // 4 if VALUE_ONLY and fn in V_START_FNS else 0)
+                 for k in ptr}
+        moved = dict(start)
         for line in lines:
             ins, rest = line.split(' ', 1)
+            m = re.match(r'ldm(ia|db) (\w+)(!?), \{(.*)\}$', line)
+            if m:
+                base = m.group(2)
+                rl = [x.strip() for x in m.group(4).split(',')]
+                order = REGS + ['lr']
+                assert [order.index(r) for r in rl] == sorted(order.index(r) for r in rl)
+                lo = moved[base] - (len(rl) if m.group(1) == 'db' else 0)
+                for j, r in enumerate(rl):
+                    v = mem[base][lo + j]
+                    rec(reg[r], v)
+                    reg[r] = v
+                if m.group(3):
+                    moved[base] += len(rl) if m.group(1) == 'ia' else -len(rl)
+                continue
+            m = re.match(r'(sub|add) (\w+), (\w+), #(\d+)$', line)
+            if m and m.group(2) == m.group(3) and m.group(2) in moved:
+                moved[m.group(2)] += int(m.group(4)) // 4 * (-1 if m.group(1) == 'sub' else 1)
+                continue
             a = [x.strip() for x in rest.split(',')]
             if ins in ('ldr', 'str'):
-                base, off = re.match(r'\[(\w+), #(\d+)\]', ', '.join(a[1:])).groups()
-                off = int(off) // 4
+                base, off = re.match(r'\[(\w+), #(-?\d+)\]', ', '.join(a[1:])).groups()
+                off = int(off) // 4 + moved[base]
                 if ins == 'ldr':
                     v = mem[base][off]
                     rec(reg[a[0]], v)
@@ -570,6 +743,8 @@ def simulate(lines, fn, same_masks=False):
                 reg[a[0]] = w_const()
             else:
                 raise SystemExit('simulate: %r' % line)
+        if moved != start:
+            raise SystemExit('%s (%s): a pointer moved at exit' % (fn, name))
         if not same_masks and mem[ptr[outp]] != want:
             raise SystemExit('%s (%s): output wrong' % (fn, name))
         if VALUE_ONLY and fn == 'unpack' and any(any(w) for w in mem[ptr[Q]]):
@@ -645,7 +820,8 @@ def wipe_q(lines):
     or keystream), so q must not outlive the call. r3 is free once the stores are done (only
     stores close the program); q's pointer r1 must be intact."""
     q = PTRS['unpack'][Q]
-    assert not any(re.match(r'(?!str)\w+ %s,' % q, l) for l in lines), 'unpacking writes %s' % q
+    assert not any(re.match(r'(?!str|ldmia %s,)\w+ %s,' % (q, q), l) for l in lines), \
+        'unpacking writes %s' % q
     assert lines[-8:] == [l for l in lines[-8:] if l.startswith('str ')], 'unpacking ends in stores'
     return ['movs r3, #0'] + ['str r3, [%s, #%d]' % (q, 4 * b) for b in range(8)]
 
@@ -657,14 +833,17 @@ def vname(fn):
 def driver_v(nr):
     """The value-model variant's rounds: driver()'s calls with sbox_masked_v_t2, without the
     clears (no transition is claimed there)."""
-    body = ['push {r4-r11, lr}', 'sub sp, sp, #20', 'stm sp, {r0, r1, r2, r3}',
-            'add r1, r1, #%d' % CM['IN'], 'bl %s' % vname('ark')]
-    prev = CM['IN']
+    # the key shares' pointers kept 16 bytes on (V_START: the linear layers and key additions
+    # reach words 0..3 and 4..7 by LDMDB and LDMIA from there), the correction words' likewise
+    body = ['push {r4-r11, lr}', 'sub sp, sp, #20', 'add r2, r2, #%d' % V_START[RK0],
+            'add r3, r3, #%d' % V_START[RK1], 'stm sp, {r0, r1, r2, r3}',
+            'add r1, r1, #%d' % (CM['IN'] + V_START[C]), 'bl %s' % vname('ark')]
+    prev = CM['IN'] + V_START[C]
     for i in range(1, nr + 1):
         # the linear layers keep r0 (q) and r1 (their c): r1 back to the masks mw
         body += ['sub r1, r1, #%d' % (prev - CM['MW'])] if prev != CM['MW'] else []
         body += ['bl sbox_masked_v_t2', 'ldm sp, {r0, r1, r2, r3}']
-        c = CM['LAST'] if i == nr else CM['D'] + 32 * (i % 4)
+        c = (CM['LAST'] if i == nr else CM['D'] + 32 * (i % 4)) + V_START[C]
         body += ['add r1, r1, #%d' % c, 'add r2, r2, #%d' % (32 * i),
                  'add r3, r3, #%d' % (32 * i)]
         body.append('bl %s' % (vname('ark') if i == nr else vname('lin%d' % (i % 4))))
@@ -723,6 +902,9 @@ def generate(sbox_h, sbox_t2):
                 save = ['r%d' % r for r in used_regs(lines) if 4 <= r <= 11]
                 bodies[vname(fn)] = (['push {%s}' % ', '.join(save)] if save else []) + lines + (
                     ['pop {%s}' % ', '.join(save)] if save else []) + ['bx lr']
+            elif any(re.search(r'\blr\b', l) for l in lines):
+                # lr taken as a temporary (the tenth): saved, and the return through pc
+                bodies[vname(fn)] = ['push {lr}'] + lines + ['pop {pc}']
             else:
                 bodies[vname(fn)] = lines + ['bx lr']
             vstats.append((vname(fn), len(bodies[vname(fn)]), nvals, cbad))

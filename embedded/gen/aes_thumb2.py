@@ -656,6 +656,10 @@ def parse(line):
     if op in ('push', 'pop'):
         regs = set(re.findall(r'\w+', rest)) | {'sp'}
         return regs, regs, ('fixed', None)
+    if op in ('ldmia', 'ldmdb'):  # (aes_masked_lin_thumb2.py's): a load no access crosses
+        base, wb = re.match(r'(\w+)(!?),', rest).groups()
+        regs = set(re.findall(r'\w+', rest.split('{')[1]))
+        return {base}, regs | ({base} if wb else set()), ('fixed', None)
     m = MEM_RE.match(line)
     if m:
         kind, r, base, off = m.groups()

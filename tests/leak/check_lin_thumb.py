@@ -7,8 +7,10 @@ level.
     tests/leak/check_lin_thumb.py OBJDUMP OBJECT...   (exit status 1 on any failure)
 
 Each function is disassembled and run in a small symbolic interpreter of its instructions
-(loads, stores, EOR with a rotated or shifted operand, AND with an immediate, ROR, MOV #0,
-push, pop):
+(loads, stores, LDMIA / LDMDB through a pointer with or without writeback, EOR with a rotated
+or shifted operand, AND with an immediate, ROR, MOV #0, ADD / SUB of a pointer, push, pop; the
+value-model functions get the correction words' and key shares' pointers 16 bytes on, as
+their driver passes them, and must return with every pointer where it was):
 every register and memory word holds 32 linear forms over GF(2), one per bit, in mask
 variables (m0, m1, the key share rk1, the eight words P that mask the packed state) and
 secret variables (the state's eight slices and the round key). A word is independent of the
@@ -229,7 +231,13 @@ def bit_independent(w):
     return all(not (r >> NMASK) or (r & ((1 << NMASK) - 1)) for r in w)
 
 
-def interpret(prog, ctx, aapcs=False, bitwise=False):
+# The value-model driver's convention (aes_masked_lin_thumb2.py's V_START): its linear layers
+# and key additions get the correction words' and the key shares' pointers (r1..r3) 16 bytes
+# on, and reach words 0..3 and 4..7 by LDMDB and LDMIA from there.
+V_START = {1: 16, 2: 16, 3: 16}
+
+
+def interpret(prog, ctx, aapcs=False, bitwise=False, start=None):
     """Runs prog with the context's arrays at symbolic bases (r0, r1, ...); returns the number
     of values and transitions, the number that depend on the secrets, and the words at the
     written pointer. aapcs: the registers other than the arguments hold the C's values (U),
@@ -242,8 +250,9 @@ def interpret(prog, ctx, aapcs=False, bitwise=False):
         for i, w in enumerate(words):
             mem[(base, 4 * i)] = w
     regs = [None] * 16  # None: a constant (pointer, saved register, zero)
+    start = start or {}
     for i in range(len(arrays)):
-        regs[i] = ('ptr', i)
+        regs[i] = ('ptr', i, start.get(i, 0))  # (array, byte offset)
     if aapcs:
         for i in range(len(arrays), 13):
             regs[i] = 'U'
@@ -279,10 +288,35 @@ def interpret(prog, ctx, aapcs=False, bitwise=False):
         base = regs[REGS[m.group(1)]]
         if not (isinstance(base, tuple) and base[0] == 'ptr'):
             raise SystemExit('address through a non-pointer: %s' % s)
-        return (base[1], int(m.group(2) or 0))
+        return (base[1], base[2] + int(m.group(2) or 0))
     for op, args in prog:
         base = re.sub(r'\.(w|n)$', '', op)
         a = split_args(args)
+        if base in ('ldm', 'ldmia', 'ldmdb') and not a[0].startswith('sp'):
+            # loads of consecutive words through a pointer: ascending registers from the lowest
+            # address (increment after: the pointer's; decrement before: below it), the
+            # pointer moved by the writeback (!)
+            rn = REGS[a[0].rstrip('!')]
+            p = regs[rn]
+            if not (isinstance(p, tuple) and p[0] == 'ptr'):
+                raise SystemExit('address through a non-pointer: %s %s' % (op, args))
+            rl = [REGS[x.strip()] for x in a[1].strip('{}').split(',')]
+            if rl != sorted(rl) or rn in rl:
+                raise SystemExit('unexpected register list: %s %s' % (op, args))
+            lo = p[2] - (4 * len(rl) if base == 'ldmdb' else 0)
+            for j, rd in enumerate(rl):
+                v = mem[(p[1], lo + 4 * j)]
+                rec(regs[rd], v)
+                regs[rd] = v
+            if a[0].endswith('!'):
+                regs[rn] = (p[0], p[1], p[2] + 4 * len(rl) * (-1 if base == 'ldmdb' else 1))
+            continue
+        if base in ('add', 'sub', 'adds', 'subs') and len(a) == 3 and a[0] == a[1] and \
+                isinstance(regs[REGS[a[0]]], tuple) and regs[REGS[a[0]]][0] == 'ptr':
+            p = regs[REGS[a[0]]]  # a pointer moved
+            d = int(a[2].lstrip('#'))
+            regs[REGS[a[0]]] = (p[0], p[1], p[2] + (d if base.startswith('add') else -d))
+            continue
         if base in ('push', 'stmdb', 'pop', 'ldmia', 'ldmia.w'):
             if base in ('pop', 'ldmia') and 'pc' in args:
                 break
@@ -317,6 +351,7 @@ def interpret(prog, ctx, aapcs=False, bitwise=False):
         rec(regs[rd], v)
         regs[rd] = v
     interpret.mem = mem
+    interpret.moved = [i for i in range(len(arrays)) if regs[i] != ('ptr', i, start.get(i, 0))]
     interpret.exit_data = [r for r in range(15) if r != 13 and regs[r] != 'U' and
                            any(word(regs[r]))]
     return n, bad, [word(mem[(outp, 4 * i)]) for i in range(8)]
@@ -694,10 +729,15 @@ def check_v(objdump, obj):
     for func in FUNCS_V:
         prog = disassemble(objdump, obj, func)
         n = bad = 0
+        start = V_START if func.startswith(('lin', 'ark')) else None
         for ctx in contexts_v(func):
-            nn, b, out = interpret(prog, ctx, func in AAPCS_V, bitwise=True)
+            nn, b, out = interpret(prog, ctx, func in AAPCS_V, bitwise=True, start=start)
             if out != ctx[2]:
                 print('%s: %s: the interpreted output is wrong  FAIL' % (obj, func))
+                return 1
+            if interpret.moved:
+                print('%s: %s: returns with its pointers r%s moved  FAIL' % (
+                    obj, func, interpret.moved))
                 return 1
             n, bad = n + nn, bad + b
         if func == 'unpack_masked_v_t2':
@@ -713,7 +753,7 @@ def check_v(objdump, obj):
             cname, cprog, cctx = 'm1 = m0', prog, contexts_v(func, 'same')
         cbad = 0
         for ctx in cctx:
-            cn, cb, cout = interpret(cprog, ctx, func in AAPCS_V, bitwise=True)
+            cn, cb, cout = interpret(cprog, ctx, func in AAPCS_V, bitwise=True, start=start)
             if cout != ctx[2]:
                 print('%s: %s: the control\'s interpreted output is wrong  FAIL' % (obj, func))
                 return 1
