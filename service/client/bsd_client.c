@@ -52,6 +52,11 @@ struct bsd_client {
     uint8_t rbuf[BSD_HDR_LEN + BSD_MAX_REPLY_PAYLOAD];
     size_t rlen;
     uint64_t stalls; /* waits that found no reply bytes waiting and had to block */
+    /* KEYSTREAM frames held back between bsd_client_hold and bsd_client_flush (one write). */
+    int holding;
+    unsigned nheld;
+    size_t held_len;
+    uint8_t held[BSD_CLIENT_HELD * (BSD_HDR_LEN + BSD_KEYSTREAM_REQ_LEN)];
 };
 
 /*
@@ -217,6 +222,21 @@ static int send_all(bsd_client *c, const uint8_t *buf, size_t len, int fd_to_pas
     return 0;
 }
 
+/*
+ * Sends the held frames in one write. They count as unanswered even when the write fails part
+ * way (what reached the daemon may be running): close then leaves the shared memory to it.
+ */
+static int flush_held(bsd_client *c)
+{
+    if (c->nheld == 0)
+        return 0;
+    int r = c->fd >= 0 ? send_all(c, c->held, c->held_len, -1) : -EPIPE;
+    c->unanswered += c->nheld;
+    c->nheld = 0;
+    c->held_len = 0;
+    return r;
+}
+
 static int send_frame(bsd_client *c, uint8_t op, const uint8_t *payload, size_t len,
                       uint32_t *id_out, int fd_to_pass)
 {
@@ -224,15 +244,32 @@ static int send_frame(bsd_client *c, uint8_t op, const uint8_t *payload, size_t 
         return -ECHILD;
     if (c->fd < 0)
         return -EPIPE;
+    /* Only KEYSTREAM frames are held (no key, no fd); anything else goes out after them. */
+    const int hold =
+        c->holding && op == BSD_OP_KEYSTREAM && fd_to_pass < 0 && len <= BSD_KEYSTREAM_REQ_LEN;
+    int r = 0;
+    if (!hold || c->held_len + BSD_HDR_LEN + len > sizeof c->held)
+        r = flush_held(c);
+    if (r != 0)
+        return r;
     uint8_t buf[BSD_HDR_LEN + BSD_MAX_REQUEST_PAYLOAD];
     uint32_t id = c->next_id++;
     if (c->next_id == 0)
         c->next_id = 1;
     bsd_hdr h = {BSD_PROTO_VERSION, op, id, (uint32_t)len};
-    bsd_hdr_encode(buf, &h);
+    bsd_hdr_encode(hold ? c->held + c->held_len : buf, &h);
+    if (hold) {
+        if (len > 0)
+            memcpy(c->held + c->held_len + BSD_HDR_LEN, payload, len);
+        c->held_len += BSD_HDR_LEN + len;
+        c->nheld++;
+        if (id_out != NULL)
+            *id_out = id;
+        return 0;
+    }
     if (len > 0)
         memcpy(buf + BSD_HDR_LEN, payload, len);
-    int r = send_all(c, buf, BSD_HDR_LEN + len, fd_to_pass);
+    r = send_all(c, buf, BSD_HDR_LEN + len, fd_to_pass);
     /* The buffer may hold a key. */
     explicit_bzero(buf, sizeof buf);
     if (r != 0)
@@ -287,6 +324,10 @@ static int read_reply(bsd_client *c, uint32_t id, uint8_t expect_op, uint8_t *ou
 {
     if (bsd_client_getpid() != c->pid)
         return -ECHILD;
+    /* A request still held would never be answered. */
+    int fr = flush_held(c);
+    if (fr != 0)
+        return fr;
     for (unsigned i = 0; i < c->nparked; i++) {
         if (c->parked[i].id != id)
             continue;
@@ -736,6 +777,22 @@ int bsd_client_status(bsd_client *c, char *out, size_t len)
     if (len > 0)
         out[n < len - 1 ? n : len - 1] = 0;
     return 0;
+}
+
+void bsd_client_hold(bsd_client *c)
+{
+    c->holding = 1;
+}
+
+int bsd_client_flush(bsd_client *c)
+{
+    c->holding = 0;
+    if (bsd_client_getpid() != c->pid) {
+        c->nheld = 0;
+        c->held_len = 0;
+        return -ECHILD;
+    }
+    return flush_held(c);
 }
 
 uint64_t bsd_client_stalls(const bsd_client *c)

@@ -97,6 +97,16 @@ int bsd_client_keystream(bsd_client *c, uint32_t session, const uint8_t *counter
 int bsd_client_rate(bsd_client *c, const char *cipher, bsd_rate_rep *out);
 
 /*
+ * Holding: from bsd_client_hold, KEYSTREAM requests (submit, submit_pieces) are kept here, up to
+ * BSD_CLIENT_HELD of them, and go out together in one write at bsd_client_flush (0 or the send's
+ * error), before any other request, or before any wait; a request's submit then says only that
+ * it was queued. One system call, and one wakeup of the daemon, for several windows.
+ */
+#define BSD_CLIENT_HELD 8
+void bsd_client_hold(bsd_client *c);
+int bsd_client_flush(bsd_client *c);
+
+/*
  * KEYSTREAM reply waits that found none of the reply's bytes arrived yet and blocked (since
  * connect); other requests' waits do not count.
  */

@@ -78,6 +78,13 @@ int bsd_stream_xor(bsd_stream *s, const bs_key_schedule *ks, uint8_t *out, const
 #define BSD_STREAM_DEPTH_MAX 8
 unsigned bsd_stream_adapt_depth(unsigned active, unsigned max, int stalled, unsigned *calm);
 unsigned bsd_stream_depth(const bsd_stream *s);
+/*
+ * How many windows to request now with inflight of active in flight: none until half of active
+ * (at least one) are free, or none is in flight; then all that are free, in one message
+ * (bsd_client_hold). So more than half of active stay asked for, and a stream of depth 8 costs
+ * the daemon and itself one message for 4 windows instead of one a window.
+ */
+unsigned bsd_stream_refill_count(unsigned active, unsigned inflight);
 /* Keystream bytes delivered so far. */
 uint64_t bsd_stream_position(const bsd_stream *s);
 /*
