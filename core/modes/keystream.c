@@ -8,7 +8,15 @@ void bs_ctr_add(uint8_t *counter, size_t len, uint64_t n)
 {
     /* Public data only: the counter is not secret in CTR. */
     uint64_t carry = n;
-    for (size_t i = len; i-- > 0 && carry != 0;) {
+    size_t i = len;
+    if (len >= 8) {
+        /* The low 8 bytes as one word (every call of a stream's modes and checks comes here). */
+        const uint64_t low = bs_load_be64(counter + len - 8), sum = low + n;
+        bs_store_be64(counter + len - 8, sum);
+        carry = sum < low; /* into the bytes above */
+        i = len - 8;
+    }
+    while (i-- > 0 && carry != 0) {
         uint64_t sum = (uint64_t)counter[i] + (carry & 0xff);
         counter[i] = (uint8_t)sum;
         carry = (carry >> 8) + (sum >> 8);

@@ -766,6 +766,30 @@ static void test_counter_arithmetic(void **state)
     assert_int_equal(c[3], 0x22);
     assert_int_equal(c[2], 0x01);
     assert_int_equal(c[0], 0x00);
+    /*
+     * Against a byte-by-byte sum, every length to 32 bytes, counters with runs of 0xff around
+     * the low word's top (where bs_ctr_add carries from its word into the bytes above).
+     */
+    for (size_t len = 1; len <= 32; len++)
+        for (int t = 0; t < 200; t++) {
+            uint8_t got[32], want[32];
+            for (size_t i = 0; i < len; i++)
+                got[i] = (uint8_t)(bs_test_below(3) == 0 ? 0xff : bs_test_below(256));
+            uint64_t n = bs_test_rand64();
+            if (t % 4 == 1)
+                n &= 0xffff;
+            if (t % 4 == 2)
+                n = ~(uint64_t)0;
+            memcpy(want, got, len);
+            unsigned carry = 0;
+            for (size_t i = len, k = 0; i-- > 0; k++) {
+                unsigned sum = want[i] + carry + (k < 8 ? (unsigned)(n >> (8 * k)) & 0xff : 0);
+                want[i] = (uint8_t)sum;
+                carry = sum >> 8;
+            }
+            bs_ctr_add(got, len, n);
+            assert_memory_equal(got, want, len);
+        }
 }
 
 int main(void)
