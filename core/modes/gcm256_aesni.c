@@ -1,17 +1,18 @@
 /*
  * gcm256_aesni.c: the whole-block loop of RIJNDAEL-256-GCM with AES-NI and PCLMULQDQ on xmm (CPU
- * level aesni: what a CPU without VAES runs), CTR and GHASH stitched: while AESENC runs the 14
- * rounds of a group of counter blocks, PCLMULQDQ absorbs a group of ciphertext blocks (the
- * previous batch's when encrypting, whose ciphertext is only then written; the same batch's when
- * decrypting, whose input is the ciphertext), one block every second round, with one reduction
- * per batch of six blocks (powers H^6..H^1, ghash256_pclmul.h). A round of a block is two PBLENDVB,
- * two PSHUFB and two AESENC (rijndael256_aesni.h); GHASH's carry-less multiplies, XORs and shifts
- * fill the issue slots and the multiplier that the rounds leave idle. Bit-exact with CTR over any
- * Rijndael-256 core followed by any GHASH-256: the unit suite (test_gcm's long messages at every
- * split, in place, unaligned, counters wrapping at 2^32) runs it at CPU level aesni and above.
+ * levels aesni and avx2: what a CPU without VAES runs), CTR and GHASH stitched: while AESENC runs
+ * the rounds of six counter blocks, PCLMULQDQ absorbs six ciphertext blocks (the previous batch's
+ * when encrypting, whose ciphertext is only then written; the same batch's when decrypting, whose
+ * input is the ciphertext), their 54 carry-less multiplies dealt out one after each of three
+ * block-rounds in four (rounds 2..13), with one reduction per batch (powers H^6..H^1,
+ * ghash256_pclmul.h). A round of a block is two PBLENDVB, two PSHUFB and two AESENC
+ * (rijndael256_aesni.h). Bit-exact with CTR over any Rijndael-256 core followed by any GHASH-256:
+ * the unit suite (test_gcm's long messages at every split, in place, unaligned, counters wrapping
+ * at 2^32) runs it at CPU levels aesni and avx2, and the ct suite's gcm256 target under memcheck.
  *
- * Every instruction takes constant time; nothing branches on or indexes by secret data (the
- * block count and the direction are public; the counter is used only in registers).
+ * Every instruction takes constant time; nothing branches on or indexes by secret data: the block
+ * count and the direction are public, and the counter is branched on (whether its low byte
+ * carries within a batch) only where it came from a direct IV (ctr_secret 0).
  */
 #include "../bs_cpu.h"
 #include "gcm256.h"
@@ -30,14 +31,13 @@
  * Six blocks in flight (twelve registers, with xmm0 for PBLENDVB's mask and the shuffle: all
  * sixteen): a round's chain (PBLENDVB, PSHUFB, AESENC) is about 8 cycles on Zen 5, and four
  * blocks left the units idle (measured: 0.97 TSC cycles a byte at six or eight, 1.03 at four).
- * Their GHASH block is absorbed after every second round (1, 3, .., 11), the batch's reduction
- * after round 13.
+ * GHASH therefore gets one register: its products go through memory (ghash_step).
  */
 #define NB 6
-#define GSTEP 2
+#define PRODUCTS (9 * NB) /* carry-less multiplies a batch (two-level Karatsuba) */
 
 _Static_assert(NB <= BS_PCLMUL_POWERS, "a batch's GHASH needs more key powers than are made");
-_Static_assert(GSTEP *(NB - 1) + 1 < BS_R256_ROUNDS, "a GHASH block after the last round");
+_Static_assert(PRODUCTS <= 12 * NB * 3 / 4, "more products than rounds 2..13 have slots");
 
 /* What every batch uses. */
 typedef struct {
@@ -46,53 +46,153 @@ typedef struct {
     __m128i a0;           /* half A of every counter block, XORed with round key 0 */
     __m128i cb;           /* half B of the next counter block, its counter word little-endian */
     __m128i y01, y23;     /* the GHASH accumulator (ghash256_pclmul.h's words) */
+    __m128i ka1;          /* round 1's move of round key 0, half A (see batch) */
+    uint32_t ctr;         /* the next block's counter word where it is public, else 0 */
+    int ctr_public;       /* the counter came from a direct IV: it may be branched on */
 } loop_state;
 
-/* Block j (0..NB - 1) of a batch at src into t: Y ^ X_0 by H^NB, X_j by H^(NB - j). */
-TARGET INLINE void ghash_absorb(const loop_state *s, bs_pclmul_acc *t, const uint8_t *src, int j)
+/* Byte 11 = j: block j's counter low byte after round 1's move, half A (see batch). */
+static const BS_ALIGN(16) uint8_t STEPS[NB][16] = {
+#define S(j)                                                                                       \
+    {                                                                                              \
+        [11] = (j)                                                                                 \
+    }
+    S(0), S(1), S(2), S(3), S(4), S(5),
+#undef S
+};
+_Static_assert(NB == 6, "STEPS lists six blocks");
+
+/*
+ * A batch's GHASH blocks prepared for the products: per block a23, a01, their XOR ac (Y folded
+ * into block 0), and each one's low word ^ high word (Karatsuba's middle factors).
+ */
+TARGET INLINE void ghash_prep(const loop_state *s, __m128i pre[NB][6], const uint8_t *src)
 {
     const __m128i rv = bs_pclmul_rev();
-    __m128i a23 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)src), rv);
-    __m128i a01 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + 16)), rv);
-    if (j == 0) {
-        a23 = _mm_xor_si128(a23, s->y23);
-        a01 = _mm_xor_si128(a01, s->y01);
+#pragma GCC unroll 8
+    for (int j = 0; j < NB; j++) {
+        __m128i a23 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + 32 * j)), rv);
+        __m128i a01 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + 32 * j + 16)), rv);
+        if (j == 0) {
+            a23 = _mm_xor_si128(a23, s->y23);
+            a01 = _mm_xor_si128(a01, s->y01);
+        }
+        const __m128i ac = _mm_xor_si128(a23, a01);
+        pre[j][0] = a01;
+        pre[j][1] = bs_pclmul_halves(a01);
+        pre[j][2] = a23;
+        pre[j][3] = bs_pclmul_halves(a23);
+        pre[j][4] = ac;
+        pre[j][5] = bs_pclmul_halves(ac);
     }
-    bs_pclmul_mul_acc(t, a23, a01, s->hkey + BS_PCLMUL_POW_WORDS * (NB - 1 - j));
 }
 
 /*
- * One batch: NB counter blocks through the rounds, XORed with in into out; when hsrc is not
- * NULL, its NB blocks absorbed into s->y meanwhile (hsrc's reads all come before out's writes,
- * so hsrc may be in).
+ * Product n (0..PRODUCTS - 1: block n / 9, part n % 9) of a batch into its sum in t: the factor
+ * from pre, the key power's register as a memory operand (the context's key form is 32-byte
+ * aligned, a power 80 bytes), the sum read and written in memory, one register in between.
  */
-TARGET INLINE void batch(loop_state *s, const uint8_t *in, uint8_t *out, const uint8_t *hsrc)
+#define STEP_ASM                                                                                   \
+    "movdqa %[x], %[p]\n\t"                                                                        \
+    "pclmulqdq %[imm], %[g], %[p]\n\t"                                                             \
+    "pxor %[acc], %[p]\n\t"                                                                        \
+    "movdqa %[p], %[acc]"
+TARGET INLINE void ghash_step(const loop_state *s, bs_pclmul_acc *t, __m128i pre[NB][6], int n)
+{
+    static const unsigned char X[9] = {0, 0, 1, 2, 2, 3, 4, 4, 5}; /* pre's entry */
+    static const unsigned char G[9] = {1, 1, 3, 0, 0, 3, 2, 2, 4}; /* the power's register */
+    static const unsigned char I[9] = {0x00, 0x11, 0x00, 0x00, 0x11, 0x10, 0x00, 0x11, 0x00};
+    const int j = n / 9, k = n % 9;
+    __m128i *const sums[9] = {&t->ll0, &t->ll1, &t->llm, &t->hh0, &t->hh1,
+                              &t->hhm, &t->c0,  &t->c1,  &t->cm};
+    __m128i *acc = sums[k];
+    const __m128i *g = (const __m128i *)(s->hkey + BS_PCLMUL_POW_WORDS * (NB - 1 - j)) + G[k];
+    __m128i p;
+    switch (I[k]) {
+    case 0x00:
+        __asm__(STEP_ASM
+                : [p] "=&x"(p), [acc] "+m"(*acc)
+                : [x] "m"(pre[j][X[k]]), [g] "m"(*g), [imm] "i"(0x00));
+        break;
+    case 0x11:
+        __asm__(STEP_ASM
+                : [p] "=&x"(p), [acc] "+m"(*acc)
+                : [x] "m"(pre[j][X[k]]), [g] "m"(*g), [imm] "i"(0x11));
+        break;
+    default:
+        __asm__(STEP_ASM
+                : [p] "=&x"(p), [acc] "+m"(*acc)
+                : [x] "m"(pre[j][X[k]]), [g] "m"(*g), [imm] "i"(0x10));
+        break;
+    }
+}
+
+/*
+ * One batch: NB counter blocks through the rounds, XORed with in into out; where absorb is set
+ * (a constant), hsrc's NB blocks absorbed into s->y meanwhile: prepared first (hsrc's reads all
+ * come before out's writes, so hsrc may be in), then their 9 NB products one after each of three
+ * block-rounds in four, the reduction after round 13.
+ */
+TARGET INLINE void batch(loop_state *s, const uint8_t *in, uint8_t *out, const uint8_t *hsrc,
+                         int absorb)
 {
     const uint8_t *rk = s->rk;
+    bs_pclmul_acc t;
+    BS_ALIGN(16) __m128i pre[NB][6];
+    if (absorb) {
+        bs_pclmul_acc_zero(&t);
+        ghash_prep(s, pre, hsrc);
+    }
     const __m128i cross = _mm_loadu_si128((const __m128i *)bs_r256_aesni_cross);
     const __m128i shuf = _mm_loadu_si128((const __m128i *)bs_r256_aesni_shuf);
     const __m128i bswap = _mm_loadu_si128((const __m128i *)bs_r256_aesni_ctr_bswap);
     const __m128i one = _mm_set_epi32(1, 0, 0, 0);
-    bs_pclmul_acc t;
-    bs_pclmul_acc_zero(&t);
     __m128i a[NB], b[NB];
+    const __m128i b0 = _mm_xor_si128(_mm_shuffle_epi8(s->cb, bswap), BS_R256_AESNI_RK(rk, 0, 1));
+    if (s->ctr_public && (s->ctr & 0xff) <= 0x100 - NB) {
+        /*
+         * A public counter whose low byte does not carry in this batch: the blocks differ in
+         * that byte alone, which round 1's move takes to byte 11 of half A. So half B's round 1
+         * is the same for all (done once), and half A's input is block 0's, that byte added to
+         * (PADDB) before round key 0 is XORed in: no per-block byte swap, blend or shuffle.
+         */
+        const __m128i ua = _mm_shuffle_epi8(_mm_blendv_epi8(s->a0, b0, cross), shuf);
+        const __m128i ub = _mm_shuffle_epi8(_mm_blendv_epi8(b0, s->a0, cross), shuf);
+        const __m128i pa = _mm_xor_si128(ua, s->ka1);
+        const __m128i xb = _mm_aesenc_si128(ub, BS_R256_AESNI_RK(rk, 1, 1));
 #pragma GCC unroll 8
-    for (int j = 0; j < NB; j++) {
-        a[j] = s->a0;
-        b[j] = _mm_xor_si128(_mm_shuffle_epi8(s->cb, bswap), BS_R256_AESNI_RK(rk, 0, 1));
-        s->cb = _mm_add_epi32(s->cb, one);
+        for (int j = 0; j < NB; j++) {
+            const __m128i u = _mm_add_epi8(pa, _mm_load_si128((const __m128i *)STEPS[j]));
+            a[j] = _mm_aesenc_si128(_mm_xor_si128(u, s->ka1), BS_R256_AESNI_RK(rk, 1, 0));
+            b[j] = xb;
+        }
+        s->cb = _mm_add_epi32(s->cb, _mm_set_epi32(NB, 0, 0, 0));
+    } else {
+#pragma GCC unroll 8
+        for (int j = 0; j < NB; j++) {
+            a[j] = s->a0;
+            b[j] = j == 0
+                       ? b0
+                       : _mm_xor_si128(_mm_shuffle_epi8(s->cb, bswap), BS_R256_AESNI_RK(rk, 0, 1));
+            s->cb = _mm_add_epi32(s->cb, one);
+            bs_r256_aesni_round(&a[j], &b[j], cross, shuf, BS_R256_AESNI_RKP(rk, 1, 0),
+                                BS_R256_AESNI_RKP(rk, 1, 1), 0);
+        }
     }
-#pragma GCC unroll 14
-    for (int i = 1; i <= BS_R256_ROUNDS; i++) {
+    s->ctr += NB; /* used only where ctr_public is set */
+#pragma GCC unroll 13
+    for (int i = 2; i <= BS_R256_ROUNDS; i++) {
         /* The round keys stay in memory, operands of AESENC: the registers go to the blocks. */
         __asm__ volatile("" : : : "memory");
 #pragma GCC unroll 8
-        for (int j = 0; j < NB; j++)
+        for (int j = 0; j < NB; j++) {
             bs_r256_aesni_round(&a[j], &b[j], cross, shuf, BS_R256_AESNI_RKP(rk, i, 0),
                                 BS_R256_AESNI_RKP(rk, i, 1), i == BS_R256_ROUNDS);
-        if (hsrc != NULL && (i - 1) % GSTEP == 0 && (i - 1) / GSTEP < NB)
-            ghash_absorb(s, &t, hsrc + 32 * ((i - 1) / GSTEP), (i - 1) / GSTEP);
-        if (hsrc != NULL && i == BS_R256_ROUNDS - 1)
+            const int slot = (i - 2) * NB + j;
+            if (absorb && slot % 4 != 3 && slot / 4 * 3 + slot % 4 < PRODUCTS)
+                ghash_step(s, &t, pre, slot / 4 * 3 + slot % 4);
+        }
+        if (absorb && i == BS_R256_ROUNDS - 1)
             bs_pclmul_reduce(&t, &s->y01, &s->y23);
     }
 #pragma GCC unroll 8
@@ -108,10 +208,12 @@ TARGET INLINE void batch(loop_state *s, const uint8_t *in, uint8_t *out, const u
 TARGET static void ghash_batch(loop_state *s, const uint8_t *src)
 {
     bs_pclmul_acc t;
+    BS_ALIGN(16) __m128i pre[NB][6];
     bs_pclmul_acc_zero(&t);
-#pragma GCC unroll 8
-    for (int j = 0; j < NB; j++)
-        ghash_absorb(s, &t, src + 32 * j, j);
+    ghash_prep(s, pre, src);
+#pragma GCC unroll 54
+    for (int n = 0; n < PRODUCTS; n++)
+        ghash_step(s, &t, pre, n);
     bs_pclmul_reduce(&t, &s->y01, &s->y23);
 }
 
@@ -120,7 +222,6 @@ TARGET static size_t aesni_pclmul_bulk(const bs_key_schedule *ks, uint64_t *hkey
                                        uint8_t counter[32], int ctr_secret, uint8_t y[32],
                                        const uint8_t *in, uint8_t *out, size_t nblocks, int decrypt)
 {
-    (void)ctr_secret; /* nothing here branches on the counter */
     const size_t batches = nblocks / NB, bb = 32 * NB;
     if (batches == 0)
         return 0;
@@ -137,14 +238,21 @@ TARGET static size_t aesni_pclmul_bulk(const bs_key_schedule *ks, uint64_t *hkey
                             _mm_loadu_si128((const __m128i *)bs_r256_aesni_ctr_bswap));
     s.y23 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)y), rv);
     s.y01 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(y + 16)), rv);
+    s.ka1 =
+        _mm_shuffle_epi8(_mm_blendv_epi8(BS_R256_AESNI_RK(s.rk, 0, 0), BS_R256_AESNI_RK(s.rk, 0, 1),
+                                         _mm_loadu_si128((const __m128i *)bs_r256_aesni_cross)),
+                         _mm_loadu_si128((const __m128i *)bs_r256_aesni_shuf));
+    /* A counter that came by GHASH depends on the key: never read, never branched on. */
+    s.ctr_public = !ctr_secret;
+    s.ctr = ctr_secret ? 0 : bs_load_be32(counter + 28);
     if (decrypt) {
         for (size_t k = 0; k < batches; k++)
-            batch(&s, in + bb * k, out + bb * k, in + bb * k);
+            batch(&s, in + bb * k, out + bb * k, in + bb * k, 1);
     } else {
         /* GHASH runs one batch behind: the ciphertext of batch k - 1 while CTR makes batch k. */
-        batch(&s, in, out, NULL);
+        batch(&s, in, out, NULL, 0);
         for (size_t k = 1; k < batches; k++)
-            batch(&s, in + bb * k, out + bb * k, out + bb * (k - 1));
+            batch(&s, in + bb * k, out + bb * k, out + bb * (k - 1), 1);
         ghash_batch(&s, out + bb * (batches - 1));
     }
     _mm_storeu_si128((__m128i *)y, _mm_shuffle_epi8(s.y23, rv));
