@@ -19,7 +19,7 @@
  *                     produces the in-process keystream of the passes
  *   GCM_BULK_FOR      (cipher, ghash) -> a stitched CTR + GHASH loop (gcm256_bulk.h) or NULL,
  *   GCM_START_FOR     (cipher, ghash) -> an in-register start for IVs that go by GHASH
- *                     (gcm256_bulk.h) or NULL; optional, with GCM_GHASH_LAZY,
+ *                     (gcm256_bulk.h: J0 alone) or NULL; optional, with GCM_GHASH_LAZY,
  *                     used in-process where the core has its own counter mode
  *   GCM_BULK_BLOCKS   the key powers that loop uses (with GCM_BULK_FOR and GCM_GHASH_LAZY)
  *   GCM_PROFILE       the context has `ctr_bytes` and `direct_iv` (0: the defaults 4 and
@@ -411,7 +411,11 @@ static void start_iv(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len, const uint8
     const int inproc = ctx->src == NULL || ctx->src == &bs_keystream_inproc;
     const int early = inproc && ctx->ctr32 != NULL && !CTR_WIDE(ctx);
 #ifdef GCM_START_FOR
-    /* J0 by GHASH, E_K(J0) and E_K(J0 + 1) in one call, in registers (and H with the key). */
+    /*
+     * J0 by GHASH in one call, in registers (and H with the key). E_K(J0) waits for the first
+     * data, whose keystream it joins (ride_j0; before a stitched loop, beside its first batch):
+     * made here, its rounds ran after J0 on the message's critical path.
+     */
     const bs_gcm256_start_fn fast =
         early && !direct ? GCM_START_FOR(ctx->cipher, ctx->ghash) : NULL;
 #else
@@ -429,19 +433,13 @@ static void start_iv(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len, const uint8
     }
 #ifdef GCM_START_FOR
     if (fast != NULL) {
-        BS_ALIGN(64) uint8_t b[3 * BL];
-        fast(&ctx->ks, key, ctx->hkey, iv, iv_len, b);
+        fast(&ctx->ks, key, ctx->hkey, iv, iv_len, ctx->j0);
         if (key != NULL)
             ctx->hpow = 1;
-        memcpy(ctx->j0, b, BL);
-        memcpy(ctx->ekj0, b + BL, BL);
-        memcpy(ctx->stream, b + 2 * BL, BL);
-        GCM_WIPE(b, sizeof b);
         memcpy(ctx->counter, ctx->j0, BL);
         inc32(ctx->counter);
         ctx->ctr_secret = 1;
-        ctx->ekj0_ready = 1;
-        ctx->pre = 1;
+        /* E_K(J0) rides with the message's first keystream (gcm_crypt, ride_j0). */
 #ifdef GCM_GHASH_DEFER
         ghash_powers(ctx, GCM_GHASH_DEFER);
 #endif
@@ -636,6 +634,32 @@ static void crypt_passes(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t l
     GCM_WIPE(buf, used);
 }
 
+#ifdef GCM_START_FOR
+/* Blocks of data whose keystream ride_j0 makes in one call of the core beside E_K(J0). */
+#define RIDE_BLOCKS 14
+
+/*
+ * The first data of a message whose E_K(J0) is still due (set_iv's in-register start makes J0
+ * alone), len <= RIDE_BLOCKS blocks: the keystream from J0 (E_K(J0), then the data's blocks) in
+ * one call of the core's counter mode, the blocks side by side.
+ */
+static void ride_j0(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len, int dec)
+{
+    BS_ALIGN(64) uint8_t buf[(RIDE_BLOCKS + 1) * BL];
+    const size_t blocks = len / BL + (len % BL != 0);
+    ctx->ctr32(&ctx->ks, ctx->j0, NULL, buf, blocks + 1);
+    memcpy(ctx->ekj0, buf, BL);
+    ctx->ekj0_ready = 1;
+    crypt_absorb(ctx, out, in, buf + BL, len, dec);
+    if (len % BL != 0) { /* the last block is partial: keep its keystream */
+        memcpy(ctx->stream, buf + blocks * BL, BL);
+        ctx->num = (unsigned)(len % BL);
+    }
+    bs_store_be32(ctx->counter + BL - 4, bs_load_be32(ctx->counter + BL - 4) + (uint32_t)blocks);
+    GCM_WIPE(buf, (blocks + 1) * BL);
+}
+#endif
+
 static int gcm_crypt(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len, int st)
 {
     if (ctx->state != ST_AAD && ctx->state != st)
@@ -690,6 +714,13 @@ static int gcm_crypt(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len, 
     }
 
     const int inproc = ctx->src == NULL || ctx->src == &bs_keystream_inproc;
+#ifdef GCM_START_FOR
+    if (!ctx->ekj0_ready && inproc && ctx->ctr32 != NULL && !CTR_WIDE(ctx) &&
+        len <= RIDE_BLOCKS * BL) {
+        ride_j0(ctx, out, in, len, dec);
+        return BS_OK;
+    }
+#endif
 #ifdef GCM_FACE
     const int passes = inproc && (ctx->ctr32 == NULL || ctx->face != NULL);
 #else
@@ -705,6 +736,10 @@ static int gcm_crypt(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len, 
         const bs_gcm256_bulk_fn bulk = GCM_BULK_FOR(ctx->cipher, ctx->ghash);
         if (bulk != NULL)
             ghash_flush(ctx); /* the loop reads and writes y */
+        if (!ctx->ekj0_ready && ctx->ctr32 != NULL && !CTR_WIDE(ctx)) {
+            ctx->ctr32(&ctx->ks, ctx->j0, NULL, ctx->ekj0, 1);
+            ctx->ekj0_ready = 1;
+        }
         /* The loop makes the key powers it uses (ctx->hpow counts them). */
         const size_t done = bulk != NULL ? bulk(&ctx->ks, ctx->hkey, &ctx->hpow, ctx->counter,
                                                 ctx->ctr_secret, ctx->y, in, out, len / BL, dec)
@@ -832,3 +867,4 @@ void GCM_FN(clear)(GCM_CTX *ctx)
 #undef CTR_WIDE
 #undef DIRECT_IV
 #undef SOURCE_PIECE
+#undef RIDE_BLOCKS

@@ -27,14 +27,16 @@ typedef size_t (*bs_gcm256_bulk_fn)(const bs_key_schedule *ks, uint64_t *hkey, u
 
 /*
  * A message's start where its IV is not of the direct length, all in registers: J0 = GHASH(IV ||
- * zero pad || the lengths block (0, the IV's bit length)), then E_K(J0) and E_K(J0 + 1) (inc32).
- * key not NULL: the key is expanded into ks first, beside H = E_K(0), and entry 0 of the lazy
- * key form (gcm256.h) is made from H (the caller sets hpow to 1); key NULL: ks and entry 0 are
- * there. Writes J0, E_K(J0), E_K(J0 + 1) to out. In pieces through memory, each step read back
- * what the one before had just written in stores of another size, which the CPU cannot forward.
+ * zero pad || the lengths block (0, the IV's bit length)). key not NULL: the key is expanded into
+ * ks first, beside H = E_K(0), and entry 0 of the lazy key form (gcm256.h) is made from H (the
+ * caller sets hpow to 1); key NULL: ks and entry 0 are there. Writes J0 to j0. In pieces through
+ * memory, each step read back what the one before had just written in stores of another size,
+ * which the CPU cannot forward. E_K(J0) is not made here: its rounds could start only once J0 is
+ * known, and made here they held up the message's first keystream (gcm.inc.h makes it with that
+ * keystream).
  */
 typedef void (*bs_gcm256_start_fn)(bs_key_schedule *ks, const uint8_t *key, uint64_t *hkey,
-                                   const uint8_t *iv, size_t iv_len, uint8_t out[96]);
+                                   const uint8_t *iv, size_t iv_len, uint8_t j0[32]);
 
 /* The stitched loop for this core and GHASH at the CPU level in force, or NULL. */
 bs_gcm256_bulk_fn bs_gcm256_bulk_for(const bs_block_cipher *cipher,

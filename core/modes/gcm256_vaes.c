@@ -222,13 +222,12 @@ TARGET static size_t vaes_vpclmul_bulk(const bs_key_schedule *ks, uint64_t *hkey
 /*
  * bs_gcm256_start_fn. J0 by one-block products in registers (an IV of a block or two is the
  * common case: a 12-byte IV is one block and the lengths), the IV's last partial block by a
- * masked load, the lengths block made in a register; the counter blocks J0, J0 + 1 in one
- * register through the rounds.
+ * masked load, the lengths block made in a register.
  */
 __attribute__((
     target("avx512f,avx512bw,avx512vl,avx512vbmi,vaes,vpclmulqdq,aes,ssse3"))) static void
 vaes_vpclmul_start(bs_key_schedule *ks, const uint8_t *key, uint64_t *hkey, const uint8_t *iv,
-                   size_t iv_len, uint8_t out[96])
+                   size_t iv_len, uint8_t j0[32])
 {
     uint8_t *w = (uint8_t *)ks->w;
     if (key != NULL) {
@@ -245,14 +244,8 @@ vaes_vpclmul_start(bs_key_schedule *ks, const uint8_t *key, uint64_t *hkey, cons
     /* The lengths block: 0 and the IV's bit length, each 64-bit big-endian ending its half. */
     const uint64_t bits = (uint64_t)iv_len << 3;
     yr = bs_vpclmul_one_x(hkey, yr, _mm256_set_epi64x((long long)__builtin_bswap64(bits), 0, 0, 0));
-    const __m256i j0 = _mm256_shuffle_epi8(yr, _mm512_castsi512_si256(bs_vpclmul_rev()));
-    const uint32_t c = __builtin_bswap32((uint32_t)_mm256_extract_epi32(j0, 7));
-    const __m256i j1 = _mm256_insert_epi32(j0, (int)__builtin_bswap32(c + 1), 7);
-    __m512i x = _mm512_xor_si512(_mm512_inserti64x4(_mm512_castsi256_si512(j0), j1, 1),
-                                 _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)w)));
-    bs_r256_vaes_small_rounds(w, &x, 1);
-    _mm256_storeu_si256((__m256i *)out, j0);
-    _mm512_storeu_si512((void *)(out + 32), x);
+    _mm256_storeu_si256((__m256i *)j0,
+                        _mm256_shuffle_epi8(yr, _mm512_castsi512_si256(bs_vpclmul_rev())));
 }
 
 #endif
