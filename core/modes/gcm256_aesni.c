@@ -205,7 +205,7 @@ TARGET INLINE void batch(loop_state *s, const uint8_t *in, uint8_t *out, const u
 }
 
 /* NB blocks of src into s->y alone (the last batch's ciphertext, encrypting). */
-TARGET static void ghash_batch(loop_state *s, const uint8_t *src)
+TARGET INLINE void ghash_batch(loop_state *s, const uint8_t *src)
 {
     bs_pclmul_acc t;
     BS_ALIGN(16) __m128i pre[NB][6];
@@ -218,9 +218,9 @@ TARGET static void ghash_batch(loop_state *s, const uint8_t *src)
 }
 
 /* bs_gcm256_bulk_fn (gcm256_bulk.h): whole batches of NB blocks. */
-TARGET static size_t aesni_pclmul_bulk(const bs_key_schedule *ks, uint64_t *hkey, unsigned *hpow,
-                                       uint8_t counter[32], int ctr_secret, uint8_t y[32],
-                                       const uint8_t *in, uint8_t *out, size_t nblocks, int decrypt)
+TARGET INLINE size_t bulk(const bs_key_schedule *ks, uint64_t *hkey, unsigned *hpow,
+                          uint8_t counter[32], int ctr_secret, uint8_t y[32], const uint8_t *in,
+                          uint8_t *out, size_t nblocks, int decrypt)
 {
     const size_t batches = nblocks / NB, bb = 32 * NB;
     if (batches == 0)
@@ -262,6 +262,30 @@ TARGET static size_t aesni_pclmul_bulk(const bs_key_schedule *ks, uint64_t *hkey
     return done;
 }
 
+/* The loop as it is: SSE encodings, for CPUs with AES-NI but not AVX (and level aesni). */
+TARGET static size_t aesni_pclmul_bulk(const bs_key_schedule *ks, uint64_t *hkey, unsigned *hpow,
+                                       uint8_t counter[32], int ctr_secret, uint8_t y[32],
+                                       const uint8_t *in, uint8_t *out, size_t nblocks, int decrypt)
+{
+    return bulk(ks, hkey, hpow, counter, ctr_secret, y, in, out, nblocks, decrypt);
+}
+
+/*
+ * The same at level avx2 (Haswell .. Skylake, Zen 2: AVX2 without VAES): the compiler's part
+ * (the GHASH blocks' preparation, the reduction, the counters) in VEX encodings, whose three
+ * operands spare the register copies that the twelve registers of blocks leave no room for;
+ * the rounds and the products stay the SSE assembly (on Zen 5 the four-operand VPBLENDVB made
+ * the rounds slower: RIJNDAEL-256-CTR 0.64 -> 0.79 TSC c/B). Measured 3-4 % faster than the SSE
+ * loop (16 KiB, bsbench --cheapest alternating: 0.90-0.91 vs 0.86-0.89 TSC c/B, load 3-4).
+ */
+__attribute__((target("aes,pclmul,sse4.1,ssse3,avx"))) static size_t
+aesni_pclmul_bulk_avx(const bs_key_schedule *ks, uint64_t *hkey, unsigned *hpow,
+                      uint8_t counter[32], int ctr_secret, uint8_t y[32], const uint8_t *in,
+                      uint8_t *out, size_t nblocks, int decrypt)
+{
+    return bulk(ks, hkey, hpow, counter, ctr_secret, y, in, out, nblocks, decrypt);
+}
+
 #endif
 
 bs_gcm256_bulk_fn bs_gcm256_aesni_bulk_for(const bs_block_cipher *cipher,
@@ -270,7 +294,7 @@ bs_gcm256_bulk_fn bs_gcm256_aesni_bulk_for(const bs_block_cipher *cipher,
 #ifdef HAVE_STITCHED
     /* Either is set only where the CPU has AES-NI, PCLMULQDQ and SSE4.1 (bs_cpu.c, ghash256.c). */
     if (cipher == &bs_rijndael256_aesni && ghash == &bs_ghash256_pclmul_impl)
-        return aesni_pclmul_bulk;
+        return bs_cpu_level() >= BS_CPU_AVX2 ? aesni_pclmul_bulk_avx : aesni_pclmul_bulk;
 #else
     (void)cipher;
     (void)ghash;
