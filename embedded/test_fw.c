@@ -328,6 +328,10 @@ static void aes_masked_checks(void)
         bs_aes128_maskedv_2blocks(&masked_key, out, in, masked_rng, NULL);
         check_eq(out, ref, 32, "AES-128 masked32v set_key", i,
                  "masked AES-128 (value-model key setup) differs from the reference");
+        bs_aes128_masked_set_key_dom(&masked_key, key, masked_rng, NULL);
+        bs_aes128_masked_2blocks(&masked_key, out, in, masked_rng, NULL);
+        check_eq(out, ref, 32, "AES-128 masked DOM set_key", i,
+                 "masked AES-128 (DOM key setup) differs from the reference");
         bs_ref_aes256_encrypt(key, in, ref);
         bs_ref_aes256_encrypt(key, in + 16, ref + 16);
         bs_aes256_masked_set_key(&masked_key256, key, masked_rng, NULL);
@@ -340,6 +344,10 @@ static void aes_masked_checks(void)
         bs_aes256_maskedv_2blocks(&masked_key256, out, in, masked_rng, NULL);
         check_eq(out, ref, 32, "AES-256 masked32v set_key", i,
                  "masked AES-256 (value-model key setup) differs from the reference");
+        bs_aes256_masked_set_key_dom(&masked_key256, key, masked_rng, NULL);
+        bs_aes256_masked_2blocks(&masked_key256, out, in, masked_rng, NULL);
+        check_eq(out, ref, 32, "AES-256 masked DOM set_key", i,
+                 "masked AES-256 (DOM key setup) differs from the reference");
     }
     bs_aes128_masked_clear(&masked_key);
     bs_aes256_masked_clear(&masked_key256);

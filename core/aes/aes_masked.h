@@ -25,17 +25,41 @@
  * are per value, and why the code hides each intermediate from the compiler (BS_HIDE) so that
  * it cannot regroup a XOR chain into an unmasked partial sum.
  *
- * Key schedule: two shares, the S-box with the DOM-indep AND (Gross et al., 2016), fresh
- * randomness for every AND: BS_AES128_MASKED_RAND_KEY / BS_AES256_MASKED_RAND_KEY words per
- * set_key; the round keys exist only as shares (rk[0][i] ^ rk[1][i] is bs_aes_key_schedule's
- * word i). SubWord runs the circuit on the four bytes of one word, slice b holding bit b of
- * each at bits 0, 8, 16 and 24 only, and every step is bitwise: the other 28 bits of every value
- * are zero and each of the four positions is a computation of its own. An AND's fresh word
- * therefore needs only those four bits, and eight ANDs share one random word: AND i takes bits
- * i % 8 (+ 0, 8, 16, 24) of word i / 8, masked to the four positions. At every position the
- * ANDs get independent uniform bits, as with a word each, and every value is the one a word
- * each would give with its 28 unused bits cleared, so whatever it held of the secret (nothing
- * at first order) it holds the same: 5 words an S-box where there were 34.
+ * Key schedule: the round keys exist only as two shares (rk[0][i] ^ rk[1][i] is
+ * bs_aes_key_schedule's word i). SubWord runs an S-box circuit on the four bytes of one word,
+ * slice b holding bit b of each at bits 0, 8, 16 and 24 only, and every step is bitwise: the
+ * other 28 bits of every value are zero and each of the four positions is a computation of its
+ * own. Two key schedules give the same shares:
+ *   - The default (bs_aes128_masked_set_key / bs_aes256_masked_set_key, the masked32
+ *     descriptors): SubWord through the encryption's pattern S-box, 2 fresh words each,
+ *     BS_AES128_MASKED_RAND_KEY / BS_AES256_MASKED_RAND_KEY (24 / 34) words per set_key. One
+ *     word R gives m0 and m1 at the four positions (bits 8j and 8j + 1 of R: eight independent
+ *     uniform bits); the trade in adds to slice b of share 0 the word (slice b of share 1) ^
+ *     mi[b], mask bits only (share 1 is uniform and independent of the key), which gives slice
+ *     b of the key word under the S-box's input pattern; the S-box is the encryption's, whose
+ *     argument above holds at the four positions (each value, bit by bit, independent of the
+ *     input, its four bits under different independent mask bits, so the word is too: the
+ *     other bits are zero); the trade out adds (slice b of a second fresh word r1) ^ mo[b],
+ *     mask bits only, so that share 0 is the S-box's output ^ r1 and share 1 is r1 (the 0x63
+ *     on one of them). Every value is independent of the key at first order, at word level,
+ *     and the masks are fresh in every SubWord, so no value of one combines with one of
+ *     another. Its randomness is therefore R's eight bits and r1 (the pattern S-box's ANDs
+ *     need none), 2 words where the DOM circuit draws 5. What
+ *     it does not keep: inside SubWord the key word is one value under a mask (as the state
+ *     is in the encryption), not two shares whose values are each, all together, independent of
+ *     the key (the DOM schedule's property below, which a first-order claim does not need).
+ *     Off Cortex-M3/M4 it is the value-model variant's C (below); on Cortex-M3/M4 the trades and
+ *     the S-box are generated Thumb-2 under the transition rule (below).
+ *   - The DOM one (bs_aes128_masked_set_key_dom / bs_aes256_masked_set_key_dom): the S-box
+ *     with the DOM-indep AND (Gross et al., 2016) on the two shares, fresh randomness for every
+ *     AND: BS_AES128_MASKED_DOM_RAND_KEY / BS_AES256_MASKED_DOM_RAND_KEY (54 / 73) words per
+ *     set_key. An AND's fresh word therefore needs only those four bits, and eight ANDs share
+ *     one random word: AND i takes bits i % 8 (+ 0, 8, 16, 24) of word i / 8, masked to the
+ *     four positions. At every position the ANDs get independent uniform bits, as with a word
+ *     each, and every value is the one a word each would give with its 28 unused bits
+ *     cleared, so whatever it held of the secret (nothing at first order) it holds the same:
+ *     5 words an S-box where there were 34. A DOM AND's outputs are a fresh sharing, so each
+ *     share's values, all together, are independent of the key.
  *
  * Randomness: the application supplies an RNG callback (a deterministic PRNG under QEMU,
  * getrandom() or the board's TRNG elsewhere) that fills n 32-bit words. Masking is only as
@@ -71,7 +95,21 @@
  * loaded and the ciphertext as stored are inputs and outputs (their values are not tested,
  * their transitions are, but for the old contents of the output buffer). The C handles
  * only the masks (their set-up and the wipes) and pointers between the generated functions.
- * The key schedule's SubWord on Cortex-M3/M4 (subword_dom_t2, aes_masked_dom_t2.h, generated
+ * The default key schedule's SubWord on Cortex-M3/M4 (subword_pat_t2, aes_masked_lin_t2.h,
+ * generated by embedded/gen/aes_masked_lin_thumb2.py): the trade in (subword_tin_t2), the
+ * encryption's transition-aware S-box (sbox_masked_t2) and the trade out (subword_tout_t2),
+ * the trades allocated under the linear layers' rule (no register write, load or store whose
+ * old ^ new depends on the key, in a word-level model where m0 and m1 are independent
+ * variables at the four positions, the shares K ^ S1 and S1, and q's old contents the last
+ * SubWord's S-box output under that SubWord's masks, which nothing else uses), each function
+ * clearing its registers on the way out; the driver clears r4..r12 on entry and zeroes the
+ * S-box's stack slots before its call, as the rounds' driver does, and subword_pat_wipe_t2
+ * zeroes them once more at the end of set_key; the C computes only the mask words m0, m1,
+ * m0 ^ m1, m0 | m1 and wipes the work area (the word pair, q, the masks). Checked by the
+ * generator and on the compiled objects (tests/leak/check_lin_thumb.py: values, transitions,
+ * no data left, the controls m1 = m0, r1 = 0 and share 1 loaded over share 0 failing; the
+ * driver's clears and slot stores and the wipe's slots; check_sbox_thumb.py for the S-box).
+ * The DOM key schedule's SubWord on Cortex-M3/M4 (subword_dom_t2, aes_masked_dom_t2.h, generated
  * by embedded/gen/aes_masked_dom_thumb2.py from sbox_dom's lines here): slices, the DOM circuit
  * and the output words as straight-line Thumb-2 that computes only the C's values, allocated
  * so that no register write, load or store puts a value of one share over one of the other,
@@ -133,8 +171,10 @@
  *   the compiler), m0 and m1 at the four positions SubWord uses from bits 0, 8, 16, 24 and 1,
  *   9, 17, 25 of one fresh word, and the output back to two shares the same way with a second
  *   fresh word as share 1: every value its data bit XOR a mask bit, as in the encryption, for
- *   BS_AES128_MASKEDV_RAND_KEY / BS_AES256_MASKEDV_RAND_KEY (24 / 34) words a key, where the
- *   default's draws 54 / 73 (aadomn's: 2). The t-test records it (both experiments).
+ *   BS_AES128_MASKEDV_RAND_KEY / BS_AES256_MASKEDV_RAND_KEY (24 / 34) words a key, as the
+ *   default's (the DOM one draws 54 / 73; aadomn's: 2). Off Cortex-M3/M4 it is the default's
+ *   code; on Cortex-M3/M4 it runs the value-model S-box between trades in C, without the
+ *   transition rule. The t-test records it (both experiments).
  *
  * Constant time: straight-line logic; branches and indices depend only on round numbers.
  */
@@ -151,6 +191,8 @@ extern "C" {
 /* The instrumented build's entry points have their own names, so that it links beside the
  * normal core. */
 #define bs_aes128_masked_set_key bs_aes128_masked_trace_set_key
+#define bs_aes128_masked_set_key_dom bs_aes128_masked_trace_set_key_dom
+#define bs_aes256_masked_set_key_dom bs_aes256_masked_trace_set_key_dom
 #define bs_aes128_masked_2blocks bs_aes128_masked_trace_2blocks
 #define bs_aes128_masked_clear bs_aes128_masked_trace_clear
 #define bs_aes256_masked_set_key bs_aes256_masked_trace_set_key
@@ -181,8 +223,14 @@ typedef void (*bs_aes_rng_fn)(void *rng_ctx, uint32_t *out, size_t nwords);
 #define BS_AES_MASKEDV_SBOX_RAND 2
 #define BS_AES128_MASKEDV_RAND_KEY (4 + 10 * BS_AES_MASKEDV_SBOX_RAND)
 #define BS_AES256_MASKEDV_RAND_KEY (8 + 13 * BS_AES_MASKEDV_SBOX_RAND)
-#define BS_AES128_MASKED_RAND_KEY (4 + 10 * BS_AES_MASKED_SBOX_RAND)
-#define BS_AES256_MASKED_RAND_KEY (8 + 13 * BS_AES_MASKED_SBOX_RAND)
+/* The default key setup: the encryption's S-box on SubWord, two words each (as the value-model
+ * variant's, with the transition-aware S-box and trades on Cortex-M3/M4; above). The DOM key
+ * setup (the _dom entry points): BS_AES_MASKED_SBOX_RAND words a SubWord. */
+#define BS_AES_MASKED_KS_SBOX_RAND 2
+#define BS_AES128_MASKED_RAND_KEY (4 + 10 * BS_AES_MASKED_KS_SBOX_RAND)
+#define BS_AES256_MASKED_RAND_KEY (8 + 13 * BS_AES_MASKED_KS_SBOX_RAND)
+#define BS_AES128_MASKED_DOM_RAND_KEY (4 + 10 * BS_AES_MASKED_SBOX_RAND)
+#define BS_AES256_MASKED_DOM_RAND_KEY (8 + 13 * BS_AES_MASKED_SBOX_RAND)
 
 /* Round keys as two shares: rk[0][i] ^ rk[1][i] is bs_aes_key_schedule(.., nk, 4)'s word i. */
 typedef struct bs_aes128_masked_key {
@@ -197,6 +245,13 @@ void bs_aes128_masked_set_key(bs_aes128_masked_key *k, const uint8_t key[16], bs
                               void *rng_ctx);
 void bs_aes256_masked_set_key(bs_aes256_masked_key *k, const uint8_t key[32], bs_aes_rng_fn rng,
                               void *rng_ctx);
+/* The same shares by the DOM key schedule (above): BS_AES128_MASKED_DOM_RAND_KEY /
+ * BS_AES256_MASKED_DOM_RAND_KEY words a key, each share's values jointly independent of the
+ * key. */
+void bs_aes128_masked_set_key_dom(bs_aes128_masked_key *k, const uint8_t key[16], bs_aes_rng_fn rng,
+                                  void *rng_ctx);
+void bs_aes256_masked_set_key_dom(bs_aes256_masked_key *k, const uint8_t key[32], bs_aes_rng_fn rng,
+                                  void *rng_ctx);
 
 /* Two blocks in (in, in + 16) -> (out, out + 16); plaintext in, ciphertext out, the state
  * masked in between. in and out may be the same buffer. */

@@ -8,9 +8,12 @@
  * Encryption holds each slice as one word, the slice XOR a mask word; the masks of a call are
  * m0, m1 (fresh) and m2 = m0 ^ m1, in the fixed patterns of aes_masked_sbox.h (generated and
  * checked by aes_masked_gen.py), plus eight fresh words r that mask the plaintext words before
- * packing and the ciphertext words before unpacking. The key schedule keeps two shares and the
- * DOM-indep AND (fresh randomness for every AND, eight ANDs a word: aes_masked.h): it runs once
- * per key; on Cortex-M3/M4 its SubWord is generated Thumb-2 (aes_masked_dom_t2.h).
+ * packing and the ciphertext words before unpacking. The key schedule keeps two shares; the
+ * default's SubWord trades them for the encryption's pattern masking with two fresh words and
+ * runs the encryption's S-box (on Cortex-M3/M4 the generated transition-aware Thumb-2 with
+ * generated trades, aes_masked_lin_t2.h's subword_pat_t2), the _dom entry points' runs the
+ * DOM-indep AND on the shares (fresh randomness for every AND, eight ANDs a word; on
+ * Cortex-M3/M4 aes_masked_dom_t2.h): aes_masked.h has both arguments.
  *
  * Every computed word that depends on the data or the key goes through MT(): nothing in a
  * normal build, a record in the instrumented one (-DBS_AES_MASKED_TRACE, tests/leak/).
@@ -811,6 +814,39 @@ static void subword_masked_v(uint32_t w[2], bs_aes_rng_fn rng, void *rng_ctx)
     wipe32(mw, sizeof mw);
 }
 
+/* The key schedules' SubWords: the DOM circuit (subword_masked, the _dom entry points), the
+ * value-model pattern S-box (subword_masked_v, maskedv) and the default's: the encryption's
+ * pattern S-box, on Cortex-M3/M4 its transition-aware Thumb-2 (sbox_masked_t2) between trades
+ * generated under the same rule (subword_pat_t2, aes_masked_lin_t2.h; aes_masked.h has the
+ * argument), elsewhere the same C as subword_masked_v. */
+enum { KS_DOM, KS_V, KS_PAT };
+
+#ifdef BS_AES_MASKED_T2
+/* The default's work area (the entry points', zeroed once a key and wiped): the word pair,
+ * the S-box's state q, its masks mw, the two fresh words. */
+#define PAT_Q 2
+#define PAT_MW 10
+#define PAT_RND 14
+#define PAT_T_WORDS 16
+
+/* m0, m1 at bits 0, 8, 16, 24 from bits 0, 8, 16, 24 and 1, 9, 17, 25 of one fresh word (mask
+ * words, in C); the trades and the S-box in Thumb-2; the 0x63 on share 1 (a fresh word XOR a
+ * constant). Called from set_key_masked itself: subword_pat_wipe_t2 finds the S-box's stack
+ * slots at the same depth. */
+BS_AES_FN void subword_pat(uint32_t *t, bs_aes_rng_fn rng, void *rng_ctx)
+{
+    uint32_t *mw = t + PAT_MW, *rnd = t + PAT_RND;
+    draw(rnd, 2, rng, rng_ctx);
+    const uint32_t m0 = rnd[0] & 0x01010101u, m1 = (rnd[0] >> 1) & 0x01010101u;
+    mw[0] = m0;
+    mw[1] = m1;
+    mw[2] = m0 ^ m1;
+    mw[3] = m0 | m1;
+    subword_pat_t2(t + PAT_Q, mw, t, rnd + 1);
+    t[1] = rnd[1] ^ 0x63636363u;
+}
+#endif
+
 /*
  * The packing of one share of a round key, the same key in both blocks, given as its column
  * words: out of line, one copy for every round key and share, its operands in registers.
@@ -855,8 +891,22 @@ BS_AES_FN void place_share(uint32_t *rk, const uint32_t *w, unsigned k, uint32_t
 /* bs_aes_key_schedule (aes_ks32.c) with nk = 4 or 8, representations mod 4, on shares; t:
  * SubWord's two words (the entry points' own, and wiped by them), for the default's generated
  * SubWord its whole work area (subword_masked). */
+#ifdef BS_AES_MASKED_T2
+#define SUBWORD_PAT(t) subword_pat(t, rng, rng_ctx)
+#else
+#define SUBWORD_PAT(t) subword_masked_v(t, rng, rng_ctx)
+#endif
+#define SUBWORD(t)                                                                                 \
+    do {                                                                                           \
+        if (mode == KS_PAT)                                                                        \
+            SUBWORD_PAT(t);                                                                        \
+        else if (mode == KS_V)                                                                     \
+            subword_masked_v(t, rng, rng_ctx);                                                     \
+        else                                                                                       \
+            subword_masked(t, rng, rng_ctx);                                                       \
+    } while (0)
 static void set_key_masked(uint32_t *rk0, uint32_t *rk1, const uint8_t *key, unsigned nk,
-                           bs_aes_rng_fn rng, void *rng_ctx, int vm, uint32_t *t)
+                           bs_aes_rng_fn rng, void *rng_ctx, int mode, uint32_t *t)
 {
     const unsigned nr = nk + 6, nw = 4 * (nr + 1);
     uint32_t w[2][60], m[8];
@@ -870,20 +920,15 @@ static void set_key_masked(uint32_t *rk0, uint32_t *rk1, const uint8_t *key, uns
     for (unsigned i = nk; i < nw; i += nk) {
         t[0] = MT(bs_aes_ror(w[0][i - 1], 8));
         t[1] = MT(bs_aes_ror(w[1][i - 1], 8));
-        if (vm)
-            subword_masked_v(t, rng, rng_ctx);
-        else
-            subword_masked(t, rng, rng_ctx);
+        SUBWORD(t);
         w[0][i] = MT(w[0][i - nk] ^ MT(t[0] ^ rcon));
         w[1][i] = MT(w[1][i - nk] ^ t[1]);
         rcon = (rcon << 1) ^ (0x11bu & (0u - (rcon >> 7)));
         for (unsigned j = 1; j < nk && i + j < nw; j++) {
             t[0] = w[0][i + j - 1];
             t[1] = w[1][i + j - 1];
-            if (j == 4 && vm)
-                subword_masked_v(t, rng, rng_ctx);
-            else if (j == 4)
-                subword_masked(t, rng, rng_ctx);
+            if (j == 4)
+                SUBWORD(t);
             w[0][i + j] = MT(w[0][i + j - nk] ^ t[0]);
             w[1][i + j] = MT(w[1][i + j - nk] ^ t[1]);
         }
@@ -897,25 +942,45 @@ static void set_key_masked(uint32_t *rk0, uint32_t *rk1, const uint8_t *key, uns
     wipe32(w[0], 4 * nw); /* the words this key used */
     wipe32(w[1], 4 * nw);
     wipe32(m, sizeof m);
+#ifdef BS_AES_MASKED_T2
+    if (mode == KS_PAT)
+        subword_pat_wipe_t2(); /* the S-box's stack slots, where its calls above left them */
+#endif
 }
+#undef SUBWORD
 
-/* SubWord's words in the default's key set-up: on Cortex-M3/M4 the generated SubWord's work area
+/* SubWord's words in the DOM key set-up: on Cortex-M3/M4 the generated SubWord's work area
  * (aes_masked_dom_t2.h), zeroed here once a key (word stores: an initialiser is the C
- * library's byte-wise memset), since its spill slots start zeroed. */
+ * library's byte-wise memset), since its spill slots start zeroed. The default's likewise
+ * (subword_pat: its q must start as its model assumes, zero or a previous S-box output). */
 #ifdef BS_AES_MASKED_DOM_T2
 #define DOM_T_WORDS BS_AES_MASKED_DOM_WORDS
 #else
 #define DOM_T_WORDS 2
 #endif
+#ifdef BS_AES_MASKED_T2
+#define PAT_WORDS PAT_T_WORDS
+#else
+#define PAT_WORDS 2
+#endif
 
 void bs_aes128_masked_set_key(bs_aes128_masked_key *k, const uint8_t key[16], bs_aes_rng_fn rng,
                               void *rng_ctx)
+{
+    uint32_t t[PAT_WORDS];
+    wipe32_unrolled(t, sizeof t);
+    set_key_masked(k->rk[0], k->rk[1], key, 4, rng, rng_ctx, KS_PAT, t);
+    wipe32(t, sizeof t);
+}
+
+void bs_aes128_masked_set_key_dom(bs_aes128_masked_key *k, const uint8_t key[16], bs_aes_rng_fn rng,
+                                  void *rng_ctx)
 {
     uint32_t t[DOM_T_WORDS];
 #ifdef BS_AES_MASKED_DOM_T2
     wipe32_unrolled(t, sizeof t);
 #endif
-    set_key_masked(k->rk[0], k->rk[1], key, 4, rng, rng_ctx, 0, t);
+    set_key_masked(k->rk[0], k->rk[1], key, 4, rng, rng_ctx, KS_DOM, t);
     wipe32(t, sizeof t);
 }
 
@@ -923,18 +988,27 @@ void bs_aes128_maskedv_set_key(bs_aes128_masked_key *k, const uint8_t key[16], b
                                void *rng_ctx)
 {
     uint32_t t[2];
-    set_key_masked(k->rk[0], k->rk[1], key, 4, rng, rng_ctx, 1, t);
+    set_key_masked(k->rk[0], k->rk[1], key, 4, rng, rng_ctx, KS_V, t);
     wipe32(t, sizeof t);
 }
 
 void bs_aes256_masked_set_key(bs_aes256_masked_key *k, const uint8_t key[32], bs_aes_rng_fn rng,
                               void *rng_ctx)
 {
+    uint32_t t[PAT_WORDS];
+    wipe32_unrolled(t, sizeof t);
+    set_key_masked(k->rk[0], k->rk[1], key, 8, rng, rng_ctx, KS_PAT, t);
+    wipe32(t, sizeof t);
+}
+
+void bs_aes256_masked_set_key_dom(bs_aes256_masked_key *k, const uint8_t key[32], bs_aes_rng_fn rng,
+                                  void *rng_ctx)
+{
     uint32_t t[DOM_T_WORDS];
 #ifdef BS_AES_MASKED_DOM_T2
     wipe32_unrolled(t, sizeof t);
 #endif
-    set_key_masked(k->rk[0], k->rk[1], key, 8, rng, rng_ctx, 0, t);
+    set_key_masked(k->rk[0], k->rk[1], key, 8, rng, rng_ctx, KS_DOM, t);
     wipe32(t, sizeof t);
 }
 
@@ -942,7 +1016,7 @@ void bs_aes256_maskedv_set_key(bs_aes256_masked_key *k, const uint8_t key[32], b
                                void *rng_ctx)
 {
     uint32_t t[2];
-    set_key_masked(k->rk[0], k->rk[1], key, 8, rng, rng_ctx, 1, t);
+    set_key_masked(k->rk[0], k->rk[1], key, 8, rng, rng_ctx, KS_V, t);
     wipe32(t, sizeof t);
 }
 

@@ -46,6 +46,18 @@ frame. Each function clears, before it returns, every register that holds data (
 simulation here and the checker require it), so that the next one starts from registers
 without data, as its model assumes.
 
+The default key schedule's SubWord (aes_masked32.c's subword_pat; aes_masked.h has the
+argument): subword_tin_t2 (q, mw, w) trades the word pair's two shares for the S-box's input
+pattern (slice b of share 1 ^ mi[b], a mask-only word, added to slice b of share 0) and
+subword_tout_t2 (q, mw, w, rnd) the S-box's output pattern for a fresh word r1 (w[0] = the
+output ^ r1), both under the transition rule above in their own contexts (the slices at bits 0,
+8, 16, 24, m0 and m1 independent variables there, the shares K ^ S1 and S1, q's old contents
+the last call's S-box output under that call's masks: mask variables), with the private
+convention; subword_pat_t2 (AAPCS) runs them around sbox_masked_t2 as the rounds' driver runs
+its callees (r4..r12 cleared on entry, the S-box's slots zeroed before its call), and
+subword_pat_wipe_t2, called once a key by the same C function at the same depth, zeroes those
+slots again.
+
 The value-model variant's functions (_v_t2, VALUE_ONLY below) are the same values allocated
 without the transition rule, and laid out for fewer instructions: the linear layers and key
 additions take four slices at a time (slices 4..7 first, so that only t7 and g3 wait), the
@@ -73,6 +85,7 @@ SBOX_T2 = None  # and aes_masked_t2.h
 V_M0, V_M1, V_RK1, V_P, V_S, V_K = 0, 32, 64, 320, 576, 832
 Q, C, RK0, RK1 = 'q', 'c', 'rk0', 'rk1'  # the pointer arguments (r0..r3)
 IN, OUTP, R = 'in', 'out', 'r'  # packing's and unpacking's
+MW, W, RND = 'mw', 'w', 'rnd'  # the default key schedule's SubWord trades' (tin, tout)
 NMASK = 576
 # The value-model variant's functions (name _v_t2, aes_masked.h): the same programs allocated
 # without the transition rule (no clears, data left in registers), every value and the outputs
@@ -189,6 +202,38 @@ def contexts(fn, same_masks=False):
     if same_masks and fn in ('pack', 'unpack'):
         r = [w_const()] * 8  # their control: no packing masks
     out = []
+    if fn in ('tin', 'tout'):
+        # the default key schedule's SubWord (aes_masked32.c, subword_pat): the slices at bits
+        # 0, 8, 16, 24 only; m0, m1 four independent uniform bits there (bits 0, 8, 16, 24 and
+        # 1, 9, 17, 25 of one fresh word: modelled as independent variables, which they are)
+        lsb = 0x01010101
+        pm0 = w_and(w_var(V_M0), lsb)
+        pm1 = pm0 if same_masks else w_and(w_var(V_M1), lsb)
+        pmi = [w_mask(p, pm0, pm1) for p in pin]
+        pmo = [w_mask(p, pm0, pm1) for p in pout]
+        mw = [pm0, pm1, w_xor(pm0, pm1), None]  # (mw[3] = m0 | m1: the S-box's, not read here)
+        if fn == 'tin':
+            # the RotWord'd word's two shares in, the S-box's input pattern out; q[] holds
+            # what the last call's S-box left there (its output, under that call's fresh masks,
+            # which nothing here uses: mask variables) or zeros
+            kw, s1 = w_var(V_K), w_var(V_RK1)
+            oldq = [w_and(w_var(V_P, b), lsb) for b in range(8)]
+            want = [w_xor(w_and(w_shr(kw, b), lsb), pmi[b]) for b in range(8)]
+            out.append(('SubWord, trade in', {Q: oldq, MW: mw, W: [w_xor(kw, s1), s1]}, Q,
+                        want, []))
+        else:
+            # the S-box's output (secrets, one per slice) under the output pattern out, two
+            # shares in w[0] (and the fresh word r1 as share 1, which the C stores in w[1])
+            sv = [w_and(w_var(V_S, b), lsb) for b in range(8)]
+            r1 = w_const() if same_masks else w_var(V_RK1, 1)  # its control: r1 = 0
+            kw, s1 = w_var(V_K), w_var(V_RK1)
+            q = [w_xor(sv[b], pmo[b]) for b in range(8)]
+            sw = w_const()
+            for b in range(8):
+                sw = w_xor(sw, w_shl(sv[b], b))
+            out.append(('SubWord, trade out', {Q: q, MW: mw, W: [w_xor(kw, s1), s1], RND: [r1]},
+                        W, [w_xor(sw, r1), s1], []))
+        return out
     if fn.startswith('lin'):
         k = int(fn[-1])
         q = [w_xor(s[b], mo[b]) for b in range(8)]
@@ -368,9 +413,41 @@ def program_v(fn):
     return P
 
 
+def program_trade(fn):
+    """The default key schedule's SubWord around the encryption's S-box (aes_masked32.c's
+    subword_pat): tin, q[b] = ((w0 >> b) & L) ^ (((w1 >> b) & L) ^ mi[b]), the share-1 slice
+    traded for the input pattern's mask first (a mask-only word), then added to share 0's;
+    tout, w[0] = sum over b of (q[b] ^ (((r1 >> b) & L) ^ mo[b])) << b, the output pattern
+    traded for the fresh word r1's bits (L = 0x01010101; every word at bits 8j only, so no AND
+    after the XORs: the S-box computes bitwise on words that are zero elsewhere)."""
+    P = Prog()
+    pin, pout = patterns()
+    lsb = 0x01010101
+    if fn == 'tin':
+        w0, w1 = P.ld(W, 0), P.ld(W, 1)
+        m = [P.ld(MW, i) for i in range(3)]
+        for b in range(8):
+            t = P.eor(P.andi(rot(w1, b), lsb), m[pin[b] - 1])
+            P.st(P.eor(P.andi(rot(w0, b), lsb), t), b)
+        return P
+    r1 = P.ld(RND, 0)
+    m = [P.ld(MW, i) for i in range(3)]
+    acc = None
+    for b in range(8):
+        t = P.eor(P.andi(rot(r1, b), lsb), m[pout[b] - 1])
+        x = P.eor(P.ld(Q, b), t)
+        if x[1]:
+            x = (P.op('ror', x[0], x[1]), 0)
+        acc = x if acc is None else P.eorsh(acc, x, 'lsl', b)
+    P.st(acc, 0, W)
+    return P
+
+
 def program(fn):
     if VALUE_ONLY and (fn == 'ark' or fn.startswith('lin')):
         return program_v(fn)
+    if fn in ('tin', 'tout'):
+        return program_trade(fn)
     P = Prog()
     if fn == 'pack' and VALUE_ONLY:
         rv = P.ld(R, 0)  # the value-model variant's one mask word
@@ -430,7 +507,8 @@ def program(fn):
 # ---- transition-aware register allocation ----
 REGS = ['r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8', 'r9', 'r10', 'r11', 'r12']
 PTRS = {'lin0': {Q: 'r0', C: 'r1', RK0: 'r2', RK1: 'r3'}, 'pack': {Q: 'r0', IN: 'r1', R: 'r2'},
-        'unpack': {OUTP: 'r0', Q: 'r1', R: 'r2'}}
+        'unpack': {OUTP: 'r0', Q: 'r1', R: 'r2'},
+        'tin': {Q: 'r0', MW: 'r1', W: 'r2'}, 'tout': {Q: 'r0', MW: 'r1', W: 'r2', RND: 'r3'}}
 for _k in ('lin1', 'lin2', 'lin3', 'ark'):
     PTRS[_k] = PTRS['lin0']
 AAPCS = ('pack', 'unpack')  # called from C: they save r4..r11 and start from the C's registers
@@ -766,7 +844,9 @@ def cycles(lines):
 
 
 FUNCS = ['lin0', 'lin1', 'lin2', 'lin3', 'ark', 'pack', 'unpack']
-CNAME = {'lin0': 'lin_masked_t2_0', 'lin1': 'lin_masked_t2_1', 'lin2': 'lin_masked_t2_2',
+FUNCS_T = ['tin', 'tout']  # the default key schedule's SubWord trades (transition rule too)
+CNAME = {'tin': 'subword_tin_t2', 'tout': 'subword_tout_t2',
+         'lin0': 'lin_masked_t2_0', 'lin1': 'lin_masked_t2_1', 'lin2': 'lin_masked_t2_2',
          'lin3': 'lin_masked_t2_3', 'ark': 'ark_masked_t2', 'pack': 'pack_masked_t2',
          'unpack': 'unpack_masked_t2'}
 ARGS = {'pack': '(uint32_t q[8] __attribute__((unused)), const uint8_t *in __attribute__((unused)),'
@@ -811,6 +891,30 @@ def driver(nr):
                  'add r3, r3, #%d' % (32 * i)]
         body.append('bl %s' % (CNAME['ark'] if i == nr else CNAME['lin%d' % (i % 4)]))
     return body + ['add sp, sp, #20', 'pop {r4-r11, pc}']
+
+
+def driver_subword():
+    """subword_pat_t2(q, mw, w, rnd) (AAPCS, called by aes_masked32.c's default key schedule):
+    the trade in, the encryption's S-box, the trade out, with the rounds driver's convention:
+    the C's registers r4..r12 cleared on entry (the callees' models start from registers
+    without data; r0..r3 are the pointers), the S-box's stack slots zeroed before its call
+    (what the C left below, an RNG callback's locals, would be the old side of its first
+    stores), the pointers kept in a 16-byte frame."""
+    return (['push {r4-r11, lr}', 'sub sp, sp, #20', 'stm sp, {r0, r1, r2, r3}'] +
+            ['%s r%d, #0' % ('movs' if r < 8 else 'mov', r) for r in range(4, 13)] +
+            ['str r4, [sp, #-%d]' % -o for o in sbox_slots()] +
+            ['bl %s' % CNAME['tin'], 'ldm sp, {r0, r1}', 'bl sbox_masked_t2',
+             'ldm sp, {r0, r1, r2, r3}', 'bl %s' % CNAME['tout'], 'add sp, sp, #20',
+             'pop {r4-r11, pc}'])
+
+
+def wipe_subword():
+    """subword_pat_wipe_t2(): the S-box's stack slots zeroed where subword_pat_t2's call put
+    them, called once a key by the same C function at the same stack depth (the last call's
+    values, under masks that the C keeps in mw until it wipes them, are not left behind)."""
+    return (['push {r4-r11, lr}', 'sub sp, sp, #20', 'movs r4, #0'] +
+            ['str r4, [sp, #-%d]' % -o for o in sbox_slots()] +
+            ['add sp, sp, #20', 'pop {r4-r11, pc}'])
 
 
 def wipe_q(lines):
@@ -862,7 +966,7 @@ def generate(sbox_h, sbox_t2):
     w = out.append
     stats = []
     bodies = {}
-    for fn in FUNCS:
+    for fn in FUNCS + FUNCS_T:
         P = program(fn)
         lines, (nclear, nqclear, nexit, ncclear) = allocate(P, fn)
         # loads and stores moved into shared gaps (as in aes_masked_thumb2.py: no move crosses
@@ -940,6 +1044,9 @@ def generate(sbox_h, sbox_t2):
     w(' * called from C) mask the plaintext words by r and pack them, and unpack the state and')
     w(' * take r off the ciphertext words (the plaintext as loaded and the ciphertext as stored')
     w(' * are inputs and outputs, exempt from the value test, not from the transitions).')
+    w(' * subword_pat_t2(q, mw, w, rnd) (AAPCS) is the default key schedule\'s SubWord: the trades')
+    w(' * above (subword_tin_t2, subword_tout_t2) around sbox_masked_t2, r4..r12 cleared on entry')
+    w(' * and the S-box\'s slots zeroed before its call; subword_pat_wipe_t2() zeroes them again.')
     w(' * The value-model variant\'s (aes_masked.h): the same seven programs allocated without the')
     w(' * transition rule (no clears; every value checked bit by bit and the outputs, the control')
     w(' * failing), packing taking its one mask word v for every plaintext word and unpacking v')
@@ -961,6 +1068,11 @@ def generate(sbox_h, sbox_t2):
               '__attribute__((unused)),\n    const uint32_t *rk0 __attribute__((unused)), '
               'const uint32_t *rk1 __attribute__((unused)))'), bodies[fn],
               '' if fn in AAPCS else 'used, ') for fn in FUNCS]
+    funcs += [(CNAME[fn], '(void)', bodies[fn], 'used, ') for fn in FUNCS_T]
+    funcs.append(('subword_pat_t2', '(uint32_t q[8] __attribute__((unused)), const uint32_t '
+                  'mw[4] __attribute__((unused)),\n    uint32_t w[2] __attribute__((unused)), '
+                  'const uint32_t *rnd __attribute__((unused)))', driver_subword(), ''))
+    funcs.append(('subword_pat_wipe_t2', '(void)', wipe_subword(), ''))
     for nr in (10, 14):
         funcs.append(('rounds_masked_t2_%d' % nr, '(uint32_t q[8] __attribute__((unused)), '
                       'const void *cm __attribute__((unused)),\n    const uint32_t *rk0 '

@@ -194,6 +194,8 @@ def contexts(func, same):
     the value test: the plaintext as loaded and the ciphertext as stored) per context; same:
     the control (m1 = m0, or for packing and unpacking r = 0)."""
     pin, pout = patterns()
+    if func in FUNCS_T:
+        return contexts_trade(func, same, pin, pout)
     m0 = var(0)
     m1 = m0 if same else var(32)
 
@@ -223,6 +225,39 @@ def contexts(func, same):
     pr = pack(r)
     ct = unpack([sr2(x) for x in s])
     return [([[None] * 8, [xor(s[b], sr2(pr[b])) for b in range(8)], r], 0, ct, ct)]
+
+
+# ---- the default key schedule's SubWord: its trades around the encryption's S-box ----
+FUNCS_T = ['subword_tin_t2', 'subword_tout_t2']
+LSB = 0x01010101
+
+
+def contexts_trade(func, same, pin, pout):
+    """aes_masked32.c's subword_pat: every word at bits 0, 8, 16, 24 only; m0, m1 the bits
+    there of one fresh word (bits 8j and 8j + 1: independent variables here); the word pair's
+    shares w0 = K ^ S1, w1 = S1 (K the secret word, S1 uniform). subword_tin_t2(q, mw, w): q[b]
+    = slice b of K under the S-box's input pattern (q held the last call's S-box output, under
+    that call's masks, which nothing here uses: mask variables, or zeros). subword_tout_t2(q,
+    mw, w, rnd): q the S-box's output (a secret per slice) under the output pattern; w[0] = the
+    output word XOR the fresh word r1 = rnd[0]. Controls: m1 = m0 (trade in), r1 = 0 (out)."""
+    m0 = band(var(0), LSB)
+    m1 = m0 if same and func == FUNCS_T[0] else band(var(32), LSB)
+
+    def mask(p):
+        return xor(m0 if p & 1 else ZERO, m1 if p & 2 else ZERO)
+    mw = [m0, m1, xor(m0, m1), None]
+    k, s1 = var(832), var(64)
+    if func == FUNCS_T[0]:
+        oldq = [band(var(320, b), LSB) for b in range(8)]
+        want = [xor(band(shr(k, b), LSB), mask(pin[b])) for b in range(8)]
+        return [([oldq, mw, [xor(k, s1), s1]], 0, want, [])]
+    sv = [band(var(576, b), LSB) for b in range(8)]
+    r1 = ZERO if same else var(64, 1)
+    out = r1
+    for b in range(8):
+        out = xor(out, shl(sv[b], b))
+    q = [xor(sv[b], mask(pout[b])) for b in range(8)]
+    return [([q, mw, [xor(k, s1), s1], [r1]], 2, [out, s1], [])]
 
 
 def bit_independent(w):
@@ -354,12 +389,12 @@ def interpret(prog, ctx, aapcs=False, bitwise=False, start=None):
     interpret.moved = [i for i in range(len(arrays)) if regs[i] != ('ptr', i, start.get(i, 0))]
     interpret.exit_data = [r for r in range(15) if r != 13 and regs[r] != 'U' and
                            any(word(regs[r]))]
-    return n, bad, [word(mem[(outp, 4 * i)]) for i in range(8)]
+    return n, bad, [word(mem[(outp, 4 * i)]) for i in range(len(arrays[outp]))]
 
 
 def check(objdump, obj):
     status = 0
-    for func in FUNCS:
+    for func in FUNCS + FUNCS_T:
         prog = disassemble(objdump, obj, func)
         n = bad = cbad = 0
         aapcs = func in AAPCS
@@ -385,11 +420,21 @@ def check(objdump, obj):
             noclear = [(o, x) for o, x in prog if not (re.match(r'movs?(\.w)?$', o) and
                                                        x.endswith('#0'))]
             nbad = sum(interpret(noclear, ctx, aapcs)[1] for ctx in contexts(func, False))
+        if func == FUNCS_T[0]:
+            # the transition control: share 1 loaded over share 0's register and share 0
+            # again (the output unchanged; old ^ new is the secret word twice)
+            i = next(i for i, (o, x) in enumerate(prog) if re.match(r'ldr(\.w)?$', o) and
+                     re.search(r'\[r2(, #0)?\]$', x))
+            rd = split_args(prog[i][1])[0]
+            bumped = prog[:i + 1] + [('ldr', '%s, [r2, #4]' % rd), prog[i]] + prog[i + 1:]
+            nbad = sum(interpret(bumped, ctx, aapcs)[1] for ctx in contexts(func, False))
         fail = bad or not cbad or nbad == 0
         print('%s: %s %d instructions, %d values and transitions, %d depend on the secrets '
               '(control %s: %d%s)%s' % (
-                  obj, func, len(prog), n, bad, 'r = 0' if aapcs else 'm1 = m0', cbad,
-                  '' if nbad is None else '; without its %d %s clears: %d' % (
+                  obj, func, len(prog), n, bad, 'r = 0' if aapcs else 'r1 = 0' if
+                  func == FUNCS_T[1] else 'm1 = m0', cbad,
+                  '' if nbad is None else '; share 1 over share 0 and back: %d' % nbad if
+                  func == FUNCS_T[0] else '; without its %d %s clears: %d' % (
                       len(prog) - len(noclear), 'register' if aapcs else 'q-word', nbad),
                   '  FAIL' if fail else ''))
         status |= bool(fail)
@@ -398,7 +443,8 @@ def check(objdump, obj):
 
 # ---- the drivers rounds_masked_t2_10 / _14 ----
 DRIVERS = {'rounds_masked_t2_10': 10, 'rounds_masked_t2_14': 14}
-CALLEES = ['sbox_masked_t2', 'ark_masked_t2'] + ['lin_masked_t2_%d' % k for k in range(4)]
+CALLEES = ['sbox_masked_t2', 'ark_masked_t2'] + ['lin_masked_t2_%d' % k for k in range(4)] + \
+    FUNCS_T
 
 
 def disassemble_calls(objdump, obj, func):
@@ -453,7 +499,7 @@ def driver_calls(calls, nr, kind):
     return []
 
 
-def run_driver(prog, nr, slots):
+def run_driver(prog, nr, slots, want=None):
     """Runs a driver with the pointers q, cm, rk0, rk1 in r0..r3 and the C's registers and
     stack as unknown data (U). Returns the failures found (strings): a call with data (U) in
     r0..r12, a call to anything but the checked functions, a store to the stack of anything
@@ -469,6 +515,7 @@ def run_driver(prog, nr, slots):
     stack = {}  # offset -> value; missing: U (what the C left)
     fails = []
     calls = {}
+    sbox_sp = []  # sp at each S-box call
 
     def const(v):
         return v == 'Z' or v == 'K' or (isinstance(v, tuple) and v[0] == 'ptr')
@@ -502,6 +549,7 @@ def run_driver(prog, nr, slots):
             if regs[0] != ('ptr', 0, 0):
                 fails.append('%s: r0 is not the state pointer' % (what + args))
             if args == 'sbox_masked_t2':
+                sbox_sp.append(regs[13])
                 if calls[args] == 1:
                     left = [o for o in slots if stack.get(regs[13] + o, 'U') != 'Z']
                     if left:
@@ -561,6 +609,9 @@ def run_driver(prog, nr, slots):
                 fails.append('%s: arithmetic on a non-pointer' % what)
             continue
         fails.append('unknown instruction: %s' % what)
+    run_driver.sbox_sp = sbox_sp
+    if want is not None:  # (subword_pat_t2: its calls exactly)
+        return fails + ([] if calls == want else ['calls %r, not %r' % (calls, want)])
     return fails + driver_calls(calls, nr, 'masked_t2')
 
 
@@ -590,6 +641,73 @@ def check_drivers(objdump, obj):
             print('    %s' % f)
         status |= fail
     return status
+
+
+SUBWORD_CALLS = {'subword_tin_t2': 1, 'sbox_masked_t2': 1, 'subword_tout_t2': 1}
+
+
+def zeroed_below(prog):
+    """The stack words (offsets from sp at entry) that a function without calls stores a zero
+    to (a register set by mov #0), and whether it returns with its frame released."""
+    regs, sp, out, ok = {}, 0, set(), False
+    for op, args in prog:
+        base = re.sub(r'\.(w|n)$', '', op)
+        a = split_args(args or '')
+        if base == 'push' or (base == 'stmdb' and a[0] == 'sp!'):
+            sp -= 4 * len(a[-1].split(','))
+        elif base == 'pop' or (base == 'ldmia' and a[0] == 'sp!'):
+            ok = 'pc' in args and sp == -4 * len(a[-1].split(','))
+            break
+        elif base in ('mov', 'movs') and len(a) == 2:
+            regs[a[0]] = a[1] == '#0'
+        elif re.match(r'(add|sub)(s|w)?$', base) and a[0] == 'sp':
+            sp += int(a[-1].lstrip('#')) * (1 if base.startswith('add') else -1)
+        elif base == 'str':
+            m = re.match(r'\[sp(?:, #(-?\d+))?\]$', a[1])
+            if m and regs.get(a[0]):
+                out.add(sp + int(m.group(1) or 0))
+        else:
+            ok = False
+            break
+    return out, ok
+
+
+def check_subword_driver(objdump, obj):
+    """The default key schedule's SubWord driver subword_pat_t2 (aes_masked32.c's subword_pat):
+    as a rounds driver (run_driver: the C's registers cleared before the first call, r0..r3
+    pointers, the S-box's slots zero at its call), calling the trade in, the S-box and the
+    trade out once each; controls without its entry clears and its slot stores. And
+    subword_pat_wipe_t2, which the same C function calls at the same depth once a key: it must
+    zero every one of those slots (offsets from sp at entry) and return; control without its
+    stores."""
+    slots = sbox_slots(objdump, obj)
+    prog = disassemble_calls(objdump, obj, 'subword_pat_t2')
+    fails = run_driver(prog, None, slots, SUBWORD_CALLS)
+    at = run_driver.sbox_sp
+    noclear = [(o, x) for o, x in prog if not (re.match(r'movs?(\.w)?$', o) and
+                                               x.endswith('#0'))]
+    noslots = [(o, x) for o, x in prog if not (re.match(r'str(\.w)?$', o) and
+                                               re.search(r'\[sp, #-\d+\]', x or ''))]
+    c1 = run_driver(noclear, None, slots, SUBWORD_CALLS)
+    c2 = run_driver(noslots, None, slots, SUBWORD_CALLS)
+    wipe = disassemble(objdump, obj, 'subword_pat_wipe_t2')
+    want = {at[0] + o for o in slots} if len(at) == 1 else None
+    zeroed, ret = zeroed_below(wipe)
+    if want is None or not want <= zeroed or not ret:
+        fails.append('subword_pat_wipe_t2 zeroes %d of the S-box\'s %d slots%s' % (
+            len(want & zeroed) if want else 0, len(slots), '' if ret else ', no plain return'))
+    cz, _ = zeroed_below([(o, x) for o, x in wipe if not re.match(r'str(\.w)?$', o)])
+    fail = bool(fails) or not c1 or not c2 or len(noclear) == len(prog) or \
+        len(noslots) == len(prog) or (want is not None and want <= cz)
+    print('%s: subword_pat_t2 %d instructions, calls %s, r4..r12 constant and r0..r3 pointers at '
+          'each, %d S-box slots zeroed before it, subword_pat_wipe_t2 zeroing them again, %d '
+          'failures (controls: without its %d entry clears %d, without its %d slot stores %d)%s'
+          % (obj, len(prog), '/'.join(SUBWORD_CALLS), len(slots), len(fails),
+             len(prog) - len(noclear), len(c1), len(prog) - len(noslots), len(c2),
+             '  FAIL' if fail else ''))
+    for f in fails:
+        print('    %s' % f)
+    return fail
 
 
 # ---- the value-model variant's drivers rounds_masked_v_t2_10 / _14 ----
@@ -834,6 +952,7 @@ def main():
     for obj in args[1:]:
         status |= check(args[0], obj)
         status |= check_drivers(args[0], obj)
+        status |= check_subword_driver(args[0], obj)
         status |= check_drivers_v(args[0], obj)
         status |= check_v(args[0], obj)
         status |= check_unpack_v_wipe(args[0], obj)

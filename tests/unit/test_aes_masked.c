@@ -110,6 +110,17 @@ static void check_random(bs_aes_rng_fn rng, void *ctx, unsigned cases)
         if (memcmp(out, ref, 32) != 0)
             fail_msg("masked AES-128 (value-model key setup) differs from the reference (case %u)",
                      n);
+        /* the DOM key setups */
+        bs_aes128_masked_set_key_dom(&mk, key, rng, ctx);
+        bs_aes128_masked_2blocks(&mk, out, in, rng, ctx);
+        if (memcmp(out, ref, 32) != 0)
+            fail_msg("masked AES-128 (DOM key setup) differs from the reference (case %u)", n);
+        bs_aes256_masked_set_key_dom(&mk256, key256, rng, ctx);
+        bs_ref_aes256_encrypt(key256, in, ref);
+        bs_ref_aes256_encrypt(key256, in + 16, ref + 16);
+        bs_aes256_masked_2blocks(&mk256, out, in, rng, ctx);
+        if (memcmp(out, ref, 32) != 0)
+            fail_msg("masked AES-256 (DOM key setup) differs from the reference (case %u)", n);
     }
 }
 
@@ -165,6 +176,18 @@ static void test_randomness_cost(void **state)
     c.words = 0;
     bs_aes256_maskedv_set_key(&mk256, key256, rng_counting, &c);
     assert_int_equal(c.words, BS_AES256_MASKEDV_RAND_KEY);
+    /* the default key setup draws what the value-model one does (the encryption's S-box on
+     * SubWord, 2 words each), the DOM one 5 a SubWord */
+    assert_int_equal(BS_AES128_MASKED_RAND_KEY, 24);
+    assert_int_equal(BS_AES256_MASKED_RAND_KEY, 34);
+    c.words = 0;
+    bs_aes128_masked_set_key_dom(&mk, key, rng_counting, &c);
+    assert_int_equal(c.words, BS_AES128_MASKED_DOM_RAND_KEY);
+    assert_int_equal(BS_AES128_MASKED_DOM_RAND_KEY, 54);
+    c.words = 0;
+    bs_aes256_masked_set_key_dom(&mk256, key256, rng_counting, &c);
+    assert_int_equal(c.words, BS_AES256_MASKED_DOM_RAND_KEY);
+    assert_int_equal(BS_AES256_MASKED_DOM_RAND_KEY, 73);
 }
 
 /* AES-256's round-key shares recombine to the unmasked schedule and are not that schedule. */
