@@ -176,7 +176,7 @@ TARGET INLINE void batch(loop_state *s, const uint8_t *in, uint8_t *out, const u
                        : _mm_xor_si128(_mm_shuffle_epi8(s->cb, bswap), BS_R256_AESNI_RK(rk, 0, 1));
             s->cb = _mm_add_epi32(s->cb, one);
             bs_r256_aesni_round(&a[j], &b[j], cross, shuf, BS_R256_AESNI_RKP(rk, 1, 0),
-                                BS_R256_AESNI_RKP(rk, 1, 1), 0);
+                                BS_R256_AESNI_RKP(rk, 1, 1), 0, 0);
         }
     }
     s->ctr += NB; /* used only where ctr_public is set */
@@ -187,7 +187,7 @@ TARGET INLINE void batch(loop_state *s, const uint8_t *in, uint8_t *out, const u
 #pragma GCC unroll 8
         for (int j = 0; j < NB; j++) {
             bs_r256_aesni_round(&a[j], &b[j], cross, shuf, BS_R256_AESNI_RKP(rk, i, 0),
-                                BS_R256_AESNI_RKP(rk, i, 1), i == BS_R256_ROUNDS);
+                                BS_R256_AESNI_RKP(rk, i, 1), i == BS_R256_ROUNDS, 0);
             const int slot = (i - 2) * NB + j;
             if (absorb && slot % 4 != 3 && slot / 4 * 3 + slot % 4 < PRODUCTS)
                 ghash_step(s, &t, pre, slot / 4 * 3 + slot % 4);

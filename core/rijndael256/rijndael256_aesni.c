@@ -77,7 +77,7 @@ static void aesni_set_key(bs_key_schedule *ks, const uint8_t *key)
             __asm__ volatile("" : : : "memory");                                                   \
             _Pragma("GCC unroll 8") for (int j = 0; j < (n); j++)                                  \
                 bs_r256_aesni_round(&a[j], &b[j], cross, shuf, BS_R256_AESNI_RKP(rk, i, 0),        \
-                                    BS_R256_AESNI_RKP(rk, i, 1), i == BS_R256_ROUNDS);             \
+                                    BS_R256_AESNI_RKP(rk, i, 1), i == BS_R256_ROUNDS, 1);          \
         }                                                                                          \
     } while (0)
 
