@@ -162,24 +162,43 @@ def mcu(secs):
     m4 = R.find(secs, "cortex-m4 (QEMU", under="Embedded")
     m3 = R.find(secs, "cortex-m3 (QEMU", under="Embedded")
     rv = R.find(secs, "rv32i (QEMU", under="Embedded")
-    for core in ("PRESENT-80/bs32", "GIFT-64/fix32", "GIFT-128/fix32", "RIJNDAEL-256/m4"):
+    for core in ("PRESENT-80/bs32", "RIJNDAEL-256/m4"):
         rows.append((core, level_row(m3, core, "-O2", "est. cycles / byte"),
                      level_row(m4, core, "-O2", "est. cycles / byte"),
                      level_row(m3, core, "-O2", "instr. / byte"),
                      level_row(rv, core, "-O2", "instr. / byte"), "ours", [m3, m4, rv]))
-    g = R.find(secs, "GIFT-64 in Thumb-2 assembly")
-    _, rs = R.table(g, "core", "target", "est. cycles / byte")
-    g3, g4 = R.row(rs, "GIFT-64/thumb2", "Cortex-M3"), R.row(rs, "GIFT-64/thumb2", "Cortex-M4")
-    rows.append(("GIFT-64/thumb2", R.num(g3["est. cycles / byte"]),
-                 R.num(g4["est. cycles / byte"]), R.num(g3["instr. / 128 bits"]) / 16, None,
-                 "ours", [g]))
-    # SKINNY-128 fix32 (generated Thumb-2 since issue 27) and its 2-block anchor, one table.
-    sk27 = R.find(secs, "SKINNY-128 fix32 per target", under="MCU cores beside the anchors")
-    _, skt = R.table(sk27, "core", "M3 est. c/B", "anchor M3 instr./B")
+    # Every variant of issue 27 (AES fix32 and semifix32, -Daes_unrolled=false, masked32 and
+    # masked32v, SKINNY-128, GIFT) and its anchor from the one measurement of the tree that
+    # took the issue's table: ours and the anchors' code measured the same way.
+    i27 = "MCU: every variant of issue 27"
+    t27 = [R.find(secs, f"Issue 27 table, {t}", under=i27) for t in ("Cortex-M3", "Cortex-M4")]
+    v3, v4 = (R.table(t, "variant", "anchor (aadomn)", "ours est. c/B")[1] for t in t27)
+    trv = R.find(secs, "Issue 27 table, RV32I", under=i27)
+    _, vrv = R.table(trv, "variant", "ours instr. / B", "anchor instr. / B")
+    _, v256 = R.table(trv, "AES-256 masked, -O2", "M3 est. c/B")
+
+    def i27_rows(name, variant, anchor, same_kind="same-way", rv_variant=None):
+        """ours (and the anchor's code, same_kind) for VARIANT against ANCHOR; on RV32I the
+        row RV_VARIANT (default VARIANT), where there is one."""
+        r3, r4 = R.row(v3, variant, anchor), R.row(v4, variant, anchor)
+        rr = next((r for r in vrv if R.plain(r[0]) == (rv_variant or variant)), None)
+        ours_rv = R.num(rr["ours instr. / B"]) if rr else None
+        anc_rv = R.num(rr["anchor instr. / B"]) if rr and R.plain(rr[1]) == anchor else None
+        rows.append((name, R.num(r3["ours est. c/B"]), R.num(r4["ours est. c/B"]),
+                     R.num(r3["ours instr. / B"]), ours_rv, "ours", [t27[0], t27[1], trv]))
+        if same_kind:
+            rows.append((name, R.num(r3["anchor est. c/B"]), R.num(r4["anchor est. c/B"]),
+                         R.num(r3["anchor instr. / B"]), anc_rv, same_kind,
+                         [t27[0], t27[1], trv]))
+
+    for c, v in (("GIFT-64/fix32", "GIFT-64 fix32 (C, the RV32I default)"),
+                 ("GIFT-128/fix32", "GIFT-128 fix32 (C)"),
+                 ("GIFT-64/thumb2", "GIFT-64 thumb2 (generated, the M3/M4 default)")):
+        i27_rows(c, v, "fast 2020", None if c == "GIFT-64/fix32" else "same-way",
+                 c.replace("/", " ") + " (C)")
     for c in ("SKINNY-128-128", "SKINNY-128-256", "SKINNY-128-384"):
-        r = R.row(skt, f"{c}/fix32")
-        rows.append((f"{c}/fix32", R.num(r["M3 est. c/B"]), R.num(r["M4 est. c/B"]),
-                     R.num(r["M3 instr./B"]), R.num(r["RV32I instr./B"]), "ours", [sk27]))
+        i27_rows(f"{c}/fix32", f"{c} fix32 (generated)", "2-block armv7m",
+                 "same-way (2-block code)", f"{c} fix32 (C)")
     for cipher, sk in (("SPEEDY-r-192", ("SPEEDY-5-192", "SPEEDY-6-192", "SPEEDY-7-192")),):
         impl = "fix32" if cipher.startswith("SKINNY") else "bs32"
         s3 = R.find(secs, "cortex-m3", under=cipher) if impl == "fix32" else \
@@ -194,60 +213,30 @@ def mcu(secs):
                          level_row(s4, core, "-O2", "est. cycles / byte"),
                          level_row(s3, core, "-O2", "instr. / byte"),
                          level_row(sr, core, "-O2", "instr. / byte"), "ours", [s3, s4, sr]))
-    # AES: fix32 and semifix32 (generated assembly), CTR with FACE, masked32.
-    spill = R.find(secs, "Spill-aware register choice")
-    _, rs = R.table(spill, "core", "M3 instr./B", "M4 est. c/B")
-    whole = R.find(secs, "After the whole-block generated assembly")
-    _, wr = R.table(whole, "core (-O3)", "RV32I instr./B")
+    # AES: fix32 and semifix32 (generated assembly), the small-flash build's C fix32, then
+    # CTR with FACE and masked AES.
     for bits in ("128", "256"):
-        r = R.row(rs, f"AES-{bits} fix32, -O2 and -O3")
-        rows.append((f"AES-{bits}/fix32", R.num(r["M3 est. c/B"]), R.num(r["M4 est. c/B"]),
-                     R.num(r["M3 instr./B"]),
-                     R.num(R.row(wr, f"AES-{bits} fix32")["RV32I instr./B"]), "ours",
-                     [spill, whole]))
-    # semifix32: generated Thumb-2 and RV32I, one loop over the rounds (issue 27), -O2
-    sfs = R.find(secs, "Semi-fixsliced AES in generated assembly")
-    _, fr = R.table(sfs, "target, -O2", "ours est. c/B")
+        i27_rows(f"AES-{bits}/fix32", f"AES-{bits} fix32 (generated)", "ffs")
+        i27_rows(f"AES-{bits}/semifix32", f"AES-{bits} semifix32 (generated)", "sfs")
     for bits in ("128", "256"):
-        m3, m4, rv = (R.row(fr, t, f"AES-{bits} semifix32")
-                      for t in ("Cortex-M3", "Cortex-M4", "RV32I"))
-        rows.append((f"AES-{bits}/semifix32", R.num(m3["ours est. c/B"]),
-                     R.num(m4["ours est. c/B"]), R.num(m3["ours instr. / B"]),
-                     R.num(rv["ours instr. / B"]), "ours", [sfs]))
+        i27_rows(f"AES-{bits}/fix32, C loop (small-flash build)",
+                 f"AES-{bits} fix32, -Daes_unrolled=false (C loop)", "ffs", None)
     face = R.find(secs, "RV32I FACE in generated assembly")
     (_, fr_rv), (_, fr_m) = R.table(face, "AES-128 word XOR"), R.table(face, "M3 AES-128", "M4 AES-128")
     m_o2 = R.row(fr_m, "-O2 word XOR")
     rows.append(("AES-128-CTR/FACE, 16 KiB", R.num(m_o2["M3 AES-128"], 1),
                  R.num(m_o2["M4 AES-128"], 1), R.num(m_o2["M3 AES-128"], 4),
                  R.num(R.row(fr_rv, "-O2")["AES-128 word XOR"], 1), "ours", [face]))
-    msk = R.find(secs, "Masked AES: the S-box's slots zeroed")
-    _, mr = R.table(msk, "AES-128", "est. c/B")
-    mspeed = R.find(secs, "First-order masked AES-128 and AES-256 (masked32): speed")
-    _, msr = R.table(mspeed, "target, level", "AES-128 instr./B")
-    m3m, m4m = R.row(mr, "M3 -O2 / -Os"), R.row(mr, "M4 -O2")
-    # AES-128: both masked variants from the section that put them beside aadomn's masked code
-    # (issue 27 item 3); AES-256 from the earlier one
-    mv = R.find(secs, "Masked AES at the anchor: the value-model variant masked32v")
-    _, mvr = R.table(mv, "masked32v est. c/B", "anchor est. c/B")
-    m3v, m4v = R.row(mvr, "Cortex-M3"), R.row(mvr, "Cortex-M4")
-    rvv = re.search(r"RV32I -O2 \(C, no anchor\): masked32v ([\d.]+) instr\./B, masked32 "
-                    r"([\d.]+)", one_line(mv))
-    if not rvv:
-        raise KeyError(f"{mv}: no RV32I masked figures")
-    rows.append(("AES-128/masked32", R.num(m3v["masked32 est. c/B"]),
-                 R.num(m4v["masked32 est. c/B"]), R.num(m3v["masked32 (default) instr./B"]),
-                 float(rvv.group(2)), "ours", [mv]))
-    rows.append(("AES-256/masked32", R.num(m3m["AES-256 est. c/B"]), R.num(m4m["AES-256 est. c/B"]),
-                 None, R.num(R.row(msr, "RV32I -O2")["AES-256 instr./B"]), "ours", [msk, mspeed]))
-    # masked32v on Cortex-M3/M4 from its re-measurement with its state wiped (RV32I unchanged)
-    mvw = R.find(secs, "Masked AES at the anchor, re-measured with masked32v's state wiped")
-    _, mvwr = R.table(mvw, "masked32v est. c/B", "anchor est. c/B")
-    m3w, m4w = R.row(mvwr, "Cortex-M3"), R.row(mvwr, "Cortex-M4")
-    rows.append(("AES-128/masked32v", R.num(m3w["masked32v est. c/B"]),
-                 R.num(m4w["masked32v est. c/B"]), R.num(m3w["masked32v instr./B"]),
-                 float(rvv.group(1)), "ours", [mvw, mv]))
-    rows.append(("AES-128/masked32v", R.num(m3v["anchor est. c/B"]), R.num(m4v["anchor est. c/B"]),
-                 R.num(m3v["anchor instr./B"]), None, "same-way", [mv]))
+    i27_rows("AES-128/masked32", "AES-128 masked32 (default, transition-aware)", "masked ffs",
+             rv_variant="AES-128 masked32 (default; C)")
+    r = R.row(v256, "AES-256 masked32 (default)")
+    rows.append(("AES-256/masked32", R.num(r["M3 est. c/B"]), R.num(r["M4 est. c/B"]),
+                 R.num(r["M3 instr. / B"]), R.num(r["RV32I instr. / B (C)"]), "ours", [trv]))
+    i27_rows("AES-128/masked32v", "AES-128 masked32v (the anchor's claim)", "masked ffs",
+             rv_variant="AES-128 masked32v (C)")
+    r = R.row(v256, "AES-256 masked32v")
+    rows.append(("AES-256/masked32v", R.num(r["M3 est. c/B"]), R.num(r["M4 est. c/B"]),
+                 R.num(r["M3 instr. / B"]), R.num(r["RV32I instr. / B (C)"]), "ours", [trv]))
     # AES-128-GCM over 16 KiB with FACE off (M4: ctmul32; RV32I: ctshift32), from the prose.
     text = one_line(face)
     gm4 = re.search(r"On the M4 -O2 \(`ctmul32`[^)]*\) it went from [\d.]+ / [\d.]+\s+to ([\d.]+) / "
@@ -258,29 +247,6 @@ def mcu(secs):
         raise KeyError(f"{face}: no AES-128-GCM figures")
     rows.append(("AES-128-GCM, 16 KiB", None, float(gm4.group(1)), None, float(grv.group(1)),
                  "ours", [face]))
-
-    # Anchors measured the same way (their code, our harness and model).
-    same = R.find(secs, "Beside aadomn's fixsliced AES, measured the same way")
-    _, sr = R.table(same, "implementation", "M3 est. c/B")
-    for label, name in (("aadomn AES-128 fully fixsliced, assembly", "AES-128/fix32"),
-                        ("aadomn AES-256 fully fixsliced, assembly", "AES-256/fix32"),
-                        ("aadomn AES-128 semi-fixsliced, assembly", "AES-128/semifix32"),
-                        ("aadomn AES-256 semi-fixsliced, assembly", "AES-256/semifix32")):
-        r = R.row(sr, label)
-        rows.append((name, R.num(r["M3 est. c/B"]), R.num(r["M4 est. c/B"]),
-                     R.num(r["Cortex-M3 instr./B"]), R.num(r["RV32I instr./B"]), "same-way",
-                     [same]))
-    r = R.row(sr, "aadomn masked AES-128 fully / semi, assembly (M4)")
-    rows.append(("AES-128/masked32", None, R.num(r["M4 est. c/B"]), None, None, "same-way",
-                 [same]))
-    m = re.search(r"\*\*([\d,]+) instructions, ([\d,]+) estimated cycles\*\* per call \(two blocks\)",
-                  one_line(g))
-    rows.append(("GIFT-64/thumb2", float(m.group(2).replace(",", "")) / 16, None,
-                 float(m.group(1).replace(",", "")) / 16, None, "same-way", [g]))
-    for c in ("SKINNY-128-128", "SKINNY-128-256", "SKINNY-128-384"):
-        r = R.row(skt, f"{c}/fix32")
-        rows.append((f"{c}/fix32", R.num(r["anchor M3 est. c/B"]), None,
-                     R.num(r["anchor M3 instr./B"]), None, "same-way (2-block code)", [sk27]))
 
     # Published figures (boards, the papers' own code) as RESULTS.md quotes them.
     pub = R.find(secs, "Against the published figures")
