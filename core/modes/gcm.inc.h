@@ -22,6 +22,8 @@
  *                     (gcm256_bulk.h: J0 alone) or NULL; optional, with GCM_GHASH_LAZY,
  *                     used in-process where the core has its own counter mode
  *   GCM_BULK_BLOCKS   the key powers that loop uses (with GCM_BULK_FOR and GCM_GHASH_LAZY)
+ *   GCM_BULK_MASK_FOR (cipher, ghash) -> the same loop that also makes E_K(J0) (gcm256_bulk.h)
+ *                     or NULL: taken for a message's first data while E_K(J0) is due
  *   GCM_PROFILE       the context has `ctr_bytes` and `direct_iv` (0: the defaults 4 and
  *                     GCM_BL - 4): the counter field's width in bytes (incremented modulo
  *                     2^(8 ctr_bytes), the fast paths only at 4) and the IV length that gives J0
@@ -734,16 +736,31 @@ static int gcm_crypt(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len, 
     if (inproc && len >= BL) {
         /* In-process, a stitched CTR + GHASH loop takes what it can (gcm256_bulk.h). */
         const bs_gcm256_bulk_fn bulk = GCM_BULK_FOR(ctx->cipher, ctx->ghash);
-        if (bulk != NULL)
+        /* E_K(J0) still due: where the loop has a form that makes it too, beside its rounds. */
+#ifdef GCM_BULK_MASK_FOR
+        const bs_gcm256_bulk_mask_fn bulk_mask =
+            !ctx->ekj0_ready && !CTR_WIDE(ctx) ? GCM_BULK_MASK_FOR(ctx->cipher, ctx->ghash) : NULL;
+#else
+        const bs_gcm256_bulk_fn bulk_mask = NULL;
+#endif
+        if (bulk != NULL || bulk_mask != NULL)
             ghash_flush(ctx); /* the loop reads and writes y */
-        if (!ctx->ekj0_ready && ctx->ctr32 != NULL && !CTR_WIDE(ctx)) {
+        if (!ctx->ekj0_ready && bulk_mask == NULL && ctx->ctr32 != NULL && !CTR_WIDE(ctx)) {
             ctx->ctr32(&ctx->ks, ctx->j0, NULL, ctx->ekj0, 1);
             ctx->ekj0_ready = 1;
         }
         /* The loop makes the key powers it uses (ctx->hpow counts them). */
-        const size_t done = bulk != NULL ? bulk(&ctx->ks, ctx->hkey, &ctx->hpow, ctx->counter,
-                                                ctx->ctr_secret, ctx->y, in, out, len / BL, dec)
-                                         : 0;
+        size_t done = 0;
+#ifdef GCM_BULK_MASK_FOR
+        if (bulk_mask != NULL) {
+            done = bulk_mask(&ctx->ks, ctx->hkey, &ctx->hpow, ctx->counter, ctx->ctr_secret, ctx->y,
+                             in, out, len / BL, dec, ctx->j0, ctx->ekj0);
+            ctx->ekj0_ready = 1;
+        } else
+#endif
+            if (bulk != NULL)
+            done = bulk(&ctx->ks, ctx->hkey, &ctx->hpow, ctx->counter, ctx->ctr_secret, ctx->y, in,
+                        out, len / BL, dec);
         out += done * BL;
         in += done * BL;
         len -= done * BL;

@@ -24,6 +24,7 @@ static bs_gcm256_bulk_fn bulk_for(const bs_block_cipher *cipher, const bs_ghash2
     return f != NULL ? f : bs_gcm256_aesni_bulk_for(cipher, ghash);
 }
 #define GCM_BULK_FOR bulk_for
+#define GCM_BULK_MASK_FOR bs_gcm256_bulk_mask_for
 #define GCM_START_FOR bs_gcm256_start_for
 #define GCM_BULK_BLOCKS 16 /* gcm256_vaes.c: one reduction per 16 blocks (gcm256_aesni.c: 6) */
 #define GCM_GHASH_LAZY 1

@@ -38,6 +38,16 @@ typedef size_t (*bs_gcm256_bulk_fn)(const bs_key_schedule *ks, uint64_t *hkey, u
 typedef void (*bs_gcm256_start_fn)(bs_key_schedule *ks, const uint8_t *key, uint64_t *hkey,
                                    const uint8_t *iv, size_t iv_len, uint8_t j0[32]);
 
+/*
+ * The loop for a message's first data while E_K(J0), the tag's mask, is still due (its J0 came by
+ * GHASH: bs_gcm256_start_fn makes J0 alone): as bs_gcm256_bulk_fn, and E_K(j0) written to ekj0
+ * whatever the blocks done, its rounds beside the first batch's where the loop can.
+ */
+typedef size_t (*bs_gcm256_bulk_mask_fn)(const bs_key_schedule *ks, uint64_t *hkey, unsigned *hpow,
+                                         uint8_t counter[32], int ctr_secret, uint8_t y[32],
+                                         const uint8_t *in, uint8_t *out, size_t nblocks,
+                                         int decrypt, const uint8_t j0[32], uint8_t ekj0[32]);
+
 /* The stitched loop for this core and GHASH at the CPU level in force, or NULL. */
 bs_gcm256_bulk_fn bs_gcm256_bulk_for(const bs_block_cipher *cipher,
                                      const struct bs_ghash256_impl *ghash);
@@ -45,6 +55,10 @@ bs_gcm256_bulk_fn bs_gcm256_bulk_for(const bs_block_cipher *cipher,
 /* The same for the AES-NI core and PCLMULQDQ (gcm256_aesni.c), or NULL. */
 bs_gcm256_bulk_fn bs_gcm256_aesni_bulk_for(const bs_block_cipher *cipher,
                                            const struct bs_ghash256_impl *ghash);
+
+/* The same that also makes E_K(J0), or NULL (then E_K(J0) on its own before the loop). */
+bs_gcm256_bulk_mask_fn bs_gcm256_bulk_mask_for(const bs_block_cipher *cipher,
+                                               const struct bs_ghash256_impl *ghash);
 
 /* The in-register start for this core and GHASH, or NULL (then gcm.inc.h's steps). */
 bs_gcm256_start_fn bs_gcm256_start_for(const bs_block_cipher *cipher,

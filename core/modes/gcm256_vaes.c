@@ -71,15 +71,17 @@ TARGET static inline __attribute__((always_inline)) void batch(const bs_r256_vae
 
 /*
  * batch() with the 16 blocks of hsrc absorbed as two 8-block chunks (powers H^8..H^1, a
- * reduction after register 3 and after register 7), for a key form of 8 powers (short_bulk).
+ * reduction after register 3 and after register 7), for a key form of 8 powers (short_bulk);
+ * xj not NULL: a ninth counter register (bs_r256_vaes_counter's form) through the rounds too.
  */
-TARGET static inline __attribute__((always_inline)) void batch8(const bs_r256_vaes_keys *K,
-                                                                const uint64_t *hkey, __m512i *cb,
-                                                                __m256i *yr, const uint8_t *in,
-                                                                uint8_t *out, const uint8_t *hsrc)
+TARGET static inline __attribute__((always_inline)) void
+batch8(const bs_r256_vaes_keys *K, const uint64_t *hkey, __m512i *cb, __m256i *yr,
+       const uint8_t *in, uint8_t *out, const uint8_t *hsrc, __m512i *xj)
 {
     const __m512i two = bs_r256_vaes_two(), rev = bs_vpclmul_rev();
     __m512i x[NREG];
+    if (xj != NULL)
+        *xj = bs_r256_vaes_start(K, *xj);
     bs_vpclmul_acc t;
     bs_vpclmul_acc_zero(&t);
 #pragma GCC unroll 8
@@ -92,6 +94,8 @@ TARGET static inline __attribute__((always_inline)) void batch8(const bs_r256_va
 #pragma GCC unroll 8
         for (int j = 0; j < NREG; j++)
             x[j] = bs_r256_vaes_round(K, x[j], i);
+        if (xj != NULL)
+            *xj = bs_r256_vaes_round(K, *xj, i);
         if (hsrc != NULL && i - 2 < NREG) {
             const int r = i - 2;
             __m512i h = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(hsrc + 64 * r)), rev);
@@ -104,6 +108,8 @@ TARGET static inline __attribute__((always_inline)) void batch8(const bs_r256_va
             }
         }
     }
+    if (xj != NULL)
+        *xj = bs_r256_vaes_last(K, *xj);
 #pragma GCC unroll 8
     for (int j = 0; j < NREG; j++) {
         x[j] = bs_r256_vaes_last(K, x[j]);
@@ -220,7 +226,8 @@ wide_batch(const bs_r256_vaes_keys *K, uint64_t *hkey, __m512i *cb, uint32_t *ct
 TARGET __attribute__((noinline)) static size_t short_bulk(const bs_key_schedule *ks, uint64_t *hkey,
                                                           unsigned *hpow, uint8_t counter[32],
                                                           uint8_t y[32], const uint8_t *in,
-                                                          uint8_t *out, size_t nblocks)
+                                                          uint8_t *out, size_t nblocks,
+                                                          const uint8_t *j0, uint8_t *ekj0)
 {
     const unsigned half = BS_VPCLMUL_CHUNK / 2;
     const size_t wide = nblocks >= 4 * NREG, narrow = nblocks - 4 * NREG * wide >= 2 * NREG;
@@ -232,9 +239,16 @@ TARGET __attribute__((noinline)) static size_t short_bulk(const bs_key_schedule 
     __m512i cb = bs_r256_vaes_counter(counter);
     __m256i yr = bs_vpclmul_load_y(y);
     const size_t bb = 64 * NREG;
-    batch8(&K, hkey, &cb, &yr, in, out, NULL);
+    if (j0 != NULL) { /* E_K(J0) beside the first batch (J0 + 1 in the register's other half) */
+        __m512i xj = bs_r256_vaes_counter(j0);
+        batch8(&K, hkey, &cb, &yr, in, out, NULL, &xj);
+        _mm256_storeu_si256((__m256i *)ekj0, _mm512_castsi512_si256(xj));
+        xj = _mm512_setzero_si512();
+    } else {
+        batch8(&K, hkey, &cb, &yr, in, out, NULL, NULL);
+    }
     for (size_t b = 1; b < done / (2 * NREG); b++)
-        batch8(&K, hkey, &cb, &yr, in + bb * b, out + bb * b, out + bb * (b - 1));
+        batch8(&K, hkey, &cb, &yr, in + bb * b, out + bb * b, out + bb * (b - 1), NULL);
     yr = bs_vpclmul_chunk(hkey, yr, out + done * 32 - bb, half);
     yr = bs_vpclmul_chunk(hkey, yr, out + done * 32 - bb / 2, half);
     bs_vpclmul_store_y(y, yr);
@@ -309,7 +323,33 @@ static size_t vaes_vpclmul_bulk(const bs_key_schedule *ks, uint64_t *hkey, unsig
                                 const uint8_t *in, uint8_t *out, size_t nblocks, int decrypt)
 {
     if (!decrypt && nblocks >= 2 * NREG && nblocks < 8 * NREG && *hpow < BS_VPCLMUL_CHUNK)
-        return short_bulk(ks, hkey, hpow, counter, y, in, out, nblocks);
+        return short_bulk(ks, hkey, hpow, counter, y, in, out, nblocks, NULL, NULL);
+    return long_bulk(ks, hkey, hpow, counter, ctr_secret, y, in, out, nblocks, decrypt);
+}
+
+/* E_K(J0) alone: J0 through the rounds, one register. */
+TARGET __attribute__((noinline)) static void mask_alone(const bs_key_schedule *ks,
+                                                        const uint8_t j0[32], uint8_t ekj0[32])
+{
+    const uint8_t *rk = (const uint8_t *)ks->w;
+    __m512i x = _mm512_zextsi256_si512(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)j0),
+                                                        _mm256_loadu_si256((const __m256i *)rk)));
+    bs_r256_vaes_small_rounds(rk, &x, 1);
+    _mm256_storeu_si256((__m256i *)ekj0, _mm512_castsi512_si256(x));
+}
+
+/*
+ * bs_gcm256_bulk_mask_fn: short_bulk makes E_K(J0) in its first batch; elsewhere E_K(J0) alone,
+ * its rounds running beside the loop's.
+ */
+static size_t vaes_vpclmul_bulk_mask(const bs_key_schedule *ks, uint64_t *hkey, unsigned *hpow,
+                                     uint8_t counter[32], int ctr_secret, uint8_t y[32],
+                                     const uint8_t *in, uint8_t *out, size_t nblocks, int decrypt,
+                                     const uint8_t j0[32], uint8_t ekj0[32])
+{
+    if (!decrypt && nblocks >= 2 * NREG && nblocks < 8 * NREG && *hpow < BS_VPCLMUL_CHUNK)
+        return short_bulk(ks, hkey, hpow, counter, y, in, out, nblocks, j0, ekj0);
+    mask_alone(ks, j0, ekj0);
     return long_bulk(ks, hkey, hpow, counter, ctr_secret, y, in, out, nblocks, decrypt);
 }
 
@@ -349,6 +389,19 @@ bs_gcm256_start_fn bs_gcm256_start_for(const bs_block_cipher *cipher, const bs_g
 #ifdef HAVE_STITCHED
     if (cipher == &bs_rijndael256_vaes && ghash == &bs_ghash256_vpclmul_impl)
         return vaes_vpclmul_start;
+#else
+    (void)cipher;
+    (void)ghash;
+#endif
+    return NULL;
+}
+
+bs_gcm256_bulk_mask_fn bs_gcm256_bulk_mask_for(const bs_block_cipher *cipher,
+                                               const bs_ghash256_impl *ghash)
+{
+#ifdef HAVE_STITCHED
+    if (cipher == &bs_rijndael256_vaes && ghash == &bs_ghash256_vpclmul_impl)
+        return vaes_vpclmul_bulk_mask;
 #else
     (void)cipher;
     (void)ghash;
