@@ -70,32 +70,65 @@ TARGET static inline __attribute__((always_inline)) void batch(const bs_r256_vae
 }
 
 /*
+ * The round keys as short_bulk's batches read them: each broadcast from the schedule when its
+ * round needs it (one load a round for all the registers), VPERMB's index vectors and round key
+ * 0 moved by it (bs_r256_vaes_start) in registers. bs_r256_vaes_keys is a copy of all of them on
+ * the stack, 1 KiB stored and wiped a call: a KiB's message took about 10 TSC ticks longer. (The
+ * long loop keeps it: there the broadcasts cost more than the copy.)
+ */
+typedef struct {
+    const uint8_t *rk;
+    __m512i perm, perm_bswap, pk0;
+} short_keys;
+
+TARGET static inline __m512i sk_key(const short_keys *K, int i)
+{
+    return _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(K->rk + 32 * i)));
+}
+
+TARGET static inline __m512i sk_round(const short_keys *K, __m512i x, int i)
+{
+    return _mm512_aesenc_epi128(_mm512_permutexvar_epi8(K->perm, x), sk_key(K, i));
+}
+
+TARGET static inline __m512i sk_start(const short_keys *K, __m512i cb)
+{
+    return _mm512_aesenc_epi128(
+        _mm512_xor_si512(_mm512_permutexvar_epi8(K->perm_bswap, cb), K->pk0), sk_key(K, 1));
+}
+
+TARGET static inline __m512i sk_last(const short_keys *K, __m512i x)
+{
+    return _mm512_aesenclast_epi128(_mm512_permutexvar_epi8(K->perm, x), sk_key(K, BS_R256_ROUNDS));
+}
+
+/*
  * batch() with the 16 blocks of hsrc absorbed as two 8-block chunks (powers H^8..H^1, a
  * reduction after register 3 and after register 7), for a key form of 8 powers (short_bulk);
  * xj not NULL: a ninth counter register (bs_r256_vaes_counter's form) through the rounds too.
  */
 TARGET static inline __attribute__((always_inline)) void
-batch8(const bs_r256_vaes_keys *K, const uint64_t *hkey, __m512i *cb, __m256i *yr,
-       const uint8_t *in, uint8_t *out, const uint8_t *hsrc, __m512i *xj)
+batch8(const short_keys *K, const uint64_t *hkey, __m512i *cb, __m256i *yr, const uint8_t *in,
+       uint8_t *out, const uint8_t *hsrc, __m512i *xj)
 {
     const __m512i two = bs_r256_vaes_two(), rev = bs_vpclmul_rev();
     __m512i x[NREG];
     if (xj != NULL)
-        *xj = bs_r256_vaes_start(K, *xj);
+        *xj = sk_start(K, *xj);
     bs_vpclmul_acc t;
     bs_vpclmul_acc_zero(&t);
 #pragma GCC unroll 8
     for (int j = 0; j < NREG; j++) {
-        x[j] = bs_r256_vaes_start(K, *cb);
+        x[j] = sk_start(K, *cb);
         *cb = _mm512_add_epi32(*cb, two);
     }
 #pragma GCC unroll 12
     for (int i = 2; i < BS_R256_ROUNDS; i++) {
 #pragma GCC unroll 8
         for (int j = 0; j < NREG; j++)
-            x[j] = bs_r256_vaes_round(K, x[j], i);
+            x[j] = sk_round(K, x[j], i);
         if (xj != NULL)
-            *xj = bs_r256_vaes_round(K, *xj, i);
+            *xj = sk_round(K, *xj, i);
         if (hsrc != NULL && i - 2 < NREG) {
             const int r = i - 2;
             __m512i h = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(hsrc + 64 * r)), rev);
@@ -109,10 +142,10 @@ batch8(const bs_r256_vaes_keys *K, const uint64_t *hkey, __m512i *cb, __m256i *y
         }
     }
     if (xj != NULL)
-        *xj = bs_r256_vaes_last(K, *xj);
+        *xj = sk_last(K, *xj);
 #pragma GCC unroll 8
     for (int j = 0; j < NREG; j++) {
-        x[j] = bs_r256_vaes_last(K, x[j]);
+        x[j] = sk_last(K, x[j]);
         x[j] = _mm512_xor_si512(x[j], _mm512_loadu_si512((const void *)(in + 64 * j)));
         _mm512_storeu_si512((void *)(out + 64 * j), x[j]);
     }
@@ -234,8 +267,11 @@ TARGET __attribute__((noinline)) static size_t short_bulk(const bs_key_schedule 
     const size_t done = 4 * NREG * wide + 2 * NREG * narrow;
     while (*hpow < half)
         *hpow = bs_vpclmul_extend_level(hkey, *hpow, half);
-    bs_r256_vaes_keys K;
-    bs_r256_vaes_load_keys(&K, ks);
+    short_keys K;
+    K.rk = (const uint8_t *)ks->w;
+    K.perm = _mm512_loadu_si512((const void *)bs_r256_vperm);
+    K.perm_bswap = _mm512_permutexvar_epi8(K.perm, bs_r256_vaes_bswap());
+    K.pk0 = _mm512_permutexvar_epi8(K.perm, sk_key(&K, 0));
     __m512i cb = bs_r256_vaes_counter(counter);
     __m256i yr = bs_vpclmul_load_y(y);
     const size_t bb = 64 * NREG;
@@ -253,7 +289,6 @@ TARGET __attribute__((noinline)) static size_t short_bulk(const bs_key_schedule 
     yr = bs_vpclmul_chunk(hkey, yr, out + done * 32 - bb / 2, half);
     bs_vpclmul_store_y(y, yr);
     bs_store_be32(counter + 28, bs_load_be32(counter + 28) + (uint32_t)done);
-    bs_wipe(&K, sizeof K);
     return done;
 }
 
