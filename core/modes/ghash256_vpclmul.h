@@ -24,11 +24,13 @@
  * middle term once, at the reduction. Three VPCLMULQDQ per register and K instead of
  * schoolbook's four; the data's XOR costs one VPUNPCKHQDQ and one VPXORQ a register.
  *
- * Key form (hkey): for p = 1..16, the pair (G_p, G_(p-1)) as K1, K2 and KM (24 words; G_0 is
- * zero): 384 words. KM's lane i is (K1 lane i low ^ high, K2 lane i low ^ high). Register r of
- * an n-block chunk holds blocks 2r and 2r+1, whose powers are n - 2r and n - 2r - 1: the pair
+ * Key form (hkey): for p = 1..16, the pair (G_p, G_(p-1)) as K1 and KM (16 words; G_0 is zero):
+ * 256 words. KM's lane i is (K1 lane i low ^ high, K2 lane i low ^ high); K2, K1 with each
+ * power's two lanes swapped, is made from K1 where a product needs it (bs_vpclmul_k2: one
+ * shuffle, against a third more key form to write, and to wipe at a re-key). Register r of an
+ * n-block chunk holds blocks 2r and 2r+1, whose powers are n - 2r and n - 2r - 1: the pair
  * p = n - 2r. After them, made with the 16th power, the middle form of a whole chunk (64 words,
- * bs_vpclmul_make_mid), which a 16-block chunk's two-level Karatsuba reads: 448 words in all.
+ * bs_vpclmul_make_mid), which a 16-block chunk's two-level Karatsuba reads: 320 words in all.
  * Carry-less multiplies, shuffles and shifts take constant time; nothing branches on or indexes
  * by data (the chunk length is public).
  */
@@ -42,7 +44,7 @@
 #define BS_VPCLMUL_TARGET                                                                          \
     __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,vpclmulqdq,vaes")))
 #define BS_VPCLMUL_CHUNK 16 /* blocks per reduction */
-#define BS_VPCLMUL_PAIR_WORDS 24
+#define BS_VPCLMUL_PAIR_WORDS 16
 /* The middle form of a whole chunk: per group of four blocks its KS and KMS (16 words). */
 #define BS_VPCLMUL_MID (BS_VPCLMUL_CHUNK * BS_VPCLMUL_PAIR_WORDS)
 #define BS_VPCLMUL_FORM_WORDS (BS_VPCLMUL_MID + BS_VPCLMUL_CHUNK / 4 * 16)
@@ -53,6 +55,12 @@ _Static_assert(BS_VPCLMUL_FORM_WORDS <= BS_GHASH256_HKEY_WORDS, "key form too la
 static inline const uint64_t *bs_vpclmul_pair(const uint64_t *hkey, size_t n, size_t r)
 {
     return hkey + BS_VPCLMUL_PAIR_WORDS * (n - 2 * r - 1);
+}
+
+/* K2 from K1: the two 128-bit lanes of each power swapped (the key form keeps K1 and KM only). */
+BS_VPCLMUL_TARGET static inline __m512i bs_vpclmul_k2(__m512i k1)
+{
+    return _mm512_shuffle_i64x2(k1, k1, 0xb1);
 }
 
 /* The unreduced sums: low, high and Karatsuba products of the K1 and the K2 multiplies. */
@@ -95,9 +103,8 @@ BS_VPCLMUL_TARGET static inline void bs_vpclmul_mul_k(bs_vpclmul_acc *t, __m512i
 BS_VPCLMUL_TARGET static inline void bs_vpclmul_mul_p(bs_vpclmul_acc *t, __m512i x, __m512i xm,
                                                       const uint64_t *pair)
 {
-    bs_vpclmul_mul_k(t, x, xm, _mm512_loadu_si512((const void *)pair),
-                     _mm512_loadu_si512((const void *)(pair + 8)),
-                     _mm512_loadu_si512((const void *)(pair + 16)));
+    const __m512i k1 = _mm512_loadu_si512((const void *)pair);
+    bs_vpclmul_mul_k(t, x, xm, k1, bs_vpclmul_k2(k1), _mm512_loadu_si512((const void *)(pair + 8)));
 }
 
 /* t += x * pair (x in the register layout, pair from bs_vpclmul_pair). */
@@ -221,10 +228,8 @@ BS_VPCLMUL_TARGET static inline void bs_vpclmul_first(uint64_t *hkey, __m256i h)
     const __m256i z = _mm256_setzero_si256();
     _mm256_storeu_si256((__m256i *)hkey, bs_vpclmul_swap(g1));
     _mm256_storeu_si256((__m256i *)(hkey + 4), z);
-    _mm256_storeu_si256((__m256i *)(hkey + 8), g1);
+    _mm256_storeu_si256((__m256i *)(hkey + 8), bs_vpclmul_km(bs_vpclmul_swap(g1), g1));
     _mm256_storeu_si256((__m256i *)(hkey + 12), z);
-    _mm256_storeu_si256((__m256i *)(hkey + 16), bs_vpclmul_km(bs_vpclmul_swap(g1), g1));
-    _mm256_storeu_si256((__m256i *)(hkey + 20), z);
 }
 
 /*
@@ -237,7 +242,7 @@ BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_one_x(const uint64_t *hkey, _
     const __m256i x =
         _mm256_xor_si256(_mm256_shuffle_epi8(block, _mm512_castsi512_si256(bs_vpclmul_rev())), yr);
     const __m256i k1 = _mm256_loadu_si256((const __m256i *)hkey);
-    const __m256i k2 = _mm256_loadu_si256((const __m256i *)(hkey + 8));
+    const __m256i k2 = bs_vpclmul_swap(k1);
     const __m256i mid1 = _mm256_xor_si256(_mm256_clmulepi64_epi128(x, k1, 0x01),
                                           _mm256_clmulepi64_epi128(x, k1, 0x10));
     const __m256i mid2 = _mm256_xor_si256(_mm256_clmulepi64_epi128(x, k2, 0x01),
@@ -306,7 +311,7 @@ BS_VPCLMUL_TARGET static inline void bs_vpclmul_group_part(bs_vpclmul_acc *t,
             _mm512_xor_si512(t->m2, _mm512_clmulepi64_epi128(bs_vpclmul_halves(q->s), kms, 0x00));
         return;
     }
-    const int off = part == 2 ? 16 : 0;
+    const int off = part == 2 ? 8 : 0;
     const __m512i ka = _mm512_loadu_si512((const void *)(q->pa + off));
     const __m512i kb = _mm512_loadu_si512((const void *)(q->pb + off));
     const __m512i a = part == 2 ? bs_vpclmul_halves(q->x) : q->x;
@@ -445,8 +450,8 @@ BS_VPCLMUL_TARGET static inline unsigned bs_vpclmul_extend_level(uint64_t *hkey,
         const unsigned top = 2 * have < want ? 2 * have : want;
         const uint64_t *by = hkey + BS_VPCLMUL_PAIR_WORDS * (have - 1); /* G_n's K forms first */
         const __m512i k1 = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)by));
-        const __m512i k2 = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(by + 8)));
-        const __m512i km = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(by + 16)));
+        const __m512i k2 = bs_vpclmul_k2(k1);
+        const __m512i km = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(by + 8)));
         __m256i g[BS_VPCLMUL_CHUNK]; /* words 0..3 of G_p */
         for (unsigned p = have + 1; p <= top; p += 2) {
             const uint64_t *gi = hkey + BS_VPCLMUL_PAIR_WORDS * (p - have - 1);
@@ -471,10 +476,8 @@ BS_VPCLMUL_TARGET static inline unsigned bs_vpclmul_extend_level(uint64_t *hkey,
             const __m256i gs = bs_vpclmul_swap(g[p - have - 1]);
             _mm256_storeu_si256((__m256i *)e, gs);
             _mm256_storeu_si256((__m256i *)(e + 4), prev);
-            _mm256_storeu_si256((__m256i *)(e + 8), g[p - have - 1]);
-            _mm256_storeu_si256((__m256i *)(e + 12), bs_vpclmul_swap(prev));
-            _mm256_storeu_si256((__m256i *)(e + 16), bs_vpclmul_km(gs, g[p - have - 1]));
-            _mm256_storeu_si256((__m256i *)(e + 20), bs_vpclmul_km(prev, bs_vpclmul_swap(prev)));
+            _mm256_storeu_si256((__m256i *)(e + 8), bs_vpclmul_km(gs, g[p - have - 1]));
+            _mm256_storeu_si256((__m256i *)(e + 12), bs_vpclmul_km(prev, bs_vpclmul_swap(prev)));
             prev = gs;
         }
         if (top == BS_VPCLMUL_CHUNK)
