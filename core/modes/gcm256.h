@@ -33,9 +33,9 @@ extern "C" {
 #endif
 
 /*
- * Room for any implementation's key form: 3584 bytes where VPCLMULQDQ's 16 pairs of powers with
- * their Karatsuba words and a chunk's middle form may run (ghash256_vpclmul.h), else 2304
- * (ctmul64 keeps H^1..H^4).
+ * Room for any implementation's key form: 3584 bytes on x86-64 (VPCLMULQDQ's 16 pairs of powers
+ * with their Karatsuba words and a chunk's middle form take 2560 of them, ghash256_vpclmul.h;
+ * the room is kept, the context's layout with it), else 2304 (ctmul64 keeps H^1..H^4).
  */
 #if defined(__x86_64__)
 #define BS_GHASH256_HKEY_WORDS 448
