@@ -129,8 +129,9 @@ static int gcm_start(bsprov_gcm_cctx *ctx, int iv_set)
     ctx->data_seen = 0;
     ctx->used = 0;
     ctx->finished = 0;
+    /* The last message's tag is public: a store clears it (final writes the whole tag). */
     if (ctx->enc)
-        OPENSSL_cleanse(ctx->tag, sizeof ctx->tag);
+        memset(ctx->tag, 0, sizeof ctx->tag);
     return 1;
 }
 
@@ -168,10 +169,14 @@ static int gcm_init(bsprov_gcm_cctx *ctx, int enc, const unsigned char *key, siz
                      info->name, keylen, info->key_len);
         return 0;
     }
+    /* speed -evp's each message, and most inits, pass no params: nothing to find or check. */
+    const int has_params = params != NULL && params->key != NULL;
     const OSSL_PARAM *f[GS_N];
-    bsprov_params_find(params, gcm_set_names, GS_N, f);
-    if (!gcm_check_params(ctx, enc, f))
-        return 0;
+    if (has_params) {
+        bsprov_params_find(params, gcm_set_names, GS_N, f);
+        if (!gcm_check_params(ctx, enc, f))
+            return 0;
+    }
 
     /*
      * Key and IV together (the usual init, and `openssl speed -evp`'s each message): one call of
@@ -221,7 +226,8 @@ static int gcm_init(bsprov_gcm_cctx *ctx, int enc, const unsigned char *key, siz
     }
     if (!gcm_start(ctx, both))
         return 0;
-    gcm_apply_params(ctx, f);
+    if (has_params)
+        gcm_apply_params(ctx, f);
     return 1;
 }
 
