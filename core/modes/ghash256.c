@@ -52,13 +52,21 @@ const bs_ghash256_impl *bs_ghash256_vpclmul(void)
  */
 const bs_ghash256_impl *bs_ghash256_default(void)
 {
-    /* PCLMULQDQ is part of the aesni level: $BITSLICE_CPU=portable takes the portable code. */
+    /*
+     * PCLMULQDQ is part of the aesni level: $BITSLICE_CPU=portable takes the portable code. The
+     * level is at most the detected one, so a level it allows is one bs_ghash256_usable allows:
+     * one probe of the level, which every re-key makes.
+     */
     const int level = bs_cpu_level();
-    const bs_ghash256_impl *g = bs_ghash256_vpclmul();
-    if (g == NULL || (int)g->level > level)
-        g = bs_ghash256_pclmul();
-    if (g != NULL && (int)g->level <= level)
-        return g;
+#ifdef BS_GHASH256_HAVE_VPCLMUL
+    if (bs_ghash256_vpclmul_impl.level != BS_CPU_NONE &&
+        (int)bs_ghash256_vpclmul_impl.level <= level)
+        return &bs_ghash256_vpclmul_impl;
+#endif
+#ifdef BS_GHASH256_HAVE_PCLMUL
+    if (bs_ghash256_pclmul_impl.level != BS_CPU_NONE && (int)bs_ghash256_pclmul_impl.level <= level)
+        return &bs_ghash256_pclmul_impl;
+#endif
 #if defined(__riscv) && !defined(__riscv_mul)
     return &bs_ghash256_ctshift32;
 #elif defined(UINTPTR_MAX) && UINTPTR_MAX <= 0xFFFFFFFFu
