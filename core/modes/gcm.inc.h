@@ -681,6 +681,10 @@ static int gcm_crypt(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len, 
         ctx->state = st;
     }
     const int dec = st == ST_DEC;
+#ifdef GCM_START_FOR
+    /* No data of this message before this call (ride_j0 makes the keystream from J0 on). */
+    const int first = ctx->data_len == 0;
+#endif
     ctx->data_len += len;
 
 #ifdef GCM_GHASH_LAZY
@@ -717,7 +721,9 @@ static int gcm_crypt(GCM_CTX *ctx, uint8_t *out, const uint8_t *in, size_t len, 
 
     const int inproc = ctx->src == NULL || ctx->src == &bs_keystream_inproc;
 #ifdef GCM_START_FOR
-    if (!ctx->ekj0_ready && inproc && ctx->ctr32 != NULL && !CTR_WIDE(ctx) &&
+    /* Only for a message's first data: E_K(J0) can also be due after data that went through
+     * another source (set_source changed mid-message), where the counter is past J0 + 1. */
+    if (first && !ctx->ekj0_ready && inproc && ctx->ctr32 != NULL && !CTR_WIDE(ctx) &&
         len <= RIDE_BLOCKS * BL) {
         ride_j0(ctx, out, in, len, dec);
         return BS_OK;

@@ -278,6 +278,56 @@ static void test_refusals(void **state)
     bs_gcm256_clear(&ctx_a);
 }
 
+/* A source that forwards to the in-process one (the daemon's stand-in; it serves every block). */
+static uint64_t fwd_fill(bs_keystream_source *src, const bs_block_cipher *c,
+                         const bs_key_schedule *ks, const uint8_t *counter, uint64_t n, int step,
+                         const uint8_t *in, uint8_t *out)
+{
+    (void)src;
+    return bs_keystream_inproc.ops->fill(&bs_keystream_inproc, c, ks, counter, n, step, in, out);
+}
+
+static const bs_keystream_ops fwd_ops = {"forward", NULL, fwd_fill, buf_copy, buf_free};
+
+/*
+ * The source set to NULL in the middle of a message whose E_K(J0) is still due (data so far
+ * from the source): the rest comes in-process from the counter where the source stopped, never
+ * from J0 + 1 again (that would reuse keystream), and the tag is the one-source message's.
+ * Every IV length class (28: direct, 12 and 60: by GHASH), several first lengths.
+ */
+static void test_source_dropped_mid_message(void **state)
+{
+    (void)state;
+    bs_test_seed();
+    bs_keystream_source fwd = {&fwd_ops};
+    const size_t iv_lens[] = {28, 12, 60};
+    const size_t firsts[] = {1, 31, 32, 64, 100, 448};
+    uint8_t key[32], iv[60], pt[1024], ca[1024], cb[1024], ta[32], tb[32];
+    for (size_t v = 0; v < sizeof iv_lens / sizeof iv_lens[0]; v++)
+        for (size_t f = 0; f < sizeof firsts / sizeof firsts[0]; f++) {
+            bs_test_fill(key, sizeof key);
+            bs_test_fill(iv, sizeof iv);
+            bs_test_fill(pt, sizeof pt);
+            const size_t len = firsts[f] + 64 + bs_test_below(200);
+            assert_int_equal(bs_gcm256_set_key(&ctx_a, r256(), key, 32), BS_OK);
+            assert_int_equal(bs_gcm256_set_iv(&ctx_a, iv, iv_lens[v]), BS_OK);
+            assert_int_equal(bs_gcm256_encrypt(&ctx_a, ca, pt, len), BS_OK);
+            assert_int_equal(bs_gcm256_tag(&ctx_a, ta, 32), BS_OK);
+            bs_gcm256_set_source(&ctx_b, &fwd);
+            assert_int_equal(bs_gcm256_set_key(&ctx_b, r256(), key, 32), BS_OK);
+            assert_int_equal(bs_gcm256_set_iv(&ctx_b, iv, iv_lens[v]), BS_OK);
+            assert_int_equal(bs_gcm256_encrypt(&ctx_b, cb, pt, firsts[f]), BS_OK);
+            bs_gcm256_set_source(&ctx_b, NULL); /* in-process from here */
+            assert_int_equal(
+                bs_gcm256_encrypt(&ctx_b, cb + firsts[f], pt + firsts[f], len - firsts[f]), BS_OK);
+            assert_int_equal(bs_gcm256_tag(&ctx_b, tb, 32), BS_OK);
+            assert_memory_equal(ca, cb, len);
+            assert_memory_equal(ta, tb, 32);
+        }
+    bs_gcm256_clear(&ctx_a);
+    bs_gcm256_clear(&ctx_b);
+}
+
 int main(void)
 {
     bs_test_cpu_banner();
@@ -285,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_kat),
         cmocka_unit_test(test_mixed),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_source_dropped_mid_message),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
