@@ -208,6 +208,9 @@ sync_pass() {
   for zero in gpus_failed cpu_fallbacks cuda_errors copy_refusals self_check_failures; do
     grep -qE "[ =]$zero=0( |$)" <<<"$info" || fail "STATUS (BSGPU_SYNC=$mode): $zero is not 0: $info"
   done
+  grep -qE ' batches=[1-9]' <<<"$info" || fail "STATUS (BSGPU_SYNC=$mode): no batch ran on the GPU: $info"
+  grep -qE ' device_key_loads=[1-9]' <<<"$info" ||
+    fail "STATUS (BSGPU_SYNC=$mode): no key was loaded on the GPU: $info"
 }
 sync_pass blocking
 cat "$md"

@@ -276,7 +276,7 @@ TARGET static size_t aesni_pclmul_bulk(const bs_key_schedule *ks, uint64_t *hkey
  * operands spare the register copies that the twelve registers of blocks leave no room for;
  * the rounds and the products stay the SSE assembly (on Zen 5 the four-operand VPBLENDVB made
  * the rounds slower: RIJNDAEL-256-CTR 0.64 -> 0.79 TSC c/B). Measured 3-4 % faster than the SSE
- * loop (16 KiB, bsbench --cheapest alternating: 0.90-0.91 vs 0.86-0.89 TSC c/B, load 3-4).
+ * loop (16 KiB, bsbench --cheapest alternating, load 3-4).
  */
 __attribute__((target("aes,pclmul,sse4.1,ssse3,avx"))) static size_t
 aesni_pclmul_bulk_avx(const bs_key_schedule *ks, uint64_t *hkey, unsigned *hpow,

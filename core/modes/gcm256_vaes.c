@@ -279,7 +279,6 @@ TARGET __attribute__((noinline)) static size_t short_bulk(const bs_key_schedule 
         __m512i xj = bs_r256_vaes_counter(j0);
         batch8(&K, hkey, &cb, &yr, in, out, NULL, &xj);
         _mm256_storeu_si256((__m256i *)ekj0, _mm512_castsi512_si256(xj));
-        xj = _mm512_setzero_si512();
     } else {
         batch8(&K, hkey, &cb, &yr, in, out, NULL, NULL);
     }

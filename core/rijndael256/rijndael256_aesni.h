@@ -52,8 +52,8 @@ static const uint8_t bs_r256_aesni_ctr_bswap[16] = {0, 1, 2,  3,  4,  5,  6,  7,
  * PXOR (above). In assembly, so that the compiler keeps the round keys in memory (operands of
  * AESENC) and cross in xmm0 (PBLENDVB's implicit operand) rather than copying registers around
  * them: with six blocks in flight every xmm register holds a block or a constant. Measured on
- * Zen 5 (bsbench --cheapest, 16 KiB): the PXOR move makes CTR 5 % faster (0.66 -> 0.63 TSC
- * c/B) and the stitched GCM loop, whose GHASH wants the same units, 4 % slower.
+ * Zen 5 (bsbench --cheapest, 16 KiB, alternating runs): the PXOR move makes CTR about 5 %
+ * faster and the stitched GCM loop, whose GHASH wants the same units, about 4 % slower.
  */
 __attribute__((target(BS_R256_AESNI_ISA))) static inline __attribute__((always_inline)) void
 bs_r256_aesni_round(__m128i *a, __m128i *b, __m128i cross, __m128i shuf, const __m128i *ka,

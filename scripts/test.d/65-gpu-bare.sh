@@ -7,8 +7,8 @@
 # (unshare -m); says so and passes where either is missing.
 set -euo pipefail
 cd "${BS_TOP:-$(dirname "$0")/../..}"
-# First the device check's daemon step (gpu/device-daemon.sh) on the CPU backend with small
-# files, on the main build: the script a device run depends on, every step of it but the GPU's
+# First the device check's daemon step (gpu/device-daemon.sh) on the CPU backend, on the main
+# build, with its big file and stream rows small (its 256 MiB file and bench rows are fixed): the script a device run depends on, every step of it but the GPU's
 # counters, so that a lent device's minutes are not lost to a broken script.
 dd=$(mktemp -d /tmp/bitslice-daemon-cpu.XXXXXX)
 if ! BSGPU_DAEMON_BACKEND=cpu BSGPU_BIG_MIB=64 BSGPU_STREAM_MIB=64 \
@@ -18,8 +18,10 @@ if ! BSGPU_DAEMON_BACKEND=cpu BSGPU_BIG_MIB=64 BSGPU_STREAM_MIB=64 \
   rm -rf "$dd"
   exit 1
 fi
-grep -c '^| ' "$dd/daemon.md" | sed 's/^/gpu-bare: device-daemon.sh on the CPU backend: rows /'
+rows=$(grep -c '^| ' "$dd/daemon.md" || true)
 rm -rf "$dd"
+echo "gpu-bare: gpu/device-daemon.sh on the CPU backend: $rows table rows"
+[ "$rows" -gt 0 ] || { echo "gpu-bare: gpu/device-daemon.sh wrote no table"; exit 1; }
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
   echo "gpu-bare: no nvcc on this machine: not run"
   exit 0
