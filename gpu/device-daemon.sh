@@ -42,10 +42,28 @@ md="$out/daemon.md"
 : >"$md"
 sock="$work/run/bitsliced.sock"
 mkdir -m 0700 "$work/run"
-"$daemon" --socket "$sock" --set backend="$backend" >"$out/bitsliced.log" 2>&1 &
-pid=$!
-for _ in $(seq 200); do [ -S "$sock" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-[ -S "$sock" ] || { tail -20 "$out/bitsliced.log" >&2; fail "the daemon did not start"; }
+# start_daemon SOCKET LOG [VAR=VALUE...]: the daemon on SOCKET (its pid in $pid), the environment
+# given, up within 20 s or the step fails with its log's tail.
+start_daemon() {
+  local s=$1 log=$2
+  shift 2
+  env "$@" "$daemon" --socket "$s" --set backend="$backend" >"$log" 2>&1 &
+  pid=$!
+  for _ in $(seq 200); do [ -S "$s" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  [ -S "$s" ] || { tail -20 "$log" >&2; fail "the daemon${*:+ ($*)} did not start"; }
+}
+# gpu_counters WHAT INFO: on the GPU, STATUS's failure counters are 0, a batch ran on the device
+# and the sessions' keys went to it once each, at OPEN (issue 26). The CPU backend has none.
+gpu_counters() {
+  [ "$backend" = cuda ] || return 0
+  local what=$1 info=$2
+  for zero in gpus_failed cpu_fallbacks cuda_errors copy_refusals self_check_failures; do
+    grep -qE "[ =]$zero=0( |$)" <<<"$info" || fail "STATUS ($what): $zero is not 0: $info"
+  done
+  grep -qE ' batches=[1-9]' <<<"$info" || fail "STATUS ($what): no batch ran on the GPU: $info"
+  grep -qE ' device_key_loads=[1-9]' <<<"$info" || fail "STATUS ($what): no key was loaded on the GPU: $info"
+}
+start_daemon "$sock" "$out/bitsliced.log"
 "$tool" status --socket "$sock" >"$work/status0" || fail "status failed"
 grep -q "^backend=$backend\$" "$work/status0" ||
   fail "the daemon did not choose backend $backend: $(grep '^backend' "$work/status0" | tr '\n' ' ')"
@@ -167,24 +185,13 @@ wait "$pid"
 rc=$?
 pid=
 [ "$rc" -eq 0 ] || fail "the daemon exited with status $rc after SIGTERM"
-# The GPU's counters (the CPU backend has none of them).
-if [ "$backend" = cuda ]; then
-  for zero in gpus_failed cpu_fallbacks cuda_errors copy_refusals self_check_failures; do
-    grep -qE "[ =]$zero=0( |$)" <<<"$info" || fail "STATUS: $zero is not 0: $info"
-  done
-  grep -qE ' batches=[1-9]' <<<"$info" || fail "STATUS: no batch ran on the GPU: $info"
-  # The sessions' keys went to the device once each, at OPEN (issue 26), and were zeroed at CLOSE.
-  grep -qE ' device_key_loads=[1-9]' <<<"$info" || fail "STATUS: no key was loaded on the GPU: $info"
-fi
+gpu_counters "CUDA's default wait" "$info"
 # The same daemon with its pool threads sleeping while they wait for the device
 # (BSGPU_SYNC=blocking: cudaDeviceScheduleBlockingSync) instead of CUDA's default, which spins
 # here: the client's rate and the daemon's CPU per byte either way (issue 26). The same checks.
 sync_pass() {
   local mode=$1 s2="$work/run/sync.sock"
-  BSGPU_SYNC=$mode "$daemon" --socket "$s2" --set backend="$backend" >"$out/bitsliced-$mode.log" 2>&1 &
-  pid=$!
-  for _ in $(seq 200); do [ -S "$s2" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  [ -S "$s2" ] || { tail -20 "$out/bitsliced-$mode.log" >&2; fail "the daemon (BSGPU_SYNC=$mode) did not start"; }
+  start_daemon "$s2" "$out/bitsliced-$mode.log" BSGPU_SYNC="$mode"
   { echo; echo "BSGPU_SYNC=$mode:"; echo; echo '```'; } >>"$md"
   for c in PRESENT-80 RIJNDAEL-256; do
     "$tool" bench --socket "$s2" --cipher "$c" --size-mib 256 >>"$md" 2>&1 ||
@@ -204,13 +211,7 @@ sync_pass() {
   rc=$?
   pid=
   [ "$rc" -eq 0 ] || fail "the daemon (BSGPU_SYNC=$mode) exited with status $rc after SIGTERM"
-  [ "$backend" = cuda ] || return 0
-  for zero in gpus_failed cpu_fallbacks cuda_errors copy_refusals self_check_failures; do
-    grep -qE "[ =]$zero=0( |$)" <<<"$info" || fail "STATUS (BSGPU_SYNC=$mode): $zero is not 0: $info"
-  done
-  grep -qE ' batches=[1-9]' <<<"$info" || fail "STATUS (BSGPU_SYNC=$mode): no batch ran on the GPU: $info"
-  grep -qE ' device_key_loads=[1-9]' <<<"$info" ||
-    fail "STATUS (BSGPU_SYNC=$mode): no key was loaded on the GPU: $info"
+  gpu_counters "BSGPU_SYNC=$mode" "$info"
 }
 sync_pass blocking
 cat "$md"
