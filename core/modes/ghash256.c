@@ -57,7 +57,9 @@ const bs_ghash256_impl *bs_ghash256_default(void)
      * level is at most the detected one, so a level it allows is one bs_ghash256_usable allows:
      * one probe of the level, which every re-key makes.
      */
+#if defined(BS_GHASH256_HAVE_VPCLMUL) || defined(BS_GHASH256_HAVE_PCLMUL)
     const int level = bs_cpu_level();
+#endif
 #ifdef BS_GHASH256_HAVE_VPCLMUL
     if (bs_ghash256_vpclmul_impl.level != BS_CPU_NONE &&
         (int)bs_ghash256_vpclmul_impl.level <= level)
