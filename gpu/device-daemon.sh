@@ -52,6 +52,15 @@ start_daemon() {
   for _ in $(seq 200); do [ -S "$s" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   [ -S "$s" ] || { tail -20 "$log" >&2; fail "the daemon${*:+ ($*)} did not start"; }
 }
+# stop_daemon WHAT: SIGTERM to the daemon in $pid, which must exit with status 0.
+stop_daemon() {
+  local rc
+  kill "$pid"
+  wait "$pid"
+  rc=$?
+  pid=
+  [ "$rc" -eq 0 ] || fail "the daemon ($1) exited with status $rc after SIGTERM"
+}
 # gpu_counters WHAT INFO: on the GPU, STATUS's failure counters are 0, a batch ran on the device
 # and the sessions' keys went to it once each, at OPEN (issue 26). The CPU backend has none.
 gpu_counters() {
@@ -180,11 +189,7 @@ BITSLICE_OFFLOAD=auto "$tool" status --socket "$sock" --cipher RIJNDAEL-256 >"$w
 { echo '```'; grep -E '^(rate|offload)' "$work/status2"; echo '```'; } >>"$md"
 info=$(grep '^backend_info=' "$work/status1")
 echo "STATUS after: \`$info\`" >>"$md"
-kill "$pid"
-wait "$pid"
-rc=$?
-pid=
-[ "$rc" -eq 0 ] || fail "the daemon exited with status $rc after SIGTERM"
+stop_daemon "CUDA's default wait"
 gpu_counters "CUDA's default wait" "$info"
 # The same daemon with its pool threads sleeping while they wait for the device
 # (BSGPU_SYNC=blocking: cudaDeviceScheduleBlockingSync) instead of CUDA's default, which spins
@@ -206,11 +211,7 @@ sync_pass() {
   echo '```' >>"$md"
   info=$("$tool" status --socket "$s2" | grep '^backend_info=') || fail "status failed"
   echo "STATUS after: \`$info\`" >>"$md"
-  kill "$pid"
-  wait "$pid"
-  rc=$?
-  pid=
-  [ "$rc" -eq 0 ] || fail "the daemon (BSGPU_SYNC=$mode) exited with status $rc after SIGTERM"
+  stop_daemon "BSGPU_SYNC=$mode"
   gpu_counters "BSGPU_SYNC=$mode" "$info"
 }
 sync_pass blocking

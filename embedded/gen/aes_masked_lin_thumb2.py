@@ -348,6 +348,19 @@ def ark_one(P, v, b):
     P.st(P.eor(P.eor(P.eor(c, v), k0), k1), b)
 
 
+def ark_group(P, g, v):
+    """v[0..3] ^ c[g..g+3] ^ rk0[g..g+3] ^ rk1[g..g+3], each three by one LDMIA, stored to
+    q[g..g+3] in a row (1 + 4 cycles)."""
+    c = P.ldm(C, g, 4)
+    x = [P.eor(c[j], v[j]) for j in range(4)]
+    k0 = P.ldm(RK0, g, 4)
+    x = [P.eor(x[j], k0[j]) for j in range(4)]
+    k1 = P.ldm(RK1, g, 4)
+    x = [P.eor(x[j], k1[j]) for j in range(4)]
+    for j in range(4):
+        P.st(x[j], g + j)
+
+
 def transpose_prog(P, x):
     x = list(x)
     for m, n, pairs in ((0x55555555, 1, ((4, 0), (5, 1), (6, 2), (7, 3))),
@@ -368,15 +381,7 @@ def program_v(fn):
     P = Prog()
     if fn == 'ark':
         for g in (0, 4):
-            v = P.ldm(Q, g, 4)
-            c = P.ldm(C, g, 4)
-            x = [P.eor(c[j], v[j]) for j in range(4)]
-            k0 = P.ldm(RK0, g, 4)
-            x = [P.eor(x[j], k0[j]) for j in range(4)]
-            k1 = P.ldm(RK1, g, 4)
-            x = [P.eor(x[j], k1[j]) for j in range(4)]
-            for j in range(4):  # the stores in a row (1 + 4 cycles)
-                P.st(x[j], g + j)
+            ark_group(P, g, P.ldm(Q, g, 4))
         return P
     k = int(fn[-1])
 
@@ -402,14 +407,7 @@ def program_v(fn):
             if b in (1, 3, 4):
                 first = P.eor(first, t7)
             o.append(P.eor(first, g[b]))
-        c = P.ldm(C, grp, 4)
-        x = [P.eor(c[j], o[j]) for j in range(4)]
-        k0 = P.ldm(RK0, grp, 4)
-        x = [P.eor(x[j], k0[j]) for j in range(4)]
-        k1 = P.ldm(RK1, grp, 4)
-        x = [P.eor(x[j], k1[j]) for j in range(4)]
-        for j in range(4):  # the stores in a row (1 + 4 cycles)
-            P.st(x[j], grp + j)
+        ark_group(P, grp, o)
     return P
 
 
