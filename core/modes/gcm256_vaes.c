@@ -175,12 +175,18 @@ static const BS_ALIGN(64) uint8_t WIDE_STEPS[2 * NREG][64] = {
  * batch where the lane-wise form took 96). Every vector instruction competes with the rounds for
  * the same units, and the 32 parts are dealt out three to each of rounds 2..12 (measured: no
  * faster than the lane-wise form's 96, nor than four parts a round; the loop is bound by all its
- * vector instructions together). Chunk A (groups 0..3) is reduced before group 4 takes its XOR
- * with the accumulator, chunk B after round 13.
+ * vector instructions together).
+ *
+ * The reductions go to the integer units (bs_vpclmul_reduce16_store, then _words: a 1 MiB
+ * message 12 % faster, 16 KiB 9 %): chunk A's sums are stored before group 4 and reduced two
+ * groups later; chunk B's are stored after round 13 and reduced in the next batch (*pending: rbuf
+ * + 48 holds them) or by the caller. Each chunk takes the group that needs *yr (its first) last:
+ * groups run 1, 2, 3, 0, then 5, 6, 7, 4, so that no group waits for a reduction.
  */
 TARGET static inline __attribute__((always_inline)) void
 wide_batch(const bs_r256_vaes_keys *K, uint64_t *hkey, __m512i *cb, uint32_t *ctr, int ctr_secret,
-           __m256i *yr, const uint8_t *in, uint8_t *out, const uint8_t *hsrc, unsigned *ext)
+           __m256i *yr, const uint8_t *in, uint8_t *out, const uint8_t *hsrc, unsigned *ext,
+           uint64_t *rbuf, int *pending)
 {
     const __m512i two = bs_r256_vaes_two();
     __m512i x[2 * NREG];
@@ -224,21 +230,30 @@ wide_batch(const bs_r256_vaes_keys *K, uint64_t *hkey, __m512i *cb, uint32_t *ct
             continue;
 #pragma GCC unroll 3
         for (int p = 3 * (i - 2); p < 3 * (i - 1); p++) {
-            const int g = p / 4, part = p % 4; /* group g of the batch's eight */
-            if (g >= 8)
+            const int k = p / 4, part = p % 4; /* the k-th group to run: group g */
+            if (k >= 8)
                 break;
+            const int g = (k / 4) * 4 + (k % 4 + 1) % 4;
             if (part == 0) {
-                if (g == 4) { /* chunk A done: its reduction, then chunk B from y */
-                    *yr = bs_vpclmul_reduce16(&t);
+                if (k == 2 && *pending) { /* the previous batch's chunk B */
+                    *yr = bs_vpclmul_reduce16_words(rbuf + 48);
+                    *pending = 0;
+                }
+                if (k == 4) { /* chunk A done: its sums out, then chunk B */
+                    bs_vpclmul_reduce16_store(&t, rbuf);
                     bs_vpclmul_acc_zero(&t);
                 }
+                if (k == 6)
+                    *yr = bs_vpclmul_reduce16_words(rbuf);
                 bs_vpclmul_group_load(&q, hkey, *yr, hsrc + 512 * (g / 4), (size_t)(g % 4));
             }
             bs_vpclmul_group_part(&t, &q, part);
         }
     }
-    if (hsrc != NULL)
-        *yr = bs_vpclmul_reduce16(&t);
+    if (hsrc != NULL) {
+        bs_vpclmul_reduce16_store(&t, rbuf + 48);
+        *pending = 1;
+    }
 #pragma GCC unroll 16
     for (int j = 0; j < 2 * NREG; j++) {
         x[j] = bs_r256_vaes_last(K, x[j]);
@@ -302,6 +317,8 @@ TARGET __attribute__((noinline)) static size_t long_bulk(const bs_key_schedule *
     if (wide == 0 && narrow == 0)
         return 0;
     bs_r256_vaes_keys K;
+    BS_ALIGN(64) uint64_t rbuf[96]; /* the sums of a chunk A and a chunk B (wide_batch) */
+    int pending = 0;
     bs_r256_vaes_load_keys(&K, ks);
     __m512i cb = bs_r256_vaes_counter(counter);
     uint32_t ctr = bs_load_be32(counter + 28);
@@ -317,15 +334,20 @@ TARGET __attribute__((noinline)) static size_t long_bulk(const bs_key_schedule *
     if (decrypt) {
         for (size_t b = 0; b < wide; b++)
             wide_batch(&K, hkey, &cb, &ctr, ctr_secret, &yr, in + wb * b, out + wb * b, in + wb * b,
-                       NULL);
+                       NULL, rbuf, &pending);
+        if (pending)
+            yr = bs_vpclmul_reduce16_words(rbuf + 48);
         if (narrow)
             batch(&K, hkey, &cb, &yr, in + wb * wide, out + wb * wide, in + wb * wide);
     } else if (wide > 0) {
         /* GHASH runs one batch behind: the ciphertext of batch b - 1 while CTR makes batch b. */
-        wide_batch(&K, hkey, &cb, &ctr, ctr_secret, &yr, in, out, NULL, ext ? hpow : NULL);
+        wide_batch(&K, hkey, &cb, &ctr, ctr_secret, &yr, in, out, NULL, ext ? hpow : NULL, rbuf,
+                   &pending);
         for (size_t b = 1; b < wide; b++)
             wide_batch(&K, hkey, &cb, &ctr, ctr_secret, &yr, in + wb * b, out + wb * b,
-                       out + wb * (b - 1), NULL);
+                       out + wb * (b - 1), NULL, rbuf, &pending);
+        if (pending)
+            yr = bs_vpclmul_reduce16_words(rbuf + 48);
         const uint8_t *last = out + wb * (wide - 1);
         if (narrow) {
             /* The last wide batch's first chunk beside the narrow batch's CTR, its second after. */
@@ -344,6 +366,7 @@ TARGET __attribute__((noinline)) static size_t long_bulk(const bs_key_schedule *
     const size_t done = wide * 4 * NREG + narrow * 2 * NREG;
     bs_store_be32(counter + 28, bs_load_be32(counter + 28) + (uint32_t)done);
     bs_wipe(&K, sizeof K);
+    bs_wipe(rbuf, sizeof rbuf);
     return done;
 }
 

@@ -346,6 +346,68 @@ BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_reduce16(const bs_vpclmul_acc
         _mm_xor_si128(_mm256_castsi256_si128(fh), _mm256_extracti128_si256(fh, 1))));
 }
 
+/*
+ * bs_vpclmul_reduce16 on the integer units, in two steps: _store writes the sums (five XORs and
+ * six stores on the vector side), _words finishes from memory with XORs and shifts of general
+ * registers, which the CTR loop leaves idle (there every vector instruction competes with the
+ * rounds, and the reduction's lane moves take the units VPERMB and VAESENC use). Call _words a
+ * few hundred instructions after _store: a load the stores cannot forward waits for them to reach
+ * the cache. buf: 48 words (64-byte aligned), wiped by the caller with its other secrets.
+ */
+BS_VPCLMUL_TARGET static inline void bs_vpclmul_reduce16_store(const bs_vpclmul_acc *t,
+                                                               uint64_t *buf)
+{
+    /* mid = m ^ lo ^ hi of the x, y sums, and of all sums together (the middle term's). */
+    const __m512i lo = _mm512_xor_si512(t->lo1, t->lo2), hi = _mm512_xor_si512(t->hi1, t->hi2);
+    _mm512_store_si512((void *)buf, t->lo1);
+    _mm512_store_si512((void *)(buf + 8), t->hi1);
+    _mm512_store_si512((void *)(buf + 16), _mm512_ternarylogic_epi64(t->m1, t->lo1, t->hi1, 0x96));
+    _mm512_store_si512((void *)(buf + 24), lo);
+    _mm512_store_si512((void *)(buf + 32), hi);
+    _mm512_store_si512((void *)(buf + 40),
+                       _mm512_ternarylogic_epi64(_mm512_xor_si512(t->m1, t->m2), lo, hi, 0x96));
+}
+
+/* A word of L ^ (L >> 2) ^ (L >> 5) ^ (L >> 10) within the word (bs_vpclmul_reduce_mid). */
+static inline uint64_t bs_vpclmul_gpr_in(uint64_t x)
+{
+    return x ^ (x >> 2) ^ (x >> 5) ^ (x >> 10);
+}
+
+/* The bits those shifts move out of a word into the word below it. */
+static inline uint64_t bs_vpclmul_gpr_out(uint64_t x)
+{
+    return (x << 62) ^ (x << 59) ^ (x << 54);
+}
+
+BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_reduce16_words(uint64_t *buf)
+{
+    /* Read back from memory, not from the registers (the compiler would move them by lane). */
+    __asm__ volatile("" : : "r"(buf) : "memory");
+    const uint64_t *L1 = buf, *H1 = buf + 8, *M1 = buf + 16;
+    const uint64_t *L = buf + 24, *H = buf + 32, *M = buf + 40;
+    /* low/high of the x, y sums folded (lanes 0 ^ 2, 1 ^ 3): a = fold(low), b = fold(high). */
+    const uint64_t a0 = L1[0] ^ L1[4], a1 = L1[1] ^ M1[0] ^ L1[5] ^ M1[4];
+    const uint64_t a2 = L1[2] ^ L1[6], a3 = L1[3] ^ M1[2] ^ L1[7] ^ M1[6];
+    const uint64_t b0 = H1[0] ^ M1[1] ^ H1[4] ^ M1[5], b1 = H1[1] ^ H1[5];
+    const uint64_t b2 = H1[2] ^ M1[3] ^ H1[6] ^ M1[7], b3 = H1[3] ^ H1[7];
+    /* The middle term: all four lanes of all sums' low and high halves. */
+    const uint64_t ml0 = L[0] ^ L[2] ^ L[4] ^ L[6];
+    const uint64_t ml1 = L[1] ^ L[3] ^ L[5] ^ L[7] ^ M[0] ^ M[2] ^ M[4] ^ M[6];
+    const uint64_t mh0 = H[0] ^ H[2] ^ H[4] ^ H[6] ^ M[1] ^ M[3] ^ M[5] ^ M[7];
+    const uint64_t mh1 = H[1] ^ H[3] ^ H[5] ^ H[7];
+    /* bs_vpclmul_reduce_mid: u = words 4..7, l = words 0..3. */
+    const uint64_t u0 = a0 ^ mh0, u1 = a1 ^ mh1, u2 = b0, u3 = b1;
+    const uint64_t l0 = a2, l1 = a3, l2 = b2 ^ ml0, l3 = b3 ^ ml1;
+    const uint64_t q3 = l3 ^ bs_vpclmul_gpr_out(l0);
+    const uint64_t y0 = u0 ^ bs_vpclmul_gpr_out(l1) ^ bs_vpclmul_gpr_in(l0);
+    const uint64_t y1 = u1 ^ bs_vpclmul_gpr_out(l2) ^ bs_vpclmul_gpr_in(l1);
+    const uint64_t y2 = u2 ^ bs_vpclmul_gpr_out(l3) ^ bs_vpclmul_gpr_in(l2);
+    const uint64_t y3 = u3 ^ bs_vpclmul_gpr_in(q3);
+    /* bs_vpclmul_swap's order: (y2, y3, y0, y1). */
+    return _mm256_set_epi64x((long long)y1, (long long)y0, (long long)y3, (long long)y2);
+}
+
 BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_chunk16(const uint64_t *hkey, __m256i yr,
                                                            const uint8_t *blocks)
 {
