@@ -190,7 +190,8 @@ void bs_wipe_stack(size_t bytes);
  * Zeroes the vector registers that the cores and the C library may leave key, round-key or
  * keystream material in, so that a later signal frame or lazy-binding save (both store the whole
  * register file on the caller's stack) cannot copy it there. x86-64: xmm/ymm/zmm 0-31 and the
- * AVX-512 mask registers, as far as the CPU and OS have them; elsewhere nothing. The provider
+ * AVX-512 mask registers, as far as the CPU and OS have them, and the caller-saved general
+ * registers (the stitched GCM loop's GHASH reductions run there); elsewhere nothing. The provider
  * calls it before each call that touched a key or data returns. About 10 ns.
  */
 void bs_wipe_vector_regs(void);
