@@ -558,25 +558,28 @@ static void test_long_messages(void **state)
  * What openssl speed -evp does to an AEAD: every message re-keys the one context (set_key_iv)
  * and goes in one call, so E_K(J0) is made with the first data (ride_j0 up to 14 blocks; at
  * avx512 in the first batch of the short messages' loop from 16 to 63 blocks, else before the
- * loop). IVs of random lengths (J0 by GHASH but for 28 bytes), lengths around 14, 16, 32, 48 and
- * 64 blocks, against the reference, both directions, in place or not.
+ * loop). IVs of random lengths (J0 by GHASH but for 28 bytes), lengths around 14, 16, 32, 48, 64,
+ * 80 and 96 blocks (the long loop's wide and narrow batches after the key powers), against the
+ * reference, both directions, in place or not.
  */
 static void test_rekeyed_messages(void **state)
 {
     (void)state;
     bs_test_seed();
-    enum { LMAX = 70 * 32 };
+    enum { LMAX = 100 * 32 };
     static bs_gcm256_ctx ctx;
     static uint8_t pt[LMAX], ct[LMAX], refct[LMAX], back[LMAX];
-    static const size_t blocks[] = {0, 1, 13, 14, 15, 16, 17, 31, 32, 33, 47, 48, 63, 64, 65};
+    static const size_t blocks[] = {0,  1,  13, 14, 15, 16, 17, 31, 32,
+                                    33, 47, 48, 63, 64, 65, 80, 97};
+    const size_t nb = sizeof blocks / sizeof blocks[0];
     uint8_t key[32], iv[256], aad[40], tag[32], reftag[32];
     const bs_block_cipher *c = bs_block_cipher_by_name("RIJNDAEL-256");
     assert_non_null(c);
     for (int t = 0; t < 300; t++) {
         const size_t iv_len = random_iv_len(t), tl = tag_lens[bs_test_below(5)];
-        const size_t len = 32 * blocks[t % 15] + (t % 3 == 0 ? 0 : bs_test_below(32));
+        const size_t len = 32 * blocks[t % nb] + (t % 3 == 0 ? 0 : bs_test_below(32));
         const size_t aad_len = t % 4 == 0 ? bs_test_below(sizeof aad + 1) : 0;
-        const int in_place = (t / 15) % 2;
+        const int in_place = (int)(t / nb) % 2;
         bs_test_fill(key, sizeof key);
         bs_test_fill(iv, iv_len);
         bs_test_fill(aad, aad_len);
