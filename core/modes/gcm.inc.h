@@ -200,8 +200,19 @@ static void ghash_flush(GCM_CTX *ctx)
     const size_t n = ctx->npend;
     if (n > 0) {
         ctx->npend = 0;
+        ghash_powers(ctx, n);
         ctx->ghash->mul_blocks(ctx->hkey, ctx->y, ctx->ghpend, n);
     }
+}
+
+/*
+ * Whether single blocks wait: where the key form holds GCM_GHASH_DEFER powers, or can be extended
+ * to them when they go in (ghash_flush: then only to as many as wait).
+ */
+static inline int ghash_defers(const GCM_CTX *ctx)
+{
+    return ctx->hpow >= GCM_GHASH_DEFER || (ctx->hpow > 0 && ctx->ghash->extend != NULL &&
+                                            ctx->ghash->max_powers >= GCM_GHASH_DEFER);
 }
 #else
 static inline void ghash_flush(GCM_CTX *ctx)
@@ -212,15 +223,16 @@ static inline void ghash_flush(GCM_CTX *ctx)
 
 /*
  * y = GHASH update over n whole blocks, the key form extended first where it is lazy. With
- * GCM_GHASH_DEFER, once the key form holds that many powers, single blocks (a padded partial
- * block, the lengths) wait in ghpend and go in together: a short message's AAD, data and lengths
- * blocks are one product level by H^3, H^2, H instead of three products one after another.
- * Whatever reads y flushes them first.
+ * GCM_GHASH_DEFER, where the key form holds that many powers or can be extended to them (made
+ * then only as far as the waiting blocks need: a re-keyed 16-byte message makes H^2, not H^4
+ * at the IV), single blocks (a padded partial block, the lengths) wait in ghpend and go in
+ * together: a short message's AAD, data and lengths blocks are one product level by H^3, H^2, H
+ * instead of three products one after another. Whatever reads y flushes them first.
  */
 static void ghash_mul(GCM_CTX *ctx, const uint8_t *blocks, size_t n)
 {
 #ifdef GCM_GHASH_DEFER
-    if (n == 1 && ctx->hpow >= GCM_GHASH_DEFER) {
+    if (n == 1 && ghash_defers(ctx)) {
         if (ctx->npend == GCM_GHASH_DEFER)
             ghash_flush(ctx);
         memcpy(ctx->ghpend + BL * ctx->npend, blocks, BL);
@@ -442,9 +454,6 @@ static void start_iv(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len, const uint8
         inc32(ctx->counter);
         ctx->ctr_secret = 1;
         /* E_K(J0) rides with the message's first keystream (gcm_crypt, ride_j0). */
-#ifdef GCM_GHASH_DEFER
-        ghash_powers(ctx, GCM_GHASH_DEFER);
-#endif
         ctx->num = 0;
         ctx->aad_len = 0;
         ctx->data_len = 0;
@@ -491,12 +500,6 @@ static void start_iv(GCM_CTX *ctx, const uint8_t *iv, size_t iv_len, const uint8
         GCM_WIPE(b, sizeof b);
         ctx->ekj0_ready = 1;
         ctx->pre = 1; /* the keystream of ctx->counter, which stays the next block's */
-#ifdef GCM_GHASH_DEFER
-        /* Where J0 came by GHASH, H was made before it: the powers the waiting blocks will use,
-         * made now, run beside the core's rounds of E_K(J0) above. */
-        if (!direct)
-            ghash_powers(ctx, GCM_GHASH_DEFER);
-#endif
     }
 #endif
     ctx->num = 0;
