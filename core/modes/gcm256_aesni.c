@@ -5,15 +5,18 @@
  * when encrypting, whose ciphertext is only then written; the same batch's when decrypting, whose
  * input is the ciphertext), their 54 carry-less multiplies dealt out one after each of three
  * block-rounds in four (rounds 2..13), with one reduction per batch (powers H^6..H^1,
- * ghash256_pclmul.h). A round of a block is two PBLENDVB, two PSHUFB and two AESENC
- * (rijndael256_aesni.h). Bit-exact with CTR over any Rijndael-256 core followed by any GHASH-256:
- * the unit suite (test_gcm's long messages at every split, in place, unaligned, counters wrapping
- * at 2^32) runs it at CPU levels aesni and avx2, and the ct suite's gcm256 target under memcheck.
+ * ghash256_pclmul.h) on the integer units, in the next batch's rounds (batch). A round of a block
+ * is two PBLENDVB, two PSHUFB and two AESENC (rijndael256_aesni.h). Bit-exact with CTR over any
+ * Rijndael-256 core followed by any GHASH-256: the unit suite (test_gcm's long messages at every
+ * split, in place, unaligned, counters wrapping at 2^32) runs it at CPU levels aesni and avx2,
+ * and the ct suite's gcm256 target under memcheck.
  *
  * Every instruction takes constant time; nothing branches on or indexes by secret data: the block
  * count and the direction are public, and the counter is branched on (whether its low byte
  * carries within a batch) only where it came from a direct IV (ctr_secret 0).
  */
+#include <string.h>
+
 #include "../bs_cpu.h"
 #include "gcm256.h"
 #include "gcm256_bulk.h"
@@ -43,13 +46,20 @@ _Static_assert(PRODUCTS <= 12 * NB * 3 / 4, "more products than rounds 2..13 hav
 typedef struct {
     const uint8_t *rk;    /* the byte round keys (ks->w: 64-byte aligned) */
     const uint64_t *hkey; /* the key form, at least NB powers */
+    uint64_t *sums;       /* two sets of the nine unreduced sums (SUM_WORDS each), alternating */
+    uint64_t *pre;        /* a batch's GHASH blocks prepared for the products (PRE_WORDS) */
     __m128i a0;           /* half A of every counter block, XORed with round key 0 */
     __m128i cb;           /* half B of the next counter block, its counter word little-endian */
-    __m128i y01, y23;     /* the GHASH accumulator (ghash256_pclmul.h's words) */
     __m128i ka1;          /* round 1's move of round key 0, half A (see batch) */
+    uint64_t y[4];        /* the GHASH accumulator, words y0..y3 (ghash256_pclmul.h) */
+    int cur;              /* the set of sums the next batch writes */
+    int pending;          /* the other set holds sums not yet reduced into y */
     uint32_t ctr;         /* the next block's counter word where it is public, else 0 */
     int ctr_public;       /* the counter came from a direct IV: it may be branched on */
 } loop_state;
+
+#define SUM_WORDS 18        /* bs_pclmul_acc's nine registers as words, each low word first */
+#define PRE_WORDS (12 * NB) /* six registers a block (ghash_prep) */
 
 /* Byte 11 = j: block j's counter low byte after round 1's move, half A (see batch). */
 static const BS_ALIGN(16) uint8_t STEPS[NB][16] = {
@@ -63,85 +73,129 @@ static const BS_ALIGN(16) uint8_t STEPS[NB][16] = {
 _Static_assert(NB == 6, "STEPS lists six blocks");
 
 /*
- * A batch's GHASH blocks prepared for the products: per block a23, a01, their XOR ac (Y folded
- * into block 0), and each one's low word ^ high word (Karatsuba's middle factors).
+ * Block j of a batch's GHASH blocks (at src + 32 j) prepared for the products at pre + 12 j:
+ * a01, a23, their XOR ac, each followed by its low word ^ high word (Karatsuba's middle factor).
  */
-TARGET INLINE void ghash_prep(const loop_state *s, __m128i pre[NB][6], const uint8_t *src)
+TARGET INLINE void ghash_prep(uint64_t *pre, const uint8_t *src, int j)
 {
     const __m128i rv = bs_pclmul_rev();
-#pragma GCC unroll 8
-    for (int j = 0; j < NB; j++) {
-        __m128i a23 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + 32 * j)), rv);
-        __m128i a01 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + 32 * j + 16)), rv);
-        if (j == 0) {
-            a23 = _mm_xor_si128(a23, s->y23);
-            a01 = _mm_xor_si128(a01, s->y01);
-        }
-        const __m128i ac = _mm_xor_si128(a23, a01);
-        pre[j][0] = a01;
-        pre[j][1] = bs_pclmul_halves(a01);
-        pre[j][2] = a23;
-        pre[j][3] = bs_pclmul_halves(a23);
-        pre[j][4] = ac;
-        pre[j][5] = bs_pclmul_halves(ac);
-    }
+    __m128i *p = (__m128i *)(pre + 12 * j);
+    const __m128i a23 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + 32 * j)), rv);
+    const __m128i a01 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + 32 * j + 16)), rv);
+    const __m128i ac = _mm_xor_si128(a23, a01);
+    _mm_store_si128(p, a01);
+    _mm_store_si128(p + 1, bs_pclmul_halves(a01));
+    _mm_store_si128(p + 2, a23);
+    _mm_store_si128(p + 3, bs_pclmul_halves(a23));
+    _mm_store_si128(p + 4, ac);
+    _mm_store_si128(p + 5, bs_pclmul_halves(ac));
 }
 
 /*
- * Product n (0..PRODUCTS - 1: block n / 9, part n % 9) of a batch into its sum in t: the factor
- * from pre, the key power's register as a memory operand (the context's key form is 32-byte
- * aligned, a power 80 bytes), the sum read and written in memory, one register in between.
+ * The same for block 0 on the integer units, with the accumulator y folded in (its products wait
+ * for the previous batch's reduction: batch). The middle factors' high words are not read (the
+ * products take their low word), and not written: defined once by bulk.
  */
-#define STEP_ASM                                                                                   \
+static inline __attribute__((always_inline)) void
+ghash_prep_words(uint64_t *pre, const uint8_t *src, const uint64_t y[4])
+{
+    const uint64_t a0 = bs_load_be64(src + 24) ^ y[0], a1 = bs_load_be64(src + 16) ^ y[1];
+    const uint64_t a2 = bs_load_be64(src + 8) ^ y[2], a3 = bs_load_be64(src) ^ y[3];
+    const uint64_t c0 = a0 ^ a2, c1 = a1 ^ a3;
+    pre[0] = a0;
+    pre[1] = a1;
+    pre[2] = a0 ^ a1;
+    pre[4] = a2;
+    pre[5] = a3;
+    pre[6] = a2 ^ a3;
+    pre[8] = c0;
+    pre[9] = c1;
+    pre[10] = c0 ^ c1;
+}
+
+/*
+ * Product n (0..PRODUCTS - 1) of a batch into its sum: the n / 9-th block in the order 1, 2, ..,
+ * NB - 1, 0 where order is set (block 0 waits for the reduction), else 0, 1, .., NB - 1; part
+ * n % 9. The factor from pre, the key power's register a memory operand (the context's key form
+ * is 32-byte aligned, a power 80 bytes), the sum read and written in memory, one register in
+ * between; the first block's products write their sums. cross is an operand that the template
+ * does not use: it keeps PBLENDVB's mask in xmm0 (else the compiler takes xmm0 for the product
+ * and moves the mask back, and a block goes to the stack for the register that costs).
+ */
+#define STEP_ASM(imm)                                                                              \
     "movdqa %[x], %[p]\n\t"                                                                        \
-    "pclmulqdq %[imm], %[g], %[p]\n\t"                                                             \
+    "pclmulqdq $" imm ", %[g], %[p]\n\t"                                                           \
     "pxor %[acc], %[p]\n\t"                                                                        \
     "movdqa %[p], %[acc]"
-TARGET INLINE void ghash_step(const loop_state *s, bs_pclmul_acc *t, __m128i pre[NB][6], int n)
+#define FIRST_ASM(imm)                                                                             \
+    "movdqa %[x], %[p]\n\t"                                                                        \
+    "pclmulqdq $" imm ", %[g], %[p]\n\t"                                                           \
+    "movdqa %[p], %[acc]"
+#define STEP_OPS : [p] "=&x"(p), [acc] "+m"(*acc) : [x] "m"(*x), [g] "m"(*g), [m] "Yz"(cross)
+#define FIRST_OPS : [p] "=&x"(p), [acc] "=m"(*acc) : [x] "m"(*x), [g] "m"(*g), [m] "Yz"(cross)
+TARGET INLINE void ghash_step(const uint64_t *hkey, uint64_t *sums, const uint64_t *pre, int n,
+                              int order, __m128i cross)
 {
     static const unsigned char X[9] = {0, 0, 1, 2, 2, 3, 4, 4, 5}; /* pre's entry */
     static const unsigned char G[9] = {1, 1, 3, 0, 0, 3, 2, 2, 4}; /* the power's register */
     static const unsigned char I[9] = {0x00, 0x11, 0x00, 0x00, 0x11, 0x10, 0x00, 0x11, 0x00};
-    const int j = n / 9, k = n % 9;
-    __m128i *const sums[9] = {&t->ll0, &t->ll1, &t->llm, &t->hh0, &t->hh1,
-                              &t->hhm, &t->c0,  &t->c1,  &t->cm};
-    __m128i *acc = sums[k];
-    const __m128i *g = (const __m128i *)(s->hkey + BS_PCLMUL_POW_WORDS * (NB - 1 - j)) + G[k];
+    const int o = n / 9, k = n % 9, j = order ? (o + 1) % NB : o;
+    __m128i *acc = (__m128i *)(sums + 2 * k);
+    const __m128i *x = (const __m128i *)(pre + 12 * j + 2 * X[k]);
+    const __m128i *g = (const __m128i *)(hkey + BS_PCLMUL_POW_WORDS * (NB - 1 - j)) + G[k];
     __m128i p;
-    switch (I[k]) {
-    case 0x00:
-        __asm__(STEP_ASM
-                : [p] "=&x"(p), [acc] "+m"(*acc)
-                : [x] "m"(pre[j][X[k]]), [g] "m"(*g), [imm] "i"(0x00));
-        break;
-    case 0x11:
-        __asm__(STEP_ASM
-                : [p] "=&x"(p), [acc] "+m"(*acc)
-                : [x] "m"(pre[j][X[k]]), [g] "m"(*g), [imm] "i"(0x11));
-        break;
-    default:
-        __asm__(STEP_ASM
-                : [p] "=&x"(p), [acc] "+m"(*acc)
-                : [x] "m"(pre[j][X[k]]), [g] "m"(*g), [imm] "i"(0x10));
-        break;
+    if (o == 0) {
+        if (I[k] == 0x00)
+            __asm__(FIRST_ASM("0x00") FIRST_OPS);
+        else if (I[k] == 0x11)
+            __asm__(FIRST_ASM("0x11") FIRST_OPS);
+        else
+            __asm__(FIRST_ASM("0x10") FIRST_OPS);
+    } else {
+        if (I[k] == 0x00)
+            __asm__(STEP_ASM("0x00") STEP_OPS);
+        else if (I[k] == 0x11)
+            __asm__(STEP_ASM("0x11") STEP_OPS);
+        else
+            __asm__(STEP_ASM("0x10") STEP_OPS);
     }
 }
 
 /*
+ * The pending sums reduced into s->y on the integer units, which the loop leaves idle (every
+ * vector instruction there competes with the rounds). Called a few hundred instructions after
+ * the sums' last stores: a word load that a 16-byte store cannot forward waits for it to reach
+ * the cache.
+ */
+INLINE void reduce_pending(loop_state *s)
+{
+    if (s->pending) {
+        bs_pclmul_reduce_words(s->sums + SUM_WORDS * (s->cur ^ 1), s->y);
+        s->pending = 0;
+    }
+}
+
+/* The round before which the previous batch's sums are reduced and block 0 is prepared. */
+#define ROUND_REDUCE 6
+
+/*
  * One batch: NB counter blocks through the rounds, XORed with in into out; where absorb is set
- * (a constant), hsrc's NB blocks absorbed into s->y meanwhile: prepared first (hsrc's reads all
- * come before out's writes, so hsrc may be in), then their 9 NB products one after each of three
- * block-rounds in four, the reduction after round 13.
+ * (a constant), hsrc's NB blocks absorbed meanwhile: blocks 1..NB - 1 prepared first (hsrc's
+ * reads all come before out's writes, so hsrc may be in), and their products dealt out one after
+ * each of three block-rounds in four; before round ROUND_REDUCE the previous batch's sums are
+ * reduced into s->y and block 0 is prepared with it, on the integer units, and block 0's products
+ * come last. The batch's sums stay unreduced (s->pending) until the next batch or the caller.
  */
 TARGET INLINE void batch(loop_state *s, const uint8_t *in, uint8_t *out, const uint8_t *hsrc,
                          int absorb)
 {
     const uint8_t *rk = s->rk;
-    bs_pclmul_acc t;
-    BS_ALIGN(16) __m128i pre[NB][6];
+    const uint64_t *hkey = s->hkey;
+    uint64_t *sums = s->sums + SUM_WORDS * s->cur, *pre = s->pre;
     if (absorb) {
-        bs_pclmul_acc_zero(&t);
-        ghash_prep(s, pre, hsrc);
+#pragma GCC unroll 8
+        for (int j = 1; j < NB; j++)
+            ghash_prep(pre, hsrc, j);
     }
     const __m128i cross = _mm_loadu_si128((const __m128i *)bs_r256_aesni_cross);
     const __m128i shuf = _mm_loadu_si128((const __m128i *)bs_r256_aesni_shuf);
@@ -182,18 +236,29 @@ TARGET INLINE void batch(loop_state *s, const uint8_t *in, uint8_t *out, const u
     s->ctr += NB; /* used only where ctr_public is set */
 #pragma GCC unroll 13
     for (int i = 2; i <= BS_R256_ROUNDS; i++) {
-        /* The round keys stay in memory, operands of AESENC: the registers go to the blocks. */
-        __asm__ volatile("" : : : "memory");
+        /*
+         * The round keys stay in memory, operands of AESENC: the registers go to the blocks.
+         * The pointers pass through a register each round, so that every operand is a pointer
+         * plus a constant: else the compiler keeps each round key's and power's address in a
+         * register of its own, and with sixty of them moves them through the stack.
+         */
+        __asm__ volatile("" : "+r"(rk), "+r"(hkey), "+r"(sums), "+r"(pre) : : "memory");
+        if (absorb && i == ROUND_REDUCE) {
+            reduce_pending(s);
+            ghash_prep_words(pre, hsrc, s->y);
+        }
 #pragma GCC unroll 8
         for (int j = 0; j < NB; j++) {
             bs_r256_aesni_round(&a[j], &b[j], cross, shuf, BS_R256_AESNI_RKP(rk, i, 0),
                                 BS_R256_AESNI_RKP(rk, i, 1), i == BS_R256_ROUNDS, 0);
             const int slot = (i - 2) * NB + j;
             if (absorb && slot % 4 != 3 && slot / 4 * 3 + slot % 4 < PRODUCTS)
-                ghash_step(s, &t, pre, slot / 4 * 3 + slot % 4);
+                ghash_step(hkey, sums, pre, slot / 4 * 3 + slot % 4, 1, cross);
         }
-        if (absorb && i == BS_R256_ROUNDS - 1)
-            bs_pclmul_reduce(&t, &s->y01, &s->y23);
+    }
+    if (absorb) {
+        s->cur ^= 1;
+        s->pending = 1;
     }
 #pragma GCC unroll 8
     for (int j = 0; j < NB; j++) {
@@ -207,14 +272,17 @@ TARGET INLINE void batch(loop_state *s, const uint8_t *in, uint8_t *out, const u
 /* NB blocks of src into s->y alone (the last batch's ciphertext, encrypting). */
 TARGET INLINE void ghash_batch(loop_state *s, const uint8_t *src)
 {
-    bs_pclmul_acc t;
-    BS_ALIGN(16) __m128i pre[NB][6];
-    bs_pclmul_acc_zero(&t);
-    ghash_prep(s, pre, src);
+    const __m128i cross = _mm_loadu_si128((const __m128i *)bs_r256_aesni_cross);
+    uint64_t *sums = s->sums + SUM_WORDS * s->cur;
+    reduce_pending(s);
+    ghash_prep_words(s->pre, src, s->y);
+#pragma GCC unroll 8
+    for (int j = 1; j < NB; j++)
+        ghash_prep(s->pre, src, j);
 #pragma GCC unroll 54
     for (int n = 0; n < PRODUCTS; n++)
-        ghash_step(s, &t, pre, n);
-    bs_pclmul_reduce(&t, &s->y01, &s->y23);
+        ghash_step(s->hkey, sums, s->pre, n, 0, cross);
+    bs_pclmul_reduce_words(sums, s->y);
 }
 
 /* bs_gcm256_bulk_fn (gcm256_bulk.h): whole batches of NB blocks. */
@@ -229,15 +297,24 @@ TARGET INLINE size_t bulk(const bs_key_schedule *ks, uint64_t *hkey, unsigned *h
         bs_ghash256_pclmul_impl.extend(hkey, *hpow, NB);
         *hpow = NB;
     }
-    const __m128i rv = bs_pclmul_rev();
+    /* The sums and the prepared blocks (block 0's with y folded in): secrets, wiped at the end. */
+    BS_ALIGN(16) uint64_t sums[2 * SUM_WORDS], pre[PRE_WORDS];
+    memset(pre, 0, 12 * sizeof *pre); /* block 0's unwritten words (ghash_prep_words) */
     loop_state s;
     s.rk = (const uint8_t *)ks->w;
     s.hkey = hkey;
+    s.sums = sums;
+    s.pre = pre;
+    s.cur = 0;
+    s.pending = 0;
     s.a0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)counter), BS_R256_AESNI_RK(s.rk, 0, 0));
     s.cb = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(counter + 16)),
                             _mm_loadu_si128((const __m128i *)bs_r256_aesni_ctr_bswap));
-    s.y23 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)y), rv);
-    s.y01 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(y + 16)), rv);
+    /* y as ghash256_pclmul.h's words: the PSHUFB that reverses 16 bytes, on the integer units. */
+    s.y[0] = bs_load_be64(y + 24);
+    s.y[1] = bs_load_be64(y + 16);
+    s.y[2] = bs_load_be64(y + 8);
+    s.y[3] = bs_load_be64(y);
     s.ka1 =
         _mm_shuffle_epi8(_mm_blendv_epi8(BS_R256_AESNI_RK(s.rk, 0, 0), BS_R256_AESNI_RK(s.rk, 0, 1),
                                          _mm_loadu_si128((const __m128i *)bs_r256_aesni_cross)),
@@ -255,10 +332,16 @@ TARGET INLINE size_t bulk(const bs_key_schedule *ks, uint64_t *hkey, unsigned *h
             batch(&s, in + bb * k, out + bb * k, out + bb * (k - 1), 1);
         ghash_batch(&s, out + bb * (batches - 1));
     }
-    _mm_storeu_si128((__m128i *)y, _mm_shuffle_epi8(s.y23, rv));
-    _mm_storeu_si128((__m128i *)(y + 16), _mm_shuffle_epi8(s.y01, rv));
+    reduce_pending(&s);
+    bs_store_be64(y, s.y[3]);
+    bs_store_be64(y + 8, s.y[2]);
+    bs_store_be64(y + 16, s.y[1]);
+    bs_store_be64(y + 24, s.y[0]);
     const size_t done = batches * NB;
     bs_store_be32(counter + 28, bs_load_be32(counter + 28) + (uint32_t)done);
+    bs_wipe(sums, sizeof sums);
+    bs_wipe(pre, sizeof pre);
+    bs_wipe(s.y, sizeof s.y);
     return done;
 }
 

@@ -101,6 +101,50 @@ bs_pclmul_reduce(const bs_pclmul_acc *t, __m128i *y01, __m128i *y23)
     *y23 = _mm_xor_si128(b, BS_PCLMUL_SHR256(q23, n23, 10));
 }
 
+/* A word of L ^ (L >> 2) ^ (L >> 5) ^ (L >> 10), within the word (bs_pclmul_reduce's shifts). */
+static inline __attribute__((always_inline)) uint64_t bs_pclmul_gpr_in(uint64_t x)
+{
+    return x ^ (x >> 2) ^ (x >> 5) ^ (x >> 10);
+}
+
+/* The bits those shifts move out of a word into the word below it. */
+static inline __attribute__((always_inline)) uint64_t bs_pclmul_gpr_out(uint64_t x)
+{
+    return (x << 62) ^ (x << 59) ^ (x << 54);
+}
+
+/*
+ * bs_pclmul_reduce on the integer units, from memory: sums = the nine sums of a bs_pclmul_acc as
+ * 18 words (each register low word first), y = words y0..y3. For loops where every vector
+ * instruction competes for the same units and the general registers are idle. Read from memory
+ * (the asm below): the compiler would otherwise move the words out of registers by lane.
+ */
+static inline __attribute__((always_inline)) void bs_pclmul_reduce_words(const uint64_t *sums,
+                                                                         uint64_t y[4])
+{
+    __asm__ volatile("" : : "r"(sums) : "memory");
+    const uint64_t *ll0 = sums, *ll1 = sums + 2, *llm = sums + 4;
+    const uint64_t *hh0 = sums + 6, *hh1 = sums + 8, *hhm = sums + 10;
+    const uint64_t *c0 = sums + 12, *c1 = sums + 14, *cm = sums + 16;
+    /* bs_pclmul_join128 of each product: (lo, hi) = words 0..3. */
+    const uint64_t lm0 = llm[0] ^ ll0[0] ^ ll1[0], lm1 = llm[1] ^ ll0[1] ^ ll1[1];
+    const uint64_t hm0 = hhm[0] ^ hh0[0] ^ hh1[0], hm1 = hhm[1] ^ hh0[1] ^ hh1[1];
+    const uint64_t cm0 = cm[0] ^ c0[0] ^ c1[0], cm1 = cm[1] ^ c0[1] ^ c1[1];
+    const uint64_t ll_0 = ll0[0], ll_1 = ll0[1] ^ lm0, ll_2 = ll1[0] ^ lm1, ll_3 = ll1[1];
+    const uint64_t hh_0 = hh0[0], hh_1 = hh0[1] ^ hm0, hh_2 = hh1[0] ^ hm1, hh_3 = hh1[1];
+    const uint64_t c_0 = c0[0] ^ ll_0 ^ hh_0, c_1 = c0[1] ^ cm0 ^ ll_1 ^ hh_1;
+    const uint64_t c_2 = c1[0] ^ cm1 ^ ll_2 ^ hh_2, c_3 = c1[1] ^ ll_3 ^ hh_3;
+    /* L = words 0..3 (x^256..x^511), U = words 4..7 (x^0..x^255). */
+    const uint64_t l0 = ll_0, l1 = ll_1, l2 = ll_2 ^ c_0, l3 = ll_3 ^ c_1;
+    const uint64_t u0 = hh_0 ^ c_2, u1 = hh_1 ^ c_3, u2 = hh_2, u3 = hh_3;
+    /* Bits of L's word 0 shifted out below x^255 fold into word 3 first. */
+    const uint64_t q3 = l3 ^ bs_pclmul_gpr_out(l0);
+    y[0] = u0 ^ bs_pclmul_gpr_in(l0) ^ bs_pclmul_gpr_out(l1);
+    y[1] = u1 ^ bs_pclmul_gpr_in(l1) ^ bs_pclmul_gpr_out(l2);
+    y[2] = u2 ^ bs_pclmul_gpr_in(l2) ^ bs_pclmul_gpr_out(q3);
+    y[3] = u3 ^ bs_pclmul_gpr_in(q3);
+}
+
 BS_PCLMUL_TARGET static inline __attribute__((always_inline)) void
 bs_pclmul_acc_zero(bs_pclmul_acc *t)
 {
