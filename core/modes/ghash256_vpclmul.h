@@ -558,86 +558,98 @@ BS_VPCLMUL_TARGET static inline void bs_vpclmul_make_mid(uint64_t *hkey, size_t 
     _mm512_storeu_si512((void *)(hkey + BS_VPCLMUL_MID + 16 * g + 8), bs_vpclmul_halves(ks));
 }
 
+/* What bs_vpclmul_powers_step keeps from one step to the next. */
+typedef struct {
+    bs_vpclmul_t4 x, p, b; /* [G_1 .. G_4]; G_2, G_4, G_8 in every lane; [G_5 .. G_8] */
+    __m512i last, lastkm;  /* the last pair made ([G_2j | G_(2j-1)]) and its KM */
+} bs_vpclmul_pw;
+
 /*
- * Entries 1..want - 1 (2 <= want <= 16) from entry 0, and with want 16 the middle form, all in
- * registers, four powers at a time (bs_vpclmul_t4), independent products in each level (the
+ * The pairs of the four powers in q (the lowest 4j + 1) as K1 forms, [G_(4j+2) | G_(4j+1)] and
+ * [G_(4j+4) | G_(4j+3)] (one VPERMT2Q each), and KM (VPSHUFD, VPXORQ, VPERMQ: per power (g2 ^ g3,
+ * g0 ^ g1, g0 ^ g1, g2 ^ g3)); entries 4j .. 4j + 3 as far as want (entry 4j + 2k - 2 is
+ * [G_(4j+2k-1) | G_(4j+2k-2)]: the halves of two pairs by one VSHUFI64X2, its KM the same of
+ * theirs; entry 0 is bs_vpclmul_first's), and with want 16 group 3 - j of the middle form.
+ */
+BS_VPCLMUL_TARGET static inline void bs_vpclmul_pairs(uint64_t *hkey, unsigned want,
+                                                      bs_vpclmul_pw *s, bs_vpclmul_t4 q, unsigned j)
+{
+    const __m512i lo = bs_vpclmul_untr(q, 1), hi = bs_vpclmul_untr(q, 3);
+    const __m512i kml = _mm512_permutex_epi64(bs_vpclmul_halves2(lo), 0x28);
+    const __m512i kmh = _mm512_permutex_epi64(bs_vpclmul_halves2(hi), 0x28);
+    uint64_t *e = hkey + BS_VPCLMUL_PAIR_WORDS * 4 * j;
+    if (j > 0 && 4 * j + 1 <= want) {
+        _mm512_storeu_si512((void *)e, _mm512_shuffle_i64x2(lo, s->last, 0x4e));
+        _mm512_storeu_si512((void *)(e + 8), _mm512_shuffle_i64x2(kml, s->lastkm, 0x4e));
+    }
+    if (4 * j + 2 <= want) {
+        _mm512_storeu_si512((void *)(e + 16), lo);
+        _mm512_storeu_si512((void *)(e + 24), kml);
+    }
+    if (4 * j + 3 <= want) {
+        _mm512_storeu_si512((void *)(e + 32), _mm512_shuffle_i64x2(hi, lo, 0x4e));
+        _mm512_storeu_si512((void *)(e + 40), _mm512_shuffle_i64x2(kmh, kml, 0x4e));
+    }
+    if (4 * j + 4 <= want) {
+        _mm512_storeu_si512((void *)(e + 48), hi);
+        _mm512_storeu_si512((void *)(e + 56), kmh);
+    }
+    s->last = hi;
+    s->lastkm = kmh;
+    if (want == BS_VPCLMUL_CHUNK)
+        bs_vpclmul_make_mid(hkey, 3 - j, hi, lo);
+}
+
+/*
+ * Entries 1..want - 1 (2 <= want <= 16) from entry 0, and with want 16 the middle form, four
+ * powers at a time in registers (bs_vpclmul_t4), independent products in each level (the
  * carry-less multiplier pipelines them), so that 16 powers take four levels of latency instead of
- * fifteen: G_2 in every lane by a square of G_1 in every lane; a = [G_1, G_2, G_3, G_4] (lanes 2
- * and 3 the product of [G_1, G_2, G_1, G_2] by G_2) and G_4 in every lane by a square; then b =
- * a * G_4 = [G_5 .. G_8] and G_8 by a square; then a * G_8 and b * G_8. The K forms: pair[k] =
- * [G_2k | G_(2k-1)] (the K1 form of entry 2k - 1) from lanes 2k - 1 and 2k - 2 of its transposed
- * register by one VPERMT2Q; entry 2k - 2 (k > 1) is [G_(2k-1) | G_(2k-2)], the halves of pair[k]
- * and pair[k - 1] by one VSHUFI64X2, its KM the same of theirs. Entries below have are written
+ * fifteen, in steps 0..4 (bs_vpclmul_powers runs them in a row; a caller may spread them over
+ * other work, s kept between them): 0, G_2 in every lane by a square of G_1; 1, x = [G_1 .. G_4]
+ * (lanes 2 and 3 the product of [G_1, G_2, G_1, G_2] by G_2) and G_4 in every lane by a square;
+ * 2, [G_5 .. G_8] = x G_4 and G_8 by a square; 3 and 4, x G_8 and [G_5 .. G_8] G_8. Each step
+ * stores the entries of the powers it made (bs_vpclmul_pairs). Entries below have are written
  * again with the same values (a re-key makes them from 1; growing a form from more than one is
  * rare), those from want on not at all.
  */
+BS_VPCLMUL_TARGET static inline __attribute__((always_inline)) void
+bs_vpclmul_powers_step(uint64_t *hkey, unsigned want, bs_vpclmul_pw *s, int step)
+{
+    if (step == 0) {
+        bs_vpclmul_t4 g1;
+        g1.h = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)hkey));
+        g1.l = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(hkey + 2)));
+        s->p = bs_vpclmul_sq4(g1);
+        s->x.h = _mm512_mask_blend_epi64(0xcc, g1.h, s->p.h); /* [G_1, G_2, G_1, G_2] */
+        s->x.l = _mm512_mask_blend_epi64(0xcc, g1.l, s->p.l);
+    } else if (step == 1) {
+        if (want > 2) {
+            const bs_vpclmul_t4 y = bs_vpclmul_mul4(s->x, s->p);
+            s->x.h = _mm512_mask_blend_epi64(0xf0, s->x.h, y.h); /* [G_1 .. G_4] */
+            s->x.l = _mm512_mask_blend_epi64(0xf0, s->x.l, y.l);
+        }
+        if (want > 4)
+            s->p = bs_vpclmul_sq4(s->p);
+        bs_vpclmul_pairs(hkey, want, s, s->x, 0);
+    } else if (step == 2) {
+        if (want > 4) {
+            s->b = bs_vpclmul_mul4(s->x, s->p); /* [G_5 .. G_8] */
+            if (want > 8)
+                s->p = bs_vpclmul_sq4(s->p);
+            bs_vpclmul_pairs(hkey, want, s, s->b, 1);
+        }
+    } else if (want > 8) {
+        bs_vpclmul_pairs(hkey, want, s, bs_vpclmul_mul4(step == 3 ? s->x : s->b, s->p),
+                         (unsigned)step - 1);
+    }
+}
+
 BS_VPCLMUL_TARGET static inline void bs_vpclmul_powers(uint64_t *hkey, unsigned want)
 {
-    __m512i a[9], am[9], km[9]; /* pair[k], its halves (bs_vpclmul_halves2), its KM */
-#define BS_VPCLMUL_K(k)                                                                            \
-    do {                                                                                           \
-        am[k] = bs_vpclmul_halves2(a[k]);                                                          \
-        km[k] = _mm512_permutex_epi64(am[k], 0x28); /* (g2 ^ g3, g0 ^ g1, g0 ^ g1, g2 ^ g3) */     \
-    } while (0)
-    /* [G_(2k+1) | G_2k] and its KM. */
-#define BS_VPCLMUL_ODD(k) _mm512_shuffle_i64x2(a[(k) + 1], a[k], 0x4e)
-#define BS_VPCLMUL_ODDM(k) _mm512_shuffle_i64x2(km[(k) + 1], km[k], 0x4e)
-    /* Entries 2k - 2 (but entry 0) and 2k - 1 as far as want. */
-#define BS_VPCLMUL_STORE(k)                                                                        \
-    do {                                                                                           \
-        uint64_t *e = hkey + BS_VPCLMUL_PAIR_WORDS * (2 * (k)-2);                                  \
-        if ((k) > 1 && 2 * (k)-1 <= want) {                                                        \
-            _mm512_storeu_si512((void *)e, BS_VPCLMUL_ODD((k)-1));                                 \
-            _mm512_storeu_si512((void *)(e + 8), BS_VPCLMUL_ODDM((k)-1));                          \
-        }                                                                                          \
-        if (2 * (k) <= want) {                                                                     \
-            _mm512_storeu_si512((void *)(e + 16), a[k]);                                           \
-            _mm512_storeu_si512((void *)(e + 24), km[k]);                                          \
-        }                                                                                          \
-    } while (0)
-    /* The pairs of the four powers in q, the lowest 4j + 1, and their entries. */
-#define BS_VPCLMUL_PAIRS(q, j)                                                                     \
-    do {                                                                                           \
-        a[2 * (j) + 1] = bs_vpclmul_untr(q, 1);                                                    \
-        a[2 * (j) + 2] = bs_vpclmul_untr(q, 3);                                                    \
-        BS_VPCLMUL_K(2 * (j) + 1);                                                                 \
-        BS_VPCLMUL_K(2 * (j) + 2);                                                                 \
-        BS_VPCLMUL_STORE(2 * (j) + 1);                                                             \
-        BS_VPCLMUL_STORE(2 * (j) + 2);                                                             \
-    } while (0)
-    bs_vpclmul_t4 g1, x, p4, p8;
-    g1.h = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)hkey));
-    g1.l = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(hkey + 2)));
-    const bs_vpclmul_t4 p2 = bs_vpclmul_sq4(g1);
-    x.h = _mm512_mask_blend_epi64(0xcc, g1.h, p2.h); /* [G_1, G_2, G_1, G_2] */
-    x.l = _mm512_mask_blend_epi64(0xcc, g1.l, p2.l);
-    if (want > 4)
-        p4 = bs_vpclmul_sq4(p2);
-    if (want > 2) {
-        const bs_vpclmul_t4 y = bs_vpclmul_mul4(x, p2);
-        x.h = _mm512_mask_blend_epi64(0xf0, x.h, y.h); /* [G_1 .. G_4] */
-        x.l = _mm512_mask_blend_epi64(0xf0, x.l, y.l);
-    }
-    BS_VPCLMUL_PAIRS(x, 0);
-    if (want > 4) {
-        if (want > 8)
-            p8 = bs_vpclmul_sq4(p4);
-        const bs_vpclmul_t4 b = bs_vpclmul_mul4(x, p4); /* [G_5 .. G_8] */
-        BS_VPCLMUL_PAIRS(b, 1);
-        if (want > 8) {
-            BS_VPCLMUL_PAIRS(bs_vpclmul_mul4(x, p8), 2);
-            BS_VPCLMUL_PAIRS(bs_vpclmul_mul4(b, p8), 3);
-        }
-    }
-#undef BS_VPCLMUL_K
-#undef BS_VPCLMUL_ODD
-#undef BS_VPCLMUL_ODDM
-#undef BS_VPCLMUL_STORE
-#undef BS_VPCLMUL_PAIRS
-    if (want == BS_VPCLMUL_CHUNK)
-#pragma GCC unroll 4
-        for (size_t g = 0; g < BS_VPCLMUL_CHUNK / 4; g++)
-            bs_vpclmul_make_mid(hkey, g, a[8 - 2 * g], a[7 - 2 * g]);
+    bs_vpclmul_pw s;
+#pragma GCC unroll 5
+    for (int step = 0; step < 5; step++)
+        bs_vpclmul_powers_step(hkey, want, &s, step);
 }
 
 #endif
