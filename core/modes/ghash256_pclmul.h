@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "gcm256.h"
+#include "ghash256_rev.h"
 
 #define BS_PCLMUL_TARGET __attribute__((target("pclmul,sse4.1,ssse3")))
 /* Words of one key power in the key form, and the powers made (blocks per reduction). */
@@ -101,18 +102,6 @@ bs_pclmul_reduce(const bs_pclmul_acc *t, __m128i *y01, __m128i *y23)
     *y23 = _mm_xor_si128(b, BS_PCLMUL_SHR256(q23, n23, 10));
 }
 
-/* A word of L ^ (L >> 2) ^ (L >> 5) ^ (L >> 10), within the word (bs_pclmul_reduce's shifts). */
-static inline __attribute__((always_inline)) uint64_t bs_pclmul_gpr_in(uint64_t x)
-{
-    return x ^ (x >> 2) ^ (x >> 5) ^ (x >> 10);
-}
-
-/* The bits those shifts move out of a word into the word below it. */
-static inline __attribute__((always_inline)) uint64_t bs_pclmul_gpr_out(uint64_t x)
-{
-    return (x << 62) ^ (x << 59) ^ (x << 54);
-}
-
 /*
  * bs_pclmul_reduce on the integer units, from memory: sums = the nine sums of a bs_pclmul_acc as
  * 18 words (each register low word first), y = words y0..y3. For loops where every vector
@@ -138,11 +127,11 @@ static inline __attribute__((always_inline)) void bs_pclmul_reduce_words(const u
     const uint64_t l0 = ll_0, l1 = ll_1, l2 = ll_2 ^ c_0, l3 = ll_3 ^ c_1;
     const uint64_t u0 = hh_0 ^ c_2, u1 = hh_1 ^ c_3, u2 = hh_2, u3 = hh_3;
     /* Bits of L's word 0 shifted out below x^255 fold into word 3 first. */
-    const uint64_t q3 = l3 ^ bs_pclmul_gpr_out(l0);
-    y[0] = u0 ^ bs_pclmul_gpr_in(l0) ^ bs_pclmul_gpr_out(l1);
-    y[1] = u1 ^ bs_pclmul_gpr_in(l1) ^ bs_pclmul_gpr_out(l2);
-    y[2] = u2 ^ bs_pclmul_gpr_in(l2) ^ bs_pclmul_gpr_out(q3);
-    y[3] = u3 ^ bs_pclmul_gpr_in(q3);
+    const uint64_t q3 = l3 ^ bs_ghash256_rev_out(l0);
+    y[0] = u0 ^ bs_ghash256_rev_in(l0) ^ bs_ghash256_rev_out(l1);
+    y[1] = u1 ^ bs_ghash256_rev_in(l1) ^ bs_ghash256_rev_out(l2);
+    y[2] = u2 ^ bs_ghash256_rev_in(l2) ^ bs_ghash256_rev_out(q3);
+    y[3] = u3 ^ bs_ghash256_rev_in(q3);
 }
 
 BS_PCLMUL_TARGET static inline __attribute__((always_inline)) void

@@ -11,6 +11,18 @@
 
 #include "../bs_common.h"
 
+/* A word of L ^ (L >> 2) ^ (L >> 5) ^ (L >> 10) within the word (the reduction's shifts). */
+BS_FN uint64_t bs_ghash256_rev_in(uint64_t x)
+{
+    return x ^ (x >> 2) ^ (x >> 5) ^ (x >> 10);
+}
+
+/* The bits those shifts move out of a word into the word below it. */
+BS_FN uint64_t bs_ghash256_rev_out(uint64_t x)
+{
+    return (x << 62) ^ (x << 59) ^ (x << 54);
+}
+
 /* y = the reduction of the 511-bit carry-less product p (reversed order, see above). */
 BS_FN void bs_ghash256_rev_reduce(uint64_t y[4], const uint64_t p[8])
 {
@@ -19,14 +31,10 @@ BS_FN void bs_ghash256_rev_reduce(uint64_t y[4], const uint64_t p[8])
     for (int i = 1; i < 8; i++)
         q[i] = (p[i] << 1) | (p[i - 1] >> 63);
     /* U ^ L ^ (L >> 2) ^ (L >> 5) ^ (L >> 10), L = q[0..3], U = q[4..7]. */
-    for (int i = 0; i < 4; i++) {
-        uint64_t l = q[i], up = i < 3 ? q[i + 1] : 0;
-        y[i] =
-            q[4 + i] ^ l ^ (l >> 2) ^ (up << 62) ^ (l >> 5) ^ (up << 59) ^ (l >> 10) ^ (up << 54);
-    }
+    for (int i = 0; i < 4; i++)
+        y[i] = q[4 + i] ^ bs_ghash256_rev_in(q[i]) ^ bs_ghash256_rev_out(i < 3 ? q[i + 1] : 0);
     /* Bits shifted out below x^255 are x^256.. x^265: fold them into the top word. */
-    uint64_t o = (q[0] << 62) ^ (q[0] << 59) ^ (q[0] << 54);
-    y[3] ^= o ^ (o >> 2) ^ (o >> 5) ^ (o >> 10);
+    y[3] ^= bs_ghash256_rev_in(bs_ghash256_rev_out(q[0]));
 }
 
 BS_FN void bs_ghash256_load_rev(uint64_t w[4], const uint8_t *b)

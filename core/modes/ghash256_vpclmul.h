@@ -41,6 +41,7 @@
 #include <immintrin.h>
 
 #include "gcm256.h"
+#include "ghash256_rev.h"
 
 #define BS_VPCLMUL_TARGET                                                                          \
     __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,vpclmulqdq,vaes")))
@@ -369,18 +370,6 @@ BS_VPCLMUL_TARGET static inline void bs_vpclmul_reduce16_store(const bs_vpclmul_
                        _mm512_ternarylogic_epi64(_mm512_xor_si512(t->m1, t->m2), lo, hi, 0x96));
 }
 
-/* A word of L ^ (L >> 2) ^ (L >> 5) ^ (L >> 10) within the word (bs_vpclmul_reduce_mid). */
-static inline uint64_t bs_vpclmul_gpr_in(uint64_t x)
-{
-    return x ^ (x >> 2) ^ (x >> 5) ^ (x >> 10);
-}
-
-/* The bits those shifts move out of a word into the word below it. */
-static inline uint64_t bs_vpclmul_gpr_out(uint64_t x)
-{
-    return (x << 62) ^ (x << 59) ^ (x << 54);
-}
-
 BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_reduce16_words(uint64_t *buf)
 {
     /* Read back from memory, not from the registers (the compiler would move them by lane). */
@@ -400,11 +389,11 @@ BS_VPCLMUL_TARGET static inline __m256i bs_vpclmul_reduce16_words(uint64_t *buf)
     /* bs_vpclmul_reduce_mid: u = words 4..7, l = words 0..3. */
     const uint64_t u0 = a0 ^ mh0, u1 = a1 ^ mh1, u2 = b0, u3 = b1;
     const uint64_t l0 = a2, l1 = a3, l2 = b2 ^ ml0, l3 = b3 ^ ml1;
-    const uint64_t q3 = l3 ^ bs_vpclmul_gpr_out(l0);
-    const uint64_t y0 = u0 ^ bs_vpclmul_gpr_out(l1) ^ bs_vpclmul_gpr_in(l0);
-    const uint64_t y1 = u1 ^ bs_vpclmul_gpr_out(l2) ^ bs_vpclmul_gpr_in(l1);
-    const uint64_t y2 = u2 ^ bs_vpclmul_gpr_out(l3) ^ bs_vpclmul_gpr_in(l2);
-    const uint64_t y3 = u3 ^ bs_vpclmul_gpr_in(q3);
+    const uint64_t q3 = l3 ^ bs_ghash256_rev_out(l0);
+    const uint64_t y0 = u0 ^ bs_ghash256_rev_out(l1) ^ bs_ghash256_rev_in(l0);
+    const uint64_t y1 = u1 ^ bs_ghash256_rev_out(l2) ^ bs_ghash256_rev_in(l1);
+    const uint64_t y2 = u2 ^ bs_ghash256_rev_out(l3) ^ bs_ghash256_rev_in(l2);
+    const uint64_t y3 = u3 ^ bs_ghash256_rev_in(q3);
     /* bs_vpclmul_swap's order: (y2, y3, y0, y1). */
     return _mm256_set_epi64x((long long)y1, (long long)y0, (long long)y3, (long long)y2);
 }
