@@ -115,7 +115,7 @@ ghash_prep_words(uint64_t *pre, const uint8_t *src, const uint64_t y[4])
 
 /*
  * Product n (0..PRODUCTS - 1) of a batch into its sum: the n / 9-th block in the order 1, 2, ..,
- * NB - 1, 0 where order is set (block 0 waits for the reduction), else 0, 1, .., NB - 1; part
+ * NB - 1, 0 (block 0 waits for the reduction); part
  * n % 9. The factor from pre, the key power's register a memory operand (the context's key form
  * is 32-byte aligned, a power 80 bytes), the sum read and written in memory, one register in
  * between; the first block's products write their sums. cross is an operand that the template
@@ -134,12 +134,12 @@ ghash_prep_words(uint64_t *pre, const uint8_t *src, const uint64_t y[4])
 #define STEP_OPS : [p] "=&x"(p), [acc] "+m"(*acc) : [x] "m"(*x), [g] "m"(*g), [m] "Yz"(cross)
 #define FIRST_OPS : [p] "=&x"(p), [acc] "=m"(*acc) : [x] "m"(*x), [g] "m"(*g), [m] "Yz"(cross)
 TARGET INLINE void ghash_step(const uint64_t *hkey, uint64_t *sums, const uint64_t *pre, int n,
-                              int order, __m128i cross)
+                              __m128i cross)
 {
     static const unsigned char X[9] = {0, 0, 1, 2, 2, 3, 4, 4, 5}; /* pre's entry */
     static const unsigned char G[9] = {1, 1, 3, 0, 0, 3, 2, 2, 4}; /* the power's register */
     static const unsigned char I[9] = {0x00, 0x11, 0x00, 0x00, 0x11, 0x10, 0x00, 0x11, 0x00};
-    const int o = n / 9, k = n % 9, j = order ? (o + 1) % NB : o;
+    const int o = n / 9, k = n % 9, j = (o + 1) % NB;
     __m128i *acc = (__m128i *)(sums + 2 * k);
     const __m128i *x = (const __m128i *)(pre + 12 * j + 2 * X[k]);
     const __m128i *g = (const __m128i *)(hkey + BS_PCLMUL_POW_WORDS * (NB - 1 - j)) + G[k];
@@ -253,7 +253,7 @@ TARGET INLINE void batch(loop_state *s, const uint8_t *in, uint8_t *out, const u
                                 BS_R256_AESNI_RKP(rk, i, 1), i == BS_R256_ROUNDS, 0);
             const int slot = (i - 2) * NB + j;
             if (absorb && slot % 4 != 3 && slot / 4 * 3 + slot % 4 < PRODUCTS)
-                ghash_step(hkey, sums, pre, slot / 4 * 3 + slot % 4, 1, cross);
+                ghash_step(hkey, sums, pre, slot / 4 * 3 + slot % 4, cross);
         }
     }
     if (absorb) {
@@ -294,25 +294,6 @@ TARGET INLINE void final_y(loop_state *s, __m128i *y01, __m128i *y23)
         *y01 = _mm_loadu_si128((const __m128i *)s->y);
         *y23 = _mm_loadu_si128((const __m128i *)(s->y + 2));
     }
-}
-
-/* NB blocks of src into (*y01, *y23) alone (the last batch's ciphertext, encrypting). */
-TARGET INLINE void ghash_batch(const uint64_t *hkey, const uint8_t *src, __m128i *y01, __m128i *y23)
-{
-    const __m128i rv = bs_pclmul_rev();
-    bs_pclmul_acc t;
-    bs_pclmul_acc_zero(&t);
-#pragma GCC unroll 8
-    for (int j = 0; j < NB; j++) {
-        __m128i a23 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + 32 * j)), rv);
-        __m128i a01 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + 32 * j + 16)), rv);
-        if (j == 0) {
-            a23 = _mm_xor_si128(a23, *y23);
-            a01 = _mm_xor_si128(a01, *y01);
-        }
-        bs_pclmul_mul_acc(&t, a23, a01, hkey + BS_PCLMUL_POW_WORDS * (NB - 1 - j));
-    }
-    bs_pclmul_reduce(&t, y01, y23);
 }
 
 /* bs_gcm256_bulk_fn (gcm256_bulk.h): whole batches of NB blocks. */
@@ -363,11 +344,11 @@ TARGET INLINE size_t bulk(const bs_key_schedule *ks, uint64_t *hkey, unsigned *h
     }
     __m128i y01, y23;
     final_y(&s, &y01, &y23);
-    if (!decrypt)
-        ghash_batch(hkey, out + bb * (batches - 1), &y01, &y23);
     const __m128i rv = bs_pclmul_rev();
     _mm_storeu_si128((__m128i *)y, _mm_shuffle_epi8(y23, rv));
     _mm_storeu_si128((__m128i *)(y + 16), _mm_shuffle_epi8(y01, rv));
+    if (!decrypt) /* the last batch's ciphertext, by the GHASH alone */
+        bs_ghash256_pclmul_impl.mul_blocks(hkey, y, out + bb * (batches - 1), NB);
     const size_t done = batches * NB;
     bs_store_be32(counter + 28, bs_load_be32(counter + 28) + (uint32_t)done);
     bs_wipe(sums, sizeof sums);
