@@ -133,6 +133,16 @@ ghash_prep_words(uint64_t *pre, const uint8_t *src, const uint64_t y[4])
     "movdqa %[p], %[acc]"
 #define STEP_OPS : [p] "=&x"(p), [acc] "+m"(*acc) : [x] "m"(*x), [g] "m"(*g), [m] "Yz"(cross)
 #define FIRST_OPS : [p] "=&x"(p), [acc] "=m"(*acc) : [x] "m"(*x), [g] "m"(*g), [m] "Yz"(cross)
+/* The template with part k's immediate (an asm string needs it as a literal). */
+#define BY_IMM(TEMPLATE, OPS)                                                                      \
+    do {                                                                                           \
+        if (I[k] == 0x00)                                                                          \
+            __asm__(TEMPLATE("0x00") OPS);                                                         \
+        else if (I[k] == 0x11)                                                                     \
+            __asm__(TEMPLATE("0x11") OPS);                                                         \
+        else                                                                                       \
+            __asm__(TEMPLATE("0x10") OPS);                                                         \
+    } while (0)
 TARGET INLINE void ghash_step(const uint64_t *hkey, uint64_t *sums, const uint64_t *pre, int n,
                               __m128i cross)
 {
@@ -144,21 +154,10 @@ TARGET INLINE void ghash_step(const uint64_t *hkey, uint64_t *sums, const uint64
     const __m128i *x = (const __m128i *)(pre + 12 * j + 2 * X[k]);
     const __m128i *g = (const __m128i *)(hkey + BS_PCLMUL_POW_WORDS * (NB - 1 - j)) + G[k];
     __m128i p;
-    if (o == 0) {
-        if (I[k] == 0x00)
-            __asm__(FIRST_ASM("0x00") FIRST_OPS);
-        else if (I[k] == 0x11)
-            __asm__(FIRST_ASM("0x11") FIRST_OPS);
-        else
-            __asm__(FIRST_ASM("0x10") FIRST_OPS);
-    } else {
-        if (I[k] == 0x00)
-            __asm__(STEP_ASM("0x00") STEP_OPS);
-        else if (I[k] == 0x11)
-            __asm__(STEP_ASM("0x11") STEP_OPS);
-        else
-            __asm__(STEP_ASM("0x10") STEP_OPS);
-    }
+    if (o == 0)
+        BY_IMM(FIRST_ASM, FIRST_OPS);
+    else
+        BY_IMM(STEP_ASM, STEP_OPS);
 }
 
 /*
